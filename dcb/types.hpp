@@ -1,0 +1,88 @@
+#pragma once
+// The DCB model as roced sees it: IEEE 802.1Qaz objects, one struct per object (as iproute2 dcb/).
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roced::dcb {
+
+constexpr int kPriorities = 8;
+constexpr int kTrafficClasses = 8;
+
+enum class Tsa : uint8_t { Strict = 0, Cbs = 1, Ets = 2, Vendor = 255 };  // IEEE_8021QAZ_TSA_*
+
+struct Pfc {
+  uint8_t cap = 0;
+  uint8_t enabled_mask = 0;  // bit p = PFC on priority p
+  uint8_t mbc = 0;
+  uint16_t delay = 0;        // mlx5: cable length in metres
+  std::array<uint64_t, 8> requests{};
+  std::array<uint64_t, 8> indications{};
+  bool operator==(const Pfc&) const = default;
+};
+
+struct Ets {
+  bool willing = false;
+  uint8_t ets_cap = 0;
+  bool cbs = false;
+  std::array<uint8_t, 8> tc_tx_bw{};
+  std::array<uint8_t, 8> tc_rx_bw{};
+  std::array<Tsa, 8> tc_tsa{};
+  std::array<uint8_t, 8> prio_tc{};
+  std::array<uint8_t, 8> tc_reco_bw{};
+  std::array<Tsa, 8> tc_reco_tsa{};
+  std::array<uint8_t, 8> reco_prio_tc{};
+  bool operator==(const Ets&) const = default;
+};
+
+// Selector values of struct dcb_app (IEEE_8021QAZ_APP_SEL_*).
+enum class AppSelector : uint8_t { Ethertype = 1, Stream = 2, Dgram = 3, Any = 4, Dscp = 5 };
+
+struct AppEntry {
+  uint8_t selector = 0;
+  uint8_t priority = 0;
+  uint16_t protocol = 0;  // the DSCP value for selector 5
+  bool operator==(const AppEntry&) const = default;
+};
+
+struct Buffer {
+  std::array<uint8_t, 8> prio2buffer{};
+  std::array<uint32_t, 8> buffer_size{};  // bytes
+  uint32_t total_size = 0;
+  bool operator==(const Buffer&) const = default;
+};
+
+struct Maxrate {
+  std::array<uint64_t, 8> tc_kbps{};  // 0 = unlimited
+  bool operator==(const Maxrate&) const = default;
+};
+
+// DCBX capability bits (DCB_CAP_DCBX_*).
+constexpr uint8_t kDcbxHost = 0x01;
+constexpr uint8_t kDcbxLldManaged = 0x02;
+constexpr uint8_t kDcbxVerCee = 0x04;
+constexpr uint8_t kDcbxVerIeee = 0x08;
+constexpr uint8_t kDcbxStatic = 0x10;
+
+// What DCB_CMD_IEEE_GET returns; a feature the driver does not report is empty.
+struct IeeeState {
+  std::optional<Ets> ets;
+  std::optional<Pfc> pfc;
+  std::optional<Maxrate> maxrate;
+  std::optional<Buffer> buffer;
+  std::vector<AppEntry> apps;
+};
+
+enum class Trust { Pcp, Dscp };
+// mlx5 has no trust op: any DSCP APP entry means DSCP trust.
+Trust trust_from_apps(const std::vector<AppEntry>& apps);
+// DSCP -> priority from the APP table; unmapped DSCPs read as priority 0 (mlx5).
+std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps);
+
+std::string tsa_name(Tsa tsa);          // "strict", "cbs", "ets", "vendor"
+std::string dcbx_mode_name(uint8_t mode);  // "host ieee", "firmware (auto)", ...
+
+}  // namespace roced::dcb

@@ -1,0 +1,69 @@
+#pragma once
+// The RDMA device on a simulated port: the RoCE GID table (drivers/infiniband/core/roce_gid_mgmt.c,
+// cache.c), rdma_cm's configfs defaults (cma_configfs.c) and hw_counters (hw/mlx5/counters.c).
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roce_sim {
+
+enum class GidType { RoceV1, RoceV2 };
+std::string gid_type_name(GidType type);  // "IB/RoCE v1", "RoCE v2" (the sysfs spelling)
+
+struct GidEntry {
+  std::array<uint8_t, 16> gid{};
+  GidType type = GidType::RoceV2;
+  std::string ndev;  // netdev the entry belongs to
+};
+
+struct HwCounter {
+  uint64_t value = 0;
+  bool wraps_32bit = false;  // 32-bit counters wrap at 2^32
+};
+
+class RdmaDevice {
+ public:
+  static constexpr int kGidTableSize = 255;  // mlx5 RoCE port gid_tbl_len (*verify*)
+
+  RdmaDevice(std::string name, uint8_t port, std::string netdev);
+  const std::string& name() const { return name_; }
+  uint8_t port() const { return port_; }
+
+  // GID table: slot 0/1 from the MAC (link-local, v1 and v2), then a v1 and a v2 entry per IP
+  // address in the first free slots; a removed address leaves its slots empty for the next one.
+  void set_addresses(const std::string& mac, const std::vector<std::string>& ipv4,
+                     const std::vector<std::string>& ipv6);
+  void add_address(const std::string& cidr);     // "192.168.2.10/24" or "fd00::2/64"
+  void remove_address(const std::string& cidr);
+  const std::vector<std::optional<GidEntry>>& gid_table() const { return gids_; }
+  static std::string format_gid(const std::array<uint8_t, 16>& gid);  // "fe80:0000:...:0002" (sysfs)
+
+  // rdma_cm configfs (/sys/kernel/config/rdma_cm/<dev>/ports/<n>/...).
+  const std::string& default_roce_mode() const { return roce_mode_; }
+  int set_default_roce_mode(const std::string& mode);  // "IB/RoCE v1" | "RoCE v2", else -EINVAL
+  uint8_t default_roce_tos() const { return roce_tos_; }
+  int set_default_roce_tos(int tos);                   // 0-255 else -EINVAL
+
+  // hw_counters: which exist depends on the device; 32-bit ones wrap.
+  std::map<std::string, HwCounter>& hw_counters() { return hw_counters_; }
+  const std::map<std::string, HwCounter>& hw_counters() const { return hw_counters_; }
+  void add_to_counter(const std::string& name, uint64_t delta);  // honours the wrap
+
+  void reset_to_defaults();  // driver reload: rdma_cm back to defaults, counters to zero
+
+ private:
+  std::string name_;
+  uint8_t port_;
+  std::string netdev_;
+  std::vector<std::string> addresses_;  // in the order they were added
+  std::vector<std::optional<GidEntry>> gids_;
+  std::string roce_mode_;
+  uint8_t roce_tos_ = 0;
+  std::map<std::string, HwCounter> hw_counters_;
+};
+
+}  // namespace roce_sim

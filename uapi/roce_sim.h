@@ -1,0 +1,75 @@
+/*
+ * roce-sim's side of the seam: what a simulated node adds to the kernel's own interfaces.
+ *
+ * A simulated node lives in a directory DIR. The kernel interfaces roced uses are reached there:
+ *   DIR/rtnl.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_ROUTE socket.
+ *                     Datagrams carry real netlink messages, byte for byte as the kernel's.
+ *   DIR/ethtool.sock  SOCK_SEQPACKET; each datagram is one ioctl(SIOCETHTOOL) call (framing below).
+ *   DIR/sys/          a real directory tree in the shape of /sys (class/net, class/infiniband, ...).
+ *   DIR/config/       the shape of /sys/kernel/config (rdma_cm).
+ *   DIR/debug/        the shape of /sys/kernel/debug (mlx5/<pci>/cc_params).
+ *   DIR/roce-sim.pid  the server's pid, written once every socket listens (readiness marker).
+ *
+ * This header is shared by the server (sim/), the LD_PRELOAD shim (sim/shim) and roced's injectable
+ * transport (netlink/): like a kernel uAPI header, it is the only thing they have in common.
+ * Plain C so the shim can include it.
+ */
+#ifndef ROCE_SIM_UAPI_H
+#define ROCE_SIM_UAPI_H
+
+#include <stdint.h>
+
+#define ROCE_SIM_RTNL_SOCKET "rtnl.sock"
+#define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
+#define ROCE_SIM_PIDFILE "roce-sim.pid"
+#define ROCE_SIM_SYS_DIR "sys"
+#define ROCE_SIM_CONFIG_DIR "config"
+#define ROCE_SIM_DEBUG_DIR "debug"
+
+/* Environment variable naming DIR for the preload shim (set by `roce-sim exec DIR`). */
+#define ROCE_SIM_DIR_ENV "ROCE_SIM_DIR"
+
+/*
+ * Netlink control messages, client -> server only, never answered.
+ * A real netlink socket has state the kernel learns from bind() and setsockopt(); over a Unix
+ * socket the client reports it with a message whose nlmsg_type is ROCE_SIM_NLMSG_CTL (outside the
+ * range of every rtnetlink type) and whose payload is struct roce_sim_nl_ctl.
+ * Until BIND arrives the server uses port id 0 for the connection and no multicast groups.
+ */
+#define ROCE_SIM_NLMSG_CTL 0x7e00
+
+enum roce_sim_nl_ctl_op {
+	ROCE_SIM_CTL_BIND = 1,         /* arg = nl_pid (port id) chosen by the client, arg2 = nl_groups mask */
+	ROCE_SIM_CTL_ADD_MEMBERSHIP = 2, /* arg = group number (e.g. RTNLGRP_LINK, RTNLGRP_DCB) */
+	ROCE_SIM_CTL_DROP_MEMBERSHIP = 3, /* arg = group number */
+};
+
+struct roce_sim_nl_ctl {
+	uint32_t op;
+	uint32_t arg;
+	uint32_t arg2;
+	uint32_t reserved;
+};
+
+/*
+ * ethtool ioctl framing. Request: header, then `len` bytes: the user's ethtool command struct as
+ * the kernel would copy_from_user() it (for GSTRINGS/GSTATS just the fixed header; for
+ * GSSET_INFO the header and sset_mask; for STUNABLE the header and its data).
+ * Reply: header, then `len` bytes the kernel would copy_to_user() starting at the same address.
+ * `error` is 0 or a negative errno (-ENODEV for an unknown interface, -EOPNOTSUPP, -EINVAL, ...).
+ */
+struct roce_sim_ethtool_req {
+	char ifname[16];
+	uint32_t cmd;
+	uint32_t len;
+};
+
+struct roce_sim_ethtool_rep {
+	int32_t error;
+	uint32_t len;
+};
+
+/* Largest datagram either socket carries. */
+#define ROCE_SIM_MAX_DATAGRAM (1u << 20)
+
+#endif /* ROCE_SIM_UAPI_H */
