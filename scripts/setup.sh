@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything roced needs to build, test and run its demo on Debian bookworm (as root).
+# Idempotent: when every package is already there it does not touch apt at all.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  g++ cmake ninja-build pkg-config clang-format
+  # libraries roced links (Debian packages, found by CMake config or pkg-config)
+  libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
+  rdma-core libibverbs-dev
+  libsdbus-c++-dev libsystemd-dev
+  libyaml-cpp-dev prometheus-cpp-dev libspdlog-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev googletest
+  # the third-party tools the tests cross-check against, and the real-kernel test's needs
+  iproute2 ethtool python3
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  if [[ $EUID -ne 0 ]]; then
+    echo "setup: missing packages (${missing[*]}); run as root to install them" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

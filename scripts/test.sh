@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: set-up, build, then every CTest test (unit, simulated node, third-party
+# cross-checks, real-kernel veth tests). Run as root on Debian bookworm.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/build.sh"
+cd "${ROCED_BUILD_DIR:-$ROOT/build}"
+ctest --output-on-failure --timeout 600 -j2
