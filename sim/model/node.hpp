@@ -23,10 +23,10 @@ class Node {
 
   // Ports that are present now (a port whose driver is unbound during a reload is absent).
   std::vector<Port*> ports();
-  Port* find(const std::string& netdev);   // nullptr if absent
+  Port* find(const std::string& netdev);  // nullptr if absent
   Port* find(int ifindex);
-  int ifindex(const std::string& netdev) const;  // 0 if unknown; stays stable across reloads? no:
-                                                 // a re-probed netdev gets a new ifindex (as Linux)
+  // 0 if unknown or absent. Stable while present; a re-probed netdev gets a new ifindex (as Linux).
+  int ifindex(const std::string& netdev) const;
 
   // Driver reload of one port (all when netdev is empty): ports vanish (LinkRemoved), and on
   // rebind come back with firmware defaults and new ifindexes (LinkAdded).
@@ -34,8 +34,9 @@ class Node {
   void rebind(const std::string& netdev);
 
   // The next `count` DCB or link set operations on netdev fail with -err (e.g. EBUSY).
-  void inject_set_errors(const std::string& netdev, int err, int count);
-  int take_injected_error(const std::string& netdev);  // 0 when none pending; consumes one
+  void inject_set_errors(const std::string& netdev, int err, int count);  // err: either sign
+  int take_injected_error(
+      const std::string& netdev);  // -errno, or 0 when none pending; consumes one
 
   // Model changes that others must hear about. Port methods do not know the node, so the server
   // (or scenario) calls note_* after a successful op; drivers' own flaps are reported here too.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/model/port_spec.hpp"
@@ -33,7 +34,8 @@ struct PortCounters {
   uint64_t rx_buffer_passed_thres_phy = 0, rx_out_of_buffer = 0;
   uint64_t outbound_pci_stalled_rd = 0, outbound_pci_stalled_wr = 0;
   uint64_t tx_pause_storm_warning_events = 0, tx_pause_storm_error_events = 0;
-  uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0, tx_bytes = 0;  // port totals (rx_packets_phy...)
+  uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0,
+           tx_bytes = 0;  // port totals (rx_packets_phy...)
 };
 
 struct DriverInfo {
@@ -63,19 +65,25 @@ class Port {
 
   // ---- DCB (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) ----
   int ieee_getets(ieee_ets& out) const;
-  int ieee_setets(const ieee_ets& in);       // -EINVAL: prio_tc >= 8, ETS bw sum != 100
-  int ieee_getpfc(ieee_pfc& out) const;      // delay = cable length (m); requests/indications from counters
-  int ieee_setpfc(const ieee_pfc& in);       // a changed pfc_en toggles the link; delay 1-999 else -EINVAL
+  int ieee_setets(const ieee_ets& in);  // -EINVAL: prio_tc >= 8, ETS bw sum != 100
+  int ieee_getpfc(
+      ieee_pfc& out) const;  // delay = cable length (m); requests/indications from counters
+  // A changed pfc_en toggles the link. delay is the cable length: 1..999 m is taken, anything else
+  // (0, >= 1000) is silently ignored, as mlx5e_dcbnl_ieee_setpfc does (no -EINVAL). In manual
+  // buffer mode the headroom is recomputed and may fail with -ENOMEM (the PFC mask stays changed).
+  int ieee_setpfc(const ieee_pfc& in);
   int ieee_getmaxrate(ieee_maxrate& out) const;
-  int ieee_setmaxrate(const ieee_maxrate& in);  // rounded to the hardware's granularity
-  int dcbnl_getbuffer(dcbnl_buffer& out) const;    // -EOPNOTSUPP without caps.buffers
-  int dcbnl_setbuffer(const dcbnl_buffer& in);     // headroom rule: -ENOMEM / -EINVAL; enters manual mode
-  int ieee_setapp(const dcb_app& app);       // DSCP only; first DSCP entry switches trust to DSCP
-  int ieee_delapp(const dcb_app& app);       // -ENOENT unless priority matches; last one back to PCP
+  int ieee_setmaxrate(const ieee_maxrate& in);   // rounded to the hardware's granularity
+  int dcbnl_getbuffer(dcbnl_buffer& out) const;  // -EOPNOTSUPP without caps.buffers
+  // Headroom rule (en/port_buffer.c): -ENOMEM / -EINVAL. Enters manual mode when anything differs
+  // from the current layout (an identical request is a no-op and stays in auto mode, as mlx5 does).
+  int dcbnl_setbuffer(const dcbnl_buffer& in);
+  int ieee_setapp(const dcb_app& app);  // DSCP only; first DSCP entry switches trust to DSCP
+  int ieee_delapp(const dcb_app& app);  // -ENOENT unless priority matches; last one back to PCP
   int dcbnl_setapptrust(const uint8_t* selectors, int nselectors);  // -EOPNOTSUPP on mlx5
-  std::vector<dcb_app> app_table() const;    // as the kernel's dcb_app_list holds it for this port
-  uint8_t getdcbx() const;                   // DCB_CAP_DCBX_* bits
-  uint8_t setdcbx(uint8_t mode);             // dcbnl status: 0 ok, 1 refused (LLD_MANAGED, ...)
+  std::vector<dcb_app> app_table() const;  // as the kernel's dcb_app_list holds it for this port
+  uint8_t getdcbx() const;                 // DCB_CAP_DCBX_* bits
+  uint8_t setdcbx(uint8_t mode);           // dcbnl status: 0 ok, 1 refused (LLD_MANAGED, ...)
   bool trust_dscp() const { return trust_dscp_; }
   bool buffers_manual() const { return buffers_manual_; }
 
@@ -87,20 +95,24 @@ class Port {
   uint32_t mtu() const { return mtu_; }
   uint32_t min_mtu() const { return 68; }
   uint32_t max_mtu() const { return spec_.max_mtu; }
-  int set_mtu(uint32_t mtu);                 // -EINVAL outside [min, max]
+  int set_mtu(uint32_t mtu);  // -EINVAL outside [min, max]
   bool admin_up() const { return admin_up_; }
   int set_admin_up(bool up);
   bool carrier() const { return admin_up_ && carrier_; }
-  void set_peer_carrier(bool carrier);       // cable or switch side: link flap scenarios
-  uint64_t link_toggles() const { return link_toggles_; }  // driver-initiated flaps (PFC mask change)
+  void set_peer_carrier(bool carrier);  // cable or switch side: link flap scenarios
+  uint64_t link_toggles() const {
+    return link_toggles_;
+  }  // driver-initiated flaps (PFC mask change)
   uint32_t speed_mbps() const { return spec_.speed_mbps; }
 
   // ---- ethtool (en_stats.c, en_ethtool.c) ----
   DriverInfo drvinfo() const;
-  std::vector<std::string> stat_names() const;   // changes with PFC: per-prio pause only where enabled
-  std::vector<uint64_t> stat_values() const;     // same order as stat_names()
+  std::vector<std::string> stat_names()
+      const;                                  // changes with PFC: per-prio pause only where enabled
+  std::vector<uint64_t> stat_values() const;  // same order as stat_names()
   int get_pfc_prevention_tout(uint16_t& ms) const;  // -EOPNOTSUPP without caps.stall_prevention
-  int set_pfc_prevention_tout(uint16_t ms);         // 0 off, 0xffff auto, 80-8000 else -EINVAL
+  int set_pfc_prevention_tout(uint16_t ms);         // 0 off, 0xffff auto (reads back 100), 80-8000
+                                                    // else -EINVAL
 
   PortCounters& counters() { return counters_; }
   const PortCounters& counters() const { return counters_; }
@@ -109,32 +121,71 @@ class Port {
   EcnState& ecn() { return ecn_; }
   const EcnState& ecn() const { return ecn_; }
   int set_ecn_enabled(bool reaction_point, int priority, bool enabled);  // -EINVAL for bad priority
-  int set_cc_param(const std::string& name, uint32_t value);              // -EINVAL unknown/out of range
+  int set_cc_param(const std::string& name, uint32_t value);  // -EINVAL unknown/out of range
 
   // ---- RDMA device on this port ----
   RdmaDevice& rdma() { return rdma_; }
   const RdmaDevice& rdma() const { return rdma_; }
 
+  // ---- extra read-only views (additive; for the server's sysfs/debugfs trees and tests) ----
+  // sbcam cap_cell_size (1 << MLX5E_BUFFER_CELL_SHIFT); pbmc port_buffer_size (a plausible
+  // ConnectX-7 value); the stall timeout the firmware starts with (not in the kernel source).
+  static constexpr uint32_t kBufferCellBytes = 128;
+  static constexpr uint32_t kPortBufferBytes = 2097152;
+  static constexpr uint16_t kStallTimeoutDefaultMs = 8000;
+  uint8_t pfc_enabled() const { return pfc_en_; }
+  uint32_t cable_length_m() const { return cable_len_; }
+  uint64_t carrier_changes() const { return carrier_changes_; }    // sysfs carrier_changes
+  uint64_t link_down_events() const { return link_down_events_; }  // link_down_events_phy
+  bool dcbx_host_mode() const { return dcbx_host_; }
+  const std::array<uint8_t, 64>& dscp2prio() const { return dscp2prio_; }  // firmware QPDPM map
+  uint16_t stall_minor_watermark_ms() const { return stall_minor_ms_; }
+  // Per-buffer Xon/Xoff (bytes) and lossy bits as the firmware holds them (pbmc).
+  const std::array<uint32_t, 8>& buffer_xoff() const { return buf_xoff_; }
+  const std::array<uint32_t, 8>& buffer_xon() const { return buf_xon_; }
+  const std::array<bool, 8>& buffer_lossy() const { return buf_lossy_; }
+  // The whole ethtool -S view in one go: (name, value) in mlx5's order.
+  std::vector<std::pair<std::string, uint64_t>> stats() const;
+
  private:
   PortSpec spec_;
   RdmaDevice rdma_;
+  // Firmware registers behind the ops, so reads reproduce what the driver would compute.
+  void setets_core(const ieee_ets& in);  // mlx5e_dcbnl_ieee_setets_core
+  int manual_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,
+                           const uint8_t* prio2buffer);  // mlx5e_port_manual_buffer_config
+  void auto_buffer_layout();  // what the firmware does with buffers while not in manual mode
+  uint32_t calculate_xoff() const;
+  void toggle_link();  // mlx5_toggle_port_link
   // DCB
-  ieee_ets ets_{};
+  ieee_ets ets_{};  // driver copy: tc_tsa as last set (priv->dcbx.tc_tsa)
+  std::array<uint8_t, 8> fw_prio_tc_{}, fw_tc_group_{}, fw_tc_bw_{};
   ieee_pfc pfc_{};
+  uint8_t pfc_en_ = 0;
+  uint32_t cable_len_ = 7;  // MLX5E_DEFAULT_CABLE_LEN
   ieee_maxrate maxrate_{};
-  dcbnl_buffer buffer_{};
+  std::array<uint8_t, 8> max_bw_value_{}, max_bw_unit_{};
+  dcbnl_buffer buffer_{};  // prio2buffer, buffer_size, total_size as the firmware reports them
+  std::array<uint32_t, 8> buf_xoff_{}, buf_xon_{};
+  std::array<bool, 8> buf_lossy_{};
+  uint32_t cached_xoff_ = 0;  // priv->dcbx.xoff
   bool buffers_manual_ = false;
   uint8_t dcbx_cap_ = 0;
   bool dcbx_host_ = false;
   bool trust_dscp_ = false;
-  std::array<int, 64> dscp_prio_{};  // -1: no APP entry for this DSCP
+  std::array<uint8_t, 64> dscp2prio_{};
+  int dscp_app_cnt_ = 0;           // priv->dcbx.dscp_app_cnt
+  std::vector<dcb_app> app_list_;  // net/dcb/dcbnl.c dcb_app_list for this port, newest first
   // link
   uint32_t mtu_ = 1500;
   bool admin_up_ = true;
   bool carrier_ = true;
   uint64_t link_toggles_ = 0;
+  uint64_t carrier_changes_ = 0;
+  uint64_t link_down_events_ = 0;
   // ethtool
   uint16_t pfc_prevention_tout_ = 0;
+  uint16_t stall_minor_ms_ = 0;
   PortCounters counters_{};
   EcnState ecn_{};
 };

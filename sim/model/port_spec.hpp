@@ -12,7 +12,8 @@ namespace roce_sim {
 enum class DriverFlavour { Inbox, Ofed };
 
 struct Capabilities {
-  bool stall_prevention = true;       // ETHTOOL_PFC_PREVENTION_TOUT (MLX5_CAP_PCAM pfcc_mask stall detect)
+  // ETHTOOL_PFC_PREVENTION_TOUT (MLX5_CAP_PCAM pfcc_mask and MLX5_CAP_DEBUG stall_detect)
+  bool stall_prevention = true;
   bool buffers = true;                // dcbnl get/setbuffer (port buffer commands)
   bool pause_storm_events = true;     // tx_pause_storm_{warning,error}_events
   bool prio_discard_counters = true;  // rx_prio{p}_buf_discard, _cong_discard, _marked
@@ -20,11 +21,11 @@ struct Capabilities {
 };
 
 struct PortSpec {
-  std::string netdev;        // "lan2"
-  std::string rdma_device;   // "mlx5_0"
+  std::string netdev;       // "lan2"
+  std::string rdma_device;  // "mlx5_0"
   uint8_t rdma_port = 1;
-  std::string pci_address;   // "0000:17:00.0"
-  std::string mac;           // "b8:3f:d2:00:00:02"
+  std::string pci_address;  // "0000:17:00.0"
+  std::string mac;          // "b8:3f:d2:00:00:02"
   uint32_t speed_mbps = 400000;
   std::string firmware = "28.39.1002";
   std::string board = "ConnectX-7";

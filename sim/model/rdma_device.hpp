@@ -27,7 +27,9 @@ struct HwCounter {
 
 class RdmaDevice {
  public:
-  static constexpr int kGidTableSize = 255;  // mlx5 RoCE port gid_tbl_len (*verify*)
+  // mlx5 reports the firmware's roce_address_table_size as gid_tbl_len; not visible in the kernel
+  // source. 255 matches the sysfs layout the lead fixed (gids/0..254).
+  static constexpr int kGidTableSize = 255;
 
   RdmaDevice(std::string name, uint8_t port, std::string netdev);
   const std::string& name() const { return name_; }
@@ -37,16 +39,20 @@ class RdmaDevice {
   // address in the first free slots; a removed address leaves its slots empty for the next one.
   void set_addresses(const std::string& mac, const std::vector<std::string>& ipv4,
                      const std::vector<std::string>& ipv6);
-  void add_address(const std::string& cidr);     // "192.168.2.10/24" or "fd00::2/64"
+  void add_address(const std::string& cidr);  // "192.168.2.10/24" or "fd00::2/64"
   void remove_address(const std::string& cidr);
   const std::vector<std::optional<GidEntry>>& gid_table() const { return gids_; }
-  static std::string format_gid(const std::array<uint8_t, 16>& gid);  // "fe80:0000:...:0002" (sysfs)
+  static std::string format_gid(
+      const std::array<uint8_t, 16>& gid);  // "fe80:0000:...:0002" (sysfs)
 
   // rdma_cm configfs (/sys/kernel/config/rdma_cm/<dev>/ports/<n>/...).
   const std::string& default_roce_mode() const { return roce_mode_; }
   int set_default_roce_mode(const std::string& mode);  // "IB/RoCE v1" | "RoCE v2", else -EINVAL
   uint8_t default_roce_tos() const { return roce_tos_; }
-  int set_default_roce_tos(int tos);                   // 0-255 else -EINVAL
+  int set_default_roce_tos(int tos);  // kstrtou8: < 0 is -EINVAL, > 255 is -ERANGE
+  // The configfs write path: parses text as the kernel does (trailing newline allowed).
+  int write_default_roce_mode(const std::string& text) { return set_default_roce_mode(text); }
+  int write_default_roce_tos(const std::string& text);
 
   // hw_counters: which exist depends on the device; 32-bit ones wrap.
   std::map<std::string, HwCounter>& hw_counters() { return hw_counters_; }
@@ -55,10 +61,15 @@ class RdmaDevice {
 
   void reset_to_defaults();  // driver reload: rdma_cm back to defaults, counters to zero
 
+  // First index holding (type, ip) for this device's netdev, or -1. ip as text ("192.168.2.10").
+  int find_gid_index(GidType type, const std::string& ip) const;
+
  private:
   std::string name_;
   uint8_t port_;
   std::string netdev_;
+  void add_gid_pair(const std::array<uint8_t, 16>& gid);  // v1 then v2, first free slots
+  std::string mac_;
   std::vector<std::string> addresses_;  // in the order they were added
   std::vector<std::optional<GidEntry>> gids_;
   std::string roce_mode_;

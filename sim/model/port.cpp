@@ -1,0 +1,146 @@
+// Port construction, firmware defaults (driver load) and the link.
+#include "sim/model/port.hpp"
+
+#include <algorithm>
+#include <cerrno>
+
+namespace roce_sim {
+namespace {
+
+// The DCQCN parameters a ConnectX port starts with (firmware defaults, as NVIDIA documents them and
+// as the OFED fixture shows; the kernel only passes them through, cong.c).
+void default_ecn(EcnState& ecn) {
+  ecn.np_enabled.fill(true);  // ECN/DCQCN is enabled on every priority by the firmware
+  ecn.rp_enabled.fill(true);
+  ecn.params = {
+      {"rp_clamp_tgt_rate", 0},
+      {"rp_clamp_tgt_rate_ati", 1},
+      {"rp_time_reset", 300},
+      {"rp_byte_reset", 32767},
+      {"rp_threshold", 1},
+      {"rp_ai_rate", 5},
+      {"rp_max_rate", 0},
+      {"rp_hai_rate", 50},
+      {"rp_min_dec_fac", 50},
+      {"rp_min_rate", 1},
+      {"rp_rate_to_set_on_first_cnp", 0},
+      {"rp_dce_tcp_g", 1019},
+      {"rp_dce_tcp_rtt", 1},
+      {"rp_rate_reduce_monitor_period", 4},
+      {"rp_initial_alpha_value", 1023},
+      {"rp_gd", 11},
+      {"np_min_time_between_cnps", 4},
+      {"np_cnp_dscp", 48},
+      {"np_cnp_prio_mode", 1},
+      {"np_cnp_prio", 6},
+      {"rtt_resp_dscp_valid", 0},
+      {"rtt_resp_dscp", 0},
+  };
+}
+
+}  // namespace
+
+Port::Port(PortSpec spec)
+    : spec_(std::move(spec)), rdma_(spec_.rdma_device, spec_.rdma_port, spec_.netdev) {
+  reset_to_firmware_defaults();
+}
+
+void Port::reset_to_firmware_defaults() {
+  // mlx5e_dcbnl_initialize: trust and DSCP map from the firmware, DCBX mode from the firmware,
+  // manual_buffer = false, cable_len = MLX5E_DEFAULT_CABLE_LEN, then mlx5e_ets_init.
+  trust_dscp_ = spec_.firmware_trust_dscp;
+  for (size_t dscp = 0; dscp < dscp2prio_.size(); ++dscp)
+    dscp2prio_[dscp] = static_cast<uint8_t>(dscp >> 3);
+  app_list_.clear();
+  dscp_app_cnt_ = 0;
+  if (trust_dscp_) {
+    // mlx5e_dcbnl_dscp_app(INIT): dcb_ieee_setapp for all 64 DSCPs; list_add puts each in front.
+    for (uint16_t dscp = 0; dscp < 64; ++dscp)
+      app_list_.insert(app_list_.begin(),
+                       dcb_app{IEEE_8021QAZ_APP_SEL_DSCP, dscp2prio_[dscp], dscp});
+    dscp_app_cnt_ = 64;
+  }
+
+  dcbx_host_ = spec_.firmware_dcbx_host;
+  dcbx_cap_ = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
+  if (dcbx_host_) dcbx_cap_ |= DCB_CAP_DCBX_HOST;
+
+  pfc_en_ = 0;
+  cable_len_ = 7;
+  pfc_ = ieee_pfc{};
+  max_bw_value_.fill(0);
+  max_bw_unit_.fill(0);
+  maxrate_ = ieee_maxrate{};
+
+  // mlx5e_ets_init: every TC vendor with 100 %, prio_tc {1, 0, 2, 3, 4, 5, 6, 7}.
+  ieee_ets ets{};
+  ets.ets_cap = 8;
+  for (uint8_t tc = 0; tc < 8; ++tc) {
+    ets.tc_tx_bw[tc] = 100;
+    ets.tc_tsa[tc] = IEEE_8021QAZ_TSA_VENDOR;
+    ets.prio_tc[tc] = tc;
+  }
+  ets.prio_tc[0] = 1;
+  ets.prio_tc[1] = 0;
+  setets_core(ets);
+
+  mtu_ = 1500;
+  admin_up_ = true;
+  link_toggles_ = 0;
+  carrier_changes_ = 0;
+  link_down_events_ = 0;
+
+  buffers_manual_ = false;
+  cached_xoff_ = 0;
+  auto_buffer_layout();
+
+  pfc_prevention_tout_ = kStallTimeoutDefaultMs;
+  stall_minor_ms_ = static_cast<uint16_t>(std::max(80, kStallTimeoutDefaultMs * 85 / 100));
+
+  counters_ = PortCounters{};
+  ecn_ = EcnState{};
+  default_ecn(ecn_);
+
+  rdma_.reset_to_defaults();
+  rdma_.set_addresses(spec_.mac, spec_.ipv4, spec_.ipv6);
+}
+
+// ---- link ----
+
+int Port::set_mtu(uint32_t mtu) {
+  // dev_set_mtu: outside [min_mtu, max_mtu] is -EINVAL before the driver is asked.
+  if (mtu < min_mtu() || mtu > max_mtu()) return -EINVAL;
+  mtu_ = mtu;
+  // In manual mode mlx5 leaves the buffers alone (MLX5-FACTS.md); the firmware redoes its own.
+  if (!buffers_manual_) auto_buffer_layout();
+  return 0;
+}
+
+int Port::set_admin_up(bool up) {
+  if (up == admin_up_) return 0;
+  const bool had_carrier = carrier();
+  admin_up_ = up;
+  if (had_carrier != carrier()) ++carrier_changes_;
+  return 0;
+}
+
+void Port::set_peer_carrier(bool carrier_up) {
+  const bool had_carrier = carrier();
+  carrier_ = carrier_up;
+  if (had_carrier != carrier()) {
+    ++carrier_changes_;
+    if (!carrier_up) ++link_down_events_;
+  }
+}
+
+void Port::toggle_link() {
+  // mlx5_toggle_port_link: port admin down, and up again if it was up. The carrier drops and
+  // returns; this model has no time, so both edges happen inside the op.
+  ++link_toggles_;
+  if (carrier()) {
+    carrier_changes_ += 2;
+    ++link_down_events_;
+  }
+}
+
+}  // namespace roce_sim

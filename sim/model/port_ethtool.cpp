@@ -1,0 +1,232 @@
+// ethtool view of a port: drvinfo (en_ethtool.c), stats strings and values (en_stats.c), and the
+// PFC stall prevention tunable (mlx5e_get/set_pfc_prevention_tout).
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <string>
+
+#include "sim/model/port.hpp"
+
+namespace roce_sim {
+
+DriverInfo Port::drvinfo() const {
+  // mlx5e_ethtool_get_drvinfo: "%d.%d.%04d (%.16s)" with the board id (PSID).
+  DriverInfo info;
+  info.version = spec_.driver_version;
+  int major = 0, minor = 0, sub = 0;
+  if (std::sscanf(spec_.firmware.c_str(), "%d.%d.%d", &major, &minor, &sub) == 3) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%d.%d.%04d (%.16s)", major, minor, sub, "MT_0000000838");
+    info.firmware = text;
+  } else {
+    info.firmware = spec_.firmware;
+  }
+  info.bus_info = spec_.pci_address;
+  return info;
+}
+
+std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
+  // The groups in mlx5e_nic_stats_grps order: sw, qcnt, vnic_env, vport, 802_3, 2863, 2819, phy,
+  // eth_ext, pcie, per_prio, pme, tls, channels, per_port_buff_congest. Each group is a
+  // representative subset of the real names; per-priority and pause names are complete.
+  const PortCounters& c = counters_;
+  std::vector<std::pair<std::string, uint64_t>> out;
+  out.reserve(256);
+  auto add = [&out](std::string name, uint64_t value) { out.emplace_back(std::move(name), value); };
+  auto prio_name = [](const char* dir, int prio, const char* what) {
+    return std::string(dir) + "_prio" + std::to_string(prio) + "_" + what;
+  };
+
+  // sw (software ring totals: the model has no separate host stack, the port totals stand in)
+  add("rx_packets", c.rx_packets);
+  add("rx_bytes", c.rx_bytes);
+  add("tx_packets", c.tx_packets);
+  add("tx_bytes", c.tx_bytes);
+  for (const char* name : {"tx_tso_packets",
+                           "tx_tso_bytes",
+                           "tx_tso_inner_packets",
+                           "tx_tso_inner_bytes",
+                           "tx_added_vlan_packets",
+                           "tx_nop",
+                           "rx_lro_packets",
+                           "rx_lro_bytes",
+                           "rx_gro_packets",
+                           "rx_gro_bytes",
+                           "rx_ecn_mark",
+                           "rx_removed_vlan_packets",
+                           "rx_csum_unnecessary",
+                           "rx_csum_none",
+                           "rx_csum_complete",
+                           "rx_xdp_drop",
+                           "rx_xdp_redirect",
+                           "tx_csum_none",
+                           "tx_csum_partial",
+                           "tx_csum_partial_inner",
+                           "tx_queue_stopped",
+                           "tx_queue_dropped",
+                           "tx_xmit_more",
+                           "tx_recover",
+                           "tx_cqes",
+                           "tx_queue_wake",
+                           "tx_cqe_err",
+                           "rx_wqe_err",
+                           "rx_mpwqe_filler_cqes",
+                           "rx_buff_alloc_err",
+                           "rx_cqe_compress_blks",
+                           "rx_cqe_compress_pkts",
+                           "rx_congst_umr",
+                           "rx_arfs_err",
+                           "rx_recover",
+                           "ch_events",
+                           "ch_poll",
+                           "ch_arm",
+                           "ch_aff_change",
+                           "ch_force_irq",
+                           "ch_eq_rearm"})
+    add(name, 0);
+  // qcnt
+  add("rx_out_of_buffer", c.rx_out_of_buffer);
+  add("rx_if_down_packets", 0);
+  // vnic_env
+  add("rx_steer_missed_packets", 0);
+  // vport
+  add("rx_vport_unicast_packets", c.rx_packets);
+  add("rx_vport_unicast_bytes", c.rx_bytes);
+  add("tx_vport_unicast_packets", c.tx_packets);
+  add("tx_vport_unicast_bytes", c.tx_bytes);
+  for (const char* name :
+       {"rx_vport_multicast_packets", "rx_vport_multicast_bytes", "tx_vport_multicast_packets",
+        "tx_vport_multicast_bytes", "rx_vport_broadcast_packets", "rx_vport_broadcast_bytes",
+        "tx_vport_broadcast_packets", "tx_vport_broadcast_bytes", "rx_vport_rdma_unicast_packets",
+        "rx_vport_rdma_unicast_bytes", "tx_vport_rdma_unicast_packets",
+        "tx_vport_rdma_unicast_bytes", "rx_vport_rdma_multicast_packets",
+        "rx_vport_rdma_multicast_bytes", "tx_vport_rdma_multicast_packets",
+        "tx_vport_rdma_multicast_bytes"})
+    add(name, 0);
+  // 802_3 (pause frames are MAC control frames, so those include them)
+  add("tx_packets_phy", c.tx_packets);
+  add("rx_packets_phy", c.rx_packets);
+  add("rx_crc_errors_phy", 0);
+  add("tx_bytes_phy", c.tx_bytes);
+  add("rx_bytes_phy", c.rx_bytes);
+  for (const char* name : {"tx_multicast_phy", "tx_broadcast_phy", "rx_multicast_phy",
+                           "rx_broadcast_phy", "rx_in_range_len_errors_phy",
+                           "rx_out_of_range_len_phy", "rx_oversize_pkts_phy", "rx_symbol_err_phy"})
+    add(name, 0);
+  add("tx_mac_control_phy", c.tx_pause_ctrl_phy);
+  add("rx_mac_control_phy", c.rx_pause_ctrl_phy);
+  add("rx_unsupported_op_phy", 0);
+  add("rx_pause_ctrl_phy", c.rx_pause_ctrl_phy);
+  add("tx_pause_ctrl_phy", c.tx_pause_ctrl_phy);
+  // 2863
+  add("rx_discards_phy", c.rx_discards_phy);
+  add("tx_discards_phy", c.tx_discards_phy);
+  add("tx_errors_phy", 0);
+  // 2819
+  for (const char* name :
+       {"rx_undersize_pkts_phy", "rx_fragments_phy", "rx_jabbers_phy", "rx_64_bytes_phy",
+        "rx_65_to_127_bytes_phy", "rx_128_to_255_bytes_phy", "rx_256_to_511_bytes_phy",
+        "rx_512_to_1023_bytes_phy", "rx_1024_to_1518_bytes_phy", "rx_1519_to_2047_bytes_phy",
+        "rx_2048_to_4095_bytes_phy", "rx_4096_to_8191_bytes_phy", "rx_8192_to_10239_bytes_phy"})
+    add(name, 0);
+  // phy
+  add("link_down_events_phy", link_down_events_);
+  add("rx_pcs_symbol_err_phy", 0);
+  add("rx_corrected_bits_phy", 0);
+  // eth_ext
+  add("rx_buffer_passed_thres_phy", c.rx_buffer_passed_thres_phy);
+  // pcie
+  add("rx_pci_signal_integrity", 0);
+  add("tx_pci_signal_integrity", 0);
+  add("outbound_pci_buffer_overflow", 0);
+  add("outbound_pci_stalled_rd", c.outbound_pci_stalled_rd);
+  add("outbound_pci_stalled_wr", c.outbound_pci_stalled_wr);
+  add("outbound_pci_stalled_rd_events", 0);
+  add("outbound_pci_stalled_wr_events", 0);
+  // per_prio: traffic for every priority (mlx5e_grp_per_prio_traffic_fill_strings) ...
+  for (int p = 0; p < 8; ++p) {
+    const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
+    add(prio_name("rx", p, "bytes"), pc.rx_bytes);
+    add(prio_name("rx", p, "packets"), pc.rx_packets);
+    add(prio_name("rx", p, "discards"), pc.rx_discards);
+    add(prio_name("tx", p, "bytes"), pc.tx_bytes);
+    add(prio_name("tx", p, "packets"), pc.tx_packets);
+  }
+  // ... then pause counters only for PFC-enabled priorities (mlx5e_grp_per_prio_pfc_fill_strings;
+  // pfc_combined = tx | rx, which mlx5 always sets alike), then the stall counters.
+  for (int p = 0; p < 8; ++p) {
+    if (!((pfc_en_ >> p) & 1)) continue;
+    const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
+    add(prio_name("rx", p, "pause"), pc.rx_pause);
+    add(prio_name("rx", p, "pause_duration"), pc.rx_pause_duration_us);
+    add(prio_name("tx", p, "pause"), pc.tx_pause);
+    add(prio_name("tx", p, "pause_duration"), pc.tx_pause_duration_us);
+    add(prio_name("rx", p, "pause_transition"), pc.rx_pause_transition);
+  }
+  if (spec_.caps.pause_storm_events) {
+    add("tx_pause_storm_warning_events", c.tx_pause_storm_warning_events);
+    add("tx_pause_storm_error_events", c.tx_pause_storm_error_events);
+  }
+  // pme
+  for (const char* name :
+       {"module_unplug", "module_bus_stuck", "module_high_temp", "module_bad_shorted"})
+    add(name, 0);
+  // channels: one channel shown
+  for (const char* name :
+       {"ch0_events", "ch0_poll", "ch0_arm", "ch0_aff_change", "ch0_force_irq", "ch0_eq_rearm"})
+    add(name, 0);
+  add("rx0_packets", c.rx_packets);
+  add("rx0_bytes", c.rx_bytes);
+  for (const char* name :
+       {"rx0_csum_complete", "rx0_csum_unnecessary", "rx0_csum_none", "rx0_xdp_drop",
+        "rx0_xdp_redirect", "rx0_lro_packets", "rx0_lro_bytes", "rx0_ecn_mark",
+        "rx0_removed_vlan_packets", "rx0_wqe_err", "rx0_buff_alloc_err", "rx0_recover"})
+    add(name, 0);
+  add("tx0_packets", c.tx_packets);
+  add("tx0_bytes", c.tx_bytes);
+  for (const char* name : {"tx0_tso_packets", "tx0_tso_bytes", "tx0_csum_partial", "tx0_nop",
+                           "tx0_csum_none", "tx0_stopped", "tx0_dropped", "tx0_xmit_more",
+                           "tx0_recover", "tx0_cqes", "tx0_wake", "tx0_cqe_err"})
+    add(name, 0);
+  // per_port_buff_congest (needs sbcam_reg)
+  if (spec_.caps.prio_discard_counters) {
+    for (int p = 0; p < 8; ++p) {
+      const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
+      add(prio_name("rx", p, "buf_discard"), pc.rx_buf_discard);
+      add(prio_name("rx", p, "cong_discard"), pc.rx_cong_discard);
+      add(prio_name("rx", p, "marked"), pc.rx_marked);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Port::stat_names() const {
+  std::vector<std::string> names;
+  for (auto& [name, value] : stats()) names.push_back(name);
+  return names;
+}
+
+std::vector<uint64_t> Port::stat_values() const {
+  std::vector<uint64_t> values;
+  for (auto& [name, value] : stats()) values.push_back(value);
+  return values;
+}
+
+int Port::get_pfc_prevention_tout(uint16_t& ms) const {
+  if (!spec_.caps.stall_prevention) return -EOPNOTSUPP;
+  ms = pfc_prevention_tout_;  // the critical watermark as the firmware holds it
+  return 0;
+}
+
+int Port::set_pfc_prevention_tout(uint16_t ms) {
+  // mlx5e_set_pfc_prevention_tout: AUTO (0xffff) is stored as 100 ms, 0 disables, otherwise
+  // 80..8000 ms; the minor (warning) watermark is max(80, 85 % of the critical one).
+  if (!spec_.caps.stall_prevention) return -EOPNOTSUPP;
+  const uint16_t critical = ms == 0xffff ? uint16_t{100} : ms;
+  if (critical != 0 && (critical > 8000 || critical < 80)) return -EINVAL;
+  pfc_prevention_tout_ = critical;
+  stall_minor_ms_ = static_cast<uint16_t>(std::max(80, critical * 85 / 100));
+  return 0;
+}
+
+}  // namespace roce_sim

@@ -1,0 +1,164 @@
+#pragma once
+// Scenarios: steady traffic plus events on a simulated timeline (docs/sim-formats.md), and the
+// runner that plays one against a Node.
+
+#include <linux/dcbnl.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/model/file_error.hpp"
+#include "sim/model/node.hpp"
+#include "sim/model/traffic.hpp"
+
+namespace roce_sim {
+
+// Where a scenario item was written, so later checks (ports missing from the node) can point there.
+struct SourcePlace {
+  int line = 0;       // 1-based
+  int column = 0;     // 1-based
+  std::string field;  // "events[2].port"
+};
+
+namespace scenario_event {
+
+// ECN marks, CNPs and partial pausing on one port/priority; progress continues.
+struct Congestion {
+  int priority = 3;
+  std::chrono::microseconds duration{0};
+  double ecn_mark_ratio = 0;  // share of received packets on the priority that arrive CE-marked
+  double cnp_per_second = 0;  // CNPs our reaction point receives (and the most our NP sends)
+  double pause_ratio = 0;     // share of time the switch pauses us, < 1
+};
+
+// The peer pauses us without end (rx), or our stalled receive side pauses the peer (tx).
+struct PfcStorm {
+  int priority = 3;
+  StormDirection direction = StormDirection::Rx;
+  std::chrono::microseconds duration{0};
+};
+
+// Carrier lost (cable, switch port) and back.
+struct LinkFlap {
+  std::chrono::microseconds down_for{0};
+};
+
+// Driver unbind/rebind: the port (all ports when port is empty) vanishes and returns with
+// firmware defaults.
+struct DriverReload {
+  std::chrono::microseconds down_for{0};
+};
+
+// Another tool (mlnx_qos, dcb, ethtool) changing settings through the same driver ops.
+struct ForeignTool {
+  std::string tool = "mlnx_qos";
+  std::optional<uint8_t> pfc_enable;    // bitmask of priorities
+  std::optional<bool> trust_dscp;       // dscp: add the default 64-entry map; pcp: remove all
+  std::map<int, int> dscp_to_priority;  // extra APP entries
+  std::optional<bool> dcbx_host;        // host | firmware
+  std::optional<uint32_t> mtu;
+  std::optional<uint16_t> stall_prevention_ms;          // 0 off, 0xffff auto
+  std::optional<std::array<uint8_t, 8>> ets_bandwidth;  // per traffic class, sum 100
+  std::optional<std::array<uint8_t, 8>> prio_tc;        // priority -> traffic class
+};
+
+// The switch's DCBX TLVs as a willing firmware agent applies them.
+struct DcbxPeer {
+  std::optional<uint8_t> pfc_enable;
+  std::optional<std::array<uint8_t, 8>> ets_bandwidth;
+  std::optional<std::array<uint8_t, 8>> prio_tc;
+};
+
+// The next `count` DCB/link set operations on the port fail with -err.
+struct NetlinkErrors {
+  int err = 16;  // EBUSY
+  std::string err_name = "EBUSY";
+  int count = 1;
+};
+
+// Addresses added to / removed from the netdev; the RoCE GID table follows.
+struct AddressChange {
+  std::vector<std::string> add;
+  std::vector<std::string> remove;
+};
+
+}  // namespace scenario_event
+
+struct ScenarioEvent {
+  using Body = std::variant<scenario_event::Congestion, scenario_event::PfcStorm,
+                            scenario_event::LinkFlap, scenario_event::DriverReload,
+                            scenario_event::ForeignTool, scenario_event::DcbxPeer,
+                            scenario_event::NetlinkErrors, scenario_event::AddressChange>;
+  std::chrono::microseconds at{0};
+  std::string port;  // netdev; empty = all ports (driver_reload only)
+  Body body;
+  SourcePlace place;         // the event itself ("events[2]")
+  SourcePlace port_place;    // its port key
+  SourcePlace at_place;      // its time
+  std::string kind() const;  // "congestion", "pfc_storm", ... as written in the file
+  // When the event's effect ends (at + duration/down_for), or `at` for instant events.
+  std::chrono::microseconds end() const;
+};
+
+struct Scenario {
+  std::string file;  // for error messages
+  std::string name;
+  std::string description;
+  double clock_speed = 1.0;  // simulated seconds per real second
+  // Scenario end; when absent, the end of the last event. Traffic keeps flowing afterwards.
+  std::optional<std::chrono::microseconds> duration;
+  std::vector<Flow> traffic;
+  std::vector<SourcePlace> traffic_places;  // traffic[i]'s port key
+  std::vector<ScenarioEvent> events;        // sorted by `at` (stable: file order at equal times)
+  std::chrono::microseconds end() const;
+};
+
+Scenario load_scenario_file(const std::filesystem::path& path);  // throws FileError
+Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name);
+
+class ScenarioRunner {
+ public:
+  // Checks every port the scenario names exists in the node (FileError at the naming line).
+  ScenarioRunner(Node& node, Scenario scenario);
+
+  // Fires the events due within the interval at their own times, advancing the traffic between
+  // them, so counters see each change at the simulated instant it happens.
+  void advance(std::chrono::microseconds simulated_dt);
+  std::chrono::microseconds now() const { return now_; }
+  bool finished() const;
+  double clock_speed() const { return scenario_.clock_speed; }
+  const Scenario& scenario() const { return scenario_; }
+  TrafficEngine& traffic() { return traffic_; }
+  std::vector<std::string> take_log();
+
+ private:
+  struct Action {
+    std::chrono::microseconds at;
+    size_t sequence;  // order among actions at the same time
+    size_t event;     // index into scenario_.events
+    bool is_end;      // the end of a lasting event
+  };
+  void fire(const Action& action);
+  void begin(const ScenarioEvent& event);
+  void finish(const ScenarioEvent& event);
+  void log(const std::string& netdev, const std::string& text);
+  std::vector<std::string> targets(const ScenarioEvent& event);  // ports an event applies to
+
+  Node& node_;
+  Scenario scenario_;
+  TrafficEngine traffic_;
+  std::vector<Action> actions_;  // sorted
+  size_t next_action_ = 0;
+  std::chrono::microseconds now_{0};
+  std::vector<std::string> log_;
+};
+
+}  // namespace roce_sim

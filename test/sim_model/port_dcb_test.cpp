@@ -1,0 +1,390 @@
+// DCB quirks of the simulated mlx5 port (en_dcbnl.c, en/port_buffer.c, net/dcb/dcbnl.c).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+
+#include "sim/model/port.hpp"
+#include "test/sim_model/test_ports.hpp"
+
+namespace roce_sim {
+namespace {
+
+dcb_app dscp_app(uint16_t dscp, uint8_t prio) {
+  return dcb_app{IEEE_8021QAZ_APP_SEL_DSCP, prio, dscp};
+}
+
+ieee_pfc pfc_mask(uint8_t mask, uint16_t delay = 0) {
+  ieee_pfc pfc{};
+  pfc.pfc_en = mask;
+  pfc.delay = delay;
+  return pfc;
+}
+
+// ---- trust / APP table ----
+
+TEST(PortApp, FirstDscpEntrySwitchesTrustToDscp) {
+  Port port(test::cx7_port());
+  EXPECT_FALSE(port.trust_dscp());
+  EXPECT_TRUE(port.app_table().empty());
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 3)), 0);
+  EXPECT_TRUE(port.trust_dscp());
+  ASSERT_EQ(port.app_table().size(), 1u);
+  EXPECT_EQ(port.app_table()[0].protocol, 26);
+  EXPECT_EQ(port.app_table()[0].priority, 3);
+}
+
+TEST(PortApp, NewestEntryIsReportedFirstLikeDcbAppList) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 3)), 0);
+  ASSERT_EQ(port.ieee_setapp(dscp_app(48, 6)), 0);
+  const auto table = port.app_table();
+  ASSERT_EQ(table.size(), 2u);
+  EXPECT_EQ(table[0].protocol, 48);
+  EXPECT_EQ(table[1].protocol, 26);
+}
+
+TEST(PortApp, RemappingADscpReplacesItsEntry) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 3)), 0);
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 5)), 0);
+  ASSERT_EQ(port.app_table().size(), 1u);
+  EXPECT_EQ(port.app_table()[0].priority, 5);
+  EXPECT_EQ(port.dscp2prio()[26], 5);
+}
+
+TEST(PortApp, DeleteWithWrongPriorityIsENOENT) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 3)), 0);
+  EXPECT_EQ(port.ieee_delapp(dscp_app(26, 2)), -ENOENT);
+  EXPECT_EQ(port.app_table().size(), 1u);
+  EXPECT_TRUE(port.trust_dscp());
+}
+
+TEST(PortApp, DeleteWithoutAnyDscpEntryIsENOENT) {
+  Port port(test::cx7_port());
+  EXPECT_EQ(port.ieee_delapp(dscp_app(26, 3)), -ENOENT);
+}
+
+TEST(PortApp, DeletingTheLastDscpEntryReturnsToPcpTrust) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setapp(dscp_app(26, 3)), 0);
+  ASSERT_EQ(port.ieee_setapp(dscp_app(48, 6)), 0);
+  ASSERT_EQ(port.ieee_delapp(dscp_app(26, 3)), 0);
+  EXPECT_TRUE(port.trust_dscp());
+  EXPECT_EQ(port.dscp2prio()[26], 0);  // the deleted DSCP goes back to priority 0
+  ASSERT_EQ(port.ieee_delapp(dscp_app(48, 6)), 0);
+  EXPECT_FALSE(port.trust_dscp());
+  EXPECT_TRUE(port.app_table().empty());
+}
+
+TEST(PortApp, NonDscpSelectorOrDscpOutOfRangeIsEINVAL) {
+  Port port(test::cx7_port());
+  EXPECT_EQ(port.ieee_setapp(dcb_app{IEEE_8021QAZ_APP_SEL_ETHERTYPE, 3, 0x8915}), -EINVAL);
+  EXPECT_EQ(port.ieee_setapp(dscp_app(64, 3)), -EINVAL);
+  EXPECT_EQ(port.ieee_delapp(dcb_app{IEEE_8021QAZ_APP_SEL_DGRAM, 3, 4791}), -EINVAL);
+  EXPECT_FALSE(port.trust_dscp());
+  EXPECT_TRUE(port.app_table().empty());
+}
+
+TEST(PortApp, FirmwareDscpTrustReportsAll64EntriesAtLoad) {
+  auto spec = test::cx7_port();
+  spec.firmware_trust_dscp = true;
+  Port port(spec);
+  EXPECT_TRUE(port.trust_dscp());
+  const auto table = port.app_table();
+  ASSERT_EQ(table.size(), 64u);
+  EXPECT_EQ(table.front().protocol, 63);  // added last, so first in the kernel's list
+  EXPECT_EQ(table.front().priority, 7);
+  for (const auto& app : table) {
+    EXPECT_EQ(app.selector, IEEE_8021QAZ_APP_SEL_DSCP);
+    EXPECT_EQ(app.priority, app.protocol >> 3);
+  }
+  ASSERT_EQ(port.ieee_delapp(dscp_app(26, 3)), 0);
+  EXPECT_EQ(port.app_table().size(), 63u);
+  EXPECT_TRUE(port.trust_dscp());
+}
+
+TEST(PortApp, ApptrustIsNotSupported) {
+  Port port(test::cx7_port());
+  const uint8_t selectors[] = {IEEE_8021QAZ_APP_SEL_DSCP, 255};  // 255: DCB_APP_SEL_PCP (6.2+)
+  EXPECT_EQ(port.dcbnl_setapptrust(selectors, 2), -EOPNOTSUPP);
+}
+
+// ---- DCBX ----
+
+TEST(PortDcbx, FirmwareModeReportsCeeAndIeeeWithoutHost) {
+  Port port(test::cx7_port());
+  EXPECT_EQ(port.getdcbx(), DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE);
+  auto spec = test::cx7_port();
+  spec.firmware_dcbx_host = true;
+  Port host(spec);
+  EXPECT_EQ(host.getdcbx(), DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE);
+}
+
+TEST(PortDcbx, LldManagedIsRefused) {
+  Port port(test::cx7_port());
+  EXPECT_EQ(port.setdcbx(DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_IEEE), 1);
+  EXPECT_EQ(port.setdcbx(DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 1);
+  EXPECT_FALSE(port.dcbx_host_mode());
+}
+
+TEST(PortDcbx, HostBitSwitchesToHostModeAndZeroBackToFirmware) {
+  Port port(test::cx7_port());
+  EXPECT_EQ(port.setdcbx(DCB_CAP_DCBX_VER_IEEE), 1);  // neither 0 nor HOST
+  ASSERT_EQ(port.setdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
+  EXPECT_TRUE(port.dcbx_host_mode());
+  EXPECT_EQ(port.getdcbx(), DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);  // cap = mode as given
+  ASSERT_EQ(port.setdcbx(0), 0);
+  EXPECT_FALSE(port.dcbx_host_mode());
+  EXPECT_EQ(port.getdcbx(), DCB_CAP_DCBX_VER_IEEE);  // only HOST is cleared
+}
+
+TEST(PortDcbx, PeerSettingsApplyOnlyInFirmwareMode) {
+  Port port(test::cx7_port());
+  const ieee_pfc peer = pfc_mask(0x08);
+  EXPECT_TRUE(port.apply_peer_dcbx(nullptr, &peer));
+  EXPECT_EQ(port.pfc_enabled(), 0x08);
+  ASSERT_EQ(port.setdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
+  const ieee_pfc other = pfc_mask(0x10);
+  EXPECT_FALSE(port.apply_peer_dcbx(nullptr, &other));
+  EXPECT_EQ(port.pfc_enabled(), 0x08);
+}
+
+// ---- PFC ----
+
+TEST(PortPfc, ChangingTheMaskTogglesTheLinkButTheSameMaskDoesNot) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  EXPECT_EQ(port.link_toggles(), 1u);
+  EXPECT_EQ(port.carrier_changes(), 2u);  // down and up again
+  EXPECT_TRUE(port.carrier());
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  EXPECT_EQ(port.link_toggles(), 1u);
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x00)), 0);
+  EXPECT_EQ(port.link_toggles(), 2u);
+}
+
+TEST(PortPfc, GetReportsCapDelayAndPauseCountersPerPriority) {
+  Port port(test::cx7_port());
+  port.counters().prio[3].tx_pause = 11;
+  port.counters().prio[3].rx_pause = 22;
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ieee_pfc pfc{};
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.pfc_cap, 8);
+  EXPECT_EQ(pfc.pfc_en, 0x08);
+  EXPECT_EQ(pfc.delay, 7);  // MLX5E_DEFAULT_CABLE_LEN
+  EXPECT_EQ(pfc.requests[3], 11u);
+  EXPECT_EQ(pfc.indications[3], 22u);
+}
+
+TEST(PortPfc, DelayOutsideOneTo999IsIgnoredNotRejected) {
+  Port port(test::cx7_port());
+  ieee_pfc pfc{};
+  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 0)), 0);
+  EXPECT_EQ(port.cable_length_m(), 7u);
+  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 1000)), 0);
+  EXPECT_EQ(port.cable_length_m(), 7u);
+  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 999)), 0);
+  EXPECT_EQ(port.cable_length_m(), 999u);
+  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 30)), 0);
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.delay, 30);
+  EXPECT_EQ(port.link_toggles(), 0u);  // only the mask flaps the link
+}
+
+TEST(PortPfc, DelayIsNotReportedWithoutBufferSupport) {
+  auto spec = test::cx7_port();
+  spec.caps.buffers = false;
+  Port port(spec);
+  ieee_pfc pfc{};
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.delay, 0);
+}
+
+// ---- ETS ----
+
+TEST(PortEts, FirmwareDefaultIsAllVendorWithPrio0OnTc1) {
+  Port port(test::cx7_port());
+  ieee_ets ets{};
+  ASSERT_EQ(port.ieee_getets(ets), 0);
+  EXPECT_EQ(ets.ets_cap, 8);
+  const uint8_t expected_prio_tc[8] = {1, 0, 2, 3, 4, 5, 6, 7};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(ets.prio_tc[i], expected_prio_tc[i]) << i;
+    EXPECT_EQ(ets.tc_tsa[i], IEEE_8021QAZ_TSA_VENDOR) << i;
+    EXPECT_EQ(ets.tc_tx_bw[i], 100) << i;
+  }
+}
+
+TEST(PortEts, EtsBandwidthSumOtherThan100IsEINVAL) {
+  Port port(test::cx7_port());
+  ieee_ets ets{};
+  for (int i = 0; i < 8; ++i) ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+  ets.tc_tsa[0] = ets.tc_tsa[3] = IEEE_8021QAZ_TSA_ETS;
+  ets.tc_tx_bw[0] = 50;
+  ets.tc_tx_bw[3] = 40;
+  ets.tc_tx_bw[6] = 10;  // strict: does not count
+  EXPECT_EQ(port.ieee_setets(ets), -EINVAL);
+  ets.tc_tx_bw[0] = ets.tc_tx_bw[3] = 0;  // zero sum is not allowed for setets either
+  EXPECT_EQ(port.ieee_setets(ets), -EINVAL);
+  ieee_ets now{};
+  ASSERT_EQ(port.ieee_getets(now), 0);
+  EXPECT_EQ(now.tc_tsa[0], IEEE_8021QAZ_TSA_VENDOR);  // unchanged
+}
+
+TEST(PortEts, NoEtsTcAtAllIsValid) {
+  Port port(test::cx7_port());
+  ieee_ets ets{};
+  for (int i = 0; i < 8; ++i) ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+  EXPECT_EQ(port.ieee_setets(ets), 0);
+}
+
+TEST(PortEts, PrioTc8IsEINVAL) {
+  Port port(test::cx7_port());
+  ieee_ets ets{};
+  for (int i = 0; i < 8; ++i) ets.tc_tsa[i] = IEEE_8021QAZ_TSA_VENDOR;
+  ets.prio_tc[5] = 8;
+  EXPECT_EQ(port.ieee_setets(ets), -EINVAL);
+}
+
+TEST(PortEts, SetEtsReadsBackThroughTheFirmwareGroups) {
+  Port port(test::cx7_port());
+  ieee_ets ets{};
+  ets.willing = 1;  // ignored
+  for (uint8_t i = 0; i < 8; ++i) {
+    ets.prio_tc[i] = i;
+    ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+  }
+  ets.tc_tsa[0] = ets.tc_tsa[3] = IEEE_8021QAZ_TSA_ETS;
+  ets.tc_tx_bw[0] = 40;
+  ets.tc_tx_bw[3] = 60;
+  ets.tc_rx_bw[0] = 77;  // ignored
+  ASSERT_EQ(port.ieee_setets(ets), 0);
+  ieee_ets now{};
+  ASSERT_EQ(port.ieee_getets(now), 0);
+  EXPECT_EQ(now.willing, 0);
+  EXPECT_EQ(now.tc_rx_bw[0], 0);
+  EXPECT_EQ(now.tc_tsa[0], IEEE_8021QAZ_TSA_ETS);
+  EXPECT_EQ(now.tc_tx_bw[0], 40);
+  EXPECT_EQ(now.tc_tsa[3], IEEE_8021QAZ_TSA_ETS);
+  EXPECT_EQ(now.tc_tx_bw[3], 60);
+  EXPECT_EQ(now.tc_tsa[6], IEEE_8021QAZ_TSA_STRICT);
+  EXPECT_EQ(now.tc_tx_bw[6], 100);
+  EXPECT_EQ(now.prio_tc[0], 0);
+}
+
+// ---- maxrate ----
+
+TEST(PortMaxrate, RoundsTo100MbitBelow26GbitAnd1GbitAbove) {
+  Port port(test::cx7_port());
+  ieee_maxrate in{};
+  in.tc_maxrate[0] = 1234567;    // 1.23 Gb/s -> 12 x 100 Mb/s
+  in.tc_maxrate[1] = 50;         // below one unit -> one unit
+  in.tc_maxrate[2] = 40500000;   // 40.5 Gb/s -> 40 Gb/s
+  in.tc_maxrate[3] = 0;          // unlimited
+  in.tc_maxrate[4] = 25650000;   // 256 units do not fit the u8 register: wraps to 0 -> 1 unit
+  in.tc_maxrate[5] = 400000000;  // 400 Gb/s: 400 mod 256 = 144 Gb/s
+  ASSERT_EQ(port.ieee_setmaxrate(in), 0);
+  ieee_maxrate out{};
+  ASSERT_EQ(port.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[0], 1200000u);
+  EXPECT_EQ(out.tc_maxrate[1], 100000u);
+  EXPECT_EQ(out.tc_maxrate[2], 40000000u);
+  EXPECT_EQ(out.tc_maxrate[3], 0u);
+  EXPECT_EQ(out.tc_maxrate[4], 100000u);
+  EXPECT_EQ(out.tc_maxrate[5], 144000000u);
+}
+
+// ---- buffers ----
+
+TEST(PortBuffer, FirmwareLayoutIsAutoWithLossyBuffer0) {
+  Port port(test::cx7_port());
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  EXPECT_FALSE(port.buffers_manual());
+  EXPECT_EQ(buffer.total_size, Port::kPortBufferBytes);
+  EXPECT_GT(buffer.buffer_size[0], 0u);
+  for (int prio = 0; prio < 8; ++prio) EXPECT_EQ(buffer.prio2buffer[prio], 0);
+  EXPECT_TRUE(port.buffer_lossy()[0]);
+}
+
+TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);  // prio 3 lossless on buffer 1 (auto)
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  ASSERT_EQ(buffer.prio2buffer[3], 1);
+  ASSERT_FALSE(port.buffer_lossy()[1]);
+  // xoff = (301 + 216*7/100) * 400 + 272*1500/100 = 130480; + max(9978, 9216) + 128 = 140586.
+  buffer.buffer_size[1] = 140544;  // 1098 cells: 42 bytes short
+  EXPECT_EQ(port.dcbnl_setbuffer(buffer), -ENOMEM);
+  EXPECT_TRUE(port.buffers_manual());
+  buffer.buffer_size[1] = 140672;  // 1099 cells
+  ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
+  dcbnl_buffer now{};
+  ASSERT_EQ(port.dcbnl_getbuffer(now), 0);
+  EXPECT_EQ(now.buffer_size[1], 140672u);
+  EXPECT_EQ(port.buffer_xoff()[1], (140672u - 130480u) / 128 * 128);
+}
+
+TEST(PortBuffer, LosslessBufferOfSizeZeroIsEINVAL) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  buffer.buffer_size[1] = 0;
+  EXPECT_EQ(port.dcbnl_setbuffer(buffer), -EINVAL);
+}
+
+TEST(PortBuffer, SizesAreRoundedDownToCells) {
+  Port port(test::cx7_port());
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  buffer.buffer_size[0] = 100000;  // lossy: any size
+  ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
+  EXPECT_TRUE(port.buffers_manual());
+  dcbnl_buffer now{};
+  ASSERT_EQ(port.dcbnl_getbuffer(now), 0);
+  EXPECT_EQ(now.buffer_size[0], 99968u);
+}
+
+TEST(PortBuffer, IdenticalLayoutIsANoOpAndStaysAuto) {
+  Port port(test::cx7_port());
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  EXPECT_EQ(port.dcbnl_setbuffer(buffer), 0);
+  EXPECT_FALSE(port.buffers_manual());
+}
+
+TEST(PortBuffer, ManualModePfcOnAZeroSizedBufferIsENOMEMButTheMaskIsSet) {
+  Port port(test::cx7_port());
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  buffer.prio2buffer[3] = 2;  // buffer 2 has size 0
+  ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
+  ASSERT_TRUE(port.buffers_manual());
+  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0x08)), -ENOMEM);
+  EXPECT_EQ(port.pfc_enabled(), 0x08);  // mlx5 set the mask and flapped before the buffer failed
+  EXPECT_EQ(port.link_toggles(), 1u);
+}
+
+TEST(PortBuffer, PrioMappedBeyondEightBuffersIsEINVAL) {
+  Port port(test::cx7_port());
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  buffer.prio2buffer[0] = 8;
+  EXPECT_EQ(port.dcbnl_setbuffer(buffer), -EINVAL);
+}
+
+TEST(PortBuffer, NotSupportedWithoutCapability) {
+  auto spec = test::cx7_port();
+  spec.caps.buffers = false;
+  Port port(spec);
+  dcbnl_buffer buffer{};
+  EXPECT_EQ(port.dcbnl_getbuffer(buffer), -EOPNOTSUPP);
+  EXPECT_EQ(port.dcbnl_setbuffer(buffer), -EOPNOTSUPP);
+}
+
+}  // namespace
+}  // namespace roce_sim
