@@ -1,0 +1,237 @@
+// The node description: the default node, a dual-port NIC, and each kind of bad input with its
+// exact place and field.
+#include "sim/model/node_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace roce_sim {
+namespace {
+
+FileError parse_error(const std::string& text) {
+  try {
+    parse_node_yaml(text, "node.yaml");
+  } catch (const FileError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no FileError for:\n" << text;
+  return FileError("", 0, 0, "", "");
+}
+
+const char* const kOnePort =
+    "nics:\n"
+    "  - pci: 0000:17:00.0\n"
+    "    ports:\n"
+    "      - netdev: lan2\n"
+    "        rdma_device: mlx5_0\n";
+
+TEST(NodeFile, DefaultNodeIsFourConnectX7Ports) {
+  const auto specs = default_node();
+  ASSERT_EQ(specs.size(), 4u);
+  const char* netdevs[] = {"lan2", "lan3", "lan4", "lan5"};
+  const char* rdma[] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"};
+  const char* pci[] = {"0000:17:00.0", "0000:3d:00.0", "0000:b1:00.0", "0000:d3:00.0"};
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(netdevs[i]);
+    EXPECT_EQ(specs[i].netdev, netdevs[i]);
+    EXPECT_EQ(specs[i].rdma_device, rdma[i]);
+    EXPECT_EQ(specs[i].rdma_port, 1);
+    EXPECT_EQ(specs[i].pci_address, pci[i]);
+    EXPECT_EQ(specs[i].board, "ConnectX-7");
+    EXPECT_EQ(specs[i].firmware, "28.39.1002");
+    EXPECT_EQ(specs[i].speed_mbps, 400000u);
+    EXPECT_EQ(specs[i].flavour, DriverFlavour::Inbox);
+    ASSERT_EQ(specs[i].ipv4.size(), 1u);
+    EXPECT_EQ(specs[i].ipv4[0], "192.168." + std::to_string(i + 2) + ".10/24");
+    EXPECT_TRUE(specs[i].ipv6.empty());
+    EXPECT_FALSE(specs[i].firmware_trust_dscp);
+    EXPECT_FALSE(specs[i].firmware_dcbx_host);
+    EXPECT_TRUE(specs[i].caps.stall_prevention);
+  }
+}
+
+TEST(NodeFile, EmbeddedDefaultIsTheFileInTheTree) {
+  const auto from_file = load_node_file(SIM_SOURCE_DIR "/nodes/default.yaml");
+  const auto embedded = default_node();
+  ASSERT_EQ(from_file.size(), embedded.size());
+  for (size_t i = 0; i < embedded.size(); ++i) {
+    EXPECT_EQ(from_file[i].netdev, embedded[i].netdev);
+    EXPECT_EQ(from_file[i].mac, embedded[i].mac);
+  }
+}
+
+TEST(NodeFile, DualPortNicSharesThePciBase) {
+  const auto specs = load_node_file(SIM_FILES_DATA_DIR "/dual-port.yaml");
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].pci_address, "0000:81:00.0");
+  EXPECT_EQ(specs[1].pci_address, "0000:81:00.1");
+  EXPECT_EQ(specs[0].board, "ConnectX-6 Dx");
+  EXPECT_EQ(specs[1].firmware, "22.38.1900");
+  EXPECT_EQ(specs[0].flavour, DriverFlavour::Ofed);
+  EXPECT_EQ(specs[0].driver_version, "24.10-1.1.4");
+  EXPECT_FALSE(specs[1].caps.stall_prevention);
+  EXPECT_FALSE(specs[1].caps.buffers);
+  EXPECT_TRUE(specs[1].caps.ecn);
+  EXPECT_EQ(specs[0].speed_mbps, 100000u);
+  EXPECT_EQ(specs[1].speed_mbps, 25000u);
+  EXPECT_EQ(specs[0].max_mtu, 9000u);
+  EXPECT_EQ(specs[1].max_mtu, 9978u);
+  EXPECT_EQ(specs[0].ipv4, std::vector<std::string>{"10.0.0.1/24"});
+  EXPECT_EQ(specs[0].ipv6, std::vector<std::string>{"fd00::1/64"});
+  EXPECT_TRUE(specs[0].firmware_trust_dscp);
+  EXPECT_TRUE(specs[0].firmware_dcbx_host);
+  EXPECT_EQ(specs[1].mac, "b8:3f:d2:81:00:01");  // normalised to lower case
+  EXPECT_EQ(specs[0].mac, "b8:3f:d2:81:00:00");  // derived from the PCI function
+}
+
+TEST(NodeFile, BadSpeedNamesFileLineColumnAndField) {
+  try {
+    load_node_file(SIM_FILES_DATA_DIR "/bad-speed.yaml");
+    FAIL() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.line(), 8);
+    EXPECT_EQ(e.column(), 16);
+    EXPECT_EQ(e.field(), "nics[0].ports[1].speed");
+    EXPECT_EQ(std::string(e.what()), std::string(SIM_FILES_DATA_DIR) +
+                                         "/bad-speed.yaml:8:16: nics[0].ports[1].speed: 'fast' "
+                                         "is not a speed (e.g. 400G)");
+  }
+}
+
+TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
+  const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), 9);
+  EXPECT_EQ(e.field(), "nics[0].ports[0].sped");
+  EXPECT_EQ(std::string(e.what()),
+            "node.yaml:6:9: nics[0].ports[0].sped: unknown key (did you "
+            "mean 'speed'?)");
+}
+
+TEST(NodeFile, UnknownKeyFarFromAnyHasNoSuggestion) {
+  const auto e = parse_error(std::string(kOnePort) + "        colour: blue\n");
+  EXPECT_EQ(std::string(e.what()), "node.yaml:6:9: nics[0].ports[0].colour: unknown key");
+}
+
+TEST(NodeFile, WrongType) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    capabilities: {ecn: maybe}\n"
+      "    ports: [{netdev: lan2, rdma_device: mlx5_0}]\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.column(), 25);
+  EXPECT_EQ(e.field(), "nics[0].capabilities.ecn");
+  EXPECT_EQ(e.message(), "expected true or false, got 'maybe'");
+}
+
+TEST(NodeFile, ListExpected) {
+  const auto e = parse_error("nics: {pci: 0000:17:00.0}\n");
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.column(), 7);
+  EXPECT_EQ(e.field(), "nics");
+  EXPECT_EQ(e.message(), "expected a list, got a map");
+}
+
+TEST(NodeFile, OutOfRange) {
+  const auto e = parse_error(std::string(kOnePort) + "        max_mtu: 12000\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), 18);
+  EXPECT_EQ(e.field(), "nics[0].ports[0].max_mtu");
+  EXPECT_EQ(e.message(), "12000 is out of range (1500-9978)");
+}
+
+TEST(NodeFile, SpeedAboveTheModel) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    model: ConnectX-6 Dx\n"
+      "    ports: [{netdev: lan2, rdma_device: mlx5_0, speed: 400G}]\n");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.field(), "nics[0].ports[0].speed");
+  EXPECT_EQ(e.message(), "400G is faster than a ConnectX-6 Dx port (200G)");
+}
+
+TEST(NodeFile, UnknownModelSuggests) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    model: ConnectX-7x\n"
+      "    ports: [{netdev: lan2, rdma_device: mlx5_0}]\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.column(), 12);
+  EXPECT_EQ(e.field(), "nics[0].model");
+  EXPECT_NE(e.message().find("(did you mean 'ConnectX-7'?)"), std::string::npos) << e.what();
+}
+
+TEST(NodeFile, DuplicateNetdev) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    ports: [{netdev: lan2, rdma_device: mlx5_0}]\n"
+      "  - pci: 0000:3d:00.0\n"
+      "    ports:\n"
+      "      - {netdev: lan2, rdma_device: mlx5_1}\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), 18);
+  EXPECT_EQ(e.field(), "nics[1].ports[0].netdev");
+  EXPECT_EQ(e.message(), "netdev 'lan2' is already used by nics[0].ports[0].netdev");
+}
+
+TEST(NodeFile, DuplicateKey) {
+  const auto e = parse_error(std::string(kOnePort) + "        netdev: lan3\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), 9);
+  EXPECT_EQ(e.field(), "nics[0].ports[0].netdev");
+  EXPECT_EQ(e.message(), "duplicate key (first given on line 4)");
+}
+
+TEST(NodeFile, DuplicateAddress) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    ports:\n"
+      "      - {netdev: lan2, rdma_device: mlx5_0, addresses: [10.0.0.1/24]}\n"
+      "      - {netdev: lan3, rdma_device: mlx5_1, addresses: [10.0.0.1/16]}\n");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.field(), "nics[0].ports[1].addresses[0]");
+  EXPECT_EQ(e.message(), "address '10.0.0.1' is already used by nics[0].ports[0].addresses[0]");
+}
+
+TEST(NodeFile, MissingRequired) {
+  const auto e = parse_error(
+      "nics:\n"
+      "  - pci: 0000:17:00.0\n"
+      "    ports:\n"
+      "      - netdev: lan2\n");
+  EXPECT_EQ(e.line(), 4);
+  EXPECT_EQ(e.column(), 9);
+  EXPECT_EQ(e.field(), "nics[0].ports[0].rdma_device");
+  EXPECT_EQ(e.message(), "missing (required)");
+}
+
+TEST(NodeFile, BadPciMacAndAddress) {
+  EXPECT_EQ(parse_error("nics: [{pci: 17:00.0, ports: [{netdev: a, rdma_device: b}]}]\n").message(),
+            "'17:00.0' is not a PCI address (e.g. 0000:17:00.0)");
+  EXPECT_EQ(parse_error(std::string(kOnePort) + "        mac: 01:00:5e:00:00:01\n").message(),
+            "'01:00:5e:00:00:01' is a multicast address");
+  EXPECT_EQ(parse_error(std::string(kOnePort) + "        addresses: [10.0.0.300/24]\n").message(),
+            "'10.0.0.300/24' is not an IP address with prefix (e.g. 192.168.2.10/24)");
+  EXPECT_EQ(parse_error(std::string(kOnePort) + "        addresses: [10.0.0.3]\n").message(),
+            "'10.0.0.3' needs a prefix length (e.g. 192.168.2.10/24)");
+}
+
+TEST(NodeFile, SyntaxErrorHasAPlace) {
+  const auto e = parse_error("nics: [{pci: 0000:17:00.0\n");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_TRUE(e.field().empty());
+  EXPECT_EQ(std::string(e.what()).rfind("node.yaml:2:", 0), 0u) << e.what();
+}
+
+TEST(NodeFile, MissingFileIsAFileError) {
+  EXPECT_THROW(load_node_file("/nonexistent/node.yaml"), FileError);
+}
+
+}  // namespace
+}  // namespace roce_sim

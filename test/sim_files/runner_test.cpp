@@ -1,0 +1,214 @@
+// ScenarioRunner: events fire at their simulated instants and act on the node as scenarios say.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+
+#include "sim/model/node_file.hpp"
+#include "sim/model/scenario.hpp"
+
+namespace roce_sim {
+namespace {
+
+using namespace std::chrono_literals;
+
+Scenario scenario(const std::string& body) {
+  return parse_scenario_yaml("name: test\n" + body, "test.yaml");
+}
+
+bool has_event(const std::vector<NodeEvent>& events, NodeEvent::Kind kind,
+               const std::string& netdev) {
+  return std::any_of(events.begin(), events.end(),
+                     [&](const NodeEvent& e) { return e.kind == kind && e.netdev == netdev; });
+}
+
+TEST(Runner, FiresEventsAtTheirSimulatedTimes) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 5s, kind: link_flap, port: lan2, down_for: 2s}\n"));
+  EXPECT_DOUBLE_EQ(runner.clock_speed(), 1.0);
+  for (int second = 1; second <= 4; ++second) {
+    runner.advance(1s);
+    EXPECT_TRUE(node.find("lan2")->carrier()) << "t=" << second;
+  }
+  EXPECT_TRUE(runner.take_log().empty());
+  runner.advance(1s);  // t=5s
+  EXPECT_EQ(runner.now(), 5s);
+  EXPECT_FALSE(node.find("lan2")->carrier());
+  EXPECT_EQ(runner.take_log(), std::vector<std::string>{"t=5.000s lan2: link down (peer) for 2s"});
+  EXPECT_TRUE(has_event(node.take_events(), NodeEvent::Kind::LinkChanged, "lan2"));
+  runner.advance(1999ms);
+  EXPECT_FALSE(node.find("lan2")->carrier());
+  EXPECT_FALSE(runner.finished());
+  runner.advance(1ms);  // t=7s
+  EXPECT_TRUE(node.find("lan2")->carrier());
+  EXPECT_EQ(runner.take_log(), std::vector<std::string>{"t=7.000s lan2: link up (peer)"});
+  EXPECT_TRUE(runner.finished());
+}
+
+TEST(Runner, OneLongStepStillSplitsAtEachEvent) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("traffic:\n"
+                                 "  - {port: lan2, priority: 3, direction: tx, rate: 8G, "
+                                 "packet_size: 1000}\n"
+                                 "events:\n"
+                                 "  - {at: 5s, kind: link_flap, port: lan2, down_for: 2s}\n"));
+  runner.advance(10s);
+  // 8 of the 10 seconds with carrier, at 1e9 bytes/s.
+  EXPECT_EQ(node.find("lan2")->counters().prio[3].tx_bytes, 8'000'000'000u);
+  EXPECT_EQ(node.find("lan2")->counters().prio[3].tx_packets, 8'000'000u);
+  const auto log = runner.take_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0], "t=5.000s lan2: link down (peer) for 2s");
+  EXPECT_EQ(log[1], "t=7.000s lan2: link up (peer)");
+}
+
+TEST(Runner, ClockSpeedAndDurationFromTheFile) {
+  Node node(default_node());
+  ScenarioRunner runner(node, scenario("clock: {speed: 20}\nduration: 3s\n"));
+  EXPECT_DOUBLE_EQ(runner.clock_speed(), 20.0);
+  runner.advance(2999ms);
+  EXPECT_FALSE(runner.finished());
+  runner.advance(1ms);
+  EXPECT_TRUE(runner.finished());
+}
+
+TEST(Runner, DriverReloadRemovesThePortThenRestoresFirmwareDefaults) {
+  Node node(default_node());
+  Port* lan3 = node.find("lan3");
+  ASSERT_NE(lan3, nullptr);
+  const int old_ifindex = node.ifindex("lan3");
+  ASSERT_EQ(lan3->set_mtu(9000), 0);
+  ieee_pfc pfc{};
+  pfc.pfc_en = 1 << 3;
+  ASSERT_EQ(lan3->ieee_setpfc(pfc), 0);
+  node.take_events();
+
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 1s, kind: driver_reload, port: lan3, down_for: 3s}\n"));
+  runner.advance(1s);
+  EXPECT_EQ(node.find("lan3"), nullptr);
+  EXPECT_EQ(node.ports().size(), 3u);
+  EXPECT_TRUE(has_event(node.take_events(), NodeEvent::Kind::LinkRemoved, "lan3"));
+  runner.advance(2999ms);
+  EXPECT_EQ(node.find("lan3"), nullptr);
+  runner.advance(1ms);
+  Port* back = node.find("lan3");
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->mtu(), 1500u);
+  ieee_pfc after{};
+  ASSERT_EQ(back->ieee_getpfc(after), 0);
+  EXPECT_EQ(after.pfc_en, 0);
+  EXPECT_NE(node.ifindex("lan3"), old_ifindex);
+  EXPECT_TRUE(has_event(node.take_events(), NodeEvent::Kind::LinkAdded, "lan3"));
+  const auto log = runner.take_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0], "t=1.000s lan3: driver unbound for 3s");
+  EXPECT_EQ(log[1], "t=4.000s lan3: driver bound again: firmware defaults");
+}
+
+TEST(Runner, DriverReloadOfAllPorts) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 0s, kind: driver_reload, port: all, down_for: 1s}\n"));
+  runner.advance(0s);
+  EXPECT_TRUE(node.ports().empty());
+  runner.advance(1s);
+  EXPECT_EQ(node.ports().size(), 4u);
+}
+
+TEST(Runner, ForeignToolChangesPfcAndTrustAndSaysSo) {
+  Node node(default_node());
+  node.take_events();
+  ScenarioRunner runner(node, scenario("events:\n"
+                                       "  - at: 2s\n"
+                                       "    kind: foreign_tool\n"
+                                       "    port: lan4\n"
+                                       "    tool: mlnx_qos\n"
+                                       "    set: {pfc: [3, 5], trust: dscp, dscp: {26: 3}}\n"));
+  runner.advance(1s);
+  EXPECT_FALSE(has_event(node.take_events(), NodeEvent::Kind::DcbChanged, "lan4"));
+  runner.advance(1s);
+  Port* lan4 = node.find("lan4");
+  ieee_pfc pfc{};
+  ASSERT_EQ(lan4->ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.pfc_en, (1 << 3) | (1 << 5));
+  EXPECT_TRUE(lan4->trust_dscp());
+  const auto events = node.take_events();
+  EXPECT_TRUE(has_event(events, NodeEvent::Kind::DcbChanged, "lan4"));
+  EXPECT_TRUE(
+      has_event(events, NodeEvent::Kind::LinkChanged, "lan4"));  // PFC change flaps the link
+  EXPECT_FALSE(has_event(events, NodeEvent::Kind::DcbChanged, "lan2"));
+  const auto log = runner.take_log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0], "t=2.000s lan4: mlnx_qos changes trust dscp, dscp 26->3, pfc 3,5");
+}
+
+TEST(Runner, DcbxPeerOverridesOnlyOutsideHostMode) {
+  Node node(default_node());
+  Port* lan3 = node.find("lan3");
+  ASSERT_EQ(lan3->setdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
+  node.take_events();
+  ScenarioRunner runner(node, scenario("events:\n"
+                                       "  - {at: 1s, kind: dcbx_peer, port: lan2, pfc: [4]}\n"
+                                       "  - {at: 1s, kind: dcbx_peer, port: lan3, pfc: [4]}\n"));
+  runner.advance(1s);
+  ieee_pfc pfc{};
+  node.find("lan2")->ieee_getpfc(pfc);
+  EXPECT_EQ(pfc.pfc_en, 1 << 4);  // firmware DCBX mode: the willing agent takes the peer's PFC
+  node.find("lan3")->ieee_getpfc(pfc);
+  EXPECT_EQ(pfc.pfc_en, 0);  // host mode: ignored
+  const auto events = node.take_events();
+  EXPECT_TRUE(has_event(events, NodeEvent::Kind::DcbChanged, "lan2"));
+  EXPECT_FALSE(has_event(events, NodeEvent::Kind::DcbChanged, "lan3"));
+}
+
+TEST(Runner, NetlinkErrorsAreInjected) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 1s, kind: netlink_errors, port: lan5, errno: EBUSY, "
+                                 "count: 2}\n"));
+  EXPECT_EQ(node.take_injected_error("lan5"), 0);
+  runner.advance(1s);
+  EXPECT_EQ(node.take_injected_error("lan5"), -EBUSY);
+  EXPECT_EQ(node.take_injected_error("lan5"), -EBUSY);
+  EXPECT_EQ(node.take_injected_error("lan5"), 0);
+}
+
+TEST(Runner, AddressEventsChangeTheGidTable) {
+  Node node(default_node());
+  const auto used = [&] {
+    const auto& table = node.find("lan2")->rdma().gid_table();
+    return std::count_if(table.begin(), table.end(), [](const auto& e) { return e.has_value(); });
+  };
+  const auto before = used();
+  ScenarioRunner runner(
+      node, scenario("events:\n"
+                     "  - {at: 1s, kind: address, port: lan2, add: [10.9.0.1/24]}\n"
+                     "  - {at: 2s, kind: address, port: lan2, remove: [10.9.0.1/24]}\n"));
+  runner.advance(1s);
+  EXPECT_EQ(used(), before + 2);  // a RoCE v1 and a v2 entry
+  runner.advance(1s);
+  EXPECT_EQ(used(), before);
+}
+
+TEST(Runner, EventOnAnAbsentPortIsSkippedWithALogLine) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 1s, kind: driver_reload, port: lan2, down_for: 5s}\n"
+                                 "  - {at: 2s, kind: link_flap, port: lan2, down_for: 1s}\n"));
+  runner.advance(2s);
+  const auto log = runner.take_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1], "t=2.000s lan2: link_flap skipped: the port is absent (driver unbound)");
+}
+
+}  // namespace
+}  // namespace roce_sim
