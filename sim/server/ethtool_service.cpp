@@ -1,0 +1,180 @@
+#include "sim/server/ethtool_service.hpp"
+
+#include <linux/ethtool.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "roce_sim.h"
+
+namespace roce_sim::server {
+
+namespace {
+
+template <typename T>
+bool read_struct(ByteView in, T& out) {
+  if (in.size() < sizeof(T)) return false;
+  std::memcpy(&out, in.data(), sizeof(T));
+  return true;
+}
+
+template <typename T>
+void append(Bytes& out, const T& value) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof(T));
+}
+
+void copy_string(char* dst, size_t size, const std::string& src) {  // strscpy
+  std::memset(dst, 0, size);
+  std::memcpy(dst, src.data(), std::min(size - 1, src.size()));
+}
+
+constexpr uint32_t kStringSetStats = ETH_SS_STATS;
+
+}  // namespace
+
+std::vector<std::string> EthtoolService::take_request_log() {
+  std::vector<std::string> log;
+  log.swap(request_log_);
+  return log;
+}
+
+Bytes EthtoolService::handle(ByteView datagram) {
+  roce_sim_ethtool_req request{};
+  Bytes payload;
+  int error = 0;
+  if (!read_struct(datagram, request) || datagram.size() - sizeof request < request.len) {
+    error = -EFAULT;  // a short copy_from_user
+  } else {
+    const std::string ifname(request.ifname, strnlen(request.ifname, sizeof request.ifname));
+    request_log_.push_back("ethtool cmd 0x" + [&] {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%x", request.cmd);
+      return std::string(hex);
+    }() + " " + ifname);
+    Port* port = node_.find(ifname);
+    if (!port) {
+      error = -ENODEV;  // dev_ioctl: __dev_get_by_name failed
+    } else {
+      error = dispatch(*port, request.cmd, datagram.subspan(sizeof request, request.len), payload);
+    }
+  }
+  if (error != 0) payload.clear();
+  roce_sim_ethtool_rep reply{};
+  reply.error = error;
+  reply.len = static_cast<uint32_t>(payload.size());
+  Bytes out;
+  append(out, reply);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+// __dev_ethtool: the commands mlx5e_ethtool_ops answer that roced and the tools use.
+int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) {
+  switch (cmd) {
+    case ETHTOOL_GDRVINFO: {  // ethtool_get_drvinfo + mlx5e_ethtool_get_drvinfo
+      const DriverInfo info = port.drvinfo();
+      ethtool_drvinfo drv{};
+      drv.cmd = ETHTOOL_GDRVINFO;
+      copy_string(drv.driver, sizeof drv.driver, info.driver);
+      copy_string(drv.version, sizeof drv.version, info.version);
+      copy_string(drv.fw_version, sizeof drv.fw_version, info.firmware);
+      copy_string(drv.bus_info, sizeof drv.bus_info, info.bus_info);
+      drv.n_stats = static_cast<uint32_t>(port.stat_names().size());
+      append(out, drv);
+      return 0;
+    }
+    case ETHTOOL_GSSET_INFO: {  // ethtool_get_sset_info: only the string sets the model has
+      ethtool_sset_info info{};
+      if (!read_struct(in, info)) return -EFAULT;
+      const uint64_t requested = info.sset_mask;
+      info.sset_mask = 0;
+      std::vector<uint32_t> counts;
+      for (uint32_t set = 0; set < 64; ++set) {
+        if (!(requested & (uint64_t{1} << set))) continue;
+        if (set == kStringSetStats) {
+          info.sset_mask |= uint64_t{1} << set;
+          counts.push_back(static_cast<uint32_t>(port.stat_names().size()));
+        }
+      }
+      append(out, info);
+      for (uint32_t count : counts) append(out, count);
+      return 0;
+    }
+    case ETHTOOL_GSTRINGS: {  // ethtool_get_strings
+      ethtool_gstrings strings{};
+      if (!read_struct(in, strings)) return -EFAULT;
+      if (strings.string_set != kStringSetStats) return -EOPNOTSUPP;  // mlx5e_get_sset_count
+      const auto names = port.stat_names();
+      strings.len = static_cast<uint32_t>(names.size());
+      append(out, strings);
+      for (const std::string& name : names) {
+        char slot[ETH_GSTRING_LEN] = {};
+        std::memcpy(slot, name.data(), std::min(name.size(), sizeof slot - 1));
+        out.insert(out.end(), slot, slot + sizeof slot);
+      }
+      return 0;
+    }
+    case ETHTOOL_GSTATS: {  // ethtool_get_stats
+      ethtool_stats stats{};
+      if (!read_struct(in, stats)) return -EFAULT;
+      const auto values = port.stat_values();
+      stats.n_stats = static_cast<uint32_t>(values.size());
+      append(out, stats);
+      for (uint64_t value : values) append(out, value);
+      return 0;
+    }
+    case ETHTOOL_GTUNABLE:
+    case ETHTOOL_STUNABLE: {  // ethtool_get_tunable / ethtool_set_tunable + ethtool_tunable_valid
+      ethtool_tunable tunable{};
+      if (!read_struct(in, tunable)) return -EFAULT;
+      if (tunable.id != ETHTOOL_PFC_PREVENTION_TOUT) {
+        // ethtool_tunable_valid accepts the other ids; mlx5e_{get,set}_tunable refuses them.
+        return -EINVAL;
+      }
+      if (tunable.len != sizeof(uint16_t) || tunable.type_id != ETHTOOL_TUNABLE_U16) return -EINVAL;
+      if (cmd == ETHTOOL_GTUNABLE) {
+        uint16_t ms = 0;
+        if (const int err = port.get_pfc_prevention_tout(ms); err != 0) return err > 0 ? -err : err;
+        append(out, tunable);
+        append(out, ms);
+        return 0;
+      }
+      uint16_t ms = 0;
+      if (in.size() < sizeof tunable + sizeof ms) return -EFAULT;
+      std::memcpy(&ms, in.data() + sizeof tunable, sizeof ms);
+      if (const int injected = node_.take_injected_error(port.netdev()); injected != 0) {
+        return injected > 0 ? -injected : injected;
+      }
+      const int err = port.set_pfc_prevention_tout(ms);
+      return err > 0 ? -err : err;
+    }
+    case ETHTOOL_GLINK: {  // ethtool_get_link: netif_running && carrier
+      ethtool_value value{};
+      value.cmd = ETHTOOL_GLINK;
+      value.data = port.carrier() ? 1 : 0;
+      append(out, value);
+      return 0;
+    }
+    case ETHTOOL_GSET: {  // ethtool_get_settings: link ksettings in the legacy struct
+      ethtool_cmd settings{};
+      settings.cmd = ETHTOOL_GSET;
+      const uint32_t speed = port.carrier() ? port.speed_mbps() : SPEED_UNKNOWN;
+      settings.speed = static_cast<uint16_t>(speed & 0xffff);
+      settings.speed_hi = static_cast<uint16_t>(speed >> 16);
+      settings.duplex = port.carrier() ? DUPLEX_FULL : DUPLEX_UNKNOWN;
+      settings.port = PORT_DA;
+      settings.transceiver = XCVR_INTERNAL;
+      settings.autoneg = AUTONEG_ENABLE;
+      settings.supported = SUPPORTED_Autoneg | SUPPORTED_FIBRE | SUPPORTED_Pause;
+      settings.advertising = ADVERTISED_Autoneg | ADVERTISED_FIBRE | ADVERTISED_Pause;
+      append(out, settings);
+      return 0;
+    }
+    default:
+      return -EOPNOTSUPP;
+  }
+}
+
+}  // namespace roce_sim::server

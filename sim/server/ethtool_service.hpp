@@ -1,0 +1,25 @@
+#pragma once
+// ioctl(SIOCETHTOOL) as net/ethtool/ioctl.c dev_ethtool answers it for an mlx5 netdev, over the
+// simulated ethtool socket (framing in uapi/roce_sim.h: one request, one reply per datagram).
+
+#include <string>
+#include <vector>
+
+#include "sim/model/node.hpp"
+#include "sim/server/nl_wire.hpp"
+
+namespace roce_sim::server {
+
+class EthtoolService {
+ public:
+  explicit EthtoolService(Node& node) : node_(node) {}
+  Bytes handle(ByteView datagram);
+  std::vector<std::string> take_request_log();
+
+ private:
+  int dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out);
+  Node& node_;
+  std::vector<std::string> request_log_;
+};
+
+}  // namespace roce_sim::server

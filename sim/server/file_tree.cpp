@@ -1,0 +1,466 @@
+#include "sim/server/file_tree.hpp"
+
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace roce_sim::server {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kPciRoot = "devices/pci0000:00";
+
+std::string line(const std::string& text) { return text + "\n"; }
+std::string line(uint64_t value) { return std::to_string(value) + "\n"; }
+
+// drivers/infiniband/core/sysfs.c rate_show with mlx5's Ethernet speed -> (width, IB speed) map.
+std::string ib_rate(uint32_t speed_mbps) {
+  const uint32_t gbps = speed_mbps / 1000;
+  switch (gbps) {
+    case 400:
+      return "400 Gb/sec (4X NDR)";
+    case 200:
+      return "200 Gb/sec (4X HDR)";
+    case 100:
+      return "100 Gb/sec (4X EDR)";
+    case 50:
+      return "50 Gb/sec (2X HDR)";
+    case 40:
+      return "40 Gb/sec (4X QDR)";
+    case 25:
+      return "25 Gb/sec (1X EDR)";
+    case 10:
+      return "10 Gb/sec (1X QDR)";
+    default:
+      return std::to_string(gbps) + " Gb/sec (4X)";
+  }
+}
+
+// mlx5 node GUID as sysfs prints it (%04x:%04x:%04x:%04x), derived from the port MAC.
+std::string node_guid(const std::string& mac) {
+  unsigned int b[6] = {};
+  std::sscanf(mac.c_str(), "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]);
+  char text[32];
+  std::snprintf(text, sizeof text, "%02x%02x:%02x03:00%02x:%02x%02x", b[0], b[1], b[2], b[3], b[4],
+                b[5]);
+  return text;
+}
+
+// kstrtou32-style: decimal, one optional trailing newline.
+bool parse_u32(std::string text, uint32_t& out) {
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.empty() || text.size() > 10) return false;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (value > UINT32_MAX) return false;
+  out = static_cast<uint32_t>(value);
+  return true;
+}
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void symlink_to(const fs::path& target, const fs::path& link) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(link, ec))) fs::remove(link, ec);
+  fs::create_directory_symlink(target, link);
+}
+
+}  // namespace
+
+std::string ofed_param_name(const std::string& model_name) {
+  static const std::map<std::string, std::string> names = {
+      {"rp_time_reset", "rpg_time_reset"},
+      {"rp_byte_reset", "rpg_byte_reset"},
+      {"rp_threshold", "rpg_threshold"},
+      {"rp_ai_rate", "rpg_ai_rate"},
+      {"rp_hai_rate", "rpg_hai_rate"},
+      {"rp_min_rate", "rpg_min_rate"},
+      {"rp_max_rate", "rpg_max_rate"},
+      {"rp_min_dec_fac", "rpg_min_dec_fac"},
+      {"rp_gd", "rpg_gd"},
+      {"rp_initial_alpha_value", "initial_alpha_value"},
+      {"rp_rate_reduce_monitor_period", "rate_reduce_monitor_period"},
+      {"rp_rate_to_set_on_first_cnp", "rate_to_set_on_first_cnp"},
+      {"rp_dce_tcp_g", "dce_tcp_g"},
+      {"rp_dce_tcp_rtt", "dce_tcp_rtt"},
+      {"rp_clamp_tgt_rate", "clamp_tgt_rate"},
+      {"rp_clamp_tgt_rate_ati", "clamp_tgt_rate_after_time_inc"},
+      {"np_min_time_between_cnps", "min_time_between_cnps"},
+      {"np_cnp_dscp", "cnp_dscp"},
+      {"np_cnp_prio", "cnp_802p_prio"},
+      {"np_cnp_prio_mode", "cnp_prio_mode"},
+  };
+  auto it = names.find(model_name);
+  if (it != names.end()) return it->second;
+  return model_name.size() > 3 ? model_name.substr(3) : model_name;
+}
+
+FileTree::FileTree(Node& node, fs::path dir) : node_(node), dir_(std::move(dir)) {
+  inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (inotify_fd_ < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
+}
+
+FileTree::~FileTree() {
+  if (inotify_fd_ >= 0) ::close(inotify_fd_);
+}
+
+void FileTree::write_file(const fs::path& path, const std::string& content) {
+  auto it = written_.find(path);
+  if (it != written_.end() && it->second == content) return;
+  // Readers see the old or the new file, never half a write: write aside, then rename.
+  const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out) throw std::runtime_error("cannot write " + temp.string());
+  }
+  fs::rename(temp, path);
+  written_[path] = content;
+}
+
+void FileTree::add_watch(const fs::path& path, Watch watch) {
+  const int wd = ::inotify_add_watch(inotify_fd_, path.c_str(),
+                                     IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
+  if (wd < 0)
+    throw std::system_error(errno, std::generic_category(), "inotify_add_watch " + path.string());
+  watches_[wd] = std::move(watch);
+  watch_by_path_[path] = wd;
+}
+
+void FileTree::build() {
+  fs::create_directories(dir_ / "sys/class/net");
+  fs::create_directories(dir_ / "sys/class/infiniband");
+  fs::create_directories(dir_ / "sys/bus/pci/devices");
+  fs::create_directories(dir_ / "sys/bus/pci/drivers/mlx5_core");
+  fs::create_directories(dir_ / "sys" / kPciRoot);
+  fs::create_directories(dir_ / "config/rdma_cm");
+  fs::create_directories(dir_ / "debug/mlx5");
+  add_watch(dir_ / "config/rdma_cm", Watch{WatchKind::RdmaCmRoot, "", false});
+  refresh();
+  // Groups made before we watched (a reused DIR).
+  for (const auto& entry : fs::directory_iterator(dir_ / "config/rdma_cm")) {
+    if (entry.is_directory()) create_rdma_cm(entry.path().filename().string());
+  }
+}
+
+void FileTree::build_port(Port& port) {
+  const PortSpec& spec = port.spec();
+  const fs::path sys = dir_ / "sys";
+  const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
+  fs::create_directories(pci_dir / "net" / spec.netdev);
+  fs::create_directories(pci_dir / "infiniband" / spec.rdma_device);
+  write_file(pci_dir / "vendor", "0x15b3\n");
+  write_file(pci_dir / "device", "0x1021\n");  // ConnectX-7
+  symlink_to("../../../bus/pci/drivers/mlx5_core", pci_dir / "driver");
+  symlink_to(fs::path("../../../") / kPciRoot / spec.pci_address,
+             sys / "bus/pci/devices" / spec.pci_address);
+
+  const fs::path net = sys / "class/net" / spec.netdev;
+  fs::create_directories(net);
+  symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
+
+  const fs::path ib = sys / "class/infiniband" / spec.rdma_device;
+  const fs::path ib_port = ib / "ports" / std::to_string(spec.rdma_port);
+  fs::create_directories(ib_port / "gids");
+  fs::create_directories(ib_port / "gid_attrs/types");
+  fs::create_directories(ib_port / "gid_attrs/ndevs");
+  fs::create_directories(ib_port / "hw_counters");
+  symlink_to("../../../bus/pci/devices/" + spec.pci_address, ib / "device");
+
+  if (spec.caps.ecn && spec.flavour == DriverFlavour::Inbox) {
+    const fs::path cc = dir_ / "debug/mlx5" / spec.pci_address / "cc_params";
+    fs::create_directories(cc);
+    refresh_port(port);  // files first, then the watch: our own writes are not events to apply
+    add_watch(cc, Watch{WatchKind::CcParams, spec.netdev, false});
+  } else if (spec.caps.ecn) {
+    for (bool rp : {false, true}) {
+      const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
+      fs::create_directories(side / "enable");
+    }
+    refresh_port(port);
+    for (bool rp : {false, true}) {
+      const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
+      add_watch(side, Watch{WatchKind::EcnParams, spec.netdev, rp});
+      add_watch(side / "enable", Watch{WatchKind::EcnEnable, spec.netdev, rp});
+    }
+  }
+  present_.insert(spec.netdev);
+  specs_.insert_or_assign(spec.netdev, spec);
+}
+
+void FileTree::remove_port(const std::string& netdev) {
+  // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
+  const auto spec = specs_.find(netdev);
+  std::vector<fs::path> roots = {dir_ / "sys/class/net" / netdev};
+  if (spec != specs_.end()) {
+    const fs::path pci_dir = dir_ / "sys" / kPciRoot / spec->second.pci_address;
+    roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
+    roots.push_back(pci_dir / "net" / netdev);
+    roots.push_back(pci_dir / "infiniband" / spec->second.rdma_device);
+    roots.push_back(pci_dir / "driver");
+    roots.push_back(dir_ / "debug/mlx5" / spec->second.pci_address);
+  }
+  std::error_code ec;
+  for (const fs::path& root : roots) {
+    fs::remove_all(root, ec);
+    const std::string prefix = root.string() + "/";
+    std::erase_if(written_,
+                  [&](const auto& entry) { return entry.first.string().rfind(prefix, 0) == 0; });
+  }
+  present_.erase(netdev);
+  gid_signature_.erase(netdev);
+}
+
+void FileTree::refresh() {
+  std::set<std::string> now;
+  for (Port* port : node_.ports()) {
+    now.insert(port->netdev());
+    if (!present_.count(port->netdev())) build_port(*port);
+    refresh_port(*port);
+  }
+  for (const std::string& netdev : std::set<std::string>(present_)) {
+    if (!now.count(netdev)) remove_port(netdev);
+  }
+}
+
+void FileTree::refresh_port(Port& port) {
+  const PortSpec& spec = port.spec();
+  const fs::path net = dir_ / "sys/class/net" / spec.netdev;
+  const bool up = port.carrier();
+  write_file(net / "ifindex", line(static_cast<uint64_t>(node_.ifindex(spec.netdev))));
+  write_file(net / "mtu", line(port.mtu()));
+  write_file(net / "address", line(spec.mac));
+  write_file(net / "broadcast", "ff:ff:ff:ff:ff:ff\n");
+  write_file(net / "addr_len", "6\n");
+  write_file(net / "type", "1\n");
+  write_file(net / "operstate", up ? "up\n" : "down\n");
+  write_file(net / "carrier", up ? "1\n" : "0\n");
+  write_file(net / "carrier_changes", line(port.carrier_changes()));
+  write_file(net / "speed", up ? line(port.speed_mbps()) : "-1\n");
+
+  const RdmaDevice& rdma = port.rdma();
+  const fs::path ib = dir_ / "sys/class/infiniband" / spec.rdma_device;
+  write_file(ib / "fw_ver", line(spec.firmware));
+  write_file(ib / "board_id", "MT_0000000838\n");
+  write_file(ib / "hca_type", "MT4129\n");
+  write_file(ib / "node_type", "1: CA\n");
+  write_file(ib / "node_guid", line(node_guid(spec.mac)));
+  const fs::path ib_port = ib / "ports" / std::to_string(spec.rdma_port);
+  write_file(ib_port / "state", up ? "4: ACTIVE\n" : "1: DOWN\n");
+  write_file(ib_port / "phys_state", up ? "5: LinkUp\n" : "3: Disabled\n");
+  write_file(ib_port / "link_layer", "Ethernet\n");
+  write_file(ib_port / "rate", line(ib_rate(port.speed_mbps())));
+  const auto& gids = rdma.gid_table();
+  // The table rarely changes and has 255 slots: rewrite it only when its contents did.
+  std::string signature;
+  for (size_t i = 0; i < gids.size(); ++i) {
+    if (!gids[i]) continue;
+    signature += std::to_string(i) + ':' + RdmaDevice::format_gid(gids[i]->gid) + ':' +
+                 std::to_string(static_cast<int>(gids[i]->type)) + ':' + gids[i]->ndev + ';';
+  }
+  std::string& known_signature = gid_signature_[spec.netdev];
+  const bool gids_changed = known_signature != signature || signature.empty();
+  known_signature = signature;
+  static const std::string kZeroGid = "0000:0000:0000:0000:0000:0000:0000:0000\n";
+  for (size_t i = 0; gids_changed && i < static_cast<size_t>(RdmaDevice::kGidTableSize); ++i) {
+    const std::string index = std::to_string(i);
+    const auto& entry = i < gids.size() ? gids[i] : std::optional<GidEntry>{};
+    write_file(ib_port / "gids" / index,
+               entry ? line(RdmaDevice::format_gid(entry->gid)) : kZeroGid);
+    const fs::path type_file = ib_port / "gid_attrs/types" / index;
+    const fs::path ndev_file = ib_port / "gid_attrs/ndevs" / index;
+    if (entry) {
+      write_file(type_file, line(gid_type_name(entry->type)));
+      write_file(ndev_file, line(entry->ndev));
+    } else {
+      // Empty slot: the kernel answers EINVAL; a plain file cannot, so it is absent.
+      for (const fs::path& path : {type_file, ndev_file}) {
+        if (written_.erase(path)) {
+          std::error_code ec;
+          fs::remove(path, ec);
+        }
+      }
+    }
+  }
+  for (const auto& [name, counter] : rdma.hw_counters()) {
+    write_file(ib_port / "hw_counters" / name, line(counter.value));
+  }
+
+  if (!spec.caps.ecn) return;
+  const EcnState& ecn = port.ecn();
+  if (spec.flavour == DriverFlavour::Inbox) {
+    const fs::path cc = dir_ / "debug/mlx5" / spec.pci_address / "cc_params";
+    for (const auto& [name, value] : ecn.params) write_file(cc / name, line(value));
+  } else {
+    for (bool rp : {false, true}) {
+      const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
+      const auto& enabled = rp ? ecn.rp_enabled : ecn.np_enabled;
+      for (size_t p = 0; p < enabled.size(); ++p) {
+        write_file(side / "enable" / std::to_string(p), enabled[p] ? "1\n" : "0\n");
+      }
+      for (const auto& [name, value] : ecn.params) {
+        if (name.rfind(rp ? "rp_" : "np_", 0) == 0)
+          write_file(side / ofed_param_name(name), line(value));
+      }
+    }
+  }
+}
+
+void FileTree::create_rdma_cm(const std::string& rdma_device) {
+  Port* owner = nullptr;
+  for (Port* port : node_.ports()) {
+    if (port->rdma().name() == rdma_device) owner = port;
+  }
+  const fs::path group = dir_ / "config/rdma_cm" / rdma_device;
+  if (!owner) {
+    // cma_configfs make_cma_dev: no such device -> ENODEV; the mkdir cannot fail here, so undo it.
+    std::error_code ec;
+    fs::remove(group, ec);
+    return;
+  }
+  rdma_cm_devices_.insert(rdma_device);
+  const fs::path port_dir = group / "ports" / std::to_string(owner->rdma().port());
+  fs::create_directories(port_dir);
+  Watch watch{WatchKind::RdmaCmPort, owner->netdev(), false};
+  write_file(port_dir / "default_roce_mode", model_value(watch, "default_roce_mode", *owner));
+  write_file(port_dir / "default_roce_tos", model_value(watch, "default_roce_tos", *owner));
+  if (!watch_by_path_.count(port_dir)) add_watch(port_dir, watch);
+}
+
+std::string FileTree::model_value(const Watch& watch, const std::string& name, Port& port) {
+  switch (watch.kind) {
+    case WatchKind::RdmaCmPort:
+      if (name == "default_roce_mode") return line(port.rdma().default_roce_mode());
+      if (name == "default_roce_tos") return line(port.rdma().default_roce_tos());
+      return {};
+    case WatchKind::CcParams: {
+      auto it = port.ecn().params.find(name);
+      return it == port.ecn().params.end() ? std::string() : line(it->second);
+    }
+    case WatchKind::EcnEnable: {
+      uint32_t p = 0;
+      if (!parse_u32(name, p) || p > 7) return {};
+      const auto& table = watch.reaction_point ? port.ecn().rp_enabled : port.ecn().np_enabled;
+      return table[p] ? "1\n" : "0\n";
+    }
+    case WatchKind::EcnParams:
+      for (const auto& [model_name, value] : port.ecn().params) {
+        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 &&
+            ofed_param_name(model_name) == name) {
+          return line(value);
+        }
+      }
+      return {};
+    case WatchKind::RdmaCmRoot:
+      return {};
+  }
+  return {};
+}
+
+std::string FileTree::apply_write(const Watch& watch, const std::string& name,
+                                  const std::string& content, Port& port, int& err) {
+  err = -EINVAL;
+  uint32_t value = 0;
+  switch (watch.kind) {
+    case WatchKind::RdmaCmPort:
+      if (name == "default_roce_mode") err = port.rdma().write_default_roce_mode(content);
+      if (name == "default_roce_tos") err = port.rdma().write_default_roce_tos(content);
+      break;
+    case WatchKind::CcParams:
+      if (parse_u32(content, value)) err = port.set_cc_param(name, value);
+      break;
+    case WatchKind::EcnEnable: {
+      uint32_t p = 0;
+      if (parse_u32(name, p) && parse_u32(content, value) && value <= 1) {
+        err = port.set_ecn_enabled(watch.reaction_point, static_cast<int>(p), value == 1);
+      }
+      break;
+    }
+    case WatchKind::EcnParams:
+      for (const auto& [model_name, current] : port.ecn().params) {
+        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 &&
+            ofed_param_name(model_name) == name && parse_u32(content, value)) {
+          err = port.set_cc_param(model_name, value);
+          break;
+        }
+      }
+      break;
+    case WatchKind::RdmaCmRoot:
+      break;
+  }
+  return model_value(watch, name, port);
+}
+
+std::vector<std::string> FileTree::on_inotify() {
+  std::vector<std::string> log;
+  alignas(inotify_event) char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(inotify_fd_, buffer, sizeof buffer);
+    if (n <= 0) break;
+    for (ssize_t offset = 0; offset < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(buffer + offset);
+      offset += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      if (event->mask & IN_IGNORED) {
+        auto it = watches_.find(event->wd);
+        if (it != watches_.end()) {
+          std::erase_if(watch_by_path_,
+                        [&](const auto& entry) { return entry.second == event->wd; });
+          watches_.erase(it);
+        }
+        continue;
+      }
+      auto it = watches_.find(event->wd);
+      if (it == watches_.end() || event->len == 0) continue;
+      const Watch watch = it->second;
+      const std::string name = event->name;
+      if (name.empty() || name[0] == '.') continue;  // our own temporary files
+      fs::path dir;
+      for (const auto& [path, wd] : watch_by_path_) {
+        if (wd == event->wd) dir = path;
+      }
+      if (watch.kind == WatchKind::RdmaCmRoot) {
+        if ((event->mask & IN_CREATE) && (event->mask & IN_ISDIR)) {
+          create_rdma_cm(name);
+          log.push_back("configfs: mkdir rdma_cm/" + name);
+        }
+        continue;
+      }
+      if (!(event->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) || (event->mask & IN_ISDIR)) continue;
+      const fs::path path = dir / name;
+      const std::string content = read_all(path);
+      auto known = written_.find(path);
+      if (known != written_.end() && known->second == content) continue;  // what we wrote ourselves
+      Port* port = node_.find(watch.netdev);
+      if (!port) continue;
+      int err = 0;
+      const std::string value = apply_write(watch, name, content, *port, err);
+      written_.erase(path);  // the file holds the writer's text now: always rewrite the model's
+      if (!value.empty()) write_file(path, value);
+      std::string shown = content;
+      if (!shown.empty() && shown.back() == '\n') shown.pop_back();
+      log.push_back(
+          "write " + path.lexically_relative(dir_).string() + " = '" + shown + "': " +
+          (err == 0 ? "applied" : "refused (" + std::string(std::strerror(-err)) + "), reverted"));
+    }
+  }
+  return log;
+}
+
+}  // namespace roce_sim::server

@@ -1,0 +1,68 @@
+#pragma once
+// The simulated node's /sys, /sys/kernel/config and /sys/kernel/debug as real directory trees under
+// DIR (layout: team COMMON.md and uapi/roce_sim.h). The model is the truth: refresh() rewrites
+// what changed; writes by others to the writable files (rdma_cm configfs, debugfs cc_params, OFED
+// ecn/) arrive through inotify and are validated by the model; an invalid write is reverted.
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/model/node.hpp"
+
+namespace roce_sim::server {
+
+class FileTree {
+ public:
+  FileTree(Node& node, std::filesystem::path dir);
+  ~FileTree();
+  FileTree(const FileTree&) = delete;
+  FileTree& operator=(const FileTree&) = delete;
+
+  // Creates the static skeleton, every file, and the inotify watches. Throws on I/O errors.
+  void build();
+  // Rewrites every file whose model value changed (also adds/removes vanished ports' trees).
+  void refresh();
+  int inotify_fd() const { return inotify_fd_; }
+  // Reads pending inotify events and applies them; returns lines for --verbose.
+  std::vector<std::string> on_inotify();
+
+ private:
+  enum class WatchKind { RdmaCmRoot, RdmaCmPort, CcParams, EcnEnable, EcnParams };
+  struct Watch {
+    WatchKind kind;
+    std::string netdev;           // the port the directory belongs to
+    bool reaction_point = false;  // ecn: roce_rp (true) or roce_np
+  };
+
+  void write_file(const std::filesystem::path& path, const std::string& content);
+  void build_port(Port& port);
+  void remove_port(const std::string& netdev);
+  void refresh_port(Port& port);
+  void add_watch(const std::filesystem::path& path, Watch watch);
+  void create_rdma_cm(const std::string& rdma_device);
+  std::string apply_write(const Watch& watch, const std::string& name, const std::string& content,
+                          Port& port, int& err);
+  std::string model_value(const Watch& watch, const std::string& name, Port& port);
+
+  Node& node_;
+  std::filesystem::path dir_;
+  int inotify_fd_ = -1;
+  std::map<int, Watch> watches_;  // by inotify watch descriptor
+  std::map<std::filesystem::path, int> watch_by_path_;
+  std::map<std::filesystem::path, std::string> written_;  // what we last wrote (our own events)
+  std::set<std::string> present_;                         // netdevs whose trees exist
+  std::set<std::string> rdma_cm_devices_;
+  std::map<std::string, std::string> gid_signature_;
+  std::map<std::string, PortSpec>
+      specs_;  // by netdev: what a vanished port's tree looked like  // by netdev: the GID table
+               // last written           // rdma_cm groups created (mkdir seen)
+};
+
+// OFED ecn/ parameter file name <-> the model's cc_params name ("rpg_time_reset" <->
+// "rp_time_reset").
+std::string ofed_param_name(const std::string& model_name);
+
+}  // namespace roce_sim::server

@@ -1,0 +1,79 @@
+#pragma once
+// rtnetlink as the kernel answers it, over the simulated NETLINK_ROUTE sockets: links
+// (net/core/rtnetlink.c), DCB (net/dcb/dcbnl.c), and the roce-sim control messages of
+// uapi/roce_sim.h. Every reply layout lives in rtnl_service.cpp next to the kernel function it
+// follows.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/model/node.hpp"
+#include "sim/server/nl_wire.hpp"
+
+namespace roce_sim::server {
+
+// What the kernel knows about one netlink socket: its port id and multicast groups.
+struct NlPeer {
+  uint32_t pid = 0;
+  std::set<uint32_t> groups;
+};
+
+// One datagram to send: to the requesting connection, or to every member of a group.
+struct Outgoing {
+  bool multicast = false;
+  uint32_t group = 0;
+  Bytes datagram;
+};
+
+// A link as rtnl_fill_ifinfo reads it from a net_device.
+struct LinkView {
+  std::string name;
+  int ifindex = 0;
+  bool admin_up = false;
+  bool carrier = false;
+  uint32_t mtu = 1500, min_mtu = 68, max_mtu = 9978;
+  uint64_t carrier_changes = 0;
+  std::string mac;
+  std::string pci;
+};
+
+class RtnlService {
+ public:
+  explicit RtnlService(Node& node) : node_(node) {}
+
+  // One datagram from a connection; returns what to send, in the kernel's order.
+  std::vector<Outgoing> handle(ByteView datagram, NlPeer& peer);
+  // Notifications for model events raised outside a request (scenario, driver reloads).
+  std::vector<Outgoing> drain_events();
+
+  // Request kinds seen (for --verbose).
+  std::vector<std::string> take_request_log();
+
+ private:
+  int dispatch(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
+               bool& dumped);
+  int get_link(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
+               bool& dumped);
+  int set_link(const NlRequest& request);
+  int get_addr(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
+               bool& dumped);
+  int dcb(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out);
+
+  LinkView view(Port& port);
+  void events_to(std::vector<Outgoing>& out);
+
+  Node& node_;
+  std::map<int, LinkView> last_view_;  // by ifindex: what RTM_DELLINK reports for a vanished port
+  std::vector<std::string> request_log_;
+};
+
+// The layouts, exposed for tests and for the notification paths.
+Bytes link_message(const LinkView& link, uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid,
+                   uint32_t change);
+Bytes dcb_ieee_message(const Port& port, uint16_t type, uint8_t cmd, uint16_t flags, uint32_t seq,
+                       uint32_t pid);
+
+}  // namespace roce_sim::server

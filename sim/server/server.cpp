@@ -1,0 +1,360 @@
+#include "sim/server/server.hpp"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <system_error>
+#include <vector>
+
+#include "roce_sim.h"
+#include "sim/model/node.hpp"
+#include "sim/model/node_file.hpp"
+#include "sim/model/scenario.hpp"
+#include "sim/server/ethtool_service.hpp"
+#include "sim/server/file_tree.hpp"
+#include "sim/server/rtnl_service.hpp"
+
+namespace roce_sim::server {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+Fd listen_on(const fs::path& path) {
+  Fd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) fail("socket");
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.string().size() >= sizeof addr.sun_path) {
+    errno = ENAMETOOLONG;
+    fail("socket path " + path.string());
+  }
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  ::unlink(path.c_str());
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    fail("bind " + path.string());
+  if (::listen(fd.get(), 64) != 0) fail("listen " + path.string());
+  return fd;
+}
+
+enum class Kind { RtnlListener, EthtoolListener, Rtnl, Ethtool, Timer, Inotify, Signal };
+
+struct Client {
+  Fd fd;
+  Kind kind;
+  NlPeer peer;
+};
+
+class Server {
+ public:
+  Server(const RunOptions& options, std::vector<PortSpec> specs, std::optional<Scenario> scenario)
+      : options_(options),
+        node_(std::move(specs)),
+        rtnl_(node_),
+        ethtool_(node_),
+        tree_(node_, options.dir) {
+    if (scenario) runner_.emplace(node_, std::move(*scenario));
+    speed_ = options.speed.value_or(runner_ ? runner_->clock_speed() : 1.0);
+  }
+
+  int run() {
+    fs::create_directories(options_.dir);
+    tree_.build();
+    rtnl_.drain_events();  // start-up state is not news
+
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    if (::sigprocmask(SIG_BLOCK, &signals, nullptr) != 0) fail("sigprocmask");
+    ::signal(SIGPIPE, SIG_IGN);
+    signal_fd_ = Fd(::signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+    if (signal_fd_.get() < 0) fail("signalfd");
+
+    epoll_ = Fd(::epoll_create1(EPOLL_CLOEXEC));
+    if (epoll_.get() < 0) fail("epoll_create1");
+    rtnl_path_ = options_.dir / ROCE_SIM_RTNL_SOCKET;
+    ethtool_path_ = options_.dir / ROCE_SIM_ETHTOOL_SOCKET;
+    pid_path_ = options_.dir / ROCE_SIM_PIDFILE;
+    rtnl_listener_ = listen_on(rtnl_path_);
+    ethtool_listener_ = listen_on(ethtool_path_);
+
+    timer_ = Fd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    if (timer_.get() < 0) fail("timerfd_create");
+    itimerspec tick{};
+    tick.it_interval.tv_nsec = 10'000'000;  // 10 ms real time
+    tick.it_value.tv_nsec = 10'000'000;
+    if (::timerfd_settime(timer_.get(), 0, &tick, nullptr) != 0) fail("timerfd_settime");
+
+    watch(rtnl_listener_.get(), Kind::RtnlListener);
+    watch(ethtool_listener_.get(), Kind::EthtoolListener);
+    watch(timer_.get(), Kind::Timer);
+    watch(tree_.inotify_fd(), Kind::Inotify);
+    watch(signal_fd_.get(), Kind::Signal);
+
+    {  // readiness marker last (uapi/roce_sim.h)
+      const fs::path temp = options_.dir / ".roce-sim.pid.tmp";
+      std::ofstream(temp) << ::getpid() << "\n";
+      fs::rename(temp, pid_path_);
+    }
+    say("roce-sim: node ready in " + options_.dir.string() + " (" +
+        std::to_string(node_.ports().size()) + " ports, speed x" + format_speed() + ")");
+
+    last_tick_ = Clock::now();
+    int exit_code = 0;
+    while (!stop_) {
+      epoll_event events[32];
+      const int n = ::epoll_wait(epoll_.get(), events, 32, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        fail("epoll_wait");
+      }
+      for (int i = 0; i < n && !stop_; ++i) dispatch(events[i]);
+    }
+    cleanup();
+    return exit_code;
+  }
+
+ private:
+  void say(const std::string& text) {
+    if (!options_.quiet) std::cout << text << std::endl;
+  }
+  void verbose(const std::vector<std::string>& lines) {
+    if (!options_.verbose || options_.quiet) return;
+    for (const std::string& text : lines) std::cout << "  " << text << std::endl;
+  }
+  std::string format_speed() const {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", speed_);
+    return text;
+  }
+
+  void watch(int fd, Kind kind) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    kinds_[fd] = kind;
+    if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) fail("epoll_ctl");
+  }
+
+  void dispatch(const epoll_event& event) {
+    const int fd = event.data.fd;
+    auto kind_it = kinds_.find(fd);
+    if (kind_it == kinds_.end()) return;
+    switch (kind_it->second) {
+      case Kind::RtnlListener:
+      case Kind::EthtoolListener:
+        accept_all(fd, kind_it->second == Kind::RtnlListener ? Kind::Rtnl : Kind::Ethtool);
+        break;
+      case Kind::Rtnl:
+      case Kind::Ethtool:
+        serve(fd);
+        break;
+      case Kind::Timer:
+        on_tick();
+        break;
+      case Kind::Inotify:
+        verbose(tree_.on_inotify());
+        send_all(rtnl_.drain_events(), nullptr);
+        break;
+      case Kind::Signal: {
+        signalfd_siginfo info{};
+        while (::read(signal_fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+          say("roce-sim: signal " + std::to_string(info.ssi_signo) + ", stopping");
+          stop_ = true;
+        }
+        break;
+      }
+    }
+  }
+
+  void accept_all(int listener, Kind kind) {
+    for (;;) {
+      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) break;
+      const int buffer = 4 << 20;  // a dump or a large GSTRINGS fits in one datagram
+      ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer, sizeof buffer);
+      auto client = std::make_unique<Client>();
+      client->fd = Fd(fd);
+      client->kind = kind;
+      clients_[fd] = std::move(client);
+      watch(fd, kind);
+    }
+  }
+
+  void drop(int fd) {
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+    kinds_.erase(fd);
+    clients_.erase(fd);
+  }
+
+  // A unicast reply waits (bounded) for room; a multicast one is dropped when the receiver's
+  // queue is full, as netlink_broadcast does (the listener then sees ENOBUFS in a real kernel).
+  static bool send_datagram(int fd, const Bytes& data, bool wait) {
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      if (::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT) >= 0) return true;
+      if (errno != EAGAIN || !wait) return false;
+      ::usleep(1000);
+    }
+    return false;
+  }
+
+  void send_all(const std::vector<Outgoing>& messages, Client* self) {
+    for (const Outgoing& message : messages) {
+      if (!message.multicast) {
+        if (self) send_datagram(self->fd.get(), message.datagram, true);
+        continue;
+      }
+      for (auto& [fd, client] : clients_) {
+        if (client->kind == Kind::Rtnl && client->peer.groups.count(message.group)) {
+          send_datagram(fd, message.datagram, false);
+        }
+      }
+    }
+  }
+
+  void serve(int fd) {
+    auto it = clients_.find(fd);
+    if (it == clients_.end()) return;
+    Client* client = it->second.get();
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(fd);
+        return;
+      }
+      if (n < 0) break;
+      const ByteView datagram(buffer_.data(), static_cast<size_t>(n));
+      if (client->kind == Kind::Rtnl) {
+        send_all(rtnl_.handle(datagram, client->peer), client);
+        verbose(rtnl_.take_request_log());
+      } else {
+        send_datagram(fd, ethtool_.handle(datagram), true);
+        verbose(ethtool_.take_request_log());
+        send_all(rtnl_.drain_events(), nullptr);
+      }
+      tree_.refresh();  // the files follow the model before the next request
+    }
+  }
+
+  void on_tick() {
+    uint64_t expirations = 0;
+    while (::read(timer_.get(), &expirations, sizeof expirations) > 0) {
+    }
+    const auto now = Clock::now();
+    const auto real_dt = std::chrono::duration_cast<std::chrono::microseconds>(now - last_tick_);
+    last_tick_ = now;
+    const auto sim_dt = std::chrono::microseconds(
+        static_cast<int64_t>(static_cast<double>(real_dt.count()) * speed_));
+    sim_elapsed_ += sim_dt;
+    if (runner_) {
+      runner_->advance(sim_dt);
+      for (const std::string& text : runner_->take_log()) say(text);
+    }
+    send_all(rtnl_.drain_events(), nullptr);
+    // Counters move every tick; the files follow at 10 Hz (requests and writes refresh at once).
+    if (now - last_refresh_ >= std::chrono::milliseconds(100)) {
+      tree_.refresh();
+      last_refresh_ = now;
+    }
+    if (options_.duration) {
+      const auto limit = std::chrono::microseconds(static_cast<int64_t>(*options_.duration * 1e6));
+      if (sim_elapsed_ >= limit) {
+        say("roce-sim: duration reached");
+        stop_ = true;
+      } else if (runner_ && runner_->finished()) {
+        say("roce-sim: scenario finished");
+        stop_ = true;
+      }
+    }
+  }
+
+  void cleanup() {
+    clients_.clear();
+    rtnl_listener_.reset();
+    ethtool_listener_.reset();
+    ::unlink(rtnl_path_.c_str());
+    ::unlink(ethtool_path_.c_str());
+    ::unlink(pid_path_.c_str());
+  }
+
+  const RunOptions& options_;
+  Node node_;
+  RtnlService rtnl_;
+  EthtoolService ethtool_;
+  FileTree tree_;
+  std::optional<ScenarioRunner> runner_;
+  double speed_ = 1.0;
+  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_;
+  fs::path rtnl_path_, ethtool_path_, pid_path_;
+  std::map<int, Kind> kinds_;
+  std::map<int, std::unique_ptr<Client>> clients_;
+  std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);
+  Clock::time_point last_tick_;
+  Clock::time_point last_refresh_;
+  std::chrono::microseconds sim_elapsed_{0};
+  bool stop_ = false;
+};
+
+}  // namespace
+
+int run(const RunOptions& options) {
+  std::vector<PortSpec> specs;
+  std::optional<Scenario> scenario;
+  try {
+    specs = options.node_file ? load_node_file(*options.node_file) : default_node();
+    if (options.scenario_file) scenario = load_scenario_file(*options.scenario_file);
+    Server server(options, std::move(specs), std::move(scenario));
+    return server.run();
+  } catch (const FileError& error) {
+    std::cerr << error.what() << std::endl;
+    return 1;
+  } catch (const std::exception& error) {
+    std::cerr << "roce-sim: " << error.what() << std::endl;
+    return 2;
+  }
+}
+
+}  // namespace roce_sim::server

@@ -1,0 +1,720 @@
+// roce-sim's server seen from raw clients: a SEQPACKET socket speaking netlink bytes (as the shim
+// or roced's transport would) and the ethtool framing of uapi/roce_sim.h. Each test starts the
+// real binary on a fresh directory and waits for its readiness marker.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/dcbnl.h>
+#include <linux/ethtool.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "roce_sim.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kDeadline = std::chrono::seconds(30);
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Polls `condition` until it holds or the generous deadline passes.
+template <typename F>
+bool eventually(F condition) {
+  const auto deadline = Clock::now() + kDeadline;
+  while (Clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+
+// ---- a netlink message builder and parser, independent of the server's code
+struct Msg {
+  Bytes bytes;
+  Msg(uint16_t type, uint16_t flags, uint32_t seq) {
+    nlmsghdr h{};
+    h.nlmsg_type = type;
+    h.nlmsg_flags = flags;
+    h.nlmsg_seq = seq;
+    raw(&h, sizeof h);
+  }
+  void raw(const void* data, size_t len) {
+    auto* p = static_cast<const uint8_t*>(data);
+    bytes.insert(bytes.end(), p, p + len);
+    bytes.resize(NLMSG_ALIGN(bytes.size()), 0);
+  }
+  size_t attr(uint16_t type, const void* data, size_t len) {
+    const size_t start = bytes.size();
+    nlattr a{static_cast<uint16_t>(NLA_HDRLEN + len), type};
+    raw(&a, sizeof a);
+    bytes.resize(start + NLA_HDRLEN);
+    if (len)
+      bytes.insert(bytes.end(), static_cast<const uint8_t*>(data),
+                   static_cast<const uint8_t*>(data) + len);
+    bytes.resize(NLA_ALIGN(bytes.size()), 0);
+    return start;
+  }
+  void str(uint16_t type, const std::string& s) { attr(type, s.c_str(), s.size() + 1); }
+  void end_nest(size_t start) {
+    const auto len = static_cast<uint16_t>(bytes.size() - start);
+    std::memcpy(bytes.data() + start, &len, 2);
+  }
+  Bytes done() {
+    const auto len = static_cast<uint32_t>(bytes.size());
+    std::memcpy(bytes.data(), &len, 4);
+    return bytes;
+  }
+};
+
+struct Parsed {
+  nlmsghdr header{};
+  Bytes payload;
+};
+
+std::vector<Parsed> split(const Bytes& datagram) {
+  std::vector<Parsed> out;
+  size_t off = 0;
+  while (off + sizeof(nlmsghdr) <= datagram.size()) {
+    Parsed p;
+    std::memcpy(&p.header, datagram.data() + off, sizeof p.header);
+    if (p.header.nlmsg_len < sizeof(nlmsghdr) || off + p.header.nlmsg_len > datagram.size()) break;
+    p.payload.assign(datagram.begin() + static_cast<long>(off + sizeof(nlmsghdr)),
+                     datagram.begin() + static_cast<long>(off + p.header.nlmsg_len));
+    out.push_back(p);
+    off += NLMSG_ALIGN(p.header.nlmsg_len);
+  }
+  return out;
+}
+
+std::map<uint16_t, Bytes> attrs(const Bytes& data, size_t offset) {
+  std::map<uint16_t, Bytes> out;
+  while (offset + NLA_HDRLEN <= data.size()) {
+    nlattr a{};
+    std::memcpy(&a, data.data() + offset, sizeof a);
+    if (a.nla_len < NLA_HDRLEN || offset + a.nla_len > data.size()) break;
+    out[a.nla_type & NLA_TYPE_MASK] = Bytes(data.begin() + static_cast<long>(offset + NLA_HDRLEN),
+                                            data.begin() + static_cast<long>(offset + a.nla_len));
+    offset += NLA_ALIGN(a.nla_len);
+  }
+  return out;
+}
+
+std::vector<std::pair<uint16_t, Bytes>> attr_list(const Bytes& data) {
+  std::vector<std::pair<uint16_t, Bytes>> out;
+  size_t offset = 0;
+  while (offset + NLA_HDRLEN <= data.size()) {
+    nlattr a{};
+    std::memcpy(&a, data.data() + offset, sizeof a);
+    if (a.nla_len < NLA_HDRLEN || offset + a.nla_len > data.size()) break;
+    out.emplace_back(a.nla_type, Bytes(data.begin() + static_cast<long>(offset + NLA_HDRLEN),
+                                       data.begin() + static_cast<long>(offset + a.nla_len)));
+    offset += NLA_ALIGN(a.nla_len);
+  }
+  return out;
+}
+
+template <typename T>
+T as(const Bytes& b) {
+  T value{};
+  std::memcpy(&value, b.data(), std::min(sizeof value, b.size()));
+  return value;
+}
+
+std::string as_string(const Bytes& b) {
+  return std::string(reinterpret_cast<const char*>(b.data()));
+}
+
+int error_of(const Parsed& p) { return as<int>(p.payload); }
+
+// ---- a connection to one of the server's sockets
+class Conn {
+ public:
+  explicit Conn(const fs::path& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Conn() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  void send(const Bytes& datagram) const {
+    ASSERT_EQ(::send(fd_, datagram.data(), datagram.size(), 0),
+              static_cast<ssize_t>(datagram.size()));
+  }
+  std::optional<Bytes> recv(int timeout_ms = 30000) const {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, timeout_ms) != 1) return std::nullopt;
+    Bytes buffer(ROCE_SIM_MAX_DATAGRAM);
+    const ssize_t n = ::recv(fd_, buffer.data(), buffer.size(), 0);
+    if (n <= 0) return std::nullopt;
+    buffer.resize(static_cast<size_t>(n));
+    return buffer;
+  }
+  void ctl(uint32_t op, uint32_t arg, uint32_t arg2 = 0) const {
+    Msg m(ROCE_SIM_NLMSG_CTL, NLM_F_REQUEST, 0);
+    roce_sim_nl_ctl c{op, arg, arg2, 0};
+    m.raw(&c, sizeof c);
+    send(m.done());
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+// ---- the server process
+class SimServer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/roce-sim-server-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    start({"run", "--dir", (dir_ / "node").string()});
+    const auto deadline = Clock::now() + kDeadline;
+    while (!fs::exists(node() / ROCE_SIM_PIDFILE)) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(pid_, &status, WNOHANG), 0)
+          << "roce-sim exited during start-up: " << log();
+      ASSERT_LT(Clock::now(), deadline) << "roce-sim did not become ready";
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  void TearDown() override {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    fs::remove_all(dir_);
+  }
+
+  void start(std::vector<std::string> args) { pid_ = spawn(std::move(args), dir_ / "server.log"); }
+
+  static pid_t spawn(std::vector<std::string> args, const fs::path& output) {
+    std::string binary = ROCE_SIM_BINARY;
+    std::vector<char*> argv{binary.data()};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = -1;
+    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc == 0 ? pid : -1;
+  }
+
+  fs::path node() const { return dir_ / "node"; }
+  std::string log() const { return read_file(dir_ / "server.log"); }
+
+  // A netlink connection bound to `pid`.
+  std::unique_ptr<Conn> rtnl(uint32_t pid) {
+    auto c = std::make_unique<Conn>(node() / ROCE_SIM_RTNL_SOCKET);
+    EXPECT_TRUE(c->connected());
+    c->ctl(ROCE_SIM_CTL_BIND, pid, 0);
+    return c;
+  }
+
+  // Sends one request; returns every message of the next datagram.
+  static std::vector<Parsed> request(const Conn& c, const Bytes& message) {
+    c.send(message);
+    auto reply = c.recv();
+    EXPECT_TRUE(reply.has_value()) << "no reply";
+    return reply ? split(*reply) : std::vector<Parsed>{};
+  }
+
+  static Bytes dcb_request(uint16_t type, uint8_t cmd, const std::string& ifname, uint32_t seq,
+                           const std::function<void(Msg&)>& body = {}) {
+    Msg m(type, NLM_F_REQUEST, seq);
+    dcbmsg d{};
+    d.dcb_family = AF_UNSPEC;
+    d.cmd = cmd;
+    m.raw(&d, sizeof d);
+    m.str(DCB_ATTR_IFNAME, ifname);
+    if (body) body(m);
+    return m.done();
+  }
+
+  // IEEE_GET -> the nested DCB_ATTR_IEEE attributes, plus DCBX.
+  struct Ieee {
+    std::map<uint16_t, Bytes> ieee;
+    std::vector<dcb_app> apps;
+    std::optional<uint8_t> dcbx;
+  };
+  static Ieee ieee_get(const Conn& c, const std::string& ifname) {
+    Ieee out;
+    auto msgs = request(c, dcb_request(RTM_GETDCB, DCB_CMD_IEEE_GET, ifname, 7));
+    EXPECT_EQ(msgs.size(), 1u);
+    if (msgs.empty()) return out;
+    EXPECT_EQ(msgs[0].header.nlmsg_type, RTM_GETDCB);
+    EXPECT_EQ(as<dcbmsg>(msgs[0].payload).cmd, DCB_CMD_IEEE_GET);
+    auto top = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+    EXPECT_EQ(as_string(top[DCB_ATTR_IFNAME]), ifname);
+    out.ieee = attrs(top[DCB_ATTR_IEEE], 0);
+    for (const auto& [type, value] : attr_list(out.ieee[DCB_ATTR_IEEE_APP_TABLE])) {
+      if (type == DCB_ATTR_IEEE_APP) out.apps.push_back(as<dcb_app>(value));
+    }
+    if (top.count(DCB_ATTR_DCBX)) out.dcbx = top[DCB_ATTR_DCBX][0];
+    return out;
+  }
+
+  // IEEE_SET with one sub-attribute; returns the status byte of the reply.
+  static int ieee_set(const Conn& c, const std::string& ifname, uint16_t type, const void* data,
+                      size_t len) {
+    auto msgs = request(c, dcb_request(RTM_SETDCB, DCB_CMD_IEEE_SET, ifname, 9, [&](Msg& m) {
+                          const size_t nest = m.attr(DCB_ATTR_IEEE, nullptr, 0);
+                          m.attr(type, data, len);
+                          m.end_nest(nest);
+                        }));
+    EXPECT_EQ(msgs.size(), 1u);
+    if (msgs.empty()) return -1;
+    EXPECT_EQ(msgs[0].header.nlmsg_type, RTM_SETDCB);
+    EXPECT_EQ(msgs[0].header.nlmsg_pid, 4242u);
+    auto top = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+    EXPECT_EQ(top[DCB_ATTR_IEEE].size(), 1u);
+    return top[DCB_ATTR_IEEE].empty() ? -1 : top[DCB_ATTR_IEEE][0];
+  }
+
+  // ethtool framing: header + payload; returns (error, payload).
+  std::pair<int, Bytes> ethtool(const std::string& ifname, uint32_t cmd, const Bytes& payload) {
+    Conn c(node() / ROCE_SIM_ETHTOOL_SOCKET);
+    EXPECT_TRUE(c.connected());
+    roce_sim_ethtool_req req{};
+    std::strncpy(req.ifname, ifname.c_str(), sizeof req.ifname - 1);
+    req.cmd = cmd;
+    req.len = static_cast<uint32_t>(payload.size());
+    Bytes datagram(sizeof req);
+    std::memcpy(datagram.data(), &req, sizeof req);
+    datagram.insert(datagram.end(), payload.begin(), payload.end());
+    c.send(datagram);
+    auto reply = c.recv();
+    EXPECT_TRUE(reply.has_value());
+    if (!reply || reply->size() < sizeof(roce_sim_ethtool_rep)) return {-9999, {}};
+    auto rep = as<roce_sim_ethtool_rep>(*reply);
+    EXPECT_EQ(rep.len, reply->size() - sizeof rep);
+    return {rep.error, Bytes(reply->begin() + sizeof rep, reply->end())};
+  }
+
+  std::vector<std::string> stat_names(const std::string& ifname) {
+    ethtool_gstrings g{};
+    g.cmd = ETHTOOL_GSTRINGS;
+    g.string_set = ETH_SS_STATS;
+    Bytes in(sizeof g);
+    std::memcpy(in.data(), &g, sizeof g);
+    auto [err, out] = ethtool(ifname, ETHTOOL_GSTRINGS, in);
+    EXPECT_EQ(err, 0);
+    std::vector<std::string> names;
+    if (out.size() < sizeof g) return names;
+    const auto header = as<ethtool_gstrings>(out);
+    EXPECT_EQ(out.size(), sizeof g + header.len * ETH_GSTRING_LEN);
+    for (size_t i = 0; i < header.len; ++i) {
+      names.emplace_back(
+          reinterpret_cast<const char*>(out.data() + sizeof g + i * ETH_GSTRING_LEN));
+    }
+    return names;
+  }
+
+  fs::path dir_;
+  pid_t pid_ = -1;
+};
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_F(SimServer, LinkDumpIsOneDatagramWithFourPortsAndDone) {
+  auto c = rtnl(4242);
+  Msg m(RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, 11);
+  ifinfomsg ifi{};
+  m.raw(&ifi, sizeof ifi);
+  uint32_t mask = RTEXT_FILTER_VF;
+  m.attr(IFLA_EXT_MASK, &mask, sizeof mask);  // ignored, as for a device without VFs
+  auto msgs = request(*c, m.done());
+  ASSERT_EQ(msgs.size(), 5u);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(msgs[i].header.nlmsg_type, RTM_NEWLINK);
+    EXPECT_EQ(msgs[i].header.nlmsg_flags, NLM_F_MULTI);
+    EXPECT_EQ(msgs[i].header.nlmsg_seq, 11u);
+    EXPECT_EQ(msgs[i].header.nlmsg_pid, 4242u);
+    const auto info = as<ifinfomsg>(msgs[i].payload);
+    EXPECT_EQ(info.ifi_type, 1);  // ARPHRD_ETHER
+    EXPECT_EQ(info.ifi_flags & (IFF_UP | IFF_RUNNING | IFF_LOWER_UP),
+              IFF_UP | IFF_RUNNING | IFF_LOWER_UP);
+    auto a = attrs(msgs[i].payload, NLMSG_ALIGN(sizeof(ifinfomsg)));
+    names.push_back(as_string(a[IFLA_IFNAME]));
+    EXPECT_EQ(as<uint32_t>(a[IFLA_MTU]), 1500u);
+    EXPECT_EQ(a[IFLA_ADDRESS].size(), 6u);
+    EXPECT_EQ(a[IFLA_OPERSTATE].at(0), IF_OPER_UP);
+    EXPECT_EQ(as_string(a[IFLA_PARENT_DEV_BUS_NAME]), "pci");
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"lan2", "lan3", "lan4", "lan5"}));
+  EXPECT_EQ(msgs[4].header.nlmsg_type, NLMSG_DONE);
+  EXPECT_EQ(msgs[4].header.nlmsg_flags, NLM_F_MULTI);
+}
+
+TEST_F(SimServer, SetLinkMtuReadsBackAndRefusesBadValues) {
+  auto c = rtnl(4242);
+  auto set_mtu = [&](const std::string& name, uint32_t mtu) {
+    Msg m(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, 21);
+    ifinfomsg ifi{};
+    m.raw(&ifi, sizeof ifi);
+    m.str(IFLA_IFNAME, name);
+    m.attr(IFLA_MTU, &mtu, sizeof mtu);
+    auto msgs = request(*c, m.done());
+    EXPECT_EQ(msgs.size(), 1u);
+    EXPECT_EQ(msgs.at(0).header.nlmsg_type, NLMSG_ERROR);
+    EXPECT_EQ(msgs.at(0).header.nlmsg_pid, 4242u);
+    return error_of(msgs.at(0));
+  };
+  auto get = [&](const std::string& name) {
+    Msg m(RTM_GETLINK, NLM_F_REQUEST, 22);
+    ifinfomsg ifi{};
+    m.raw(&ifi, sizeof ifi);
+    m.str(IFLA_IFNAME, name);
+    return request(*c, m.done());
+  };
+  EXPECT_EQ(set_mtu("lan2", 4200), 0);
+  auto msgs = get("lan2");
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].header.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(as<uint32_t>(attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(ifinfomsg)))[IFLA_MTU]), 4200u);
+  EXPECT_TRUE(eventually([&] { return read_file(node() / "sys/class/net/lan2/mtu") == "4200\n"; }));
+
+  EXPECT_EQ(set_mtu("lan2", 20000), -EINVAL);  // above max_mtu
+  EXPECT_EQ(set_mtu("lan9", 9000), -ENODEV);
+  msgs = get("lan9");
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].header.nlmsg_type, NLMSG_ERROR);
+  EXPECT_EQ(error_of(msgs[0]), -ENODEV);
+  msgs = get("lan2");
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(as<uint32_t>(attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(ifinfomsg)))[IFLA_MTU]), 4200u);
+}
+
+TEST_F(SimServer, MtuChangeIsNotifiedOnRtnlgrpLink) {
+  auto listener = rtnl(777);
+  listener->ctl(ROCE_SIM_CTL_ADD_MEMBERSHIP, RTNLGRP_LINK);
+  auto c = rtnl(4242);
+  Msg m(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, 5);
+  ifinfomsg ifi{};
+  m.raw(&ifi, sizeof ifi);
+  m.str(IFLA_IFNAME, "lan4");
+  uint32_t mtu = 9000;
+  m.attr(IFLA_MTU, &mtu, sizeof mtu);
+  auto ack = request(*c, m.done());
+  ASSERT_EQ(ack.size(), 1u);
+  EXPECT_EQ(error_of(ack[0]), 0);
+  auto note = listener->recv();
+  ASSERT_TRUE(note.has_value());
+  auto msgs = split(*note);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].header.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(msgs[0].header.nlmsg_pid, 0u);
+  auto a = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(ifinfomsg)));
+  EXPECT_EQ(as_string(a[IFLA_IFNAME]), "lan4");
+  EXPECT_EQ(as<uint32_t>(a[IFLA_MTU]), 9000u);
+}
+
+TEST_F(SimServer, DcbIeeeGetCarriesEtsPfcAppTableAndDcbx) {
+  auto c = rtnl(4242);
+  auto got = ieee_get(*c, "lan2");
+  ASSERT_EQ(got.ieee[DCB_ATTR_IEEE_ETS].size(), sizeof(ieee_ets));
+  ASSERT_EQ(got.ieee[DCB_ATTR_IEEE_PFC].size(), sizeof(ieee_pfc));
+  EXPECT_EQ(got.ieee.count(DCB_ATTR_IEEE_APP_TABLE), 1u);
+  EXPECT_EQ(got.ieee.count(DCB_ATTR_IEEE_MAXRATE), 1u);
+  const auto ets = as<ieee_ets>(got.ieee[DCB_ATTR_IEEE_ETS]);
+  for (int tc = 0; tc < 8; ++tc) {  // mlx5 at load: every TC vendor-specific at 100
+    EXPECT_EQ(ets.tc_tsa[tc], IEEE_8021QAZ_TSA_VENDOR) << tc;
+    EXPECT_EQ(ets.tc_tx_bw[tc], 100) << tc;
+  }
+  EXPECT_EQ(ets.prio_tc[0], 1);  // mlx5 default prio_tc {1,0,2,...}
+  const auto pfc = as<ieee_pfc>(got.ieee[DCB_ATTR_IEEE_PFC]);
+  EXPECT_EQ(pfc.pfc_cap, 8);
+  EXPECT_EQ(pfc.pfc_en, 0);
+  EXPECT_TRUE(got.apps.empty());
+  EXPECT_TRUE(got.dcbx.has_value());
+
+  // Unknown device: NLMSG_ERROR -ENODEV.
+  auto msgs = request(*c, dcb_request(RTM_GETDCB, DCB_CMD_IEEE_GET, "lan9", 8));
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].header.nlmsg_type, NLMSG_ERROR);
+  EXPECT_EQ(error_of(msgs[0]), -ENODEV);
+}
+
+TEST_F(SimServer, PfcSetReportsStatusZeroAndChangesTheEthtoolStringSet) {
+  auto c = rtnl(4242);
+  auto before = stat_names("lan2");
+  EXPECT_TRUE(contains(before, "rx_prio3_bytes"));
+  EXPECT_FALSE(contains(before, "rx_prio3_pause"));
+
+  auto pfc = as<ieee_pfc>(ieee_get(*c, "lan2").ieee[DCB_ATTR_IEEE_PFC]);
+  pfc.pfc_en = 1 << 3;
+  EXPECT_EQ(ieee_set(*c, "lan2", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+  EXPECT_EQ(as<ieee_pfc>(ieee_get(*c, "lan2").ieee[DCB_ATTR_IEEE_PFC]).pfc_en, 1 << 3);
+
+  auto after = stat_names("lan2");
+  EXPECT_TRUE(contains(after, "rx_prio3_pause"));
+  EXPECT_FALSE(contains(after, "rx_prio4_pause"));
+  // GSTATS: as many values as names.
+  ethtool_stats s{};
+  s.cmd = ETHTOOL_GSTATS;
+  Bytes in(sizeof s);
+  std::memcpy(in.data(), &s, sizeof s);
+  auto [err, out] = ethtool("lan2", ETHTOOL_GSTATS, in);
+  ASSERT_EQ(err, 0);
+  const auto header = as<ethtool_stats>(out);
+  EXPECT_EQ(header.n_stats, after.size());
+  EXPECT_EQ(out.size(), sizeof s + header.n_stats * sizeof(uint64_t));
+}
+
+TEST_F(SimServer, InvalidEtsIsRefusedInTheStatusByteAndChangesNothing) {
+  auto c = rtnl(4242);
+  const auto before = as<ieee_ets>(ieee_get(*c, "lan3").ieee[DCB_ATTR_IEEE_ETS]);
+  ieee_ets bad = before;
+  for (auto& tsa : bad.tc_tsa) tsa = IEEE_8021QAZ_TSA_ETS;
+  const uint8_t bw[8] = {50, 40, 0, 0, 0, 0, 0, 0};  // sums to 90
+  std::memcpy(bad.tc_tx_bw, bw, sizeof bw);
+  EXPECT_EQ(ieee_set(*c, "lan3", DCB_ATTR_IEEE_ETS, &bad, sizeof bad),
+            static_cast<uint8_t>(-EINVAL));
+  const auto after = as<ieee_ets>(ieee_get(*c, "lan3").ieee[DCB_ATTR_IEEE_ETS]);
+  EXPECT_EQ(std::memcmp(after.tc_tx_bw, before.tc_tx_bw, sizeof before.tc_tx_bw), 0);
+  EXPECT_EQ(std::memcmp(after.tc_tsa, before.tc_tsa, sizeof before.tc_tsa), 0);
+}
+
+TEST_F(SimServer, SdcbxHostIsTakenAndLldManagedRefused) {
+  auto c = rtnl(4242);
+  auto sdcbx = [&](uint8_t mode) {
+    auto msgs = request(*c, dcb_request(RTM_SETDCB, DCB_CMD_SDCBX, "lan2", 3,
+                                        [&](Msg& m) { m.attr(DCB_ATTR_DCBX, &mode, 1); }));
+    EXPECT_EQ(msgs.size(), 1u);
+    auto top = attrs(msgs.at(0).payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+    EXPECT_EQ(top[DCB_ATTR_DCBX].size(), 1u);
+    return top[DCB_ATTR_DCBX].at(0);
+  };
+  EXPECT_EQ(sdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
+  EXPECT_NE(sdcbx(DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_IEEE), 0);
+  auto msgs = request(*c, dcb_request(RTM_GETDCB, DCB_CMD_GDCBX, "lan2", 4));
+  ASSERT_EQ(msgs.size(), 1u);
+  auto top = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+  ASSERT_EQ(top[DCB_ATTR_DCBX].size(), 1u);
+  EXPECT_TRUE(top[DCB_ATTR_DCBX][0] & DCB_CAP_DCBX_HOST);
+}
+
+TEST_F(SimServer, DcbNotificationReachesOnlyClientsInRtnlgrpDcb) {
+  auto joined = rtnl(101);
+  joined->ctl(ROCE_SIM_CTL_ADD_MEMBERSHIP, RTNLGRP_DCB);
+  auto other = rtnl(102);
+  other->ctl(ROCE_SIM_CTL_ADD_MEMBERSHIP, RTNLGRP_LINK);
+  auto setter = rtnl(4242);
+  dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, 3, 26};
+  auto msgs = request(*setter, dcb_request(RTM_SETDCB, DCB_CMD_IEEE_SET, "lan5", 9, [&](Msg& m) {
+    const size_t ieee = m.attr(DCB_ATTR_IEEE, nullptr, 0);
+    const size_t table = m.attr(DCB_ATTR_IEEE_APP_TABLE, nullptr, 0);
+    m.attr(DCB_ATTR_IEEE_APP, &app, sizeof app);
+    m.end_nest(table);
+    m.end_nest(ieee);
+  }));
+  ASSERT_EQ(msgs.size(), 1u);
+
+  auto note = joined->recv();
+  ASSERT_TRUE(note.has_value());
+  auto notes = split(*note);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].header.nlmsg_type, RTM_SETDCB);
+  EXPECT_EQ(notes[0].header.nlmsg_pid, 0u);
+  EXPECT_EQ(as<dcbmsg>(notes[0].payload).cmd, DCB_CMD_IEEE_SET);
+  auto top = attrs(notes[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+  EXPECT_EQ(as_string(top[DCB_ATTR_IFNAME]), "lan5");
+  auto ieee = attrs(top[DCB_ATTR_IEEE], 0);
+  auto apps = attr_list(ieee[DCB_ATTR_IEEE_APP_TABLE]);
+  ASSERT_EQ(apps.size(), 1u);
+  EXPECT_EQ(as<dcb_app>(apps[0].second).protocol, 26);
+
+  // The server handles requests in order: had `other` been sent the notification, it would be
+  // queued before the reply to this request.
+  Msg m(RTM_GETLINK, NLM_F_REQUEST, 33);
+  ifinfomsg ifi{};
+  m.raw(&ifi, sizeof ifi);
+  m.str(IFLA_IFNAME, "lan5");
+  auto first = request(*other, m.done());
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].header.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(first[0].header.nlmsg_seq, 33u);
+}
+
+TEST_F(SimServer, EthtoolTunableAndErrors) {
+  auto tunable = [&](uint32_t cmd, uint16_t value) {
+    ethtool_tunable t{};
+    t.cmd = cmd;
+    t.id = ETHTOOL_PFC_PREVENTION_TOUT;
+    t.type_id = ETHTOOL_TUNABLE_U16;
+    t.len = 2;
+    Bytes in(sizeof t + 2);
+    std::memcpy(in.data(), &t, sizeof t);
+    std::memcpy(in.data() + sizeof t, &value, 2);
+    return ethtool("lan2", cmd, in);
+  };
+  EXPECT_EQ(tunable(ETHTOOL_STUNABLE, 500).first, 0);
+  auto [err, out] = tunable(ETHTOOL_GTUNABLE, 0);
+  ASSERT_EQ(err, 0);
+  ASSERT_EQ(out.size(), sizeof(ethtool_tunable) + 2);
+  uint16_t ms = 0;
+  std::memcpy(&ms, out.data() + sizeof(ethtool_tunable), 2);
+  EXPECT_EQ(ms, 500);
+  EXPECT_EQ(tunable(ETHTOOL_STUNABLE, 50).first, -EINVAL);  // mlx5: 80..8000, 0 or 0xffff
+  EXPECT_EQ(tunable(ETHTOOL_STUNABLE, 9000).first, -EINVAL);
+
+  ethtool_drvinfo drv{};
+  drv.cmd = ETHTOOL_GDRVINFO;
+  Bytes in(sizeof drv);
+  std::memcpy(in.data(), &drv, sizeof drv);
+  auto info = ethtool("lan3", ETHTOOL_GDRVINFO, in);
+  ASSERT_EQ(info.first, 0);
+  drv = as<ethtool_drvinfo>(info.second);
+  EXPECT_STREQ(drv.driver, "mlx5_core");
+  EXPECT_STREQ(drv.bus_info, "0000:3d:00.0");
+  EXPECT_EQ(ethtool("lan9", ETHTOOL_GDRVINFO, in).first, -ENODEV);
+  EXPECT_EQ(ethtool("lan3", 0x7777, {}).first, -EOPNOTSUPP);
+}
+
+TEST_F(SimServer, FileTreeHasNetdevRdmaAndGidFiles) {
+  const fs::path net = node() / "sys/class/net/lan2";
+  EXPECT_EQ(read_file(net / "mtu"), "1500\n");
+  EXPECT_EQ(read_file(net / "type"), "1\n");
+  EXPECT_EQ(fs::read_symlink(net / "device"), "../../../bus/pci/devices/0000:17:00.0");
+  EXPECT_EQ(fs::canonical(net / "device" / "driver").filename(), "mlx5_core");
+  EXPECT_TRUE(fs::is_directory(net / "device" / "infiniband" / "mlx5_0"));
+  const fs::path port = node() / "sys/class/infiniband/mlx5_0/ports/1";
+  EXPECT_EQ(read_file(port / "state"), "4: ACTIVE\n");
+  EXPECT_EQ(read_file(port / "link_layer"), "Ethernet\n");
+  EXPECT_EQ(read_file(port / "gids/3"), "0000:0000:0000:0000:0000:ffff:c0a8:020a\n");
+  EXPECT_EQ(read_file(port / "gid_attrs/types/3"), "RoCE v2\n");
+  EXPECT_EQ(read_file(port / "gid_attrs/ndevs/3"), "lan2\n");
+  EXPECT_EQ(read_file(port / "gids/200"), "0000:0000:0000:0000:0000:0000:0000:0000\n");
+  EXPECT_FALSE(fs::exists(port / "gid_attrs/types/200"));
+  EXPECT_TRUE(fs::exists(node() / "debug/mlx5/0000:17:00.0/cc_params/rp_time_reset"));
+}
+
+TEST_F(SimServer, RdmaCmConfigfsWritesAreAppliedOrReverted) {
+  const fs::path group = node() / "config/rdma_cm/mlx5_1";
+  ASSERT_TRUE(fs::create_directory(group));
+  const fs::path mode = group / "ports/1/default_roce_mode";
+  ASSERT_TRUE(eventually([&] { return fs::exists(mode) && !read_file(mode).empty(); })) << log();
+  auto write = [](const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+  };
+  // The server rewrites an applied value with the kernel's spelling (trailing newline).
+  write(mode, "IB/RoCE v1");
+  EXPECT_TRUE(eventually([&] { return read_file(mode) == "IB/RoCE v1\n"; })) << read_file(mode);
+  write(mode, "RoCE v2");
+  EXPECT_TRUE(eventually([&] { return read_file(mode) == "RoCE v2\n"; })) << read_file(mode);
+  write(mode, "bogus");
+  EXPECT_TRUE(eventually([&] { return read_file(mode) == "RoCE v2\n"; })) << read_file(mode);
+  // A debugfs knob: out of range is reverted.
+  const fs::path dscp = node() / "debug/mlx5/0000:17:00.0/cc_params/np_cnp_dscp";
+  write(dscp, "46");  // applied: rewritten as "46\n"
+  EXPECT_TRUE(eventually([&] { return read_file(dscp) == "46\n"; })) << read_file(dscp);
+  write(dscp, "99\n");
+  EXPECT_TRUE(eventually([&] { return read_file(dscp) == "46\n"; })) << read_file(dscp);
+}
+
+TEST_F(SimServer, SigtermRemovesSocketsAndPidfile) {
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid_, &status, 0), pid_);
+  pid_ = -1;
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(fs::exists(node() / ROCE_SIM_PIDFILE));
+  EXPECT_FALSE(fs::exists(node() / ROCE_SIM_RTNL_SOCKET));
+  EXPECT_FALSE(fs::exists(node() / ROCE_SIM_ETHTOOL_SOCKET));
+}
+
+TEST_F(SimServer, BadNodeFileExitsOneWithFileLineColumn) {
+  const fs::path bad = dir_ / "bad.yaml";
+  std::ofstream(bad)
+      << "nics:\n  - pci: 0000:17:00.0\n    ports:\n      - netdev: lan2\n        speed: fast\n";
+  const pid_t pid =
+      spawn({"run", "--node", bad.string(), "--dir", (dir_ / "other").string()}, dir_ / "bad.log");
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string output = read_file(dir_ / "bad.log");
+  EXPECT_TRUE(std::regex_search(output, std::regex(R"(bad\.yaml:[0-9]+:[0-9]+: )"))) << output;
+  EXPECT_FALSE(fs::exists(dir_ / "other" / ROCE_SIM_PIDFILE));
+}
+
+TEST_F(SimServer, ScenarioLogIsPrintedAndDurationEndsTheRun) {
+  const fs::path scenario = fs::path(ROCE_SIM_SOURCE_DIR) / "sim/scenarios/reload.yaml";
+  ASSERT_TRUE(fs::exists(scenario));
+  const pid_t pid = spawn({"run", "--scenario", scenario.string(), "--speed", "200", "--duration",
+                           "1000", "--dir", (dir_ / "scenario").string()},
+                          dir_ / "scenario.log");
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);  // ends when the scenario does (--duration given)
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const std::string output = read_file(dir_ / "scenario.log");
+  EXPECT_NE(output.find("t=10.000s lan3:"), std::string::npos) << output;
+  EXPECT_NE(output.find("scenario finished"), std::string::npos) << output;
+  EXPECT_FALSE(fs::exists(dir_ / "scenario" / ROCE_SIM_PIDFILE));
+}
+
+TEST_F(SimServer, ExecRunsTheCommandWithTheShimAndDir) {
+  const pid_t pid =
+      spawn({"exec", node().string(), "--", "sh", "-c", "echo \"$ROCE_SIM_DIR|$LD_PRELOAD\""},
+            dir_ / "exec.log");
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string output = read_file(dir_ / "exec.log");
+  EXPECT_EQ(output.rfind(node().string() + "|", 0), 0u) << output;
+  EXPECT_NE(output.find("libroce_sim_shim.so"), std::string::npos) << output;
+}
+
+}  // namespace
