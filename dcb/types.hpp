@@ -18,7 +18,7 @@ struct Pfc {
   uint8_t cap = 0;
   uint8_t enabled_mask = 0;  // bit p = PFC on priority p
   uint8_t mbc = 0;
-  uint16_t delay = 0;        // mlx5: cable length in metres
+  uint16_t delay = 0;  // mlx5: cable length in metres
   std::array<uint64_t, 8> requests{};
   std::array<uint64_t, 8> indications{};
   bool operator==(const Pfc&) const = default;
@@ -74,6 +74,7 @@ struct IeeeState {
   std::optional<Maxrate> maxrate;
   std::optional<Buffer> buffer;
   std::vector<AppEntry> apps;
+  std::optional<uint8_t> dcbx;  // DCB_ATTR_DCBX after the IEEE nest, when the driver has getdcbx
 };
 
 enum class Trust { Pcp, Dscp };
@@ -82,7 +83,7 @@ Trust trust_from_apps(const std::vector<AppEntry>& apps);
 // DSCP -> priority from the APP table; unmapped DSCPs read as priority 0 (mlx5).
 std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps);
 
-std::string tsa_name(Tsa tsa);          // "strict", "cbs", "ets", "vendor"
+std::string tsa_name(Tsa tsa);             // "strict", "cbs", "ets", "vendor"
 std::string dcbx_mode_name(uint8_t mode);  // "host ieee", "firmware (auto)", ...
 
 }  // namespace roced::dcb

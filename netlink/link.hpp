@@ -15,11 +15,11 @@ struct LinkInfo {
   uint32_t mtu = 0;
   uint32_t min_mtu = 0;  // 0 when the kernel did not say
   uint32_t max_mtu = 0;
-  bool admin_up = false;   // IFF_UP
-  bool carrier = false;    // IFF_LOWER_UP
-  uint8_t operstate = 0;   // IF_OPER_*
-  std::string mac;         // "aa:bb:cc:dd:ee:ff"
-  std::string kind;        // IFLA_INFO_KIND ("veth", ...) or empty
+  bool admin_up = false;  // IFF_UP
+  bool carrier = false;   // IFF_LOWER_UP
+  uint8_t operstate = 0;  // IF_OPER_*
+  std::string mac;        // "aa:bb:cc:dd:ee:ff"
+  std::string kind;       // IFLA_INFO_KIND ("veth", ...) or empty
 };
 
 std::string operstate_name(uint8_t operstate);  // "up", "down", "lowerlayerdown", ...

@@ -26,7 +26,7 @@ class NetlinkSocket {
   // One datagram (may hold several messages); an empty vector on timeout.
   virtual Result<std::vector<uint8_t>> receive(std::chrono::milliseconds timeout) = 0;
   virtual Result<void> join_group(uint32_t group) = 0;  // RTNLGRP_LINK, RTNLGRP_DCB, ...
-  virtual int fd() const = 0;                            // for poll/epoll in event loops
+  virtual int fd() const = 0;                           // for poll/epoll in event loops
 };
 
 // ioctl(SIOCETHTOOL) on a named interface. `buffer` holds the ethtool command struct; `in_len` is
@@ -34,18 +34,22 @@ class NetlinkSocket {
 class EthtoolIoctl {
  public:
   virtual ~EthtoolIoctl() = default;
-  virtual Result<void> call(const std::string& ifname, std::span<uint8_t> buffer, size_t in_len) = 0;
+  virtual Result<void> call(const std::string& ifname, std::span<uint8_t> buffer,
+                            size_t in_len) = 0;
 };
 
 // sysfs, configfs and debugfs, addressed by their real absolute paths ("/sys/class/net",
-// "/sys/kernel/config/rdma_cm", "/sys/kernel/debug/mlx5"); a simulated node maps them under its DIR.
+// "/sys/kernel/config/rdma_cm", "/sys/kernel/debug/mlx5"); a simulated node maps them under its
+// DIR.
 class FileTree {
  public:
   virtual ~FileTree() = default;
   virtual std::filesystem::path resolve(const std::filesystem::path& real_path) const = 0;
-  virtual Result<std::string> read(const std::filesystem::path& real_path) const = 0;   // trailing newline kept
+  virtual Result<std::string> read(
+      const std::filesystem::path& real_path) const = 0;  // trailing newline kept
   virtual Result<void> write(const std::filesystem::path& real_path, const std::string& text) = 0;
-  virtual Result<std::vector<std::string>> list(const std::filesystem::path& real_path) const = 0;  // sorted names
+  virtual Result<std::vector<std::string>> list(
+      const std::filesystem::path& real_path) const = 0;  // sorted names
   virtual bool exists(const std::filesystem::path& real_path) const = 0;
   virtual Result<void> make_dir(const std::filesystem::path& real_path) = 0;  // configfs mkdir
   virtual Result<std::filesystem::path> read_link(const std::filesystem::path& real_path) const = 0;

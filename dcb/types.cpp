@@ -1,0 +1,64 @@
+#include "dcb/types.hpp"
+
+#include <cstdio>
+
+namespace roced::dcb {
+
+namespace {
+constexpr uint8_t kDscpSelector = static_cast<uint8_t>(AppSelector::Dscp);
+}
+
+// mlx5e_dcbnl_ieee_setapp: the first DSCP entry switches the port to DSCP trust, deleting the
+// last one switches it back to PCP.
+Trust trust_from_apps(const std::vector<AppEntry>& apps) {
+  for (const AppEntry& entry : apps) {
+    if (entry.selector == kDscpSelector && entry.protocol < 64) return Trust::Dscp;
+  }
+  return Trust::Pcp;
+}
+
+std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps) {
+  std::array<uint8_t, 64> map{};  // unmapped DSCPs go to priority 0 (mlx5e_dcbnl_ieee_delapp)
+  for (const AppEntry& entry : apps) {
+    if (entry.selector == kDscpSelector && entry.protocol < 64)
+      map[entry.protocol] = entry.priority;
+  }
+  return map;
+}
+
+std::string tsa_name(Tsa tsa) {
+  switch (tsa) {
+    case Tsa::Strict:
+      return "strict";
+    case Tsa::Cbs:
+      return "cbs";
+    case Tsa::Ets:
+      return "ets";
+    case Tsa::Vendor:
+      return "vendor";
+  }
+  return "tsa " + std::to_string(static_cast<unsigned>(tsa));
+}
+
+// DCB_CAP_DCBX_* bits; mode 0 on mlx5 means the firmware agent (mlx5e_dcbnl_setdcbx).
+std::string dcbx_mode_name(uint8_t mode) {
+  if (mode == 0) return "firmware (auto)";
+  std::string name;
+  auto add = [&name](const char* part) {
+    if (!name.empty()) name += ' ';
+    name += part;
+  };
+  if (mode & kDcbxHost) add("host");
+  if (mode & kDcbxLldManaged) add("lld-managed");
+  if (mode & kDcbxVerCee) add("cee");
+  if (mode & kDcbxVerIeee) add("ieee");
+  if (mode & kDcbxStatic) add("static");
+  if (const unsigned unknown = mode & 0xe0u; unknown != 0) {
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%02x", unknown);
+    add(hex);
+  }
+  return name;
+}
+
+}  // namespace roced::dcb

@@ -1,0 +1,247 @@
+#include "netlink/transport.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <roce_sim.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "netlink/socket.hpp"
+
+namespace roced {
+
+namespace {
+
+constexpr std::chrono::milliseconds kSimEthtoolTimeout{5000};
+
+std::string ethtool_context(const std::string& ifname, std::span<uint8_t> buffer) {
+  uint32_t cmd = 0;
+  if (buffer.size() >= sizeof(cmd)) std::memcpy(&cmd, buffer.data(), sizeof(cmd));
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%x", cmd);
+  return ifname + ": ethtool command " + hex;
+}
+
+}  // namespace
+
+// ---- ethtool ioctl, kernel ----
+
+Result<void> KernelEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
+                                      size_t /*in_len: the kernel reads what it needs*/) {
+  if (ifname.size() >= IFNAMSIZ) return Error{EINVAL, ifname + ": interface name too long"};
+  std::lock_guard lock(mutex_);
+  if (!fd_.valid()) {
+    fd_.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd_.valid()) return Error::from_errno(errno, "ethtool: socket");
+  }
+  ifreq request{};
+  std::memcpy(request.ifr_name, ifname.c_str(), ifname.size() + 1);
+  request.ifr_data = reinterpret_cast<char*>(buffer.data());
+  if (::ioctl(fd_.get(), SIOCETHTOOL, &request) < 0) {
+    return Error::from_errno(errno, ethtool_context(ifname, buffer));
+  }
+  return ok();
+}
+
+// ---- ethtool ioctl, roce-sim ----
+
+Result<void> SimEthtoolIoctl::ensure_connected() {
+  if (fd_.valid()) return ok();
+  const std::string what = "roce-sim " + socket_path_.string();
+  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Error::from_errno(errno, what + ": socket");
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = socket_path_.string();
+  if (path.size() >= sizeof(addr.sun_path)) return Error{ENAMETOOLONG, what + ": path too long"};
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
+    return Error::from_errno(errno, what + ": connect");
+  }
+  fd_ = std::move(fd);
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
+                                   size_t in_len) {
+  if (ifname.size() >= IFNAMSIZ) return Error{EINVAL, ifname + ": interface name too long"};
+  if (in_len > buffer.size() || buffer.size() < sizeof(uint32_t)) {
+    return Error{EINVAL, ifname + ": ethtool request larger than its buffer"};
+  }
+  const std::string context = ethtool_context(ifname, buffer);
+  std::lock_guard lock(mutex_);
+  if (auto connected = ensure_connected(); !connected) return connected.error();
+
+  roce_sim_ethtool_req header{};
+  std::memcpy(header.ifname, ifname.c_str(), ifname.size() + 1);
+  std::memcpy(&header.cmd, buffer.data(), sizeof(header.cmd));
+  header.len = static_cast<uint32_t>(in_len);
+  std::vector<uint8_t> request(sizeof(header) + in_len);
+  std::memcpy(request.data(), &header, sizeof(header));
+  std::memcpy(request.data() + sizeof(header), buffer.data(), in_len);
+
+  ssize_t sent = 0;
+  do {
+    sent = ::send(fd_.get(), request.data(), request.size(), MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) {
+    const int err = errno;
+    fd_.reset();  // reconnect next time (the server may have restarted)
+    return Error::from_errno(err, context + ": send to roce-sim");
+  }
+
+  auto reply = receive_datagram(fd_.get(), kSimEthtoolTimeout, "roce-sim ethtool");
+  if (!reply || reply->empty()) {
+    fd_.reset();  // a late reply must not be read as the answer to the next call
+    if (!reply) return Error{reply.error().code, context + ": " + reply.error().message};
+    return Error{ETIMEDOUT, context + ": no answer from roce-sim"};
+  }
+  roce_sim_ethtool_rep reply_header{};
+  if (reply->size() < sizeof(reply_header)) {
+    fd_.reset();
+    return Error{EBADMSG, context + ": truncated reply from roce-sim"};
+  }
+  std::memcpy(&reply_header, reply->data(), sizeof(reply_header));
+  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context);
+  const size_t payload =
+      std::min<size_t>({reply_header.len, reply->size() - sizeof(reply_header), buffer.size()});
+  std::memcpy(buffer.data(), reply->data() + sizeof(reply_header), payload);
+  return ok();
+}
+
+// ---- files ----
+
+MappedFileTree::MappedFileTree(std::vector<Mapping> mappings, std::filesystem::path fallback_root)
+    : mappings_(std::move(mappings)), fallback_root_(std::move(fallback_root)) {
+  for (auto& mapping : mappings_) mapping.real_prefix = mapping.real_prefix.lexically_normal();
+  std::sort(mappings_.begin(), mappings_.end(), [](const Mapping& a, const Mapping& b) {
+    return a.real_prefix.string().size() > b.real_prefix.string().size();
+  });
+}
+
+std::filesystem::path MappedFileTree::resolve(const std::filesystem::path& real_path) const {
+  const std::filesystem::path normal = real_path.lexically_normal();
+  for (const auto& mapping : mappings_) {
+    const std::filesystem::path rest = normal.lexically_relative(mapping.real_prefix);
+    if (rest.empty() || *rest.begin() == "..") continue;
+    return rest == "." ? mapping.target : mapping.target / rest;
+  }
+  return fallback_root_ / normal.relative_path();
+}
+
+Result<std::string> MappedFileTree::read(const std::filesystem::path& real_path) const {
+  const std::string context = "read " + real_path.string();
+  UniqueFd fd(::open(resolve(real_path).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno(errno, context);
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), chunk, sizeof(chunk));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return Error::from_errno(errno, context);
+    }
+    if (got == 0) break;
+    text.append(chunk, static_cast<size_t>(got));
+  }
+  return text;
+}
+
+// Like echo > attribute: no O_CREAT (a missing sysfs attribute is ENOENT), one write() so the
+// kernel's store() sees the whole value and its error comes back.
+Result<void> MappedFileTree::write(const std::filesystem::path& real_path,
+                                   const std::string& text) {
+  const std::string context = "write " + real_path.string();
+  UniqueFd fd(::open(resolve(real_path).c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno(errno, context);
+  ssize_t written = 0;
+  do {
+    written = ::write(fd.get(), text.data(), text.size());
+  } while (written < 0 && errno == EINTR);
+  if (written < 0) return Error::from_errno(errno, context);
+  if (static_cast<size_t>(written) != text.size()) return Error{EIO, context + ": short write"};
+  return ok();
+}
+
+Result<std::vector<std::string>> MappedFileTree::list(
+    const std::filesystem::path& real_path) const {
+  const std::string context = "list " + real_path.string();
+  DIR* dir = ::opendir(resolve(real_path).c_str());
+  if (dir == nullptr) return Error::from_errno(errno, context);
+  std::unique_ptr<DIR, int (*)(DIR*)> closer(dir, &::closedir);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+    errno = 0;
+  }
+  if (errno != 0) return Error::from_errno(errno, context);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool MappedFileTree::exists(const std::filesystem::path& real_path) const {
+  struct stat info {};
+  return ::lstat(resolve(real_path).c_str(), &info) == 0;
+}
+
+Result<void> MappedFileTree::make_dir(const std::filesystem::path& real_path) {
+  if (::mkdir(resolve(real_path).c_str(), 0755) < 0) {
+    return Error::from_errno(errno, "mkdir " + real_path.string());
+  }
+  return ok();
+}
+
+Result<std::filesystem::path> MappedFileTree::read_link(
+    const std::filesystem::path& real_path) const {
+  std::vector<char> target(256);
+  for (;;) {
+    const ssize_t got = ::readlink(resolve(real_path).c_str(), target.data(), target.size());
+    if (got < 0) return Error::from_errno(errno, "readlink " + real_path.string());
+    if (static_cast<size_t>(got) < target.size()) {
+      return std::filesystem::path(std::string(target.data(), static_cast<size_t>(got)));
+    }
+    target.resize(target.size() * 2);
+  }
+}
+
+// ---- System ----
+
+System System::real() {
+  System system;
+  system.open_rtnl = [] { return KernelNetlinkSocket::open(); };
+  system.ethtool = std::make_unique<KernelEthtoolIoctl>();
+  system.files = std::make_unique<MappedFileTree>(std::vector<MappedFileTree::Mapping>{}, "/");
+  system.description = "this machine";
+  return system;
+}
+
+System System::simulated(const std::filesystem::path& sim_dir) {
+  const std::filesystem::path dir = std::filesystem::absolute(sim_dir).lexically_normal();
+  System system;
+  system.open_rtnl = [rtnl = dir / ROCE_SIM_RTNL_SOCKET] {
+    return SimNetlinkSocket::connect(rtnl);
+  };
+  system.ethtool = std::make_unique<SimEthtoolIoctl>(dir / ROCE_SIM_ETHTOOL_SOCKET);
+  system.files = std::make_unique<MappedFileTree>(
+      std::vector<MappedFileTree::Mapping>{
+          {"/sys/kernel/config", dir / ROCE_SIM_CONFIG_DIR},
+          {"/sys/kernel/debug", dir / ROCE_SIM_DEBUG_DIR},
+          {"/sys", dir / ROCE_SIM_SYS_DIR},
+      },
+      dir);
+  system.description = "simulated node at " + dir.string();
+  return system;
+}
+
+}  // namespace roced
