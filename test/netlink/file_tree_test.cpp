@@ -1,0 +1,110 @@
+// FileTree: the simulated node's path mapping and errno-carrying errors.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "netlink/system.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SimFileTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/roced-filetree-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    system_ = System::simulated(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write_file(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+
+  fs::path dir_;
+  System system_;
+};
+
+TEST_F(SimFileTree, MapsTheThreeRootsLongestPrefixFirst) {
+  FileTree& files = *system_.files;
+  EXPECT_EQ(files.resolve("/sys/kernel/config/rdma_cm"), dir_ / "config/rdma_cm");
+  EXPECT_EQ(files.resolve("/sys/kernel/config"), dir_ / "config");
+  EXPECT_EQ(files.resolve("/sys/kernel/debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate"),
+            dir_ / "debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate");
+  EXPECT_EQ(files.resolve("/sys/class/net/lan2/mtu"), dir_ / "sys/class/net/lan2/mtu");
+  EXPECT_EQ(files.resolve("/sys/kernel/mm"), dir_ / "sys/kernel/mm");
+  EXPECT_EQ(files.resolve("/sys"), dir_ / "sys");
+  EXPECT_EQ(files.resolve("/sysfoo"), dir_ / "sysfoo") << "prefixes match whole components";
+  EXPECT_EQ(files.resolve("/sys/class/../kernel/config/x"), dir_ / "config/x");
+}
+
+TEST_F(SimFileTree, RealSystemIsRootedAtSlash) {
+  System real = System::real();
+  EXPECT_EQ(real.files->resolve("/sys/kernel/config/rdma_cm"),
+            fs::path("/sys/kernel/config/rdma_cm"));
+  EXPECT_EQ(real.description, "this machine");
+}
+
+TEST_F(SimFileTree, ReadWriteListAndErrors) {
+  FileTree& files = *system_.files;
+  write_file(dir_ / "sys/class/net/lan2/mtu", "1500\n");
+  write_file(dir_ / "sys/class/net/lan3/mtu", "9000\n");
+  auto mtu = files.read("/sys/class/net/lan2/mtu");
+  ASSERT_TRUE(mtu.ok()) << mtu.error().message;
+  EXPECT_EQ(*mtu, "1500\n");
+  auto names = files.list("/sys/class/net");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"lan2", "lan3"}));
+  EXPECT_TRUE(files.exists("/sys/class/net/lan2"));
+  EXPECT_FALSE(files.exists("/sys/class/net/lan9"));
+
+  ASSERT_TRUE(files.write("/sys/class/net/lan2/mtu", "4200\n").ok());
+  EXPECT_EQ(files.read("/sys/class/net/lan2/mtu").value(), "4200\n");
+
+  auto missing = files.read("/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/7");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ENOENT);
+  EXPECT_NE(missing.error().message.find("/sys/class/infiniband/mlx5_0"), std::string::npos)
+      << "errors name the real path: " << missing.error().message;
+  auto no_create = files.write("/sys/class/net/lan2/nonexistent", "1");
+  ASSERT_FALSE(no_create.ok());
+  EXPECT_EQ(no_create.error().code, ENOENT) << "like sysfs, a write never creates an attribute";
+  EXPECT_EQ(files.list("/sys/class/nothing").error().code, ENOENT);
+}
+
+TEST_F(SimFileTree, MakeDirInConfigfsAndReadLink) {
+  FileTree& files = *system_.files;
+  fs::create_directories(dir_ / "config/rdma_cm");
+  ASSERT_TRUE(files.make_dir("/sys/kernel/config/rdma_cm/mlx5_0").ok());
+  EXPECT_TRUE(fs::is_directory(dir_ / "config/rdma_cm/mlx5_0"));
+  auto again = files.make_dir("/sys/kernel/config/rdma_cm/mlx5_0");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, EEXIST);
+
+  fs::create_directories(dir_ / "sys/bus/pci/devices/0000:17:00.0");
+  fs::create_directories(dir_ / "sys/class/net/lan2");
+  fs::create_symlink("../../../bus/pci/devices/0000:17:00.0", dir_ / "sys/class/net/lan2/device");
+  auto link = files.read_link("/sys/class/net/lan2/device");
+  ASSERT_TRUE(link.ok()) << link.error().message;
+  EXPECT_EQ(*link, fs::path("../../../bus/pci/devices/0000:17:00.0"));
+  EXPECT_EQ(link->filename(), "0000:17:00.0");
+  EXPECT_EQ(files.read_link("/sys/class/net/lan2").error().code, EINVAL) << "not a symlink";
+}
+
+TEST_F(SimFileTree, SimulatedTransportsPointIntoDir) {
+  EXPECT_NE(system_.description.find(dir_.string()), std::string::npos);
+  // No server is listening: opening the transport fails with the socket's errno, not a hang.
+  auto socket = system_.open_rtnl();
+  ASSERT_FALSE(socket.ok());
+  EXPECT_EQ(socket.error().code, ENOENT);
+  EXPECT_NE(socket.error().message.find("rtnl.sock"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace roced
