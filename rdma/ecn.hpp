@@ -1,0 +1,38 @@
+#pragma once
+// ECN/DCQCN knobs of an mlx5 port, in either driver flavour (MLX5-FACTS.md, "RDMA side"):
+// - inbox (upstream): debugfs /sys/kernel/debug/mlx5/<pci>/cc_params/<name>
+//   (drivers/infiniband/hw/mlx5/cong.c), names np_* / rp_*; debugfs is no stable ABI.
+// - NVIDIA's out-of-tree driver: /sys/class/net/<if>/ecn/roce_np|roce_rp/enable/<prio> and the
+//   parameters beside enable/ (or in a params/ sub-directory).
+// Feature-detected: whichever tree exists is read; neither is a result, not an error.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "netlink/system.hpp"
+
+namespace roced::rdma {
+
+enum class EcnFlavour { None, Inbox, Ofed };
+std::string ecn_flavour_name(EcnFlavour flavour);  // "none", "inbox", "ofed"
+
+struct EcnState {
+  EcnFlavour flavour = EcnFlavour::None;
+  std::string source;  // the real path read, for messages
+  // OFED only: bit p set = ECN enabled on priority p for the notification / reaction point.
+  std::optional<uint8_t> np_enabled;
+  std::optional<uint8_t> rp_enabled;
+  // Knobs by their file name: inbox "np_cnp_dscp", "rp_ai_rate"; OFED "cnp_dscp", "rpg_ai_rate".
+  std::map<std::string, uint64_t> np_params;
+  std::map<std::string, uint64_t> rp_params;
+
+  std::optional<uint64_t> cnp_dscp() const;      // np_cnp_dscp | roce_np/cnp_dscp
+  std::optional<uint64_t> cnp_priority() const;  // np_cnp_prio | roce_np/cnp_802p_prio
+};
+
+// `pci` is the netdev's PCI address ("0000:17:00.0"), `netdev` its name.
+Result<EcnState> read_ecn(const FileTree& files, const std::string& pci, const std::string& netdev);
+
+}  // namespace roced::rdma

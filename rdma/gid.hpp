@@ -1,0 +1,39 @@
+#pragma once
+// The RoCE GID table as the kernel shows it in sysfs (drivers/infiniband/core/sysfs.c:
+// show_port_gid, show_port_gid_attr_gid_type, show_port_gid_attr_ndev).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netlink/system.hpp"
+
+namespace roced::rdma {
+
+struct GidEntry {
+  int index = 0;
+  std::string gid;   // as sysfs prints it: eight groups of four hex digits
+  std::string type;  // "IB/RoCE v1", "RoCE v2"
+  std::string ndev;  // netdev the entry belongs to; empty when the kernel did not say
+};
+
+// The filled slots of /sys/class/infiniband/<dev>/ports/<port>/gids. An all-zero GID, or a slot
+// whose gid_attrs/types read fails with EINVAL (real kernel) or ENOENT (roce-sim's plain files),
+// is empty and left out.
+Result<std::vector<GidEntry>> read_gid_table(const FileTree& files, const std::string& device,
+                                             int port);
+
+bool is_zero_gid(const std::string& gid);
+// "0000:0000:0000:0000:0000:ffff:c0a8:020a" -> "192.168.2.10"; nullopt when not IPv4-mapped.
+std::optional<std::string> ipv4_of_mapped_gid(const std::string& gid);
+// Shortest text form (RFC 5952), e.g. "::ffff:192.168.2.10", "fe80::1".
+std::string compact_gid(const std::string& gid);
+
+// The RoCE v2 entry with an IPv4-mapped GID on `netdev` (lowest index when there are several):
+// chosen by what the entry is, never by where it is, since extra IPv6 addresses, VLANs and
+// address churn move it (MLX5-FACTS.md, "RDMA side").
+std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,
+                                           const std::string& netdev);
+
+}  // namespace roced::rdma

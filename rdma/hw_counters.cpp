@@ -1,0 +1,47 @@
+#include "rdma/hw_counters.hpp"
+
+#include <cerrno>
+#include <charconv>
+
+namespace roced::rdma {
+
+bool is_absent_error(const Error& error) {
+  return error.code == ENOENT || error.code == EACCES || error.code == EOPNOTSUPP ||
+         error.code == EINVAL || error.code == ENOTDIR || error.code == ENODATA;
+}
+
+Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files,
+                                                           const std::filesystem::path& dir) {
+  std::map<std::string, uint64_t> values;
+  auto names = files.list(dir);
+  if (!names) {
+    if (is_absent_error(names.error())) return values;
+    return names.error();
+  }
+  for (const auto& name : *names) {
+    auto text = files.read(dir / name);
+    if (!text) {
+      if (is_absent_error(text.error()) || text.error().code == EISDIR) continue;
+      return text.error();
+    }
+    std::string_view digits = *text;
+    while (!digits.empty() && (digits.back() == '\n' || digits.back() == ' ')) {
+      digits.remove_suffix(1);
+    }
+    uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
+      continue;  // not a counter (a sub-directory or a text attribute)
+    }
+    values.emplace(name, value);
+  }
+  return values;
+}
+
+Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
+                                                         const std::string& device, int port) {
+  return read_decimal_files(files, std::filesystem::path("/sys/class/infiniband") / device /
+                                       "ports" / std::to_string(port) / "hw_counters");
+}
+
+}  // namespace roced::rdma

@@ -1,0 +1,270 @@
+// Discovery on a sysfs tree laid out like a real machine's, and the status report's text and JSON
+// built from known fields.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "daemon/discovery.hpp"
+#include "daemon/status.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A node directory shaped like /sys: devices under sys/devices, class/net entries as symlinks.
+class SysTree {
+ public:
+  SysTree() {
+    char pattern[] = "/tmp/roced-discovery-test-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = pattern;
+    fs::create_directories(dir_ / "sys/class/net");
+    fs::create_directories(dir_ / "sys/class/infiniband");
+    std::ofstream(dir_ / "sys/class/net/bonding_masters") << "\n";
+    system_ = System::simulated(dir_);
+  }
+  ~SysTree() { fs::remove_all(dir_); }
+  SysTree(const SysTree&) = delete;
+  SysTree& operator=(const SysTree&) = delete;
+
+  void write(const fs::path& relative, const std::string& text) {
+    fs::create_directories((dir_ / relative).parent_path());
+    std::ofstream(dir_ / relative) << text;
+  }
+
+  // A PCI function bound to `driver` with netdev `netdev` and, if given, an RDMA device whose
+  // sysfs parent is the function (so net/<if>/device/infiniband/<dev> exists).
+  void add_pci_port(const std::string& pci, const std::string& driver, const std::string& netdev,
+                    const std::string& rdma_device) {
+    const fs::path function = dir_ / "sys/devices/pci0000:00" / pci;
+    fs::create_directories(dir_ / "sys/bus/pci/drivers" / driver);
+    fs::create_directories(function / "net" / netdev);
+    fs::create_symlink("../../../bus/pci/drivers/" + driver, function / "driver");
+    std::ofstream(function / "net" / netdev / "ifindex") << "4\n";
+    fs::create_symlink("../../../" + pci, function / "net" / netdev / "device");
+    fs::create_symlink("../../devices/pci0000:00/" + pci + "/net/" + netdev,
+                       dir_ / "sys/class/net" / netdev);
+    if (!rdma_device.empty()) add_rdma_device(rdma_device, pci, /*under_function=*/true);
+  }
+
+  void add_rdma_device(const std::string& device, const std::string& pci, bool under_function) {
+    const fs::path ib = under_function
+                            ? dir_ / "sys/devices/pci0000:00" / pci / "infiniband" / device
+                            : dir_ / "sys/devices/virtual/infiniband" / device;
+    fs::create_directories(ib / "ports/1/gids");
+    fs::create_directories(ib / "ports/1/gid_attrs/ndevs");
+    const std::string target = under_function
+                                   ? "../../devices/pci0000:00/" + pci + "/infiniband/" + device
+                                   : "../../devices/virtual/infiniband/" + device;
+    fs::create_symlink(target, dir_ / "sys/class/infiniband" / device);
+  }
+
+  void add_virtual_netdev(const std::string& netdev) {
+    fs::create_directories(dir_ / "sys/devices/virtual/net" / netdev);
+    std::ofstream(dir_ / "sys/devices/virtual/net" / netdev / "ifindex") << "9\n";
+    fs::create_symlink("../../devices/virtual/net/" + netdev, dir_ / "sys/class/net" / netdev);
+  }
+
+  const FileTree& files() const { return *system_.files; }
+
+ private:
+  fs::path dir_;
+  System system_;
+};
+
+TEST(Discovery, FindsMlx5PortsAndTheirRdmaDevices) {
+  SysTree tree;
+  tree.add_pci_port("0000:3d:00.0", "mlx5_core", "lan3", "mlx5_1");
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "mlx5_0");
+  tree.add_pci_port("0000:05:00.0", "virtio-pci", "eth0", "");
+  tree.add_virtual_netdev("veth0");
+
+  auto inventory = discover_ports(tree.files(), {});
+  ASSERT_TRUE(inventory.ok()) << inventory.error().message;
+  ASSERT_EQ(inventory->ports.size(), 2u);
+  EXPECT_EQ(inventory->ports[0].netdev, "lan2");
+  EXPECT_EQ(inventory->ports[0].driver, "mlx5_core");
+  EXPECT_EQ(inventory->ports[0].pci, "0000:17:00.0");
+  EXPECT_EQ(inventory->ports[0].rdma_device, "mlx5_0");
+  EXPECT_EQ(inventory->ports[0].rdma_port, 1);
+  EXPECT_TRUE(inventory->ports[0].is_mlx5());
+  EXPECT_EQ(inventory->ports[1].netdev, "lan3");
+  EXPECT_EQ(inventory->ports[1].rdma_device, "mlx5_1");
+  EXPECT_TRUE(inventory->other_rdma.empty());
+  EXPECT_TRUE(inventory->missing.empty());
+}
+
+TEST(Discovery, FallsBackToGidNdevsWhenTheDeviceHasNoInfinibandChild) {
+  SysTree tree;
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "");
+  tree.add_rdma_device("mlx5_bond_0", "", /*under_function=*/false);
+  tree.write("sys/devices/virtual/infiniband/mlx5_bond_0/ports/1/gid_attrs/ndevs/0", "lan2\n");
+
+  auto inventory = discover_ports(tree.files(), {});
+  ASSERT_TRUE(inventory.ok());
+  ASSERT_EQ(inventory->ports.size(), 1u);
+  EXPECT_EQ(inventory->ports[0].rdma_device, "mlx5_bond_0");
+  EXPECT_EQ(inventory->ports[0].rdma_port, 1);
+}
+
+TEST(Discovery, OtherDriversRdmaPortsAreCollectedApart) {
+  SysTree tree;
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "mlx5_0");
+  tree.add_pci_port("0000:81:00.0", "ice", "ens1", "irdma0");
+  auto inventory = discover_ports(tree.files(), {});
+  ASSERT_TRUE(inventory.ok());
+  ASSERT_EQ(inventory->ports.size(), 1u);
+  ASSERT_EQ(inventory->other_rdma.size(), 1u);
+  EXPECT_EQ(inventory->other_rdma[0].netdev, "ens1");
+  EXPECT_EQ(inventory->other_rdma[0].driver, "ice");
+  EXPECT_EQ(inventory->other_rdma[0].rdma_device, "irdma0");
+}
+
+TEST(Discovery, RequestedPortsOfAnyDriverInTheOrderAsked) {
+  SysTree tree;
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "mlx5_0");
+  tree.add_virtual_netdev("vethA");
+  auto inventory = discover_ports(tree.files(), {"vethA", "nope", "lan2"});
+  ASSERT_TRUE(inventory.ok());
+  ASSERT_EQ(inventory->ports.size(), 2u);
+  EXPECT_EQ(inventory->ports[0].netdev, "vethA");
+  EXPECT_EQ(inventory->ports[0].driver, "");
+  EXPECT_EQ(inventory->ports[0].rdma_device, "");
+  EXPECT_FALSE(inventory->ports[0].is_mlx5());
+  EXPECT_EQ(inventory->ports[1].netdev, "lan2");
+  EXPECT_EQ(inventory->missing, std::vector<std::string>{"nope"});
+}
+
+TEST(Discovery, NoPortsOnAnEmptyNode) {
+  SysTree tree;
+  auto inventory = discover_ports(tree.files(), {});
+  ASSERT_TRUE(inventory.ok());
+  EXPECT_TRUE(inventory->ports.empty());
+}
+
+// ---- the report ----
+
+PortStatus sample_port() {
+  PortStatus s;
+  s.port = {"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
+  s.driver_info =
+      Field<DriverInfo>::of({"mlx5_core", "6.1", "28.39.1002 (MT_0000000838)", "0000:17:00.0"});
+  LinkInfo link;
+  link.name = "lan2";
+  link.mtu = 1500;
+  link.max_mtu = 9978;
+  link.operstate = 6;  // IF_OPER_UP
+  s.link = Field<LinkInfo>::of(link);
+  s.dcbx = Field<uint8_t>::of(0);
+  s.trust = Field<dcb::Trust>::of(dcb::Trust::Dscp);
+  s.dscp_apps = Field<std::vector<dcb::AppEntry>>::of({{5, 3, 26}, {5, 6, 48}, {5, 3, 24}});
+  dcb::Pfc pfc;
+  pfc.enabled_mask = 0x08;
+  pfc.delay = 7;
+  s.pfc = Field<dcb::Pfc>::of(pfc);
+  dcb::Ets ets;
+  ets.tc_tsa.fill(dcb::Tsa::Vendor);
+  ets.prio_tc = {1, 0, 2, 3, 4, 5, 6, 7};
+  s.ets = Field<dcb::Ets>::of(ets);
+  s.buffer = Field<dcb::Buffer>::failed("unsupported: the driver reports no buffer configuration");
+  s.stall_prevention = Field<StallPrevention>::of({0xffff});
+  rdma::GidEntry v2{3, "0000:0000:0000:0000:0000:ffff:c0a8:020a", "RoCE v2", "lan2"};
+  s.gids = Field<GidStatus>::of({"sysfs", {v2}});
+  s.roce_v2_ipv4 = Field<rdma::GidEntry>::of(v2);
+  s.rdma_cm = Field<rdma::RdmaCmDefaults>::of({true, "RoCE v2", 106});
+  rdma::EcnState ecn;
+  ecn.flavour = rdma::EcnFlavour::Ofed;
+  ecn.np_enabled = 0xff;
+  ecn.rp_enabled = 0x08;
+  ecn.np_params = {{"cnp_dscp", 48}, {"cnp_802p_prio", 6}};
+  s.ecn = Field<rdma::EcnState>::of(ecn);
+  s.hw_counters = Field<std::map<std::string, uint64_t>>::of({{"np_cnp_sent", 12}});
+  return s;
+}
+
+TEST(StatusText, ShowsEachTopicOnItsOwnLine) {
+  const std::string text = format_port_text(sample_port());
+  EXPECT_NE(text.find("lan2  mlx5_0  0000:17:00.0  mlx5_core fw 28.39.1002 (MT_0000000838)  up  "
+                      "mtu 1500/9978\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  dcbx     firmware (auto)      trust dscp\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  pfc      3                    cable 7 m\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  ets      tc0..7 vendor | prio->tc 1 0 2 3 4 5 6 7\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  dscp     p3:24,26  p6:48  (others -> p0)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  stall    auto (100 ms)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("v2/IPv4 index 3 (::ffff:192.168.2.10)"), std::string::npos) << text;
+  EXPECT_NE(text.find("rdma_cm RoCE v2 tos 106"), std::string::npos) << text;
+  EXPECT_NE(text.find("  ecn      np prios 0-7, rp prios 3, cnp dscp 48 prio 6"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("buffer"), std::string::npos) << "an unsupported buffer is not a line";
+}
+
+TEST(StatusText, FailedDcbReadIsOneClearLine) {
+  PortStatus s = sample_port();
+  const std::string message = describe_error(Error{EOPNOTSUPP, "RTM_GETDCB vethA"}, "DCB");
+  EXPECT_EQ(message, "unsupported: DCB is not supported by this device (EOPNOTSUPP)");
+  s.trust = Field<dcb::Trust>::failed(message, EOPNOTSUPP);
+  s.dscp_apps = Field<std::vector<dcb::AppEntry>>::failed(message, EOPNOTSUPP);
+  s.pfc = Field<dcb::Pfc>::failed(message, EOPNOTSUPP);
+  s.ets = Field<dcb::Ets>::failed(message, EOPNOTSUPP);
+  s.dcbx = Field<uint8_t>::failed(message, EOPNOTSUPP);
+  const std::string text = format_port_text(s);
+  EXPECT_NE(text.find("  dcb      unsupported: DCB is not supported by this device (EOPNOTSUPP)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("  pfc "), std::string::npos) << text;
+  EXPECT_NE(text.find("  stall    auto (100 ms)"), std::string::npos) << "the rest is still shown";
+
+  const auto json = s.to_json();
+  EXPECT_EQ(json["pfc"]["error"], message);
+  EXPECT_EQ(json["pfc"]["errno"], "EOPNOTSUPP");
+  EXPECT_EQ(json["pfc"]["unsupported"], true);
+  EXPECT_EQ(json["link"]["mtu"], 1500);
+}
+
+TEST(StatusText, DcbxWithoutHostBitIsTheFirmwareAgent) {
+  PortStatus s = sample_port();
+  s.dcbx = Field<uint8_t>::of(dcb::kDcbxVerCee | dcb::kDcbxVerIeee);
+  EXPECT_NE(format_port_text(s).find("  dcbx     firmware (cee ieee)"), std::string::npos);
+  s.dcbx = Field<uint8_t>::of(dcb::kDcbxHost | dcb::kDcbxVerIeee);
+  EXPECT_NE(format_port_text(s).find("  dcbx     host ieee"), std::string::npos);
+}
+
+TEST(StatusText, OtherErrorsNameTheErrno) {
+  EXPECT_EQ(describe_error(Error::from_errno(EACCES, "read /sys/x"), "y"),
+            "error: read /sys/x: Permission denied (EACCES)");
+}
+
+TEST(StatusJson, CarriesEveryField) {
+  const auto json = sample_port().to_json();
+  EXPECT_EQ(json["netdev"], "lan2");
+  EXPECT_EQ(json["rdma_device"], "mlx5_0");
+  EXPECT_EQ(json["driver_info"]["firmware"], "28.39.1002 (MT_0000000838)");
+  EXPECT_EQ(json["link"]["state"], "up");
+  EXPECT_EQ(json["link"]["max_mtu"], 9978);
+  EXPECT_EQ(json["dcbx"]["name"], "firmware (auto)");
+  EXPECT_EQ(json["trust"], "dscp");
+  EXPECT_EQ(json["dscp_map"]["26"], 3);
+  EXPECT_EQ(json["dscp_map"]["48"], 6);
+  EXPECT_EQ(json["pfc"]["enabled_priorities"], nlohmann::ordered_json::array({3}));
+  EXPECT_EQ(json["pfc"]["cable_length_m"], 7);
+  EXPECT_EQ(json["ets"]["tc_tsa"][0], "vendor");
+  EXPECT_EQ(json["ets"]["prio_tc"][0], 1);
+  EXPECT_EQ(json["stall_prevention"]["mode"], "auto");
+  EXPECT_EQ(json["stall_prevention"]["timeout_ms"], 100);
+  EXPECT_EQ(json["roce_v2_ipv4"]["index"], 3);
+  EXPECT_EQ(json["roce_v2_ipv4"]["ipv4"], "192.168.2.10");
+  EXPECT_EQ(json["gids"]["source"], "sysfs");
+  EXPECT_EQ(json["rdma_cm"]["tos"], 106);
+  EXPECT_EQ(json["ecn"]["flavour"], "ofed");
+  EXPECT_EQ(json["ecn"]["rp_enabled_priorities"], nlohmann::ordered_json::array({3}));
+  EXPECT_EQ(json["ecn"]["cnp_dscp"], 48);
+  EXPECT_EQ(json["hw_counters"]["np_cnp_sent"], 12);
+}
+
+}  // namespace
+}  // namespace roced
