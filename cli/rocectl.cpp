@@ -1,156 +1,104 @@
-// rocectl: roced's command-line client. `status` reads every selected port through the same seam
-// the daemon uses: the real machine, or a simulated node with --sim DIR.
-#include <cstdio>
+// rocectl: roced's command-line client. Global options here; each command lives in
+// cli/cmd_<name>.cpp.
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "daemon/discovery.hpp"
-#include "daemon/status.hpp"
-#include "netlink/system.hpp"
+#include "cli/command.hpp"
 
+namespace roced::cli {
 namespace {
 
 constexpr const char* kUsage =
     "usage: rocectl [--sim DIR] COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  status    show the RoCE state of every mlx5 port (or of the ports named)\n"
+    "  status     show the RoCE state of every mlx5 port (or of the ports named)\n"
+    "  validate   check a configuration file: rocectl validate FILE\n"
+    "  plan       show what apply would change on each selected port\n"
+    "  apply      make every selected port match the configuration\n"
+    "  nccl-env   print the NCCL variables for these ports\n"
     "\n"
     "options:\n"
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
     "machine\n"
     "  -h, --help  show this help\n"
     "\n"
-    "Run 'rocectl COMMAND --help' for a command's options.\n";
+    "Run 'rocectl COMMAND --help' for a command's options.\n"
+    "exit status: 0 ok, 1 error, 2 changes pending (plan, apply --check)\n";
 
-constexpr const char* kStatusUsage =
-    "usage: rocectl status [--json] [--sim DIR] [--port NAME]...\n"
-    "\n"
-    "Reads, per port: driver and firmware, link and MTU, DCBX mode, trust, DSCP map, PFC, ETS,\n"
-    "buffers, PFC stall prevention, the GID table with the RoCE v2 IPv4 index, rdma_cm defaults "
-    "and\n"
-    "the ECN/DCQCN knobs. A piece that cannot be read is shown with the reason; it does not fail\n"
-    "the command.\n"
-    "\n"
-    "options:\n"
-    "  --json       print one JSON document with every field\n"
-    "  --sim DIR    read the simulated node in DIR instead of this machine\n"
-    "  --port NAME  only this netdev (repeatable); any driver, so a veth can be named\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "exit status: 0 when every selected port was read (an unsupported feature is not a failure),\n"
-    "1 on a usage error, when no port was found or when a port's link could not be read.\n";
+using CommandFn = int (*)(const Context&, Args);
 
-int usage_error(const std::string& message, const char* usage) {
-  std::cerr << "rocectl: " << message << "\n\n" << usage;
-  return 1;
-}
-
-struct StatusArgs {
-  bool json = false;
-  std::vector<std::string> ports;
-};
-
-int run_status(const std::optional<std::string>& sim_dir, const StatusArgs& args) {
-  roced::System system = sim_dir ? roced::System::simulated(*sim_dir) : roced::System::real();
-  if (sim_dir && !system.files->exists("/sys/class/net")) {
-    std::cerr << "rocectl: " << *sim_dir
-              << " is not a simulated node (no sys/class/net; start one with "
-                 "'roce-sim run --dir "
-              << *sim_dir << "')\n";
-    return 1;
-  }
-  auto inventory = roced::discover_ports(*system.files, args.ports);
-  if (!inventory) {
-    std::cerr << "rocectl: cannot list network interfaces on " << system.description << ": "
-              << inventory.error().message << "\n";
-    return 1;
-  }
-  roced::StatusReport report;
-  report.source = system.description;
-  report.other_rdma = inventory->other_rdma;
-  report.missing = inventory->missing;
-  roced::StatusOptions options;
-  options.verbs_fallback = !sim_dir;  // a simulated node has no verbs device
-  for (const auto& port : inventory->ports) {
-    report.ports.push_back(roced::read_port_status(system, port, options));
-  }
-
-  if (args.json) {
-    std::cout << report.to_json().dump(2) << "\n";
-  } else {
-    std::cout << roced::format_status_text(report);
-  }
-  for (const auto& name : report.missing) {
-    std::cerr << "rocectl: no network interface named \"" << name << "\" on " << system.description
-              << "\n";
-  }
-  if (report.ports.empty() && report.missing.empty()) {
-    std::cerr << "rocectl: no mlx5 port found on " << system.description
-              << " (no /sys/class/net/<if>/device/driver -> mlx5_core); name a port with --port "
-                 "to see another driver's\n";
-    return 1;
-  }
-  // A port whose link cannot be read was not read at all: the other fields may still say why.
-  bool all_read = report.missing.empty();
-  for (const auto& port : report.ports) {
-    if (port.link.ok()) continue;
-    all_read = false;
-    std::cerr << "rocectl: cannot read " << port.port.netdev << ": " << port.link.error;
-    if (sim_dir) std::cerr << " (is 'roce-sim run --dir " << *sim_dir << "' running?)";
-    std::cerr << "\n";
-  }
-  return all_read ? 0 : 1;
+CommandFn find_command(const std::string& name) {
+  if (name == "status") return status_command;
+  if (name == "validate") return validate_command;
+  if (name == "plan") return plan_command;
+  if (name == "apply") return apply_command;
+  if (name == "nccl-env") return nccl_env_command;
+  return nullptr;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  std::optional<std::string> sim_dir;
-  std::optional<std::string> command;
-  StatusArgs status;
-  bool help = false;
+bool Args::flag(const std::string& name) {
+  if (done() || args_[i_] != name) return false;
+  ++i_;
+  return true;
+}
 
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const char* usage = command ? kStatusUsage : kUsage;
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-    } else if (arg == "--sim" || arg.rfind("--sim=", 0) == 0) {
-      if (arg == "--sim") {
-        if (i + 1 >= args.size()) return usage_error("--sim needs a directory", usage);
-        sim_dir = args[++i];
-      } else {
-        sim_dir = arg.substr(6);
-      }
-      if (sim_dir->empty()) return usage_error("--sim needs a directory", usage);
-    } else if (!command) {
-      if (!arg.empty() && arg[0] == '-') return usage_error("unknown option " + arg, kUsage);
-      if (arg != "status") return usage_error("unknown command \"" + arg + "\"", kUsage);
-      command = arg;
-    } else if (arg == "--json") {
-      status.json = true;
-    } else if (arg == "--port" || arg.rfind("--port=", 0) == 0) {
-      std::string name;
-      if (arg == "--port") {
-        if (i + 1 >= args.size()) return usage_error("--port needs an interface name", usage);
-        name = args[++i];
-      } else {
-        name = arg.substr(7);
-      }
-      if (name.empty()) return usage_error("--port needs an interface name", usage);
-      status.ports.push_back(name);
+bool Args::option(const std::string& name, std::string& out, std::string& error) {
+  if (done()) return false;
+  const std::string& arg = args_[i_];
+  if (arg == name) {
+    ++i_;
+    if (done()) {
+      error = name + " needs a value";
+      return true;
+    }
+    out = args_[i_++];
+    return true;
+  }
+  if (arg.rfind(name + "=", 0) == 0) {
+    out = arg.substr(name.size() + 1);
+    ++i_;
+    return true;
+  }
+  return false;
+}
+
+int usage_error(const std::string& message, const char* usage) {
+  std::cerr << "rocectl: " << message << "\n\n" << usage;
+  return kExitError;
+}
+
+}  // namespace roced::cli
+
+int main(int argc, char** argv) {
+  using namespace roced::cli;
+  std::vector<std::string> all(argv + 1, argv + argc);
+  Context context;
+  std::vector<std::string> rest;
+  CommandFn command = nullptr;
+  // --sim is global and may come before or after the command; everything else after the command
+  // belongs to it.
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string& arg = all[i];
+    if (arg == "--sim" || arg.rfind("--sim=", 0) == 0) {
+      std::string dir = arg == "--sim" ? (i + 1 < all.size() ? all[++i] : "") : arg.substr(6);
+      if (dir.empty()) return usage_error("--sim needs a directory", kUsage);
+      context.sim_dir = dir;
+    } else if (command) {
+      rest.push_back(arg);
+    } else if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      return kExitOk;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return usage_error("unknown option " + arg, kUsage);
     } else {
-      return usage_error("unknown argument \"" + arg + "\" for status", kStatusUsage);
+      command = find_command(arg);
+      if (!command) return usage_error("unknown command \"" + arg + "\"", kUsage);
     }
   }
-  if (help) {
-    std::cout << (command ? kStatusUsage : kUsage);
-    return 0;
-  }
   if (!command) return usage_error("no command given", kUsage);
-  return run_status(sim_dir, status);
+  return command(context, Args(std::move(rest)));
 }

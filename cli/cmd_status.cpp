@@ -1,0 +1,112 @@
+// rocectl status: reads every selected port through the same seam the daemon uses: the real
+// machine, or a simulated node with --sim DIR.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "daemon/discovery.hpp"
+#include "daemon/status.hpp"
+#include "netlink/system.hpp"
+
+namespace roced::cli {
+namespace {
+
+constexpr const char* kStatusUsage =
+    "usage: rocectl status [--json] [--sim DIR] [--port NAME]...\n"
+    "\n"
+    "Reads, per port: driver and firmware, link and MTU, DCBX mode, trust, DSCP map, PFC, ETS,\n"
+    "buffers, PFC stall prevention, the GID table with the RoCE v2 IPv4 index, rdma_cm defaults "
+    "and\n"
+    "the ECN/DCQCN knobs. A piece that cannot be read is shown with the reason; it does not fail\n"
+    "the command.\n"
+    "\n"
+    "options:\n"
+    "  --json       print one JSON document with every field\n"
+    "  --sim DIR    read the simulated node in DIR instead of this machine\n"
+    "  --port NAME  only this netdev (repeatable); any driver, so a veth can be named\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "exit status: 0 when every selected port was read (an unsupported feature is not a failure),\n"
+    "1 on a usage error, when no port was found or when a port's link could not be read.\n";
+
+struct StatusArgs {
+  bool json = false;
+  std::vector<std::string> ports;
+};
+
+}  // namespace
+
+int status_command(const Context& context, Args cli_args) {
+  StatusArgs args;
+  while (!cli_args.done()) {
+    std::string value;
+    std::string error;
+    if (cli_args.flag("-h") || cli_args.flag("--help")) {
+      std::cout << kStatusUsage;
+      return kExitOk;
+    }
+    if (cli_args.flag("--json")) {
+      args.json = true;
+    } else if (cli_args.option("--port", value, error)) {
+      if (!error.empty() || value.empty()) {
+        return usage_error("--port needs an interface name", kStatusUsage);
+      }
+      args.ports.push_back(value);
+    } else {
+      return usage_error("unknown argument \"" + cli_args.peek() + "\" for status", kStatusUsage);
+    }
+  }
+  const auto& sim_dir = context.sim_dir;
+  roced::System system = sim_dir ? roced::System::simulated(*sim_dir) : roced::System::real();
+  if (sim_dir && !system.files->exists("/sys/class/net")) {
+    std::cerr << "rocectl: " << *sim_dir
+              << " is not a simulated node (no sys/class/net; start one with "
+                 "'roce-sim run --dir "
+              << *sim_dir << "')\n";
+    return 1;
+  }
+  auto inventory = roced::discover_ports(*system.files, args.ports);
+  if (!inventory) {
+    std::cerr << "rocectl: cannot list network interfaces on " << system.description << ": "
+              << inventory.error().message << "\n";
+    return 1;
+  }
+  roced::StatusReport report;
+  report.source = system.description;
+  report.other_rdma = inventory->other_rdma;
+  report.missing = inventory->missing;
+  roced::StatusOptions options;
+  options.verbs_fallback = !sim_dir;  // a simulated node has no verbs device
+  for (const auto& port : inventory->ports) {
+    report.ports.push_back(roced::read_port_status(system, port, options));
+  }
+
+  if (args.json) {
+    std::cout << report.to_json().dump(2) << "\n";
+  } else {
+    std::cout << roced::format_status_text(report);
+  }
+  for (const auto& name : report.missing) {
+    std::cerr << "rocectl: no network interface named \"" << name << "\" on " << system.description
+              << "\n";
+  }
+  if (report.ports.empty() && report.missing.empty()) {
+    std::cerr << "rocectl: no mlx5 port found on " << system.description
+              << " (no /sys/class/net/<if>/device/driver -> mlx5_core); name a port with --port "
+                 "to see another driver's\n";
+    return 1;
+  }
+  // A port whose link cannot be read was not read at all: the other fields may still say why.
+  bool all_read = report.missing.empty();
+  for (const auto& port : report.ports) {
+    if (port.link.ok()) continue;
+    all_read = false;
+    std::cerr << "rocectl: cannot read " << port.port.netdev << ": " << port.link.error;
+    if (sim_dir) std::cerr << " (is 'roce-sim run --dir " << *sim_dir << "' running?)";
+    std::cerr << "\n";
+  }
+  return all_read ? kExitOk : kExitError;
+}
+
+}  // namespace roced::cli

@@ -1,0 +1,13 @@
+// rocectl validate: written by the issue-3 work.
+#include <iostream>
+
+#include "cli/command.hpp"
+
+namespace roced::cli {
+
+int validate_command(const Context& /*context*/, Args /*args*/) {
+  std::cerr << "rocectl: validate is not implemented yet\n";
+  return kExitError;
+}
+
+}  // namespace roced::cli

@@ -1,0 +1,2 @@
+// Filled in by the applier work (issue 3).
+#include "daemon/apply/applier.hpp"

@@ -1,0 +1,58 @@
+#pragma once
+// The applier: executes a Plan port by port, in Setting order, one DCB feature per netlink
+// message, each step verified by reading back. A port that fails is rolled back to the observed
+// state its plan was made from; the other ports still get configured.
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "daemon/plan/plan.hpp"
+#include "netlink/system.hpp"
+
+namespace roced::apply {
+
+struct StepResult {
+  plan::Change change;
+  bool ok = false;
+  int attempts = 0;   // > 1 when a transient error (EBUSY, EAGAIN) was retried
+  std::string error;  // "EIO: ..." when !ok
+};
+
+struct PortResult {
+  std::string netdev;
+  enum class Outcome {
+    InSync,          // nothing to do; nothing written
+    Applied,         // every change written and verified
+    RolledBack,      // a step failed; the port is back where it was
+    RollbackFailed,  // a step failed and so did putting it back: needs a human
+    Unreadable,      // the plan had an error for this port; nothing written
+  } outcome = Outcome::InSync;
+  std::vector<StepResult> steps;     // what was attempted, in order
+  std::vector<StepResult> rollback;  // undo steps, in order, when rolled back
+  std::vector<plan::Unsupported> unsupported;
+  std::vector<std::string> warnings;
+  std::string error;  // the failure that caused a rollback
+};
+std::string outcome_name(PortResult::Outcome outcome);  // "in-sync", "applied", "rolled-back", ...
+
+struct ApplyResult {
+  std::vector<PortResult> ports;
+  bool ok() const;       // no port RolledBack, RollbackFailed or Unreadable
+  bool changed() const;  // some port was written (Applied, RolledBack or RollbackFailed)
+};
+
+struct ApplyOptions {
+  int max_attempts = 5;                         // per step, for transient errors
+  std::chrono::milliseconds first_backoff{20};  // doubles per retry
+};
+
+ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOptions& options = {});
+PortResult apply_port(System& system, const plan::PortPlan& port_plan,
+                      const ApplyOptions& options = {});
+
+std::string format_apply_text(const ApplyResult& result);
+nlohmann::ordered_json apply_to_json(const ApplyResult& result);  // per port: what changed
+
+}  // namespace roced::apply

@@ -1,0 +1,2 @@
+// Filled in by the planner work (issue 3).
+#include "daemon/plan/plan.hpp"

@@ -1,0 +1,95 @@
+#pragma once
+// The Plan: desired (the config's profile for a port) against observed (read back from the NIC),
+// as an ordered list of changes. It is the one thing `rocectl plan`, `rocectl apply --check
+// --diff`, the logs and the D-Bus API show, and what the applier executes.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/config/config.hpp"
+#include "daemon/discovery.hpp"
+#include "daemon/status.hpp"
+#include "netlink/system.hpp"
+
+namespace roced::plan {
+
+// In the order the applier writes them (issue 3: DCBX host mode first, then trust and DSCP map,
+// ETS, PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm).
+enum class Setting {
+  Dcbx,
+  Trust,
+  DscpMap,
+  Ets,
+  PfcPriorities,
+  CableLength,
+  Buffers,
+  Mtu,
+  StallPrevention,
+  EcnPriorities,
+  CnpDscp,
+  CnpPriority,
+  Dcqcn,  // one change per knob; Change::key names it ("rp_ai_rate")
+  RdmaCmMode,
+  RdmaCmTos,
+};
+// "dcbx", "trust", "dscp-map", "ets", "pfc.priorities", "pfc.cable-length", "buffers", "mtu",
+// "stall-prevention", "ecn.priorities", "ecn.cnp-dscp", "ecn.cnp-priority", "ecn.dcqcn.<key>",
+// "rdma-cm.mode", "rdma-cm.tos"
+std::string setting_name(Setting setting, const std::string& key = {});
+
+struct Change {
+  Setting setting;
+  std::string key;     // Dcqcn knob name; empty otherwise
+  std::string now;     // human-readable, e.g. "none", "3", "firmware (cee ieee)"
+  std::string wanted;  // same form as `now`
+  bool disruptive = false;
+  std::string disruption;  // why, e.g. "mlx5 flaps the link when the PFC mask changes"
+};
+
+// A setting this port cannot take (DCB on a veth, no stall prevention in firmware, the inbox
+// driver's lack of per-priority ECN enable): reported, never a failure of the run.
+struct Unsupported {
+  Setting setting;
+  std::string key;
+  std::string reason;  // "DCB is not supported by this device (EOPNOTSUPP)"
+};
+
+struct PortPlan {
+  DiscoveredPort port;
+  config::Profile desired;
+  PortStatus observed;          // what the changes were computed from; the applier rolls back to it
+  std::vector<Change> changes;  // in Setting order
+  std::vector<Unsupported> unsupported;
+  std::vector<std::string> warnings;  // "RoCE v2 GID index is 5, jobs use 3", "MTU 1500 < 4200 ..."
+  std::optional<int> roce_v2_gid_index;  // of the configured family, when found
+  std::string error;  // set when the port could not be read well enough to plan (no link)
+
+  bool in_sync() const { return error.empty() && changes.empty(); }
+  bool disruptive() const;
+};
+
+struct Plan {
+  std::string source;  // System::description
+  std::string config_path;
+  std::vector<PortPlan> ports;         // the selected ports, in discovery order
+  std::vector<std::string> not_found;  // selected names (not globs) that are no netdev here
+
+  bool has_changes() const;
+  bool has_errors() const;
+};
+
+// Pure: no I/O. The unit tests' entry point.
+PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
+                   const PortStatus& observed);
+
+// Discovers the ports the config selects, reads each one, plans it.
+Plan make_plan(System& system, const config::Config& config);
+// Re-reads and re-plans one port (the applier's verification and the daemon's drift check).
+PortPlan replan_port(System& system, const DiscoveredPort& port, const config::Profile& desired);
+
+std::string format_plan_text(const Plan& plan);  // per port: changes as "setting: now -> wanted"
+nlohmann::ordered_json plan_to_json(const Plan& plan);
+
+}  // namespace roced::plan
