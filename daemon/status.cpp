@@ -101,8 +101,9 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
     status.hw_counters = Field<std::map<std::string, uint64_t>>::failed(message, ENODEV);
     return;
   }
-  auto table = rdma::read_gid_table(files, port.rdma_device, port.rdma_port);
-  if (table) {
+  if (!options.gid_table) {
+    status.gids = Field<GidStatus>::failed("not read");
+  } else if (auto table = rdma::read_gid_table(files, port.rdma_device, port.rdma_port)) {
     status.gids = Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
   } else if (auto verbs = options.verbs_fallback
                               ? rdma::verbs_gid_table(port.rdma_device, port.rdma_port)
@@ -124,8 +125,12 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   }
   status.rdma_cm =
       field_from(rdma::read_rdma_cm(files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
-  status.hw_counters =
-      field_from(rdma::read_hw_counters(files, port.rdma_device, port.rdma_port), "hw_counters");
+  if (options.hw_counters) {
+    status.hw_counters =
+        field_from(rdma::read_hw_counters(files, port.rdma_device, port.rdma_port), "hw_counters");
+  } else {
+    status.hw_counters = Field<std::map<std::string, uint64_t>>::failed("not read");
+  }
 }
 
 }  // namespace
@@ -135,9 +140,15 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   PortStatus status;
   status.port = port;
   EthtoolClient ethtool(system);
-  status.driver_info = field_from(ethtool.driver_info(port.netdev), "driver info");
-  LinkClient links(system);
-  status.link = field_from(links.get(port.netdev), "link");
+  status.driver_info = options.driver_info
+                           ? field_from(ethtool.driver_info(port.netdev), "driver info")
+                           : Field<DriverInfo>::failed("not read");
+  if (options.link) {
+    status.link = Field<LinkInfo>::of(*options.link);
+  } else {
+    LinkClient links(system);
+    status.link = field_from(links.get(port.netdev), "link");
+  }
   read_dcb(system, port.netdev, status);
   status.stall_prevention = field_from(
       [&]() -> Result<StallPrevention> {

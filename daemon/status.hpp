@@ -73,6 +73,15 @@ struct StatusOptions {
   // Ask libibverbs for the GID table when sysfs cannot give it. Real machine only: a simulated
   // node has no verbs device.
   bool verbs_fallback = false;
+  // The planner compares neither: skipping them saves an ethtool call and a file per counter.
+  // A skipped field reads as failed with "not read".
+  bool driver_info = true;
+  bool hw_counters = true;
+  // All 255 slots of the GID table (gids, roce_v2_ipv4). The planner reads only up to the entry
+  // it looks for (rdma::read_gid_table_until) instead.
+  bool gid_table = true;
+  // The link as already read, e.g. from one RTM_GETLINK dump for many ports; unset = ask.
+  std::optional<LinkInfo> link;
 };
 
 PortStatus read_port_status(System& system, const DiscoveredPort& port,

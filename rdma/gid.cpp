@@ -57,6 +57,12 @@ std::string compact_gid(const std::string& gid) {
 
 Result<std::vector<GidEntry>> read_gid_table(const FileTree& files, const std::string& device,
                                              int port) {
+  return read_gid_table_until(files, device, port, [](const GidEntry&) { return false; });
+}
+
+Result<std::vector<GidEntry>> read_gid_table_until(
+    const FileTree& files, const std::string& device, int port,
+    const std::function<bool(const GidEntry&)>& stop_after) {
   const std::filesystem::path port_dir =
       std::filesystem::path("/sys/class/infiniband") / device / "ports" / std::to_string(port);
   auto names = files.list(port_dir / "gids");
@@ -91,6 +97,7 @@ Result<std::vector<GidEntry>> read_gid_table(const FileTree& files, const std::s
     // ndevs exists from kernel 4.x; its absence leaves the netdev unknown, not the slot empty.
     if (auto ndev = files.read(port_dir / "gid_attrs" / "ndevs" / slot)) entry.ndev = trim(*ndev);
     table.push_back(std::move(entry));
+    if (stop_after(table.back())) break;
   }
   return table;
 }
@@ -102,6 +109,20 @@ std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,
   std::optional<GidEntry> unnamed;
   for (const auto& entry : table) {  // the table is sorted by index: the first match is lowest
     if (entry.type != "RoCE v2" || !ipv4_of_mapped_gid(entry.gid)) continue;
+    if (entry.ndev == netdev && !named) named = entry;
+    if (entry.ndev.empty() && !unnamed) unnamed = entry;
+  }
+  return named ? named : unnamed;
+}
+
+std::optional<GidEntry> roce_v2_ipv6_entry(const std::vector<GidEntry>& table,
+                                           const std::string& netdev) {
+  std::optional<GidEntry> named;
+  std::optional<GidEntry> unnamed;
+  for (const auto& entry : table) {
+    if (entry.type != "RoCE v2" || ipv4_of_mapped_gid(entry.gid)) continue;
+    const auto bytes = parse_gid(entry.gid);
+    if (!bytes || (bytes->at(0) == 0xfe && (bytes->at(1) & 0xc0) == 0x80)) continue;
     if (entry.ndev == netdev && !named) named = entry;
     if (entry.ndev.empty() && !unnamed) unnamed = entry;
   }

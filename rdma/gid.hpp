@@ -3,6 +3,7 @@
 // show_port_gid, show_port_gid_attr_gid_type, show_port_gid_attr_ndev).
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ struct GidEntry {
 // is empty and left out.
 Result<std::vector<GidEntry>> read_gid_table(const FileTree& files, const std::string& device,
                                              int port);
+// The same, read from index 0 up and stopped after the first entry `stop_after` accepts: the
+// lowest RoCE v2 entry of an address family usually sits at index 3 of 255 slots.
+Result<std::vector<GidEntry>> read_gid_table_until(
+    const FileTree& files, const std::string& device, int port,
+    const std::function<bool(const GidEntry&)>& stop_after);
 
 bool is_zero_gid(const std::string& gid);
 // "0000:0000:0000:0000:0000:ffff:c0a8:020a" -> "192.168.2.10"; nullopt when not IPv4-mapped.
@@ -34,6 +40,11 @@ std::string compact_gid(const std::string& gid);
 // chosen by what the entry is, never by where it is, since extra IPv6 addresses, VLANs and
 // address churn move it (MLX5-FACTS.md, "RDMA side").
 std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,
+                                           const std::string& netdev);
+
+// The IPv6 counterpart: a RoCE v2 entry on `netdev` with a routable IPv6 GID (neither IPv4-mapped
+// nor link-local fe80::/10, which every port has and no job routes over), lowest index.
+std::optional<GidEntry> roce_v2_ipv6_entry(const std::vector<GidEntry>& table,
                                            const std::string& netdev);
 
 }  // namespace roced::rdma

@@ -82,7 +82,7 @@ struct PortSelection {
   bool selects(const std::string& netdev, const std::string& driver) const;
 };
 
-// `ports.overrides.<netdev or glob>`: the same keys as `profile`, applied over it.
+// `overrides.<netdev or glob>`: the same keys as `profile`, applied over it.
 struct PortOverride {
   std::string pattern;
   Profile profile;  // the whole profile with the override's keys applied

@@ -1,2 +1,147 @@
-// Filled in by the planner work (issue 3).
+// The Plan's aggregates and the two entry points that read the system: make_plan (every
+// selected port) and replan_port (one port, for the applier's verification and drift checks).
 #include "daemon/plan/plan.hpp"
+
+#include <algorithm>
+
+#include "daemon/plan/planning_system.hpp"
+
+namespace roced::plan {
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kClassNet = "/sys/class/net";
+
+bool has_glob(const std::string& pattern) {
+  return pattern.find_first_of("*?[") != std::string::npos;
+}
+
+// The netdev's driver (basename of device/driver), read before the full discovery so ports the
+// selection drops cost one readlink.
+std::string driver_of(const FileTree& files, const std::string& netdev) {
+  auto target = files.read_link(kClassNet / netdev / "device" / "driver");
+  if (!target) return {};
+  return target->lexically_normal().filename().string();
+}
+
+// Planning reads only what it compares: no driver info, no hw_counters, and the GID table only
+// up to the entry it looks for.
+StatusOptions planning_reads() {
+  StatusOptions options;
+  options.driver_info = false;
+  options.hw_counters = false;
+  options.gid_table = false;
+  return options;
+}
+
+// The GID table from index 0 up to this netdev's RoCE v2 entry of `family` (all of it when there
+// is none): plan_gid picks the same entry from it as from the whole table, after reading a few
+// slots instead of 255.
+Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort& port,
+                                    const std::string& family) {
+  const auto select = family == "ipv6" ? rdma::roce_v2_ipv6_entry : rdma::roce_v2_ipv4_entry;
+  auto table = rdma::read_gid_table_until(files, port.rdma_device, port.rdma_port,
+                                          [&](const rdma::GidEntry& entry) {
+                                            const auto match = select({entry}, port.netdev);
+                                            return match && match->ndev == port.netdev;
+                                          });
+  if (!table) {
+    return Field<GidStatus>::failed(describe_error(table.error(), "the GID table"),
+                                    table.error().code);
+  }
+  return Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
+}
+
+// `system` is a planning_view: its requests share one rtnetlink socket.
+PortPlan read_and_plan(System& system, const DiscoveredPort& port, const config::Profile& desired) {
+  PortStatus observed = read_port_status(system, port, planning_reads());
+  if (!port.rdma_device.empty()) {
+    observed.gids = read_gids_for_plan(*system.files, port, desired.roce.gid_family);
+  }
+  return plan_port(port, desired, observed);
+}
+
+}  // namespace
+
+std::string setting_name(Setting setting, const std::string& key) {
+  switch (setting) {
+    case Setting::Dcbx:
+      return "dcbx";
+    case Setting::Trust:
+      return "trust";
+    case Setting::DscpMap:
+      return "dscp_map";
+    case Setting::Ets:
+      return "ets";
+    case Setting::PfcPriorities:
+      return "pfc.priorities";
+    case Setting::CableLength:
+      return "pfc.cable_length";
+    case Setting::Buffers:
+      return "buffers";
+    case Setting::Mtu:
+      return "mtu";
+    case Setting::StallPrevention:
+      return "stall_prevention";
+    case Setting::EcnPriorities:
+      return "ecn.priorities";
+    case Setting::CnpDscp:
+      return "ecn.cnp_dscp";
+    case Setting::CnpPriority:
+      return "ecn.cnp_priority";
+    case Setting::Dcqcn:
+      return "ecn.dcqcn." + key;
+    case Setting::RdmaCmMode:
+      return "roce.rdma_cm_mode";
+    case Setting::RdmaCmTos:
+      return "roce.tos";
+  }
+  return "setting " + std::to_string(static_cast<int>(setting));
+}
+
+bool PortPlan::disruptive() const {
+  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.disruptive; });
+}
+
+bool Plan::has_changes() const {
+  return std::any_of(ports.begin(), ports.end(),
+                     [](const PortPlan& port) { return !port.changes.empty(); });
+}
+
+bool Plan::has_errors() const {
+  return !error.empty() || std::any_of(ports.begin(), ports.end(),
+                                       [](const PortPlan& port) { return !port.error.empty(); });
+}
+
+PortPlan replan_port(System& system, const DiscoveredPort& port, const config::Profile& desired) {
+  System view = planning_view(system);
+  return read_and_plan(view, port, desired);
+}
+
+Plan make_plan(System& caller_system, const config::Config& config) {
+  System system = planning_view(caller_system);
+  Plan plan;
+  plan.source = system.description;
+  plan.config_path = config.path;
+  const FileTree& files = *system.files;
+  for (const auto& name : config.ports.netdevs) {
+    if (!has_glob(name) && !files.exists(kClassNet / name)) plan.not_found.push_back(name);
+  }
+  auto names = files.list(kClassNet);
+  if (!names) {
+    plan.error = "cannot list the network interfaces: " + names.error().message;
+    return plan;
+  }
+  for (const auto& name : *names) {
+    // /sys/class/net also holds plain files (bonding_masters): a netdev has an ifindex.
+    if (!files.exists(kClassNet / name / "ifindex")) continue;
+    if (!config.ports.selects(name, driver_of(files, name))) continue;
+    auto port = describe_netdev(files, name);
+    if (!port) continue;  // vanished since the listing
+    plan.ports.push_back(read_and_plan(system, *port, config.profile_for(name)));
+  }
+  return plan;
+}
+
+}  // namespace roced::plan

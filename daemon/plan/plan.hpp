@@ -34,9 +34,10 @@ enum class Setting {
   RdmaCmMode,
   RdmaCmTos,
 };
-// "dcbx", "trust", "dscp-map", "ets", "pfc.priorities", "pfc.cable-length", "buffers", "mtu",
-// "stall-prevention", "ecn.priorities", "ecn.cnp-dscp", "ecn.cnp-priority", "ecn.dcqcn.<key>",
-// "rdma-cm.mode", "rdma-cm.tos"
+// The profile's YAML key under `profile:`, so a plan line leads straight to the config:
+// "dcbx", "trust", "dscp_map", "ets", "pfc.priorities", "pfc.cable_length", "buffers", "mtu",
+// "stall_prevention", "ecn.priorities", "ecn.cnp_dscp", "ecn.cnp_priority", "ecn.dcqcn.<key>",
+// "roce.rdma_cm_mode", "roce.tos".
 std::string setting_name(Setting setting, const std::string& key = {});
 
 struct Change {
@@ -75,6 +76,7 @@ struct Plan {
   std::string config_path;
   std::vector<PortPlan> ports;         // the selected ports, in discovery order
   std::vector<std::string> not_found;  // selected names (not globs) that are no netdev here
+  std::string error;                   // the ports could not be listed at all
 
   bool has_changes() const;
   bool has_errors() const;

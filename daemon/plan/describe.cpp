@@ -1,0 +1,107 @@
+#include "daemon/plan/describe.hpp"
+
+#include <algorithm>
+
+namespace roced::plan::describe {
+
+namespace {
+
+constexpr int kListedDscpEntries = 8;
+
+template <class T, class Fn>
+std::string join(const std::array<T, 8>& values, Fn text) {
+  std::string out;
+  for (const T& value : values) {
+    if (!out.empty()) out += ',';
+    out += text(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string priorities(uint8_t mask) {
+  std::string out;
+  for (int p = 0; p < dcb::kPriorities; ++p) {
+    if ((mask & (1u << p)) == 0) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(p);
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string dcbx(uint8_t observed_mode) {
+  const bool host = (observed_mode & dcb::kDcbxHost) != 0;
+  const uint8_t rest = static_cast<uint8_t>(observed_mode & ~dcb::kDcbxHost);
+  std::string out = host ? "host" : "firmware";
+  if (rest != 0) out += " (" + dcb::dcbx_mode_name(rest) + ")";
+  return out;
+}
+
+std::string dcbx(config::DcbxMode wanted_mode) {
+  return wanted_mode == config::DcbxMode::Host ? "host" : "firmware";
+}
+
+std::string trust(dcb::Trust trust) { return trust == dcb::Trust::Dscp ? "dscp" : "pcp"; }
+
+std::string stall(uint16_t raw) {
+  if (raw == 0) return "off";
+  if (raw == 0xffff) return "auto";
+  return std::to_string(raw) + " ms";
+}
+
+std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
+                                                  const std::array<uint8_t, 64>& wanted) {
+  std::string now_text;
+  std::string wanted_text;
+  int differing = 0;
+  for (size_t dscp = 0; dscp < now.size(); ++dscp) {
+    if (now[dscp] == wanted[dscp]) continue;
+    if (++differing > kListedDscpEntries) continue;
+    const std::string sep = now_text.empty() ? "" : " ";
+    now_text += sep + std::to_string(dscp) + "->" + std::to_string(now[dscp]);
+    wanted_text += sep + std::to_string(dscp) + "->" + std::to_string(wanted[dscp]);
+  }
+  if (differing > kListedDscpEntries) {
+    const std::string more = " +" + std::to_string(differing - kListedDscpEntries) + " more";
+    now_text += more;
+    wanted_text += more;
+  }
+  return {now_text, wanted_text};
+}
+
+std::string ets(const EtsText& ets, bool show_prio_tc, bool show_tcs) {
+  std::string out;
+  if (show_prio_tc) {
+    out = "prio_tc " + join(ets.prio_tc, [](uint8_t tc) { return std::to_string(tc); });
+  }
+  if (show_tcs) {
+    std::array<std::string, 8> tcs;
+    for (size_t tc = 0; tc < tcs.size(); ++tc) {
+      tcs[tc] = ets.tsa[tc] == dcb::Tsa::Ets ? std::to_string(ets.bandwidth[tc])
+                                             : dcb::tsa_name(ets.tsa[tc]);
+    }
+    const bool all_same =
+        std::all_of(tcs.begin(), tcs.end(), [&](const std::string& t) { return t == tcs[0]; });
+    if (!out.empty()) out += ' ';
+    out += "tc " + (all_same ? "all " + tcs[0] : join(tcs, [](const std::string& t) { return t; }));
+  }
+  return out;
+}
+
+std::string buffers(const std::array<uint8_t, 8>& prio2buffer,
+                    const std::array<uint32_t, 8>& size) {
+  std::string out =
+      "prio2buffer " + join(prio2buffer, [](uint8_t buffer) { return std::to_string(buffer); });
+  out += " size";
+  bool any = false;
+  for (size_t buffer = 0; buffer < size.size(); ++buffer) {
+    if (size[buffer] == 0) continue;
+    any = true;
+    out += " " + std::to_string(buffer) + ":" + std::to_string(size[buffer]);
+  }
+  if (!any) out += " none";
+  return out;
+}
+
+}  // namespace roced::plan::describe

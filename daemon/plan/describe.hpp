@@ -1,0 +1,38 @@
+#pragma once
+// The compact text of each setting's value, as a plan line shows it: "3" / "none" for PFC, only
+// the differing entries of a DSCP map, the differing parts of ETS. Internal to the planner.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "daemon/config/config.hpp"
+#include "dcb/types.hpp"
+
+namespace roced::plan::describe {
+
+std::string priorities(uint8_t mask);            // "3", "3,4", "none"
+std::string dcbx(uint8_t observed_mode);         // "host (ieee)", "firmware", "firmware (cee)"
+std::string dcbx(config::DcbxMode wanted_mode);  // "host", "firmware"
+std::string trust(dcb::Trust trust);             // "dscp", "pcp"
+std::string stall(uint16_t raw);                 // "off", "auto", "500 ms"
+
+// Only the DSCPs whose priority differs: {"26->0 48->0", "26->3 48->6"}; past a few entries
+// the rest is counted ("... +52 more").
+std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
+                                                  const std::array<uint8_t, 64>& wanted);
+
+struct EtsText {
+  std::array<uint8_t, 8> prio_tc{};
+  std::array<dcb::Tsa, 8> tsa{};
+  std::array<uint8_t, 8> bandwidth{};
+};
+// "prio_tc 1,0,2,3,4,5,6,7 tc all vendor" / "tc 10,10,10,50,10,5,strict,5": a TC shows its
+// bandwidth when it is an ETS TC, else its TSA. Only the parts named are shown.
+std::string ets(const EtsText& ets, bool show_prio_tc, bool show_tcs);
+
+// "prio2buffer 0,0,0,1,0,0,0,0 size 0:262144 1:131072" (sizes in bytes, zero sizes left out).
+std::string buffers(const std::array<uint8_t, 8>& prio2buffer, const std::array<uint32_t, 8>& size);
+
+}  // namespace roced::plan::describe

@@ -1,0 +1,59 @@
+#pragma once
+// Internal to plan_port: the per-port planning context and one function per setting (or group
+// of settings that share a read). Each compares the desired profile with the observed status and
+// records a Change, an Unsupported or a read error on the PortPlan.
+
+#include <optional>
+#include <string>
+
+#include "daemon/plan/plan.hpp"
+
+namespace roced::plan::detail {
+
+// Why a field has no value when that means "this port cannot take the setting": EOPNOTSUPP
+// (DCB on a veth, no stall prevention in firmware), a feature the driver does not report, or no
+// RDMA device. nullopt for a real read error.
+std::optional<std::string> unsupported_reason(const std::string& error, int code);
+
+struct PortPlanner {
+  const config::Profile& want;
+  const PortStatus& have;
+  PortPlan& out;
+
+  void change(Setting setting, std::string now, std::string wanted, std::string key = {});
+  void disruptive_change(Setting setting, std::string now, std::string wanted,
+                         std::string disruption);
+  void unsupported(Setting setting, std::string reason, std::string key = {});
+  void read_error(const std::string& what, const std::string& error);
+  void warn(std::string warning) { out.warnings.push_back(std::move(warning)); }
+
+  // The field's value; nullptr after recording why there is none (unsupported, or a read error
+  // that keeps the port from being planned).
+  template <class T>
+  const T* need(const Field<T>& field, Setting setting, const std::string& what,
+                const std::string& key = {}) {
+    if (field.ok()) return &*field.value;
+    if (auto reason = unsupported_reason(field.error, field.error_code)) {
+      unsupported(setting, *reason, key);
+    } else {
+      read_error(what, field.error);
+    }
+    return nullptr;
+  }
+};
+
+// plan_dcb.cpp
+void plan_dcbx(PortPlanner& p);
+void plan_trust_and_dscp_map(PortPlanner& p);
+void plan_ets(PortPlanner& p);
+void plan_pfc(PortPlanner& p);  // priorities and cable length
+void plan_buffers(PortPlanner& p);
+// plan_port.cpp
+void plan_mtu(PortPlanner& p);
+void plan_stall_prevention(PortPlanner& p);
+// plan_rdma.cpp
+void plan_ecn(PortPlanner& p);  // priorities, CNP DSCP and priority, DCQCN knobs
+void plan_rdma_cm(PortPlanner& p);
+void plan_gid(PortPlanner& p);  // no change: the RoCE v2 GID index and its warnings
+
+}  // namespace roced::plan::detail

@@ -1,0 +1,106 @@
+// The plan as text (people) and as JSON (rocectl --json, Ansible): exact output for a plan with
+// a port that has changes, one in sync, one that cannot be read, and a configured name missing.
+#include <gtest/gtest.h>
+
+#include "daemon/plan/plan.hpp"
+#include "observed.hpp"
+
+namespace roced::plan {
+namespace {
+
+Plan sample_plan() {
+  const config::Profile want = config::default_profile();
+  PortStatus lan2 = test::in_sync_status();
+  dcb::Pfc pfc = *lan2.pfc.value;
+  pfc.enabled_mask = 0;
+  lan2.pfc = Field<dcb::Pfc>::of(pfc);
+  lan2.stall_prevention = test::unsupported<StallPrevention>("PFC stall prevention");
+  lan2.gids = Field<GidStatus>::of(GidStatus{"sysfs", test::ipv4_gid_table(5)});
+  config::Profile want_index = want;
+  want_index.roce.gid_index = 3;
+
+  PortStatus lan3 = test::in_sync_status();
+  lan3.port = DiscoveredPort{"lan3", "mlx5_core", "0000:3d:00.0", "mlx5_1", 1};
+  lan3.gids = Field<GidStatus>::of(GidStatus{"sysfs", {}});
+
+  PortStatus lan4 = test::in_sync_status();
+  lan4.port = DiscoveredPort{"lan4", "mlx5_core", "0000:b1:00.0", "mlx5_2", 1};
+  lan4.link = Field<LinkInfo>::failed("error: lan4: RTM_GETLINK: No such device (ENODEV)", ENODEV);
+
+  Plan plan;
+  plan.source = "simulated node at /tmp/sim";
+  plan.config_path = "/etc/roced/roced.yaml";
+  plan.ports.push_back(plan_port(lan2.port, want_index, lan2));
+  plan.ports.push_back(plan_port(lan3.port, want, lan3));
+  plan.ports.push_back(plan_port(lan4.port, want, lan4));
+  plan.not_found = {"lan9"};
+  return plan;
+}
+
+TEST(PlanText, OneBlockPerPort) {
+  EXPECT_EQ(format_plan_text(sample_plan()),
+            "lan2 (mlx5_0:1, RoCE v2 GID 5): 1 change, disrupts traffic\n"
+            "  pfc.priorities    none -> 3   (disruptive: mlx5 flaps the link when the PFC mask "
+            "changes (mlx5_toggle_port_link))\n"
+            "  stall_prevention  unsupported: PFC stall prevention is not supported by this "
+            "device (EOPNOTSUPP)\n"
+            "  warning: RoCE v2 GID index is 5, the config says jobs use 3\n"
+            "lan3 (mlx5_1:1): in sync\n"
+            "  warning: no RoCE v2 GID with an IPv4 address on lan3\n"
+            "lan4 (mlx5_2:1): error: cannot read the link: lan4: RTM_GETLINK: No such device "
+            "(ENODEV)\n"
+            "lan9: not found (named in /etc/roced/roced.yaml, no such netdev)\n"
+            "changes pending on 1 of 3 ports\n");
+}
+
+TEST(PlanText, AllInSync) {
+  Plan plan;
+  plan.source = "this machine";
+  const PortStatus lan2 = test::in_sync_status();
+  plan.ports.push_back(plan_port(lan2.port, config::default_profile(), lan2));
+  EXPECT_EQ(format_plan_text(plan),
+            "lan2 (mlx5_0:1, RoCE v2 GID 3): in sync\n"
+            "all 1 ports in sync\n");
+}
+
+TEST(PlanJson, StableShape) {
+  const nlohmann::ordered_json json = plan_to_json(sample_plan());
+  const auto expected = nlohmann::ordered_json::parse(R"json({
+    "source": "simulated node at /tmp/sim",
+    "config": "/etc/roced/roced.yaml",
+    "ports": [
+      {"netdev": "lan2", "rdma_device": "mlx5_0", "in_sync": false, "disruptive": true,
+       "changes": [{"setting": "pfc.priorities", "now": "none", "wanted": "3",
+                    "disruptive": true,
+                    "disruption": "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link)"}],
+       "unsupported": [{"setting": "stall_prevention",
+                        "reason": "PFC stall prevention is not supported by this device (EOPNOTSUPP)"}],
+       "warnings": ["RoCE v2 GID index is 5, the config says jobs use 3"],
+       "roce_v2_gid_index": 5, "error": null},
+      {"netdev": "lan3", "rdma_device": "mlx5_1", "in_sync": true, "disruptive": false,
+       "changes": [], "unsupported": [],
+       "warnings": ["no RoCE v2 GID with an IPv4 address on lan3"],
+       "roce_v2_gid_index": null, "error": null},
+      {"netdev": "lan4", "rdma_device": "mlx5_2", "in_sync": false, "disruptive": false,
+       "changes": [], "unsupported": [], "warnings": [], "roce_v2_gid_index": null,
+       "error": "cannot read the link: lan4: RTM_GETLINK: No such device (ENODEV)"}
+    ],
+    "not_found": ["lan9"],
+    "changes_pending": true,
+    "error": null
+  })json");
+  EXPECT_EQ(json, expected) << json.dump(2);
+}
+
+TEST(PlanAggregates, ChangesAndErrors) {
+  Plan plan = sample_plan();
+  EXPECT_TRUE(plan.has_changes());
+  EXPECT_TRUE(plan.has_errors());
+  plan.ports.erase(plan.ports.begin());  // lan2 had the only change
+  EXPECT_FALSE(plan.has_changes());
+  plan.ports.pop_back();  // lan4 had the only error
+  EXPECT_FALSE(plan.has_errors());
+}
+
+}  // namespace
+}  // namespace roced::plan

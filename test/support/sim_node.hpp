@@ -1,0 +1,69 @@
+#pragma once
+// A roce-sim server in a scratch directory for one test: started in SetUp (ready once its pid
+// file exists), stopped and removed in TearDown. Override node_file() / scenario_file() to run
+// another node or a scenario.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace roced::test {
+
+class SimNode : public ::testing::Test {
+ protected:
+  // The node file to run; empty = the embedded default node (lan2..lan5).
+  virtual std::string node_file() const { return {}; }
+  // A scenario to run from the start; empty = none (a steady node).
+  virtual std::string scenario_file() const { return {}; }
+
+  void SetUp() override {
+    char pattern[] = "/tmp/roced-sim-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    std::vector<std::string> args = {ROCE_SIM_BINARY, "run", "--dir", dir_.string(), "--quiet"};
+    if (!node_file().empty()) {
+      args.push_back("--node");
+      args.push_back(node_file());
+    }
+    if (!scenario_file().empty()) {
+      args.push_back("--scenario");
+      args.push_back(scenario_file());
+    }
+    server_ = ::fork();
+    ASSERT_GE(server_, 0);
+    if (server_ == 0) {
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!std::filesystem::exists(dir_ / "roce-sim.pid")) {
+      int status = 0;
+      ASSERT_EQ(::waitpid(server_, &status, WNOHANG), 0) << "roce-sim exited during start-up";
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "roce-sim did not become ready";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  void TearDown() override {
+    if (server_ > 0) {
+      ::kill(server_, SIGTERM);
+      int status = 0;
+      ::waitpid(server_, &status, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+  pid_t server_ = -1;
+};
+
+}  // namespace roced::test
