@@ -1,13 +1,74 @@
-// rocectl validate: written by the issue-3 work.
+// rocectl validate: check a configuration file the way roced --check-config does (same loader),
+// as text on stderr or as one JSON document.
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/load_config.hpp"
+#include "daemon/config/summary.hpp"
 
 namespace roced::cli {
+namespace {
 
-int validate_command(const Context& /*context*/, Args /*args*/) {
-  std::cerr << "rocectl: validate is not implemented yet\n";
-  return kExitError;
+constexpr const char* kValidateUsage =
+    "usage: rocectl validate [--json] FILE\n"
+    "\n"
+    "Checks a roced configuration file (docs/config.md): YAML syntax, every key and value, and\n"
+    "the rules that tie settings together. Prints every problem as file:line:column: field:\n"
+    "message; warnings do not make the file invalid. Changes nothing and talks to no NIC.\n"
+    "\n"
+    "options:\n"
+    "  --json      print {valid, diagnostics: [{severity, file, line, column, field, message}]}\n"
+    "  -h, --help  show this help\n"
+    "\n"
+    "exit status: 0 valid (warnings allowed), 1 invalid or unreadable.\n";
+
+nlohmann::json to_json(const config::LoadResult& loaded) {
+  nlohmann::json diagnostics = nlohmann::json::array();
+  for (const auto& d : loaded.diagnostics) {
+    diagnostics.push_back({
+        {"severity", d.severity == config::Diagnostic::Severity::Error ? "error" : "warning"},
+        {"file", d.file},
+        {"line", d.line},
+        {"column", d.column},
+        {"field", d.field},
+        {"message", d.message},
+    });
+  }
+  return {{"valid", loaded.ok()}, {"diagnostics", diagnostics}};
+}
+
+}  // namespace
+
+int validate_command(const Context& /*context*/, Args args) {
+  bool json = false;
+  std::optional<std::string> file;
+  while (!args.done()) {
+    if (args.flag("-h") || args.flag("--help")) {
+      std::cout << kValidateUsage;
+      return kExitOk;
+    }
+    if (args.flag("--json")) {
+      json = true;
+    } else if (!args.peek().empty() && args.peek()[0] == '-') {
+      return usage_error("unknown option \"" + args.peek() + "\" for validate", kValidateUsage);
+    } else if (file) {
+      return usage_error("validate takes one file", kValidateUsage);
+    } else {
+      file = args.take();
+    }
+  }
+  if (!file) return usage_error("validate needs a file", kValidateUsage);
+
+  if (json) {
+    const config::LoadResult loaded = config::load_file(*file);
+    std::cout << to_json(loaded).dump(2) << "\n";
+    return loaded.ok() ? kExitOk : kExitError;
+  }
+  const auto config = load_config(*file);
+  if (!config) return kExitError;
+  std::cout << *file << ": valid (" << config::describe_selection(*config) << ")\n";
+  return kExitOk;
 }
 
 }  // namespace roced::cli

@@ -1,0 +1,14 @@
+#pragma once
+// Loading the configuration for a rocectl command: every diagnostic goes to stderr as
+// file:line:column: field: message, and the Config comes back only when the file is valid.
+
+#include <optional>
+#include <string>
+
+#include "daemon/config/config.hpp"
+
+namespace roced::cli {
+
+std::optional<config::Config> load_config(const std::string& path);
+
+}  // namespace roced::cli

@@ -1,0 +1,182 @@
+// roced.yaml -> Config: parse with yaml-cpp, read each section over the defaults, then the
+// cross-setting rules (validate.cpp). Every problem is reported, in file order; any error leaves
+// LoadResult.config unset.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "daemon/config/config.hpp"
+#include "daemon/config/read_profile.hpp"
+#include "daemon/config/validate.hpp"
+
+namespace roced::config {
+
+namespace {
+
+using detail::Entry;
+using detail::Location;
+
+const std::vector<std::string> kTopKeys = {"ports", "profile", "overrides"};
+const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
+
+// A netdev name or fnmatch pattern: what the kernel allows in a name (IFNAMSIZ - 1 bytes, no
+// '/', ':' or white space); a pattern may be longer only through its wildcards.
+std::optional<std::string> bad_netdev_name(const std::string& name) {
+  if (name.find_first_of("/: \t") != std::string::npos) {
+    return "'" + name + "' is not an interface name ('/', ':' and spaces are not allowed)";
+  }
+  if (name.find_first_of("*?[") == std::string::npos && name.size() > 15) {
+    return "'" + name + "' is not an interface name (at most 15 characters)";
+  }
+  return std::nullopt;
+}
+
+void read_names(detail::Reader& reader, const Entry& entry, const std::string& field,
+                bool netdev_names, std::vector<std::string>& names,
+                std::vector<Location>& locations) {
+  names.clear();
+  locations.clear();
+  const std::string what = netdev_names ? "interface names or patterns" : "driver names";
+  reader.list(entry.value, entry.value_at, field, what, [&](const YAML::Node& item, Location at) {
+    auto name = reader.string(item, at, field,
+                              netdev_names ? "an interface name or pattern" : "a driver name");
+    if (!name) return;
+    if (netdev_names) {
+      if (auto problem = bad_netdev_name(*name)) {
+        reader.diagnostics().error(at, field, *problem);
+        return;
+      }
+    }
+    names.push_back(*name);
+    locations.push_back(at);
+  });
+}
+
+void read_ports(detail::Reader& reader, const Entry& entry, PortSelection& ports,
+                detail::SelectionLocations& where) {
+  reader.entries(entry.value, entry.value_at, "ports", kPortKeys, [&](const Entry& e) {
+    if (e.key == "drivers") {
+      where.drivers = e.key_at;
+      read_names(reader, e, "ports.drivers", false, ports.drivers, where.driver_items);
+    } else if (e.key == "netdevs") {
+      read_names(reader, e, "ports.netdevs", true, ports.netdevs, where.netdev_items);
+    } else if (e.key == "exclude") {
+      read_names(reader, e, "ports.exclude", true, ports.exclude, where.exclude_items);
+    }
+  });
+}
+
+struct OverrideSection {
+  std::string pattern;
+  Location at;
+  YAML::Node node;
+  Location node_at;
+};
+
+LoadResult load_document(const YAML::Node& root, const std::string& name) {
+  detail::Diagnostics diagnostics(name);
+  detail::Reader reader(diagnostics);
+  Config config;
+  config.path = name;
+  config.profile = default_profile();
+  detail::SelectionLocations selection_at;
+  detail::FieldLocations profile_set;
+  std::vector<OverrideSection> override_sections;
+
+  reader.entries(root, detail::location_of(root), "", kTopKeys, [&](const Entry& e) {
+    if (e.key == "ports") {
+      read_ports(reader, e, config.ports, selection_at);
+    } else if (e.key == "profile") {
+      detail::read_profile(reader, e.value, e.value_at, "profile", config.profile, profile_set);
+    } else if (e.key == "overrides") {
+      reader.entries(e.value, e.value_at, "overrides", {}, [&](const Entry& o) {
+        if (auto problem = bad_netdev_name(o.key)) {
+          diagnostics.error(o.key_at, "overrides." + o.key, *problem);
+          return;
+        }
+        override_sections.push_back({o.key, o.key_at, o.value, o.value_at});
+      });
+    }
+  });
+
+  // Overrides apply over the merged `profile`, so they are read once it is complete. Each is
+  // checked on its merged profile; fields that failed to read (its own or `profile`'s) are left
+  // out of the rules.
+  const std::vector<std::string> profile_unreadable = diagnostics.error_fields_under("profile");
+  for (const auto& section : override_sections) {
+    const std::string prefix = "overrides." + section.pattern;
+    PortOverride entry{section.pattern, config.profile};
+    detail::FieldLocations set_here;
+    detail::read_profile(reader, section.node, section.node_at, prefix, entry.profile, set_here);
+    std::vector<std::string> unreadable = diagnostics.error_fields_under(prefix);
+    unreadable.insert(unreadable.end(), profile_unreadable.begin(), profile_unreadable.end());
+    detail::validate_profile(entry.profile, set_here, unreadable, prefix, true, diagnostics);
+    config.overrides.push_back(std::move(entry));
+    selection_at.overrides.emplace_back(section.pattern, section.at);
+  }
+  detail::validate_profile(config.profile, profile_set, profile_unreadable, "profile", false,
+                           diagnostics);
+  detail::validate_selection(config.ports, selection_at, diagnostics);
+
+  LoadResult result;
+  result.diagnostics = diagnostics.sorted();
+  if (diagnostics.errors() == 0) result.config = std::move(config);
+  return result;
+}
+
+Diagnostic whole_file_error(const std::string& name, int line, int column, std::string message) {
+  return {Diagnostic::Severity::Error, name, line, column, "", std::move(message)};
+}
+
+}  // namespace
+
+LoadResult load_string(const std::string& text, const std::string& name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    LoadResult result;
+    result.diagnostics.push_back(
+        whole_file_error(name, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg));
+    return result;
+  }
+  if (documents.size() > 1) {
+    const Location second = detail::location_of(documents[1]);
+    LoadResult result;
+    result.diagnostics.push_back(whole_file_error(
+        name, second.line, second.column,
+        "a second YAML document: roced.yaml holds one (remove the '---' separator)"));
+    return result;
+  }
+  // An empty file (no document) is all defaults.
+  return load_document(documents.empty() ? YAML::Node() : documents.front(), name);
+}
+
+LoadResult load_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    LoadResult result;
+    result.diagnostics.push_back(
+        whole_file_error(path, 0, 0, "cannot read the file: it is a directory"));
+    return result;
+  }
+  std::ifstream file(path);
+  if (!file) {
+    LoadResult result;
+    result.diagnostics.push_back(
+        whole_file_error(path, 0, 0, std::string("cannot read the file: ") + std::strerror(errno)));
+    return result;
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  if (file.bad()) {
+    LoadResult result;
+    result.diagnostics.push_back(whole_file_error(path, 0, 0, "cannot read the file"));
+    return result;
+  }
+  return load_string(text.str(), path);
+}
+
+}  // namespace roced::config

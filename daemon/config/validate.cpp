@@ -1,0 +1,353 @@
+// Cross-setting rules: each catches a configuration that mlx5 would take without complaint but
+// that leaves RoCE lossy, starved or refused later. Errors fail the load; warnings do not.
+#include "daemon/config/validate.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+namespace roced::config::detail {
+
+namespace {
+
+// The largest RoCE path MTU an Ethernet MTU carries: the IB MTU (256-4096) that fits after the
+// RoCE v2 headers the kernel reserves (iboe_get_mtu: GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH
+// 28 + ICRC 4 = 96 bytes).
+int roce_path_mtu(uint32_t mtu) {
+  const int usable = static_cast<int>(mtu) - 96;
+  for (int ib_mtu : {4096, 2048, 1024, 512, 256}) {
+    if (usable >= ib_mtu) return ib_mtu;
+  }
+  return 0;
+}
+
+// mlx5's lower bound for a lossless buffer (en/port_buffer.c): Xoff for the cable and MTU at
+// max(speed, 40 Gbit/s), plus one max-size frame (at least 9216 bytes) and one 128-byte cell.
+// At the port's real speed the driver needs more; this is what no speed can go below.
+uint32_t min_lossless_buffer(uint16_t cable_m, uint32_t mtu) {
+  const uint32_t xoff = (301 + 216u * cable_m / 100) * 40 + 272 * mtu / 100;
+  return xoff + 9216 + 128;
+}
+
+std::string priorities_text(uint8_t mask) {
+  std::string out;
+  for (int p = 0; p < 8; ++p) {
+    if (mask & (1u << p)) out += (out.empty() ? "" : ",") + std::to_string(p);
+  }
+  return out.empty() ? "none" : out;
+}
+
+class Rules {
+ public:
+  Rules(const FieldLocations& set_here, const std::vector<std::string>& unreadable,
+        const std::string& prefix, bool is_override, Diagnostics& out)
+      : set_here_(set_here),
+        unreadable_(unreadable),
+        prefix_(prefix),
+        is_override_(is_override),
+        out_(out) {}
+
+  void error(std::initializer_list<std::string> fields, const std::string& message) {
+    report(true, fields, message);
+  }
+  void warning(std::initializer_list<std::string> fields, const std::string& message) {
+    report(false, fields, message);
+  }
+
+ private:
+  void report(bool is_error, std::initializer_list<std::string> fields,
+              const std::string& message) {
+    for (const auto& field : fields) {
+      if (is_unreadable(field)) return;
+    }
+    for (const auto& field : fields) {
+      auto it = set_here_.find(field);
+      if (it == set_here_.end()) continue;
+      emit(is_error, it->second, field, message);
+      return;
+    }
+    // Only the defaults are involved: `profile` owns the problem, an override inherits it.
+    if (!is_override_) emit(is_error, {}, *fields.begin(), message);
+  }
+  // "pfc" failed: "pfc.priorities" is unknown too; "ets.tcs.6" failed: so is the sum of "ets.tcs".
+  bool is_unreadable(const std::string& field) const {
+    const auto starts_with = [](const std::string& text, const std::string& head) {
+      return text.size() > head.size() && text.compare(0, head.size(), head) == 0 &&
+             text[head.size()] == '.';
+    };
+    for (const auto& failed : unreadable_) {
+      if (failed.empty() || failed == field || starts_with(field, failed) ||
+          starts_with(failed, field)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void emit(bool is_error, Location at, const std::string& field, const std::string& message) {
+    if (is_error) {
+      out_.error(at, prefix_ + "." + field, message);
+    } else {
+      out_.warning(at, prefix_ + "." + field, message);
+    }
+  }
+
+  const FieldLocations& set_here_;
+  const std::vector<std::string>& unreadable_;
+  const std::string& prefix_;
+  bool is_override_;
+  Diagnostics& out_;
+};
+
+std::string dscp_field(int dscp) { return "dscp_map." + std::to_string(dscp); }
+
+void check_dcbx_and_trust(Rules& r, const Profile& p) {
+  if (p.dcbx == DcbxMode::Firmware) {
+    r.warning({"dcbx"},
+              "with the firmware DCBX agent the switch can replace the PFC and ETS set here "
+              "(the agent is willing); roced will report it as drift");
+  }
+  if (p.trust == dcb::Trust::Pcp) {
+    r.warning({"trust", "dscp_map"},
+              "with trust pcp a packet's priority is its VLAN PCP (untagged: priority 0): "
+              "roced cannot check that RoCE lands on a PFC priority, and dscp_map is not used");
+  }
+  if (p.roce.rdma_cm_mode != "RoCE v2") {
+    r.warning({"roce.rdma_cm_mode"},
+              "RoCE v1 has no IP header: DSCP trust cannot classify it and it does not route "
+              "beyond the L2 segment");
+  }
+}
+
+void check_roce_is_lossless(Rules& r, const Profile& p) {
+  if (p.pfc_priorities == 0) {
+    r.warning({"pfc.priorities"},
+              "no PFC priority: nothing is lossless, RoCE relies on ECN and retransmission alone");
+    return;
+  }
+  if (p.trust != dcb::Trust::Dscp) return;
+  const int dscp = p.roce.tos >> 2;
+  const int priority = p.dscp_map[static_cast<size_t>(dscp)];
+  if (p.pfc_priorities & (1u << priority)) return;
+  r.error({"roce.tos", dscp_field(dscp), "pfc.priorities", "trust"},
+          "RoCE traffic (roce.tos " + std::to_string(p.roce.tos) + " = DSCP " +
+              std::to_string(dscp) + ") maps to priority " + std::to_string(priority) +
+              ", which has no PFC (pfc.priorities: " + priorities_text(p.pfc_priorities) +
+              "): RoCE would silently not be lossless");
+}
+
+void check_tos_ecn_bits(Rules& r, const Profile& p) {
+  if ((p.roce.tos & 3) == 3) {
+    r.warning({"roce.tos"}, "ToS " + std::to_string(p.roce.tos) +
+                                " sets the ECN bits to CE (11): every RoCE packet leaves marked "
+                                "as congested; use ECT(0), e.g. 106 for DSCP 26");
+  }
+}
+
+void check_cnp(Rules& r, const Profile& p) {
+  const int cnp = p.ecn.cnp_priority;
+  if (p.pfc_priorities & (1u << cnp)) {
+    r.error({"ecn.cnp_priority", "pfc.priorities"},
+            "CNP priority " + std::to_string(cnp) +
+                " has PFC: CNPs would be paused by the congestion they report; use a priority "
+                "without PFC (the recipe: 6)");
+  }
+  if (p.trust == dcb::Trust::Dscp) {
+    const int dscp = p.ecn.cnp_dscp;
+    const int mapped = p.dscp_map[static_cast<size_t>(dscp)];
+    if (mapped != cnp) {
+      r.warning({"ecn.cnp_dscp", dscp_field(dscp), "ecn.cnp_priority"},
+                "CNPs carry DSCP " + std::to_string(dscp) + ", which dscp_map maps to priority " +
+                    std::to_string(mapped) + ", not cnp_priority " + std::to_string(cnp) +
+                    ": receivers that trust DSCP queue them at priority " + std::to_string(mapped));
+    }
+  }
+  const int tc = p.ets.prio_tc[static_cast<size_t>(cnp)];
+  if (p.ets.tsa[static_cast<size_t>(tc)] != dcb::Tsa::Strict) {
+    r.warning({"ecn.cnp_priority", "ets.prio_tc", "ets.tcs." + std::to_string(tc)},
+              "CNP priority " + std::to_string(cnp) + " is on TC " + std::to_string(tc) +
+                  ", which is not strict: CNPs can queue behind the traffic they should slow "
+                  "down");
+  }
+}
+
+void check_ets(Rules& r, const Profile& p) {
+  int sum = 0;
+  bool any_ets = false;
+  std::string terms;
+  for (size_t tc = 0; tc < 8; ++tc) {
+    if (p.ets.tsa[tc] != dcb::Tsa::Ets) continue;
+    any_ets = true;
+    sum += p.ets.bandwidth[tc];
+    terms += (terms.empty() ? "" : " + ") + std::string("TC") + std::to_string(tc) + " " +
+             std::to_string(p.ets.bandwidth[tc]);
+  }
+  if (any_ets && sum != 100) {
+    r.error({"ets.tcs"}, "the ets TCs' bandwidths add up to " + std::to_string(sum) +
+                             ", not 100 (" + terms + "); mlx5 refuses such an ETS (-EINVAL)");
+  }
+  for (int priority = 0; priority < 8; ++priority) {
+    if (!(p.pfc_priorities & (1u << priority))) continue;
+    const size_t tc = p.ets.prio_tc[static_cast<size_t>(priority)];
+    if (p.ets.tsa[tc] == dcb::Tsa::Strict) {
+      r.warning({"pfc.priorities", "ets.prio_tc", "ets.tcs." + std::to_string(tc)},
+                "lossless priority " + std::to_string(priority) + " is on strict TC " +
+                    std::to_string(tc) +
+                    ": its traffic goes before every ets TC and can starve them");
+    }
+    uint8_t lossy_sharing = 0;
+    for (int other = 0; other < 8; ++other) {
+      if (p.ets.prio_tc[static_cast<size_t>(other)] == tc && !(p.pfc_priorities & (1u << other))) {
+        lossy_sharing = static_cast<uint8_t>(lossy_sharing | (1u << other));
+      }
+    }
+    if (lossy_sharing) {
+      r.warning({"ets.prio_tc", "pfc.priorities"},
+                "TC " + std::to_string(tc) + " carries lossless priority " +
+                    std::to_string(priority) + " and priorities without PFC (" +
+                    priorities_text(lossy_sharing) +
+                    "): they share one queue, so pauses for one hold back the others");
+    }
+  }
+}
+
+void check_mtu_cable_stall(Rules& r, const Profile& p) {
+  // The recipe says 4200; 4192 is the exact edge (4096 + the 96 bytes iboe_get_mtu reserves).
+  if (const int path = roce_path_mtu(p.mtu); path < 4096) {
+    r.warning({"mtu"},
+              "MTU " + std::to_string(p.mtu) +
+                  " is below 4192: the RoCE path MTU drops from 4096 to " +
+                  (path ? std::to_string(path) : std::string("nothing (RoCE cannot run)")));
+  }
+  if (p.cable_length_m > 100) {
+    r.warning({"pfc.cable_length"},
+              std::to_string(p.cable_length_m) +
+                  " m is longer than any in-row cable: mlx5 sizes the Xoff headroom from it, so "
+                  "check that it is the real length");
+  }
+  if (p.stall_prevention.mode == StallPrevention::Mode::Off && p.pfc_priorities != 0) {
+    r.warning({"stall_prevention", "pfc.priorities"},
+              "off: a host that stops receiving pauses its switch port forever, and the pause "
+              "spreads through the fabric (PFC storm)");
+  }
+}
+
+void check_ecn_priorities(Rules& r, const Profile& p) {
+  if (!p.ecn.enabled_priorities) return;
+  const auto lossless_without_ecn =
+      static_cast<uint8_t>(p.pfc_priorities & ~*p.ecn.enabled_priorities);
+  if (lossless_without_ecn) {
+    r.warning({"ecn.priorities", "pfc.priorities"},
+              "ECN is off on lossless priority " + priorities_text(lossless_without_ecn) +
+                  ": DCQCN never slows senders there, congestion is held by PFC alone");
+  }
+}
+
+void check_buffers(Rules& r, const Profile& p) {
+  if (!p.buffers) return;
+  const BufferProfile& b = *p.buffers;
+  const uint32_t minimum = min_lossless_buffer(p.cable_length_m, p.mtu);
+  for (size_t buffer = 0; buffer < 8; ++buffer) {
+    uint8_t lossless = 0;
+    uint8_t lossy = 0;
+    for (size_t priority = 0; priority < 8; ++priority) {
+      if (b.prio2buffer[priority] != buffer) continue;
+      const auto bit = static_cast<uint8_t>(1u << priority);
+      (p.pfc_priorities & bit ? lossless : lossy) |= bit;
+    }
+    if (!lossless) continue;
+    const std::string name = "buffer " + std::to_string(buffer);
+    const std::string holds = " holds lossless priority " + priorities_text(lossless);
+    if (b.buffer_size[buffer] == 0) {
+      r.error({"buffers.size", "buffers.prio2buffer", "pfc.priorities"},
+              name + holds +
+                  " but its size is 0; mlx5 refuses a lossless buffer of size 0 "
+                  "(-EINVAL)");
+    } else if (b.buffer_size[buffer] < minimum) {
+      r.error({"buffers.size", "buffers.prio2buffer", "pfc.priorities", "mtu", "pfc.cable_length"},
+              name + holds + " but is " + std::to_string(b.buffer_size[buffer]) +
+                  " bytes; mlx5 needs at least " + std::to_string(minimum) + " (Xoff for " +
+                  std::to_string(p.cable_length_m) + " m and MTU " + std::to_string(p.mtu) +
+                  " at 40 Gbit/s, one 9216-byte frame, one cell; more at higher speeds) and "
+                  "would refuse it (-ENOMEM)");
+    }
+    if (lossy) {
+      r.warning({"buffers.prio2buffer", "pfc.priorities"},
+                name + holds + " and priority " + priorities_text(lossy) +
+                    " without PFC: the lossy traffic shares the lossless headroom");
+    }
+  }
+}
+
+bool is_glob(const std::string& pattern) {
+  return pattern.find_first_of("*?[") != std::string::npos;
+}
+
+bool matches(const std::string& pattern, const std::string& name) {
+  return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+}  // namespace
+
+void validate_profile(const Profile& profile, const FieldLocations& set_here,
+                      const std::vector<std::string>& unreadable, const std::string& prefix,
+                      bool is_override, Diagnostics& out) {
+  Rules rules(set_here, unreadable, prefix, is_override, out);
+  check_dcbx_and_trust(rules, profile);
+  check_roce_is_lossless(rules, profile);
+  check_tos_ecn_bits(rules, profile);
+  check_cnp(rules, profile);
+  check_ets(rules, profile);
+  check_mtu_cable_stall(rules, profile);
+  check_ecn_priorities(rules, profile);
+  check_buffers(rules, profile);
+}
+
+void validate_selection(const PortSelection& ports, const SelectionLocations& where,
+                        Diagnostics& out) {
+  if (where.drivers && ports.drivers.empty()) {
+    out.warning(*where.drivers, "ports.drivers",
+                "empty: ports of every driver are selected, not only mlx5_core");
+  }
+  for (size_t i = 0; i < ports.drivers.size() && i < where.driver_items.size(); ++i) {
+    if (ports.drivers[i] != "mlx5_core") {
+      out.warning(where.driver_items[i], "ports.drivers",
+                  "'" + ports.drivers[i] +
+                      "' is not mlx5_core: roced applies mlx5's semantics, which other drivers "
+                      "may not share");
+    }
+  }
+  for (size_t i = 0; i < ports.exclude.size() && i < where.exclude_items.size(); ++i) {
+    const std::string& name = ports.exclude[i];
+    if (std::find(ports.netdevs.begin(), ports.netdevs.end(), name) != ports.netdevs.end()) {
+      out.warning(where.exclude_items[i], "ports.exclude",
+                  name + " is both in netdevs and in exclude: it is excluded");
+    }
+  }
+  for (size_t i = 0; i < where.overrides.size(); ++i) {
+    const auto& [pattern, at] = where.overrides[i];
+    const std::string field = "overrides." + pattern;
+    if (is_glob(pattern)) continue;
+    const bool selected =
+        (ports.netdevs.empty() ||
+         std::any_of(ports.netdevs.begin(), ports.netdevs.end(),
+                     [&](const std::string& p) { return matches(p, pattern); })) &&
+        std::none_of(ports.exclude.begin(), ports.exclude.end(),
+                     [&](const std::string& p) { return matches(p, pattern); });
+    if (!selected) {
+      out.warning(at, field,
+                  pattern + " is not a port that ports selects: this override never applies");
+      continue;
+    }
+    for (size_t earlier = 0; earlier < i; ++earlier) {
+      if (matches(where.overrides[earlier].first, pattern)) {
+        out.warning(at, field,
+                    "never applies: " + pattern + " already matches the earlier override '" +
+                        where.overrides[earlier].first + "' (the first match wins)");
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace roced::config::detail

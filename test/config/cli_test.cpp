@@ -1,0 +1,153 @@
+// `rocectl validate` and `roced --check-config`: exit codes and what they print.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.hpp"
+
+namespace {
+
+using roced::test::run_command;
+
+const std::string kExample = std::string(ROCED_SOURCE_DIR) + "/packaging/roced.yaml";
+
+class ConfigCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("roced-config-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigCli, ValidateAcceptsTheShippedExample) {
+  const auto result = run_command({ROCECTL_BINARY, "validate", kExample});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find(kExample + ": valid (drivers: mlx5_core; netdevs: all; 0 overrides)"),
+            std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.err, "");
+}
+
+TEST_F(ConfigCli, CheckConfigAcceptsTheShippedExample) {
+  const auto result = run_command({ROCED_BINARY, "--check-config", kExample});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find(kExample + ": valid"), std::string::npos) << result.out;
+}
+
+TEST_F(ConfigCli, BothRejectABadFileWithFileLineColumnField) {
+  const auto path = write("bad.yaml", "profile:\n  pfc:\n    priorities: [9]\n  mtu: 50\n");
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           std::vector<std::string>{ROCECTL_BINARY, "validate", path},
+           std::vector<std::string>{ROCED_BINARY, "--check-config", path}}) {
+    const auto result = run_command(argv);
+    EXPECT_EQ(result.exit_code, 1) << argv[0];
+    EXPECT_NE(result.err.find(path + ":3:18: profile.pfc.priorities: 9 is not a priority (0-7)\n" +
+                              path + ":4:8: profile.mtu: 50 is not an MTU"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(result.out.find("valid ("), std::string::npos) << result.out;
+  }
+}
+
+TEST_F(ConfigCli, WarningsDoNotInvalidate) {
+  const auto path = write("warn.yaml", "profile:\n  mtu: 1500\n");
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           std::vector<std::string>{ROCECTL_BINARY, "validate", path},
+           std::vector<std::string>{ROCED_BINARY, "--check-config", path}}) {
+    const auto result = run_command(argv);
+    EXPECT_EQ(result.exit_code, 0) << argv[0] << result.err;
+    EXPECT_NE(result.err.find(path + ":2:8: warning: profile.mtu: MTU 1500 is below 4192"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.out.find(path + ": valid"), std::string::npos) << result.out;
+  }
+}
+
+TEST_F(ConfigCli, ValidateJson) {
+  const auto path = write("bad.yaml", "profile:\n  mtu: 1500\n  roce: {tos: 256}\n");
+  const auto result = run_command({ROCECTL_BINARY, "validate", "--json", path});
+  EXPECT_EQ(result.exit_code, 1);
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json.at("valid"), false);
+  ASSERT_EQ(json.at("diagnostics").size(), 2u) << result.out;
+  const auto& warning = json["diagnostics"][0];
+  EXPECT_EQ(warning.at("severity"), "warning");
+  EXPECT_EQ(warning.at("line"), 2);
+  const auto& error = json["diagnostics"][1];
+  EXPECT_EQ(error.at("severity"), "error");
+  EXPECT_EQ(error.at("file"), path);
+  EXPECT_EQ(error.at("line"), 3);
+  EXPECT_EQ(error.at("column"), 15);
+  EXPECT_EQ(error.at("field"), "profile.roce.tos");
+  EXPECT_NE(error.at("message").get<std::string>().find("256 is not a ToS byte"),
+            std::string::npos);
+
+  const auto good = run_command({ROCECTL_BINARY, "validate", "--json", kExample});
+  EXPECT_EQ(good.exit_code, 0);
+  const auto good_json = nlohmann::json::parse(good.out);
+  EXPECT_EQ(good_json.at("valid"), true);
+  EXPECT_TRUE(good_json.at("diagnostics").empty());
+}
+
+TEST_F(ConfigCli, MissingFileIsNamed) {
+  const std::string path = (dir_ / "absent.yaml").string();
+  const auto validate = run_command({ROCECTL_BINARY, "validate", path});
+  EXPECT_EQ(validate.exit_code, 1);
+  EXPECT_NE(validate.err.find(path + ": cannot read the file"), std::string::npos) << validate.err;
+  const auto check = run_command({ROCED_BINARY, "--check-config", path});
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_NE(check.err.find(path + ": cannot read the file"), std::string::npos) << check.err;
+}
+
+TEST_F(ConfigCli, ValidateUsage) {
+  EXPECT_EQ(run_command({ROCECTL_BINARY, "validate"}).exit_code, 1);
+  EXPECT_EQ(run_command({ROCECTL_BINARY, "validate", "a.yaml", "b.yaml"}).exit_code, 1);
+  EXPECT_EQ(run_command({ROCECTL_BINARY, "validate", "--frobnicate", kExample}).exit_code, 1);
+  const auto help = run_command({ROCECTL_BINARY, "validate", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("usage: rocectl validate"), std::string::npos);
+}
+
+TEST_F(ConfigCli, RocedSaysServiceModeIsNotThereYet) {
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           std::vector<std::string>{ROCED_BINARY},
+           std::vector<std::string>{ROCED_BINARY, "--sim", "x"},
+           std::vector<std::string>{ROCED_BINARY, "--check-config"}}) {
+    const auto result = run_command(argv);
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_NE(result.err.find("usage: roced"), std::string::npos) << result.err;
+  }
+  EXPECT_NE(run_command({ROCED_BINARY}).err.find("service mode is not implemented yet"),
+            std::string::npos);
+  const auto version = run_command({ROCED_BINARY, "--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("roced ", 0), 0u) << version.out;
+  const auto help = run_command({ROCED_BINARY, "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--check-config FILE"), std::string::npos);
+}
+
+TEST_F(ConfigCli, EveryBadCorpusFileFailsBoth) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(ROCED_BAD_CONFIGS)) {
+    const std::string path = entry.path().string();
+    ++files;
+    EXPECT_EQ(run_command({ROCECTL_BINARY, "validate", path}).exit_code, 1) << path;
+    EXPECT_EQ(run_command({ROCED_BINARY, "--check-config", path}).exit_code, 1) << path;
+  }
+  EXPECT_GT(files, 0);
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+#pragma once
+// Finding a diagnostic in a LoadResult, for the config tests.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/config/config.hpp"
+
+namespace roced::config::test {
+
+inline LoadResult load(const std::string& yaml) { return load_string(yaml, "t.yaml"); }
+
+// The one diagnostic of `severity` on `field`; fails the test when there is none or more.
+inline Diagnostic only_on(const LoadResult& result, const std::string& field,
+                          Diagnostic::Severity severity) {
+  const Diagnostic* found = nullptr;
+  int count = 0;
+  for (const auto& d : result.diagnostics) {
+    if (d.field == field && d.severity == severity) {
+      found = &d;
+      ++count;
+    }
+  }
+  std::string all;
+  for (const auto& d : result.diagnostics) all += d.to_string() + "\n";
+  EXPECT_EQ(count, 1) << "diagnostics on " << field << " in:\n" << all;
+  return found ? *found : Diagnostic{};
+}
+
+inline bool mentions(const LoadResult& result, const std::string& field) {
+  for (const auto& d : result.diagnostics) {
+    if (d.field == field) return true;
+  }
+  return false;
+}
+
+inline std::string all_text(const LoadResult& result) {
+  std::string all;
+  for (const auto& d : result.diagnostics) all += d.to_string() + "\n";
+  return all;
+}
+
+}  // namespace roced::config::test
+
+// An error at line:column on field whose message holds `text`; the load failed.
+#define EXPECT_CONFIG_ERROR(result, line_, column_, field_, text)                             \
+  do {                                                                                        \
+    const auto& r_ = (result);                                                                \
+    EXPECT_FALSE(r_.ok()) << roced::config::test::all_text(r_);                               \
+    const auto d_ =                                                                           \
+        roced::config::test::only_on(r_, field_, roced::config::Diagnostic::Severity::Error); \
+    EXPECT_EQ(d_.line, line_) << d_.to_string();                                              \
+    EXPECT_EQ(d_.column, column_) << d_.to_string();                                          \
+    EXPECT_NE(d_.message.find(text), std::string::npos) << d_.to_string();                    \
+  } while (0)
+
+// A warning at line:column on field; the load succeeded.
+#define EXPECT_CONFIG_WARNING(result, line_, column_, field_, text)                             \
+  do {                                                                                          \
+    const auto& r_ = (result);                                                                  \
+    EXPECT_TRUE(r_.ok()) << roced::config::test::all_text(r_);                                  \
+    const auto d_ =                                                                             \
+        roced::config::test::only_on(r_, field_, roced::config::Diagnostic::Severity::Warning); \
+    EXPECT_EQ(d_.line, line_) << d_.to_string();                                                \
+    EXPECT_EQ(d_.column, column_) << d_.to_string();                                            \
+    EXPECT_NE(d_.message.find(text), std::string::npos) << d_.to_string();                      \
+  } while (0)

@@ -1,0 +1,366 @@
+// load_string: defaults, every key's value, overrides, selection, and each type or range error
+// at its exact line, column and field.
+#include <fstream>
+
+#include "expect.hpp"
+
+namespace roced::config {
+namespace {
+
+using test::load;
+
+TEST(ConfigDefaults, EmptyFileAndEmptyMappingAreTheDefaultProfile) {
+  for (const std::string text : {"", "{}", "# only a comment\n", "---\n"}) {
+    const LoadResult result = load(text);
+    ASSERT_TRUE(result.ok()) << test::all_text(result);
+    EXPECT_TRUE(result.diagnostics.empty()) << test::all_text(result);
+    EXPECT_EQ(result.config->profile, default_profile()) << "for '" << text << "'";
+    EXPECT_EQ(result.config->ports.drivers, std::vector<std::string>{"mlx5_core"});
+    EXPECT_TRUE(result.config->ports.netdevs.empty());
+    EXPECT_TRUE(result.config->overrides.empty());
+    EXPECT_EQ(result.config->path, "t.yaml");
+  }
+}
+
+TEST(ConfigDefaults, ShippedExampleIsTheDefaultProfileWithoutWarnings) {
+  const LoadResult result = load_file(std::string(ROCED_SOURCE_DIR) + "/packaging/roced.yaml");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  EXPECT_TRUE(result.diagnostics.empty()) << test::all_text(result);
+  EXPECT_EQ(result.config->profile, default_profile());
+}
+
+TEST(ConfigLoad, EveryKeyLandsInTheProfile) {
+  const LoadResult result = load(R"(
+ports:
+  drivers: [mlx5_core]
+  netdevs: ["ens*", lan3]
+  exclude: [lan5]
+profile:
+  dcbx: host
+  trust: dscp
+  dscp_map: {26: 3, 48: 6, 10: 5}
+  pfc:
+    priorities: [3]
+    cable_length: 30
+  ets:
+    prio_tc: [0, 0, 1, 3, 4, 5, 6, 7]
+    tcs:
+      0: {tsa: ets, bandwidth: 30}
+      1: {bandwidth: 0}
+      2: {tsa: vendor}
+  mtu: 4200
+  ecn:
+    priorities: [3]
+    cnp_dscp: 48
+    cnp_priority: 6
+    dcqcn: {rp_ai_rate: 5, np_min_time_between_cnps: 0x4}
+  stall_prevention: 500
+  roce:
+    rdma_cm_mode: v1
+    tos: 106
+    gid_family: ipv6
+    gid_index: 3
+  buffers:
+    prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0]
+    size: [262144, 262144, 0, 0, 0, 0, 0, 0]
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const Config& c = *result.config;
+  EXPECT_EQ(c.ports.netdevs, (std::vector<std::string>{"ens*", "lan3"}));
+  EXPECT_EQ(c.ports.exclude, std::vector<std::string>{"lan5"});
+  const Profile& p = c.profile;
+  EXPECT_EQ(p.dscp_map[10], 5);
+  EXPECT_EQ(p.dscp_map[26], 3);
+  EXPECT_EQ(p.dscp_map[11], 1);  // untouched: d >> 3
+  EXPECT_EQ(p.pfc_priorities, 1u << 3);
+  EXPECT_EQ(p.cable_length_m, 30);
+  EXPECT_EQ(p.ets.prio_tc, (std::array<uint8_t, 8>{0, 0, 1, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(p.ets.tsa[0], dcb::Tsa::Ets);
+  EXPECT_EQ(p.ets.bandwidth[0], 30);
+  EXPECT_EQ(p.ets.tsa[1], dcb::Tsa::Ets);  // no tsa: ets
+  EXPECT_EQ(p.ets.bandwidth[1], 0);
+  EXPECT_EQ(p.ets.tsa[2], dcb::Tsa::Vendor);
+  EXPECT_EQ(p.ets.bandwidth[2], 0);
+  EXPECT_EQ(p.ets.tsa[6], dcb::Tsa::Strict);  // not given: the default
+  EXPECT_EQ(p.ets.bandwidth[3], 50);
+  EXPECT_EQ(p.mtu, 4200u);
+  EXPECT_EQ(p.ecn.enabled_priorities, std::optional<uint8_t>(1u << 3));
+  EXPECT_EQ(p.ecn.dcqcn,
+            (std::map<std::string, uint64_t>{{"rp_ai_rate", 5}, {"np_min_time_between_cnps", 4}}));
+  EXPECT_EQ(p.stall_prevention.mode, StallPrevention::Mode::Manual);
+  EXPECT_EQ(p.stall_prevention.tunable_value(), 500);
+  EXPECT_EQ(p.roce.rdma_cm_mode, "IB/RoCE v1");
+  EXPECT_EQ(p.roce.gid_family, "ipv6");
+  EXPECT_EQ(p.roce.gid_index, std::optional<int>(3));
+  ASSERT_TRUE(p.buffers.has_value());
+  EXPECT_EQ(p.buffers->prio2buffer[3], 1);
+  EXPECT_EQ(p.buffers->buffer_size[1], 262144u);
+}
+
+TEST(ConfigLoad, StallPreventionWords) {
+  EXPECT_EQ(load("profile: {stall_prevention: 'off'}").config->profile.stall_prevention.mode,
+            StallPrevention::Mode::Off);
+  EXPECT_EQ(load("profile: {stall_prevention: auto}").config->profile.stall_prevention.mode,
+            StallPrevention::Mode::Auto);
+}
+
+TEST(ConfigOverrides, MergeOverTheProfileAndFirstMatchWins) {
+  const LoadResult result = load(R"(
+profile:
+  mtu: 9000
+  pfc: {cable_length: 10}
+  ecn: {dcqcn: {rp_ai_rate: 5}}
+overrides:
+  lan5:
+    mtu: 4200
+    ecn: {dcqcn: {rp_hai_rate: 50}}
+  "lan*":
+    pfc: {cable_length: 3}
+    buffers:
+      prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0]
+      size: [262144, 262144, 0, 0, 0, 0, 0, 0]
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const Config& c = *result.config;
+  ASSERT_EQ(c.overrides.size(), 2u);
+  const Profile& lan5 = c.profile_for("lan5");
+  EXPECT_EQ(lan5.mtu, 4200u);
+  EXPECT_EQ(lan5.cable_length_m, 10);  // from profile, not from the later "lan*"
+  EXPECT_EQ(lan5.ecn.dcqcn,
+            (std::map<std::string, uint64_t>{{"rp_ai_rate", 5}, {"rp_hai_rate", 50}}));
+  EXPECT_FALSE(lan5.buffers.has_value());
+  const Profile& lan3 = c.profile_for("lan3");
+  EXPECT_EQ(lan3.mtu, 9000u);
+  EXPECT_EQ(lan3.cable_length_m, 3);
+  EXPECT_TRUE(lan3.buffers.has_value());
+  const Profile& eth0 = c.profile_for("eth0");
+  EXPECT_EQ(&eth0, &c.profile);
+  EXPECT_EQ(eth0.cable_length_m, 10);
+}
+
+TEST(ConfigOverrides, AnEmptyValueUnsetsAnOptionalSetting) {
+  const LoadResult result = load(R"(
+profile:
+  roce: {gid_index: 3}
+  buffers: {prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0], size: [65536, 262144, 0, 0, 0, 0, 0, 0]}
+overrides:
+  lan5:
+    roce: {gid_index: }
+    buffers:
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  EXPECT_TRUE(result.config->profile.buffers.has_value());
+  EXPECT_FALSE(result.config->profile_for("lan5").buffers.has_value());
+  EXPECT_FALSE(result.config->profile_for("lan5").roce.gid_index.has_value());
+}
+
+TEST(ConfigSelection, DriversNetdevsAndExclude) {
+  const LoadResult result = load(R"(
+ports:
+  netdevs: ["ens*", lan3]
+  exclude: [ens9]
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const PortSelection& ports = result.config->ports;
+  EXPECT_TRUE(ports.selects("ens1", "mlx5_core"));
+  EXPECT_TRUE(ports.selects("lan3", "mlx5_core"));
+  EXPECT_FALSE(ports.selects("lan4", "mlx5_core"));
+  EXPECT_FALSE(ports.selects("ens9", "mlx5_core"));
+  EXPECT_FALSE(ports.selects("ens1", "ice"));
+}
+
+TEST(ConfigTypes, RangesAndTypesAtTheirPlace) {
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    priorities: [3, 9]\n"), 3, 21,
+                      "profile.pfc.priorities", "9 is not a priority (0-7)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    priorities: [three]\n"), 3, 18,
+                      "profile.pfc.priorities", "'three' is not an integer");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    priorities: 3\n"), 3, 17,
+                      "profile.pfc.priorities", "expected a list of priorities");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    priorities: [3, 4, 3]\n"), 3, 24,
+                      "profile.pfc.priorities", "priority 3 is listed twice");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc: {cable_length: 0}\n"), 2, 23,
+                      "profile.pfc.cable_length", "(1-999");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc: {cable_length: 1000}\n"), 2, 23,
+                      "profile.pfc.cable_length", "1000 is not a cable length");
+  EXPECT_CONFIG_ERROR(load("profile:\n  dscp_map: {64: 3}\n"), 2, 14, "profile.dscp_map",
+                      "64 is not a DSCP value (0-63)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  dscp_map: {26: 8}\n"), 2, 18, "profile.dscp_map.26",
+                      "8 is not a priority (0-7)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  roce: {tos: 256}\n"), 2, 15, "profile.roce.tos",
+                      "256 is not a ToS byte (0-255");
+  EXPECT_CONFIG_ERROR(load("profile:\n  roce: {gid_index: -1}\n"), 2, 21, "profile.roce.gid_index",
+                      "-1 is not a GID index (0-255)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  roce: {gid_family: ipv5}\n"), 2, 22,
+                      "profile.roce.gid_family", "did you mean 'ipv4'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  mtu: 67\n"), 2, 8, "profile.mtu",
+                      "67 is not an MTU in bytes (68-9978)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  mtu: 9979\n"), 2, 8, "profile.mtu", "9979 is not");
+  EXPECT_CONFIG_ERROR(load("profile:\n  mtu: 9000.5\n"), 2, 8, "profile.mtu",
+                      "'9000.5' is not an integer");
+  EXPECT_CONFIG_ERROR(load("profile:\n  mtu:\n"), 2, 3, "profile.mtu", "got nothing");
+  EXPECT_CONFIG_ERROR(load("profile:\n  stall_prevention: 79\n"), 2, 21, "profile.stall_prevention",
+                      "79 is not off, auto or a timeout in ms");
+  EXPECT_CONFIG_ERROR(load("profile:\n  stall_prevention: 8001\n"), 2, 21,
+                      "profile.stall_prevention", "(80-8000)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  stall_prevention: atuo\n"), 2, 21,
+                      "profile.stall_prevention", "did you mean 'auto'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  dcbx: hots\n"), 2, 9, "profile.dcbx",
+                      "'hots' is not one of host | firmware (did you mean 'host'?)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  trust: ip\n"), 2, 10, "profile.trust",
+                      "is not one of dscp | pcp");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn: {cnp_dscp: 64}\n"), 2, 19, "profile.ecn.cnp_dscp",
+                      "64 is not a DSCP value");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn: {cnp_priority: 8}\n"), 2, 23,
+                      "profile.ecn.cnp_priority", "8 is not a priority");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn: {dcqcn: {rp_ai_rate: 4294967296}}\n"), 2, 29,
+                      "profile.ecn.dcqcn.rp_ai_rate", "is not a knob value");
+}
+
+TEST(ConfigTypes, EtsListsAndTrafficClasses) {
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    prio_tc: [0, 1, 2, 3, 4, 5, 6]\n"), 3, 14,
+                      "profile.ets.prio_tc", "needs 8 entries");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    prio_tc: [0, 1, 2, 3, 4, 5, 6, 8]\n"), 3, 36,
+                      "profile.ets.prio_tc", "8 is not a traffic class (0-7)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      8: {tsa: strict}\n"), 4, 7,
+                      "profile.ets.tcs", "8 is not a traffic class");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: {tsa: ets, bandwidth: 101}\n"), 4,
+                      32, "profile.ets.tcs.3.bandwidth", "101 is not a bandwidth share");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      6: {tsa: strict, bandwidth: 5}\n"), 4,
+                      35, "profile.ets.tcs.6.bandwidth", "a strict TC takes no bandwidth");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: {tsa: ets}\n"), 4, 10,
+                      "profile.ets.tcs.3", "an ets TC needs a bandwidth");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: {tsa: cbs}\n"), 4, 16,
+                      "profile.ets.tcs.3.tsa", "mlx5 does not implement the cbs TSA");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: {tsa: stirct}\n"), 4, 16,
+                      "profile.ets.tcs.3.tsa", "did you mean 'strict'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: 50\n"), 4, 10, "profile.ets.tcs.3",
+                      "expected {tsa:");
+}
+
+TEST(ConfigTypes, BuffersNeedBothListsOfEight) {
+  EXPECT_CONFIG_ERROR(load("profile:\n  buffers:\n    prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0]\n"), 3,
+                      5, "profile.buffers", "needs both prio2buffer and size (size is missing)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  buffers:\n    prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0]\n"
+                           "    size: [1, 2, 3, 4, 5, 6, 7, 8, 9]\n"),
+                      4, 11, "profile.buffers.size", "needs 8 entries");
+  EXPECT_CONFIG_ERROR(load("profile:\n  buffers:\n    prio2buffer: [0, 0, 0, 8, 0, 0, 0, 0]\n"
+                           "    size: [262144, 262144, 0, 0, 0, 0, 0, 0]\n"),
+                      3, 28, "profile.buffers.prio2buffer", "8 is not a buffer (0-7)");
+}
+
+TEST(ConfigKeys, UnknownKeysAtEveryLevelWithASuggestion) {
+  EXPECT_CONFIG_ERROR(load("profle:\n  mtu: 9000\n"), 1, 1, "profle",
+                      "unknown key 'profle' at the top level (did you mean 'profile'?)");
+  EXPECT_CONFIG_ERROR(load("ports:\n  netdev: [lan3]\n"), 2, 3, "ports.netdev",
+                      "did you mean 'netdevs'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    priorites: [3]\n"), 3, 5, "profile.pfc.priorites",
+                      "unknown key 'priorites' in profile.pfc (did you mean 'priorities'?)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc:\n    cable-length: 7\n"), 3, 5,
+                      "profile.pfc.cable-length", "did you mean 'cable_length'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  roce:\n    tso: 106\n"), 3, 5, "profile.roce.tso",
+                      "did you mean 'tos'?");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ets:\n    tcs:\n      3: {tsa: ets, bw: 50}\n"), 4, 21,
+                      "profile.ets.tcs.3.bw", "unknown key 'bw'");
+  EXPECT_CONFIG_ERROR(load("overrides:\n  lan5:\n    mtuu: 4200\n"), 3, 5, "overrides.lan5.mtuu",
+                      "did you mean 'mtu'?");
+  const LoadResult far_off = load("profile:\n  colour: blue\n");
+  EXPECT_CONFIG_ERROR(far_off, 2, 3, "profile.colour", "unknown key 'colour' in profile");
+  EXPECT_EQ(far_off.diagnostics.at(0).message.find("did you mean"), std::string::npos);
+}
+
+TEST(ConfigKeys, DcqcnKnobNamesAreChecked) {
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn:\n    dcqcn: {rp_ai_rte: 5}\n"), 3, 13,
+                      "profile.ecn.dcqcn.rp_ai_rte",
+                      "unknown DCQCN knob 'rp_ai_rte' (did you mean 'rp_ai_rate'?)");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn:\n    dcqcn: {rpg_ai_rate: 5}\n"), 3, 13,
+                      "profile.ecn.dcqcn.rpg_ai_rate", "upstream cc_params names");
+  EXPECT_CONFIG_ERROR(load("profile:\n  ecn:\n    dcqcn: {np_cnp_dscp: 48}\n"), 3, 13,
+                      "profile.ecn.dcqcn.np_cnp_dscp", "set by ecn.cnp_dscp");
+}
+
+TEST(ConfigKeys, DuplicateKeysAreErrors) {
+  EXPECT_CONFIG_ERROR(load("profile:\n  mtu: 9000\n  mtu: 4200\n"), 3, 3, "profile.mtu",
+                      "duplicate key 'mtu' (first at line 2)");
+}
+
+TEST(ConfigSyntax, YamlErrorsGiveTheirOwnPlace) {
+  const LoadResult result = load("profile:\n  pfc: {priorities: [3}\n");
+  ASSERT_FALSE(result.ok());
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].line, 2);
+  EXPECT_GT(result.diagnostics[0].column, 0);
+  EXPECT_NE(result.diagnostics[0].message.find("YAML syntax error"), std::string::npos);
+  const LoadResult tab = load("profile:\n\tmtu: 9000\n");
+  ASSERT_FALSE(tab.ok());
+  EXPECT_EQ(tab.diagnostics.at(0).line, 2);
+}
+
+TEST(ConfigSyntax, OneDocumentAndAMappingAtTheTop) {
+  EXPECT_CONFIG_ERROR(load("profile: {}\n---\nprofile: {}\n"), 3, 1, "", "a second YAML document");
+  EXPECT_CONFIG_ERROR(load("- mtu: 9000\n"), 1, 1, "", "expected a mapping");
+  EXPECT_CONFIG_ERROR(load("profile: [mtu]\n"), 1, 10, "profile", "expected a mapping");
+}
+
+TEST(ConfigSelectionRules, NamesAndPatterns) {
+  EXPECT_CONFIG_ERROR(load("ports:\n  netdevs: [averyveryverylongname0]\n"), 2, 13, "ports.netdevs",
+                      "at most 15 characters");
+  EXPECT_CONFIG_ERROR(load("ports:\n  exclude: [\"lan 3\"]\n"), 2, 13, "ports.exclude",
+                      "not an interface name");
+  EXPECT_CONFIG_ERROR(load("ports:\n  netdevs: lan3\n"), 2, 12, "ports.netdevs",
+                      "expected a list of interface names");
+  EXPECT_CONFIG_WARNING(load("ports:\n  drivers: [mlx5_core, ice]\n"), 2, 24, "ports.drivers",
+                        "'ice' is not mlx5_core");
+  EXPECT_CONFIG_WARNING(load("ports:\n  drivers: []\n"), 2, 3, "ports.drivers",
+                        "ports of every driver");
+  EXPECT_CONFIG_WARNING(load("ports:\n  netdevs: [lan3, lan5]\n  exclude: [lan5]\n"), 3, 13,
+                        "ports.exclude", "lan5 is both in netdevs and in exclude");
+  EXPECT_CONFIG_WARNING(load("ports:\n  netdevs: [lan3]\noverrides:\n  lan4: {mtu: 9000}\n"), 4, 3,
+                        "overrides.lan4", "never applies");
+  EXPECT_CONFIG_WARNING(load("overrides:\n  \"lan*\": {mtu: 9000}\n  lan4: {mtu: 4200}\n"), 3, 3,
+                        "overrides.lan4", "already matches the earlier override 'lan*'");
+}
+
+TEST(ConfigFile, MissingFileNamesIt) {
+  const LoadResult result = load_file("/nonexistent/roced.yaml");
+  ASSERT_FALSE(result.ok());
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].file, "/nonexistent/roced.yaml");
+  EXPECT_NE(result.diagnostics[0].message.find("No such file"), std::string::npos);
+  EXPECT_EQ(result.diagnostics[0].to_string().rfind("/nonexistent/roced.yaml: ", 0), 0u);
+  const LoadResult dir = load_file("/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.diagnostics.at(0).message.find("directory"), std::string::npos);
+}
+
+TEST(ConfigFile, ErrorsNameTheFileLineColumnAndField) {
+  const LoadResult result = load_string("profile:\n  pfc:\n    priorities: [9]\n", "roced.yaml");
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].to_string(),
+            "roced.yaml:3:18: profile.pfc.priorities: 9 is not a priority (0-7)");
+}
+
+TEST(ConfigFile, EveryProblemIsReportedInFileOrder) {
+  const LoadResult result = load(R"(profile:
+  mtu: 1500
+  roce: {tos: 300}
+  pfc: {priorities: [8]}
+  ets:
+    tcs:
+      3: {tsa: ets, bandwidth: 40}
+overrides:
+  lan5: {mtu: 10}
+)");
+  ASSERT_FALSE(result.ok());
+  std::vector<std::string> fields;
+  for (const auto& d : result.diagnostics) fields.push_back(d.field);
+  EXPECT_EQ(fields,
+            (std::vector<std::string>{"profile.mtu", "profile.roce.tos", "profile.pfc.priorities",
+                                      "profile.ets.tcs", "overrides.lan5.mtu"}))
+      << test::all_text(result);
+  for (size_t i = 1; i < result.diagnostics.size(); ++i) {
+    EXPECT_LE(result.diagnostics[i - 1].line, result.diagnostics[i].line);
+  }
+}
+
+}  // namespace
+}  // namespace roced::config
