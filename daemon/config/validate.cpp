@@ -212,12 +212,18 @@ void check_ets(Rules& r, const Profile& p) {
 }
 
 void check_mtu_cable_stall(Rules& r, const Profile& p) {
-  // The recipe says 4200; 4192 is the exact edge (4096 + the 96 bytes iboe_get_mtu reserves).
+  // The recipe's floor is 4200; 4192 is the exact edge (4096 + the 96 bytes of RoCE v2 headers
+  // iboe_get_mtu reserves), so 4192-4199 still gives 4096 but with no slack.
   if (const int path = roce_path_mtu(p.mtu); path < 4096) {
     r.warning({"mtu"},
               "MTU " + std::to_string(p.mtu) +
-                  " is below 4192: the RoCE path MTU drops from 4096 to " +
+                  " is below 4200: the RoCE path MTU drops from 4096 to " +
                   (path ? std::to_string(path) : std::string("nothing (RoCE cannot run)")));
+  } else if (p.mtu < 4200) {
+    r.warning({"mtu"}, "MTU " + std::to_string(p.mtu) +
+                           " is below 4200: the RoCE path MTU is still 4096, but only " +
+                           std::to_string(p.mtu - 4096 - 96) +
+                           " bytes above the RoCE v2 headers (the recipe keeps 8)");
   }
   if (p.cable_length_m > 100) {
     r.warning({"pfc.cable_length"},

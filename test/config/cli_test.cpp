@@ -68,7 +68,7 @@ TEST_F(ConfigCli, WarningsDoNotInvalidate) {
            std::vector<std::string>{ROCED_BINARY, "--check-config", path}}) {
     const auto result = run_command(argv);
     EXPECT_EQ(result.exit_code, 0) << argv[0] << result.err;
-    EXPECT_NE(result.err.find(path + ":2:8: warning: profile.mtu: MTU 1500 is below 4192"),
+    EXPECT_NE(result.err.find(path + ":2:8: warning: profile.mtu: MTU 1500 is below 4200"),
               std::string::npos)
         << result.err;
     EXPECT_NE(result.out.find(path + ": valid"), std::string::npos) << result.out;

@@ -75,11 +75,13 @@ TEST(ConfigRules, LosslessOnAStrictTcOrSharingATcAreWarnings) {
 
 TEST(ConfigRules, MtuCableAndStallWarnings) {
   EXPECT_CONFIG_WARNING(load("profile: {mtu: 1500}\n"), 1, 16, "profile.mtu",
-                        "MTU 1500 is below 4192: the RoCE path MTU drops from 4096 to 1024");
+                        "MTU 1500 is below 4200: the RoCE path MTU drops from 4096 to 1024");
   EXPECT_CONFIG_WARNING(load("profile: {mtu: 4191}\n"), 1, 16, "profile.mtu",
-                        "MTU 4191 is below 4192: the RoCE path MTU drops from 4096 to 2048");
-  // 4192 - 96 bytes of RoCE v2 headers is exactly 4096.
-  EXPECT_TRUE(load("profile: {mtu: 4192}\n").diagnostics.empty());
+                        "MTU 4191 is below 4200: the RoCE path MTU drops from 4096 to 2048");
+  // 4192 - 96 bytes of RoCE v2 headers is exactly 4096: still a 4096 path, but below the recipe.
+  EXPECT_CONFIG_WARNING(
+      load("profile: {mtu: 4192}\n"), 1, 16, "profile.mtu",
+      "MTU 4192 is below 4200: the RoCE path MTU is still 4096, but only 0 bytes");
   EXPECT_CONFIG_WARNING(load("profile:\n  pfc: {cable_length: 150}\n"), 2, 23,
                         "profile.pfc.cable_length", "150 m is longer");
   EXPECT_CONFIG_WARNING(load("profile:\n  stall_prevention: off\n"), 2, 21,
@@ -148,7 +150,7 @@ TEST(ConfigRules, AnOverrideCanFixWhatItInherits) {
   const LoadResult result = load("profile: {mtu: 1500}\noverrides:\n  lan5: {mtu: 9000}\n");
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result.diagnostics.size(), 1u) << test::all_text(result);
-  EXPECT_CONFIG_WARNING(result, 1, 16, "profile.mtu", "below 4192");
+  EXPECT_CONFIG_WARNING(result, 1, 16, "profile.mtu", "below 4200");
 }
 
 TEST(ConfigRules, RulesSkipFieldsThatFailedToRead) {
