@@ -1,13 +1,187 @@
-// rocectl apply: written by the issue-3 work.
+// rocectl apply: plan, then write each selected port's changes in order, verifying each by
+// reading back; a port that fails is rolled back, the others are still configured.
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/command.hpp"
+#include "cli/load_config.hpp"
+#include "daemon/apply/applier.hpp"
+#include "daemon/plan/plan.hpp"
+#include "netlink/system.hpp"
 
 namespace roced::cli {
+namespace {
 
-int apply_command(const Context& /*context*/, Args /*args*/) {
-  std::cerr << "rocectl: apply is not implemented yet\n";
-  return kExitError;
+constexpr const char* kDefaultConfig = "/etc/roced/roced.yaml";
+
+constexpr const char* kApplyUsage =
+    "usage: rocectl [--sim DIR] apply [--config FILE] [--check] [--diff] [--json] "
+    "[--port NAME]...\n"
+    "\n"
+    "Brings every port the configuration selects to its profile: DCBX, trust and DSCP map, "
+    "ETS,\n"
+    "PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm, in that order. Each change is read\n"
+    "back; a port where a change fails is put back the way it was, the other ports are still\n"
+    "configured. A port already in sync is not written to at all.\n"
+    "\n"
+    "options:\n"
+    "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
+    "  --check        only plan: show what would change, write nothing\n"
+    "  --diff         show the plan's changes before applying them\n"
+    "  --json         one JSON document (docs/plan-json.md)\n"
+    "  --port NAME    only this selected netdev (repeatable)\n"
+    "  --sim DIR      apply to the simulated node in DIR instead of this machine\n"
+    "  -h, --help     show this help\n"
+    "\n"
+    "exit status: 0 in sync or applied, 2 changes pending (--check), 1 error (invalid "
+    "configuration,\n"
+    "a port rolled back or unreadable, a configured port that does not exist, --port naming no\n"
+    "selected port).\n";
+
+struct ApplyArgs {
+  std::string config = kDefaultConfig;
+  bool check = false;
+  bool diff = false;
+  bool json = false;
+  std::vector<std::string> ports;
+};
+
+// Parses the arguments; an exit code when they are wrong (or --help).
+std::optional<int> parse(Args& cli_args, ApplyArgs& args) {
+  while (!cli_args.done()) {
+    std::string value;
+    std::string error;
+    if (cli_args.flag("-h") || cli_args.flag("--help")) {
+      std::cout << kApplyUsage;
+      return kExitOk;
+    }
+    if (cli_args.flag("--check")) {
+      args.check = true;
+    } else if (cli_args.flag("--diff")) {
+      args.diff = true;
+    } else if (cli_args.flag("--json")) {
+      args.json = true;
+    } else if (cli_args.option("--config", value, error)) {
+      if (!error.empty() || value.empty()) return usage_error("--config needs a file", kApplyUsage);
+      args.config = value;
+    } else if (cli_args.option("--port", value, error)) {
+      if (!error.empty() || value.empty()) {
+        return usage_error("--port needs an interface name", kApplyUsage);
+      }
+      args.ports.push_back(value);
+    } else {
+      return usage_error("unknown argument \"" + cli_args.peek() + "\" for apply", kApplyUsage);
+    }
+  }
+  return std::nullopt;
+}
+
+// Keeps the ports --port names; false when one of them is not a selected port.
+bool keep_named_ports(plan::Plan& plan, const ApplyArgs& args, const System& system) {
+  if (args.ports.empty()) return true;
+  std::erase_if(plan.ports, [&](const plan::PortPlan& port) {
+    return std::find(args.ports.begin(), args.ports.end(), port.port.netdev) == args.ports.end();
+  });
+  bool all_known = true;
+  for (const auto& name : args.ports) {
+    const bool planned = std::any_of(plan.ports.begin(), plan.ports.end(),
+                                     [&](const auto& p) { return p.port.netdev == name; });
+    if (!planned) {
+      std::cerr << "rocectl: " << name << " is not a port " << args.config << " selects on "
+                << system.description << "\n";
+      all_known = false;
+    }
+  }
+  return all_known;
+}
+
+void report_plan_errors(const plan::Plan& plan) {
+  for (const auto& port : plan.ports) {
+    if (!port.error.empty()) {
+      std::cerr << "rocectl: " << port.port.netdev << ": " << port.error << "\n";
+    }
+  }
+  if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
+}
+
+std::string not_found_text(const plan::Plan& plan) {
+  std::string out;
+  for (const auto& name : plan.not_found) {
+    out += name + ": not found (named in " + plan.config_path + ", no such netdev)\n";
+  }
+  return out;
+}
+
+// --check: the plan, as `rocectl plan` shows it.
+int check(const plan::Plan& plan, const ApplyArgs& args) {
+  if (args.json) {
+    std::cout << plan::plan_to_json(plan).dump(2) << "\n";
+  } else {
+    std::cout << plan::format_plan_text(plan);
+  }
+  report_plan_errors(plan);
+  if (plan.has_errors() || !plan.not_found.empty()) return kExitError;
+  return plan.has_changes() ? kExitPending : kExitOk;
+}
+
+int apply(System& system, const plan::Plan& plan, const ApplyArgs& args) {
+  if (args.diff && !args.json && plan.has_changes()) {
+    std::cout << plan::format_plan_text(plan) << "\n";
+  }
+  const apply::ApplyResult result = apply::apply_plan(system, plan);
+  const bool ok = result.ok() && plan.not_found.empty() && plan.error.empty();
+  if (args.json) {
+    nlohmann::ordered_json doc = {{"source", plan.source}, {"config", plan.config_path}};
+    if (args.diff) doc["plan"] = plan::plan_to_json(plan);
+    const nlohmann::ordered_json applied = apply::apply_to_json(result);
+    for (const auto& [key, value] : applied.items()) doc[key] = value;
+    doc["ok"] = ok;
+    doc["not_found"] = plan.not_found;
+    doc["error"] =
+        plan.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.error);
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << apply::format_apply_text(result) << not_found_text(plan);
+  }
+  for (const auto& port : result.ports) {
+    if (port.outcome == apply::PortResult::Outcome::RolledBack ||
+        port.outcome == apply::PortResult::Outcome::RollbackFailed ||
+        port.outcome == apply::PortResult::Outcome::Unreadable) {
+      std::cerr << "rocectl: " << port.netdev << ": " << apply::outcome_name(port.outcome) << ": "
+                << port.error << "\n";
+    }
+  }
+  if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
+  return ok ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+int apply_command(const Context& context, Args cli_args) {
+  ApplyArgs args;
+  if (auto exit_code = parse(cli_args, args)) return *exit_code;
+  const auto config = load_config(args.config);
+  if (!config) return kExitError;
+
+  System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
+  if (context.sim_dir && !system.files->exists("/sys/class/net")) {
+    std::cerr << "rocectl: " << *context.sim_dir
+              << " is not a simulated node (no sys/class/net; start one with 'roce-sim run --dir "
+              << *context.sim_dir << "')\n";
+    return kExitError;
+  }
+  plan::Plan plan = plan::make_plan(system, *config);
+  // A --port that names nothing is a mistake on the command line: write nothing.
+  if (!keep_named_ports(plan, args, system)) return kExitError;
+  if (plan.ports.empty() && args.ports.empty()) {
+    report_plan_errors(plan);
+    std::cerr << "rocectl: " << args.config << " selects no port on " << system.description << "\n";
+    return kExitError;
+  }
+  if (args.check) return check(plan, args);
+  return apply(system, plan, args);
 }
 
 }  // namespace roced::cli

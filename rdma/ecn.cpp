@@ -1,5 +1,6 @@
 #include "rdma/ecn.hpp"
 
+#include "rdma/ecn_knobs.hpp"
 #include "rdma/hw_counters.hpp"
 
 namespace roced::rdma {
@@ -94,6 +95,26 @@ Result<EcnState> read_ecn(const FileTree& files, const std::string& pci,
     }
   }
   return state;
+}
+
+Result<void> write_ecn_knob(FileTree& files, EcnFlavour flavour, const std::string& pci,
+                            const std::string& netdev, const std::string& upstream_name,
+                            uint64_t value) {
+  auto path = knob_path(flavour, pci, netdev, upstream_name);
+  if (!path) {
+    return Error{EOPNOTSUPP,
+                 "the " + ecn_flavour_name(flavour) + " driver has no " + upstream_name + " knob"};
+  }
+  if (flavour == EcnFlavour::Ofed && !files.exists(*path)) {
+    const fs::path nested = path->parent_path() / "params" / path->filename();
+    if (files.exists(nested)) path = nested;
+  }
+  return files.write(*path, std::to_string(value) + "\n");
+}
+
+Result<void> write_ecn_enable(FileTree& files, const std::string& netdev, const std::string& point,
+                              int priority, bool enabled) {
+  return files.write(ecn_enable_path(netdev, point, priority), enabled ? "1\n" : "0\n");
 }
 
 }  // namespace roced::rdma

@@ -35,4 +35,15 @@ struct EcnState {
 // `pci` is the netdev's PCI address ("0000:17:00.0"), `netdev` its name.
 Result<EcnState> read_ecn(const FileTree& files, const std::string& pci, const std::string& netdev);
 
+// Writes one knob by its upstream cc_params name ("np_cnp_dscp", "rp_ai_rate") in the port's
+// flavour: inbox debugfs cc_params/<name>, OFED ecn/roce_np|roce_rp/<ofed name> (beside enable/,
+// or in params/ where the driver puts them there). EOPNOTSUPP when the flavour has no such knob.
+Result<void> write_ecn_knob(FileTree& files, EcnFlavour flavour, const std::string& pci,
+                            const std::string& netdev, const std::string& upstream_name,
+                            uint64_t value);
+
+// OFED only: ecn/roce_<point>/enable/<priority> ("np" or "rp") to 1 or 0.
+Result<void> write_ecn_enable(FileTree& files, const std::string& netdev, const std::string& point,
+                              int priority, bool enabled);
+
 }  // namespace roced::rdma

@@ -1,6 +1,9 @@
 #include "rdma/rdma_cm.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <thread>
 
 namespace roced::rdma {
 
@@ -28,6 +31,49 @@ Result<RdmaCmDefaults> read_rdma_cm(const FileTree& files, const std::string& de
   }
   defaults.tos = value;
   return defaults;
+}
+
+namespace {
+
+std::filesystem::path group_path(const std::string& device) {
+  return std::filesystem::path("/sys/kernel/config/rdma_cm") / device;
+}
+
+std::filesystem::path port_path(const std::string& device, int port) {
+  return group_path(device) / "ports" / std::to_string(port);
+}
+
+// How long a simulated configfs may take to fill a new group; the real one fills it at once.
+constexpr auto kGroupFillTimeout = std::chrono::seconds(2);
+constexpr auto kGroupFillPoll = std::chrono::milliseconds(5);
+
+}  // namespace
+
+Result<void> make_rdma_cm_group(FileTree& files, const std::string& device, int port) {
+  const auto group = group_path(device);
+  if (!files.exists(group)) {
+    if (auto made = files.make_dir(group); !made && made.error().code != EEXIST) return made;
+  }
+  const auto dir = port_path(device, port);
+  const auto deadline = std::chrono::steady_clock::now() + kGroupFillTimeout;
+  while (!files.exists(dir / "default_roce_mode") || !files.exists(dir / "default_roce_tos")) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{ENOENT, "mkdir " + group.string() + ": no " + dir.string() +
+                               "/default_roce_mode|tos appeared (is " + device +
+                               " an RDMA device?)"};
+    }
+    std::this_thread::sleep_for(kGroupFillPoll);
+  }
+  return ok();
+}
+
+Result<void> write_rdma_cm_mode(FileTree& files, const std::string& device, int port,
+                                const std::string& mode) {
+  return files.write(port_path(device, port) / "default_roce_mode", mode + "\n");
+}
+
+Result<void> write_rdma_cm_tos(FileTree& files, const std::string& device, int port, int tos) {
+  return files.write(port_path(device, port) / "default_roce_tos", std::to_string(tos) + "\n");
 }
 
 }  // namespace roced::rdma

@@ -19,4 +19,13 @@ struct RdmaCmDefaults {
 
 Result<RdmaCmDefaults> read_rdma_cm(const FileTree& files, const std::string& device, int port);
 
+// Creates /sys/kernel/config/rdma_cm/<dev> unless it exists (configfs mkdir), and waits until
+// ports/<port>/ holds its two files: configfs makes them inside the mkdir, roce-sim a moment later.
+Result<void> make_rdma_cm_group(FileTree& files, const std::string& device, int port);
+// ports/<port>/default_roce_mode ("RoCE v2" | "IB/RoCE v1") and default_roce_tos (0-255). The
+// group must exist.
+Result<void> write_rdma_cm_mode(FileTree& files, const std::string& device, int port,
+                                const std::string& mode);
+Result<void> write_rdma_cm_tos(FileTree& files, const std::string& device, int port, int tos);
+
 }  // namespace roced::rdma

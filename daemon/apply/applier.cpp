@@ -1,2 +1,264 @@
-// Filled in by the applier work (issue 3).
+// The applier's core: a port's changes as steps in Setting order, each written (transient errors
+// retried with backoff) and verified by reading back; on a failure the steps done are undone in
+// reverse order, each undo verified against the state the plan was made from.
 #include "daemon/apply/applier.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "daemon/apply/steps.hpp"
+
+namespace roced::apply {
+
+namespace detail {
+
+namespace {
+
+using plan::Setting;
+
+// Changes of one feature share a write; a DCQCN knob is a feature of its own.
+int feature_of(Setting setting) {
+  switch (setting) {
+    case Setting::Trust:
+    case Setting::DscpMap:
+      return static_cast<int>(Setting::Trust);
+    case Setting::PfcPriorities:
+    case Setting::CableLength:
+      return static_cast<int>(Setting::PfcPriorities);
+    default:
+      return static_cast<int>(setting);
+  }
+}
+
+bool same_feature(const plan::Change& a, const plan::Change& b) {
+  return feature_of(a.setting) == feature_of(b.setting) && a.key == b.key;
+}
+
+void add_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out) {
+  switch (changes.front().setting) {
+    case Setting::Dcbx:
+      return dcbx_step(p, std::move(changes), out);
+    case Setting::Trust:
+    case Setting::DscpMap:
+      return app_table_step(p, std::move(changes), out);
+    case Setting::Ets:
+      return ets_step(p, std::move(changes), out);
+    case Setting::PfcPriorities:
+    case Setting::CableLength:
+      return pfc_step(p, std::move(changes), out);
+    case Setting::Buffers:
+      return buffer_step(p, std::move(changes), out);
+    case Setting::Mtu:
+      return mtu_step(p, std::move(changes), out);
+    case Setting::StallPrevention:
+      return stall_step(p, std::move(changes), out);
+    case Setting::EcnPriorities:
+      return ecn_priorities_step(p, std::move(changes), out);
+    case Setting::CnpDscp:
+      return cnp_dscp_step(p, std::move(changes), out);
+    case Setting::CnpPriority:
+      return cnp_priority_step(p, std::move(changes), out);
+    case Setting::Dcqcn:
+      return dcqcn_step(p, std::move(changes), out);
+    case Setting::RdmaCmMode:
+      return rdma_cm_mode_step(p, std::move(changes), out);
+    case Setting::RdmaCmTos:
+      return rdma_cm_tos_step(p, std::move(changes), out);
+  }
+}
+
+}  // namespace
+
+bool is_transient(const Error& error) { return error.code == EBUSY || error.code == EAGAIN; }
+
+bool Writer::retry_after(const Error& error, int attempt) {
+  if (!is_transient(error) || attempt >= options_.max_attempts) return false;
+  std::this_thread::sleep_for(options_.first_backoff * (1 << std::min(attempt - 1, 16)));
+  return true;
+}
+
+Result<void> Writer::write(const std::function<Result<void>()>& request, bool partial) {
+  for (int attempt = 1;; ++attempt) {
+    attempts_ = std::max(attempts_, attempt);
+    auto result = request();
+    if (result || partial) maybe_changed_ = true;
+    if (result || !retry_after(result.error(), attempt)) return result;
+  }
+}
+
+std::vector<Step> make_steps(const plan::PortPlan& port_plan) {
+  std::vector<Step> steps;
+  const auto& changes = port_plan.changes;
+  for (size_t first = 0; first < changes.size();) {
+    size_t end = first + 1;
+    while (end < changes.size() && same_feature(changes[first], changes[end])) ++end;
+    std::vector<plan::Change> group(changes.begin() + first, changes.begin() + end);
+    const size_t before = steps.size();
+    add_step(port_plan, group, steps);
+    if (steps.size() == before) {
+      // No way to write it (the state it depends on was not read): a failure, never a skip.
+      const std::string name = plan::setting_name(group.front().setting, group.front().key);
+      auto cannot = [name](Writer&) -> Result<void> {
+        return Error{ENODATA, "no write for " + name + " from what was read"};
+      };
+      steps.push_back(Step{std::move(group), cannot, cannot});
+    }
+    first = end;
+  }
+  return steps;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Step;
+using detail::Writer;
+
+std::string describe(const Error& error) {
+  const std::string name = errno_name(error.code);
+  return name.empty() ? error.message : name + ": " + error.message;
+}
+
+StepResult step_result(plan::Change change, const Writer& writer, const std::string& failure) {
+  return StepResult{std::move(change), failure.empty(), writer.attempts(), failure};
+}
+
+// The change an undo makes: from what was written back to what was observed.
+plan::Change reversed(const plan::Change& change) {
+  plan::Change out = change;
+  std::swap(out.now, out.wanted);
+  return out;
+}
+
+// Undoes `done` in reverse order; true when every setting reads as observed again.
+bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
+               const std::vector<const Step*>& done, const ApplyOptions& options,
+               PortResult& result) {
+  bool restored = true;
+  for (auto it = done.rbegin(); it != done.rend(); ++it) {
+    const Step& step = **it;
+    Writer writer(device, options);
+    std::string failure;
+    if (auto undone = step.undo(writer); !undone) {
+      failure = describe(undone.error());
+    } else {
+      const PortStatus now = device.read();
+      for (const auto& change : step.changes) {
+        failure = detail::not_restored(port_plan.observed, now, change);
+        if (!failure.empty()) {
+          failure = "verify: " + failure;
+          break;
+        }
+      }
+    }
+    for (const auto& change : step.changes) {
+      result.rollback.push_back(step_result(reversed(change), writer, failure));
+    }
+    restored = restored && failure.empty();
+  }
+  return restored;
+}
+
+}  // namespace
+
+PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
+                         const ApplyOptions& options) {
+  PortResult result;
+  result.netdev = port_plan.port.netdev;
+  result.unsupported = port_plan.unsupported;
+  result.warnings = port_plan.warnings;
+  if (!port_plan.error.empty()) {
+    result.outcome = PortResult::Outcome::Unreadable;
+    result.error = port_plan.error;
+    return result;
+  }
+  if (port_plan.changes.empty()) return result;  // InSync: not one request
+
+  const std::vector<Step> steps = detail::make_steps(port_plan);
+  std::vector<const Step*> done;
+  for (const Step& step : steps) {
+    Writer writer(device, options);
+    std::string failure;
+    if (auto written = step.apply(writer); !written) {
+      failure = describe(written.error());
+    } else {
+      const plan::PortPlan replanned =
+          plan::plan_port(port_plan.port, port_plan.desired, device.read());
+      for (const auto& change : step.changes) {
+        failure = detail::still_pending(replanned, change);
+        if (!failure.empty()) {
+          failure = "verify: " + failure;
+          break;
+        }
+      }
+    }
+    for (const auto& change : step.changes) {
+      result.steps.push_back(step_result(change, writer, failure));
+    }
+    if (failure.empty()) {
+      done.push_back(&step);
+      continue;
+    }
+    // A step that failed may still have changed something (written, then not verified; APP
+    // entries applied in part): it is undone with the rest.
+    if (writer.maybe_changed()) done.push_back(&step);
+    result.error =
+        plan::setting_name(step.changes.front().setting, step.changes.front().key) + ": " + failure;
+    result.outcome = roll_back(device, port_plan, done, options, result)
+                         ? PortResult::Outcome::RolledBack
+                         : PortResult::Outcome::RollbackFailed;
+    return result;
+  }
+  result.outcome = PortResult::Outcome::Applied;
+  return result;
+}
+
+PortResult apply_port(System& system, const plan::PortPlan& port_plan,
+                      const ApplyOptions& options) {
+  auto device = system_port_device(system, port_plan.port);
+  return apply_port_on(*device, port_plan, options);
+}
+
+ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOptions& options) {
+  ApplyResult result;
+  // One port after another: a failed port is rolled back before the next one is touched.
+  for (const auto& port_plan : plan.ports) {
+    result.ports.push_back(apply_port(system, port_plan, options));
+  }
+  return result;
+}
+
+std::string outcome_name(PortResult::Outcome outcome) {
+  switch (outcome) {
+    case PortResult::Outcome::InSync:
+      return "in-sync";
+    case PortResult::Outcome::Applied:
+      return "applied";
+    case PortResult::Outcome::RolledBack:
+      return "rolled-back";
+    case PortResult::Outcome::RollbackFailed:
+      return "rollback-failed";
+    case PortResult::Outcome::Unreadable:
+      return "unreadable";
+  }
+  return "unknown";
+}
+
+bool ApplyResult::ok() const {
+  return std::none_of(ports.begin(), ports.end(), [](const PortResult& port) {
+    return port.outcome == PortResult::Outcome::RolledBack ||
+           port.outcome == PortResult::Outcome::RollbackFailed ||
+           port.outcome == PortResult::Outcome::Unreadable;
+  });
+}
+
+bool ApplyResult::changed() const {
+  return std::any_of(ports.begin(), ports.end(), [](const PortResult& port) {
+    return port.outcome == PortResult::Outcome::Applied ||
+           port.outcome == PortResult::Outcome::RolledBack ||
+           port.outcome == PortResult::Outcome::RollbackFailed;
+  });
+}
+
+}  // namespace roced::apply

@@ -1,0 +1,57 @@
+// The apply result as programs read it (`rocectl apply --json`, the Ansible role). The shape is a
+// contract: docs/plan-json.md.
+#include "daemon/apply/applier.hpp"
+
+namespace roced::apply {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+bool written(const PortResult& port) {
+  return port.outcome == PortResult::Outcome::Applied ||
+         port.outcome == PortResult::Outcome::RolledBack ||
+         port.outcome == PortResult::Outcome::RollbackFailed;
+}
+
+Json steps_json(const std::vector<StepResult>& steps) {
+  Json out = Json::array();
+  for (const auto& s : steps) {
+    out.push_back({{"setting", plan::setting_name(s.change.setting, s.change.key)},
+                   {"now", s.change.now},
+                   {"wanted", s.change.wanted},
+                   {"disruptive", s.change.disruptive},
+                   {"ok", s.ok},
+                   {"attempts", s.attempts},
+                   {"error", text_or_null(s.error)}});
+  }
+  return out;
+}
+
+Json port_json(const PortResult& port) {
+  Json unsupported = Json::array();
+  for (const auto& u : port.unsupported) {
+    unsupported.push_back(
+        {{"setting", plan::setting_name(u.setting, u.key)}, {"reason", u.reason}});
+  }
+  return {{"netdev", port.netdev},
+          {"outcome", outcome_name(port.outcome)},
+          {"changed", written(port)},
+          {"changes", steps_json(port.steps)},
+          {"rollback", steps_json(port.rollback)},
+          {"unsupported", std::move(unsupported)},
+          {"warnings", port.warnings},
+          {"error", text_or_null(port.error)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json apply_to_json(const ApplyResult& result) {
+  Json ports = Json::array();
+  for (const auto& port : result.ports) ports.push_back(port_json(port));
+  return {{"ports", std::move(ports)}, {"changed", result.changed()}, {"ok", result.ok()}};
+}
+
+}  // namespace roced::apply

@@ -1,0 +1,132 @@
+// Reading back: after a step, the setting must no longer be a change when the port is planned
+// again; after an undo, it must read as it did when the plan was made.
+#include "daemon/apply/steps.hpp"
+#include "rdma/ecn_knobs.hpp"
+
+namespace roced::apply::detail {
+
+namespace {
+
+using plan::Setting;
+
+// rdma_cm's effective defaults when the configfs group is absent (as plan_rdma.cpp).
+const std::string kKernelDefaultMode = "RoCE v2";
+constexpr int kKernelDefaultTos = 0;
+constexpr uint16_t kStallAuto = 0xffff;
+constexpr uint16_t kStallAutoReadBack = 100;
+
+// Compares one field of two reads with `same`; says what is wrong when they differ.
+template <class T, class Same>
+std::string compare(const Field<T>& then, const Field<T>& now, const std::string& what, Same same) {
+  if (!now.ok()) return "cannot read back " + what + ": " + now.error;
+  if (!then.ok()) return what + " was not read before the change";
+  return same(*then.value, *now.value) ? "" : what + " differs from before the apply";
+}
+
+bool ets_same(const dcb::Ets& a, const dcb::Ets& b) {
+  if (a.prio_tc != b.prio_tc || a.tc_tsa != b.tc_tsa) return false;
+  for (size_t tc = 0; tc < a.tc_tsa.size(); ++tc) {
+    // Bandwidth means something only for an ETS TC (plan_dcb.cpp).
+    if (a.tc_tsa[tc] == dcb::Tsa::Ets && a.tc_tx_bw[tc] != b.tc_tx_bw[tc]) return false;
+  }
+  return true;
+}
+
+bool auto_stall(uint16_t raw) { return raw == kStallAuto || raw == kStallAutoReadBack; }
+
+std::optional<uint64_t> knob(const rdma::EcnState& ecn, const std::string& name) {
+  const auto knobs = rdma::knobs_by_upstream_name(ecn);
+  auto it = knobs.find(name);
+  return it == knobs.end() ? std::nullopt : std::optional<uint64_t>(it->second);
+}
+
+std::string effective_mode(const rdma::RdmaCmDefaults& cm) {
+  return cm.configured ? cm.roce_mode : kKernelDefaultMode;
+}
+
+int effective_tos(const rdma::RdmaCmDefaults& cm) {
+  return cm.configured ? cm.tos.value_or(kKernelDefaultTos) : kKernelDefaultTos;
+}
+
+}  // namespace
+
+std::string still_pending(const plan::PortPlan& replanned, const plan::Change& change) {
+  if (!replanned.error.empty()) return "cannot read back: " + replanned.error;
+  for (const auto& c : replanned.changes) {
+    if (c.setting == change.setting && c.key == change.key) {
+      return "reads " + c.now + " after the write (wanted " + c.wanted + ")";
+    }
+  }
+  return {};
+}
+
+std::string not_restored(const PortStatus& observed, const PortStatus& now,
+                         const plan::Change& change) {
+  switch (change.setting) {
+    case Setting::Dcbx:
+      return compare(observed.dcbx, now.dcbx, "the DCBX mode", [](uint8_t a, uint8_t b) {
+        return (a & dcb::kDcbxHost) == (b & dcb::kDcbxHost);
+      });
+    case Setting::Trust:
+    case Setting::DscpMap:
+      return compare(observed.dscp_apps, now.dscp_apps, "the APP table",
+                     [](const auto& a, const auto& b) {
+                       return dcb::trust_from_apps(a) == dcb::trust_from_apps(b) &&
+                              dcb::dscp_map_from_apps(a) == dcb::dscp_map_from_apps(b);
+                     });
+    case Setting::Ets:
+      return compare(observed.ets, now.ets, "ETS", ets_same);
+    case Setting::PfcPriorities:
+      return compare(
+          observed.pfc, now.pfc, "the PFC priorities",
+          [](const dcb::Pfc& a, const dcb::Pfc& b) { return a.enabled_mask == b.enabled_mask; });
+    case Setting::CableLength:
+      return compare(observed.pfc, now.pfc, "the cable length",
+                     [](const dcb::Pfc& a, const dcb::Pfc& b) { return a.delay == b.delay; });
+    case Setting::Buffers:
+      return compare(observed.buffer, now.buffer, "the buffers",
+                     [](const dcb::Buffer& a, const dcb::Buffer& b) {
+                       return a.prio2buffer == b.prio2buffer && a.buffer_size == b.buffer_size;
+                     });
+    case Setting::Mtu:
+      return compare(observed.link, now.link, "the MTU",
+                     [](const LinkInfo& a, const LinkInfo& b) { return a.mtu == b.mtu; });
+    case Setting::StallPrevention:
+      return compare(observed.stall_prevention, now.stall_prevention, "stall prevention",
+                     [](const StallPrevention& a, const StallPrevention& b) {
+                       return a.raw == b.raw || (auto_stall(a.raw) && auto_stall(b.raw));
+                     });
+    case Setting::EcnPriorities:
+      return compare(observed.ecn, now.ecn, "the ECN priorities",
+                     [](const rdma::EcnState& a, const rdma::EcnState& b) {
+                       return a.np_enabled == b.np_enabled && a.rp_enabled == b.rp_enabled;
+                     });
+    case Setting::CnpDscp:
+      return compare(observed.ecn, now.ecn, "the CNP DSCP",
+                     [](const rdma::EcnState& a, const rdma::EcnState& b) {
+                       return a.cnp_dscp() == b.cnp_dscp();
+                     });
+    case Setting::CnpPriority:
+      return compare(observed.ecn, now.ecn, "the CNP priority",
+                     [](const rdma::EcnState& a, const rdma::EcnState& b) {
+                       return a.cnp_priority() == b.cnp_priority() &&
+                              knob(a, "np_cnp_prio_mode") == knob(b, "np_cnp_prio_mode");
+                     });
+    case Setting::Dcqcn:
+      return compare(observed.ecn, now.ecn, change.key,
+                     [&](const rdma::EcnState& a, const rdma::EcnState& b) {
+                       return knob(a, change.key) == knob(b, change.key);
+                     });
+    case Setting::RdmaCmMode:
+      return compare(
+          observed.rdma_cm, now.rdma_cm, "the rdma_cm RoCE mode",
+          [](const auto& a, const auto& b) { return effective_mode(a) == effective_mode(b); });
+    case Setting::RdmaCmTos:
+      return compare(
+          observed.rdma_cm, now.rdma_cm, "the rdma_cm ToS",
+          [](const auto& a, const auto& b) { return effective_tos(a) == effective_tos(b); });
+  }
+  return "unknown setting";
+}
+
+}  // namespace roced::apply::detail

@@ -1,0 +1,336 @@
+// `rocectl apply` against a running roce-sim (default node: lan2..lan5, inbox driver, firmware
+// defaults), checked with unmodified iproute2 and ethtool through `roce-sim exec`, the sim's files
+// and its write counter (DIR/roce-sim.writes).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "run_command.hpp"
+#include "sim_node.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr const char* kConfig =
+    "ports:\n"
+    "  netdevs: [lan2, lan3, lan4, lan5]\n"
+    "profile:\n"
+    "  dcbx: host\n"
+    "  trust: dscp\n"
+    "  dscp_map: {26: 3, 48: 6}\n"
+    "  pfc: {priorities: [3], cable_length: 10}\n"
+    "  mtu: 9000\n"
+    "  stall_prevention: auto\n"
+    "  roce: {rdma_cm_mode: v2, tos: 106}\n";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// DIR/roce-sim.writes: "total N", then "<netdev> N" per port.
+std::map<std::string, uint64_t> read_writes(const fs::path& dir) {
+  std::map<std::string, uint64_t> out;
+  std::istringstream lines(read_file(dir / "roce-sim.writes"));
+  std::string name;
+  uint64_t count = 0;
+  while (lines >> name >> count) out[name] = count;
+  return out;
+}
+
+class ApplySim : public test::SimNode {
+ protected:
+  void SetUp() override {
+    test::SimNode::SetUp();
+    config_ = dir_ / "roced.yaml";
+    write_file(config_, kConfig);
+  }
+
+  test::CommandResult rocectl(std::vector<std::string> args) const {
+    args.insert(args.begin(), {ROCECTL_BINARY, "--sim", dir_.string()});
+    return test::run_command(args);
+  }
+  test::CommandResult apply(std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"apply", "--config", config_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return rocectl(args);
+  }
+  // A command of unmodified iproute2 / ethtool against the node; its stdout.
+  std::string exec(std::vector<std::string> command) const {
+    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
+    const auto result = test::run_command(command);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  }
+  std::string pci_of(const std::string& netdev) const {
+    return fs::read_symlink(dir_ / "sys/class/net" / netdev / "device").filename().string();
+  }
+  // File writes reach the sim through inotify, after the writer is done. Inotify events come in
+  // order, so once a write of our own shows in the counter, every earlier one has been counted.
+  // The write is a same-value one to lan2's np_cnp_dscp: it counts one on lan2.
+  std::map<std::string, uint64_t> writes_after_barrier() const {
+    const fs::path knob = dir_ / "debug/mlx5" / pci_of("lan2") / "cc_params/np_cnp_dscp";
+    const uint64_t before = read_writes(dir_)["total"];
+    write_file(knob, read_file(knob));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (read_writes(dir_)["total"] <= before && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return read_writes(dir_);
+  }
+
+  fs::path config_;
+};
+
+TEST_F(ApplySim, ConfiguresEveryPortAsIproute2AndEthtoolShow) {
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "4 ports: 4 applied")) << result.out;
+
+  const std::string pfc = exec({"dcb", "pfc", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(pfc, "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off")) << pfc;
+  EXPECT_TRUE(contains(pfc, "delay 10")) << pfc;
+  const std::string app = exec({"dcb", "-N", "app", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(app, " 26:3 ")) << app;
+  EXPECT_TRUE(contains(app, " 48:6 ")) << app;
+  const std::string ets = exec({"dcb", "ets", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(ets, "tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets")) << ets;
+  EXPECT_TRUE(contains(ets, "tc-bw 0:10 1:10 2:10 3:50 4:10 5:5")) << ets;
+  EXPECT_TRUE(contains(ets, "prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7")) << ets;
+  const std::string dcbx = exec({"dcb", "dcbx", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(dcbx, "host")) << dcbx;
+  const std::string link = exec({"ip", "link", "show", "lan3"});
+  EXPECT_TRUE(contains(link, " mtu 9000 ")) << link;
+  const std::string stall = exec({"ethtool", "--get-tunable", "lan3", "pfc-prevention-tout"});
+  EXPECT_TRUE(contains(stall, "pfc-prevention-tout: 100")) << stall;  // auto reads back as 100
+
+  const fs::path cm = dir_ / "config/rdma_cm/mlx5_1/ports/1";
+  EXPECT_EQ(read_file(cm / "default_roce_mode"), "RoCE v2\n");
+  EXPECT_EQ(read_file(cm / "default_roce_tos"), "106\n");
+  const fs::path cc = dir_ / "debug/mlx5" / pci_of("lan3") / "cc_params";
+  EXPECT_EQ(read_file(cc / "np_cnp_prio_mode"), "0\n");
+  EXPECT_EQ(read_file(cc / "np_cnp_prio"), "6\n");
+  EXPECT_EQ(read_file(cc / "np_cnp_dscp"), "48\n");
+
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "all 4 ports in sync")) << plan.out;
+}
+
+TEST_F(ApplySim, OneWriteRequestPerFeatureAndASecondApplyWritesNothing) {
+  const auto first = apply({"--json"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const Json applied = Json::parse(first.out);
+  EXPECT_EQ(applied["changed"], true);
+  EXPECT_EQ(applied["ok"], true);
+  const auto after_first = writes_after_barrier();
+  // Per port: DCBX, the APP table (one add), ETS, PFC (priorities and cable length), MTU, stall
+  // prevention, np_cnp_prio_mode, np_cnp_prio, the rdma_cm mkdir and ToS (the mode already
+  // reads RoCE v2) = 10; lan2 has the barrier write on top.
+  EXPECT_EQ(after_first.at("lan2"), 11u);
+  EXPECT_EQ(after_first.at("lan3"), 10u);
+  EXPECT_EQ(after_first.at("lan4"), 10u);
+  EXPECT_EQ(after_first.at("lan5"), 10u);
+
+  const auto second = apply({"--json"});
+  ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
+  const Json again = Json::parse(second.out);
+  EXPECT_EQ(again["changed"], false);
+  EXPECT_EQ(again["ok"], true);
+  ASSERT_EQ(again["ports"].size(), 4u);
+  for (const auto& port : again["ports"]) {
+    EXPECT_EQ(port["outcome"], "in-sync") << port.dump();
+    EXPECT_EQ(port["changes"].size(), 0u);
+  }
+  auto after_second = writes_after_barrier();
+  // Only the second barrier write moved the counter.
+  EXPECT_EQ(after_second["total"], after_first.at("total") + 1);
+  EXPECT_EQ(after_second["lan2"], after_first.at("lan2") + 1);
+  EXPECT_EQ(after_second["lan3"], after_first.at("lan3"));
+  EXPECT_EQ(after_second["lan4"], after_first.at("lan4"));
+  EXPECT_EQ(after_second["lan5"], after_first.at("lan5"));
+}
+
+TEST_F(ApplySim, CheckPlansOnlyAndDiffShowsThePlan) {
+  const auto before = writes_after_barrier();
+  const auto check = apply({"--check"});
+  EXPECT_EQ(check.exit_code, 2) << check.out << check.err;
+  EXPECT_TRUE(contains(check.out, "pfc.priorities    none -> 3")) << check.out;
+  const auto check_json = apply({"--check", "--json"});
+  EXPECT_EQ(check_json.exit_code, 2);
+  EXPECT_EQ(Json::parse(check_json.out)["changes_pending"], true);
+  const auto after_check = writes_after_barrier();
+  EXPECT_EQ(after_check.at("total"), before.at("total") + 1);  // the barrier only
+
+  const auto diff = apply({"--diff", "--port", "lan4"});
+  EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
+  const size_t plan_line = diff.out.find("lan4 (mlx5_2:1, RoCE v2 GID 3): 10 changes");
+  const size_t result_line = diff.out.find("lan4: applied 10 changes");
+  EXPECT_NE(plan_line, std::string::npos) << diff.out;
+  EXPECT_NE(result_line, std::string::npos) << diff.out;
+  EXPECT_LT(plan_line, result_line);
+  EXPECT_FALSE(contains(diff.out, "lan3")) << diff.out;  // --port keeps the others untouched
+
+  const auto lan4_done = apply({"--check", "--port", "lan4"});
+  EXPECT_EQ(lan4_done.exit_code, 0) << lan4_done.out;
+  EXPECT_EQ(apply({"--check", "--port", "lan3"}).exit_code, 2);
+}
+
+TEST_F(ApplySim, BadInputWritesNothing) {
+  const auto before = writes_after_barrier();
+  write_file(dir_ / "bad.yaml", "profile:\n  mtu: lots\n");
+  const auto bad = rocectl({"apply", "--config", (dir_ / "bad.yaml").string()});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "bad.yaml:2:")) << bad.err;
+  const auto unknown = apply({"--port", "lan9"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_TRUE(contains(unknown.err, "lan9 is not a port")) << unknown.err;
+  const auto flag = apply({"--bogus"});
+  EXPECT_EQ(flag.exit_code, 1);
+  const auto after = writes_after_barrier();
+  EXPECT_EQ(after.at("total"), before.at("total") + 1);  // the barrier only
+}
+
+// A scenario that makes the next MTU set on lan3 fail from the start.
+class ApplyWithFailingMtu : public ApplySim {
+ protected:
+  // Written where the test's DIR does not exist yet; removed with the test.
+  fs::path scenario_path() const {
+    return fs::temp_directory_path() /
+           ("roced-apply-scenario-" + std::to_string(::getpid()) + ".yaml");
+  }
+  std::string scenario_file() const override {
+    write_file(scenario_path(), scenario());
+    return scenario_path().string();
+  }
+  virtual std::string scenario() const {
+    return "name: mtu-fails\n"
+           "events:\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan3, errno: EIO, op: mtu}\n";
+  }
+  void TearDown() override {
+    ApplySim::TearDown();
+    fs::remove(scenario_path());
+  }
+};
+
+TEST_F(ApplyWithFailingMtu, FailedPortIsRolledBackTheOthersApplied) {
+  const std::vector<std::vector<std::string>> shows = {
+      {"dcb", "pfc", "show", "dev", "lan3"},
+      {"dcb", "ets", "show", "dev", "lan3"},
+      {"dcb", "-N", "app", "show", "dev", "lan3"},
+      {"dcb", "dcbx", "show", "dev", "lan3"},
+  };
+  std::vector<std::string> before;
+  for (const auto& show : shows) before.push_back(exec(show));
+
+  const auto result = apply({"--json"});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  const Json json = Json::parse(result.out);
+  EXPECT_EQ(json["ok"], false);
+  EXPECT_EQ(json["changed"], true);
+  ASSERT_EQ(json["ports"].size(), 4u);
+  std::map<std::string, Json> ports;
+  for (const auto& port : json["ports"]) ports[port["netdev"]] = port;
+  EXPECT_EQ(ports["lan2"]["outcome"], "applied");
+  EXPECT_EQ(ports["lan4"]["outcome"], "applied");
+  EXPECT_EQ(ports["lan5"]["outcome"], "applied");
+  const Json& lan3 = ports["lan3"];
+  EXPECT_EQ(lan3["outcome"], "rolled-back") << lan3.dump(2);
+  EXPECT_EQ(lan3["changes"].back()["setting"], "mtu");
+  EXPECT_EQ(lan3["changes"].back()["ok"], false);
+  EXPECT_TRUE(contains(lan3["error"].get<std::string>(), "EIO")) << lan3["error"];
+  std::vector<std::string> undone;
+  for (const auto& step : lan3["rollback"]) {
+    EXPECT_EQ(step["ok"], true) << step.dump();
+    undone.push_back(step["setting"]);
+  }
+  EXPECT_EQ(undone, (std::vector<std::string>{"pfc.priorities", "pfc.cable_length", "ets", "trust",
+                                              "dscp_map", "dcbx"}));
+  EXPECT_TRUE(contains(result.err, "lan3: rolled-back: mtu: EIO")) << result.err;
+
+  for (size_t i = 0; i < shows.size(); ++i) {
+    EXPECT_EQ(exec(shows[i]), before[i]) << shows[i][1] << " of lan3 differs after the rollback";
+  }
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan3"}), " mtu 1500 "));
+  EXPECT_TRUE(contains(exec({"dcb", "pfc", "show", "dev", "lan2"}), "3:on"));
+}
+
+class ApplyWithBusyMtu : public ApplyWithFailingMtu {
+ protected:
+  std::string scenario() const override {
+    return "name: mtu-busy\n"
+           "events:\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan3, errno: EBUSY, count: 2, op: mtu}\n";
+  }
+};
+
+TEST_F(ApplyWithBusyMtu, TransientErrorIsRetriedAndApplied) {
+  const auto result = apply({"--json", "--port", "lan3"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  const Json json = Json::parse(result.out);
+  ASSERT_EQ(json["ports"].size(), 1u);
+  const Json& lan3 = json["ports"][0];
+  EXPECT_EQ(lan3["outcome"], "applied");
+  for (const auto& step : lan3["changes"]) {
+    EXPECT_EQ(step["ok"], true);
+    EXPECT_EQ(step["attempts"], step["setting"] == "mtu" ? 3 : 1) << step.dump();
+  }
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan3"}), " mtu 9000 "));
+}
+
+// The OFED driver's knobs: per-priority ECN enable files and DCQCN knobs under their OFED names.
+class ApplyOfedNode : public ApplySim {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml";
+  }
+};
+
+TEST_F(ApplyOfedNode, EcnPrioritiesAndDcqcnKnobs) {
+  write_file(config_,
+             "ports:\n"
+             "  netdevs: [ens1f0np0]\n"
+             "profile:\n"
+             "  ecn:\n"
+             "    priorities: [3]\n"
+             "    dcqcn: {rp_ai_rate: 10, np_min_time_between_cnps: 8}\n");
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "ecn.priorities                      0,1,2,3,4,5,6,7 -> 3"))
+      << result.out;
+  const fs::path ecn = dir_ / "sys/class/net/ens1f0np0/ecn";
+  for (const char* point : {"roce_np", "roce_rp"}) {
+    for (int priority = 0; priority < 8; ++priority) {
+      EXPECT_EQ(read_file(ecn / point / "enable" / std::to_string(priority)),
+                priority == 3 ? "1\n" : "0\n")
+          << point << " " << priority;
+    }
+  }
+  EXPECT_EQ(read_file(ecn / "roce_rp/rpg_ai_rate"), "10\n");
+  EXPECT_EQ(read_file(ecn / "roce_np/min_time_between_cnps"), "8\n");
+  const auto again = apply({"--check"});
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+}
+
+}  // namespace
+}  // namespace roced
