@@ -50,22 +50,37 @@ std::string stall(uint16_t raw) {
   return std::to_string(raw) + " ms";
 }
 
+std::string dscp_map(const std::array<uint8_t, 64>& map) {
+  std::string exceptions;
+  int count = 0;
+  for (size_t dscp = 0; dscp < map.size(); ++dscp) {
+    if (map[dscp] == dscp >> 3) continue;
+    if (++count > kListedDscpEntries) continue;
+    exceptions += " " + std::to_string(dscp) + "->" + std::to_string(map[dscp]);
+  }
+  if (count == 0) return "d>>3";
+  if (count > kListedDscpEntries) {
+    exceptions += " +" + std::to_string(count - kListedDscpEntries) + " more";
+  }
+  return "d>>3 except" + exceptions;
+}
+
 std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
-                                                  const std::array<uint8_t, 64>& wanted) {
+                                                  const std::array<uint8_t, 64>& wanted,
+                                                  bool now_empty) {
+  int differing = 0;
+  for (size_t dscp = 0; dscp < now.size(); ++dscp) differing += now[dscp] != wanted[dscp];
+  // Many entries apart (a port without a map, or a different scheme): whole maps read better.
+  if (now_empty || differing > kListedDscpEntries) {
+    return {now_empty ? "none" : dscp_map(now), dscp_map(wanted)};
+  }
   std::string now_text;
   std::string wanted_text;
-  int differing = 0;
   for (size_t dscp = 0; dscp < now.size(); ++dscp) {
     if (now[dscp] == wanted[dscp]) continue;
-    if (++differing > kListedDscpEntries) continue;
     const std::string sep = now_text.empty() ? "" : " ";
     now_text += sep + std::to_string(dscp) + "->" + std::to_string(now[dscp]);
     wanted_text += sep + std::to_string(dscp) + "->" + std::to_string(wanted[dscp]);
-  }
-  if (differing > kListedDscpEntries) {
-    const std::string more = " +" + std::to_string(differing - kListedDscpEntries) + " more";
-    now_text += more;
-    wanted_text += more;
   }
   return {now_text, wanted_text};
 }

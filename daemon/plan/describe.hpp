@@ -18,10 +18,13 @@ std::string dcbx(config::DcbxMode wanted_mode);  // "host", "firmware"
 std::string trust(dcb::Trust trust);             // "dscp", "pcp"
 std::string stall(uint16_t raw);                 // "off", "auto", "500 ms"
 
-// Only the DSCPs whose priority differs: {"26->0 48->0", "26->3 48->6"}; past a few entries
-// the rest is counted ("... +52 more").
+// A whole DSCP map against the firmware default: "d>>3", "d>>3 except 46->3 48->7".
+std::string dscp_map(const std::array<uint8_t, 64>& map);
+// Only the DSCPs whose priority differs: {"26->0 48->0", "26->3 48->6"}. When many differ, or
+// the port has no DSCP entries at all (now_empty: "none"), the two whole maps instead.
 std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
-                                                  const std::array<uint8_t, 64>& wanted);
+                                                  const std::array<uint8_t, 64>& wanted,
+                                                  bool now_empty);
 
 struct EtsText {
   std::array<uint8_t, 8> prio_tc{};

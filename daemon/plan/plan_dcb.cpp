@@ -43,7 +43,7 @@ void plan_trust_and_dscp_map(PortPlanner& p) {
   if (!apps) return;
   const auto now = dcb::dscp_map_from_apps(*apps);  // unmapped DSCPs read as priority 0
   if (now == p.want.dscp_map) return;
-  auto [now_text, wanted_text] = describe::dscp_map_diff(now, p.want.dscp_map);
+  auto [now_text, wanted_text] = describe::dscp_map_diff(now, p.want.dscp_map, apps->empty());
   p.change(Setting::DscpMap, std::move(now_text), std::move(wanted_text));
 }
 

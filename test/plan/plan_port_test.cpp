@@ -68,10 +68,7 @@ TEST_F(PlanPort, HostDcbxWantedFirmware) {
 TEST_F(PlanPort, PcpTrustWantedDscpChangesTrustAndTheMap) {
   have.trust = Field<dcb::Trust>::of(dcb::Trust::Pcp);
   have.dscp_apps = Field<std::vector<dcb::AppEntry>>::of({});  // no entries: every DSCP -> 0
-  EXPECT_EQ(changes_of(plan()),
-            (Lines{"trust: pcp -> dscp",
-                   "dscp_map: 8->0 9->0 10->0 11->0 12->0 13->0 14->0 15->0 +48 more -> "
-                   "8->1 9->1 10->1 11->1 12->1 13->1 14->1 15->1 +48 more"}));
+  EXPECT_EQ(changes_of(plan()), (Lines{"trust: pcp -> dscp", "dscp_map: none -> d>>3"}));
 }
 
 TEST_F(PlanPort, DscpMapShowsOnlyTheDifferingEntries) {
@@ -80,6 +77,14 @@ TEST_F(PlanPort, DscpMapShowsOnlyTheDifferingEntries) {
   apps[48].priority = 0;
   have.dscp_apps = Field<std::vector<dcb::AppEntry>>::of(apps);
   EXPECT_EQ(changes_of(plan()), Lines{"dscp_map: 26->0 48->0 -> 26->3 48->6"});
+}
+
+TEST_F(PlanPort, ManyDifferingDscpEntriesShowBothMapsAgainstTheDefault) {
+  auto apps = *have.dscp_apps.value;
+  for (int dscp = 0; dscp < 10; ++dscp) apps[dscp].priority = 5;
+  have.dscp_apps = Field<std::vector<dcb::AppEntry>>::of(apps);
+  EXPECT_EQ(changes_of(plan()),
+            Lines{"dscp_map: d>>3 except 0->5 1->5 2->5 3->5 4->5 5->5 6->5 7->5 +2 more -> d>>3"});
 }
 
 TEST_F(PlanPort, UnmappedDscpReadsAsPriorityZero) {
@@ -154,9 +159,8 @@ TEST_F(PlanPort, BuffersOnlyWhenTheProfileHasThem) {
   buffers.prio2buffer = {0, 0, 0, 1, 0, 0, 0, 0};
   buffers.buffer_size = {131072, 131072, 0, 0, 0, 0, 0, 0};
   want.buffers = buffers;
-  EXPECT_EQ(changes_of(plan()),
-            Lines{"buffers: prio2buffer 0,0,0,0,0,0,0,0 size 0:262144 -> "
-                  "prio2buffer 0,0,0,1,0,0,0,0 size 0:131072 1:131072"});
+  EXPECT_EQ(changes_of(plan()), Lines{"buffers: prio2buffer 0,0,0,0,0,0,0,0 size 0:262144 -> "
+                                      "prio2buffer 0,0,0,1,0,0,0,0 size 0:131072 1:131072"});
   have.buffer = test::unsupported<dcb::Buffer>("the buffer configuration");
   EXPECT_EQ(unsupported_of(plan()),
             Lines{"buffers: the buffer configuration is not supported by this device "
@@ -240,14 +244,14 @@ TEST_F(PlanPort, DeviceWithoutDcbOrRdmaPlansOnlyTheMtu) {
   const std::string no_ecn =
       "no ECN/DCQCN knobs on this port (neither debugfs mlx5/<pci>/cc_params nor "
       "/sys/class/net/lan2/ecn; is debugfs mounted?)";
-  EXPECT_EQ(unsupported_of(p),
-            (Lines{"dcbx: " + no_dcb, "trust: " + no_dcb, "dscp_map: " + no_dcb, "ets: " + no_dcb,
-                   "pfc.priorities: " + no_dcb, "pfc.cable_length: " + no_dcb,
-                   "stall_prevention: PFC stall prevention is not supported by this device "
-                   "(EOPNOTSUPP)",
-                   "ecn.cnp_dscp: " + no_ecn, "ecn.cnp_priority: " + no_ecn,
-                   "roce.rdma_cm_mode: no RDMA device for lan2",
-                   "roce.tos: no RDMA device for lan2"}));
+  EXPECT_EQ(
+      unsupported_of(p),
+      (Lines{"dcbx: " + no_dcb, "trust: " + no_dcb, "dscp_map: " + no_dcb, "ets: " + no_dcb,
+             "pfc.priorities: " + no_dcb, "pfc.cable_length: " + no_dcb,
+             "stall_prevention: PFC stall prevention is not supported by this device "
+             "(EOPNOTSUPP)",
+             "ecn.cnp_dscp: " + no_ecn, "ecn.cnp_priority: " + no_ecn,
+             "roce.rdma_cm_mode: no RDMA device for lan2", "roce.tos: no RDMA device for lan2"}));
   EXPECT_EQ(p.warnings, Lines{});  // no RDMA device is said once, by the rdma_cm lines
   EXPECT_EQ(p.roce_v2_gid_index, std::nullopt);
 }
@@ -270,9 +274,9 @@ TEST_F(PlanPort, OfedEcnPrioritiesAndKnobsByUpstreamName) {
   want.ecn.enabled_priorities = 1u << 3;
   want.ecn.dcqcn = {{"rp_ai_rate", 10}, {"rp_time_reset", 300}, {"np_min_time_between_cnps", 4}};
   const PortPlan p = plan();
-  EXPECT_EQ(changes_of(p), (Lines{"ecn.priorities: np 3 rp none -> 3",
-                                  "ecn.dcqcn.np_min_time_between_cnps: 0 -> 4",
-                                  "ecn.dcqcn.rp_ai_rate: 5 -> 10"}));
+  EXPECT_EQ(changes_of(p),
+            (Lines{"ecn.priorities: np 3 rp none -> 3",
+                   "ecn.dcqcn.np_min_time_between_cnps: 0 -> 4", "ecn.dcqcn.rp_ai_rate: 5 -> 10"}));
   EXPECT_EQ(p.changes[1].key, "np_min_time_between_cnps");
   EXPECT_EQ(unsupported_of(p), Lines{});
 }
@@ -402,9 +406,9 @@ TEST_F(PlanPort, ChangesComeInSettingOrder) {
   have.stall_prevention = Field<StallPrevention>::of(StallPrevention{8000});
   std::vector<Setting> order;
   for (const auto& c : plan().changes) order.push_back(c.setting);
-  EXPECT_EQ(order, (std::vector<Setting>{Setting::Dcbx, Setting::PfcPriorities,
-                                         Setting::CableLength, Setting::Mtu,
-                                         Setting::StallPrevention, Setting::RdmaCmTos}));
+  EXPECT_EQ(order,
+            (std::vector<Setting>{Setting::Dcbx, Setting::PfcPriorities, Setting::CableLength,
+                                  Setting::Mtu, Setting::StallPrevention, Setting::RdmaCmTos}));
 }
 
 TEST(SettingName, IsTheProfileKey) {

@@ -50,8 +50,7 @@ config::Config default_config() {
 const Lines kDefaultNodeChanges = {
     "dcbx: firmware (cee ieee) -> host",
     "trust: pcp -> dscp",
-    "dscp_map: 8->0 9->0 10->0 11->0 12->0 13->0 14->0 15->0 +48 more -> "
-    "8->1 9->1 10->1 11->1 12->1 13->1 14->1 15->1 +48 more",
+    "dscp_map: none -> d>>3",
     "ets: prio_tc 1,0,2,3,4,5,6,7 tc all vendor -> "
     "prio_tc 0,1,2,3,4,5,6,7 tc 10,10,10,50,10,5,strict,5",
     "pfc.priorities: none -> 3 !",
