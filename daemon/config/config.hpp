@@ -4,6 +4,7 @@
 // docs/config.md documents each key; packaging/roced.yaml is the shipped, commented example.
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -88,8 +89,18 @@ struct PortOverride {
   Profile profile;  // the whole profile with the override's keys applied
 };
 
+// `daemon:`: how the service keeps the ports right (ignored by the one-shot rocectl apply).
+struct DaemonSettings {
+  enum class DriftPolicy { Enforce, Report } drift_policy = DriftPolicy::Enforce;
+  // A full re-read of every port on this period, besides the netlink events that trigger one.
+  std::chrono::milliseconds drift_check_interval{std::chrono::seconds(30)};
+  std::string log_level = "info";  // spdlog level names: trace debug info warn error critical off
+  bool operator==(const DaemonSettings&) const = default;
+};
+
 struct Config {
   std::string path;  // the file it came from, for messages
+  DaemonSettings daemon;
   PortSelection ports;
   Profile profile;
   std::vector<PortOverride> overrides;  // in file order; the first match wins

@@ -1,0 +1,118 @@
+#pragma once
+// The reconciler: keeps every selected port matching the config for as long as roced runs.
+// Each port has its own worker, woken by netlink events (RTNLGRP_LINK, RTNLGRP_DCB), the periodic
+// drift check, a reload or an Apply request, so work (and retries) for one port never blocks the
+// others. A worker re-plans its port (daemon/plan) and, when it differs, applies
+// (daemon/apply) under `enforce` or only reports under `report`.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/apply/applier.hpp"
+#include "daemon/config/config.hpp"
+#include "daemon/plan/plan.hpp"
+#include "netlink/system.hpp"
+
+namespace roced::reconcile {
+
+enum class PortCondition {
+  Pending,      // seen, not yet checked
+  InSync,       // the last check found nothing to change
+  Drifted,      // differs from the config (under `report`, or before the correction lands)
+  Applying,     // a correction is being written
+  Failed,       // the last apply rolled back or the port could not be read; retried with backoff
+  Vanished,     // the netdev is gone; forgotten until it returns
+};
+std::string condition_name(PortCondition condition);  // "pending", "in-sync", "drifted", ...
+
+using Clock = std::chrono::system_clock;
+
+struct PortSnapshot {
+  DiscoveredPort port;
+  PortCondition condition = PortCondition::Pending;
+  plan::PortPlan last_plan;  // the latest check's plan: per setting what drifted
+  std::optional<apply::PortResult> last_apply;
+  std::optional<Clock::time_point> last_check;
+  std::optional<Clock::time_point> last_apply_time;
+  int consecutive_failures = 0;
+  std::optional<Clock::time_point> next_retry;
+};
+
+// What the daemon announces (D-Bus signals, log lines).
+struct PortEvent {
+  enum class Kind { Appeared, Vanished, Drifted, Corrected, ApplyFailed } kind;
+  std::string netdev;
+  std::vector<std::string> settings;  // setting_name()s that drifted / were corrected
+  std::string message;                // one human line
+};
+std::string event_kind_name(PortEvent::Kind kind);  // "appeared", "vanished", ...
+
+// Until daemon/log exists the reconciler logs through this sink (nothing when unset). `netdev`
+// and `setting` are empty when the line is not about one. Called from the reconciler's threads.
+enum class LogLevel { Debug, Info, Warn, Error };
+using LogSink = std::function<void(LogLevel level, const std::string& netdev,
+                                   const std::string& setting, const std::string& message)>;
+
+struct ReconcilerOptions {
+  apply::ApplyOptions apply;
+  LogSink log;
+  std::chrono::milliseconds first_retry{std::chrono::seconds(1)};  // doubles per failure
+  std::chrono::milliseconds max_retry{std::chrono::minutes(5)};
+  // Events arrive in bursts (a PFC change sends DCB and link notifications): wait this long
+  // after the first before re-reading, so one burst costs one check.
+  std::chrono::milliseconds event_settle{std::chrono::milliseconds(50)};
+  // healthy() is false once a thread has shown no progress for this long (an apply that hangs
+  // longer than this is a hang).
+  std::chrono::milliseconds health_window{std::chrono::seconds(30)};
+};
+
+struct ReloadResult {
+  bool ok = false;
+  std::vector<config::Diagnostic> diagnostics;  // why not, when !ok; warnings otherwise
+};
+
+class Reconciler {
+ public:
+  Reconciler(System& system, config::Config config, ReconcilerOptions options = {});
+  ~Reconciler();  // stop()
+  Reconciler(const Reconciler&) = delete;
+  Reconciler& operator=(const Reconciler&) = delete;
+
+  // Subscribes to netlink events, discovers the selected ports, starts their workers and returns
+  // once each has been checked (and applied, under enforce) once: the moment for READY=1.
+  void start();
+  // Lets in-flight applies finish (each port ends as it was or as wanted, never half-done), then
+  // joins every thread. Idempotent.
+  void stop();
+
+  // Loads `path`; on success swaps the config and re-checks every port; on failure keeps the
+  // running config and returns the diagnostics.
+  ReloadResult reload(const std::string& path);
+  ReloadResult reload(config::Config config);
+
+  // A fresh plan of every selected port (reads the ports; writes nothing).
+  plan::Plan current_plan();
+  // Checks and applies every port now, whatever the drift policy, and waits for the result.
+  apply::ApplyResult apply_now();
+
+  std::vector<PortSnapshot> snapshot() const;
+  config::Config config() const;
+  // The loops are alive: the event thread and every worker made progress recently. Drives the
+  // systemd watchdog.
+  bool healthy() const;
+  // A short line for systemd STATUS=: "4 ports: 4 in sync" / "applying lan3".
+  std::string status_line() const;
+
+  // Called from the reconciler's threads; keep it short and thread-safe.
+  void on_event(std::function<void(const PortEvent&)> listener);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace roced::reconcile
