@@ -5,6 +5,14 @@
 
 namespace roce_sim {
 
+const std::vector<std::string>& set_op_names() {
+  static const std::vector<std::string> names = {
+      "any", "dcbx", "pfc", "ets", "app", "buffer", "maxrate", "mtu", "link", "stall_prevention"};
+  return names;
+}
+
+std::string set_op_name(SetOp op) { return set_op_names().at(static_cast<size_t>(op)); }
+
 Node::Node(std::vector<PortSpec> specs) {
   for (auto& spec : specs) {
     for (const auto& slot : slots_)
@@ -58,25 +66,28 @@ void Node::rebind(const std::string& netdev) {
   }
 }
 
-void Node::inject_set_errors(const std::string& netdev, int err, int count) {
-  for (auto& [name, pending] : injected_) {
-    if (name == netdev) {
-      pending = {std::abs(err), count};
+void Node::inject_set_errors(const std::string& netdev, int err, int count, SetOp op) {
+  for (Injection& pending : injected_) {
+    if (pending.netdev == netdev && pending.op == op) {
+      pending.err = std::abs(err);
+      pending.count = count;
       return;
     }
   }
-  injected_.push_back({netdev, {std::abs(err), count}});
+  injected_.push_back({netdev, op, std::abs(err), count});
 }
 
-int Node::take_injected_error(const std::string& netdev) {
-  for (auto& [name, pending] : injected_) {
-    if (name != netdev || pending.second <= 0) continue;
-    --pending.second;
-    return -pending.first;  // negative errno, ready to be the op's result
+int Node::take_injected_error(const std::string& netdev, SetOp operation) {
+  for (Injection& pending : injected_) {
+    if (pending.netdev != netdev || pending.count <= 0) continue;
+    const bool matches = pending.op == SetOp::Any || pending.op == operation ||
+                         (pending.op == SetOp::Link && operation == SetOp::Mtu);
+    if (!matches) continue;
+    --pending.count;
+    return -pending.err;  // negative errno, ready to be the op's result
   }
   return 0;
 }
-
 void Node::note_link_changed(const std::string& netdev) {
   if (const int index = ifindex(netdev))
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});

@@ -10,6 +10,12 @@
 
 namespace roce_sim {
 
+// The set operations a `netlink_errors` injection can be limited to (docs/sim-formats.md, `op:`).
+// Link stands for any link set: it also matches an MTU set.
+enum class SetOp { Any, Dcbx, Pfc, Ets, App, Buffer, Maxrate, Mtu, Link, StallPrevention };
+const std::vector<std::string>& set_op_names();  // "any", "dcbx", ... in enum order
+std::string set_op_name(SetOp op);
+
 struct NodeEvent {
   enum class Kind { LinkChanged, LinkAdded, LinkRemoved, DcbChanged };
   Kind kind;
@@ -33,10 +39,14 @@ class Node {
   void unbind(const std::string& netdev);
   void rebind(const std::string& netdev);
 
-  // The next `count` DCB or link set operations on netdev fail with -err (e.g. EBUSY).
-  void inject_set_errors(const std::string& netdev, int err, int count);  // err: either sign
-  int take_injected_error(
-      const std::string& netdev);  // -errno, or 0 when none pending; consumes one
+  // The next `count` set operations of kind `op` on netdev fail with -err (e.g. EBUSY). A new
+  // injection for the same netdev and op replaces the pending one.
+  void inject_set_errors(const std::string& netdev, int err, int count,
+                         SetOp op = SetOp::Any);  // err: either sign
+  // Called by the server as `operation` (a specific kind) is about to run: -errno from the oldest
+  // matching injection (op Any, op == operation, or op Link for an Mtu set), consuming one; 0
+  // when none is pending.
+  int take_injected_error(const std::string& netdev, SetOp operation = SetOp::Any);
 
   // Model changes that others must hear about. Port methods do not know the node, so the server
   // (or scenario) calls note_* after a successful op; drivers' own flaps are reported here too.
@@ -53,7 +63,13 @@ class Node {
   std::vector<Slot> slots_;
   int next_ifindex_ = 2;  // 1 is lo
   std::vector<NodeEvent> events_;
-  std::vector<std::pair<std::string, std::pair<int, int>>> injected_;  // netdev -> (err, count)
+  struct Injection {
+    std::string netdev;
+    SetOp op;
+    int err;  // positive errno
+    int count;
+  };
+  std::vector<Injection> injected_;  // in injection order
 };
 
 }  // namespace roce_sim

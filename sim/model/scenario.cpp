@@ -86,7 +86,7 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
       {"driver_reload", {"down_for"}},
       {"foreign_tool", {"tool", "set"}},
       {"dcbx_peer", {"pfc", "ets"}},
-      {"netlink_errors", {"errno", "count"}},
+      {"netlink_errors", {"errno", "count", "op"}},
       {"address", {"add", "remove"}},
   };
   // The kind decides which keys are allowed; read it first from a permissive look.
@@ -197,6 +197,11 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
       if (name == n.err_name) n.err = value;
     }
     if (const auto f = map.get("count")) n.count = static_cast<int>(reader.integer(*f, 1, 100000));
+    if (const auto f = map.get("op")) {
+      const std::string op = reader.choice(*f, set_op_names());
+      const auto& ops = set_op_names();
+      n.op = static_cast<SetOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
+    }
     event.body = n;
   } else {
     ev::AddressChange a;
@@ -556,9 +561,11 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
             log(netdev, "DCBX peer TLVs change nothing (host DCBX mode, or already equal)");
           }
         } else if constexpr (std::is_same_v<T, ev::NetlinkErrors>) {
-          node_.inject_set_errors(netdev, b.err, b.count);
-          log(netdev,
-              "the next " + std::to_string(b.count) + " set operation(s) fail with " + b.err_name);
+          node_.inject_set_errors(netdev, b.err, b.count, b.op);
+          const std::string what =
+              b.op == SetOp::Any ? std::string("set") : set_op_name(b.op) + " set";
+          log(netdev, "the next " + std::to_string(b.count) + " " + what +
+                          " operation(s) fail with " + b.err_name);
         } else {
           for (const auto& cidr : b.add) port->rdma().add_address(cidr);
           for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);

@@ -77,11 +77,12 @@ struct DcbxPeer {
   std::optional<std::array<uint8_t, 8>> prio_tc;
 };
 
-// The next `count` DCB/link set operations on the port fail with -err.
+// The next `count` set operations of kind `op` on the port fail with -err.
 struct NetlinkErrors {
   int err = 16;  // EBUSY
   std::string err_name = "EBUSY";
   int count = 1;
+  SetOp op = SetOp::Any;
 };
 
 // Addresses added to / removed from the netdev; the RoCE GID table follows.

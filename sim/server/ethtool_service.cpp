@@ -32,6 +32,47 @@ void copy_string(char* dst, size_t size, const std::string& src) {  // strscpy
 
 constexpr uint32_t kStringSetStats = ETH_SS_STATS;
 
+// The ioctl commands that change state (linux/ethtool.h): what the write counter counts.
+bool is_set_command(uint32_t cmd) {
+  switch (cmd) {
+    case ETHTOOL_SSET:
+    case ETHTOOL_SWOL:
+    case ETHTOOL_SMSGLVL:
+    case ETHTOOL_NWAY_RST:
+    case ETHTOOL_SEEPROM:
+    case ETHTOOL_SCOALESCE:
+    case ETHTOOL_SRINGPARAM:
+    case ETHTOOL_SPAUSEPARAM:
+    case ETHTOOL_SRXCSUM:
+    case ETHTOOL_STXCSUM:
+    case ETHTOOL_SSG:
+    case ETHTOOL_STSO:
+    case ETHTOOL_SGSO:
+    case ETHTOOL_SGRO:
+    case ETHTOOL_SFLAGS:
+    case ETHTOOL_SPFLAGS:
+    case ETHTOOL_SRXFH:
+    case ETHTOOL_SRXCLSRLDEL:
+    case ETHTOOL_SRXCLSRLINS:
+    case ETHTOOL_FLASHDEV:
+    case ETHTOOL_RESET:
+    case ETHTOOL_SRXNTUPLE:
+    case ETHTOOL_SRXFHINDIR:
+    case ETHTOOL_SFEATURES:
+    case ETHTOOL_SCHANNELS:
+    case ETHTOOL_SET_DUMP:
+    case ETHTOOL_SEEE:
+    case ETHTOOL_SRSSH:
+    case ETHTOOL_STUNABLE:
+    case ETHTOOL_PHY_STUNABLE:
+    case ETHTOOL_SLINKSETTINGS:
+    case ETHTOOL_SFECPARAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> EthtoolService::take_request_log() {
@@ -53,6 +94,7 @@ Bytes EthtoolService::handle(ByteView datagram) {
       std::snprintf(hex, sizeof hex, "%x", request.cmd);
       return std::string(hex);
     }() + " " + ifname);
+    if (writes_ && is_set_command(request.cmd)) writes_->count(ifname);
     Port* port = node_.find(ifname);
     if (!port) {
       error = -ENODEV;  // dev_ioctl: __dev_get_by_name failed
@@ -144,7 +186,8 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       uint16_t ms = 0;
       if (in.size() < sizeof tunable + sizeof ms) return -EFAULT;
       std::memcpy(&ms, in.data() + sizeof tunable, sizeof ms);
-      if (const int injected = node_.take_injected_error(port.netdev()); injected != 0) {
+      if (const int injected = node_.take_injected_error(port.netdev(), SetOp::StallPrevention);
+          injected != 0) {
         return injected > 0 ? -injected : injected;
       }
       const int err = port.set_pfc_prevention_tout(ms);

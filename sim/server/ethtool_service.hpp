@@ -7,18 +7,22 @@
 
 #include "sim/model/node.hpp"
 #include "sim/server/nl_wire.hpp"
+#include "sim/server/write_counter.hpp"
 
 namespace roce_sim::server {
 
 class EthtoolService {
  public:
-  explicit EthtoolService(Node& node) : node_(node) {}
+  // `writes`, when given, counts the clients' set commands (ETHTOOL_STUNABLE, ...).
+  explicit EthtoolService(Node& node, WriteCounter* writes = nullptr)
+      : node_(node), writes_(writes) {}
   Bytes handle(ByteView datagram);
   std::vector<std::string> take_request_log();
 
  private:
   int dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out);
   Node& node_;
+  WriteCounter* writes_;
   std::vector<std::string> request_log_;
 };
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace roce_sim::server {
 
@@ -112,7 +113,8 @@ std::string ofed_param_name(const std::string& model_name) {
   return model_name.size() > 3 ? model_name.substr(3) : model_name;
 }
 
-FileTree::FileTree(Node& node, fs::path dir) : node_(node), dir_(std::move(dir)) {
+FileTree::FileTree(Node& node, fs::path dir, WriteCounter* writes)
+    : node_(node), dir_(std::move(dir)), writes_(writes) {
   inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (inotify_fd_ < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
 }
@@ -229,6 +231,14 @@ void FileTree::remove_port(const std::string& netdev) {
 }
 
 void FileTree::refresh() {
+  for (const auto& [path, watch] : std::exchange(truncated_, {})) {
+    Port* port = node_.find(watch.netdev);
+    std::error_code ec;
+    if (!port || !fs::exists(path, ec) || !read_all(path).empty()) continue;
+    const std::string value = model_value(watch, path.filename().string(), *port);
+    written_.erase(path);
+    if (!value.empty()) write_file(path, value);
+  }
   std::set<std::string> now;
   for (Port* port : node_.ports()) {
     now.insert(port->netdev());
@@ -437,14 +447,31 @@ std::vector<std::string> FileTree::on_inotify() {
       }
       if (watch.kind == WatchKind::RdmaCmRoot) {
         if ((event->mask & IN_CREATE) && (event->mask & IN_ISDIR)) {
+          if (writes_) {
+            std::string owner;
+            for (Port* port : node_.ports()) {
+              if (port->rdma().name() == name) owner = port->netdev();
+            }
+            writes_->count(owner);  // a mkdir naming no device still counts in the total
+          }
           create_rdma_cm(name);
           log.push_back("configfs: mkdir rdma_cm/" + name);
         }
         continue;
       }
       if (!(event->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) || (event->mask & IN_ISDIR)) continue;
+      // Only a client writes the file in place (our own writes are renames of dot-files, and
+      // sysfs/configfs files cannot be renamed onto): count it even if it changes nothing.
+      if (writes_ && (event->mask & IN_CLOSE_WRITE)) writes_->count(watch.netdev);
       const fs::path path = dir / name;
       const std::string content = read_all(path);
+      if (content.empty()) {
+        // Nothing written (the kernel calls no store()), or a second writer's O_TRUNC came
+        // before this event was read: its own event follows. Restore the value later if not.
+        truncated_.insert_or_assign(path, watch);
+        continue;
+      }
+      truncated_.erase(path);
       auto known = written_.find(path);
       if (known != written_.end() && known->second == content) continue;  // what we wrote ourselves
       Port* port = node_.find(watch.netdev);

@@ -3,6 +3,8 @@
 // DIR (layout: team COMMON.md and uapi/roce_sim.h). The model is the truth: refresh() rewrites
 // what changed; writes by others to the writable files (rdma_cm configfs, debugfs cc_params, OFED
 // ecn/) arrive through inotify and are validated by the model; an invalid write is reverted.
+// A client's write is an IN_CLOSE_WRITE on the file itself (ours are renames of dot-files), and a
+// configfs mkdir an IN_CREATE of a directory: that is what the write counter counts.
 
 #include <filesystem>
 #include <map>
@@ -11,12 +13,13 @@
 #include <vector>
 
 #include "sim/model/node.hpp"
+#include "sim/server/write_counter.hpp"
 
 namespace roce_sim::server {
 
 class FileTree {
  public:
-  FileTree(Node& node, std::filesystem::path dir);
+  FileTree(Node& node, std::filesystem::path dir, WriteCounter* writes = nullptr);
   ~FileTree();
   FileTree(const FileTree&) = delete;
   FileTree& operator=(const FileTree&) = delete;
@@ -49,6 +52,7 @@ class FileTree {
 
   Node& node_;
   std::filesystem::path dir_;
+  WriteCounter* writes_;
   int inotify_fd_ = -1;
   std::map<int, Watch> watches_;  // by inotify watch descriptor
   std::map<std::filesystem::path, int> watch_by_path_;
@@ -56,6 +60,9 @@ class FileTree {
   std::set<std::string> present_;                         // netdevs whose trees exist
   std::set<std::string> rdma_cm_devices_;
   std::map<std::string, std::string> gid_signature_;
+  // Files a client truncated without writing (or whose next writer has not written yet): the
+  // model's value goes back at the next refresh unless a write arrives first.
+  std::map<std::filesystem::path, Watch> truncated_;
   std::map<std::string, PortSpec>
       specs_;  // by netdev: what a vanished port's tree looked like  // by netdev: the GID table
                // last written           // rdma_cm groups created (mkdir seen)

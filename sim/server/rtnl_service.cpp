@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -346,7 +347,23 @@ int RtnlService::set_link(const NlRequest& request) {
     port = node_.find(ifi.ifi_index);
   } else if (attrs.count(IFLA_IFNAME)) {
     port = node_.find(attr_string(attrs[IFLA_IFNAME]));
-  } else if (request.header.nlmsg_type == RTM_SETLINK) {
+  }
+  const bool wants_mtu = attrs.count(IFLA_MTU) != 0;
+  const bool wants_flags = ifi.ifi_flags != 0 || ifi.ifi_change != 0;
+  // A request that sets something is a write, whether it changes anything or fails; naming
+  // attributes alone (an empty set) is not.
+  const bool sets_something =
+      wants_mtu || wants_flags || std::any_of(attrs.begin(), attrs.end(), [](const auto& attr) {
+        return attr.first != IFLA_IFNAME && attr.first != IFLA_EXT_MASK &&
+               attr.first != IFLA_ALT_IFNAME;
+      });
+  if (sets_something) {
+    std::string named = port ? port->netdev() : std::string();
+    if (!port && attrs.count(IFLA_IFNAME)) named = attr_string(attrs[IFLA_IFNAME]);
+    count_write(named);
+  }
+  if (!port && ifi.ifi_index <= 0 && !attrs.count(IFLA_IFNAME) &&
+      request.header.nlmsg_type == RTM_SETLINK) {
     return -EINVAL;
   }
   if (!port) {
@@ -358,10 +375,10 @@ int RtnlService::set_link(const NlRequest& request) {
   if (request.header.nlmsg_type == RTM_NEWLINK && (request.header.nlmsg_flags & NLM_F_EXCL))
     return -EEXIST;
 
-  const bool wants_mtu = attrs.count(IFLA_MTU) != 0;
-  const bool wants_flags = ifi.ifi_flags != 0 || ifi.ifi_change != 0;
   if (!wants_mtu && !wants_flags) return 0;
-  if (const int injected = normalise_errno(node_.take_injected_error(port->netdev()));
+  // One injected error per request; an MTU set also matches `op: link`.
+  if (const int injected = normalise_errno(
+          node_.take_injected_error(port->netdev(), wants_mtu ? SetOp::Mtu : SetOp::Link));
       injected != 0) {
     return injected;
   }
@@ -534,6 +551,9 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
     default:
       return -EOPNOTSUPP;  // no reply function
   }
+  if (reply_type == RTM_SETDCB || request.header.nlmsg_type == RTM_SETDCB) {
+    count_write(tb.count(DCB_ATTR_IFNAME) ? attr_string(tb[DCB_ATTR_IFNAME]) : std::string());
+  }
   if (!tb.count(DCB_ATTR_IFNAME)) return -EINVAL;
   Port* port = node_.find(attr_string(tb[DCB_ATTR_IFNAME]));
   if (!port) return -ENODEV;
@@ -562,7 +582,11 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
         return -ERANGE;
       }
       const uint64_t toggles_before = port->link_toggles();
-      int err = normalise_errno(node_.take_injected_error(port->netdev()));
+      int err = 0;
+      // An injected error hits the first feature of the message its `op` matches.
+      auto injected = [&](SetOp op) {
+        if (err == 0) err = normalise_errno(node_.take_injected_error(port->netdev(), op));
+      };
       auto step = [&](auto&& op) {
         if (err == 0) err = normalise_errno(op());
       };
@@ -571,21 +595,25 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
         if (ieee.count(DCB_ATTR_IEEE_ETS)) {
           ieee_ets ets{};
           std::memcpy(&ets, ieee[DCB_ATTR_IEEE_ETS].data(), sizeof ets);
+          injected(SetOp::Ets);
           step([&] { return port->ieee_setets(ets); });
         }
         if (ieee.count(DCB_ATTR_IEEE_MAXRATE)) {
           ieee_maxrate maxrate{};
           std::memcpy(&maxrate, ieee[DCB_ATTR_IEEE_MAXRATE].data(), sizeof maxrate);
+          injected(SetOp::Maxrate);
           step([&] { return port->ieee_setmaxrate(maxrate); });
         }
         if (ieee.count(DCB_ATTR_IEEE_PFC)) {
           ieee_pfc pfc{};
           std::memcpy(&pfc, ieee[DCB_ATTR_IEEE_PFC].data(), sizeof pfc);
+          injected(SetOp::Pfc);
           step([&] { return port->ieee_setpfc(pfc); });
         }
         if (ieee.count(kDcbAttrDcbBuffer)) {
           dcbnl_buffer buffer{};
           std::memcpy(&buffer, ieee[kDcbAttrDcbBuffer].data(), sizeof buffer);
+          injected(SetOp::Buffer);
           step([&] {
             for (uint8_t b : buffer.prio2buffer) {
               if (b >= DCBX_MAX_BUFFERS) return -EINVAL;
@@ -595,6 +623,7 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
         }
       }
       if (ieee.count(DCB_ATTR_IEEE_APP_TABLE)) {  // dcbnl_app_table_setdel
+        injected(SetOp::App);                     // once for the whole table
         for (const auto& [type, value] : list_attrs(ieee[DCB_ATTR_IEEE_APP_TABLE])) {
           if (err != 0) break;
           if (type != DCB_ATTR_IEEE_APP) continue;
@@ -618,6 +647,7 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
           }
           selectors.push_back(value[0]);
         }
+        injected(SetOp::App);
         step([&] {
           return port->dcbnl_setapptrust(selectors.data(), static_cast<int>(selectors.size()));
         });
@@ -642,7 +672,7 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
       break;
     case DCB_CMD_SDCBX: {  // dcbnl_setdcbx: the driver's status is the reply (1 = refused)
       if (!tb.count(DCB_ATTR_DCBX) || tb[DCB_ATTR_DCBX].empty()) return -EINVAL;
-      const int injected = normalise_errno(node_.take_injected_error(port->netdev()));
+      const int injected = normalise_errno(node_.take_injected_error(port->netdev(), SetOp::Dcbx));
       const uint8_t status = injected != 0 ? uint8_t{1} : port->setdcbx(tb[DCB_ATTR_DCBX][0]);
       reply.put_u8(DCB_ATTR_DCBX, status);
       break;

@@ -12,6 +12,7 @@
 
 #include "sim/model/node.hpp"
 #include "sim/server/nl_wire.hpp"
+#include "sim/server/write_counter.hpp"
 
 namespace roce_sim::server {
 
@@ -42,7 +43,8 @@ struct LinkView {
 
 class RtnlService {
  public:
-  explicit RtnlService(Node& node) : node_(node) {}
+  // `writes`, when given, counts the clients' set requests (DCB sets, link sets).
+  explicit RtnlService(Node& node, WriteCounter* writes = nullptr) : node_(node), writes_(writes) {}
 
   // One datagram from a connection; returns what to send, in the kernel's order.
   std::vector<Outgoing> handle(ByteView datagram, NlPeer& peer);
@@ -65,7 +67,12 @@ class RtnlService {
   LinkView view(Port& port);
   void events_to(std::vector<Outgoing>& out);
 
+  void count_write(const std::string& netdev) {
+    if (writes_) writes_->count(netdev);
+  }
+
   Node& node_;
+  WriteCounter* writes_;
   std::map<int, LinkView> last_view_;  // by ifindex: what RTM_DELLINK reports for a vanished port
   std::vector<std::string> request_log_;
 };

@@ -25,6 +25,7 @@
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_tree.hpp"
 #include "sim/server/rtnl_service.hpp"
+#include "sim/server/write_counter.hpp"
 
 namespace roce_sim::server {
 
@@ -92,9 +93,10 @@ class Server {
   Server(const RunOptions& options, std::vector<PortSpec> specs, std::optional<Scenario> scenario)
       : options_(options),
         node_(std::move(specs)),
-        rtnl_(node_),
-        ethtool_(node_),
-        tree_(node_, options.dir) {
+        writes_(options.dir / kWritesFile, netdevs(node_)),
+        rtnl_(node_, &writes_),
+        ethtool_(node_, &writes_),
+        tree_(node_, options.dir, &writes_) {
     if (scenario) runner_.emplace(node_, std::move(*scenario));
     speed_ = options.speed.value_or(runner_ ? runner_->clock_speed() : 1.0);
   }
@@ -102,6 +104,7 @@ class Server {
   int run() {
     fs::create_directories(options_.dir);
     tree_.build();
+    writes_.flush();       // the counter file exists, with zeros, before the node is ready
     rtnl_.drain_events();  // start-up state is not news
 
     sigset_t signals;
@@ -197,6 +200,7 @@ class Server {
         break;
       case Kind::Inotify:
         verbose(tree_.on_inotify());
+        writes_.flush();
         send_all(rtnl_.drain_events(), nullptr);
         break;
       case Kind::Signal: {
@@ -267,15 +271,25 @@ class Server {
       }
       if (n < 0) break;
       const ByteView datagram(buffer_.data(), static_cast<size_t>(n));
+      // Writes to sysfs are synchronous in a kernel: file writes a client made before this
+      // request take effect (and are counted) before it is answered.
+      const uint64_t writes_before = writes_.total();
+      verbose(tree_.on_inotify());
       if (client->kind == Kind::Rtnl) {
-        send_all(rtnl_.handle(datagram, client->peer), client);
+        auto replies = rtnl_.handle(datagram, client->peer);
+        writes_.flush();  // the counter is current once the reply arrives
+        send_all(replies, client);
         verbose(rtnl_.take_request_log());
       } else {
-        send_datagram(fd, ethtool_.handle(datagram), true);
+        Bytes reply = ethtool_.handle(datagram);
+        writes_.flush();
+        send_datagram(fd, reply, true);
         verbose(ethtool_.take_request_log());
         send_all(rtnl_.drain_events(), nullptr);
       }
-      tree_.refresh();  // the files follow the model before the next request
+      // The files follow the model before the next request. Only a set request (or a file
+      // write) changes the model; reads skip the walk over every port's files.
+      if (writes_.total() != writes_before) tree_.refresh();
     }
   }
 
@@ -320,8 +334,15 @@ class Server {
     ::unlink(pid_path_.c_str());
   }
 
+  static std::vector<std::string> netdevs(Node& node) {
+    std::vector<std::string> names;
+    for (Port* port : node.ports()) names.push_back(port->netdev());
+    return names;
+  }
+
   const RunOptions& options_;
   Node node_;
+  WriteCounter writes_;
   RtnlService rtnl_;
   EthtoolService ethtool_;
   FileTree tree_;

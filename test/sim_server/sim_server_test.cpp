@@ -204,7 +204,9 @@ class SimServer : public ::testing::Test {
     char pattern[] = "/tmp/roce-sim-server-test-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    start({"run", "--dir", (dir_ / "node").string()});
+    std::vector<std::string> args = {"run", "--dir", (dir_ / "node").string()};
+    for (std::string& extra : extra_run_args()) args.push_back(std::move(extra));
+    start(std::move(args));
     const auto deadline = Clock::now() + kDeadline;
     while (!fs::exists(node() / ROCE_SIM_PIDFILE)) {
       int status = 0;
@@ -222,6 +224,9 @@ class SimServer : public ::testing::Test {
     }
     fs::remove_all(dir_);
   }
+
+  // Arguments added to `run --dir DIR` (dir_ is set): a derived fixture adds a scenario.
+  virtual std::vector<std::string> extra_run_args() { return {}; }
 
   void start(std::vector<std::string> args) { pid_ = spawn(std::move(args), dir_ / "server.log"); }
 
@@ -715,6 +720,202 @@ TEST_F(SimServer, ExecRunsTheCommandWithTheShimAndDir) {
   const std::string output = read_file(dir_ / "exec.log");
   EXPECT_EQ(output.rfind(node().string() + "|", 0), 0u) << output;
   EXPECT_NE(output.find("libroce_sim_shim.so"), std::string::npos) << output;
+}
+
+// ---- the write counter (DIR/roce-sim.writes) and `netlink_errors` with `op:`
+
+// Client requests made through the test's raw sockets and files.
+class SimServerWrites : public SimServer {
+ protected:
+  std::string writes() const { return read_file(node() / "roce-sim.writes"); }
+
+  static int set_mtu(const Conn& c, const std::string& name, uint32_t mtu) {
+    Msg m(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, 21);
+    ifinfomsg ifi{};
+    m.raw(&ifi, sizeof ifi);
+    m.str(IFLA_IFNAME, name);
+    m.attr(IFLA_MTU, &mtu, sizeof mtu);
+    auto msgs = request(c, m.done());
+    EXPECT_EQ(msgs.size(), 1u);
+    return msgs.empty() ? -9999 : error_of(msgs.at(0));
+  }
+  int set_stall_prevention(const std::string& ifname, uint16_t value) {
+    ethtool_tunable t{};
+    t.cmd = ETHTOOL_STUNABLE;
+    t.id = ETHTOOL_PFC_PREVENTION_TOUT;
+    t.type_id = ETHTOOL_TUNABLE_U16;
+    t.len = 2;
+    Bytes in(sizeof t + 2);
+    std::memcpy(in.data(), &t, sizeof t);
+    std::memcpy(in.data() + sizeof t, &value, 2);
+    return ethtool(ifname, ETHTOOL_STUNABLE, in).first;
+  }
+  static void write(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+  }
+  static ieee_ets default_ets() {
+    ieee_ets ets{};
+    for (int tc = 0; tc < 8; ++tc) {
+      ets.prio_tc[tc] = static_cast<uint8_t>(tc);
+      ets.tc_tsa[tc] = IEEE_8021QAZ_TSA_ETS;
+    }
+    const uint8_t bw[8] = {10, 10, 10, 50, 10, 5, 0, 5};
+    std::memcpy(ets.tc_tx_bw, bw, sizeof bw);
+    ets.tc_tsa[6] = IEEE_8021QAZ_TSA_STRICT;
+    return ets;
+  }
+};
+
+TEST_F(SimServerWrites, CounterStartsAtZeroForEveryPortAndIgnoresReads) {
+  EXPECT_EQ(writes(), "total 0\nlan2 0\nlan3 0\nlan4 0\nlan5 0\n");
+  auto c = rtnl(4242);
+  ieee_get(*c, "lan2");
+  stat_names("lan3");
+  read_file(node() / "debug/mlx5/0000:17:00.0/cc_params/np_cnp_dscp");
+  // Let the server refresh its files a few times (10 Hz): its own writes are not counted.
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  ieee_get(*c, "lan2");
+  EXPECT_EQ(writes(), "total 0\nlan2 0\nlan3 0\nlan4 0\nlan5 0\n");
+}
+
+TEST_F(SimServerWrites, CounterCountsEverySetRequestChangedOrNotFailedOrNot) {
+  auto c = rtnl(4242);
+  ieee_pfc pfc{};
+  pfc.pfc_en = 1 << 3;
+  EXPECT_EQ(ieee_set(*c, "lan2", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+  EXPECT_EQ(ieee_set(*c, "lan2", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);  // no change: counts
+  ieee_ets bad = default_ets();
+  bad.tc_tx_bw[0] = 90;  // sums to 180: refused, still a write
+  EXPECT_EQ(ieee_set(*c, "lan3", DCB_ATTR_IEEE_ETS, &bad, sizeof bad),
+            static_cast<uint8_t>(-EINVAL));
+  EXPECT_EQ(set_mtu(*c, "lan4", 9000), 0);
+  EXPECT_EQ(set_stall_prevention("lan5", 0xffff), 0);
+  EXPECT_EQ(set_stall_prevention("lan5", 50), -EINVAL);
+  EXPECT_EQ(writes(), "total 6\nlan2 2\nlan3 1\nlan4 1\nlan5 2\n");
+
+  // configfs mkdir, then the same value written twice; a debugfs knob, refused (out of range).
+  const fs::path group = node() / "config/rdma_cm/mlx5_0";
+  ASSERT_TRUE(fs::create_directory(group));
+  const fs::path tos = group / "ports/1/default_roce_tos";
+  ASSERT_TRUE(eventually([&] { return fs::exists(tos) && !read_file(tos).empty(); })) << log();
+  write(tos, "106\n");
+  write(tos, "106\n");
+  write(node() / "debug/mlx5/0000:3d:00.0/cc_params/np_cnp_dscp", "99\n");
+  // A netlink request is answered after the file writes made before it: a barrier.
+  ieee_get(*c, "lan2");
+  EXPECT_EQ(writes(), "total 10\nlan2 5\nlan3 2\nlan4 1\nlan5 2\n");
+  EXPECT_TRUE(eventually([&] { return read_file(tos) == "106\n"; })) << read_file(tos);
+
+  // Reads and the server's own refreshes (the reverted knob, counters) change nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  ieee_get(*c, "lan3");
+  EXPECT_EQ(writes(), "total 10\nlan2 5\nlan3 2\nlan4 1\nlan5 2\n");
+}
+
+TEST_F(SimServerWrites, RequestsNamingNoPortCountInTheTotalOnly) {
+  auto c = rtnl(4242);
+  EXPECT_EQ(set_mtu(*c, "lan9", 9000), -ENODEV);
+  EXPECT_EQ(set_stall_prevention("lan9", 100), -ENODEV);
+  EXPECT_EQ(writes(), "total 2\nlan2 0\nlan3 0\nlan4 0\nlan5 0\n");
+}
+
+// A scenario that fails chosen operations and has a foreign tool change things.
+class SimServerErrorFilter : public SimServerWrites {
+ protected:
+  std::vector<std::string> extra_run_args() override {
+    const fs::path scenario = dir_ / "errors.yaml";
+    std::ofstream(scenario)
+        << "name: errors\n"
+           "events:\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan2, errno: EIO, op: mtu}\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan3, errno: EBUSY, op: stall_prevention,"
+           " count: 2}\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan4, errno: EAGAIN, op: pfc}\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan5, errno: EPERM, op: link}\n"
+           "  - {at: 0s, kind: foreign_tool, port: lan5, set: {pfc: [3], mtu: 4200}}\n"
+           "  - {at: 0s, kind: netlink_errors, port: lan5, errno: EIO, op: dcbx}\n"
+           "duration: 1h\n";
+    return {"--scenario", scenario.string()};
+  }
+  void SetUp() override {
+    SimServerWrites::SetUp();
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(eventually([&] {
+      return log().find("lan5: the next 1 dcbx set") != std::string::npos;
+    })) << log();
+  }
+};
+
+TEST_F(SimServerErrorFilter, OnlyTheNamedOperationFailsAndCountIsKept) {
+  auto c = rtnl(4242);
+  ieee_pfc pfc{};
+  pfc.pfc_en = 1 << 3;
+  ieee_ets ets = default_ets();
+  // lan2, op mtu: the DCB writes before the MTU succeed, the first MTU set fails, the next works.
+  EXPECT_EQ(ieee_set(*c, "lan2", DCB_ATTR_IEEE_ETS, &ets, sizeof ets), 0);
+  EXPECT_EQ(ieee_set(*c, "lan2", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+  EXPECT_EQ(set_mtu(*c, "lan2", 9000), -EIO);
+  EXPECT_EQ(set_mtu(*c, "lan2", 9000), 0);
+  EXPECT_TRUE(eventually([&] { return read_file(node() / "sys/class/net/lan2/mtu") == "9000\n"; }));
+
+  // lan3, op stall_prevention with count 2: the ethtool tunable set fails twice, DCB is untouched.
+  EXPECT_EQ(ieee_set(*c, "lan3", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+  EXPECT_EQ(set_mtu(*c, "lan3", 9000), 0);
+  EXPECT_EQ(set_stall_prevention("lan3", 0xffff), -EBUSY);
+  EXPECT_EQ(set_stall_prevention("lan3", 0xffff), -EBUSY);
+  EXPECT_EQ(set_stall_prevention("lan3", 0xffff), 0);
+
+  // lan4, op pfc: one message with ETS and PFC applies ETS, then fails at PFC (dcbnl_ieee_set).
+  auto msgs = request(*c, dcb_request(RTM_SETDCB, DCB_CMD_IEEE_SET, "lan4", 9, [&](Msg& m) {
+    const size_t nest = m.attr(DCB_ATTR_IEEE, nullptr, 0);
+    m.attr(DCB_ATTR_IEEE_ETS, &ets, sizeof ets);
+    m.attr(DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc);
+    m.end_nest(nest);
+  }));
+  ASSERT_EQ(msgs.size(), 1u);
+  auto top = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+  ASSERT_EQ(top[DCB_ATTR_IEEE].size(), 1u);
+  EXPECT_EQ(top[DCB_ATTR_IEEE][0], static_cast<uint8_t>(-EAGAIN));
+  const auto lan4 = ieee_get(*c, "lan4");
+  EXPECT_EQ(as<ieee_ets>(lan4.ieee.at(DCB_ATTR_IEEE_ETS)).tc_tx_bw[3], 50);
+  EXPECT_EQ(as<ieee_pfc>(lan4.ieee.at(DCB_ATTR_IEEE_PFC)).pfc_en, 0);
+  EXPECT_EQ(ieee_set(*c, "lan4", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+
+  // lan5, op link matches an MTU set; op dcbx fails SDCBX (status 1) and nothing else.
+  EXPECT_EQ(ieee_set(*c, "lan5", DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc), 0);
+  EXPECT_EQ(set_mtu(*c, "lan5", 9000), -EPERM);
+  EXPECT_EQ(set_mtu(*c, "lan5", 9000), 0);
+  const uint8_t host = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+  auto sdcbx = [&] {
+    auto replies = request(*c, dcb_request(RTM_SETDCB, DCB_CMD_SDCBX, "lan5", 3,
+                                           [&](Msg& m) { m.attr(DCB_ATTR_DCBX, &host, 1); }));
+    EXPECT_EQ(replies.size(), 1u);
+    auto reply = attrs(replies.at(0).payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+    return reply[DCB_ATTR_DCBX].empty() ? -1 : reply[DCB_ATTR_DCBX][0];
+  };
+  EXPECT_EQ(sdcbx(), 1);
+  EXPECT_EQ(sdcbx(), 0);
+
+  // Every client request above counted; the foreign tool's changes on lan5 did not.
+  EXPECT_EQ(writes(), "total 16\nlan2 4\nlan3 5\nlan4 2\nlan5 5\n");
+}
+
+TEST_F(SimServerWrites, UnknownNetlinkErrorsOpIsAFileLineColumnError) {
+  const fs::path bad = dir_ / "bad-op.yaml";
+  std::ofstream(bad) << "name: bad\nevents:\n"
+                        "  - {at: 1s, kind: netlink_errors, port: lan2, errno: EIO, op: mtuu}\n";
+  const pid_t pid = spawn({"run", "--scenario", bad.string(), "--dir", (dir_ / "other").string()},
+                          dir_ / "bad.log");
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string output = read_file(dir_ / "bad.log");
+  EXPECT_TRUE(std::regex_search(output, std::regex(R"(bad-op\.yaml:3:[0-9]+: events\[0\]\.op: )")))
+      << output;
+  EXPECT_NE(output.find("did you mean 'mtu'"), std::string::npos) << output;
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+#pragma once
+// A roce-sim node for one benchmark run: started in a fresh scratch directory, ready once its pid
+// file exists, stopped (SIGTERM) and removed on destruction.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace roced::bench {
+
+class SimProcess {
+ public:
+  // node_file empty: roce-sim's built-in default node. Throws std::runtime_error when the node
+  // does not become ready.
+  SimProcess(const std::string& roce_sim, const std::string& node_file);
+  ~SimProcess();
+  SimProcess(const SimProcess&) = delete;
+  SimProcess& operator=(const SimProcess&) = delete;
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // DIR/roce-sim.writes' total: client set requests so far (docs/sim-formats.md).
+  uint64_t writes_total() const;
+
+ private:
+  std::filesystem::path dir_;
+  pid_t pid_ = -1;
+};
+
+// Runs argv, output to /dev/null unless `output` is given; returns the exit status (127: could
+// not run, 128+N: killed by signal N).
+int run_program(const std::vector<std::string>& argv, std::string* output = nullptr);
+
+}  // namespace roced::bench
