@@ -150,16 +150,39 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
     status.link = field_from(links.get(port.netdev), "link");
   }
   read_dcb(system, port.netdev, status);
-  status.stall_prevention = field_from(
-      [&]() -> Result<StallPrevention> {
-        auto raw = ethtool.pfc_prevention_timeout(port.netdev);
-        if (!raw) return raw.error();
-        return StallPrevention{*raw};
-      }(),
-      "PFC stall prevention");
+  refresh_port_status(system, port, StatusPart::StallPrevention, status);
   read_rdma(system, port, options, status);
-  status.ecn = field_from(rdma::read_ecn(*system.files, port.pci, port.netdev), "ECN/DCQCN");
+  refresh_port_status(system, port, StatusPart::Ecn, status);
   return status;
+}
+
+void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
+                         PortStatus& status) {
+  switch (part) {
+    case StatusPart::Link:
+      status.link = field_from(LinkClient(system).get(port.netdev), "link");
+      return;
+    case StatusPart::Dcb:
+      read_dcb(system, port.netdev, status);
+      return;
+    case StatusPart::StallPrevention:
+      status.stall_prevention = field_from(
+          [&]() -> Result<StallPrevention> {
+            auto raw = EthtoolClient(system).pfc_prevention_timeout(port.netdev);
+            if (!raw) return raw.error();
+            return StallPrevention{*raw};
+          }(),
+          "PFC stall prevention");
+      return;
+    case StatusPart::RdmaCm:
+      if (port.rdma_device.empty()) return;  // read_port_status already said why
+      status.rdma_cm = field_from(
+          rdma::read_rdma_cm(*system.files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
+      return;
+    case StatusPart::Ecn:
+      status.ecn = field_from(rdma::read_ecn(*system.files, port.pci, port.netdev), "ECN/DCQCN");
+      return;
+  }
 }
 
 }  // namespace roced

@@ -84,6 +84,12 @@ struct StatusOptions {
   std::optional<LinkInfo> link;
 };
 
+// One group of what read_port_status reads: after a write, the applier re-reads only the group
+// the write touched (one IEEE_GET for a DCB step, not every ECN knob file).
+enum class StatusPart { Link, Dcb, StallPrevention, RdmaCm, Ecn };
+void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
+                         PortStatus& status);
+
 PortStatus read_port_status(System& system, const DiscoveredPort& port,
                             const StatusOptions& options = {});
 

@@ -124,6 +124,33 @@ StepResult step_result(plan::Change change, const Writer& writer, const std::str
   return StepResult{std::move(change), failure.empty(), writer.attempts(), failure};
 }
 
+// What a write of `setting` can change, to be read back.
+StatusPart status_part(plan::Setting setting) {
+  switch (setting) {
+    case plan::Setting::Dcbx:
+    case plan::Setting::Trust:
+    case plan::Setting::DscpMap:
+    case plan::Setting::Ets:
+    case plan::Setting::PfcPriorities:
+    case plan::Setting::CableLength:
+    case plan::Setting::Buffers:
+      return StatusPart::Dcb;
+    case plan::Setting::Mtu:
+      return StatusPart::Link;
+    case plan::Setting::StallPrevention:
+      return StatusPart::StallPrevention;
+    case plan::Setting::EcnPriorities:
+    case plan::Setting::CnpDscp:
+    case plan::Setting::CnpPriority:
+    case plan::Setting::Dcqcn:
+      return StatusPart::Ecn;
+    case plan::Setting::RdmaCmMode:
+    case plan::Setting::RdmaCmTos:
+      return StatusPart::RdmaCm;
+  }
+  return StatusPart::Dcb;
+}
+
 // The change an undo makes: from what was written back to what was observed.
 plan::Change reversed(const plan::Change& change) {
   plan::Change out = change;
@@ -177,14 +204,16 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
 
   const std::vector<Step> steps = detail::make_steps(port_plan);
   std::vector<const Step*> done;
+  // The port as last read: the plan's observation, with each step's part read again after it.
+  PortStatus current = port_plan.observed;
   for (const Step& step : steps) {
     Writer writer(device, options);
     std::string failure;
     if (auto written = step.apply(writer); !written) {
       failure = describe(written.error());
     } else {
-      const plan::PortPlan replanned =
-          plan::plan_port(port_plan.port, port_plan.desired, device.read());
+      current = device.read_part(current, status_part(step.changes.front().setting));
+      const plan::PortPlan replanned = plan::plan_port(port_plan.port, port_plan.desired, current);
       for (const auto& change : step.changes) {
         failure = detail::still_pending(replanned, change);
         if (!failure.empty()) {

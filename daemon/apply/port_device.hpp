@@ -19,6 +19,13 @@ class PortDevice {
   virtual ~PortDevice() = default;
   // The status verification re-plans from (the planner's reads; no counters, no GID table).
   virtual PortStatus read() = 0;
+  // `before` with only `part` read again: what a step's verification needs. The default reads
+  // everything.
+  virtual PortStatus read_part(const PortStatus& before, StatusPart part) {
+    (void)before;
+    (void)part;
+    return read();
+  }
   // The APP table's DSCP entries now (read between adding and deleting entries).
   virtual Result<std::vector<dcb::AppEntry>> dscp_apps() = 0;
 

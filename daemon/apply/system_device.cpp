@@ -26,6 +26,12 @@ class SystemPortDevice final : public PortDevice {
     return read_port_status(system_, port_, options);
   }
 
+  PortStatus read_part(const PortStatus& before, StatusPart part) override {
+    PortStatus status = before;
+    refresh_port_status(system_, port_, part, status);
+    return status;
+  }
+
   Result<std::vector<dcb::AppEntry>> dscp_apps() override {
     auto state = dcb::DcbClient(system_).get(port_.netdev);
     if (!state) return state.error();

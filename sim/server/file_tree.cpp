@@ -230,7 +230,14 @@ void FileTree::remove_port(const std::string& netdev) {
   gid_signature_.erase(netdev);
 }
 
-void FileTree::refresh() {
+void FileTree::refresh(const std::set<std::string>& netdevs) {
+  restore_truncated();
+  for (Port* port : node_.ports()) {
+    if (netdevs.count(port->netdev()) && present_.count(port->netdev())) refresh_port(*port);
+  }
+}
+
+void FileTree::restore_truncated() {
   for (const auto& [path, watch] : std::exchange(truncated_, {})) {
     Port* port = node_.find(watch.netdev);
     std::error_code ec;
@@ -239,6 +246,10 @@ void FileTree::refresh() {
     written_.erase(path);
     if (!value.empty()) write_file(path, value);
   }
+}
+
+void FileTree::refresh() {
+  restore_truncated();
   std::set<std::string> now;
   for (Port* port : node_.ports()) {
     now.insert(port->netdev());

@@ -28,6 +28,8 @@ class FileTree {
   void build();
   // Rewrites every file whose model value changed (also adds/removes vanished ports' trees).
   void refresh();
+  // The same for these ports only (after a request that changed them).
+  void refresh(const std::set<std::string>& netdevs);
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.
   std::vector<std::string> on_inotify();
@@ -44,6 +46,7 @@ class FileTree {
   void build_port(Port& port);
   void remove_port(const std::string& netdev);
   void refresh_port(Port& port);
+  void restore_truncated();  // files a client emptied and never wrote: the model's value again
   void add_watch(const std::filesystem::path& path, Watch watch);
   void create_rdma_cm(const std::string& rdma_device);
   std::string apply_write(const Watch& watch, const std::string& name, const std::string& content,

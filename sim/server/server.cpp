@@ -289,7 +289,13 @@ class Server {
       }
       // The files follow the model before the next request. Only a set request (or a file
       // write) changes the model; reads skip the walk over every port's files.
-      if (writes_.total() != writes_before) tree_.refresh();
+      if (writes_.total() != writes_before) {
+        if (auto touched = writes_.take_touched()) {
+          tree_.refresh(*touched);
+        } else {
+          tree_.refresh();
+        }
+      }
     }
   }
 

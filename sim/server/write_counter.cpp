@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 namespace roce_sim::server {
 
@@ -14,8 +15,20 @@ WriteCounter::WriteCounter(fs::path file, std::vector<std::string> netdevs)
 
 void WriteCounter::count(const std::string& netdev) {
   ++total_;
-  if (auto it = per_port_.find(netdev); it != per_port_.end()) ++it->second;
+  if (auto it = per_port_.find(netdev); it != per_port_.end()) {
+    ++it->second;
+    touched_.insert(netdev);
+  } else {
+    touched_unknown_ = true;
+  }
   dirty_ = true;
+}
+
+std::optional<std::set<std::string>> WriteCounter::take_touched() {
+  const bool unknown = std::exchange(touched_unknown_, false);
+  std::set<std::string> touched = std::exchange(touched_, {});
+  if (unknown) return std::nullopt;
+  return touched;
 }
 
 void WriteCounter::flush() {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,9 @@ class WriteCounter {
   void flush();
 
   uint64_t total() const { return total_; }
+  // The ports counted since the last call, so only their files are refreshed; nullopt when a
+  // request named no port (then every port's files are).
+  std::optional<std::set<std::string>> take_touched();
 
  private:
   void write_file();
@@ -33,7 +38,9 @@ class WriteCounter {
   std::vector<std::string> netdevs_;
   std::map<std::string, uint64_t> per_port_;
   uint64_t total_ = 0;
-  bool dirty_ = true;  // the first flush creates the file with zeros
+  bool dirty_ = true;
+  std::set<std::string> touched_;
+  bool touched_unknown_ = false;  // the first flush creates the file with zeros
 };
 
 }  // namespace roce_sim::server
