@@ -45,7 +45,7 @@ std::filesystem::path port_path(const std::string& device, int port) {
 
 // How long a simulated configfs may take to fill a new group; the real one fills it at once.
 constexpr auto kGroupFillTimeout = std::chrono::seconds(2);
-constexpr auto kGroupFillPoll = std::chrono::milliseconds(5);
+constexpr auto kGroupFillPoll = std::chrono::microseconds(200);
 
 }  // namespace
 
