@@ -62,8 +62,14 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
 }
 
 SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file) {
-  char pattern[] = "/tmp/roced-bench-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  // sysfs, configfs and debugfs live in memory; so does the simulated node's tree when a tmpfs is
+  // there, so neither side pays for ext4 inode creation the real kernel never does.
+  char shm_pattern[] = "/dev/shm/roced-bench-XXXXXX";
+  char tmp_pattern[] = "/tmp/roced-bench-XXXXXX";
+  char* pattern = ::mkdtemp(shm_pattern) ? shm_pattern : tmp_pattern;
+  if (pattern == tmp_pattern && ::mkdtemp(tmp_pattern) == nullptr) {
+    throw std::runtime_error("mkdtemp failed");
+  }
   dir_ = pattern;
   std::vector<std::string> argv = {roce_sim, "run", "--dir", dir_.string(), "--quiet"};
   if (!node_file.empty()) {
