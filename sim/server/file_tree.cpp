@@ -124,7 +124,7 @@ FileTree::~FileTree() {
 }
 
 void FileTree::write_file(const fs::path& path, const std::string& content) {
-  auto it = written_.find(path);
+  auto it = written_.find(path.native());
   if (it != written_.end() && it->second == content) return;
   // Readers see the old or the new file, never half a write: write aside, then rename.
   const fs::path temp = path.parent_path() / ("." + path.filename().string() + ".tmp");
@@ -134,7 +134,7 @@ void FileTree::write_file(const fs::path& path, const std::string& content) {
     if (!out) throw std::runtime_error("cannot write " + temp.string());
   }
   fs::rename(temp, path);
-  written_[path] = content;
+  written_[path.native()] = content;
 }
 
 void FileTree::add_watch(const fs::path& path, Watch watch) {
@@ -223,8 +223,7 @@ void FileTree::remove_port(const std::string& netdev) {
   for (const fs::path& root : roots) {
     fs::remove_all(root, ec);
     const std::string prefix = root.string() + "/";
-    std::erase_if(written_,
-                  [&](const auto& entry) { return entry.first.string().rfind(prefix, 0) == 0; });
+    std::erase_if(written_, [&](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
   }
   present_.erase(netdev);
   gid_signature_.erase(netdev);
@@ -243,7 +242,7 @@ void FileTree::restore_truncated() {
     std::error_code ec;
     if (!port || !fs::exists(path, ec) || !read_all(path).empty()) continue;
     const std::string value = model_value(watch, path.filename().string(), *port);
-    written_.erase(path);
+    written_.erase(path.native());
     if (!value.empty()) write_file(path, value);
   }
 }
@@ -313,7 +312,7 @@ void FileTree::refresh_port(Port& port) {
     } else {
       // Empty slot: the kernel answers EINVAL; a plain file cannot, so it is absent.
       for (const fs::path& path : {type_file, ndev_file}) {
-        if (written_.erase(path)) {
+        if (written_.erase(path.native())) {
           std::error_code ec;
           fs::remove(path, ec);
         }
@@ -483,13 +482,14 @@ std::vector<std::string> FileTree::on_inotify() {
         continue;
       }
       truncated_.erase(path);
-      auto known = written_.find(path);
+      auto known = written_.find(path.native());
       if (known != written_.end() && known->second == content) continue;  // what we wrote ourselves
       Port* port = node_.find(watch.netdev);
       if (!port) continue;
       int err = 0;
       const std::string value = apply_write(watch, name, content, *port, err);
-      written_.erase(path);  // the file holds the writer's text now: always rewrite the model's
+      written_.erase(
+          path.native());  // the file holds the writer's text now: always rewrite the model's
       if (!value.empty()) write_file(path, value);
       std::string shown = content;
       if (!shown.empty() && shown.back() == '\n') shown.pop_back();

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/model/node.hpp"
@@ -59,8 +60,10 @@ class FileTree {
   int inotify_fd_ = -1;
   std::map<int, Watch> watches_;  // by inotify watch descriptor
   std::map<std::filesystem::path, int> watch_by_path_;
-  std::map<std::filesystem::path, std::string> written_;  // what we last wrote (our own events)
-  std::set<std::string> present_;                         // netdevs whose trees exist
+  // What we last wrote (to tell our own events apart), by path string: hashed, as refreshes look
+  // up every file of a port after each request.
+  std::unordered_map<std::string, std::string> written_;
+  std::set<std::string> present_;  // netdevs whose trees exist
   std::set<std::string> rdma_cm_devices_;
   std::map<std::string, std::string> gid_signature_;
   // Files a client truncated without writing (or whose next writer has not written yet): the
