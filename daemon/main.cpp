@@ -1,24 +1,38 @@
-// roced: the node daemon. For now it checks configuration files; the service itself (reconcile,
-// watchdog, metrics) arrives with issue 4.
+// roced: the node daemon. `roced --check-config FILE` checks a configuration; otherwise roced runs
+// as the service (daemon/service): keeps every selected port matching the configuration until
+// SIGTERM, reloads it on SIGHUP, and talks to systemd (Type=notify, watchdog).
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/config/summary.hpp"
+#include "daemon/log/log.hpp"
+#include "daemon/service/service.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: roced --check-config FILE\n"
+    "usage: roced [--config FILE] [--sim DIR] [--log-level LEVEL] [--log-target TARGET]\n"
+    "       roced --check-config FILE\n"
     "       roced --help | --version\n"
     "\n"
-    "  --check-config FILE  check FILE (docs/config.md) and exit: 0 valid (warnings allowed),\n"
-    "                       1 invalid; every problem is printed as file:line:column: field: ...\n"
-    "  -h, --help           show this help\n"
-    "  --version            print the version\n"
+    "Without --check-config, roced runs as the service: it brings every port the configuration\n"
+    "selects to its profile, keeps it there (netlink events, a periodic drift check), reloads\n"
+    "the configuration on SIGHUP (a broken file keeps the running one) and stops on SIGTERM.\n"
+    "Under systemd it sends READY=1, STATUS= and WATCHDOG=1 (systemd/roced.service).\n"
     "\n"
-    "Service mode (roced [--config PATH] [--sim DIR]) is not implemented yet.\n";
+    "  --config FILE        the configuration (default /etc/roced/roced.yaml, docs/config.md)\n"
+    "  --sim DIR            manage the simulated node in DIR (roce-sim run --dir DIR)\n"
+    "  --log-level LEVEL    trace debug info warn error critical off; wins over the file's\n"
+    "                       daemon.log_level (default info)\n"
+    "  --log-target TARGET  auto (default: the journal when stderr is connected to it),\n"
+    "                       console (stderr) or journal\n"
+    "  --check-config FILE  check FILE and exit: 0 valid (warnings allowed), 1 invalid; every\n"
+    "                       problem is printed as file:line:column: field: ...\n"
+    "  -h, --help           show this help\n"
+    "  --version            print the version\n";
 
 int usage_error(const std::string& message) {
   std::cerr << "roced: " << message << "\n\n" << kUsage;
@@ -36,27 +50,103 @@ int check_config(const std::string& path) {
   return 0;
 }
 
+struct Arguments {
+  std::optional<std::string> check_config;
+  roced::service::ServiceOptions service;
+  std::string log_target = "auto";
+};
+
+// `--name VALUE` or `--name=VALUE`; advances `i` past what it took. Sets `error` when the value
+// is missing or empty.
+bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name,
+                 std::string& value, std::string& error) {
+  const std::string& arg = args[i];
+  if (arg == name) {
+    if (i + 1 >= args.size() || args[i + 1].empty()) {
+      error = name + " needs a value";
+    } else {
+      value = args[++i];
+    }
+    return true;
+  }
+  if (arg.rfind(name + "=", 0) == 0) {
+    value = arg.substr(name.size() + 1);
+    if (value.empty()) error = name + " needs a value";
+    return true;
+  }
+  return false;
+}
+
+// nullopt when the arguments are good; otherwise the exit code (after --help or an error).
+std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    std::string error;
+    if (args[i] == "-h" || args[i] == "--help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (args[i] == "--version") {
+      std::cout << "roced " << ROCED_VERSION << "\n";
+      return 0;
+    }
+    if (take_option(args, i, "--check-config", value, error)) {
+      if (!error.empty()) return usage_error("--check-config needs a file");
+      out.check_config = value;
+    } else if (take_option(args, i, "--config", value, error)) {
+      if (!error.empty()) return usage_error("--config needs a file");
+      out.service.config_path = value;
+    } else if (take_option(args, i, "--sim", value, error)) {
+      if (!error.empty()) return usage_error("--sim needs a directory");
+      out.service.sim_dir = value;
+    } else if (take_option(args, i, "--log-level", value, error)) {
+      if (!error.empty() || !roced::log::parse_level(value)) {
+        return usage_error("--log-level takes one of trace debug info warn error critical off");
+      }
+      out.service.log_level = value;
+    } else if (take_option(args, i, "--log-target", value, error)) {
+      if (!error.empty() || (value != "auto" && value != "console" && value != "journal")) {
+        return usage_error("--log-target takes auto, console or journal");
+      }
+      out.log_target = value;
+    } else {
+      return usage_error("unknown argument \"" + args[i] + "\"");
+    }
+  }
+  const bool service_options = out.service.config_path != roced::service::kDefaultConfigPath ||
+                               out.service.sim_dir || out.service.log_level ||
+                               out.log_target != "auto";
+  if (out.check_config && service_options) {
+    return usage_error("--check-config FILE takes no other options");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
-    std::cout << kUsage;
-    return 0;
+  Arguments arguments;
+  if (auto exit_code = parse(std::vector<std::string>(argv + 1, argv + argc), arguments)) {
+    return *exit_code;
   }
-  if (args.size() == 1 && args[0] == "--version") {
-    std::cout << "roced " << ROCED_VERSION << "\n";
-    return 0;
+  if (arguments.check_config) return check_config(*arguments.check_config);
+
+  using roced::log::Target;
+  const Target target = arguments.log_target == "journal"   ? Target::Journal
+                        : arguments.log_target == "console" ? Target::Console
+                        : roced::log::stderr_is_journal()   ? Target::Journal
+                                                            : Target::Console;
+  // Until the configuration is read, --log-level or info; then daemon.log_level unless given.
+  roced::log::setup(target, roced::log::parse_level(arguments.service.log_level.value_or("info"))
+                                .value_or(spdlog::level::info));
+  try {
+    // First, before any thread exists: it blocks the signals it serves.
+    roced::service::Service service(arguments.service);
+    // Front ends that run beside the reconciler (the D-Bus API) attach here:
+    //   service.attach([](roced::service::Service& s) { return make_...(s); });
+    return service.run();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
   }
-  if (args.size() == 2 && args[0] == "--check-config") return check_config(args[1]);
-  if (args.size() == 1 && args[0].rfind("--check-config=", 0) == 0) {
-    return check_config(args[0].substr(15));
-  }
-  if (args.size() == 1 && args[0] == "--check-config") {
-    return usage_error("--check-config needs a file");
-  }
-  return usage_error(args.empty()
-                         ? "service mode is not implemented yet; only --check-config FILE is"
-                         : "unknown arguments (service mode is not implemented yet; only "
-                           "--check-config FILE is)");
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "daemon/config/config.hpp"
+#include "daemon/config/read_daemon.hpp"
 #include "daemon/config/read_profile.hpp"
 #include "daemon/config/validate.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 using detail::Entry;
 using detail::Location;
 
-const std::vector<std::string> kTopKeys = {"ports", "profile", "overrides"};
+const std::vector<std::string> kTopKeys = {"daemon", "ports", "profile", "overrides"};
 const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
 
 // A netdev name or fnmatch pattern: what the kernel allows in a name (IFNAMSIZ - 1 bytes, no
@@ -86,7 +87,9 @@ LoadResult load_document(const YAML::Node& root, const std::string& name) {
   std::vector<OverrideSection> override_sections;
 
   reader.entries(root, detail::location_of(root), "", kTopKeys, [&](const Entry& e) {
-    if (e.key == "ports") {
+    if (e.key == "daemon") {
+      detail::read_daemon(reader, e.value, e.value_at, config.daemon);
+    } else if (e.key == "ports") {
       read_ports(reader, e, config.ports, selection_at);
     } else if (e.key == "profile") {
       detail::read_profile(reader, e.value, e.value_at, "profile", config.profile, profile_set);

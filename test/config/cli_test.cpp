@@ -120,17 +120,21 @@ TEST_F(ConfigCli, ValidateUsage) {
   EXPECT_NE(help.out.find("usage: rocectl validate"), std::string::npos);
 }
 
-TEST_F(ConfigCli, RocedSaysServiceModeIsNotThereYet) {
+TEST_F(ConfigCli, RocedRefusesBadArgumentsAndAMissingConfig) {
   for (const auto& argv : std::vector<std::vector<std::string>>{
-           std::vector<std::string>{ROCED_BINARY},
-           std::vector<std::string>{ROCED_BINARY, "--sim", "x"},
+           std::vector<std::string>{ROCED_BINARY, "--frobnicate"},
+           std::vector<std::string>{ROCED_BINARY, "--sim"},
            std::vector<std::string>{ROCED_BINARY, "--check-config"}}) {
     const auto result = run_command(argv);
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_NE(result.err.find("usage: roced"), std::string::npos) << result.err;
   }
-  EXPECT_NE(run_command({ROCED_BINARY}).err.find("service mode is not implemented yet"),
-            std::string::npos);
+  // Service mode with a file that is not there: named, and nothing started.
+  const auto missing =
+      run_command({ROCED_BINARY, "--config", "/nonexistent/roced.yaml", "--log-target", "console"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("/nonexistent/roced.yaml: cannot read the file"), std::string::npos)
+      << missing.err;
   const auto version = run_command({ROCED_BINARY, "--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("roced ", 0), 0u) << version.out;

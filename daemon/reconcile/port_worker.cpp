@@ -1,0 +1,370 @@
+// A port's worker: the check/apply/report loop, retry backoff and the events it announces.
+#include "daemon/reconcile/port_worker.hpp"
+
+#include <algorithm>
+
+namespace roced::reconcile {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+using config::DaemonSettings;
+
+// Without news a worker still wakes this often, so healthy() sees it alive.
+constexpr std::chrono::seconds kHeartbeatTick{1};
+// The same drift again this soon after its correction means something keeps setting it.
+constexpr std::chrono::seconds kFightWindow{5};
+
+std::vector<std::string> setting_names(const std::vector<plan::Change>& changes) {
+  std::vector<std::string> names;
+  for (const auto& change : changes)
+    names.push_back(plan::setting_name(change.setting, change.key));
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// What makes two drifts the same drift: the same settings, from the same values to the same.
+std::string drift_signature(const plan::PortPlan& plan) {
+  std::string signature;
+  for (const auto& change : plan.changes) {
+    signature += plan::setting_name(change.setting, change.key) + '=' + change.now + '>' +
+                 change.wanted + ';';
+  }
+  return signature;
+}
+
+std::string describe_changes(const std::vector<plan::Change>& changes) {
+  std::string text;
+  for (const auto& change : changes) {
+    text += (text.empty() ? "" : ", ") + plan::setting_name(change.setting, change.key) + " " +
+            change.now + " -> " + change.wanted;
+  }
+  return text;
+}
+
+apply::PortResult not_applied(const std::string& netdev, const std::string& why) {
+  apply::PortResult result;
+  result.netdev = netdev;
+  result.outcome = apply::PortResult::Outcome::Unreadable;
+  result.error = why;
+  return result;
+}
+
+void answer(std::vector<std::promise<apply::PortResult>>& requests,
+            const apply::PortResult& result) {
+  for (auto& request : requests) request.set_value(result);
+  requests.clear();
+}
+
+Clock::time_point wall_time(SteadyClock::time_point when) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(when - SteadyClock::now());
+}
+
+}  // namespace
+
+PortWorker::PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor)
+    : host_(host),
+      netdev_(port.netdev),
+      predecessor_(std::move(predecessor)),
+      heartbeat_(SteadyClock::now().time_since_epoch().count()),
+      done_future_(done_.get_future().share()) {
+  snapshot_.port = std::move(port);
+}
+
+PortWorker::~PortWorker() {
+  request_stop();
+  join();
+}
+
+void PortWorker::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void PortWorker::mark_dirty(bool settle) {
+  {
+    std::lock_guard lock(mutex_);
+    dirty_ = true;
+    settle_ = settle_ || settle;
+  }
+  wake_.notify_all();
+}
+
+void PortWorker::recheck(bool reset_backoff) {
+  {
+    std::lock_guard lock(mutex_);
+    dirty_ = true;
+    if (reset_backoff) next_retry_.reset();
+  }
+  wake_.notify_all();
+}
+
+std::future<apply::PortResult> PortWorker::request_apply() {
+  std::promise<apply::PortResult> request;
+  auto result = request.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) {
+      request.set_value(not_applied(netdev_, "the port's worker has stopped"));
+      return result;
+    }
+    apply_requests_.push_back(std::move(request));
+  }
+  wake_.notify_all();
+  return result;
+}
+
+void PortWorker::request_stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+}
+
+void PortWorker::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool PortWorker::stopping() const {
+  std::lock_guard lock(mutex_);
+  return stop_;
+}
+
+void PortWorker::beat() { heartbeat_ = SteadyClock::now().time_since_epoch().count(); }
+
+bool PortWorker::alive(SteadyClock::time_point now, std::chrono::milliseconds window) const {
+  if (finished_) return true;  // a stopped worker is not a hung one
+  const SteadyClock::time_point last{SteadyClock::duration(heartbeat_.load())};
+  return now - last <= window;
+}
+
+PortSnapshot PortWorker::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return snapshot_;
+}
+
+void PortWorker::run() {
+  // An earlier worker of this netdev may still be finishing an apply.
+  while (predecessor_.valid() &&
+         predecessor_.wait_for(kHeartbeatTick) != std::future_status::ready) {
+    beat();
+    if (stopping()) break;
+  }
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    beat();
+    if (!apply_requests_.empty()) {
+      auto requests = std::move(apply_requests_);
+      apply_requests_.clear();
+      dirty_ = false;  // this check covers any news so far
+      settle_ = false;
+      lock.unlock();
+      check(true, std::move(requests));
+      lock.lock();
+      continue;
+    }
+    const auto now = SteadyClock::now();
+    const bool retry_due = !next_retry_ || now >= *next_retry_;
+    if (dirty_ && retry_due) {
+      if (settle_) {
+        // Let the rest of the burst arrive; it is covered by this check.
+        wake_.wait_for(lock, host_.options().event_settle, [this] { return stop_; });
+        if (stop_) break;
+      }
+      dirty_ = false;
+      settle_ = false;
+      lock.unlock();
+      check(false, {});
+      lock.lock();
+      continue;
+    }
+    auto until = now + kHeartbeatTick;
+    if (dirty_ && next_retry_) until = std::min(until, *next_retry_);
+    wake_.wait_until(lock, until);
+  }
+  auto requests = std::move(apply_requests_);
+  apply_requests_.clear();
+  finished_ = true;
+  lock.unlock();
+  answer(requests, not_applied(netdev_, "roced is stopping"));
+  done_.set_value();
+}
+
+void PortWorker::announce(PortEvent::Kind kind, std::vector<std::string> settings,
+                          std::string message) {
+  if (stopping()) return;  // a forgotten port announces nothing more
+  const LogLevel level = kind == PortEvent::Kind::ApplyFailed ? LogLevel::Warn : LogLevel::Info;
+  host_.log(level, netdev_, message);
+  host_.emit(PortEvent{kind, netdev_, std::move(settings), std::move(message)});
+}
+
+void PortWorker::record_in_sync(const plan::PortPlan& plan) {
+  std::lock_guard lock(mutex_);
+  snapshot_.condition = PortCondition::InSync;
+  snapshot_.last_plan = plan;
+  snapshot_.consecutive_failures = 0;
+  snapshot_.next_retry.reset();
+  next_retry_.reset();
+}
+
+// first_retry doubling per failure, capped at max_retry (and without overflow).
+std::chrono::milliseconds PortWorker::backoff_delay(int failures) const {
+  const auto& options = host_.options();
+  std::chrono::milliseconds delay = options.first_retry;
+  for (int i = 1; i < failures && delay < options.max_retry; ++i) delay *= 2;
+  return std::min(delay, options.max_retry);
+}
+
+void PortWorker::record_failure(const apply::PortResult& result, const std::string& message) {
+  int failures = 0;
+  std::chrono::milliseconds delay{};
+  {
+    std::lock_guard lock(mutex_);
+    failures = ++snapshot_.consecutive_failures;
+    delay = backoff_delay(failures);
+    next_retry_ = SteadyClock::now() + delay;
+    snapshot_.next_retry = wall_time(*next_retry_);
+    snapshot_.condition = PortCondition::Failed;
+    dirty_ = true;  // retried when the delay is over
+  }
+  std::vector<std::string> settings;
+  for (const auto& step : result.steps) {
+    if (!step.ok) settings.push_back(plan::setting_name(step.change.setting, step.change.key));
+  }
+  announce(PortEvent::Kind::ApplyFailed, std::move(settings),
+           message + " (failure " + std::to_string(failures) + ", retry in " +
+               std::to_string(delay.count()) + " ms)");
+}
+
+void PortWorker::check(bool forced, std::vector<std::promise<apply::PortResult>> requests) {
+  check_once(forced, std::move(requests));
+  checked_ = true;
+  host_.check_finished();
+}
+
+void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortResult>> requests) {
+  System& system = host_.system();
+  const auto config = host_.current_config();
+  auto described = describe_netdev(*system.files, netdev_);
+  if (!described && described.error().code == ENODEV) {
+    answer(requests, not_applied(netdev_, "the netdev is gone"));
+    host_.port_gone(*this);
+    return;
+  }
+  plan::PortPlan plan;
+  if (described) {
+    plan = plan::replan_port(system, *described, config->profile_for(netdev_));
+  } else {
+    plan.port = snapshot().port;
+    plan.error = described.error().message;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_.port = plan.port;
+    snapshot_.last_plan = plan;
+    snapshot_.last_check = Clock::now();
+  }
+
+  if (!plan.error.empty()) {
+    // Unreadable because it went away while being read: forget it, as for RTM_DELLINK.
+    if (!system.files->exists("/sys/class/net/" + netdev_)) {
+      answer(requests, not_applied(netdev_, "the netdev is gone"));
+      host_.port_gone(*this);
+      return;
+    }
+    const auto result = not_applied(netdev_, plan.error);
+    record_failure(result, "cannot be read: " + plan.error);
+    answer(requests, result);
+  } else if (plan.in_sync()) {
+    if (last_correction_ && SteadyClock::now() - *last_correction_ >= kFightWindow) fights_ = 0;
+    record_in_sync(plan);
+    reported_drift_.clear();
+    configured_once_ = true;
+    apply::PortResult result;
+    result.netdev = netdev_;
+    result.unsupported = plan.unsupported;
+    result.warnings = plan.warnings;
+    host_.log(LogLevel::Debug, netdev_, "in sync");
+    answer(requests, result);
+  } else {
+    const bool enforce =
+        forced || config->daemon.drift_policy == DaemonSettings::DriftPolicy::Enforce;
+    const std::string signature = drift_signature(plan);
+    const auto settings = setting_names(plan.changes);
+    // The first check of a port (start, or it came back) configures it: that is no drift.
+    // Under report there is nothing else to show, so it is announced once per distinct drift.
+    if (!enforce || configured_once_) {
+      if (!enforce && signature != reported_drift_) {
+        announce(PortEvent::Kind::Drifted, settings,
+                 "drifted: " + describe_changes(plan.changes) + " (reported, not corrected)");
+      } else if (enforce) {
+        announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_changes(plan.changes));
+      }
+      reported_drift_ = signature;
+    }
+    const auto now = SteadyClock::now();
+    const bool fighting = enforce && !forced && last_correction_ &&
+                          signature == last_corrected_drift_ &&
+                          now - *last_correction_ < kFightWindow;
+    if (fighting) {
+      // The very change just corrected is back: another agent (a willing DCBX peer, mlnx_qos,
+      // a second daemon) keeps setting it. Back off instead of rewriting it in a loop.
+      const auto delay = backoff_delay(++fights_);
+      {
+        std::lock_guard lock(mutex_);
+        snapshot_.condition = PortCondition::Drifted;
+        next_retry_ = now + delay;
+        snapshot_.next_retry = wall_time(*next_retry_);
+        dirty_ = true;
+      }
+      host_.log(LogLevel::Warn, netdev_,
+                "changed back within " + std::to_string(kFightWindow.count()) +
+                    " s of its correction: another agent sets " + joined(settings) + "; retry in " +
+                    std::to_string(delay.count()) + " ms");
+      return;
+    }
+    if (!enforce) {
+      std::lock_guard lock(mutex_);
+      snapshot_.condition = PortCondition::Drifted;
+      snapshot_.consecutive_failures = 0;
+      snapshot_.next_retry.reset();
+      next_retry_.reset();
+    } else {
+      {
+        std::lock_guard lock(mutex_);
+        // Told to stop before the apply began: leave the port as it is.
+        if (stop_) {
+          answer(requests, not_applied(netdev_, "roced is stopping"));
+          return;
+        }
+        snapshot_.condition = PortCondition::Applying;
+      }
+      host_.log(LogLevel::Info, netdev_, "applying " + joined(settings));
+      const auto result = apply::apply_port(system, plan, host_.options().apply);
+      {
+        std::lock_guard lock(mutex_);
+        snapshot_.last_apply = result;
+        snapshot_.last_apply_time = Clock::now();
+      }
+      if (result.outcome == apply::PortResult::Outcome::Applied) {
+        record_in_sync(plan);
+        reported_drift_.clear();
+        last_correction_ = SteadyClock::now();
+        last_corrected_drift_ = signature;
+        announce(PortEvent::Kind::Corrected, settings,
+                 (configured_once_ ? "corrected: " : "configured: ") + joined(settings));
+        configured_once_ = true;
+      } else {
+        record_failure(result, apply::outcome_name(result.outcome) + ": " + result.error);
+      }
+      answer(requests, result);
+    }
+  }
+}
+
+}  // namespace roced::reconcile

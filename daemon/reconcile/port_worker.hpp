@@ -1,0 +1,105 @@
+#pragma once
+// One port's worker thread: it sleeps until the port is marked dirty (a netlink event, the drift
+// check, a reload), a retry is due, an Apply is requested or it is told to stop; then it re-reads
+// and re-plans the port and applies (under enforce) or reports (under report).
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/reconcile/reconciler.hpp"
+
+namespace roced::reconcile {
+
+class PortWorker;
+
+// What a worker needs from the reconciler; every call is thread-safe.
+class WorkerHost {
+ public:
+  virtual ~WorkerHost() = default;
+  virtual System& system() = 0;
+  virtual const ReconcilerOptions& options() const = 0;
+  virtual std::shared_ptr<const config::Config> current_config() const = 0;
+  virtual void emit(const PortEvent& event) = 0;
+  virtual void log(LogLevel level, const std::string& netdev, const std::string& message) = 0;
+  // The worker found its netdev gone: the host forgets it (and stops the worker).
+  virtual void port_gone(PortWorker& worker) = 0;
+  // A check finished (start() waits for every port's first one).
+  virtual void check_finished() = 0;
+};
+
+class PortWorker {
+ public:
+  // `predecessor`: the stopping worker of an earlier incarnation of this netdev; this one waits
+  // for it so that two workers never write one port at once.
+  PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor = {});
+  ~PortWorker();  // request_stop() + join()
+  PortWorker(const PortWorker&) = delete;
+  PortWorker& operator=(const PortWorker&) = delete;
+
+  void start();
+  // Something about the port changed: re-check it, after options().event_settle when `settle`.
+  // A retry backoff in progress is kept (our own writes' echoes must not shorten it).
+  void mark_dirty(bool settle);
+  // The drift check or a reload: re-check now; `reset_backoff` drops a pending retry delay.
+  void recheck(bool reset_backoff);
+  // Check and apply now whatever the drift policy or backoff; the result when done.
+  std::future<apply::PortResult> request_apply();
+  // Stops after the check in progress (an apply in progress completes; none starts after this).
+  void request_stop();
+  void join();
+
+  const std::string& netdev() const { return netdev_; }
+  bool finished() const { return finished_; }
+  bool checked() const { return checked_; }  // the first check is done
+  bool alive(std::chrono::steady_clock::time_point now, std::chrono::milliseconds window) const;
+  PortSnapshot snapshot() const;
+  std::shared_future<void> done() const { return done_future_; }
+
+ private:
+  void run();
+  // One check: re-read, re-plan, then apply or report. `forced`: an Apply request.
+  void check(bool forced, std::vector<std::promise<apply::PortResult>> requests);
+  void check_once(bool forced, std::vector<std::promise<apply::PortResult>> requests);
+  void record_in_sync(const plan::PortPlan& plan);
+  void record_failure(const apply::PortResult& result, const std::string& message);
+  void announce(PortEvent::Kind kind, std::vector<std::string> settings, std::string message);
+  bool stopping() const;
+  std::chrono::milliseconds backoff_delay(int failures) const;
+  void beat();
+
+  WorkerHost& host_;
+  const std::string netdev_;
+  std::shared_future<void> predecessor_;
+
+  mutable std::mutex mutex_;  // guards everything below up to the thread
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool dirty_ = true;  // the first check
+  bool settle_ = false;
+  std::optional<std::chrono::steady_clock::time_point> next_retry_;
+  std::vector<std::promise<apply::PortResult>> apply_requests_;
+  PortSnapshot snapshot_;
+
+  // Worker-thread only.
+  std::string reported_drift_;    // the drift last announced under report: announced once
+  bool configured_once_ = false;  // a check has found or made the port right
+  std::optional<std::chrono::steady_clock::time_point> last_correction_;
+  std::string last_corrected_drift_;
+  int fights_ = 0;  // the corrected drift came straight back this many times in a row
+
+  std::atomic<bool> checked_{false};
+  std::atomic<bool> finished_{false};
+  std::atomic<std::chrono::steady_clock::rep> heartbeat_;
+  std::promise<void> done_;
+  std::shared_future<void> done_future_;
+  std::thread thread_;
+};
+
+}  // namespace roced::reconcile

@@ -1,0 +1,263 @@
+#include "daemon/service/service.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "daemon/config/summary.hpp"
+#include "daemon/log/log.hpp"
+
+namespace roced::service {
+
+namespace {
+
+// STATUS= is re-read this often besides on every reconciler event ("applying lan3" comes and
+// goes without one); cheap, and one wake-up a second is far below the idle-CPU budget.
+constexpr std::chrono::milliseconds kStatusPoll{1000};
+
+void log_diagnostics(const std::vector<config::Diagnostic>& diagnostics) {
+  for (const auto& diagnostic : diagnostics) {
+    if (diagnostic.severity == config::Diagnostic::Severity::Error) {
+      spdlog::error("{}", diagnostic.to_string());
+    } else {
+      spdlog::warn("{}", diagnostic.to_string());
+    }
+  }
+}
+
+std::string first_error(const std::vector<config::Diagnostic>& diagnostics) {
+  for (const auto& diagnostic : diagnostics) {
+    if (diagnostic.severity == config::Diagnostic::Severity::Error) return diagnostic.to_string();
+  }
+  return "invalid configuration";
+}
+
+spdlog::level::level_enum level_of(reconcile::PortEvent::Kind kind) {
+  using Kind = reconcile::PortEvent::Kind;
+  switch (kind) {
+    case Kind::Drifted:
+      return spdlog::level::warn;  // someone else changed the port
+    case Kind::ApplyFailed:
+      return spdlog::level::err;
+    default:
+      return spdlog::level::info;
+  }
+}
+
+}  // namespace
+
+Service::Service(ServiceOptions options)
+    : options_(std::move(options)), signals_({SIGHUP, SIGTERM, SIGINT}) {
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+}
+
+Service::~Service() {
+  attachments_.clear();
+  if (reconciler_) reconciler_->stop();
+  reconciler_.reset();
+  ::close(wake_fd_);
+}
+
+void Service::attach(AttachmentFactory factory) { factories_.push_back(std::move(factory)); }
+
+void Service::apply_log_level(const config::Config& config) {
+  if (options_.log_level) return;  // --log-level wins
+  if (auto level = log::parse_level(config.daemon.log_level)) log::set_level(*level);
+}
+
+int Service::run() {
+  const config::LoadResult loaded = config::load_file(options_.config_path);
+  log_diagnostics(loaded.diagnostics);
+  if (!loaded.ok()) {
+    spdlog::critical("{}: invalid configuration; not starting", options_.config_path);
+    std::lock_guard lock(state_mutex_);
+    notifier_.status("invalid configuration: " + first_error(loaded.diagnostics));
+    return 1;
+  }
+  apply_log_level(*loaded.config);
+  system_ = options_.sim_dir ? System::simulated(*options_.sim_dir) : System::real();
+  spdlog::info("starting on {} with {} ({})", system_.description, options_.config_path,
+               config::describe_selection(*loaded.config));
+
+  reconciler_ = std::make_unique<reconcile::Reconciler>(system_, *loaded.config);
+  reconciler_->on_event([this](const reconcile::PortEvent& event) {
+    log_event(event);
+    wake();
+  });
+  if (auto timeout = notifier_.watchdog_timeout()) {
+    spdlog::debug("watchdog: {} ms, fed every {} ms while healthy",
+                  std::chrono::duration_cast<std::chrono::milliseconds>(*timeout).count(),
+                  std::chrono::duration_cast<std::chrono::milliseconds>(*timeout / 2).count());
+  }
+  next_watchdog_ = std::chrono::steady_clock::now();
+
+  // start() returns once every port was checked (and applied) once. It runs on its own thread
+  // so that, meanwhile, the watchdog is fed and signals are taken.
+  std::atomic<bool> started{false};
+  std::thread starter([&] {
+    reconciler_->start();
+    started = true;
+    wake();
+  });
+  serve([&] { return started.load(); });
+  starter.join();  // a stop during start-up waits for it: then stop() ends it cleanly
+
+  if (!stop_requested_) {
+    for (auto& factory : factories_) {
+      if (auto attachment = factory(*this)) attachments_.push_back(std::move(attachment));
+    }
+    running_ = true;
+    update_status();
+    {
+      std::lock_guard lock(state_mutex_);
+      notifier_.ready();
+    }
+    spdlog::info("ready: {}", reconciler_->status_line());
+    serve([] { return false; });
+  }
+
+  spdlog::info("stopping");
+  {
+    std::lock_guard lock(state_mutex_);
+    notifier_.stopping();
+    notifier_.status("stopping: letting in-flight applies finish");
+  }
+  while (!attachments_.empty()) attachments_.pop_back();  // reverse order, before the reconciler
+  reconciler_->stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+void Service::serve(const std::function<bool()>& done) {
+  using Clock = std::chrono::steady_clock;
+  while (!stop_requested_ && !done()) {
+    auto timeout = kStatusPoll;
+    if (notifier_.watchdog_timeout()) {
+      const auto until_watchdog =
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_watchdog_ - Clock::now());
+      timeout = std::clamp(until_watchdog, std::chrono::milliseconds(0), timeout);
+    }
+    pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    if (::poll(fds, 2, static_cast<int>(timeout.count())) < 0 && errno != EINTR) {
+      spdlog::critical("poll: {}; stopping", std::strerror(errno));
+      stop_requested_ = true;
+      break;
+    }
+    if (fds[1].revents & POLLIN) {
+      uint64_t count = 0;
+      (void)::read(wake_fd_, &count, sizeof(count));
+    }
+    handle_signals();
+    if (running_ && reload_pending_ && !stop_requested_) {
+      reload_pending_ = false;
+      reload();
+    }
+    update_status();
+    feed_watchdog();
+  }
+}
+
+void Service::handle_signals() {
+  while (auto signal = signals_.take()) {
+    if (*signal == SIGHUP) {
+      spdlog::info("SIGHUP: reloading {}", options_.config_path);
+      reload_pending_ = true;
+    } else {
+      spdlog::info("{}: stopping", *signal == SIGTERM ? "SIGTERM" : "SIGINT");
+      stop_requested_ = true;
+    }
+  }
+}
+
+reconcile::ReloadResult Service::reload() {
+  std::lock_guard reload_lock(reload_mutex_);
+  {
+    std::lock_guard lock(state_mutex_);
+    notifier_.reloading();
+    notifier_.status("reloading " + options_.config_path);
+  }
+  reconcile::ReloadResult result = reconciler_->reload(options_.config_path);
+  log_diagnostics(result.diagnostics);
+  if (result.ok) {
+    apply_log_level(reconciler_->config());
+    spdlog::info("reloaded {}", options_.config_path);
+  } else {
+    spdlog::error("reload of {} failed: keeping the running configuration", options_.config_path);
+  }
+  {
+    std::lock_guard lock(state_mutex_);
+    if (result.ok) {
+      reload_problem_.reset();
+    } else {
+      reload_problem_ = first_error(result.diagnostics);
+    }
+    notifier_.ready();
+  }
+  update_status();
+  return result;
+}
+
+void Service::request_stop() {
+  stop_requested_ = true;
+  wake();
+}
+
+void Service::wake() {
+  const uint64_t one = 1;
+  (void)::write(wake_fd_, &one, sizeof(one));
+}
+
+void Service::update_status() {
+  std::string text;
+  if (running_) {
+    text = reconciler_->status_line();
+  } else {
+    text = reconciler_->snapshot().empty() ? "starting: discovering the ports"
+                                           : "starting: " + reconciler_->status_line();
+  }
+  std::lock_guard lock(state_mutex_);
+  if (reload_problem_) {
+    text += "; reload failed, running the previous configuration: " + *reload_problem_;
+  }
+  notifier_.status(text);
+}
+
+void Service::feed_watchdog() {
+  if (!notifier_.watchdog_timeout()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_watchdog_) return;
+  const auto half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      *notifier_.watchdog_timeout() / 2);
+  const bool healthy = reconciler_->healthy();
+  // Unhealthy loops starve the watchdog on purpose: systemd then restarts roced (Restart=).
+  // They are asked again soon, so a moment's stall does not cost a whole half period.
+  next_watchdog_ =
+      now + (healthy ? half : std::min<std::chrono::steady_clock::duration>(half, kStatusPoll));
+  std::lock_guard lock(state_mutex_);
+  if (healthy) {
+    notifier_.watchdog();
+    if (watchdog_unhealthy_) spdlog::info("watchdog: the reconcile loops are healthy again");
+  } else if (!watchdog_unhealthy_ && running_) {
+    // (While start() runs the loops are still being made: not news.)
+    spdlog::error("watchdog: the reconcile loops stopped making progress; not feeding it");
+  }
+  watchdog_unhealthy_ = !healthy && running_;
+}
+
+void Service::log_event(const reconcile::PortEvent& event) {
+  std::string text = event.message.empty() ? reconcile::event_kind_name(event.kind) : event.message;
+  // log::port() names the port itself.
+  const std::string prefix = event.netdev + ": ";
+  if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+  log::port(level_of(event.kind), event.netdev, event.settings, "{}", text);
+}
+
+}  // namespace roced::service

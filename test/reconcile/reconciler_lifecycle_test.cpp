@@ -1,0 +1,235 @@
+// The reconciler's life: start on a node already right (no writes), a driver reload of every
+// port (forgotten, then configured again; the time is printed), reload with a bad config, and
+// stop() in the middle of applies.
+#include "reconcile_sim.hpp"
+
+namespace roced::test {
+namespace {
+
+using namespace std::chrono_literals;
+using reconcile::Reconciler;
+
+const std::vector<std::string> kPorts = {"lan2", "lan3", "lan4", "lan5"};
+
+class ReconcileLifecycle : public ReconcileSim {};
+
+TEST_F(ReconcileLifecycle, StartOnANodeAlreadyRightWritesNothing) {
+  const auto config = make_config(DriftPolicy::Enforce, 200ms);
+  apply_once(config);
+  const auto before = settled_writes();
+  {
+    Reconciler reconciler(system_, config, test_options());
+    EventLog log;
+    reconciler.on_event(log.listener());
+    reconciler.start();
+    for (const auto& port : reconciler.snapshot()) {
+      EXPECT_EQ(port.condition, PortCondition::InSync) << port.port.netdev;
+      EXPECT_TRUE(port.last_check.has_value()) << port.port.netdev;
+    }
+    EXPECT_EQ(reconciler.snapshot().size(), 4u);
+    EXPECT_EQ(reconciler.status_line(), "4 ports: 4 in sync");
+    EXPECT_TRUE(reconciler.healthy());
+    // A few drift checks too.
+    std::this_thread::sleep_for(700ms);
+    EXPECT_TRUE(log.events().empty()) << log.describe();
+    reconciler.stop();
+    EXPECT_FALSE(reconciler.healthy());
+    reconciler.stop();  // idempotent
+  }
+  EXPECT_EQ(settled_writes(), before);
+}
+
+TEST_F(ReconcileLifecycle, ApplyNowAndCurrentPlan) {
+  // Under report start() writes nothing; apply_now() applies whatever the policy.
+  const auto config = make_config(DriftPolicy::Report, 1h);
+  Reconciler reconciler(system_, config, test_options());
+  EventLog log;
+  reconciler.on_event(log.listener());
+  reconciler.start();
+  EXPECT_EQ(settled_writes().at("total"), 0u);
+  EXPECT_EQ(log.of("lan3", PortEvent::Kind::Drifted).size(), 1u) << log.describe();
+  EXPECT_TRUE(reconciler.current_plan().has_changes());
+
+  const auto result = reconciler.apply_now();
+  ASSERT_EQ(result.ports.size(), 4u);
+  for (const auto& port : result.ports) {
+    EXPECT_EQ(port.outcome, apply::PortResult::Outcome::Applied) << port.netdev << port.error;
+  }
+  EXPECT_FALSE(reconciler.current_plan().has_changes());
+  EXPECT_TRUE(node_in_sync(config));
+  const auto again = reconciler.apply_now();
+  ASSERT_EQ(again.ports.size(), 4u);
+  EXPECT_FALSE(again.changed());
+}
+
+TEST_F(ReconcileLifecycle, ReloadWithABadConfigKeepsTheOldOne) {
+  const auto config = make_config(DriftPolicy::Enforce, 1h);
+  Reconciler reconciler(system_, config, test_options());
+  reconciler.start();
+
+  const fs::path bad = scratch_ / "bad.yaml";
+  write_text(bad, std::string(kConfigText) + "  mtux: 4200\n");
+  const auto refused = reconciler.reload(bad.string());
+  EXPECT_FALSE(refused.ok);
+  ASSERT_FALSE(refused.diagnostics.empty());
+  EXPECT_TRUE(contains(refused.diagnostics.front().to_string(), "mtux"))
+      << refused.diagnostics.front().to_string();
+  EXPECT_FALSE(reconciler.reload((scratch_ / "missing.yaml").string()).ok);
+  EXPECT_EQ(reconciler.config().profile.mtu, 9000u);
+  EXPECT_EQ(reconciler.config().daemon.drift_check_interval, 1h);
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan3"}), " mtu 9000 "));
+
+  // A good one takes over, and every port follows it.
+  const fs::path good = scratch_ / "good.yaml";
+  std::string text = kConfigText;
+  text.replace(text.find("mtu: 9000"), 9, "mtu: 4200");
+  write_text(good, text);
+  const auto accepted = reconciler.reload(good.string());
+  EXPECT_TRUE(accepted.ok);
+  EXPECT_EQ(reconciler.config().profile.mtu, 4200u);
+  for (const auto& netdev : kPorts) {
+    EXPECT_TRUE(wait_until([&] {
+      return contains(exec({"ip", "link", "show", netdev}), " mtu 4200 ");
+    })) << netdev;
+  }
+}
+
+// Every port's driver reloads at 5s (gone for 2s); they come back at firmware defaults.
+class ReconcileDriverReload : public ReconcileSim {
+ protected:
+  std::string scenario_text() const override {
+    return "name: reload-all\n"
+           "clock: {speed: 1}\n"
+           "events:\n"
+           "  - {at: 5s, kind: driver_reload, port: all, down_for: 2s}\n";
+  }
+};
+
+TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
+  const auto config = make_config(DriftPolicy::Enforce, 1h);  // events only
+  Reconciler reconciler(system_, config, test_options());
+  EventLog log;
+  reconciler.on_event(log.listener());
+  reconciler.start();
+  if (since_start_s() > 4) {
+    GTEST_SKIP() << "start() took until after the reload began; nothing to observe";
+  }
+  ASSERT_TRUE(node_in_sync(config));
+  log.clear();
+
+  ASSERT_TRUE(wait_until([&] {
+    for (const auto& netdev : kPorts) {
+      if (log.of(netdev, PortEvent::Kind::Vanished).empty()) return false;
+    }
+    return true;
+  })) << log.describe();
+  std::this_thread::sleep_for(300ms);
+  for (const auto& netdev : kPorts) {
+    const auto port = port_of(reconciler, netdev);
+    ASSERT_TRUE(port) << netdev;
+    if (log.of(netdev, PortEvent::Kind::Appeared).empty()) {
+      EXPECT_EQ(port->condition, PortCondition::Vanished) << netdev;
+    }
+  }
+
+  ASSERT_TRUE(wait_until([&] {
+    for (const auto& netdev : kPorts) {
+      const auto appeared = log.of(netdev, PortEvent::Kind::Appeared);
+      const auto corrected = log.of(netdev, PortEvent::Kind::Corrected);
+      if (appeared.empty() || corrected.empty() || corrected.back().at < appeared.front().at)
+        return false;
+    }
+    return true;
+  })) << log.describe();
+
+  SteadyClock::time_point first_back = SteadyClock::time_point::max();
+  SteadyClock::time_point last_vanished{};
+  SteadyClock::time_point all_in_sync{};
+  for (const auto& netdev : kPorts) {
+    first_back = std::min(first_back, log.of(netdev, PortEvent::Kind::Appeared).front().at);
+    last_vanished = std::max(last_vanished, log.of(netdev, PortEvent::Kind::Vanished).front().at);
+    all_in_sync = std::max(all_in_sync, log.of(netdev, PortEvent::Kind::Corrected).back().at);
+    EXPECT_TRUE(log.of(netdev, PortEvent::Kind::ApplyFailed).empty()) << log.describe();
+  }
+  const auto ms = [](auto d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  std::printf(
+      "driver reload of 4 ports: first port back -> all 4 configured again: %lld ms "
+      "(vanished -> in sync: %lld ms, of which 2000 ms down)\n",
+      static_cast<long long>(ms(all_in_sync - first_back)),
+      static_cast<long long>(ms(all_in_sync - last_vanished)));
+
+  EXPECT_TRUE(node_in_sync(config));
+  EXPECT_TRUE(contains(exec({"dcb", "pfc", "show", "dev", "lan4"}),
+                       "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"));
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan5"}), " mtu 9000 "));
+  for (const auto& port : reconciler.snapshot()) {
+    EXPECT_EQ(port.condition, PortCondition::InSync) << port.port.netdev;
+  }
+  EXPECT_TRUE(reconciler.healthy());
+}
+
+// Every port's PFC write is busy for a while (the applier retries), then its MTU write fails:
+// each apply is long and ends in a rollback.
+class ReconcileStop : public ReconcileSim {
+ protected:
+  std::string scenario_text() const override {
+    std::string text =
+        "name: slow-applies\n"
+        "clock: {speed: 1}\n"
+        "events:\n";
+    for (const auto& netdev : kPorts) {
+      text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +
+              ", errno: EBUSY, op: pfc, count: 4}\n";
+      text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +
+              ", errno: EIO, op: mtu, count: 1}\n";
+    }
+    return text;
+  }
+};
+
+std::string plan_signature(const plan::PortPlan& port) {
+  std::string signature;
+  for (const auto& change : port.changes) {
+    signature += plan::setting_name(change.setting, change.key) + "=" + change.now + ";";
+  }
+  return signature;
+}
+
+TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
+  std::this_thread::sleep_for(300ms);  // the injections fire on the scenario's first tick
+  const auto config = make_config(DriftPolicy::Enforce, 1h);
+  std::map<std::string, std::string> as_it_was;
+  for (const auto& port : plan::make_plan(system_, config).ports) {
+    as_it_was[port.port.netdev] = plan_signature(port);
+  }
+  ASSERT_EQ(as_it_was.size(), 4u);
+
+  auto options = test_options();
+  options.apply.first_backoff = 150ms;  // the PFC step takes 150+300+600+1200 ms
+  Reconciler reconciler(system_, config, options);
+  std::thread starter([&] { reconciler.start(); });
+  const bool caught_applying = wait_until([&] {
+    for (const auto& port : reconciler.snapshot()) {
+      if (port.condition == PortCondition::Applying) return true;
+    }
+    return false;
+  });
+  reconciler.stop();
+  starter.join();
+  ASSERT_TRUE(caught_applying);
+
+  const auto writes = settled_writes();
+  for (const auto& port : plan::make_plan(system_, config).ports) {
+    const std::string now = plan_signature(port);
+    EXPECT_TRUE(now.empty() || now == as_it_was[port.port.netdev])
+        << port.port.netdev << ": half-done: " << now << "\nwas: " << as_it_was[port.port.netdev];
+  }
+  // Every thread is gone: nothing writes any more.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(settled_writes(), writes);
+}
+
+}  // namespace
+}  // namespace roced::test

@@ -1,0 +1,438 @@
+// roced in service mode against a running roce-sim (default node: lan2..lan5), the way systemd
+// runs it: $NOTIFY_SOCKET is a Unix datagram socket this test owns, so READY=1, STATUS=,
+// WATCHDOG=1, RELOADING=1 and STOPPING=1 are seen as systemd would see them. Ports are checked
+// with unmodified iproute2 through `roce-sim exec`, writes with the sim's write counter
+// (DIR/roce-sim.writes). Deadlines are generous and nothing here asserts how long anything took.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "run_command.hpp"
+#include "sim_node.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr auto kDeadline = 60s;
+
+std::string config_text(const std::string& daemon, int cable_length = 10) {
+  return "daemon:\n" + daemon +
+         "ports:\n"
+         "  netdevs: [lan2, lan3, lan4, lan5]\n"
+         "profile:\n"
+         "  dscp_map: {26: 3, 48: 6}\n"
+         "  pfc: {priorities: [3], cable_length: " +
+         std::to_string(cable_length) +
+         "}\n"
+         "  mtu: 9000\n";
+}
+const std::string kDaemon = "  drift_check_interval: 200ms\n";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+size_t line_count(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::seconds within = kDeadline) {
+  const auto deadline = SteadyClock::now() + within;
+  while (!condition()) {
+    if (SteadyClock::now() > deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// $NOTIFY_SOCKET: what systemd would receive, one entry per "NAME=value" line, in order.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const fs::path& path) : path_(path) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+    bound_ = fd_ >= 0 && ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  }
+  ~NotifySocket() {
+    if (fd_ >= 0) ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  bool bound() const { return bound_; }
+  const fs::path& path() const { return path_; }
+
+  // Receives until `condition(messages)` holds or the deadline passes.
+  bool wait_for(const std::function<bool(const std::vector<std::string>&)>& condition,
+                std::chrono::seconds within = kDeadline) {
+    const auto deadline = SteadyClock::now() + within;
+    while (!condition(messages_)) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+      if (left.count() <= 0) return false;
+      receive(left);
+    }
+    return true;
+  }
+  bool wait_for_message(const std::string& message, size_t count = 1,
+                        std::chrono::seconds within = kDeadline) {
+    return wait_for([&](const auto& all) { return occurrences(all, message) >= count; }, within);
+  }
+  // Whatever arrives within `duration`.
+  void drain_for(std::chrono::milliseconds duration) {
+    const auto deadline = SteadyClock::now() + duration;
+    for (auto now = SteadyClock::now(); now < deadline; now = SteadyClock::now()) {
+      receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    }
+  }
+
+  static size_t occurrences(const std::vector<std::string>& all, const std::string& message) {
+    return static_cast<size_t>(std::count(all.begin(), all.end(), message));
+  }
+  const std::vector<std::string>& messages() const { return messages_; }
+  std::string all_text() const {
+    std::string out;
+    for (const auto& m : messages_) out += m + "\n";
+    return out;
+  }
+
+ private:
+  void receive(std::chrono::milliseconds timeout) {
+    pollfd pfd{fd_, POLLIN, 0};
+    if (::poll(&pfd, 1, static_cast<int>(timeout.count())) <= 0) return;
+    char buffer[4096];
+    const ssize_t got = ::recv(fd_, buffer, sizeof(buffer), 0);
+    if (got <= 0) return;
+    std::istringstream lines(std::string(buffer, static_cast<size_t>(got)));
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) messages_.push_back(line);
+    }
+  }
+
+  fs::path path_;
+  int fd_ = -1;
+  bool bound_ = false;
+  std::vector<std::string> messages_;
+};
+
+// One roced process: stdout and stderr into `log`, $NOTIFY_SOCKET set, killed if still running
+// at the end.
+class Roced {
+ public:
+  Roced(std::vector<std::string> args, const fs::path& notify_socket, const fs::path& log,
+        std::optional<std::string> watchdog_usec = std::nullopt)
+      : log_(log) {
+    args.insert(args.begin(), ROCED_BINARY);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      ::dup2(out, STDOUT_FILENO);
+      ::dup2(out, STDERR_FILENO);
+      ::setenv("NOTIFY_SOCKET", notify_socket.c_str(), 1);
+      ::unsetenv("JOURNAL_STREAM");  // the console sink, into `log`, even under systemd
+      ::unsetenv("WATCHDOG_PID");
+      if (watchdog_usec) {
+        ::setenv("WATCHDOG_USEC", watchdog_usec->c_str(), 1);
+      } else {
+        ::unsetenv("WATCHDOG_USEC");
+      }
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~Roced() {
+    if (pid_ > 0 && !exit_code_) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  bool started() const { return pid_ > 0; }
+  void signal(int number) const { ::kill(pid_, number); }
+  bool running() {
+    if (exit_code_) return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      return false;
+    }
+    return true;
+  }
+  // The exit code (-1 when killed by a signal); nullopt when still running at the deadline.
+  std::optional<int> wait_exit(std::chrono::seconds within = kDeadline) {
+    eventually([&] { return !running(); }, within);
+    return exit_code_;
+  }
+  std::string log() const { return read_file(log_); }
+
+ private:
+  fs::path log_;
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+// DIR/roce-sim.writes: "total N", then "<netdev> N" per port.
+std::map<std::string, uint64_t> read_writes(const fs::path& dir) {
+  std::map<std::string, uint64_t> out;
+  std::istringstream lines(read_file(dir / "roce-sim.writes"));
+  std::string name;
+  uint64_t count = 0;
+  while (lines >> name >> count) out[name] = count;
+  return out;
+}
+
+class ServiceSim : public test::SimNode {
+ protected:
+  void SetUp() override {
+    test::SimNode::SetUp();
+    config_ = dir_ / "roced.yaml";
+    write_file(config_, config_text(kDaemon));
+    notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
+    ASSERT_TRUE(notify_->bound()) << "cannot bind " << (dir_ / "notify.sock");
+  }
+  void TearDown() override {
+    notify_.reset();
+    test::SimNode::TearDown();
+  }
+
+  std::unique_ptr<Roced> start(std::vector<std::string> extra = {},
+                               std::optional<std::string> watchdog_usec = std::nullopt,
+                               const std::string& log_name = "roced.log") {
+    std::vector<std::string> args = {"--sim", dir_.string(), "--config", config_.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<Roced>(args, notify_->path(), dir_ / log_name, watchdog_usec);
+  }
+
+  // A command of unmodified iproute2 against the node; its stdout.
+  std::string exec(std::vector<std::string> command) const {
+    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
+    const auto result = test::run_command(command);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  }
+  std::string pfc(const std::string& netdev = "lan3") const {
+    return exec({"dcb", "pfc", "show", "dev", netdev});
+  }
+
+  // File writes reach the sim through inotify, after the writer is done; inotify events come in
+  // order, so once a same-value write of our own shows in the counter, every earlier one has
+  // been counted. That write counts one on lan2 (and in the total).
+  std::map<std::string, uint64_t> writes_after_barrier() const {
+    const fs::path pci = fs::read_symlink(dir_ / "sys/class/net/lan2/device").filename();
+    const fs::path knob = dir_ / "debug/mlx5" / pci / "cc_params/np_cnp_dscp";
+    const uint64_t before = read_writes(dir_)["total"];
+    write_file(knob, read_file(knob));
+    eventually([&] { return read_writes(dir_)["total"] > before; });
+    return read_writes(dir_);
+  }
+
+  // The STATUS= lines received so far, in order, without the "STATUS=".
+  std::vector<std::string> statuses() const {
+    std::vector<std::string> out;
+    for (const auto& m : notify_->messages()) {
+      if (m.rfind("STATUS=", 0) == 0) out.push_back(m.substr(7));
+    }
+    return out;
+  }
+
+  fs::path config_;
+  std::unique_ptr<NotifySocket> notify_;
+};
+
+TEST_F(ServiceSim, ReadyComesOnceThePortsAreInSyncAndSigtermExitsZero) {
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+
+  // At READY=1 every port is already configured, as iproute2 reads it back.
+  for (const std::string netdev : {"lan2", "lan3", "lan4", "lan5"}) {
+    const std::string shown = pfc(netdev);
+    EXPECT_TRUE(contains(shown, "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"))
+        << netdev << ": " << shown;
+    EXPECT_TRUE(contains(shown, "delay 10")) << netdev << ": " << shown;
+  }
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "dev", "lan3"}), "mtu 9000"));
+
+  // STATUS= said what it was doing, and at READY=1 that every port is in sync.
+  const auto& all = notify_->messages();
+  const auto ready_at = std::find(all.begin(), all.end(), "READY=1");
+  std::optional<std::string> last_status;
+  for (auto it = all.begin(); it != ready_at; ++it) {
+    if (it->rfind("STATUS=", 0) == 0) last_status = it->substr(7);
+  }
+  ASSERT_TRUE(last_status.has_value()) << notify_->all_text();
+  EXPECT_EQ(*last_status, "4 ports: 4 in sync") << notify_->all_text();
+  EXPECT_TRUE(contains(statuses().front(), "starting")) << notify_->all_text();
+
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+  notify_->drain_for(200ms);
+  EXPECT_EQ(NotifySocket::occurrences(notify_->messages(), "STOPPING=1"), 1u)
+      << notify_->all_text();
+  // No watchdog was asked for, so none was sent.
+  EXPECT_EQ(NotifySocket::occurrences(notify_->messages(), "WATCHDOG=1"), 0u)
+      << notify_->all_text();
+}
+
+TEST_F(ServiceSim, WatchdogIsFedWhenSystemdAsksForIt) {
+  auto roced = start({}, "1000000");  // WatchdogSec=1s: WATCHDOG=1 about every 0.5 s
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  EXPECT_TRUE(notify_->wait_for_message("WATCHDOG=1", 3)) << notify_->all_text() << roced->log();
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+TEST_F(ServiceSim, BrokenReloadKeepsTheRunningConfigAndSaysWhy) {
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  const auto before = writes_after_barrier();
+  const std::string pfc_before = pfc();
+
+  write_file(config_, config_text(kDaemon) + "  ets: {prio_tc: [0, 1, 2, 9, 4, 5, 6, 7]}\n");
+  roced->signal(SIGHUP);
+  ASSERT_TRUE(notify_->wait_for([](const auto& all) {
+    return std::any_of(all.begin(), all.end(), [](const std::string& m) {
+      return m.rfind("STATUS=", 0) == 0 && contains(m, "reload failed");
+    });
+  })) << notify_->all_text()
+      << roced->log();
+
+  // The status and the log say why, at the file's line and column.
+  const std::string why = config_.string() + ":9:28: profile.ets.prio_tc: 9 is not";
+  EXPECT_TRUE(contains(statuses().back(), "running the previous configuration"))
+      << statuses().back();
+  EXPECT_TRUE(contains(statuses().back(), why)) << statuses().back();
+  EXPECT_TRUE(contains(roced->log(), why)) << roced->log();
+  EXPECT_TRUE(contains(roced->log(), "keeping the running configuration")) << roced->log();
+  // systemd saw the reload end: RELOADING=1 then READY=1 again.
+  EXPECT_EQ(NotifySocket::occurrences(notify_->messages(), "RELOADING=1"), 1u);
+  EXPECT_TRUE(notify_->wait_for_message("READY=1", 2)) << notify_->all_text();
+
+  // A few drift checks later: still running, nothing written, the ports as they were.
+  notify_->drain_for(1000ms);
+  EXPECT_TRUE(roced->running()) << roced->log();
+  const auto after = writes_after_barrier();
+  EXPECT_EQ(after.at("total"), before.at("total") + 1) << "only the barrier's own write";
+  EXPECT_EQ(after.at("lan3"), before.at("lan3"));
+  EXPECT_EQ(pfc(), pfc_before);
+
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+TEST_F(ServiceSim, ValidReloadAppliesTheChange) {
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  ASSERT_TRUE(contains(pfc(), "delay 10"));
+
+  write_file(config_, config_text(kDaemon, 25));
+  roced->signal(SIGHUP);
+  EXPECT_TRUE(eventually([&] { return contains(pfc("lan3"), "delay 25"); })) << roced->log();
+  EXPECT_TRUE(eventually([&] { return contains(pfc("lan5"), "delay 25"); })) << roced->log();
+  EXPECT_TRUE(contains(roced->log(), "reloaded " + config_.string())) << roced->log();
+  EXPECT_TRUE(notify_->wait_for([](const auto& all) {
+    return !all.empty() && all.back() == "STATUS=4 ports: 4 in sync";
+  })) << notify_->all_text();
+
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+TEST_F(ServiceSim, RestartOnANodeAlreadyRightWritesNothing) {
+  {
+    auto first = start({}, std::nullopt, "first.log");
+    ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << first->log();
+    first->signal(SIGTERM);
+    ASSERT_EQ(first->wait_exit(), 0) << first->log();
+  }
+  const auto before = writes_after_barrier();
+  ASSERT_GT(before.at("lan3"), 0u) << "the first run configured the ports";
+
+  auto second = start({}, std::nullopt, "second.log");
+  ASSERT_TRUE(notify_->wait_for_message("READY=1", 2)) << notify_->all_text() << second->log();
+  notify_->drain_for(1000ms);  // a few drift checks (200 ms) as well
+  second->signal(SIGTERM);
+  EXPECT_EQ(second->wait_exit(), 0) << second->log();
+
+  const auto after = writes_after_barrier();
+  EXPECT_EQ(after.at("total"), before.at("total") + 1) << "only the barrier's own write";
+  for (const std::string netdev : {"lan3", "lan4", "lan5"}) {
+    EXPECT_EQ(after.at(netdev), before.at(netdev)) << netdev;
+  }
+}
+
+TEST_F(ServiceSim, DefaultLevelLogsNoLinePerDriftCheck) {
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  ASSERT_TRUE(eventually([&] { return contains(roced->log(), "ready: "); })) << roced->log();
+  const std::string at_ready = roced->log();
+
+  notify_->drain_for(1500ms);  // about 7 drift checks at 200 ms on a steady node
+  const std::string later = roced->log();
+  ASSERT_TRUE(roced->running());
+  const size_t new_lines = line_count(later) - line_count(at_ready);
+  EXPECT_LT(new_lines, 3u) << "lines logged after READY:\n" << later.substr(at_ready.size());
+
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+TEST_F(ServiceSim, LogLevelComesFromTheConfigUnlessTheFlagSaysOtherwise) {
+  write_file(config_, config_text(kDaemon + "  log_level: warn\n"));
+  {
+    auto quiet = start({}, std::nullopt, "quiet.log");
+    ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << quiet->log();
+    quiet->signal(SIGTERM);
+    ASSERT_EQ(quiet->wait_exit(), 0) << quiet->log();
+    EXPECT_FALSE(contains(quiet->log(), " info ")) << quiet->log();
+  }
+  auto loud = start({"--log-level", "info"}, std::nullopt, "loud.log");
+  ASSERT_TRUE(notify_->wait_for_message("READY=1", 2)) << notify_->all_text() << loud->log();
+  loud->signal(SIGTERM);
+  ASSERT_EQ(loud->wait_exit(), 0) << loud->log();
+  EXPECT_TRUE(contains(loud->log(), " info ready: 4 ports: 4 in sync")) << loud->log();
+}
+
+TEST_F(ServiceSim, InvalidConfigAtStartExitsOneAndWritesNothing) {
+  write_file(config_, config_text(kDaemon) + "  roce: {tos: 300}\n");
+  auto roced = start();
+  EXPECT_EQ(roced->wait_exit(), 1) << roced->log();
+  EXPECT_TRUE(contains(roced->log(), config_.string() + ":9:15: profile.roce.tos: 300 is not"))
+      << roced->log();
+  notify_->drain_for(200ms);
+  EXPECT_EQ(NotifySocket::occurrences(notify_->messages(), "READY=1"), 0u);
+  ASSERT_FALSE(statuses().empty()) << notify_->all_text();
+  EXPECT_TRUE(contains(statuses().back(), "invalid configuration")) << statuses().back();
+  EXPECT_EQ(writes_after_barrier().at("total"), 1u) << "only the barrier's own write";
+}
+
+}  // namespace
+}  // namespace roced
