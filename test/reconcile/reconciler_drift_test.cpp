@@ -186,16 +186,21 @@ TEST_F(ReconcileForeignTool, MlnxQosChangesAreCorrectedUnderEnforce) {
   EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
-  if (since_start_s() > 5) {
-    GTEST_SKIP() << "start() took until after the foreign tool ran; nothing to observe";
+  // The tool runs at 6 s of the scenario. On a slow machine start() may end after it: then only
+  // the end state can be checked (the tool's DCB notification must still lead to a correction).
+  if (since_start_s() <= 5) {
+    log.clear();
+    ASSERT_TRUE(wait_until([&] {
+      return !log.of("lan4", PortEvent::Kind::Corrected, "pfc.priorities").empty() &&
+             !log.of("lan4", PortEvent::Kind::Corrected, "trust").empty() &&
+             !log.of("lan4", PortEvent::Kind::Corrected, "mtu").empty();
+    })) << log.describe();
+    EXPECT_FALSE(log.of("lan4", PortEvent::Kind::Drifted, "trust").empty()) << log.describe();
+  } else {
+    std::printf("note: start() ended after the foreign tool ran; checking the end state only\n");
+    while (since_start_s() < 6.5) std::this_thread::sleep_for(100ms);
   }
-  log.clear();
-  ASSERT_TRUE(wait_until([&] {
-    return !log.of("lan4", PortEvent::Kind::Corrected, "pfc.priorities").empty() &&
-           !log.of("lan4", PortEvent::Kind::Corrected, "trust").empty() &&
-           !log.of("lan4", PortEvent::Kind::Corrected, "mtu").empty();
-  })) << log.describe();
-  EXPECT_FALSE(log.of("lan4", PortEvent::Kind::Drifted, "trust").empty()) << log.describe();
+  ASSERT_TRUE(wait_until([&] { return node_in_sync(config); }));
   EXPECT_TRUE(contains(exec({"dcb", "pfc", "show", "dev", "lan4"}), kPfcWanted));
   EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan4"}), " mtu 9000 "));
   ASSERT_TRUE(wait_until([&] { return node_in_sync(config); }));

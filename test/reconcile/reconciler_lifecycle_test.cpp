@@ -111,8 +111,19 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
+  // The reload begins at 5 s of the scenario. On a slow machine start() may end after it: then
+  // only the end state can be checked (every port configured again once the driver is back).
   if (since_start_s() > 4) {
-    GTEST_SKIP() << "start() took until after the reload began; nothing to observe";
+    std::printf("note: start() ended after the reload began; checking the end state only\n");
+    while (since_start_s() < 7.5) std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(wait_until([&] { return node_in_sync(config); }));
+    ASSERT_TRUE(wait_until([&] {
+      for (const auto& port : reconciler.snapshot()) {
+        if (port.condition != PortCondition::InSync) return false;
+      }
+      return reconciler.snapshot().size() == kPorts.size();
+    }));
+    return;
   }
   ASSERT_TRUE(node_in_sync(config));
   log.clear();
