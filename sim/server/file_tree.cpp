@@ -359,9 +359,11 @@ void FileTree::create_rdma_cm(const std::string& rdma_device) {
   const fs::path port_dir = group / "ports" / std::to_string(owner->rdma().port());
   fs::create_directories(port_dir);
   Watch watch{WatchKind::RdmaCmPort, owner->netdev(), false};
+  // The watch before the files: a client that sees them may write at once. Our own writes are
+  // renames of dot-files, which on_inotify tells apart.
+  if (!watch_by_path_.count(port_dir)) add_watch(port_dir, watch);
   write_file(port_dir / "default_roce_mode", model_value(watch, "default_roce_mode", *owner));
   write_file(port_dir / "default_roce_tos", model_value(watch, "default_roce_tos", *owner));
-  if (!watch_by_path_.count(port_dir)) add_watch(port_dir, watch);
 }
 
 std::string FileTree::model_value(const Watch& watch, const std::string& name, Port& port) {
