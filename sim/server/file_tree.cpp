@@ -232,7 +232,9 @@ void FileTree::remove_port(const std::string& netdev) {
 void FileTree::refresh(const std::set<std::string>& netdevs) {
   restore_truncated();
   for (Port* port : node_.ports()) {
-    if (netdevs.count(port->netdev()) && present_.count(port->netdev())) refresh_port(*port);
+    if (netdevs.count(port->netdev()) && present_.count(port->netdev())) {
+      refresh_port(*port, /*counters=*/false);
+    }
   }
 }
 
@@ -260,7 +262,7 @@ void FileTree::refresh() {
   }
 }
 
-void FileTree::refresh_port(Port& port) {
+void FileTree::refresh_port(Port& port, bool counters) {
   const PortSpec& spec = port.spec();
   const fs::path net = dir_ / "sys/class/net" / spec.netdev;
   const bool up = port.carrier();
@@ -320,7 +322,7 @@ void FileTree::refresh_port(Port& port) {
     }
   }
   for (const auto& [name, counter] : rdma.hw_counters()) {
-    write_file(ib_port / "hw_counters" / name, line(counter.value));
+    if (counters) write_file(ib_port / "hw_counters" / name, line(counter.value));
   }
 
   if (!spec.caps.ecn) return;

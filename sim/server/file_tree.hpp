@@ -29,7 +29,8 @@ class FileTree {
   void build();
   // Rewrites every file whose model value changed (also adds/removes vanished ports' trees).
   void refresh();
-  // The same for these ports only (after a request that changed them).
+  // The same for these ports only, after a request that changed them; their counters follow at
+  // the next full refresh.
   void refresh(const std::set<std::string>& netdevs);
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.
@@ -46,7 +47,8 @@ class FileTree {
   void write_file(const std::filesystem::path& path, const std::string& content);
   void build_port(Port& port);
   void remove_port(const std::string& netdev);
-  void refresh_port(Port& port);
+  // `counters`: also the hw_counters files, which move with traffic, not with requests.
+  void refresh_port(Port& port, bool counters = true);
   void restore_truncated();  // files a client emptied and never wrote: the model's value again
   void add_watch(const std::filesystem::path& path, Watch watch);
   void create_rdma_cm(const std::string& rdma_device);
