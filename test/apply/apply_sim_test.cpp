@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "node_files.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 
@@ -20,43 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-constexpr const char* kConfig =
-    "ports:\n"
-    "  netdevs: [lan2, lan3, lan4, lan5]\n"
-    "profile:\n"
-    "  dcbx: host\n"
-    "  trust: dscp\n"
-    "  dscp_map: {26: 3, 48: 6}\n"
-    "  pfc: {priorities: [3], cable_length: 10}\n"
-    "  mtu: 9000\n"
-    "  stall_prevention: auto\n"
-    "  roce: {rdma_cm_mode: v2, tos: 106}\n";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// DIR/roce-sim.writes: "total N", then "<netdev> N" per port.
-std::map<std::string, uint64_t> read_writes(const fs::path& dir) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream lines(read_file(dir / "roce-sim.writes"));
-  std::string name;
-  uint64_t count = 0;
-  while (lines >> name >> count) out[name] = count;
-  return out;
-}
+using test::contains;
+using test::read_file;
+using test::read_writes;
+using test::write_file;
+constexpr const char* kConfig = test::kLosslessConfig;
 
 class ApplySim : public test::SimNode {
  protected:

@@ -21,6 +21,7 @@
 #include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "netlink/link.hpp"
+#include "node_files.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 
@@ -35,33 +36,9 @@ using DriftPolicy = config::DaemonSettings::DriftPolicy;
 // Generous: the tests wait for behaviour, never for speed.
 constexpr std::chrono::seconds kPatience{60};
 
-constexpr const char* kConfigText =
-    "ports:\n"
-    "  netdevs: [lan2, lan3, lan4, lan5]\n"
-    "profile:\n"
-    "  dcbx: host\n"
-    "  trust: dscp\n"
-    "  dscp_map: {26: 3, 48: 6}\n"
-    "  pfc: {priorities: [3], cable_length: 10}\n"
-    "  mtu: 9000\n"
-    "  stall_prevention: auto\n"
-    "  roce: {rdma_cm_mode: v2, tos: 106}\n";
-
-inline std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
-inline bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+constexpr const char* kConfigText = test::kLosslessConfig;
+using test::read_file;
+using test::write_file;
 
 inline bool wait_until(const std::function<bool()>& done,
                        std::chrono::milliseconds patience = kPatience) {
@@ -135,7 +112,7 @@ class ReconcileSim : public SimNode {
     scratch_ = pattern;
     if (!scenario_text().empty()) {
       scenario_path_ = (scratch_ / "scenario.yaml").string();
-      write_text(scenario_path_, scenario_text());
+      write_file(scenario_path_, scenario_text());
     }
     SimNode::SetUp();
     test_start_ = SteadyClock::now();  // the scenario's clock started a little earlier
@@ -184,12 +161,7 @@ class ReconcileSim : public SimNode {
   // server's barrier for them.
   std::map<std::string, uint64_t> settled_writes() {
     EXPECT_TRUE(LinkClient(system_).list().ok());
-    std::map<std::string, uint64_t> out;
-    std::istringstream lines(read_text(dir_ / "roce-sim.writes"));
-    std::string name;
-    uint64_t count = 0;
-    while (lines >> name >> count) out[name] = count;
-    return out;
+    return test::read_writes(dir_);
   }
 
   static std::optional<reconcile::PortSnapshot> port_of(const reconcile::Reconciler& reconciler,

@@ -68,7 +68,7 @@ TEST_F(ReconcileLifecycle, ReloadWithABadConfigKeepsTheOldOne) {
   reconciler.start();
 
   const fs::path bad = scratch_ / "bad.yaml";
-  write_text(bad, std::string(kConfigText) + "  mtux: 4200\n");
+  write_file(bad, std::string(kConfigText) + "  mtux: 4200\n");
   const auto refused = reconciler.reload(bad.string());
   EXPECT_FALSE(refused.ok);
   ASSERT_FALSE(refused.diagnostics.empty());
@@ -83,7 +83,7 @@ TEST_F(ReconcileLifecycle, ReloadWithABadConfigKeepsTheOldOne) {
   const fs::path good = scratch_ / "good.yaml";
   std::string text = kConfigText;
   text.replace(text.find("mtu: 9000"), 9, "mtu: 4200");
-  write_text(good, text);
+  write_file(good, text);
   const auto accepted = reconciler.reload(good.string());
   EXPECT_TRUE(accepted.ok);
   EXPECT_EQ(reconciler.config().profile.mtu, 4200u);

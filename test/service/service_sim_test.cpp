@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "node_files.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 
@@ -45,18 +46,10 @@ std::string config_text(const std::string& daemon, int cable_length = 10) {
 }
 const std::string kDaemon = "  drift_check_interval: 200ms\n";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test::contains;
+using test::read_file;
+using test::read_writes;
+using test::write_file;
 
 size_t line_count(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -199,16 +192,6 @@ class Roced {
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
 };
-
-// DIR/roce-sim.writes: "total N", then "<netdev> N" per port.
-std::map<std::string, uint64_t> read_writes(const fs::path& dir) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream lines(read_file(dir / "roce-sim.writes"));
-  std::string name;
-  uint64_t count = 0;
-  while (lines >> name >> count) out[name] = count;
-  return out;
-}
 
 class ServiceSim : public test::SimNode {
  protected:
