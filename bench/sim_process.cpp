@@ -61,7 +61,8 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
   return pid < 0 ? 127 : wait_for(pid);
 }
 
-SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file) {
+SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file,
+                       const std::string& scenario_file) {
   // sysfs, configfs and debugfs live in memory; so does the simulated node's tree when a tmpfs is
   // there, so neither side pays for ext4 inode creation the real kernel never does.
   char shm_pattern[] = "/dev/shm/roced-bench-XXXXXX";
@@ -75,6 +76,10 @@ SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file
   if (!node_file.empty()) {
     argv.push_back("--node");
     argv.push_back(node_file);
+  }
+  if (!scenario_file.empty()) {
+    argv.push_back("--scenario");
+    argv.push_back(scenario_file);
   }
   pid_ = spawn(argv, -1);
   // The destructor does not run for a constructor that throws: stop and clean up here.

@@ -13,9 +13,10 @@ namespace roced::bench {
 
 class SimProcess {
  public:
-  // node_file empty: roce-sim's built-in default node. Throws std::runtime_error when the node
-  // does not become ready.
-  SimProcess(const std::string& roce_sim, const std::string& node_file);
+  // node_file empty: roce-sim's built-in default node; scenario_file empty: none. Throws
+  // std::runtime_error when the node does not become ready.
+  SimProcess(const std::string& roce_sim, const std::string& node_file,
+             const std::string& scenario_file = "");
   ~SimProcess();
   SimProcess(const SimProcess&) = delete;
   SimProcess& operator=(const SimProcess&) = delete;

@@ -10,7 +10,7 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 using config::DaemonSettings;
 
-// Without news a worker still wakes this often, so healthy() sees it alive.
+// How often a worker waiting for its predecessor looks up (and shows it is alive).
 constexpr std::chrono::seconds kHeartbeatTick{1};
 // The same drift again this soon after its correction means something keeps setting it.
 constexpr std::chrono::seconds kFightWindow{5};
@@ -138,7 +138,7 @@ bool PortWorker::stopping() const {
 void PortWorker::beat() { heartbeat_ = SteadyClock::now().time_since_epoch().count(); }
 
 bool PortWorker::alive(SteadyClock::time_point now, std::chrono::milliseconds window) const {
-  if (finished_) return true;  // a stopped worker is not a hung one
+  if (finished_ || idle_) return true;  // a stopped or waiting worker is not a hung one
   const SteadyClock::time_point last{SteadyClock::duration(heartbeat_.load())};
   return now - last <= window;
 }
@@ -183,9 +183,15 @@ void PortWorker::run() {
       lock.lock();
       continue;
     }
-    auto until = now + kHeartbeatTick;
-    if (dirty_ && next_retry_) until = std::min(until, *next_retry_);
-    wake_.wait_until(lock, until);
+    // Nothing due: sleep until news (an event, a drift check, stop) or the retry time. No
+    // periodic wake-up, so an idle node costs no CPU.
+    idle_ = true;
+    if (dirty_ && next_retry_) {
+      wake_.wait_until(lock, *next_retry_);
+    } else {
+      wake_.wait(lock);
+    }
+    idle_ = false;
   }
   auto requests = std::move(apply_requests_);
   apply_requests_.clear();

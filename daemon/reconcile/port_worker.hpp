@@ -97,6 +97,8 @@ class PortWorker {
   std::atomic<bool> checked_{false};
   std::atomic<bool> finished_{false};
   std::atomic<std::chrono::steady_clock::rep> heartbeat_;
+  // Waiting for news: an idle worker is not a hung one, and sleeps without a timeout.
+  std::atomic<bool> idle_{false};
   std::promise<void> done_;
   std::shared_future<void> done_future_;
   std::thread thread_;

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 const fs::path kClassNet = "/sys/class/net";
 
 // The event thread's longest sleep: how soon it notices stop() and beats its heartbeat.
-constexpr std::chrono::milliseconds kEventPoll{200};
+constexpr std::chrono::milliseconds kEventPoll{1000};
 // A netdev announced by RTM_NEWLINK whose sysfs entry is not there yet is looked for this often,
 // for this long (the periodic drift check catches anything later).
 constexpr std::chrono::milliseconds kAppearPoll{50};
