@@ -1,11 +1,14 @@
 // rocectl apply: plan, then write each selected port's changes in order, verifying each by
-// reading back; a port that fails is rolled back, the others are still configured.
+// reading back; a port that fails is rolled back, the others are still configured. When roced runs
+// for the same node and config, it does the work (D-Bus Apply) and rocectl shows the result.
 #include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/daemon_documents.hpp"
+#include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "daemon/apply/applier.hpp"
 #include "daemon/plan/plan.hpp"
@@ -18,13 +21,15 @@ constexpr const char* kDefaultConfig = "/etc/roced/roced.yaml";
 
 constexpr const char* kApplyUsage =
     "usage: rocectl [--sim DIR] apply [--config FILE] [--check] [--diff] [--json] "
-    "[--port NAME]...\n"
+    "[--port NAME]... [--direct]\n"
     "\n"
     "Brings every port the configuration selects to its profile: DCBX, trust and DSCP map, "
     "ETS,\n"
     "PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm, in that order. Each change is read\n"
     "back; a port where a change fails is put back the way it was, the other ports are still\n"
     "configured. A port already in sync is not written to at all.\n"
+    "When roced runs for the same node (and --config, if given, is its file), roced applies\n"
+    "(root only) and rocectl shows the result; it applies every port it manages.\n"
     "\n"
     "options:\n"
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
@@ -33,6 +38,7 @@ constexpr const char* kApplyUsage =
     "  --json         one JSON document (docs/plan-json.md)\n"
     "  --port NAME    only this selected netdev (repeatable)\n"
     "  --sim DIR      apply to the simulated node in DIR instead of this machine\n"
+    "  --direct       write the ports yourself even when roced runs\n"
     "  -h, --help     show this help\n"
     "\n"
     "exit status: 0 in sync or applied, 2 changes pending (--check), 1 error (invalid "
@@ -42,6 +48,8 @@ constexpr const char* kApplyUsage =
 
 struct ApplyArgs {
   std::string config = kDefaultConfig;
+  bool config_given = false;
+  bool direct = false;
   bool check = false;
   bool diff = false;
   bool json = false;
@@ -66,6 +74,9 @@ std::optional<int> parse(Args& cli_args, ApplyArgs& args) {
     } else if (cli_args.option("--config", value, error)) {
       if (!error.empty() || value.empty()) return usage_error("--config needs a file", kApplyUsage);
       args.config = value;
+      args.config_given = true;
+    } else if (cli_args.flag("--direct")) {
+      args.direct = true;
     } else if (cli_args.option("--port", value, error)) {
       if (!error.empty() || value.empty()) {
         return usage_error("--port needs an interface name", kApplyUsage);
@@ -79,7 +90,7 @@ std::optional<int> parse(Args& cli_args, ApplyArgs& args) {
 }
 
 // Keeps the ports --port names; false when one of them is not a selected port.
-bool keep_named_ports(plan::Plan& plan, const ApplyArgs& args, const System& system) {
+bool keep_named_ports(plan::Plan& plan, const ApplyArgs& args, const std::string& source) {
   if (args.ports.empty()) return true;
   std::erase_if(plan.ports, [&](const plan::PortPlan& port) {
     return std::find(args.ports.begin(), args.ports.end(), port.port.netdev) == args.ports.end();
@@ -90,7 +101,7 @@ bool keep_named_ports(plan::Plan& plan, const ApplyArgs& args, const System& sys
                                      [&](const auto& p) { return p.port.netdev == name; });
     if (!planned) {
       std::cerr << "rocectl: " << name << " is not a port " << args.config << " selects on "
-                << system.description << "\n";
+                << source << "\n";
       all_known = false;
     }
   }
@@ -126,11 +137,14 @@ int check(const plan::Plan& plan, const ApplyArgs& args) {
   return plan.has_changes() ? kExitPending : kExitOk;
 }
 
-int apply(System& system, const plan::Plan& plan, const ApplyArgs& args) {
+void show_diff(const plan::Plan& plan, const ApplyArgs& args) {
   if (args.diff && !args.json && plan.has_changes()) {
     std::cout << plan::format_plan_text(plan) << "\n";
   }
-  const apply::ApplyResult result = apply::apply_plan(system, plan);
+}
+
+// The result, as text or JSON; the exit code.
+int report(const plan::Plan& plan, const apply::ApplyResult& result, const ApplyArgs& args) {
   const bool ok = result.ok() && plan.not_found.empty() && plan.error.empty();
   if (args.json) {
     nlohmann::ordered_json doc = {{"source", plan.source}, {"config", plan.config_path}};
@@ -157,11 +171,43 @@ int apply(System& system, const plan::Plan& plan, const ApplyArgs& args) {
   return ok ? kExitOk : kExitError;
 }
 
+// roced applies (D-Bus Apply); --check and --diff ask it for the plan first. The plan an Apply
+// works from is the daemon's own, made a moment later: the diff shows what was pending then.
+int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
+  if (!args.ports.empty() && !args.check) {
+    std::cerr << "rocectl: roced applies every port it manages, not only the --port ones; drop "
+                 "--port, or add --direct to write those ports yourself\n";
+    return kExitError;
+  }
+  args.config = daemon.properties().config_path;
+  try {
+    plan::Plan plan;
+    plan.source = daemon.properties().source;
+    plan.config_path = args.config;
+    if (args.check || args.diff) {
+      plan = plan_from_json(nlohmann::ordered_json::parse(daemon.get_plan()));
+      if (!keep_named_ports(plan, args, daemon.properties().source)) return kExitError;
+    }
+    note_daemon_path(daemon);
+    if (args.check) return check(plan, args);
+    show_diff(plan, args);
+    const auto result = apply_result_from_json(nlohmann::ordered_json::parse(daemon.apply()));
+    return report(plan, result, args);
+  } catch (const std::exception& e) {
+    return daemon_error(e);
+  }
+}
+
 }  // namespace
 
 int apply_command(const Context& context, Args cli_args) {
   ApplyArgs args;
   if (auto exit_code = parse(cli_args, args)) return *exit_code;
+  const std::optional<std::string> config_given =
+      args.config_given ? std::optional(args.config) : std::nullopt;
+  if (DaemonChoice choice = find_daemon(context, args.direct, config_given); choice.daemon) {
+    return apply_over_dbus(*choice.daemon, args);
+  }
   const auto config = load_config(args.config);
   if (!config) return kExitError;
 
@@ -174,14 +220,15 @@ int apply_command(const Context& context, Args cli_args) {
   }
   plan::Plan plan = plan::make_plan(system, *config);
   // A --port that names nothing is a mistake on the command line: write nothing.
-  if (!keep_named_ports(plan, args, system)) return kExitError;
+  if (!keep_named_ports(plan, args, system.description)) return kExitError;
   if (plan.ports.empty() && args.ports.empty()) {
     report_plan_errors(plan);
     std::cerr << "rocectl: " << args.config << " selects no port on " << system.description << "\n";
     return kExitError;
   }
   if (args.check) return check(plan, args);
-  return apply(system, plan, args);
+  show_diff(plan, args);
+  return report(plan, apply::apply_plan(system, plan), args);
 }
 
 }  // namespace roced::cli

@@ -1,11 +1,14 @@
 // rocectl plan: what apply would change on each selected port (desired from the config file,
-// observed read back from the NIC), without changing anything.
+// observed read back from the NIC), without changing anything. The running roced makes it when
+// there is one (same node, same config), else rocectl does.
 #include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/daemon_documents.hpp"
+#include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
@@ -17,7 +20,7 @@ namespace {
 constexpr const char* kDefaultConfig = "/etc/roced/roced.yaml";
 
 constexpr const char* kPlanUsage =
-    "usage: rocectl [--sim DIR] plan [--config FILE] [--json] [--port NAME]...\n"
+    "usage: rocectl [--sim DIR] plan [--config FILE] [--json] [--port NAME]... [--direct]\n"
     "\n"
     "Compares every port the configuration selects with what the NIC reports and lists, per "
     "port,\n"
@@ -25,12 +28,14 @@ constexpr const char* kPlanUsage =
     "traffic),\n"
     "the settings the port cannot take, and warnings (RoCE v2 GID index, MTU). Changes "
     "nothing.\n"
+    "When roced runs for the same node (and --config, if given, is its file), it makes the plan.\n"
     "\n"
     "options:\n"
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
     "  --json         one JSON document (docs/plan-json.md)\n"
     "  --port NAME    only this selected netdev (repeatable)\n"
     "  --sim DIR      plan against the simulated node in DIR instead of this machine\n"
+    "  --direct       read the ports yourself even when roced runs\n"
     "  -h, --help     show this help\n"
     "\n"
     "exit status: 0 every port in sync, 2 changes pending, 1 error (invalid configuration, a "
@@ -40,6 +45,8 @@ constexpr const char* kPlanUsage =
 
 struct PlanArgs {
   std::string config = kDefaultConfig;
+  bool config_given = false;
+  bool direct = false;
   bool json = false;
   std::vector<std::string> ports;
 };
@@ -60,6 +67,9 @@ int plan_command(const Context& context, Args cli_args) {
     } else if (cli_args.option("--config", value, error)) {
       if (!error.empty() || value.empty()) return usage_error("--config needs a file", kPlanUsage);
       args.config = value;
+      args.config_given = true;
+    } else if (cli_args.flag("--direct")) {
+      args.direct = true;
     } else if (cli_args.option("--port", value, error)) {
       if (!error.empty() || value.empty()) {
         return usage_error("--port needs an interface name", kPlanUsage);
@@ -69,17 +79,35 @@ int plan_command(const Context& context, Args cli_args) {
       return usage_error("unknown argument \"" + cli_args.peek() + "\" for plan", kPlanUsage);
     }
   }
-  const auto config = load_config(args.config);
-  if (!config) return kExitError;
-
-  System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
-  if (context.sim_dir && !system.files->exists("/sys/class/net")) {
-    std::cerr << "rocectl: " << *context.sim_dir
-              << " is not a simulated node (no sys/class/net; start one with 'roce-sim run --dir "
-              << *context.sim_dir << "')\n";
-    return kExitError;
+  const std::optional<std::string> config_given =
+      args.config_given ? std::optional(args.config) : std::nullopt;
+  DaemonChoice choice = find_daemon(context, args.direct, config_given);
+  plan::Plan plan;
+  std::string source;
+  if (choice.daemon) {
+    // Read back into a Plan: the same text, the same JSON and exit code as when rocectl plans.
+    try {
+      plan = plan_from_json(nlohmann::ordered_json::parse(choice.daemon->get_plan()));
+    } catch (const std::exception& e) {
+      return daemon_error(e);
+    }
+    note_daemon_path(*choice.daemon);
+    args.config = choice.daemon->properties().config_path;
+    source = choice.daemon->properties().source;
+  } else {
+    const auto config = load_config(args.config);
+    if (!config) return kExitError;
+    System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
+    if (context.sim_dir && !system.files->exists("/sys/class/net")) {
+      std::cerr << "rocectl: " << *context.sim_dir
+                << " is not a simulated node (no sys/class/net; start one with 'roce-sim run "
+                   "--dir "
+                << *context.sim_dir << "')\n";
+      return kExitError;
+    }
+    plan = plan::make_plan(system, *config);
+    source = system.description;
   }
-  plan::Plan plan = plan::make_plan(system, *config);
 
   bool port_unknown = false;
   if (!args.ports.empty()) {
@@ -91,7 +119,7 @@ int plan_command(const Context& context, Args cli_args) {
                                        [&](const auto& p) { return p.port.netdev == name; });
       if (!planned) {
         std::cerr << "rocectl: " << name << " is not a port " << args.config << " selects on "
-                  << system.description << "\n";
+                  << source << "\n";
         port_unknown = true;
       }
     }
@@ -108,7 +136,7 @@ int plan_command(const Context& context, Args cli_args) {
   }
   if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
   if (plan.ports.empty() && args.ports.empty()) {
-    std::cerr << "rocectl: " << args.config << " selects no port on " << system.description << "\n";
+    std::cerr << "rocectl: " << args.config << " selects no port on " << source << "\n";
     return kExitError;
   }
   if (port_unknown || plan.has_errors() || !plan.not_found.empty()) return kExitError;

@@ -1,10 +1,14 @@
-// rocectl status: reads every selected port through the same seam the daemon uses: the real
+// rocectl status: asks the running roced over D-Bus when there is one (its view: condition, drift,
+// last apply), else reads every selected port through the same seam the daemon uses: the real
 // machine, or a simulated node with --sim DIR.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/daemon_documents.hpp"
+#include "cli/dbus_client.hpp"
 #include "daemon/discovery.hpp"
 #include "daemon/status.hpp"
 #include "netlink/system.hpp"
@@ -13,8 +17,12 @@ namespace roced::cli {
 namespace {
 
 constexpr const char* kStatusUsage =
-    "usage: rocectl status [--json] [--sim DIR] [--port NAME]...\n"
+    "usage: rocectl status [--json] [--sim DIR] [--port NAME]... [--direct]\n"
     "\n"
+    "When roced runs (on the system bus, for the same node), shows its view of each port it\n"
+    "manages: in sync or drifted and which settings, the last check and apply, failures in a "
+    "row;\n"
+    "--json adds what it read back. Otherwise, or with --direct:\n"
     "Reads, per port: driver and firmware, link and MTU, DCBX mode, trust, DSCP map, PFC, ETS,\n"
     "buffers, PFC stall prevention, the GID table with the RoCE v2 IPv4 index, rdma_cm defaults "
     "and\n"
@@ -25,6 +33,7 @@ constexpr const char* kStatusUsage =
     "  --json       print one JSON document with every field\n"
     "  --sim DIR    read the simulated node in DIR instead of this machine\n"
     "  --port NAME  only this netdev (repeatable); any driver, so a veth can be named\n"
+    "  --direct     read the ports yourself even when roced runs\n"
     "  -h, --help   show this help\n"
     "\n"
     "exit status: 0 when every selected port was read (an unsupported feature is not a failure),\n"
@@ -32,8 +41,44 @@ constexpr const char* kStatusUsage =
 
 struct StatusArgs {
   bool json = false;
+  bool direct = false;
   std::vector<std::string> ports;
 };
+
+// The daemon's answer; nullopt when --port names a netdev it does not manage (read it directly).
+std::optional<int> status_from_daemon(DaemonClient& daemon, const StatusArgs& args) {
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(daemon.get_status());
+  } catch (const std::exception& e) {
+    return daemon_error(e);
+  }
+  auto& ports = doc["ports"];
+  if (!args.ports.empty()) {
+    nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+    for (const auto& name : args.ports) {
+      const auto found = std::find_if(ports.begin(), ports.end(),
+                                      [&](const auto& port) { return port["netdev"] == name; });
+      if (found == ports.end()) return std::nullopt;
+      kept.push_back(*found);
+    }
+    ports = std::move(kept);
+  }
+  note_daemon_path(daemon);
+  if (args.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << format_daemon_status_text(doc);
+  }
+  if (ports.empty()) {
+    std::cerr << "rocectl: roced manages no port\n";
+    return kExitError;
+  }
+  // As without the daemon: a port that could not be read fails the command.
+  const bool all_read = std::none_of(ports.begin(), ports.end(),
+                                     [](const auto& port) { return port["error"].is_string(); });
+  return all_read ? kExitOk : kExitError;
+}
 
 }  // namespace
 
@@ -48,6 +93,8 @@ int status_command(const Context& context, Args cli_args) {
     }
     if (cli_args.flag("--json")) {
       args.json = true;
+    } else if (cli_args.flag("--direct")) {
+      args.direct = true;
     } else if (cli_args.option("--port", value, error)) {
       if (!error.empty() || value.empty()) {
         return usage_error("--port needs an interface name", kStatusUsage);
@@ -56,6 +103,9 @@ int status_command(const Context& context, Args cli_args) {
     } else {
       return usage_error("unknown argument \"" + cli_args.peek() + "\" for status", kStatusUsage);
     }
+  }
+  if (DaemonChoice choice = find_daemon(context, args.direct, std::nullopt); choice.daemon) {
+    if (auto exit_code = status_from_daemon(*choice.daemon, args)) return *exit_code;
   }
   const auto& sim_dir = context.sim_dir;
   roced::System system = sim_dir ? roced::System::simulated(*sim_dir) : roced::System::real();

@@ -1,0 +1,159 @@
+// Reading back what plan_to_json, apply_to_json and GetStatus wrote (docs/plan-json.md,
+// docs/dbus.md).
+#include "cli/daemon_documents.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace roced::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string text(const Json& value) { return value.is_string() ? value.get<std::string>() : ""; }
+
+// The inverse of plan::setting_name: "pfc.priorities" -> PfcPriorities, "ecn.dcqcn.rp_ai_rate"
+// -> Dcqcn with key "rp_ai_rate".
+std::pair<plan::Setting, std::string> parse_setting(const std::string& name) {
+  const std::string dcqcn_prefix = "ecn.dcqcn.";
+  if (name.rfind(dcqcn_prefix, 0) == 0) {
+    return {plan::Setting::Dcqcn, name.substr(dcqcn_prefix.size())};
+  }
+  for (int i = 0; i <= static_cast<int>(plan::Setting::RdmaCmTos); ++i) {
+    const auto setting = static_cast<plan::Setting>(i);
+    if (plan::setting_name(setting) == name) return {setting, {}};
+  }
+  throw std::invalid_argument("unknown setting \"" + name + "\"");
+}
+
+plan::Change change_from_json(const Json& item) {
+  plan::Change change;
+  std::tie(change.setting, change.key) = parse_setting(item.at("setting").get<std::string>());
+  change.now = text(item.at("now"));
+  change.wanted = text(item.at("wanted"));
+  change.disruptive = item.value("disruptive", false);
+  if (item.contains("disruption")) change.disruption = text(item["disruption"]);
+  return change;
+}
+
+std::vector<plan::Unsupported> unsupported_from_json(const Json& list) {
+  std::vector<plan::Unsupported> out;
+  for (const auto& item : list) {
+    plan::Unsupported u;
+    std::tie(u.setting, u.key) = parse_setting(item.at("setting").get<std::string>());
+    u.reason = text(item.at("reason"));
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+apply::PortResult::Outcome parse_outcome(const std::string& name) {
+  using Outcome = apply::PortResult::Outcome;
+  for (auto outcome : {Outcome::InSync, Outcome::Applied, Outcome::RolledBack,
+                       Outcome::RollbackFailed, Outcome::Unreadable}) {
+    if (apply::outcome_name(outcome) == name) return outcome;
+  }
+  throw std::invalid_argument("unknown outcome \"" + name + "\"");
+}
+
+std::vector<apply::StepResult> steps_from_json(const Json& list) {
+  std::vector<apply::StepResult> out;
+  for (const auto& item : list) {
+    apply::StepResult step;
+    step.change = change_from_json(item);
+    step.ok = item.value("ok", false);
+    step.attempts = item.value("attempts", 0);
+    step.error = text(item.value("error", Json()));
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
+}  // namespace
+
+plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
+  plan::Plan plan;
+  plan.source = text(doc.at("source"));
+  plan.config_path = text(doc.at("config"));
+  plan.error = text(doc.value("error", Json()));
+  plan.not_found = doc.value("not_found", std::vector<std::string>{});
+  for (const auto& item : doc.at("ports")) {
+    plan::PortPlan port;
+    port.port.netdev = item.at("netdev").get<std::string>();
+    port.port.rdma_device = text(item.value("rdma_device", Json()));
+    port.port.rdma_port = item.value("rdma_port", 0);
+    for (const auto& change : item.at("changes")) port.changes.push_back(change_from_json(change));
+    port.unsupported = unsupported_from_json(item.at("unsupported"));
+    port.warnings = item.value("warnings", std::vector<std::string>{});
+    if (item.contains("roce_v2_gid_index") && item["roce_v2_gid_index"].is_number()) {
+      port.roce_v2_gid_index = item["roce_v2_gid_index"].get<int>();
+    }
+    port.error = text(item.value("error", Json()));
+    plan.ports.push_back(std::move(port));
+  }
+  return plan;
+}
+
+apply::ApplyResult apply_result_from_json(const nlohmann::ordered_json& doc) {
+  apply::ApplyResult result;
+  for (const auto& item : doc.at("ports")) {
+    apply::PortResult port;
+    port.netdev = item.at("netdev").get<std::string>();
+    port.outcome = parse_outcome(item.at("outcome").get<std::string>());
+    port.steps = steps_from_json(item.at("changes"));
+    port.rollback = steps_from_json(item.at("rollback"));
+    port.unsupported = unsupported_from_json(item.at("unsupported"));
+    port.warnings = item.value("warnings", std::vector<std::string>{});
+    port.error = text(item.value("error", Json()));
+    result.ports.push_back(std::move(port));
+  }
+  return result;
+}
+
+std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
+  std::ostringstream out;
+  for (const auto& port : doc.at("ports")) {
+    out << port.at("netdev").get<std::string>();
+    if (const std::string rdma = text(port.value("rdma_device", Json())); !rdma.empty()) {
+      out << " (" << rdma << ":" << port.value("rdma_port", 0) << ")";
+    }
+    out << ": " << port.at("condition").get<std::string>();
+    if (const std::string error = text(port.value("error", Json())); !error.empty()) {
+      out << " (" << error << ")";
+    }
+    out << "\n";
+    for (const auto& drift : port.at("drift")) {
+      out << "  drifted  " << drift.at("setting").get<std::string>() << ": "
+          << text(drift.at("now")) << " (wanted " << text(drift.at("wanted")) << ")\n";
+    }
+    if (const auto& check = port.value("last_check", Json()); check.is_string()) {
+      out << "  checked  " << check.get<std::string>() << "\n";
+    }
+    if (const auto& last = port.value("last_apply", Json()); last.is_object()) {
+      out << "  applied  " << text(last.value("time", Json())) << " "
+          << text(last.value("outcome", Json()));
+      if (const std::string error = text(last.value("error", Json())); !error.empty()) {
+        out << ": " << error;
+      }
+      out << "\n";
+    }
+    if (const int failures = port.value("consecutive_failures", 0); failures > 0) {
+      out << "  failures " << failures << " in a row";
+      if (const auto& retry = port.value("next_retry", Json()); retry.is_string()) {
+        out << ", next try " << retry.get<std::string>();
+      }
+      out << "\n";
+    }
+    for (const auto& warning : port.value("warnings", Json::array())) {
+      out << "  warning: " << text(warning) << "\n";
+    }
+  }
+  const auto& daemon = doc.at("daemon");
+  out << "roced " << text(daemon.value("version", Json())) << " on "
+      << text(daemon.value("source", Json())) << ": " << text(daemon.value("status", Json()))
+      << "\n";
+  return out.str();
+}
+
+}  // namespace roced::cli

@@ -1,0 +1,127 @@
+// Finding and calling roced over D-Bus (docs/dbus.md, "rocectl").
+#include "cli/dbus_client.hpp"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "daemon/dbus/names.hpp"
+
+namespace roced::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// Generous: a GetPlan reads every port, an Apply may wait for link flaps and retries.
+constexpr auto kReadTimeout = 60s;
+constexpr auto kApplyTimeout = 10min;
+constexpr auto kAskTimeout = 5s;  // NameHasOwner and the properties
+
+std::string canonical(const std::string& path) {
+  std::error_code error;
+  const auto resolved = std::filesystem::weakly_canonical(path, error);
+  return error ? path : resolved.string();
+}
+
+std::string string_property(sdbus::IProxy& proxy, const std::string& name) {
+  return proxy.getProperty(name).onInterface(dbus::kInterface).get<std::string>();
+}
+
+}  // namespace
+
+DaemonClient::DaemonClient(std::unique_ptr<sdbus::IConnection> connection, Properties properties)
+    : connection_(std::move(connection)),
+      proxy_(sdbus::createProxy(*connection_, dbus::kBusName, dbus::kObjectPath)),
+      properties_(std::move(properties)) {}
+
+DaemonClient::~DaemonClient() = default;
+
+std::string DaemonClient::get_status() {
+  std::string json;
+  proxy_->callMethod("GetStatus")
+      .onInterface(dbus::kInterface)
+      .withTimeout(kReadTimeout)
+      .storeResultsTo(json);
+  return json;
+}
+
+std::string DaemonClient::get_plan() {
+  std::string json;
+  proxy_->callMethod("GetPlan")
+      .onInterface(dbus::kInterface)
+      .withTimeout(kReadTimeout)
+      .storeResultsTo(json);
+  return json;
+}
+
+std::string DaemonClient::apply() {
+  std::string json;
+  proxy_->callMethod("Apply")
+      .onInterface(dbus::kInterface)
+      .withTimeout(kApplyTimeout)
+      .storeResultsTo(json);
+  return json;
+}
+
+DaemonChoice find_daemon(const Context& context, bool direct,
+                         const std::optional<std::string>& config) {
+  DaemonChoice choice;
+  if (direct) {
+    choice.why_direct = "--direct";
+    return choice;
+  }
+  try {
+    auto connection = sdbus::createSystemBusConnection();
+    auto bus = sdbus::createProxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
+    bool owned = false;
+    bus->callMethod("NameHasOwner")
+        .onInterface("org.freedesktop.DBus")
+        .withTimeout(kAskTimeout)
+        .withArguments(std::string(dbus::kBusName))
+        .storeResultsTo(owned);
+    if (!owned) {
+      choice.why_direct = "no roced on the system bus";
+      return choice;
+    }
+    auto daemon = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
+    DaemonClient::Properties properties{
+        string_property(*daemon, "Version"), string_property(*daemon, "ConfigPath"),
+        string_property(*daemon, "SimDir"), string_property(*daemon, "Source")};
+    daemon.reset();
+    const std::string wanted_node = context.sim_dir ? canonical(*context.sim_dir) : "";
+    const std::string daemon_node = properties.sim_dir.empty() ? "" : canonical(properties.sim_dir);
+    if (wanted_node != daemon_node) {
+      choice.why_direct = "the running roced serves " + properties.source;
+      return choice;
+    }
+    if (config && canonical(*config) != canonical(properties.config_path)) {
+      choice.why_direct = "the running roced uses " + properties.config_path;
+      return choice;
+    }
+    choice.daemon = std::make_unique<DaemonClient>(std::move(connection), std::move(properties));
+  } catch (const std::exception& e) {
+    // No system bus, or a daemon that does not answer as expected: the ports themselves still do.
+    choice.why_direct = std::string("cannot ask the system bus: ") + e.what();
+  }
+  return choice;
+}
+
+void note_daemon_path(const DaemonClient& daemon) {
+  std::cerr << "rocectl: from roced " << daemon.properties().version << " over D-Bus (config "
+            << daemon.properties().config_path << "); --direct to use the ports yourself\n";
+}
+
+int daemon_error(const std::exception& error) {
+  if (const auto* bus_error = dynamic_cast<const sdbus::Error*>(&error)) {
+    std::cerr << "rocectl: roced: " << bus_error->getMessage() << " (" << bus_error->getName()
+              << ")\n";
+  } else {
+    std::cerr << "rocectl: roced: " << error.what() << "\n";
+  }
+  return kExitError;
+}
+
+}  // namespace roced::cli

@@ -1,0 +1,67 @@
+#pragma once
+// rocectl's side of the D-Bus API (docs/dbus.md): finds a running roced that can answer for this
+// invocation and calls it. status, plan and apply use it when one runs and read or write the
+// ports themselves when none does.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+
+namespace sdbus {
+class IConnection;
+class IProxy;
+}  // namespace sdbus
+
+namespace roced::cli {
+
+class DaemonClient {
+ public:
+  struct Properties {
+    std::string version;
+    std::string config_path;
+    std::string sim_dir;  // empty: the daemon runs on this machine
+    std::string source;
+  };
+
+  DaemonClient(std::unique_ptr<sdbus::IConnection> connection, Properties properties);
+  ~DaemonClient();
+  DaemonClient(const DaemonClient&) = delete;
+  DaemonClient& operator=(const DaemonClient&) = delete;
+
+  const Properties& properties() const { return properties_; }
+
+  // The methods; each returns the JSON document. Throw sdbus::Error (AccessDenied for a caller
+  // that is not root, NoReply when the daemon did not answer in time).
+  std::string get_status();
+  std::string get_plan();
+  std::string apply();
+
+ private:
+  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<sdbus::IProxy> proxy_;
+  Properties properties_;
+};
+
+struct DaemonChoice {
+  std::unique_ptr<DaemonClient> daemon;  // null: read and write the ports directly
+  std::string why_direct;                // when null, why ("no roced on the system bus")
+};
+
+// The daemon answers when all hold: no --direct; a system bus ($DBUS_SYSTEM_BUS_ADDRESS or the
+// usual socket) where io.roced.Daemon1 has an owner; it serves the same node (its SimDir equals
+// --sim DIR, both made canonical, or both are the real machine); and --config, when given, names
+// the file it runs with. Never throws: any failure to ask means direct.
+DaemonChoice find_daemon(const Context& context, bool direct,
+                         const std::optional<std::string>& config);
+
+// The note on stderr that says which path answered: "rocectl: from roced 0.1.0 over D-Bus
+// (config /etc/roced/roced.yaml); --direct to read the ports yourself".
+void note_daemon_path(const DaemonClient& daemon);
+
+// "roced: only root may call Apply on io.roced.Daemon1 (org.freedesktop.DBus.Error.AccessDenied)"
+// on stderr for an error a method returned; returns kExitError.
+int daemon_error(const std::exception& error);
+
+}  // namespace roced::cli

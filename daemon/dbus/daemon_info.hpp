@@ -1,0 +1,18 @@
+#pragma once
+// What the daemon tells about itself on the bus (read-only properties): which build, which config
+// file, which node. rocectl uses them to decide whether this daemon can answer for it.
+
+#include <string>
+
+namespace roced::dbus {
+
+struct DaemonInfo {
+  std::string version;      // ROCED_VERSION
+  std::string config_path;  // the file roced was started with; Reload() reads it again
+  // The simulated node's directory (absolute, canonical) when roced runs with --sim DIR; empty on
+  // the real machine.
+  std::string sim_dir;
+  std::string source;  // System::description: "this machine", "simulated node at DIR"
+};
+
+}  // namespace roced::dbus

@@ -1,0 +1,193 @@
+// io.roced.Daemon1's methods, properties and signals (docs/dbus.md). Big documents (status, plan,
+// apply result) go as JSON strings, the shapes `rocectl --json` already prints; small things
+// (names, settings, ok, diagnostics) are typed D-Bus values.
+#include "daemon/dbus/daemon_object.hpp"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <tuple>
+
+#include "daemon/apply/applier.hpp"
+#include "daemon/dbus/names.hpp"
+#include "daemon/dbus/status_json.hpp"
+#include "daemon/plan/plan.hpp"
+
+namespace roced::dbus {
+
+namespace {
+
+// Runs `work` on the worker and sends its result (a tuple of the method's outputs) or its error
+// from the bus thread: the caller's reply waits, other callers do not.
+template <class... Results, class Work>
+void defer(BusLoop& loop, WorkQueue& queue, sdbus::Result<Results...>&& result, Work work) {
+  auto call = std::make_shared<sdbus::Result<Results...>>(std::move(result));
+  queue.push([&loop, call, work = std::move(work)]() mutable {
+    std::function<void()> reply;
+    try {
+      reply = [call, values = work()] {
+        std::apply([&](const auto&... v) { call->returnResults(v...); }, values);
+      };
+    } catch (const sdbus::Error& e) {
+      reply = [call, e] { call->returnError(e); };
+    } catch (const std::exception& e) {
+      reply = [call, message = std::string(e.what())] {
+        call->returnError(sdbus::Error(kErrorFailed, message));
+      };
+    }
+    loop.post(std::move(reply));
+  });
+}
+
+}  // namespace
+
+DaemonObject::DaemonObject(sdbus::IConnection& connection, BusLoop& loop, WorkQueue& work,
+                           reconcile::Reconciler& reconciler, DaemonInfo info)
+    : loop_(loop),
+      work_(work),
+      reconciler_(reconciler),
+      info_(std::move(info)),
+      object_(sdbus::createObject(connection, kObjectPath)) {
+  register_methods();
+  register_properties();
+  register_signals();
+  object_->finishRegistration();
+}
+
+DaemonObject::~DaemonObject() { object_->unregister(); }
+
+void DaemonObject::register_methods() {
+  object_->registerMethod("GetStatus")
+      .onInterface(kInterface)
+      .withOutputParamNames("status_json")
+      .implementedAs([this] { return get_status(); });
+  object_->registerMethod("GetPlan")
+      .onInterface(kInterface)
+      .withOutputParamNames("plan_json")
+      .implementedAs([this](sdbus::Result<std::string>&& result) {
+        defer(loop_, work_, std::move(result), [this] { return std::tuple(get_plan()); });
+      });
+  object_->registerMethod("Apply")
+      .onInterface(kInterface)
+      .withOutputParamNames("result_json")
+      .implementedAs([this](sdbus::Result<std::string>&& result) {
+        require_root();
+        defer(loop_, work_, std::move(result), [this] { return std::tuple(apply()); });
+      });
+  object_->registerMethod("Reload")
+      .onInterface(kInterface)
+      .withOutputParamNames("ok", "diagnostics")
+      .implementedAs([this](sdbus::Result<bool, std::vector<std::string>>&& result) {
+        require_root();
+        defer(loop_, work_, std::move(result), [this] { return reload(); });
+      });
+}
+
+void DaemonObject::register_properties() {
+  // Fixed for the daemon's life: a reload re-reads the same file.
+  const auto fixed = sdbus::Flags::CONST_PROPERTY_VALUE;
+  object_->registerProperty("Version")
+      .onInterface(kInterface)
+      .withGetter([this] { return info_.version; })
+      .withUpdateBehavior(fixed);
+  object_->registerProperty("ConfigPath")
+      .onInterface(kInterface)
+      .withGetter([this] { return info_.config_path; })
+      .withUpdateBehavior(fixed);
+  object_->registerProperty("SimDir")
+      .onInterface(kInterface)
+      .withGetter([this] { return info_.sim_dir; })
+      .withUpdateBehavior(fixed);
+  object_->registerProperty("Source")
+      .onInterface(kInterface)
+      .withGetter([this] { return info_.source; })
+      .withUpdateBehavior(fixed);
+  // Changes all the time; the Port* signals say when something worth knowing happened.
+  object_->registerProperty("StatusLine")
+      .onInterface(kInterface)
+      .withGetter([this] { return reconciler_.status_line(); })
+      .withUpdateBehavior(sdbus::Flags::EMITS_NO_SIGNAL);
+}
+
+void DaemonObject::register_signals() {
+  object_->registerSignal("PortDrifted")
+      .onInterface(kInterface)
+      .withParameters<std::string, std::vector<std::string>>("netdev", "settings");
+  object_->registerSignal("PortCorrected")
+      .onInterface(kInterface)
+      .withParameters<std::string, std::vector<std::string>>("netdev", "settings");
+  object_->registerSignal("PortAppeared")
+      .onInterface(kInterface)
+      .withParameters<std::string>("netdev");
+  object_->registerSignal("PortVanished")
+      .onInterface(kInterface)
+      .withParameters<std::string>("netdev");
+  object_->registerSignal("ApplyFailed")
+      .onInterface(kInterface)
+      .withParameters<std::string, std::string>("netdev", "message");
+}
+
+void DaemonObject::emit(const reconcile::PortEvent& event) {
+  using Kind = reconcile::PortEvent::Kind;
+  switch (event.kind) {
+    case Kind::Drifted:
+      object_->emitSignal("PortDrifted")
+          .onInterface(kInterface)
+          .withArguments(event.netdev, event.settings);
+      return;
+    case Kind::Corrected:
+      object_->emitSignal("PortCorrected")
+          .onInterface(kInterface)
+          .withArguments(event.netdev, event.settings);
+      return;
+    case Kind::Appeared:
+      object_->emitSignal("PortAppeared").onInterface(kInterface).withArguments(event.netdev);
+      return;
+    case Kind::Vanished:
+      object_->emitSignal("PortVanished").onInterface(kInterface).withArguments(event.netdev);
+      return;
+    case Kind::ApplyFailed:
+      object_->emitSignal("ApplyFailed")
+          .onInterface(kInterface)
+          .withArguments(event.netdev, event.message);
+      return;
+  }
+}
+
+void DaemonObject::require_root() const {
+  const sdbus::Message* message = object_->getCurrentlyProcessedMessage();
+  if (message == nullptr || message->getCredsUid() != 0) {
+    const std::string member = message ? message->getMemberName() : "this method";
+    throw sdbus::Error(kErrorAccessDenied, "only root may call " + member + " on " + kBusName);
+  }
+}
+
+std::string DaemonObject::get_status() const {
+  return status_to_json(info_, reconciler_.status_line(), reconciler_.snapshot()).dump();
+}
+
+std::string DaemonObject::get_plan() {
+  const plan::Plan plan = reconciler_.current_plan();
+  nlohmann::ordered_json doc = plan::plan_to_json(plan);
+  // plan_to_json leaves out the RDMA port; rocectl's plan header shows "mlx5_0:1".
+  for (size_t i = 0; i < plan.ports.size(); ++i) {
+    doc["ports"][i]["rdma_port"] = plan.ports[i].port.rdma_port;
+  }
+  return doc.dump();
+}
+
+std::string DaemonObject::apply() {
+  const apply::ApplyResult result = reconciler_.apply_now();
+  nlohmann::ordered_json doc = {{"source", info_.source}, {"config", info_.config_path}};
+  const nlohmann::ordered_json applied = apply::apply_to_json(result);
+  for (const auto& [key, value] : applied.items()) doc[key] = value;
+  return doc.dump();
+}
+
+std::pair<bool, std::vector<std::string>> DaemonObject::reload() {
+  const reconcile::ReloadResult result = reconciler_.reload(info_.config_path);
+  std::vector<std::string> diagnostics;
+  for (const auto& diagnostic : result.diagnostics) diagnostics.push_back(diagnostic.to_string());
+  return {result.ok, std::move(diagnostics)};
+}
+
+}  // namespace roced::dbus

@@ -1,0 +1,16 @@
+#pragma once
+// roced's D-Bus names (docs/dbus.md). One place, shared by the daemon's object and rocectl's
+// client, so the two cannot disagree.
+
+namespace roced::dbus {
+
+// The "1" is the API version: an incompatible change gets a new name, the old one keeps working.
+inline constexpr const char* kBusName = "io.roced.Daemon1";
+inline constexpr const char* kObjectPath = "/io/roced/Daemon1";
+inline constexpr const char* kInterface = "io.roced.Daemon1";
+
+// Errors the methods return besides the bus's own.
+inline constexpr const char* kErrorAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
+inline constexpr const char* kErrorFailed = "io.roced.Daemon1.Error.Failed";
+
+}  // namespace roced::dbus

@@ -1,0 +1,96 @@
+// GetStatus()'s document (docs/dbus.md, "GetStatus").
+#include "daemon/dbus/status_json.hpp"
+
+#include <ctime>
+
+namespace roced::dbus {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+Json time_or_null(const std::optional<reconcile::Clock::time_point>& when) {
+  return when ? Json(iso_time(*when)) : Json(nullptr);
+}
+
+// What the last check found different, in the plan's own words (setting, now, wanted).
+Json drift_json(const plan::PortPlan& plan) {
+  Json drift = Json::array();
+  for (const auto& c : plan.changes) {
+    drift.push_back({{"setting", plan::setting_name(c.setting, c.key)},
+                     {"now", c.now},
+                     {"wanted", c.wanted},
+                     {"disruptive", c.disruptive}});
+  }
+  return drift;
+}
+
+Json unsupported_json(const plan::PortPlan& plan) {
+  Json out = Json::array();
+  for (const auto& u : plan.unsupported) {
+    out.push_back({{"setting", plan::setting_name(u.setting, u.key)}, {"reason", u.reason}});
+  }
+  return out;
+}
+
+Json last_apply_json(const reconcile::PortSnapshot& snapshot) {
+  if (!snapshot.last_apply) return nullptr;
+  const apply::PortResult& result = *snapshot.last_apply;
+  Json written = Json::array();
+  for (const auto& step : result.steps) {
+    if (step.ok) written.push_back(plan::setting_name(step.change.setting, step.change.key));
+  }
+  return {{"time", time_or_null(snapshot.last_apply_time)},
+          {"outcome", apply::outcome_name(result.outcome)},
+          {"settings", std::move(written)},
+          {"error", text_or_null(result.error)}};
+}
+
+}  // namespace
+
+std::string iso_time(reconcile::Clock::time_point when) {
+  const std::time_t seconds = reconcile::Clock::to_time_t(when);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snapshot) {
+  const plan::PortPlan& plan = snapshot.last_plan;
+  return {{"netdev", snapshot.port.netdev},
+          {"rdma_device", text_or_null(snapshot.port.rdma_device)},
+          {"rdma_port", snapshot.port.rdma_port},
+          {"condition", reconcile::condition_name(snapshot.condition)},
+          // After a correction the reconciler keeps the plan it corrected from: in sync means
+          // nothing differs any more, whatever that plan listed.
+          {"drift", snapshot.condition == reconcile::PortCondition::InSync
+                        ? nlohmann::ordered_json::array()
+                        : drift_json(plan)},
+          {"unsupported", unsupported_json(plan)},
+          {"warnings", plan.warnings},
+          {"error", text_or_null(plan.error)},
+          {"last_check", time_or_null(snapshot.last_check)},
+          {"last_apply", last_apply_json(snapshot)},
+          {"consecutive_failures", snapshot.consecutive_failures},
+          {"next_retry", time_or_null(snapshot.next_retry)},
+          {"observed", snapshot.last_check ? plan.observed.to_json() : Json(nullptr)}};
+}
+
+nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
+                                      const std::vector<reconcile::PortSnapshot>& ports) {
+  Json port_list = Json::array();
+  for (const auto& snapshot : ports) port_list.push_back(port_snapshot_to_json(snapshot));
+  return {{"daemon",
+           {{"version", info.version},
+            {"config", info.config_path},
+            {"source", info.source},
+            {"sim_dir", text_or_null(info.sim_dir)},
+            {"status", status_line}}},
+          {"ports", std::move(port_list)}};
+}
+
+}  // namespace roced::dbus

@@ -1,0 +1,23 @@
+#pragma once
+// GetStatus()'s document: the reconciler's view of every port (condition, what drifted, the last
+// apply, failures) with what was read back. The shape is a contract: docs/dbus.md.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "daemon/dbus/daemon_info.hpp"
+#include "daemon/reconcile/reconciler.hpp"
+
+namespace roced::dbus {
+
+// "2024-05-01T12:00:00Z"; UTC, whole seconds.
+std::string iso_time(reconcile::Clock::time_point when);
+
+nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snapshot);
+
+// Pure: no I/O, so the shape is unit-tested without a bus.
+nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
+                                      const std::vector<reconcile::PortSnapshot>& ports);
+
+}  // namespace roced::dbus

@@ -1,0 +1,131 @@
+// The documents of the D-Bus API without a bus: GetStatus's shape, and rocectl reading the plan and
+// apply documents back so that it prints what it prints when it does the work itself.
+#include <gtest/gtest.h>
+
+#include "cli/daemon_documents.hpp"
+#include "daemon/dbus/status_json.hpp"
+
+namespace roced {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+plan::PortPlan lan3_plan() {
+  plan::PortPlan port;
+  port.port.netdev = "lan3";
+  port.port.rdma_device = "mlx5_1";
+  port.port.rdma_port = 1;
+  port.changes.push_back({plan::Setting::PfcPriorities, "", "4", "3", true,
+                          "mlx5 flaps the link when the PFC mask changes"});
+  port.changes.push_back({plan::Setting::Dcqcn, "rp_ai_rate", "5", "10", false, ""});
+  port.unsupported.push_back({plan::Setting::EcnPriorities, "", "inbox driver"});
+  port.warnings.push_back("RoCE v2 GID index is 5, jobs use 3");
+  port.roce_v2_gid_index = 5;
+  return port;
+}
+
+plan::Plan two_port_plan() {
+  plan::Plan plan;
+  plan.source = "simulated node at /tmp/x";
+  plan.config_path = "/etc/roced/roced.yaml";
+  plan.ports.push_back(lan3_plan());
+  plan::PortPlan lan4;
+  lan4.port.netdev = "lan4";
+  lan4.error = "cannot read the link (ENODEV)";
+  plan.ports.push_back(lan4);
+  plan.not_found.push_back("lan9");
+  return plan;
+}
+
+TEST(DbusDocuments, PlanReadBackPrintsTheSameTextAndJson) {
+  const plan::Plan plan = two_port_plan();
+  const Json sent = Json::parse(plan::plan_to_json(plan).dump());
+  const plan::Plan received = cli::plan_from_json(sent);
+  EXPECT_EQ(plan::plan_to_json(received), plan::plan_to_json(plan));
+  // The text shows "mlx5_1:1": the daemon adds rdma_port, which plan_to_json leaves out.
+  Json with_port = sent;
+  with_port["ports"][0]["rdma_port"] = 1;
+  EXPECT_EQ(plan::format_plan_text(cli::plan_from_json(with_port)), plan::format_plan_text(plan));
+  EXPECT_EQ(received.has_changes(), plan.has_changes());
+  EXPECT_EQ(received.has_errors(), plan.has_errors());
+}
+
+TEST(DbusDocuments, ApplyResultReadBackPrintsTheSameText) {
+  apply::ApplyResult result;
+  apply::PortResult lan3;
+  lan3.netdev = "lan3";
+  lan3.outcome = apply::PortResult::Outcome::RolledBack;
+  lan3.error = "EIO: set PFC";
+  const auto plan = lan3_plan();
+  lan3.steps.push_back({plan.changes[0], false, 5, "EIO: set PFC"});
+  lan3.rollback.push_back({plan.changes[1], true, 1, ""});
+  lan3.unsupported = plan.unsupported;
+  lan3.warnings = plan.warnings;
+  result.ports.push_back(lan3);
+  apply::PortResult lan4;
+  lan4.netdev = "lan4";
+  lan4.outcome = apply::PortResult::Outcome::Applied;
+  lan4.steps.push_back({plan.changes[1], true, 2, ""});
+  result.ports.push_back(lan4);
+
+  const auto received =
+      cli::apply_result_from_json(Json::parse(apply::apply_to_json(result).dump()));
+  EXPECT_EQ(apply::format_apply_text(received), apply::format_apply_text(result));
+  EXPECT_EQ(apply::apply_to_json(received), apply::apply_to_json(result));
+  EXPECT_EQ(received.ok(), result.ok());
+}
+
+TEST(DbusDocuments, AnUnknownSettingIsAnErrorNotAGuess) {
+  Json doc = plan::plan_to_json(two_port_plan());
+  doc["ports"][0]["changes"][0]["setting"] = "pfc.colour";
+  EXPECT_THROW(cli::plan_from_json(doc), std::invalid_argument);
+}
+
+TEST(DbusDocuments, StatusSaysConditionDriftAndLastApplyPerPort) {
+  reconcile::PortSnapshot drifted;
+  drifted.port = lan3_plan().port;
+  drifted.condition = reconcile::PortCondition::Drifted;
+  drifted.last_plan = lan3_plan();
+  drifted.last_check = reconcile::Clock::from_time_t(1714564800);  // 2024-05-01T12:00:00Z
+  apply::PortResult applied;
+  applied.netdev = "lan3";
+  applied.outcome = apply::PortResult::Outcome::Applied;
+  applied.steps.push_back({drifted.last_plan.changes[0], true, 1, ""});
+  drifted.last_apply = applied;
+  drifted.last_apply_time = reconcile::Clock::from_time_t(1714564801);
+  drifted.consecutive_failures = 2;
+
+  reconcile::PortSnapshot pending;
+  pending.port.netdev = "lan4";
+
+  const Json doc = dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine"},
+                                        "2 ports: 1 drifted", {drifted, pending});
+  EXPECT_EQ(doc["daemon"]["status"], "2 ports: 1 drifted");
+  EXPECT_TRUE(doc["daemon"]["sim_dir"].is_null());
+  ASSERT_EQ(doc["ports"].size(), 2u);
+  const Json& lan3 = doc["ports"][0];
+  EXPECT_EQ(lan3["condition"], reconcile::condition_name(reconcile::PortCondition::Drifted));
+  ASSERT_EQ(lan3["drift"].size(), 2u);
+  EXPECT_EQ(lan3["drift"][0]["setting"], "pfc.priorities");
+  EXPECT_EQ(lan3["drift"][0]["now"], "4");
+  EXPECT_EQ(lan3["drift"][0]["wanted"], "3");
+  EXPECT_EQ(lan3["drift"][1]["setting"], "ecn.dcqcn.rp_ai_rate");
+  EXPECT_EQ(lan3["last_check"], "2024-05-01T12:00:00Z");
+  EXPECT_EQ(lan3["last_apply"]["time"], "2024-05-01T12:00:01Z");
+  EXPECT_EQ(lan3["last_apply"]["outcome"], "applied");
+  EXPECT_EQ(lan3["last_apply"]["settings"], Json::array({"pfc.priorities"}));
+  EXPECT_EQ(lan3["consecutive_failures"], 2);
+  EXPECT_TRUE(lan3["observed"].is_object());
+  const Json& lan4 = doc["ports"][1];
+  EXPECT_TRUE(lan4["last_check"].is_null());
+  EXPECT_TRUE(lan4["last_apply"].is_null());
+  EXPECT_TRUE(lan4["observed"].is_null());  // never read: nothing to show
+
+  const std::string text = cli::format_daemon_status_text(doc);
+  EXPECT_NE(text.find("lan3 (mlx5_1:1): drifted"), std::string::npos) << text;
+  EXPECT_NE(text.find("pfc.priorities: 4 (wanted 3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("failures 2 in a row"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace roced
