@@ -219,7 +219,7 @@ class Node {
   void start_roced() {
     roced_ = std::make_unique<Child>(
         std::vector<std::string>{ROCED_BINARY, "--sim", sim_.dir().string(), "--config",
-                                 config_path_},
+                                 config_path_, "--no-dbus"},
         std::vector<std::string>{"NOTIFY_SOCKET=" + notify_.path().string()},
         sim_.dir() / "roced.log");
   }

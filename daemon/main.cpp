@@ -1,13 +1,16 @@
 // roced: the node daemon. `roced --check-config FILE` checks a configuration; otherwise roced runs
 // as the service (daemon/service): keeps every selected port matching the configuration until
 // SIGTERM, reloads it on SIGHUP, and talks to systemd (Type=notify, watchdog).
+#include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/config/summary.hpp"
+#include "daemon/dbus/service.hpp"
 #include "daemon/log/log.hpp"
 #include "daemon/service/service.hpp"
 
@@ -15,6 +18,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: roced [--config FILE] [--sim DIR] [--log-level LEVEL] [--log-target TARGET]\n"
+    "             [--no-dbus]\n"
     "       roced --check-config FILE\n"
     "       roced --help | --version\n"
     "\n"
@@ -29,6 +33,8 @@ constexpr const char* kUsage =
     "                       daemon.log_level (default info)\n"
     "  --log-target TARGET  auto (default: the journal when stderr is connected to it),\n"
     "                       console (stderr) or journal\n"
+    "  --no-dbus            do not offer the D-Bus API (io.roced.Daemon1, docs/dbus.md); without\n"
+    "                       a system bus roced runs on without it anyway, saying so\n"
     "  --check-config FILE  check FILE and exit: 0 valid (warnings allowed), 1 invalid; every\n"
     "                       problem is printed as file:line:column: field: ...\n"
     "  -h, --help           show this help\n"
@@ -54,6 +60,7 @@ struct Arguments {
   std::optional<std::string> check_config;
   roced::service::ServiceOptions service;
   std::string log_target = "auto";
+  bool dbus = true;
 };
 
 // `--name VALUE` or `--name=VALUE`; advances `i` past what it took. Sets `error` when the value
@@ -109,17 +116,50 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
         return usage_error("--log-target takes auto, console or journal");
       }
       out.log_target = value;
+    } else if (args[i] == "--no-dbus") {
+      out.dbus = false;
     } else {
       return usage_error("unknown argument \"" + args[i] + "\"");
     }
   }
   const bool service_options = out.service.config_path != roced::service::kDefaultConfigPath ||
                                out.service.sim_dir || out.service.log_level ||
-                               out.log_target != "auto";
+                               out.log_target != "auto" || !out.dbus;
   if (out.check_config && service_options) {
     return usage_error("--check-config FILE takes no other options");
   }
   return std::nullopt;
+}
+
+// The D-Bus API beside the reconciler. Without a system bus, or when another roced (or the
+// policy) holds the name, roced keeps the ports right without it and says why.
+class DbusAttachment final : public roced::service::Service::Attachment {
+ public:
+  explicit DbusAttachment(std::unique_ptr<roced::dbus::Service> bus) : bus_(std::move(bus)) {}
+
+ private:
+  std::unique_ptr<roced::dbus::Service> bus_;
+};
+
+std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service::Service& service) {
+  namespace fs = std::filesystem;
+  const auto& options = service.options();
+  std::error_code ec;
+  roced::dbus::DaemonInfo info;
+  info.version = ROCED_VERSION;
+  info.config_path = fs::absolute(options.config_path, ec).string();
+  if (options.sim_dir) info.sim_dir = fs::weakly_canonical(*options.sim_dir, ec).string();
+  info.source = service.source();
+  info.reload = [&service] { return service.reload(); };
+  try {
+    auto bus = std::make_unique<roced::dbus::Service>(service.reconciler(), info);
+    bus->start();
+    spdlog::info("D-Bus API: {} on the system bus", "io.roced.Daemon1");
+    return std::make_unique<DbusAttachment>(std::move(bus));
+  } catch (const std::exception& e) {
+    spdlog::warn("D-Bus API not offered: {}", e.what());
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -142,8 +182,7 @@ int main(int argc, char** argv) {
   try {
     // First, before any thread exists: it blocks the signals it serves.
     roced::service::Service service(arguments.service);
-    // Front ends that run beside the reconciler (the D-Bus API) attach here:
-    //   service.attach([](roced::service::Service& s) { return make_...(s); });
+    if (arguments.dbus) service.attach(attach_dbus);
     return service.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

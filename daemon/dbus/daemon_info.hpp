@@ -2,7 +2,10 @@
 // What the daemon tells about itself on the bus (read-only properties): which build, which config
 // file, which node. rocectl uses them to decide whether this daemon can answer for it.
 
+#include <functional>
 #include <string>
+
+#include "daemon/reconcile/reconciler.hpp"
 
 namespace roced::dbus {
 
@@ -13,6 +16,9 @@ struct DaemonInfo {
   // the real machine.
   std::string sim_dir;
   std::string source;  // System::description: "this machine", "simulated node at DIR"
+  // How Reload() reloads: roced's service, so STATUS=, the logs and the log level follow as for
+  // SIGHUP. Empty: the reconciler reloads config_path itself.
+  std::function<reconcile::ReloadResult()> reload;
 };
 
 }  // namespace roced::dbus

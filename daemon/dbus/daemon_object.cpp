@@ -184,7 +184,8 @@ std::string DaemonObject::apply() {
 }
 
 std::pair<bool, std::vector<std::string>> DaemonObject::reload() {
-  const reconcile::ReloadResult result = reconciler_.reload(info_.config_path);
+  const reconcile::ReloadResult result =
+      info_.reload ? info_.reload() : reconciler_.reload(info_.config_path);
   std::vector<std::string> diagnostics;
   for (const auto& diagnostic : result.diagnostics) diagnostics.push_back(diagnostic.to_string());
   return {result.ok, std::move(diagnostics)};

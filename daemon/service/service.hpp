@@ -60,6 +60,7 @@ class Service {
   reconcile::ReloadResult reload();
   void request_stop();
   const ServiceOptions& options() const { return options_; }
+  const std::string& source() const { return system_.description; }  // "simulated node at DIR"
 
  private:
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.

@@ -102,8 +102,9 @@ class DbusApi : public test::SimNode {
     ASSERT_TRUE(loaded.ok());
     reconciler_ = std::make_unique<reconcile::Reconciler>(*system_, *loaded.config);
     service_ = std::make_unique<dbus::Service>(
-        *reconciler_, dbus::DaemonInfo{"9.8.7", config_.string(), fs::canonical(dir_).string(),
-                                       system_->description});
+        *reconciler_,
+        dbus::DaemonInfo{
+            "9.8.7", config_.string(), fs::canonical(dir_).string(), system_->description, {}});
     service_->start();
     reconciler_->start();
   }

@@ -98,7 +98,7 @@ TEST(DbusDocuments, StatusSaysConditionDriftAndLastApplyPerPort) {
   reconcile::PortSnapshot pending;
   pending.port.netdev = "lan4";
 
-  const Json doc = dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine"},
+  const Json doc = dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine", {}},
                                         "2 ports: 1 drifted", {drifted, pending});
   EXPECT_EQ(doc["daemon"]["status"], "2 ports: 1 drifted");
   EXPECT_TRUE(doc["daemon"]["sim_dir"].is_null());

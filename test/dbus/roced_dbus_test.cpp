@@ -1,0 +1,114 @@
+// The roced binary on a private "system bus": the service attaches the D-Bus API after its first
+// reconcile, answers busctl, routes Reload through the service (STATUS= and logs follow), and
+// leaves the bus on SIGTERM.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "daemon/dbus/names.hpp"
+#include "node_files.hpp"
+#include "private_bus.hpp"
+#include "run_command.hpp"
+#include "sim_node.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using test::contains;
+
+class RocedOnTheBus : public test::SimNode {
+ protected:
+  void SetUp() override {
+    test::SimNode::SetUp();
+    if (HasFatalFailure()) return;
+    config_ = dir_ / "roced.yaml";
+    test::write_file(config_, test::kLosslessConfig);
+    bus_ = std::make_unique<test::PrivateBus>(std::string(ROCED_SOURCE_DIR) +
+                                              "/packaging/dbus/io.roced.Daemon1.conf");
+    log_ = dir_ / "roced.log";
+    pid_ = ::fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_->address().c_str(), 1);
+      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+      ::execl(ROCED_BINARY, ROCED_BINARY, "--sim", dir_.c_str(), "--config", config_.c_str(),
+              "--log-target", "console", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    bus_.reset();
+    test::SimNode::TearDown();
+  }
+
+  test::CommandResult call(const std::string& method) const {
+    return test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                              dbus::kBusName, dbus::kObjectPath, dbus::kInterface, method});
+  }
+
+  // GetStatus once roced has claimed the name (after its first reconcile).
+  Json status_when_up() const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      const auto result = call("GetStatus");
+      if (result.exit_code == 0) {
+        return Json::parse(Json::parse(result.out).at("data").at(0).get<std::string>());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return nullptr;
+  }
+
+  fs::path config_;
+  fs::path log_;
+  std::unique_ptr<test::PrivateBus> bus_;
+  pid_t pid_ = -1;
+};
+
+TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
+  const Json status = status_when_up();
+  ASSERT_FALSE(status.is_null()) << test::read_file(log_);
+  ASSERT_EQ(status.at("ports").size(), 4u) << status.dump();
+  for (const Json& port : status.at("ports")) {
+    EXPECT_EQ(port.at("condition"), "in-sync") << port.dump();
+  }
+  EXPECT_TRUE(contains(test::read_file(log_), "D-Bus API: io.roced.Daemon1"))
+      << test::read_file(log_);
+
+  test::write_file(config_, std::string(test::kLosslessConfig) + "  mtu: lots\n");
+  const auto reload = call("Reload");
+  ASSERT_EQ(reload.exit_code, 0) << reload.err;
+  const Json answer = Json::parse(reload.out).at("data");
+  EXPECT_EQ(answer.at(0), false) << reload.out;
+  EXPECT_TRUE(contains(answer.at(1).dump(), "profile.mtu")) << reload.out;
+  // The service's own reload path logs what SIGHUP's does.
+  EXPECT_TRUE(contains(test::read_file(log_), "keeping the running configuration"))
+      << test::read_file(log_);
+
+  ::kill(pid_, SIGTERM);
+  int status_code = 0;
+  ASSERT_EQ(::waitpid(pid_, &status_code, 0), pid_);
+  pid_ = -1;
+  EXPECT_TRUE(WIFEXITED(status_code) && WEXITSTATUS(status_code) == 0) << test::read_file(log_);
+  EXPECT_NE(call("GetStatus").exit_code, 0) << "the name is released";
+}
+
+}  // namespace
+}  // namespace roced
