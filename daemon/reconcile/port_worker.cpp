@@ -358,7 +358,15 @@ void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortRes
         snapshot_.last_apply_time = Clock::now();
       }
       if (result.outcome == apply::PortResult::Outcome::Applied) {
-        record_in_sync(plan);
+        // What the snapshot shows is the port as it reads now, not the plan before the apply.
+        plan::PortPlan after = plan::replan_port(system, plan.port, plan.desired);
+        if (!after.in_sync()) {
+          std::lock_guard lock(mutex_);
+          dirty_ = true;  // changed again since the apply verified it: look once more
+        }
+        if (!after.error.empty()) after = plan;  // unreadable just now: the verified plan
+        after.changes.clear();
+        record_in_sync(after);
         reported_drift_.clear();
         last_correction_ = SteadyClock::now();
         last_corrected_drift_ = signature;
