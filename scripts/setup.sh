@@ -14,6 +14,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   # the third-party tools the tests cross-check against, and the real-kernel test's needs
   iproute2 ethtool python3
+  # systemd-analyze (the unit's checks) and busctl, a private dbus-daemon for the D-Bus tests
+  systemd dbus-daemon
 )
 
 missing=()
