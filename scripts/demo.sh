@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: a simulated node of four ConnectX-7 ports, and roced's one-shot path over it —
-# validate the configuration, plan, apply, read back with iproute2/ethtool, a second apply that
-# writes nothing, another tool drifting a port, and the plan that sees it. (The long-running
-# daemon that keeps ports right by itself comes with issue 4.)
+# The main job: a simulated node of four ConnectX-7 ports, and roced over it — first the one-shot
+# path (validate, plan, apply, read back with iproute2/ethtool, a re-apply that writes nothing,
+# a drift and the plan that sees it), then the daemon: roced keeping the ports right by itself
+# when another tool changes one, answering on D-Bus (a private bus, as a real one needs a system).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -12,7 +12,9 @@ CONFIG="$ROOT/packaging/roced.yaml"
 
 SIM_DIR="$(mktemp -d /tmp/roce-sim.XXXXXX)"
 cleanup() {
-  [[ -n "${SIM_PID:-}" ]] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
+  for pid in ${ROCED_PID:-} ${BUS_PID:-} ${SIM_PID:-}; do
+    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
   rm -rf "$SIM_DIR"
 }
 trap cleanup EXIT
@@ -74,3 +76,53 @@ show_exit "$BIN/rocectl" --sim "$SIM_DIR" apply --config "$CONFIG" --port lan3
 
 step "rocectl nccl-env: what a job on this node should export"
 show_exit "$BIN/rocectl" --sim "$SIM_DIR" nccl-env --config "$CONFIG"
+
+step "the daemon: roced --sim $SIM_DIR, with its D-Bus API on a private bus"
+# A private bus with the shipped policy (a real node uses the system bus).
+cat >"$SIM_DIR/bus.conf" <<BUS
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$SIM_DIR/bus.sock</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><deny own="*"/><deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/><allow receive_type="method_return"/>
+    <allow receive_type="error"/><allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  </policy>
+  <include>$ROOT/packaging/dbus/io.roced.Daemon1.conf</include>
+</busconfig>
+BUS
+dbus-daemon --config-file="$SIM_DIR/bus.conf" --nofork 2>/dev/null &
+BUS_PID=$!
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
+for _ in $(seq 1 50); do [[ -S "$SIM_DIR/bus.sock" ]] && break; sleep 0.1; done
+"$BIN/roced" --sim "$SIM_DIR" --config "$CONFIG" --log-target console >"$SIM_DIR/roced.log" 2>&1 &
+ROCED_PID=$!
+for _ in $(seq 1 100); do grep -q "D-Bus API" "$SIM_DIR/roced.log" && break; sleep 0.1; done
+cat "$SIM_DIR/roced.log"
+
+step "rocectl status asks the running daemon over D-Bus"
+"$BIN/rocectl" --sim "$SIM_DIR" status --port lan4
+
+step "another tool turns PFC off on lan4 (dcb pfc set dev lan4 prio-pfc 3:off); roced puts it back"
+"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc set dev lan4 prio-pfc 3:off
+sleep 0.5
+"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan4
+echo "roced's log since:"
+tail -n +"$(($(wc -l <"$SIM_DIR/roced.log") - 2))" "$SIM_DIR/roced.log"
+
+step "busctl call io.roced.Daemon1 ... GetStatus (JSON, lan4)"
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
+  io.roced.Daemon1 GetStatus | python3 -c \
+  'import json,sys; d=json.loads(json.loads(sys.stdin.read())["data"][0]); p=[p for p in d["ports"] if p["netdev"]=="lan4"][0]; print(json.dumps({k: p[k] for k in ("netdev","condition","last_apply") if k in p}, indent=2))'
+
+step "SIGTERM: roced stops cleanly"
+kill -TERM "$ROCED_PID"
+wait "$ROCED_PID" && echo "roced exited 0"
+ROCED_PID=
