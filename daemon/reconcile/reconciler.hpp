@@ -20,12 +20,12 @@
 namespace roced::reconcile {
 
 enum class PortCondition {
-  Pending,      // seen, not yet checked
-  InSync,       // the last check found nothing to change
-  Drifted,      // differs from the config (under `report`, or before the correction lands)
-  Applying,     // a correction is being written
-  Failed,       // the last apply rolled back or the port could not be read; retried with backoff
-  Vanished,     // the netdev is gone; forgotten until it returns
+  Pending,   // seen, not yet checked
+  InSync,    // the last check found nothing to change
+  Drifted,   // differs from the config (under `report`, or before the correction lands)
+  Applying,  // a correction is being written
+  Failed,    // the last apply rolled back or the port could not be read; retried with backoff
+  Vanished,  // the netdev is gone; forgotten until it returns
 };
 std::string condition_name(PortCondition condition);  // "pending", "in-sync", "drifted", ...
 

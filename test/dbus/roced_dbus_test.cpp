@@ -1,9 +1,9 @@
 // The roced binary on a private "system bus": the service attaches the D-Bus API after its first
 // reconcile, answers busctl, routes Reload through the service (STATUS= and logs follow), and
 // leaves the bus on SIGTERM.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
 // DCQCN knob names across the two driver flavours (rdma/ecn_knobs.hpp), checked against the
 // fixture of NVIDIA's ecn/ sysfs tree.
+#include "rdma/ecn_knobs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "rdma/ecn_knobs.hpp"
 
 namespace roced::rdma {
 namespace {
@@ -13,19 +13,18 @@ TEST(EcnKnobs, KnownKnobsAreTheReactionPointAndCnpPacing) {
   const auto& knobs = known_dcqcn_knobs();
   EXPECT_EQ(knobs, (std::vector<std::string>{
                        "rp_clamp_tgt_rate", "rp_clamp_tgt_rate_ati", "rp_time_reset",
-                       "rp_byte_reset", "rp_threshold", "rp_ai_rate", "rp_max_rate",
-                       "rp_hai_rate", "rp_min_dec_fac", "rp_min_rate",
-                       "rp_rate_to_set_on_first_cnp", "rp_dce_tcp_g", "rp_dce_tcp_rtt",
-                       "rp_rate_reduce_monitor_period", "rp_initial_alpha_value", "rp_gd",
-                       "np_min_time_between_cnps"}));
+                       "rp_byte_reset", "rp_threshold", "rp_ai_rate", "rp_max_rate", "rp_hai_rate",
+                       "rp_min_dec_fac", "rp_min_rate", "rp_rate_to_set_on_first_cnp",
+                       "rp_dce_tcp_g", "rp_dce_tcp_rtt", "rp_rate_reduce_monitor_period",
+                       "rp_initial_alpha_value", "rp_gd", "np_min_time_between_cnps"}));
 }
 
 TEST(EcnKnobs, InboxPathIsDebugfsCcParams) {
   EXPECT_EQ(knob_path(EcnFlavour::Inbox, "0000:17:00.0", "lan2", "rp_ai_rate"),
             std::filesystem::path("/sys/kernel/debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate"));
-  EXPECT_EQ(knob_path(EcnFlavour::Inbox, "0000:17:00.0", "lan2", "np_cnp_prio_mode"),
-            std::filesystem::path(
-                "/sys/kernel/debug/mlx5/0000:17:00.0/cc_params/np_cnp_prio_mode"));
+  EXPECT_EQ(
+      knob_path(EcnFlavour::Inbox, "0000:17:00.0", "lan2", "np_cnp_prio_mode"),
+      std::filesystem::path("/sys/kernel/debug/mlx5/0000:17:00.0/cc_params/np_cnp_prio_mode"));
   EXPECT_EQ(knob_path(EcnFlavour::Inbox, "", "lan2", "rp_ai_rate"), std::nullopt);
 }
 
@@ -40,8 +39,7 @@ TEST(EcnKnobs, OfedPathUsesTheOfedNames) {
             std::filesystem::path("/sys/class/net/eth0/ecn/roce_np/cnp_802p_prio"));
   EXPECT_EQ(knob_path(EcnFlavour::Ofed, "", "eth0", "np_cnp_prio_mode"), std::nullopt);
   EXPECT_EQ(knob_path(EcnFlavour::None, "0000:81:00.0", "eth0", "rp_ai_rate"), std::nullopt);
-  EXPECT_EQ(knob_path(EcnFlavour::Inbox, "0000:81:00.0", "eth0", "rp_no_such_knob"),
-            std::nullopt);
+  EXPECT_EQ(knob_path(EcnFlavour::Inbox, "0000:81:00.0", "eth0", "rp_no_such_knob"), std::nullopt);
 }
 
 // The capture of NVIDIA's ecn/ tree (test/rdma/data): every parameter file it has is known by

@@ -82,8 +82,8 @@ inline PortStatus in_sync_status() {
 // A field that failed the way read_port_status reports EOPNOTSUPP.
 template <class T>
 Field<T> unsupported(const std::string& what) {
-  return Field<T>::failed(
-      "unsupported: " + what + " is not supported by this device (EOPNOTSUPP)", EOPNOTSUPP);
+  return Field<T>::failed("unsupported: " + what + " is not supported by this device (EOPNOTSUPP)",
+                          EOPNOTSUPP);
 }
 
 // The DCB fields of a device without DCB (a veth): every one fails the same way.

@@ -106,16 +106,14 @@ TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
   Lines lan5_changes = kDefaultNodeChanges;
   lan5_changes.erase(lan5_changes.begin() + 5);  // the MTU already is 1500
   EXPECT_EQ(changes_of(plan.ports[1]), lan5_changes);
-  EXPECT_EQ(plan.ports[1].warnings,
-            (Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096",
-                   "RoCE v2 GID index is 3, the config says jobs use 5"}));
+  EXPECT_EQ(plan.ports[1].warnings, (Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096",
+                                           "RoCE v2 GID index is 3, the config says jobs use 5"}));
 }
 
 TEST_F(DefaultNode, PfcSetByDcbNoLongerPlanned) {
   System system = System::simulated(dir_);
-  const auto result = test::run_command(
-      {ROCE_SIM_BINARY, "exec", dir_.string(), "--", "dcb", "pfc", "set", "dev", "lan3",
-       "prio-pfc", "3:on"});
+  const auto result = test::run_command({ROCE_SIM_BINARY, "exec", dir_.string(), "--", "dcb", "pfc",
+                                         "set", "dev", "lan3", "prio-pfc", "3:on"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // The server applies the set before it answers; poll anyway, nothing here is timed.
   Lines lan3;
@@ -179,8 +177,7 @@ TEST_F(OfedNode, PerPriorityEcnAndMissingStallPrevention) {
     SCOPED_TRACE(name);
     const PortPlan& port = port_plan(plan, name);
     const Lines changes = changes_of(port);
-    EXPECT_NE(std::find(changes.begin(), changes.end(),
-                        "ecn.priorities: 0,1,2,3,4,5,6,7 -> 3"),
+    EXPECT_NE(std::find(changes.begin(), changes.end(), "ecn.priorities: 0,1,2,3,4,5,6,7 -> 3"),
               changes.end())
         << format_plan_text(plan);
     EXPECT_NE(std::find(changes.begin(), changes.end(), "ecn.dcqcn.rp_ai_rate: 5 -> 10"),
