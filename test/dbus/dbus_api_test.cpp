@@ -11,12 +11,14 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "daemon/config/config.hpp"
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/service.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "netlink/system.hpp"
+#include "node_files.hpp"
 #include "private_bus.hpp"
 #include "run_as.hpp"
 #include "run_command.hpp"
@@ -221,6 +223,84 @@ TEST_F(DbusApi, ExternalPfcChangeIsSignalledAsDriftedThenCorrected) {
 
   const auto pfc = exec({"dcb", "pfc", "show", "dev", "lan3"});
   EXPECT_TRUE(contains(pfc.out, "prio-pfc 0:off 1:off 2:off 3:on 4:off")) << pfc.out;
+}
+
+// A driver reload of lan4 (it vanishes and comes back) and a correction of lan5 that fails once
+// (EIO on its PFC write), then succeeds on the retry.
+class DbusApiPortLifecycle : public DbusApi {
+ protected:
+  std::string scenario_file() const override {
+    const fs::path path =
+        fs::temp_directory_path() / ("roced-dbus-scenario-" + std::to_string(::getpid()) + ".yaml");
+    test::write_file(path,
+                     "name: lifecycle\n"
+                     "clock: {speed: 1}\n"
+                     "events:\n"
+                     "  - {at: 4s, kind: driver_reload, port: lan4, down_for: 1s}\n"
+                     "  - {at: 4s, kind: netlink_errors, port: lan5, errno: EIO, op: pfc}\n"
+                     "  - {at: 4500ms, kind: foreign_tool, port: lan5, set: {pfc: [4]}}\n");
+    return path.string();
+  }
+  void SetUp() override {
+    started_ = std::chrono::steady_clock::now();
+    DbusApi::SetUp();
+  }
+  void TearDown() override {
+    DbusApi::TearDown();
+    std::error_code ec;
+    fs::remove(scenario_path(), ec);
+  }
+  std::chrono::steady_clock::time_point started_;
+};
+
+TEST_F(DbusApiPortLifecycle, VanishedAppearedApplyFailedAndCorrectedAreSignalled) {
+  SignalLog log;
+  auto connection = sdbus::createSystemBusConnection();
+  auto proxy = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
+  for (const char* name : {"PortAppeared", "PortVanished"}) {
+    proxy->uponSignal(name)
+        .onInterface(dbus::kInterface)
+        .call(
+            [&log, name](const std::string& netdev) { log.add(std::string(name) + " " + netdev); });
+  }
+  proxy->uponSignal("PortCorrected")
+      .onInterface(dbus::kInterface)
+      .call([&log](const std::string& netdev, const std::vector<std::string>& settings) {
+        log.add("PortCorrected " + netdev + " " + joined(settings));
+      });
+  proxy->uponSignal("ApplyFailed")
+      .onInterface(dbus::kInterface)
+      .call([&log](const std::string& netdev, const std::string& message) {
+        log.add("ApplyFailed " + netdev + " " + message);
+      });
+  proxy->finishRegistration();
+  connection->enterEventLoopAsync();
+  // The events are timed from the node's start: on a machine too slow to be listening by then,
+  // only the end state below can be checked.
+  const bool listening_in_time = std::chrono::steady_clock::now() - started_ < 3500ms;
+  if (listening_in_time) {
+    EXPECT_TRUE(log.wait_for("PortVanished lan4")) << joined(log.lines());
+    EXPECT_TRUE(log.wait_for("PortAppeared lan4")) << joined(log.lines());
+    EXPECT_TRUE(log.wait_for("PortCorrected lan4")) << joined(log.lines());
+    const auto failed = log.wait_for("ApplyFailed lan5 ");
+    ASSERT_TRUE(failed) << joined(log.lines());
+    EXPECT_TRUE(contains(*failed, "EIO")) << *failed;
+    EXPECT_TRUE(log.wait_for("PortCorrected lan5 pfc.priorities")) << joined(log.lines());
+  } else {
+    std::printf("note: listening only after the scenario's events; checking the end state\n");
+  }
+  connection->leaveEventLoop();
+  // Both ports end as configured: lan4 after coming back, lan5 after the retry.
+  const auto back = [&](const char* netdev) {
+    return contains(exec({"dcb", "pfc", "show", "dev", netdev}).out,
+                    "prio-pfc 0:off 1:off 2:off 3:on 4:off");
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && !(back("lan4") && back("lan5"))) {
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(back("lan4"));
+  EXPECT_TRUE(back("lan5"));
 }
 
 TEST_F(DbusApi, RocectlTalksToTheDaemonAndSaysSo) {
