@@ -229,9 +229,12 @@ TEST_F(DbusApi, ExternalPfcChangeIsSignalledAsDriftedThenCorrected) {
 // (EIO on its PFC write), then succeeds on the retry.
 class DbusApiPortLifecycle : public DbusApi {
  protected:
+  static fs::path scenario_path() {
+    return fs::temp_directory_path() /
+           ("roced-dbus-scenario-" + std::to_string(::getpid()) + ".yaml");
+  }
   std::string scenario_file() const override {
-    const fs::path path =
-        fs::temp_directory_path() / ("roced-dbus-scenario-" + std::to_string(::getpid()) + ".yaml");
+    const fs::path path = scenario_path();
     test::write_file(path,
                      "name: lifecycle\n"
                      "clock: {speed: 1}\n"
