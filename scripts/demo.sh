@@ -42,7 +42,7 @@ show_exit "$BIN/rocectl" validate "$CONFIG"
 
 step "rocectl validate on a broken copy: file, line, column, field — and nothing is touched"
 BAD="$SIM_DIR/broken.yaml"
-sed -e 's/^\(\s*\)tos: 106/\1tos: 184/' -e 's/^\(\s*\)priorities: \[3\]/\1priorities: [3, 9]/' \
+sed -e 's/^\(\s*\)tos: 106/\1tos: 184/' -e 's/^\(\s*\)cable_length:/\1cable_lenght:/' \
   "$CONFIG" >"$BAD"
 show_exit "$BIN/rocectl" validate "$BAD"
 
