@@ -1,0 +1,108 @@
+// sample_port against a running roce-sim (default node: lan2..lan5 on mlx5_0..mlx5_3).
+#include <gtest/gtest.h>
+
+#include "daemon/discovery.hpp"
+#include "dcb/client.hpp"
+#include "netlink/link.hpp"
+#include "sim_node.hpp"
+#include "telemetry/sampler.hpp"
+
+namespace roced::telemetry {
+namespace {
+
+class SamplerSim : public roced::test::SimNode {
+ protected:
+  void SetUp() override {
+    SimNode::SetUp();
+    system_ = std::make_unique<System>(System::simulated(dir_));
+  }
+  DiscoveredPort lan2() {
+    auto port = describe_netdev(*system_->files, "lan2");
+    EXPECT_TRUE(port.ok()) << (port.ok() ? "" : port.error().message);
+    return port.ok() ? *port : DiscoveredPort{};
+  }
+  std::unique_ptr<System> system_;
+};
+
+TEST_F(SamplerSim, SamplesEverySourceOfAPort) {
+  const DiscoveredPort port = lan2();
+  ASSERT_EQ(port.rdma_device, "mlx5_0");
+  const PortSample sample = sample_port(*system_, port);
+
+  EXPECT_TRUE(sample.errors.empty()) << sample.errors.front();
+  EXPECT_EQ(sample.netdev, "lan2");
+  EXPECT_EQ(sample.rdma_device, "mlx5_0");
+  EXPECT_EQ(sample.rdma_port, 1);
+  EXPECT_TRUE(sample.link_known);
+  EXPECT_TRUE(sample.link_up);
+  EXPECT_EQ(sample.mtu, 1500u);
+
+  // A steady node with no traffic: the counters exist and read zero.
+  ASSERT_EQ(sample.ethtool.count("rx_discards_phy"), 1u);
+  EXPECT_EQ(sample.ethtool.at("rx_discards_phy"), 0u);
+  ASSERT_EQ(sample.rdma.count("np_cnp_sent"), 1u);
+  EXPECT_EQ(sample.rdma.at("np_cnp_sent"), 0u);
+  ASSERT_EQ(sample.rdma.count("out_of_sequence"), 1u);
+  // PFC is off by default: mlx5 has no per-priority pause names, and they are absent, not 0.
+  EXPECT_EQ(sample.ethtool.count("rx_prio3_pause"), 0u);
+}
+
+TEST_F(SamplerSim, NamesAreReReadAfterAPfcChange) {
+  const DiscoveredPort port = lan2();
+  EXPECT_EQ(sample_port(*system_, port).ethtool.count("rx_prio3_pause"), 0u);
+
+  dcb::DcbClient dcb(*system_);
+  auto state = dcb.get("lan2");
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  ASSERT_TRUE(state->pfc.has_value());
+  dcb::Pfc pfc = *state->pfc;
+  pfc.enabled_mask = 1u << 3;
+  ASSERT_TRUE(dcb.set_pfc("lan2", pfc).ok());
+
+  const PortSample after = sample_port(*system_, port);
+  EXPECT_TRUE(after.errors.empty()) << after.errors.front();
+  for (const char* name : {"rx_prio3_pause", "rx_prio3_pause_duration", "rx_prio3_pause_transition",
+                           "tx_prio3_pause", "tx_prio3_pause_duration"}) {
+    ASSERT_EQ(after.ethtool.count(name), 1u) << name;
+    EXPECT_EQ(after.ethtool.at(name), 0u) << name;
+  }
+  EXPECT_EQ(after.ethtool.count("rx_prio4_pause"), 0u);
+}
+
+TEST_F(SamplerSim, LinkStateFollowsAdminDownAndMtu) {
+  const DiscoveredPort port = lan2();
+  LinkClient links(*system_);
+  ASSERT_TRUE(links.set_mtu("lan2", 4200).ok());
+  ASSERT_TRUE(links.set_admin_up("lan2", false).ok());
+  const PortSample sample = sample_port(*system_, port);
+  EXPECT_TRUE(sample.link_known);
+  EXPECT_FALSE(sample.link_up);
+  EXPECT_EQ(sample.mtu, 4200u);
+}
+
+TEST_F(SamplerSim, PortWithoutRdmaDeviceHasNoRdmaCountersAndNoError) {
+  DiscoveredPort port = lan2();
+  port.rdma_device.clear();
+  port.rdma_port = 0;
+  const PortSample sample = sample_port(*system_, port);
+  EXPECT_TRUE(sample.errors.empty()) << sample.errors.front();
+  EXPECT_TRUE(sample.rdma.empty());
+  EXPECT_FALSE(sample.ethtool.empty());
+}
+
+TEST_F(SamplerSim, AFailedSourceIsRecordedAndLeftEmpty) {
+  DiscoveredPort port = lan2();
+  port.netdev = "nosuch0";  // ethtool and link fail; hw_counters of mlx5_0 still read
+  const PortSample sample = sample_port(*system_, port);
+  EXPECT_TRUE(sample.ethtool.empty());
+  EXPECT_FALSE(sample.link_known);
+  EXPECT_FALSE(sample.link_up);
+  EXPECT_EQ(sample.mtu, 0u);
+  EXPECT_EQ(sample.rdma.count("np_cnp_sent"), 1u);
+  ASSERT_EQ(sample.errors.size(), 2u);
+  EXPECT_EQ(sample.errors[0].rfind("ethtool stats: ", 0), 0u) << sample.errors[0];
+  EXPECT_EQ(sample.errors[1].rfind("link: ", 0), 0u) << sample.errors[1];
+}
+
+}  // namespace
+}  // namespace roced::telemetry
