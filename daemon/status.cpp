@@ -33,6 +33,11 @@ std::string StallPrevention::mode() const {
   return "manual";
 }
 
+bool StallPrevention::same_setting(uint16_t a, uint16_t b) {
+  const auto is_auto = [](uint16_t raw) { return raw == PFC_STORM_PREVENTION_AUTO || raw == 100; };
+  return a == b || (is_auto(a) && is_auto(b));
+}
+
 std::optional<unsigned> StallPrevention::timeout_ms() const {
   // mlx5 programs 100 ms for "auto" (en_ethtool.c, MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC).
   if (raw == PFC_STORM_PREVENTION_DISABLE) return std::nullopt;

@@ -42,6 +42,8 @@ struct StallPrevention {
   uint16_t raw = 0;          // ETHTOOL_PFC_PREVENTION_TOUT: 0 off, 0xffff auto, else ms
   std::string mode() const;  // "off", "auto", "manual"
   std::optional<unsigned> timeout_ms() const;  // auto = 100 ms (mlx5e_get_pfc_prevention_tout)
+  // mlx5 stores "auto" as a 100 ms timeout and reads 100 back: the two are one hardware state.
+  static bool same_setting(uint16_t a, uint16_t b);
 };
 
 struct GidStatus {

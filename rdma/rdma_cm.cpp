@@ -7,6 +7,10 @@
 
 namespace roced::rdma {
 
+std::string RdmaCmDefaults::effective_mode() const { return configured ? roce_mode : "RoCE v2"; }
+
+int RdmaCmDefaults::effective_tos() const { return configured ? tos.value_or(0) : 0; }
+
 namespace {
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 }  // namespace

@@ -15,6 +15,11 @@ struct RdmaCmDefaults {
   bool configured = false;
   std::string roce_mode;   // "RoCE v2", "IB/RoCE v1"
   std::optional<int> tos;  // the whole ToS byte, 0-255
+
+  // What rdma_cm uses: the group's values, or without a group its built-in defaults
+  // (drivers/infiniband/core/cma.c: RoCE v2 on a device that has it, as mlx5 does; ToS 0).
+  std::string effective_mode() const;
+  int effective_tos() const;
 };
 
 Result<RdmaCmDefaults> read_rdma_cm(const FileTree& files, const std::string& device, int port);

@@ -7,11 +7,6 @@ namespace roced::apply::detail {
 
 namespace {
 
-// rdma_cm without a configfs group: RoCE v2 (on mlx5), ToS 0. Putting an absent group "back"
-// writes these into the group the apply made (configfs groups are not removed).
-const std::string kKernelDefaultMode = "RoCE v2";
-constexpr int kKernelDefaultTos = 0;
-
 Error not_read(const std::string& what) {
   return Error{ENODATA, what + " was not read before the change: nothing to restore"};
 }
@@ -125,50 +120,47 @@ void dcqcn_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
                           param(knobs, name)));
 }
 
+namespace {
+
+// One rdma_cm default: the configfs group made if absent, then the value written. `set` is the
+// PortDevice call for it; `observed` what rdma_cm used before (an absent group is put "back" by
+// writing rdma_cm's defaults into the group the apply made: configfs groups are not removed).
+template <class T, class Set>
+Step rdma_cm_step(std::vector<plan::Change> changes, T wanted, std::optional<T> observed, Set set) {
+  return Step{std::move(changes),
+              [wanted, set](Writer& w) -> Result<void> {
+                PortDevice& device = w.device();
+                if (auto made = w.write([&] { return device.make_rdma_cm_group(); }); !made) {
+                  return made;
+                }
+                return w.write([&] { return set(device, wanted); });
+              },
+              [observed, set](Writer& w) -> Result<void> {
+                if (!observed) return not_read("rdma_cm");
+                return w.write([&] { return set(w.device(), *observed); });
+              }};
+}
+
+}  // namespace
+
 void rdma_cm_mode_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
                        std::vector<Step>& out) {
   if (changes.empty()) return;
-  const std::string wanted = p.desired.roce.rdma_cm_mode;
-  std::optional<std::string> observed;
-  if (const auto& cm = p.observed.rdma_cm.value) {
-    observed = cm->configured ? cm->roce_mode : kKernelDefaultMode;
-  }
-  out.push_back(Step{std::move(changes),
-                     [wanted](Writer& w) -> Result<void> {
-                       PortDevice& device = w.device();
-                       if (auto made = w.write([&] { return device.make_rdma_cm_group(); });
-                           !made) {
-                         return made;
-                       }
-                       return w.write([&] { return device.set_rdma_cm_mode(wanted); });
-                     },
-                     [observed](Writer& w) -> Result<void> {
-                       if (!observed) return not_read("rdma_cm");
-                       return w.write([&] { return w.device().set_rdma_cm_mode(*observed); });
-                     }});
+  const auto& cm = p.observed.rdma_cm.value;
+  out.push_back(rdma_cm_step(
+      std::move(changes), p.desired.roce.rdma_cm_mode,
+      cm ? std::optional(cm->effective_mode()) : std::nullopt,
+      [](PortDevice& device, const std::string& mode) { return device.set_rdma_cm_mode(mode); }));
 }
 
 void rdma_cm_tos_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
                       std::vector<Step>& out) {
   if (changes.empty()) return;
-  const int wanted = p.desired.roce.tos;
-  std::optional<int> observed;
-  if (const auto& cm = p.observed.rdma_cm.value) {
-    observed = cm->configured ? cm->tos.value_or(kKernelDefaultTos) : kKernelDefaultTos;
-  }
-  out.push_back(Step{std::move(changes),
-                     [wanted](Writer& w) -> Result<void> {
-                       PortDevice& device = w.device();
-                       if (auto made = w.write([&] { return device.make_rdma_cm_group(); });
-                           !made) {
-                         return made;
-                       }
-                       return w.write([&] { return device.set_rdma_cm_tos(wanted); });
-                     },
-                     [observed](Writer& w) -> Result<void> {
-                       if (!observed) return not_read("rdma_cm");
-                       return w.write([&] { return w.device().set_rdma_cm_tos(*observed); });
-                     }});
+  const auto& cm = p.observed.rdma_cm.value;
+  out.push_back(
+      rdma_cm_step(std::move(changes), static_cast<int>(p.desired.roce.tos),
+                   cm ? std::optional(cm->effective_tos()) : std::nullopt,
+                   [](PortDevice& device, int tos) { return device.set_rdma_cm_tos(tos); }));
 }
 
 }  // namespace roced::apply::detail

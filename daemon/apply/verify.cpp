@@ -9,12 +9,6 @@ namespace {
 
 using plan::Setting;
 
-// rdma_cm's effective defaults when the configfs group is absent (as plan_rdma.cpp).
-const std::string kKernelDefaultMode = "RoCE v2";
-constexpr int kKernelDefaultTos = 0;
-constexpr uint16_t kStallAuto = 0xffff;
-constexpr uint16_t kStallAutoReadBack = 100;
-
 // Compares one field of two reads with `same`; says what is wrong when they differ.
 template <class T, class Same>
 std::string compare(const Field<T>& then, const Field<T>& now, const std::string& what, Same same) {
@@ -32,20 +26,10 @@ bool ets_same(const dcb::Ets& a, const dcb::Ets& b) {
   return true;
 }
 
-bool auto_stall(uint16_t raw) { return raw == kStallAuto || raw == kStallAutoReadBack; }
-
 std::optional<uint64_t> knob(const rdma::EcnState& ecn, const std::string& name) {
   const auto knobs = rdma::knobs_by_upstream_name(ecn);
   auto it = knobs.find(name);
   return it == knobs.end() ? std::nullopt : std::optional<uint64_t>(it->second);
-}
-
-std::string effective_mode(const rdma::RdmaCmDefaults& cm) {
-  return cm.configured ? cm.roce_mode : kKernelDefaultMode;
-}
-
-int effective_tos(const rdma::RdmaCmDefaults& cm) {
-  return cm.configured ? cm.tos.value_or(kKernelDefaultTos) : kKernelDefaultTos;
 }
 
 }  // namespace
@@ -94,7 +78,7 @@ std::string not_restored(const PortStatus& observed, const PortStatus& now,
     case Setting::StallPrevention:
       return compare(observed.stall_prevention, now.stall_prevention, "stall prevention",
                      [](const StallPrevention& a, const StallPrevention& b) {
-                       return a.raw == b.raw || (auto_stall(a.raw) && auto_stall(b.raw));
+                       return StallPrevention::same_setting(a.raw, b.raw);
                      });
     case Setting::EcnPriorities:
       return compare(observed.ecn, now.ecn, "the ECN priorities",
@@ -120,11 +104,11 @@ std::string not_restored(const PortStatus& observed, const PortStatus& now,
     case Setting::RdmaCmMode:
       return compare(
           observed.rdma_cm, now.rdma_cm, "the rdma_cm RoCE mode",
-          [](const auto& a, const auto& b) { return effective_mode(a) == effective_mode(b); });
+          [](const auto& a, const auto& b) { return a.effective_mode() == b.effective_mode(); });
     case Setting::RdmaCmTos:
       return compare(
           observed.rdma_cm, now.rdma_cm, "the rdma_cm ToS",
-          [](const auto& a, const auto& b) { return effective_tos(a) == effective_tos(b); });
+          [](const auto& a, const auto& b) { return a.effective_tos() == b.effective_tos(); });
   }
   return "unknown setting";
 }

@@ -17,10 +17,6 @@ constexpr const char* kMtuChannelReset =
     "mlx5e_safe_switch_params): traffic stops briefly, the link stays up";
 // Below this the RoCE path MTU cannot be 4096 (4096 payload + RoCE v2 headers).
 constexpr uint32_t kRoceMtuFloor = 4200;
-// mlx5 stores "auto" (0xffff) as a 100 ms timeout and reads 100 back
-// (mlx5e_get_pfc_prevention_tout): the two are one hardware state.
-constexpr uint16_t kStallAuto = 0xffff;
-constexpr uint16_t kStallAutoReadBack = 100;
 
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
@@ -29,8 +25,6 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 std::string without_prefix(const std::string& text, const std::string& prefix) {
   return starts_with(text, prefix) ? text.substr(prefix.size()) : text;
 }
-
-bool is_auto_stall(uint16_t value) { return value == kStallAuto || value == kStallAutoReadBack; }
 
 }  // namespace
 
@@ -99,7 +93,7 @@ void plan_stall_prevention(PortPlanner& p) {
   if (!stall) return;
   const uint16_t want = p.want.stall_prevention.tunable_value();
   // Auto and a manual 100 ms read back alike; either satisfies the other.
-  if (stall->raw == want || (is_auto_stall(stall->raw) && is_auto_stall(want))) return;
+  if (StallPrevention::same_setting(stall->raw, want)) return;
   p.change(Setting::StallPrevention, describe::stall(stall->raw), describe::stall(want));
 }
 

@@ -7,12 +7,6 @@ namespace roced::plan::detail {
 
 namespace {
 
-// rdma_cm without a configfs group uses its built-in defaults (drivers/infiniband/core/cma.c:
-// CMA_PREFERRED_ROCE_GID_TYPE = IB_GID_TYPE_ROCE_UDP_ENCAP, i.e. RoCE v2 on a device that has
-// it, as mlx5 does; ToS 0).
-const std::string kKernelDefaultMode = "RoCE v2";
-constexpr int kKernelDefaultTos = 0;
-
 struct EcnSetting {
   Setting setting;
   std::string key;
@@ -128,12 +122,12 @@ void plan_rdma_cm(PortPlanner& p) {
   const auto* tos_read = p.need(p.have.rdma_cm, Setting::RdmaCmTos, "rdma_cm configfs");
   if (!mode_read || !tos_read) return;
   const rdma::RdmaCmDefaults& cm = *mode_read;
-  const std::string mode = cm.configured ? cm.roce_mode : kKernelDefaultMode;
+  const std::string mode = cm.effective_mode();
   if (mode != p.want.roce.rdma_cm_mode) {
     p.change(Setting::RdmaCmMode, cm.configured ? mode : mode + " (kernel default)",
              p.want.roce.rdma_cm_mode);
   }
-  const int tos = cm.configured ? cm.tos.value_or(kKernelDefaultTos) : kKernelDefaultTos;
+  const int tos = cm.effective_tos();
   if (tos != p.want.roce.tos) {
     const std::string now = std::to_string(tos);
     p.change(Setting::RdmaCmTos, cm.configured ? now : now + " (kernel default)",

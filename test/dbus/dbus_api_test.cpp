@@ -31,17 +31,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr const char* kConfig =
-    "ports:\n"
-    "  netdevs: [lan2, lan3, lan4, lan5]\n"
-    "profile:\n"
-    "  dcbx: host\n"
-    "  trust: dscp\n"
-    "  dscp_map: {26: 3, 48: 6}\n"
-    "  pfc: {priorities: [3], cable_length: 10}\n"
-    "  mtu: 9000\n"
-    "  stall_prevention: auto\n"
-    "  roce: {rdma_cm_mode: v2, tos: 106}\n";
+constexpr const char* kConfig = test::kLosslessConfig;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

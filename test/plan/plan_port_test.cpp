@@ -4,6 +4,7 @@
 
 #include "daemon/plan/plan.hpp"
 #include "observed.hpp"
+#include "plan_lines.hpp"
 
 namespace roced::plan {
 namespace {
@@ -11,25 +12,9 @@ namespace {
 using test::in_sync_status;
 using test::lan2;
 
-// "setting: now -> wanted" per change, "!" appended when disruptive: one string compares all.
-std::vector<std::string> changes_of(const PortPlan& plan) {
-  std::vector<std::string> out;
-  for (const auto& c : plan.changes) {
-    out.push_back(setting_name(c.setting, c.key) + ": " + c.now + " -> " + c.wanted +
-                  (c.disruptive ? " !" : ""));
-  }
-  return out;
-}
-
-std::vector<std::string> unsupported_of(const PortPlan& plan) {
-  std::vector<std::string> out;
-  for (const auto& u : plan.unsupported) {
-    out.push_back(setting_name(u.setting, u.key) + ": " + u.reason);
-  }
-  return out;
-}
-
-using Lines = std::vector<std::string>;
+using test::changes_of;
+using test::Lines;
+using test::unsupported_of;
 
 class PlanPort : public ::testing::Test {
  protected:

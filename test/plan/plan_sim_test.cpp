@@ -6,30 +6,16 @@
 #include <thread>
 
 #include "daemon/plan/plan.hpp"
+#include "plan_lines.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 
 namespace roced::plan {
 namespace {
 
-using Lines = std::vector<std::string>;
-
-std::vector<std::string> changes_of(const PortPlan& plan) {
-  std::vector<std::string> out;
-  for (const auto& c : plan.changes) {
-    out.push_back(setting_name(c.setting, c.key) + ": " + c.now + " -> " + c.wanted +
-                  (c.disruptive ? " !" : ""));
-  }
-  return out;
-}
-
-std::vector<std::string> unsupported_of(const PortPlan& plan) {
-  std::vector<std::string> out;
-  for (const auto& u : plan.unsupported) {
-    out.push_back(setting_name(u.setting, u.key) + ": " + u.reason);
-  }
-  return out;
-}
+using test::changes_of;
+using test::Lines;
+using test::unsupported_of;
 
 const PortPlan& port_plan(const Plan& plan, const std::string& netdev) {
   for (const auto& port : plan.ports) {
