@@ -12,13 +12,14 @@
 #include "daemon/config/summary.hpp"
 #include "daemon/dbus/service.hpp"
 #include "daemon/log/log.hpp"
+#include "daemon/metrics/metrics_attachment.hpp"
 #include "daemon/service/service.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: roced [--config FILE] [--sim DIR] [--log-level LEVEL] [--log-target TARGET]\n"
-    "             [--no-dbus]\n"
+    "             [--no-dbus] [--metrics-listen ADDRESS | --no-metrics]\n"
     "       roced --check-config FILE\n"
     "       roced --help | --version\n"
     "\n"
@@ -35,6 +36,10 @@ constexpr const char* kUsage =
     "                       console (stderr) or journal\n"
     "  --no-dbus            do not offer the D-Bus API (io.roced.Daemon1, docs/dbus.md); without\n"
     "                       a system bus roced runs on without it anyway, saying so\n"
+    "  --metrics-listen ADDRESS\n"
+    "                       serve Prometheus metrics there (HOST:PORT, [IPV6]:PORT or :PORT);\n"
+    "                       wins over the file's metrics.listen (default :9879, docs/metrics.md)\n"
+    "  --no-metrics         do not serve metrics, whatever the file says\n"
     "  --check-config FILE  check FILE and exit: 0 valid (warnings allowed), 1 invalid; every\n"
     "                       problem is printed as file:line:column: field: ...\n"
     "  -h, --help           show this help\n"
@@ -61,6 +66,7 @@ struct Arguments {
   roced::service::ServiceOptions service;
   std::string log_target = "auto";
   bool dbus = true;
+  roced::metrics::MetricsOptions metrics;
 };
 
 // `--name VALUE` or `--name=VALUE`; advances `i` past what it took. Sets `error` when the value
@@ -116,6 +122,15 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
         return usage_error("--log-target takes auto, console or journal");
       }
       out.log_target = value;
+    } else if (take_option(args, i, "--metrics-listen", value, error)) {
+      std::string problem;
+      if (!error.empty()) return usage_error("--metrics-listen needs an address");
+      if (!roced::config::parse_listen_address(value, problem)) {
+        return usage_error("--metrics-listen: " + problem);
+      }
+      out.metrics.listen = value;
+    } else if (args[i] == "--no-metrics") {
+      out.metrics.disabled = true;
     } else if (args[i] == "--no-dbus") {
       out.dbus = false;
     } else {
@@ -124,7 +139,11 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
   }
   const bool service_options = out.service.config_path != roced::service::kDefaultConfigPath ||
                                out.service.sim_dir || out.service.log_level ||
-                               out.log_target != "auto" || !out.dbus;
+                               out.log_target != "auto" || !out.dbus || out.metrics.listen ||
+                               out.metrics.disabled;
+  if (out.metrics.listen && out.metrics.disabled) {
+    return usage_error("--metrics-listen and --no-metrics contradict each other");
+  }
   if (out.check_config && service_options) {
     return usage_error("--check-config FILE takes no other options");
   }
@@ -183,6 +202,10 @@ int main(int argc, char** argv) {
     // First, before any thread exists: it blocks the signals it serves.
     roced::service::Service service(arguments.service);
     if (arguments.dbus) service.attach(attach_dbus);
+    arguments.metrics.version = ROCED_VERSION;
+    service.attach([&arguments](roced::service::Service& s) {
+      return roced::metrics::attach_metrics(s, arguments.metrics);
+    });
     return service.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

@@ -16,6 +16,10 @@ PACKAGES=(
   iproute2 ethtool python3
   # systemd-analyze (the unit's checks) and busctl, a private dbus-daemon for the D-Bus tests
   systemd dbus-daemon
+  # telemetry: a real Prometheus (and promtool) for the end-to-end test and the rules' unit tests,
+  # node_exporter to benchmark against, libssl-dev for civetweb's TLS (it dlopens libssl.so),
+  # openssl to make the TLS test's certificate
+  prometheus prometheus-node-exporter libssl-dev openssl curl
 )
 
 missing=()

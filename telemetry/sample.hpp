@@ -5,25 +5,62 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace roced::telemetry {
 
+// What the reconciler knows of the port's configuration (telemetry does not read it again: the
+// reconciler's last check is the answer, and re-reading every DCB object per scrape would cost
+// more than all the counters together).
+struct ConfigState {
+  std::string state;                    // reconcile::condition_name: "in-sync", "drifted", ...
+  std::map<std::string, bool> in_sync;  // setting group ("pfc.priorities") -> matched
+  uint64_t applies_ok = 0;
+  uint64_t applies_failed = 0;
+  std::map<std::string, uint64_t> drifts;       // by setting group
+  std::map<std::string, uint64_t> corrections;  // by setting group
+  std::optional<std::chrono::system_clock::time_point> last_check;
+};
+
+// How one source of a sample went: for the exporter's per-collector health metrics.
+struct SourceOutcome {
+  bool ok = true;
+  std::chrono::nanoseconds took{0};
+};
+
 struct PortSample {
   std::string netdev;
   std::string rdma_device;  // empty when the port has no RDMA device
   int rdma_port = 0;
+  std::string driver;
+  std::string pci;
+  std::string firmware;  // ethtool driver info; empty when it could not be read
   std::chrono::steady_clock::time_point at;
 
   // Raw counters by their kernel names. A counter the NIC does not have is absent, not zero.
   std::map<std::string, uint64_t> ethtool;  // `ethtool -S` names (names re-read each sample)
   std::map<std::string, uint64_t> rdma;     // hw_counters file names, raw (32-bit ones may wrap)
+  // The hw_counters as monotonic 64-bit totals (wraps carried over); filled by NodeSampler, which
+  // sees the sequence of samples.
+  std::map<std::string, uint64_t> rdma_totals;
+  uint64_t counter_wraps = 0;   // since roced started, this port
+  uint64_t counter_resets = 0;  // likewise
 
   bool link_known = false;  // false when the link read failed: link_up/mtu then mean nothing
   bool link_up = false;     // admin up and carrier (IFF_UP && IFF_LOWER_UP)
   uint32_t mtu = 0;
 
+  // The RoCE v2 GID index of `gid_family` on this netdev; absent when it has none (or no RDMA).
+  std::string gid_family = "ipv4";
+  std::optional<int> rocev2_gid_index;
+  std::optional<int> expected_gid_index;  // roce.gid_index, when the config sets one
+
+  std::optional<ConfigState> config;  // absent outside the daemon
+
+  // Per source ("ethtool", "rdma", "link", "gid"): read, and how long it took.
+  std::map<std::string, SourceOutcome> sources;
   // One line per source that could not be read ("ethtool stats: ...", "link: ..."); that source's
   // fields stay empty and the other sources are still sampled.
   std::vector<std::string> errors;

@@ -2,45 +2,100 @@
 
 #include "netlink/ethtool.hpp"
 #include "netlink/link.hpp"
+#include "rdma/gid.hpp"
 #include "rdma/hw_counters.hpp"
 
 namespace roced::telemetry {
 
-PortSample sample_port(System& system, const DiscoveredPort& port) {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Times `read` and records it as source `name` of `sample`; `read` returns false on failure.
+template <typename Read>
+void timed(PortSample& sample, const std::string& name, Read read) {
+  const auto start = SteadyClock::now();
+  const bool ok = read();
+  sample.sources[name] = SourceOutcome{ok, SteadyClock::now() - start};
+}
+
+bool is_rocev2_of_family(const rdma::GidEntry& entry, const std::string& netdev,
+                         const std::string& family) {
+  if (entry.type != "RoCE v2" || entry.ndev != netdev) return false;
+  const bool ipv4 = rdma::ipv4_of_mapped_gid(entry.gid).has_value();
+  return family == "ipv6" ? !ipv4 && entry.gid.rfind("fe80", 0) != 0 : ipv4;
+}
+
+}  // namespace
+
+PortSample sample_port(System& system, const DiscoveredPort& port, const SampleOptions& options) {
   PortSample sample;
   sample.netdev = port.netdev;
   sample.rdma_device = port.rdma_device;
   sample.rdma_port = port.rdma_port;
-  sample.at = std::chrono::steady_clock::now();
+  sample.driver = port.driver;
+  sample.pci = port.pci;
+  sample.gid_family = options.gid_family;
+  sample.at = SteadyClock::now();
+  EthtoolClient ethtool(system);
 
-  // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
-  // when PFC changes, so cached names would mislabel values.
-  if (auto stats = EthtoolClient(system).stats(port.netdev); stats.ok()) {
+  timed(sample, "ethtool", [&] {
+    // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
+    // when PFC changes, so cached names would mislabel values.
+    auto stats = ethtool.stats(port.netdev);
+    if (!stats) {
+      sample.errors.push_back("ethtool stats: " + stats.error().message);
+      return false;
+    }
     // A duplicated name (drivers do emit some) keeps its first value, as `ethtool -S` shows it
     // first.
     for (const auto& counter : *stats) sample.ethtool.emplace(counter.name, counter.value);
-  } else {
-    sample.errors.push_back("ethtool stats: " + stats.error().message);
-  }
-
-  // No RDMA device is not an error: the port simply has no hw_counters.
-  if (!port.rdma_device.empty()) {
-    auto counters = rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
-    if (counters.ok()) {
-      sample.rdma = std::move(*counters);
-    } else {
-      sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
-                              std::to_string(port.rdma_port) + ": " + counters.error().message);
+    if (options.firmware) {
+      if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
     }
+    return true;
+  });
+
+  // No RDMA device is not an error: the port simply has no hw_counters and no GID table.
+  if (!port.rdma_device.empty()) {
+    timed(sample, "rdma", [&] {
+      auto counters = rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
+      if (!counters) {
+        sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
+                                std::to_string(port.rdma_port) + ": " + counters.error().message);
+        return false;
+      }
+      sample.rdma = std::move(*counters);
+      return true;
+    });
+    timed(sample, "gid", [&] {
+      auto table = rdma::read_gid_table_until(
+          *system.files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
+            return is_rocev2_of_family(entry, port.netdev, options.gid_family);
+          });
+      if (!table) {
+        sample.errors.push_back("GID table: " + table.error().message);
+        return false;
+      }
+      const auto entry = options.gid_family == "ipv6"
+                             ? rdma::roce_v2_ipv6_entry(*table, port.netdev)
+                             : rdma::roce_v2_ipv4_entry(*table, port.netdev);
+      if (entry) sample.rocev2_gid_index = entry->index;
+      return true;
+    });
   }
 
-  if (auto link = LinkClient(system).get(port.netdev); link.ok()) {
+  timed(sample, "link", [&] {
+    auto link = LinkClient(system).get(port.netdev);
+    if (!link) {
+      sample.errors.push_back("link: " + link.error().message);
+      return false;
+    }
     sample.link_known = true;
     sample.link_up = link->admin_up && link->carrier;
     sample.mtu = link->mtu;
-  } else {
-    sample.errors.push_back("link: " + link.error().message);
-  }
+    return true;
+  });
   return sample;
 }
 

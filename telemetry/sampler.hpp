@@ -1,6 +1,8 @@
 #pragma once
-// Sampling one port: ethtool statistics, RDMA hw_counters and link state, each source read
-// independently so one failure does not hide the others.
+// Sampling one port: ethtool statistics, RDMA hw_counters, link state and the RoCE v2 GID index,
+// each source read independently so one failure does not hide the others.
+
+#include <string>
 
 #include "daemon/discovery.hpp"
 #include "netlink/system.hpp"
@@ -8,6 +10,12 @@
 
 namespace roced::telemetry {
 
-PortSample sample_port(System& system, const DiscoveredPort& port);
+struct SampleOptions {
+  std::string gid_family = "ipv4";  // whose RoCE v2 GID index to find: "ipv4" | "ipv6"
+  bool firmware = true;             // read the firmware version (ethtool driver info)
+};
+
+PortSample sample_port(System& system, const DiscoveredPort& port,
+                       const SampleOptions& options = {});
 
 }  // namespace roced::telemetry

@@ -100,6 +100,20 @@ std::string setting_name(Setting setting, const std::string& key) {
   return "setting " + std::to_string(static_cast<int>(setting));
 }
 
+std::string setting_group_name(Setting setting) {
+  return setting == Setting::Dcqcn ? "ecn.dcqcn" : setting_name(setting);
+}
+
+const std::vector<Setting>& all_settings() {
+  static const std::vector<Setting> settings = {
+      Setting::Dcbx,          Setting::Trust,         Setting::DscpMap,
+      Setting::Ets,           Setting::PfcPriorities, Setting::CableLength,
+      Setting::Buffers,       Setting::Mtu,           Setting::StallPrevention,
+      Setting::EcnPriorities, Setting::CnpDscp,       Setting::CnpPriority,
+      Setting::Dcqcn,         Setting::RdmaCmMode,    Setting::RdmaCmTos};
+  return settings;
+}
+
 bool PortPlan::disruptive() const {
   return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.disruptive; });
 }

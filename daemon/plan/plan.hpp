@@ -39,6 +39,10 @@ enum class Setting {
 // "stall_prevention", "ecn.priorities", "ecn.cnp_dscp", "ecn.cnp_priority", "ecn.dcqcn.<key>",
 // "roce.rdma_cm_mode", "roce.tos".
 std::string setting_name(Setting setting, const std::string& key = {});
+// The config key of the setting without a knob: "ecn.dcqcn" for every DCQCN knob.
+std::string setting_group_name(Setting setting);
+// Every Setting, in apply order.
+const std::vector<Setting>& all_settings();
 
 struct Change {
   Setting setting;

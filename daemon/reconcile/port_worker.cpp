@@ -2,6 +2,7 @@
 #include "daemon/reconcile/port_worker.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace roced::reconcile {
 
@@ -20,6 +21,13 @@ std::vector<std::string> setting_names(const std::vector<plan::Change>& changes)
   for (const auto& change : changes)
     names.push_back(plan::setting_name(change.setting, change.key));
   return names;
+}
+
+// Each setting group once (every DCQCN knob counts as "ecn.dcqcn").
+std::set<std::string> setting_groups(const std::vector<plan::Change>& changes) {
+  std::set<std::string> groups;
+  for (const auto& change : changes) groups.insert(plan::setting_group_name(change.setting));
+  return groups;
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -67,13 +75,15 @@ Clock::time_point wall_time(SteadyClock::time_point when) {
 
 }  // namespace
 
-PortWorker::PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor)
+PortWorker::PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor,
+                       PortCounters counters)
     : host_(host),
       netdev_(port.netdev),
       predecessor_(std::move(predecessor)),
       heartbeat_(SteadyClock::now().time_since_epoch().count()),
       done_future_(done_.get_future().share()) {
   snapshot_.port = std::move(port);
+  snapshot_.counters = std::move(counters);
 }
 
 PortWorker::~PortWorker() {
@@ -209,6 +219,11 @@ void PortWorker::announce(PortEvent::Kind kind, std::vector<std::string> setting
   host_.emit(PortEvent{kind, netdev_, std::move(settings), std::move(message)});
 }
 
+void PortWorker::count_drift(const std::vector<plan::Change>& changes) {
+  std::lock_guard lock(mutex_);
+  for (const auto& group : setting_groups(changes)) ++snapshot_.counters.drifts[group];
+}
+
 void PortWorker::record_in_sync(const plan::PortPlan& plan) {
   std::lock_guard lock(mutex_);
   snapshot_.condition = PortCondition::InSync;
@@ -305,6 +320,7 @@ void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortRes
     // The first check of a port (start, or it came back) configures it: that is no drift.
     // Under report there is nothing else to show, so it is announced once per distinct drift.
     if (!enforce || configured_once_) {
+      if (enforce || signature != reported_drift_) count_drift(plan.changes);
       if (!enforce && signature != reported_drift_) {
         announce(PortEvent::Kind::Drifted, settings,
                  "drifted: " + describe_changes(plan.changes) + " (reported, not corrected)");
@@ -356,6 +372,13 @@ void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortRes
         std::lock_guard lock(mutex_);
         snapshot_.last_apply = result;
         snapshot_.last_apply_time = Clock::now();
+        const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
+        ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
+        if (applied && configured_once_) {
+          for (const auto& group : setting_groups(plan.changes)) {
+            ++snapshot_.counters.corrections[group];
+          }
+        }
       }
       if (result.outcome == apply::PortResult::Outcome::Applied) {
         // What the snapshot shows is the port as it reads now, not the plan before the apply.

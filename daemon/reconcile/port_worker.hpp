@@ -38,7 +38,9 @@ class PortWorker {
  public:
   // `predecessor`: the stopping worker of an earlier incarnation of this netdev; this one waits
   // for it so that two workers never write one port at once.
-  PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor = {});
+  // `counters`: those of the netdev's earlier incarnation, carried on.
+  PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor = {},
+             PortCounters counters = {});
   ~PortWorker();  // request_stop() + join()
   PortWorker(const PortWorker&) = delete;
   PortWorker& operator=(const PortWorker&) = delete;
@@ -69,6 +71,7 @@ class PortWorker {
   void check_once(bool forced, std::vector<std::promise<apply::PortResult>> requests);
   void record_in_sync(const plan::PortPlan& plan);
   void record_failure(const apply::PortResult& result, const std::string& message);
+  void count_drift(const std::vector<plan::Change>& changes);
   void announce(PortEvent::Kind kind, std::vector<std::string> settings, std::string message);
   bool stopping() const;
   std::chrono::milliseconds backoff_delay(int failures) const;

@@ -102,7 +102,10 @@ struct Reconciler::Impl final : WorkerHost {
     for (const auto& old : retired_) {
       if (old->netdev() == netdev && !old->finished()) predecessor = old->done();
     }
-    auto worker = std::make_unique<PortWorker>(*this, std::move(port), predecessor);
+    PortCounters counters;
+    if (auto gone = vanished_.find(netdev); gone != vanished_.end())
+      counters = gone->second.counters;
+    auto worker = std::make_unique<PortWorker>(*this, std::move(port), predecessor, counters);
     worker->start();
     workers_[netdev] = std::move(worker);
     vanished_.erase(netdev);

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,8 +32,18 @@ std::string condition_name(PortCondition condition);  // "pending", "in-sync", "
 
 using Clock = std::chrono::system_clock;
 
+// What roced did to a port since it started (kept across the port vanishing and returning), for
+// the metrics' counters. Settings are grouped by plan::setting_group_name ("pfc.priorities").
+struct PortCounters {
+  uint64_t applies_ok = 0;      // applies that verified (first configuration, corrections, Apply)
+  uint64_t applies_failed = 0;  // applies that rolled back or failed
+  std::map<std::string, uint64_t> drifts;       // drift found after the port was configured
+  std::map<std::string, uint64_t> corrections;  // drift corrected
+};
+
 struct PortSnapshot {
   DiscoveredPort port;
+  PortCounters counters;
   PortCondition condition = PortCondition::Pending;
   plan::PortPlan last_plan;  // the latest check's plan: per setting what drifted
   std::optional<apply::PortResult> last_apply;

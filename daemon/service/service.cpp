@@ -184,11 +184,16 @@ reconcile::ReloadResult Service::reload() {
     notifier_.reloading();
     notifier_.status("reloading " + options_.config_path);
   }
+  const config::MetricsSettings metrics_before = reconciler_->config().metrics;
   reconcile::ReloadResult result = reconciler_->reload(options_.config_path);
   log_diagnostics(result.diagnostics);
   if (result.ok) {
     apply_log_level(reconciler_->config());
     spdlog::info("reloaded {}", options_.config_path);
+    // The endpoint is bound once; rebinding on reload could lose it to another process.
+    if (!(reconciler_->config().metrics == metrics_before)) {
+      spdlog::warn("metrics: the changed settings take effect when roced restarts");
+    }
   } else {
     spdlog::error("reload of {} failed: keeping the running configuration", options_.config_path);
   }

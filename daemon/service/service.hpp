@@ -61,6 +61,7 @@ class Service {
   void request_stop();
   const ServiceOptions& options() const { return options_; }
   const std::string& source() const { return system_.description; }  // "simulated node at DIR"
+  System& system() { return system_; }  // the reconciler's; its clients are safe to share
 
  private:
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.

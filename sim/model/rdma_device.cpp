@@ -96,6 +96,33 @@ Gid mac_link_local_gid(const std::string& mac) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, uint64_t>> pma_counters(const PmaTraffic& traffic) {
+  // mad.c pma_cnt_ext_assign: octets >> 2; unicast = all of it (no multicast RoCE here).
+  return {
+      {"symbol_error", 0},
+      {"link_error_recovery", 0},
+      {"link_downed", 0},
+      {"port_rcv_errors", 0},
+      {"port_rcv_remote_physical_errors", 0},
+      {"port_rcv_switch_relay_errors", 0},
+      {"port_xmit_discards", 0},
+      {"port_xmit_constraint_errors", 0},
+      {"port_rcv_constraint_errors", 0},
+      {"local_link_integrity_errors", 0},
+      {"excessive_buffer_overrun_errors", 0},
+      {"VL15_dropped", 0},
+      {"port_xmit_data", traffic.xmit_bytes >> 2},
+      {"port_rcv_data", traffic.rcv_bytes >> 2},
+      {"port_xmit_packets", traffic.xmit_packets},
+      {"port_xmit_wait", 0},
+      {"port_rcv_packets", traffic.rcv_packets},
+      {"unicast_rcv_packets", traffic.rcv_packets},
+      {"unicast_xmit_packets", traffic.xmit_packets},
+      {"multicast_rcv_packets", 0},
+      {"multicast_xmit_packets", 0},
+  };
+}
+
 std::string gid_type_name(GidType type) {
   // cache.c gid_type_str: IB and RoCE v1 share one spelling.
   return type == GidType::RoceV1 ? "IB/RoCE v1" : "RoCE v2";

@@ -1,12 +1,14 @@
 #pragma once
 // The RDMA device on a simulated port: the RoCE GID table (drivers/infiniband/core/roce_gid_mgmt.c,
-// cache.c), rdma_cm's configfs defaults (cma_configfs.c) and hw_counters (hw/mlx5/counters.c).
+// cache.c), rdma_cm's configfs defaults (cma_configfs.c), hw_counters (hw/mlx5/counters.c) and
+// the IB PMA `counters/` (core/sysfs.c, hw/mlx5/mad.c).
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roce_sim {
@@ -24,6 +26,17 @@ struct HwCounter {
   uint64_t value = 0;
   bool wraps_32bit = false;  // 32-bit counters wrap at 2^32
 };
+
+// The port's traffic as mlx5's vport counters hold it (RoCE traffic: every simulated flow is).
+struct PmaTraffic {
+  uint64_t xmit_bytes = 0, rcv_bytes = 0, xmit_packets = 0, rcv_packets = 0;
+};
+
+// sysfs `ports/<n>/counters/`, (file name, value) in core/sysfs.c pma_attrs_ext order: mlx5
+// declares the extended width (mad.c process_pma_cmd), so data and packets are 64-bit, from the
+// vport counters, data in 4-octet words. The error counters come from the PPCNT InfiniBand group,
+// which the simulation never moves on a RoCE port: 0.
+std::vector<std::pair<std::string, uint64_t>> pma_counters(const PmaTraffic& traffic);
 
 class RdmaDevice {
  public:

@@ -184,6 +184,7 @@ void FileTree::build_port(Port& port) {
   fs::create_directories(ib_port / "gid_attrs/types");
   fs::create_directories(ib_port / "gid_attrs/ndevs");
   fs::create_directories(ib_port / "hw_counters");
+  fs::create_directories(ib_port / "counters");
   symlink_to("../../../bus/pci/devices/" + spec.pci_address, ib / "device");
 
   if (spec.caps.ecn && spec.flavour == DriverFlavour::Inbox) {
@@ -323,6 +324,13 @@ void FileTree::refresh_port(Port& port, bool counters) {
   }
   for (const auto& [name, counter] : rdma.hw_counters()) {
     if (counters) write_file(ib_port / "hw_counters" / name, line(counter.value));
+  }
+  if (counters) {
+    const PortCounters& c = port.counters();
+    for (const auto& [name, value] :
+         pma_counters({c.tx_bytes, c.rx_bytes, c.tx_packets, c.rx_packets})) {
+      write_file(ib_port / "counters" / name, line(value));
+    }
   }
 
   if (!spec.caps.ecn) return;

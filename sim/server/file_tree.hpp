@@ -47,7 +47,7 @@ class FileTree {
   void write_file(const std::filesystem::path& path, const std::string& content);
   void build_port(Port& port);
   void remove_port(const std::string& netdev);
-  // `counters`: also the hw_counters files, which move with traffic, not with requests.
+  // `counters`: also the hw_counters/ and counters/ files, which move with traffic, not requests.
   void refresh_port(Port& port, bool counters = true);
   void restore_truncated();  // files a client emptied and never wrote: the model's value again
   void add_watch(const std::filesystem::path& path, Watch watch);

@@ -25,6 +25,12 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsCorrectedUnderEnforce) {
   }
   EXPECT_EQ(log.of("lan3", PortEvent::Kind::Corrected).size(), 1u) << log.describe();
   EXPECT_TRUE(log.of("lan3", PortEvent::Kind::Drifted).empty()) << log.describe();
+  // The first configuration is an apply, not a drift nor a correction (the metrics' counters).
+  const auto configured = port_of(reconciler, "lan3");
+  ASSERT_TRUE(configured);
+  EXPECT_EQ(configured->counters.applies_ok, 1u);
+  EXPECT_TRUE(configured->counters.drifts.empty());
+  EXPECT_TRUE(configured->counters.corrections.empty());
   log.clear();
 
   exec({"dcb", "pfc", "set", "dev", "lan3", "prio-pfc", "3:off", "4:on"});
@@ -45,6 +51,14 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsCorrectedUnderEnforce) {
   }
   EXPECT_TRUE(reconciler.healthy());
   EXPECT_EQ(reconciler.status_line(), "4 ports: 4 in sync");
+  const auto corrected = port_of(reconciler, "lan3");
+  ASSERT_TRUE(corrected);
+  EXPECT_EQ(corrected->counters.applies_ok, 2u);
+  EXPECT_EQ(corrected->counters.applies_failed, 0u);
+  EXPECT_EQ(corrected->counters.drifts, (std::map<std::string, uint64_t>{{"pfc.priorities", 1}}));
+  EXPECT_EQ(corrected->counters.corrections,
+            (std::map<std::string, uint64_t>{{"pfc.priorities", 1}}));
+  EXPECT_EQ(port_of(reconciler, "lan2")->counters.applies_ok, 1u);
 }
 
 TEST_F(ReconcileDrift, TheSameDriftStraightBackAfterItsCorrectionBacksOff) {
@@ -99,6 +113,10 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsOnlyReportedOnceUnderReport) {
   ASSERT_TRUE(lan3);
   EXPECT_EQ(lan3->condition, PortCondition::Drifted);
   EXPECT_FALSE(lan3->last_plan.changes.empty());
+  // Reported once, counted once, never corrected.
+  EXPECT_EQ(lan3->counters.drifts, (std::map<std::string, uint64_t>{{"pfc.priorities", 1}}));
+  EXPECT_TRUE(lan3->counters.corrections.empty());
+  EXPECT_EQ(lan3->counters.applies_ok, 0u);
   EXPECT_EQ(reconciler.status_line(), "4 ports: 3 in sync, 1 drifted (lan3)");
 
   // A different drift is news again.

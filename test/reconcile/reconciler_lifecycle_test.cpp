@@ -172,6 +172,10 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
       static_cast<long long>(ms(all_in_sync - last_vanished)));
 
   EXPECT_TRUE(node_in_sync(config));
+  // The counters survive the netdev vanishing: the first configuration and the one after.
+  for (const auto& netdev : kPorts) {
+    EXPECT_EQ(port_of(reconciler, netdev)->counters.applies_ok, 2u) << netdev;
+  }
   EXPECT_TRUE(contains(exec({"dcb", "pfc", "show", "dev", "lan4"}),
                        "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"));
   EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan5"}), " mtu 9000 "));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <map>
 
 namespace roce_sim {
 namespace {
@@ -124,6 +125,25 @@ TEST(RdmaCounters, ThirtyTwoBitCountersWrapAndSixtyFourBitOnesDoNot) {
         "rnr_nak_retry_err", "roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart",
         "rx_icrc_encapsulated", "req_cqe_error", "resp_cqe_error"})
     EXPECT_TRUE(device.hw_counters().count(name)) << name;
+}
+
+TEST(PmaCounters, DataInFourOctetWordsPacketsAsTheyAreErrorsZero) {
+  // core/sysfs.c pma_attrs_ext: the 21 files of counters/ on an mlx5 port, in that order.
+  const auto counters = pma_counters({4000003, 8000, 977, 2});
+  ASSERT_EQ(counters.size(), 21u);
+  EXPECT_EQ(counters.front().first, "symbol_error");
+  EXPECT_EQ(counters.back().first, "multicast_xmit_packets");
+  std::map<std::string, uint64_t> by_name(counters.begin(), counters.end());
+  EXPECT_EQ(by_name.at("port_xmit_data"), 1000000u);  // 4000003 bytes >> 2
+  EXPECT_EQ(by_name.at("port_rcv_data"), 2000u);
+  EXPECT_EQ(by_name.at("port_xmit_packets"), 977u);
+  EXPECT_EQ(by_name.at("unicast_xmit_packets"), 977u);
+  EXPECT_EQ(by_name.at("port_rcv_packets"), 2u);
+  EXPECT_EQ(by_name.at("unicast_rcv_packets"), 2u);
+  for (const char* zero : {"multicast_rcv_packets", "link_downed", "port_rcv_errors",
+                           "port_xmit_discards", "port_xmit_wait", "VL15_dropped"}) {
+    EXPECT_EQ(by_name.at(zero), 0u) << zero;
+  }
 }
 
 }  // namespace

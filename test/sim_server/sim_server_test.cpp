@@ -637,6 +637,8 @@ TEST_F(SimServer, FileTreeHasNetdevRdmaAndGidFiles) {
   EXPECT_EQ(read_file(port / "gid_attrs/ndevs/3"), "lan2\n");
   EXPECT_EQ(read_file(port / "gids/200"), "0000:0000:0000:0000:0000:0000:0000:0000\n");
   EXPECT_FALSE(fs::exists(port / "gid_attrs/types/200"));
+  EXPECT_EQ(read_file(port / "counters/port_xmit_data"), "0\n");  // no traffic scenario
+  EXPECT_EQ(read_file(port / "counters/symbol_error"), "0\n");
   EXPECT_TRUE(fs::exists(node() / "debug/mlx5/0000:17:00.0/cc_params/rp_time_reset"));
 }
 

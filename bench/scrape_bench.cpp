@@ -1,0 +1,685 @@
+// bench/scrape_bench: what a Prometheus scrape costs, roced's /metrics against what a user would
+// otherwise run: Debian's prometheus-node-exporter with only its infiniband collector, reading the
+// same simulated sysfs tree. On the built-in 4-port node (sim/scenarios/steady.yaml) and on
+// sim/nodes/sixteen-port.yaml (the same steady traffic on all 16 ports, written here), in one run:
+//   - roced: `roced --sim DIR --config packaging/roced.yaml --no-dbus --metrics-listen ADDR`,
+//     after READY=1;
+//   - node_exporter: `--path.sysfs=DIR/sys --collector.disable-defaults --collector.infiniband`,
+//     as shipped (its Go/process self-metrics on) and with --web.disable-exporter-metrics.
+// Each gets N sequential HTTP/1.1 GET /metrics on one kept-alive connection (as Prometheus
+// scrapes; identity encoding), the whole body read. Figures: latency p50/p99/max, CPU per scrape
+// of the exporter process (/proc/PID/stat utime+stime; task schedstat as a cross-check), the
+// roce-sim server's CPU per scrape beyond its idle rate (it does the kernel's part of roced's
+// netlink/ethtool reads; node_exporter's file reads are in its own system time), VmRSS, series
+// and bytes per scrape.
+//   scrape_bench [--scrapes N] [--node-exporter PATH] [--smoke]
+// --smoke: 20 scrapes on the 4-port node; exits 1 unless both endpoints answer 200 with the
+// expected series (every port's, counters moving under the steady traffic). Speed is printed,
+// never asserted.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/http_client.hpp"
+#include "bench/metrics_text.hpp"
+#include "bench/sim_process.hpp"
+
+namespace {
+
+using namespace roced;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using bench::HttpClient;
+using bench::Sample;
+using bench::SimProcess;
+
+constexpr double kAimP99Ms = 5;  // issue 5: scrape p99 under 5 ms at 16 ports
+constexpr int kWarmUp = 5;       // scrapes per exporter before the measured ones
+constexpr auto kStartDeadline = 60s;
+
+double ms_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Nearest-rank percentile (p in 0..1) of unsorted samples.
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
+
+// ---- a child process (roced, node_exporter): output to a log file, SIGTERM at the end.
+class Child {
+ public:
+  Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+        const fs::path& log) {
+    pid_ = ::fork();
+    if (pid_ != 0) return;
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ::dup2(null_fd, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::unsetenv("JOURNAL_STREAM");  // roced logs to the log file, not the journal
+    ::unsetenv("NOTIFY_SOCKET");
+    ::unsetenv("WATCHDOG_USEC");
+    ::unsetenv("WATCHDOG_PID");
+    for (const std::string& pair : env) ::putenv(const_cast<char*>(pair.c_str()));
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ~Child() { stop(); }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  pid_t pid() const { return pid_; }
+  bool running() {
+    if (exit_code_) return false;
+    int status = 0;
+    if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return pid_ > 0 && !exit_code_;
+  }
+  // SIGTERM, up to 30 s for a clean stop, then SIGKILL. The exit status.
+  int stop() {
+    if (pid_ <= 0 || exit_code_) return exit_code_.value_or(127);
+    ::kill(pid_, SIGTERM);
+    const auto deadline = Clock::now() + 30s;
+    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    if (running()) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+      exit_code_ = 128 + SIGKILL;
+    }
+    return *exit_code_;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+// $NOTIFY_SOCKET for roced: READY=1 says its ports are configured.
+class NotifySocket {
+ public:
+  explicit NotifySocket(fs::path path) : path_(std::move(path)) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      throw std::runtime_error("cannot bind the notify socket " + path_.string());
+    }
+  }
+  ~NotifySocket() {
+    ::close(fd_);
+    ::unlink(path_.c_str());
+  }
+  NotifySocket(const NotifySocket&) = delete;
+  NotifySocket& operator=(const NotifySocket&) = delete;
+  const fs::path& path() const { return path_; }
+  // Waits up to `timeout` for a datagram; true when one of its lines is READY=1.
+  bool ready_within(std::chrono::milliseconds timeout) {
+    pollfd fds = {fd_, POLLIN, 0};
+    if (::poll(&fds, 1, static_cast<int>(timeout.count())) <= 0) return false;
+    char buffer[4096];
+    bool ready = false;
+    ssize_t got = 0;
+    while ((got = ::recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT)) > 0) {
+      std::istringstream text(std::string(buffer, static_cast<size_t>(got)));
+      for (std::string line; std::getline(text, line);) ready = ready || line == "READY=1";
+    }
+    return ready;
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// ---- process cost from /proc
+struct ProcessCost {
+  double cpu_ticks_ms = 0;  // utime + stime from /proc/PID/stat (clock-tick resolution)
+  double cpu_sched_ms = 0;  // sum of /proc/PID/task/*/schedstat run time (ns resolution)
+  double rss_mib = 0, hwm_mib = 0;
+  int threads = 0;
+};
+
+ProcessCost read_cost(pid_t pid) {
+  ProcessCost cost;
+  const fs::path proc = "/proc/" + std::to_string(pid);
+  const std::string stat = read_text(proc / "stat");
+  // Fields after the ")" that ends the command name: state is field 3, utime 14, stime 15.
+  if (const size_t paren = stat.rfind(')'); paren != std::string::npos) {
+    std::istringstream fields(stat.substr(paren + 2));
+    std::vector<std::string> values;
+    for (std::string value; fields >> value;) values.push_back(value);
+    if (values.size() > 12) {
+      const double tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+      cost.cpu_ticks_ms = (std::stod(values[11]) + std::stod(values[12])) * tick_ms;
+    }
+  }
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(proc / "task", ec)) {
+    std::istringstream sched(read_text(task.path() / "schedstat"));
+    double ns = 0;
+    if (sched >> ns) cost.cpu_sched_ms += ns / 1e6;
+    ++cost.threads;
+  }
+  std::istringstream status(read_text(proc / "status"));
+  for (std::string line; std::getline(status, line);) {
+    std::istringstream words(line);
+    std::string key;
+    double kib = 0;
+    words >> key >> kib;
+    if (key == "VmRSS:") cost.rss_mib = kib / 1024;
+    if (key == "VmHWM:") cost.hwm_mib = kib / 1024;
+  }
+  return cost;
+}
+
+// ---- the node: which netdevs and RDMA ports the exporters must show
+struct RdmaPort {
+  std::string device, port;
+};
+
+std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<RdmaPort> rdma_ports(const fs::path& sim_dir) {
+  std::vector<RdmaPort> ports;
+  const fs::path ib = sim_dir / "sys/class/infiniband";
+  for (const std::string& device : list_dir(ib)) {
+    for (const std::string& port : list_dir(ib / device / "ports")) ports.push_back({device, port});
+  }
+  return ports;
+}
+
+// Steady traffic on every port of a node (sim/scenarios/steady.yaml's shape): 80G each way on
+// priority 3, and 1G of best effort from the first port. steady.yaml itself names lan2..lan5.
+std::string steady_scenario(const std::vector<std::string>& netdevs) {
+  std::string text =
+      "name: steady-all\ndescription: steady.yaml on every port\nclock: {speed: 1}\n"
+      "duration: 10m\ntraffic:\n";
+  for (const std::string& netdev : netdevs) {
+    for (const char* direction : {"tx", "rx"}) {
+      text += "  - {port: " + netdev + ", priority: 3, direction: " + direction +
+              ", rate: 80G, packet_size: 4096}\n";
+    }
+  }
+  if (!netdevs.empty()) {
+    text += "  - {port: " + netdevs.front() +
+            ", priority: 0, direction: tx, rate: 1G, packet_size: 1500}\n";
+  }
+  return text;
+}
+
+// The netdevs a node file declares, in order (`netdev: NAME` lines).
+std::vector<std::string> node_netdevs(const std::string& node_file) {
+  std::vector<std::string> netdevs;
+  std::istringstream text(read_text(node_file));
+  for (std::string line; std::getline(text, line);) {
+    const size_t key = line.find("netdev:");
+    if (key == std::string::npos) continue;
+    std::istringstream value(line.substr(key + 7));
+    std::string name;
+    if (value >> name) netdevs.push_back(name);
+  }
+  return netdevs;
+}
+
+// ---- one exporter under test
+struct Exporter {
+  std::string name;    // "roced", "node_exporter", ...
+  std::string prefix;  // the series about the NIC ports: "roce_" / "node_infiniband_"
+  std::unique_ptr<Child> process;
+  std::unique_ptr<HttpClient> client;
+  fs::path log;
+  std::string first_body;  // the scrape after start-up, to see counters move
+};
+
+struct Result {
+  std::string node, exporter;
+  std::vector<double> latency_ms;
+  double cpu_ticks_ms = 0, cpu_sched_ms = 0;  // per scrape
+  double sim_ms = 0;                          // the sim's CPU per scrape beyond its idle rate
+  double idle_percent = 0;                    // the exporter's CPU while not scraped
+  ProcessCost end;
+  size_t series = 0, port_series = 0, bytes = 0;
+  int failed = 0;  // scrapes without a 200
+};
+
+struct NodeRun {
+  std::string name;
+  size_t ports = 0;
+  std::vector<Result> results;
+  std::vector<std::string> problems;
+};
+
+// GETs /metrics until it answers 200 (the exporter is listening) or the deadline passes.
+std::optional<std::string> wait_for_metrics(Exporter& exporter, std::string& why) {
+  const auto deadline = Clock::now() + kStartDeadline;
+  while (Clock::now() < deadline) {
+    if (!exporter.process->running()) {
+      why = exporter.name + " exited during start-up; its log:\n" + read_text(exporter.log);
+      return std::nullopt;
+    }
+    bench::HttpResponse response = exporter.client->get("/metrics");
+    if (response.status == 200) return response.body;
+    why = response.status ? "HTTP " + std::to_string(response.status) : response.error;
+    std::this_thread::sleep_for(50ms);
+  }
+  why = exporter.name + " did not serve /metrics within 60 s (" + why + "); its log:\n" +
+        read_text(exporter.log);
+  return std::nullopt;
+}
+
+size_t count_port_series(const std::vector<Sample>& samples, const std::string& prefix) {
+  return static_cast<size_t>(std::count_if(samples.begin(), samples.end(), [&](const Sample& s) {
+    return s.name.rfind(prefix, 0) == 0;
+  }));
+}
+
+// What each endpoint must show for every port, and that a traffic counter moved between the
+// scrape after start-up and the last one (steady traffic on priority 3 of every port).
+void check_series(const Exporter& exporter, const std::string& last_body,
+                  const std::vector<std::string>& netdevs, const std::vector<RdmaPort>& rdma,
+                  std::vector<std::string>& problems) {
+  const bench::ParsedMetrics first = bench::parse_metrics_text(exporter.first_body);
+  const bench::ParsedMetrics last = bench::parse_metrics_text(last_body);
+  for (const std::string& error : last.errors) {
+    problems.push_back(exporter.name + ": not a series, line " + error);
+  }
+  auto moved = [&](const std::string& name, const std::map<std::string, std::string>& labels,
+                   const std::string& what) {
+    const auto before = bench::find_sample(first.samples, name, labels);
+    const auto after = bench::find_sample(last.samples, name, labels);
+    if (!after) {
+      problems.push_back(exporter.name + ": no " + name + " for " + what);
+    } else if (!before || !(*after > *before)) {
+      problems.push_back(exporter.name + ": " + name + " for " + what + " did not grow (" +
+                         (before ? std::to_string(*before) : "absent") + " -> " +
+                         std::to_string(*after) + ")");
+    }
+  };
+  if (exporter.name == "roced") {
+    const auto ports = bench::find_sample(last.samples, "roced_ports", {});
+    if (!ports || *ports != static_cast<double>(netdevs.size())) {
+      problems.push_back("roced: roced_ports is " + (ports ? std::to_string(*ports) : "absent") +
+                         ", the node has " + std::to_string(netdevs.size()));
+    }
+    if (!bench::find_sample(last.samples, "roced_build_info", {})) {
+      problems.push_back("roced: no roced_build_info");
+    }
+    for (const std::string& netdev : netdevs) {
+      const auto up = bench::find_sample(last.samples, "roce_link_up", {{"netdev", netdev}});
+      if (!up || *up != 1) {
+        problems.push_back("roced: roce_link_up for " + netdev + " is " +
+                           (up ? std::to_string(*up) : "absent") + ", not 1");
+      }
+      if (!bench::find_sample(last.samples, "roce_port_info", {{"netdev", netdev}})) {
+        problems.push_back("roced: no roce_port_info for " + netdev);
+      }
+      moved("roce_priority_bytes_total",
+            {{"netdev", netdev}, {"direction", "tx"}, {"priority", "3"}},
+            netdev + " tx priority 3");
+      moved("roce_priority_bytes_total",
+            {{"netdev", netdev}, {"direction", "rx"}, {"priority", "3"}},
+            netdev + " rx priority 3");
+    }
+  } else {
+    for (const RdmaPort& port : rdma) {
+      const std::map<std::string, std::string> labels = {{"device", port.device},
+                                                         {"port", port.port}};
+      if (!bench::find_sample(last.samples, "node_infiniband_info", {{"device", port.device}})) {
+        problems.push_back(exporter.name + ": no node_infiniband_info for " + port.device);
+      }
+      const auto state = bench::find_sample(last.samples, "node_infiniband_state_id", labels);
+      if (!state || *state != 4) {
+        problems.push_back(exporter.name + ": node_infiniband_state_id for " + port.device +
+                           " is " + (state ? std::to_string(*state) : "absent") + ", not 4");
+      }
+      moved("node_infiniband_port_data_transmitted_bytes_total", labels,
+            port.device + " port " + port.port);
+      moved("node_infiniband_port_data_received_bytes_total", labels,
+            port.device + " port " + port.port);
+    }
+  }
+}
+
+// N sequential scrapes of one exporter, with its and the sim's CPU around them.
+Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s, int scrapes,
+               const std::string& node_name, std::string& last_body) {
+  Result result;
+  result.node = node_name;
+  result.exporter = exporter.name;
+  for (int i = 0; i < kWarmUp; ++i) exporter.client->get("/metrics");
+  const ProcessCost before = read_cost(exporter.process->pid());
+  const ProcessCost sim_before = read_cost(sim_pid);
+  const auto started = Clock::now();
+  for (int i = 0; i < scrapes; ++i) {
+    const auto sent = Clock::now();
+    bench::HttpResponse response = exporter.client->get("/metrics");
+    result.latency_ms.push_back(ms_between(sent, Clock::now()));
+    if (response.status != 200) {
+      ++result.failed;
+      continue;
+    }
+    if (i == scrapes - 1) last_body = std::move(response.body);
+  }
+  const double window_s = std::chrono::duration<double>(Clock::now() - started).count();
+  result.end = read_cost(exporter.process->pid());
+  const ProcessCost sim_after = read_cost(sim_pid);
+  result.cpu_ticks_ms = (result.end.cpu_ticks_ms - before.cpu_ticks_ms) / scrapes;
+  result.cpu_sched_ms = (result.end.cpu_sched_ms - before.cpu_sched_ms) / scrapes;
+  result.sim_ms =
+      (sim_after.cpu_sched_ms - sim_before.cpu_sched_ms - sim_idle_ms_per_s * window_s) / scrapes;
+  const bench::ParsedMetrics parsed = bench::parse_metrics_text(last_body);
+  result.series = parsed.samples.size();
+  result.port_series = count_port_series(parsed.samples, exporter.prefix);
+  result.bytes = last_body.size();
+  return result;
+}
+
+NodeRun run_node(const std::string& name, const std::string& node_file,
+                 const std::string& scenario_file, int scrapes, std::chrono::milliseconds idle,
+                 const std::string& node_exporter, bool smoke) {
+  NodeRun run;
+  run.name = name;
+  SimProcess sim(ROCE_SIM_BINARY, node_file, scenario_file);
+  const fs::path dir = sim.dir();
+  const std::vector<std::string> netdevs = list_dir(dir / "sys/class/net");
+  const std::vector<RdmaPort> rdma = rdma_ports(dir);
+  run.ports = netdevs.size();
+  const pid_t sim_pid = static_cast<pid_t>(std::atol(read_text(dir / "roce-sim.pid").c_str()));
+  if (sim_pid <= 0) throw std::runtime_error("no pid in " + (dir / "roce-sim.pid").string());
+
+  // roced first, to READY=1: the ports are configured (PFC on priority 3) before anything is read.
+  std::vector<Exporter> exporters;
+  {
+    NotifySocket notify(dir / "notify.sock");
+    const uint16_t port = bench::free_local_port();
+    Exporter roced{"roced", "roce_", nullptr, nullptr, dir / "roced.log", ""};
+    roced.process = std::make_unique<Child>(
+        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
+                                 ROCED_DEFAULT_CONFIG, "--no-dbus", "--metrics-listen",
+                                 "127.0.0.1:" + std::to_string(port)},
+        std::vector<std::string>{"NOTIFY_SOCKET=" + notify.path().string()}, roced.log);
+    roced.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    const auto deadline = Clock::now() + kStartDeadline;
+    bool ready = false;
+    while (!ready && roced.process->running() && Clock::now() < deadline) {
+      ready = notify.ready_within(100ms);
+    }
+    if (!ready) {
+      run.problems.push_back("roced did not send READY=1; its log:\n" + read_text(roced.log));
+      return run;
+    }
+    exporters.push_back(std::move(roced));
+  }
+  struct NodeExporterVariant {
+    const char* name;
+    bool self_metrics;
+  };
+  std::vector<NodeExporterVariant> variants = {{"node_exporter", true}};
+  if (!smoke) variants.push_back({"node_exporter -self", false});
+  for (const NodeExporterVariant& variant : variants) {
+    const uint16_t port = bench::free_local_port();
+    std::vector<std::string> argv = {node_exporter, "--path.sysfs=" + (dir / "sys").string(),
+                                     "--collector.disable-defaults", "--collector.infiniband",
+                                     "--web.listen-address=127.0.0.1:" + std::to_string(port)};
+    if (!variant.self_metrics) argv.push_back("--web.disable-exporter-metrics");
+    Exporter exporter{variant.name,
+                      "node_infiniband_",
+                      nullptr,
+                      nullptr,
+                      dir / ("node_exporter-" + std::to_string(port) + ".log"),
+                      ""};
+    exporter.process = std::make_unique<Child>(argv, std::vector<std::string>{}, exporter.log);
+    exporter.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    exporters.push_back(std::move(exporter));
+  }
+  for (Exporter& exporter : exporters) {
+    std::string why;
+    const auto body = wait_for_metrics(exporter, why);
+    if (!body) {
+      run.problems.push_back(why);
+      return run;
+    }
+    exporter.first_body = *body;
+  }
+
+  // Idle rates (nobody scraping), so the sim's background work (its 10 Hz refresh of every
+  // port's files) is not charged to the scrapes; the exporters' own idle CPU is printed.
+  std::vector<ProcessCost> idle_before;
+  for (Exporter& exporter : exporters) idle_before.push_back(read_cost(exporter.process->pid()));
+  const ProcessCost sim_idle_before = read_cost(sim_pid);
+  const auto idle_start = Clock::now();
+  std::this_thread::sleep_for(idle);
+  const double idle_s = std::chrono::duration<double>(Clock::now() - idle_start).count();
+  const double sim_idle_ms_per_s =
+      (read_cost(sim_pid).cpu_sched_ms - sim_idle_before.cpu_sched_ms) / idle_s;
+  std::vector<double> idle_percent;
+  for (size_t i = 0; i < exporters.size(); ++i) {
+    const double ms =
+        read_cost(exporters[i].process->pid()).cpu_sched_ms - idle_before[i].cpu_sched_ms;
+    idle_percent.push_back(ms / (idle_s * 1000) * 100);
+  }
+
+  for (size_t i = 0; i < exporters.size(); ++i) {
+    Exporter& exporter = exporters[i];
+    std::cerr << "scrape_bench: " << name << ": " << scrapes << " scrapes of " << exporter.name
+              << "...\n";
+    std::string last_body;
+    Result result = measure(exporter, sim_pid, sim_idle_ms_per_s, scrapes, name, last_body);
+    result.idle_percent = idle_percent[i];
+    if (result.failed) {
+      run.problems.push_back(exporter.name + ": " + std::to_string(result.failed) + " of " +
+                             std::to_string(scrapes) + " scrapes did not answer 200");
+    }
+    check_series(exporter, last_body, netdevs, rdma, run.problems);
+    if (!exporter.process->running()) {
+      run.problems.push_back(exporter.name + " exited; its log:\n" + read_text(exporter.log));
+    }
+    run.results.push_back(std::move(result));
+  }
+  for (Exporter& exporter : exporters) {
+    // Go programs leave on SIGTERM by the signal's default action: 128 + 15 is their clean stop.
+    const int code = exporter.process->stop();
+    if (code != 0 && !(code == 128 + SIGTERM && exporter.name != "roced")) {
+      run.problems.push_back(exporter.name + " exited " + std::to_string(code) + " on SIGTERM");
+    }
+  }
+  return run;
+}
+
+// ---- report
+const Result* find_result(const NodeRun& run, const std::string& exporter) {
+  for (const Result& r : run.results) {
+    if (r.exporter == exporter) return &r;
+  }
+  return nullptr;
+}
+
+void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::string& node_exporter) {
+  double load[3] = {0, 0, 0};
+  ::getloadavg(load, 3);
+  std::string version;
+  bench::run_program({node_exporter, "--version"}, &version);
+  version = version.substr(0, version.find('\n'));
+  std::printf(
+      "\nroced: %s --config %s --no-dbus --metrics-listen 127.0.0.1:PORT\n"
+      "node_exporter: %s --collector.disable-defaults --collector.infiniband\n"
+      "  (%s); `-self`: with --web.disable-exporter-metrics (no go_*/process_*/promhttp_*)\n"
+      "%d sequential GET /metrics each, one kept-alive HTTP/1.1 connection, identity encoding;\n"
+      "load average %.2f %.2f %.2f\n",
+      ROCED_BINARY, ROCED_DEFAULT_CONFIG, node_exporter.c_str(), version.c_str(), scrapes, load[0],
+      load[1], load[2]);
+  std::printf(
+      "\nPer scrape: latency (request sent -> whole body read); CPU of the exporter process\n"
+      "(/proc/PID/stat utime+stime, then task schedstat); +sim: the roce-sim server's CPU beyond\n"
+      "its idle rate (the kernel's part of roced's netlink/ethtool reads)\n");
+  std::printf("  %-13s %-20s %7s %7s %7s %8s %8s %7s %8s %7s %7s %8s %6s\n", "node", "exporter",
+              "p50 ms", "p99 ms", "max ms", "CPU ms", "(sched)", "+sim ms", "RSS MiB", "series",
+              "ports'", "bytes", "us/ser");
+  for (const NodeRun& run : runs) {
+    for (const Result& r : run.results) {
+      const double per_series_us = r.series ? (r.cpu_sched_ms + std::max(0.0, r.sim_ms)) * 1000 /
+                                                  static_cast<double>(r.series)
+                                            : 0;
+      std::printf("  %-13s %-20s %7.2f %7.2f %7.2f %8.3f %8.3f %7.3f %8.1f %7zu %7zu %8zu %6.2f\n",
+                  r.node.c_str(), r.exporter.c_str(), percentile(r.latency_ms, 0.5),
+                  percentile(r.latency_ms, 0.99), percentile(r.latency_ms, 1), r.cpu_ticks_ms,
+                  r.cpu_sched_ms, r.sim_ms, r.end.rss_mib, r.series, r.port_series, r.bytes,
+                  per_series_us);
+    }
+  }
+  std::printf(
+      "  (ports': series about the NIC ports, roce_* for roced, node_infiniband_* for "
+      "node_exporter;\n   us/ser: CPU per series, schedstat + sim)\n\nIdle, not scraped (task "
+      "schedstat, %% of a core):");
+  for (const NodeRun& run : runs) {
+    for (const Result& r : run.results) {
+      std::printf("\n  %-13s %-20s %.3f %%, VmHWM %.1f MiB, %d threads", r.node.c_str(),
+                  r.exporter.c_str(), r.idle_percent, r.end.hwm_mib, r.end.threads);
+    }
+  }
+  std::printf("\n\nAims (issue 5; reported, never enforced)\n");
+  for (const NodeRun& run : runs) {
+    const Result* roced = find_result(run, "roced");
+    const Result* ne = find_result(run, "node_exporter");
+    if (!roced) continue;
+    const double p99 = percentile(roced->latency_ms, 0.99);
+    if (run.ports >= 16) {
+      std::printf("  %-13s roced scrape p99 under %.0f ms: %s (p99 %.2f ms)\n", run.name.c_str(),
+                  kAimP99Ms, p99 < kAimP99Ms ? "met" : "NOT met", p99);
+    }
+    if (!ne) continue;
+    for (const Result* other : {ne, find_result(run, "node_exporter -self")}) {
+      if (!other) continue;
+      const double ours = roced->cpu_sched_ms + std::max(0.0, roced->sim_ms);
+      const double theirs = other->cpu_sched_ms + std::max(0.0, other->sim_ms);
+      std::printf(
+          "  %-13s cheaper per scrape than %s: %s (roced %.3f ms + sim %.3f ms vs %.3f ms "
+          "CPU);\n  %-13s   exporting more series: %s (%zu vs %zu; about the ports %zu vs %zu)\n",
+          run.name.c_str(), other->exporter.c_str(), ours < theirs ? "met" : "NOT met",
+          roced->cpu_sched_ms, std::max(0.0, roced->sim_ms), theirs, "",
+          roced->series > other->series && roced->port_series > other->port_series ? "met"
+                                                                                   : "NOT met",
+          roced->series, other->series, roced->port_series, other->port_series);
+    }
+  }
+}
+
+int usage() {
+  std::cerr << "usage: scrape_bench [--scrapes N] [--node-exporter PATH] [--smoke]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int scrapes = 200;
+  bool smoke = false;
+  std::string node_exporter = "/usr/bin/prometheus-node-exporter";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--smoke") {
+      smoke = true;
+    } else if (arg == "--scrapes" && i + 1 < argc) {
+      scrapes = std::atoi(argv[++i]);
+      if (scrapes < 1) return usage();
+    } else if (arg == "--node-exporter" && i + 1 < argc) {
+      node_exporter = argv[++i];
+    } else {
+      return usage();
+    }
+  }
+  if (smoke) scrapes = 20;
+  if (::access(node_exporter.c_str(), X_OK) != 0) {
+    std::cerr << "scrape_bench: " << node_exporter
+              << " is not there: install prometheus-node-exporter (scripts/setup.sh does)\n";
+    return 1;
+  }
+  const std::chrono::milliseconds idle = smoke ? 500ms : 3000ms;
+  std::vector<NodeRun> runs;
+  try {
+    runs.push_back(run_node("default (4)", "", ROCED_SIM_SCENARIOS "/steady.yaml", scrapes, idle,
+                            node_exporter, smoke));
+    if (!smoke) {
+      const std::string sixteen = ROCED_SIM_NODES "/sixteen-port.yaml";
+      const fs::path scenario = fs::temp_directory_path() /
+                                ("roced-scrape-bench-" + std::to_string(::getpid()) + ".yaml");
+      std::ofstream(scenario) << steady_scenario(node_netdevs(sixteen));
+      struct Remove {
+        fs::path path;
+        ~Remove() {
+          std::error_code ec;
+          fs::remove(path, ec);
+        }
+      } remove{scenario};
+      runs.push_back(run_node("sixteen (16)", sixteen, scenario.string(), scrapes, idle,
+                              node_exporter, smoke));
+    }
+  } catch (const std::exception& error) {
+    std::cerr << "scrape_bench: " << error.what() << "\n";
+    return 1;
+  }
+  print_report(runs, scrapes, node_exporter);
+  std::printf("\nCorrectness\n");
+  bool correct = true;
+  for (const NodeRun& run : runs) {
+    if (run.problems.empty()) {
+      std::printf("  %s: ok: both endpoints answer 200 with every port's series; counters move\n",
+                  run.name.c_str());
+    }
+    for (const std::string& problem : run.problems) {
+      std::printf("  %s: PROBLEM: %s\n", run.name.c_str(), problem.c_str());
+      correct = false;
+    }
+  }
+  return correct ? 0 : 1;
+}

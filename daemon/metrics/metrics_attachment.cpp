@@ -1,0 +1,50 @@
+#include "daemon/metrics/metrics_attachment.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "daemon/metrics/port_targets.hpp"
+#include "telemetry/exporter.hpp"
+
+namespace roced::metrics {
+
+namespace {
+
+class MetricsAttachment final : public service::Service::Attachment {
+ public:
+  explicit MetricsAttachment(std::unique_ptr<telemetry::Exporter> exporter)
+      : exporter_(std::move(exporter)) {}
+
+ private:
+  std::unique_ptr<telemetry::Exporter> exporter_;
+};
+
+}  // namespace
+
+std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& service,
+                                                             const MetricsOptions& options) {
+  reconcile::Reconciler& reconciler = service.reconciler();
+  config::MetricsSettings settings = reconciler.config().metrics;
+  if (options.listen) {
+    settings.listen = *options.listen;
+    settings.enabled = true;
+  }
+  if (options.disabled || !settings.enabled) {
+    spdlog::info("metrics endpoint: off");
+    return nullptr;
+  }
+  auto sampler = std::make_shared<telemetry::NodeSampler>(service.system(), [&reconciler] {
+    return port_targets(reconciler.snapshot(), reconciler.config());
+  });
+  try {
+    auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
+                                                          telemetry::ExporterInfo{options.version});
+    spdlog::info("metrics endpoint: {}{}", exporter->url(),
+                 settings.basic_auth ? " (basic auth)" : "");
+    return std::make_unique<MetricsAttachment>(std::move(exporter));
+  } catch (const std::exception& e) {
+    spdlog::error("metrics endpoint not served: {}", e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace roced::metrics

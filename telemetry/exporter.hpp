@@ -1,0 +1,41 @@
+#pragma once
+// The Prometheus endpoint: prometheus-cpp's Exposer (civetweb) serving GET /metrics, each scrape
+// sampling the node afresh through a NodeSampler. Optional basic auth and TLS (docs/metrics.md).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/config/config.hpp"
+#include "telemetry/metric_families.hpp"
+#include "telemetry/node_sampler.hpp"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace roced::telemetry {
+
+class Exporter {
+ public:
+  // Listens at once; throws std::runtime_error with the reason when it cannot (address in use,
+  // a certificate that does not load, a bad listen address).
+  Exporter(const config::MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
+           ExporterInfo info);
+  ~Exporter();
+  Exporter(const Exporter&) = delete;
+  Exporter& operator=(const Exporter&) = delete;
+
+  // "http://127.0.0.1:9879/metrics" (the port actually bound, useful when asked for port 0).
+  std::string url() const;
+
+ private:
+  class Collector;
+  std::shared_ptr<Collector> collector_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string scheme_;
+  std::string host_;
+  bool ipv6_ = false;
+};
+
+}  // namespace roced::telemetry

@@ -1,0 +1,379 @@
+#include "telemetry/metric_families.hpp"
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "telemetry/ethtool_names.hpp"
+
+namespace roced::telemetry {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+struct FamilySpec {
+  std::string_view name;
+  MetricType type;
+  std::string_view help;
+};
+
+// The ethtool names (ethtool_names.hpp's `metric`) and the family each goes to. Per-priority
+// counters carry direction and priority labels, port-level ones direction only.
+struct EthtoolMapping {
+  std::string_view what;
+  bool per_priority;
+  bool direction_label;
+  FamilySpec family;
+};
+
+constexpr EthtoolMapping kEthtool[] = {
+    {"pause",
+     true,
+     true,
+     {"roce_pfc_pause_frames_total", MetricType::Counter,
+      "PFC pause frames per priority: rx = received (the switch pauses us), tx = sent (we pause "
+      "the switch)."}},
+    {"pause_duration",
+     true,
+     true,
+     {"roce_pfc_pause_duration_seconds_total", MetricType::Counter,
+      "Time paused per priority, in seconds; its rate is the paused-time ratio (0-1)."}},
+    {"pause_transition",
+     true,
+     true,
+     {"roce_pfc_pause_transitions_total", MetricType::Counter,
+      "Transitions from paused to not paused per priority."}},
+    {"packets",
+     true,
+     true,
+     {"roce_priority_packets_total", MetricType::Counter, "Packets per priority and direction."}},
+    {"bytes",
+     true,
+     true,
+     {"roce_priority_bytes_total", MetricType::Counter, "Bytes per priority and direction."}},
+    {"discards",
+     true,
+     true,
+     {"roce_priority_discards_total", MetricType::Counter,
+      "Packets discarded per priority (on a lossless priority this must stay 0)."}},
+    {"buf_discard",
+     true,
+     true,
+     {"roce_priority_buffer_discards_total", MetricType::Counter,
+      "Packets discarded per priority for want of receive buffer."}},
+    {"cong_discard",
+     true,
+     true,
+     {"roce_priority_congestion_discards_total", MetricType::Counter,
+      "Packets discarded per priority by congestion control."}},
+    {"marked",
+     true,
+     true,
+     {"roce_priority_ecn_marked_packets_total", MetricType::Counter,
+      "Packets ECN-marked by the NIC's receive buffer per priority."}},
+    {"discards_phy",
+     false,
+     true,
+     {"roce_port_discards_total", MetricType::Counter,
+      "Packets the port discarded at the physical layer (rx: no buffer; tx: could not send)."}},
+    {"pause_ctrl_phy",
+     false,
+     true,
+     {"roce_link_pause_frames_total", MetricType::Counter,
+      "MAC control (pause) frames of every priority, counted even when the NIC ignores them."}},
+    {"pause_storm_warning_events",
+     false,
+     false,
+     {"roce_pause_storm_warning_events_total", MetricType::Counter,
+      "The NIC's stall prevention saw its receive side pausing the switch for 85 % of the "
+      "timeout."}},
+    {"pause_storm_error_events",
+     false,
+     false,
+     {"roce_pause_storm_error_events_total", MetricType::Counter,
+      "The NIC stopped pausing the switch after the stall-prevention timeout and drops instead."}},
+    {"global_pause",
+     false,
+     true,
+     {"roce_global_pause_frames_total", MetricType::Counter,
+      "802.3x (global) pause frames, used when PFC is off."}},
+    {"global_pause_duration",
+     false,
+     true,
+     {"roce_global_pause_duration_seconds_total", MetricType::Counter,
+      "Time paused by 802.3x (global) pause, in seconds."}},
+    {"global_pause_transition",
+     false,
+     true,
+     {"roce_global_pause_transitions_total", MetricType::Counter,
+      "Transitions from globally paused to not paused."}},
+};
+
+// hw_counters file -> family, with an optional extra label.
+struct RdmaMapping {
+  std::string_view counter;
+  FamilySpec family;
+  std::string_view side;  // "requester" / "responder" for the families split by side
+};
+
+constexpr RdmaMapping kRdma[] = {
+    {"np_ecn_marked_roce_packets",
+     {"roce_ecn_marked_packets_total", MetricType::Counter,
+      "CE-marked RoCE packets this port received (its notification point)."},
+     ""},
+    {"np_cnp_sent",
+     {"roce_cnp_sent_total", MetricType::Counter,
+      "CNPs this port's notification point sent back to senders."},
+     ""},
+    {"rp_cnp_handled",
+     {"roce_cnp_handled_total", MetricType::Counter,
+      "CNPs this port's reaction point acted on (it slowed down)."},
+     ""},
+    {"rp_cnp_ignored",
+     {"roce_cnp_ignored_total", MetricType::Counter,
+      "CNPs that arrived while the reaction point was off for their priority (DCQCN off here)."},
+     ""},
+    {"out_of_sequence",
+     {"roce_rdma_out_of_sequence_total", MetricType::Counter,
+      "Packets received out of sequence (a loss upstream)."},
+     ""},
+    {"packet_seq_err",
+     {"roce_rdma_packet_sequence_errors_total", MetricType::Counter,
+      "NAK sequence errors received (the responder saw a gap)."},
+     ""},
+    {"implied_nak_seq_err",
+     {"roce_rdma_implied_nak_sequence_errors_total", MetricType::Counter,
+      "Implied NAK sequence errors (a read response or atomic ACK arrived out of order)."},
+     ""},
+    {"local_ack_timeout_err",
+     {"roce_rdma_local_ack_timeouts_total", MetricType::Counter,
+      "Requester retransmission timeouts (no ACK in time)."},
+     ""},
+    {"rnr_nak_retry_err",
+     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::Counter,
+      "Receiver-not-ready NAK retries exhausted."},
+     ""},
+    {"duplicate_request",
+     {"roce_rdma_duplicate_requests_total", MetricType::Counter,
+      "Duplicate requests received (the requester retransmitted)."},
+     ""},
+    {"out_of_buffer",
+     {"roce_rdma_out_of_buffer_total", MetricType::Counter,
+      "Packets dropped for want of a posted receive buffer."},
+     ""},
+    {"roce_adp_retrans",
+     {"roce_rdma_adaptive_retransmissions_total", MetricType::Counter, "Adaptive retransmissions."},
+     ""},
+    {"roce_adp_retrans_to",
+     {"roce_rdma_adaptive_retransmission_timeouts_total", MetricType::Counter,
+      "Adaptive retransmission timeouts."},
+     ""},
+    {"roce_slow_restart",
+     {"roce_rdma_slow_restarts_total", MetricType::Counter, "Slow restarts after retransmission."},
+     ""},
+    {"req_cqe_error",
+     {"roce_rdma_cqe_errors_total", MetricType::Counter, "Completions with an error."},
+     "requester"},
+    {"resp_cqe_error",
+     {"roce_rdma_cqe_errors_total", MetricType::Counter, "Completions with an error."},
+     "responder"},
+    {"req_remote_access_errors",
+     {"roce_rdma_remote_access_errors_total", MetricType::Counter, "Remote access errors."},
+     "requester"},
+    {"resp_remote_access_errors",
+     {"roce_rdma_remote_access_errors_total", MetricType::Counter, "Remote access errors."},
+     "responder"},
+    {"req_remote_invalid_request",
+     {"roce_rdma_remote_invalid_requests_total", MetricType::Counter,
+      "Remote invalid request errors the requester received."},
+     ""},
+    {"resp_local_length_error",
+     {"roce_rdma_local_length_errors_total", MetricType::Counter,
+      "Responder local length errors (a message longer than the receive buffer)."},
+     ""},
+    {"rx_icrc_encapsulated",
+     {"roce_rdma_icrc_errors_total", MetricType::Counter, "RoCE packets received with a bad ICRC."},
+     ""},
+};
+
+// Families in first-use order, so the output groups each family's samples under its HELP/TYPE.
+class Families {
+ public:
+  void add(const FamilySpec& spec, Labels labels, double value) {
+    auto [it, inserted] = index_.try_emplace(std::string(spec.name), families_.size());
+    if (inserted) {
+      MetricFamily family;
+      family.name = spec.name;
+      family.help = spec.help;
+      family.type = spec.type;
+      families_.push_back(std::move(family));
+    }
+    ClientMetric metric;
+    metric.label = std::move(labels);
+    if (spec.type == MetricType::Counter) {
+      metric.counter.value = value;
+    } else {
+      metric.gauge.value = value;
+    }
+    families_[it->second].metric.push_back(std::move(metric));
+  }
+  std::vector<MetricFamily> take() { return std::move(families_); }
+
+ private:
+  std::map<std::string, size_t> index_;
+  std::vector<MetricFamily> families_;
+};
+
+Labels with(Labels labels, std::initializer_list<std::pair<std::string, std::string>> more) {
+  for (const auto& [name, value] : more) labels.push_back({name, value});
+  return labels;
+}
+
+Labels port_labels(const PortSample& port) {
+  return {{"netdev", port.netdev},
+          {"device", port.rdma_device},
+          {"port", port.rdma_port > 0 ? std::to_string(port.rdma_port) : ""}};
+}
+
+const EthtoolMapping* ethtool_mapping(const EthtoolCounterName& name) {
+  for (const auto& mapping : kEthtool) {
+    if (mapping.what == name.metric && mapping.per_priority == name.priority.has_value()) {
+      return &mapping;
+    }
+  }
+  return nullptr;
+}
+
+double in_base_unit(uint64_t value, CounterUnit unit) {
+  return unit == CounterUnit::microseconds ? static_cast<double>(value) / 1e6
+                                           : static_cast<double>(value);
+}
+
+constexpr FamilySpec kPortInfo{"roce_port_info", MetricType::Gauge,
+                               "A managed RoCE port: its driver, firmware and PCI address."};
+constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::Gauge,
+                             "1 when the port is administratively up and has carrier."};
+constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::Gauge, "The netdev's MTU."};
+constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::Gauge,
+                               "The RoCE v2 GID index of the configured address family."};
+constexpr FamilySpec kGidExpected{
+    "roce_rocev2_gid_index_expected", MetricType::Gauge,
+    "The GID index the configuration says jobs use (roce.gid_index)."};
+constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::Gauge,
+                             "1 when the setting matched the profile at roced's last check."};
+constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::Gauge,
+                                "1 for the port's current state in roced."};
+constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::Counter,
+                              "Applies roced made to the port, by result."};
+constexpr FamilySpec kDrifts{"roce_config_drifts_total", MetricType::Counter,
+                             "Times a setting was found changed away from the profile."};
+constexpr FamilySpec kCorrections{"roce_config_corrections_total", MetricType::Counter,
+                                  "Drifts roced corrected."};
+constexpr FamilySpec kLastCheck{"roce_config_last_check_timestamp_seconds", MetricType::Gauge,
+                                "Unix time of roced's last check of the port."};
+constexpr FamilySpec kBuildInfo{"roced_build_info", MetricType::Gauge, "roced's version."};
+constexpr FamilySpec kPorts{"roced_ports", MetricType::Gauge, "Ports roced manages now."};
+constexpr FamilySpec kCollectorSuccess{"roced_scrape_collector_success", MetricType::Gauge,
+                                       "1 when the collector read every port in this scrape."};
+constexpr FamilySpec kCollectorDuration{"roced_scrape_collector_duration_seconds",
+                                        MetricType::Gauge,
+                                        "Time the collector took in this scrape, all ports."};
+constexpr FamilySpec kWraps{"roced_rdma_stat_wraps_total", MetricType::Counter,
+                            "32-bit RDMA counter wraps roced carried over."};
+constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::Counter,
+                             "RDMA counters seen restarting from zero (a driver reload)."};
+
+const std::vector<std::string> kStates = {"pending",  "in-sync", "drifted",
+                                          "applying", "failed",  "vanished"};
+
+void add_config(Families& out, const PortSample& port) {
+  if (!port.config) return;
+  const ConfigState& config = *port.config;
+  const Labels netdev = {{"netdev", port.netdev}};
+  for (const auto& [setting, in_sync] : config.in_sync) {
+    out.add(kInSync, with(netdev, {{"setting", setting}}), in_sync ? 1 : 0);
+  }
+  for (const auto& state : kStates) {
+    out.add(kPortState, with(netdev, {{"state", state}}), state == config.state ? 1 : 0);
+  }
+  out.add(kApplies, with(netdev, {{"result", "ok"}}), static_cast<double>(config.applies_ok));
+  out.add(kApplies, with(netdev, {{"result", "failed"}}),
+          static_cast<double>(config.applies_failed));
+  for (const auto& [setting, count] : config.drifts) {
+    out.add(kDrifts, with(netdev, {{"setting", setting}}), static_cast<double>(count));
+  }
+  for (const auto& [setting, count] : config.corrections) {
+    out.add(kCorrections, with(netdev, {{"setting", setting}}), static_cast<double>(count));
+  }
+  if (config.last_check) {
+    const auto since_epoch = config.last_check->time_since_epoch();
+    out.add(kLastCheck, netdev, std::chrono::duration<double>(since_epoch).count());
+  }
+}
+
+void add_port(Families& out, const PortSample& port) {
+  const Labels labels = port_labels(port);
+  out.add(kPortInfo,
+          with(labels, {{"driver", port.driver}, {"firmware", port.firmware}, {"pci", port.pci}}),
+          1);
+  if (port.link_known) {
+    out.add(kLinkUp, labels, port.link_up ? 1 : 0);
+    out.add(kMtu, labels, port.mtu);
+  }
+  if (port.rocev2_gid_index) {
+    out.add(kGidIndex, with(labels, {{"family", port.gid_family}}), *port.rocev2_gid_index);
+  }
+  if (port.expected_gid_index) {
+    out.add(kGidExpected, with(labels, {{"family", port.gid_family}}), *port.expected_gid_index);
+  }
+
+  for (const auto& [name, value] : port.ethtool) {
+    const auto parsed = parse_ethtool_name(name);
+    if (!parsed) continue;
+    const EthtoolMapping* mapping = ethtool_mapping(*parsed);
+    if (mapping == nullptr) continue;
+    Labels series = labels;
+    if (mapping->direction_label) {
+      series.push_back({"direction", std::string(direction_name(parsed->direction))});
+    }
+    if (parsed->priority) series.push_back({"priority", std::to_string(*parsed->priority)});
+    out.add(mapping->family, std::move(series), in_base_unit(value, parsed->unit));
+  }
+
+  for (const auto& mapping : kRdma) {
+    const auto it = port.rdma_totals.find(std::string(mapping.counter));
+    if (it == port.rdma_totals.end()) continue;
+    Labels series = labels;
+    if (!mapping.side.empty()) series.push_back({"side", std::string(mapping.side)});
+    out.add(mapping.family, std::move(series), static_cast<double>(it->second));
+  }
+  if (!port.rdma_device.empty()) {
+    const Labels netdev = {{"netdev", port.netdev}};
+    out.add(kWraps, netdev, static_cast<double>(port.counter_wraps));
+    out.add(kResets, netdev, static_cast<double>(port.counter_resets));
+  }
+}
+
+}  // namespace
+
+std::vector<MetricFamily> metric_families(const NodeSample& sample, const ExporterInfo& info) {
+  Families out;
+  out.add(kBuildInfo, {{"version", info.version}}, 1);
+  out.add(kPorts, {}, static_cast<double>(sample.ports.size()));
+  for (const auto& [name, outcome] : sample.sources) {
+    out.add(kCollectorSuccess, {{"collector", name}}, outcome.ok ? 1 : 0);
+    out.add(kCollectorDuration, {{"collector", name}},
+            std::chrono::duration<double>(outcome.took).count());
+  }
+  for (const auto& port : sample.ports) add_port(out, port);
+  for (const auto& port : sample.ports) add_config(out, port);
+  return out.take();
+}
+
+}  // namespace roced::telemetry

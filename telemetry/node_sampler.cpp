@@ -1,0 +1,78 @@
+#include "telemetry/node_sampler.hpp"
+
+#include "telemetry/sampler.hpp"
+
+namespace roced::telemetry {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Firmware changes only with a flash and a driver reload (which changes nothing else we key on
+// but is rare): re-reading it every few minutes saves an ioctl per port per scrape.
+constexpr std::chrono::minutes kFirmwareRefresh{5};
+
+}  // namespace
+
+NodeSampler::NodeSampler(System& system, Targets targets)
+    : system_(system), targets_(std::move(targets)) {}
+
+void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
+  for (const auto& [name, raw] : sample.rdma) {
+    auto it = memory.totals.find(name);
+    if (it == memory.totals.end()) {
+      it = memory.totals.emplace(name, CounterAccumulator(hw_counter_width(name))).first;
+    }
+    const uint64_t wraps_before = it->second.wraps();
+    const uint64_t resets_before = it->second.resets();
+    sample.rdma_totals[name] = it->second.feed(raw);
+    memory.wraps += it->second.wraps() - wraps_before;
+    memory.resets += it->second.resets() - resets_before;
+  }
+  sample.counter_wraps = memory.wraps;
+  sample.counter_resets = memory.resets;
+}
+
+NodeSample NodeSampler::sample() {
+  std::lock_guard lock(mutex_);
+  NodeSample out;
+  const auto config_start = SteadyClock::now();
+  std::vector<PortTarget> targets = targets_();
+  out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
+
+  std::map<std::string, PortMemory> still_there;
+  for (auto& target : targets) {
+    PortMemory memory;
+    if (auto it = memory_.find(target.port.netdev); it != memory_.end()) {
+      memory = std::move(it->second);
+    }
+    const auto now = SteadyClock::now();
+    const bool read_firmware = memory.firmware.empty() || memory.pci != target.port.pci ||
+                               now - memory.firmware_read_at >= kFirmwareRefresh;
+    PortSample sample =
+        sample_port(system_, target.port, SampleOptions{target.gid_family, read_firmware});
+    if (read_firmware) {
+      memory.firmware = sample.firmware;
+      memory.pci = target.port.pci;
+      memory.firmware_read_at = now;
+    } else {
+      sample.firmware = memory.firmware;
+    }
+    carry_totals(sample, memory);
+    sample.expected_gid_index = target.expected_gid_index;
+    sample.config = std::move(target.config);
+    if (!sample.config) out.sources["config"].ok = false;
+    for (const auto& [name, outcome] : sample.sources) {
+      SourceOutcome& total = out.sources[name];
+      total.ok = total.ok && outcome.ok;
+      total.took += outcome.took;
+    }
+    still_there[target.port.netdev] = std::move(memory);
+    out.ports.push_back(std::move(sample));
+  }
+  // A port no longer targeted is forgotten; if it comes back its counters start a new series.
+  memory_ = std::move(still_there);
+  return out;
+}
+
+}  // namespace roced::telemetry

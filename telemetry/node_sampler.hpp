@@ -1,0 +1,61 @@
+#pragma once
+// Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
+// counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,
+// not per sample). The exporter calls sample() per scrape; the storm watchdog will share it.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/discovery.hpp"
+#include "netlink/system.hpp"
+#include "telemetry/sample.hpp"
+#include "telemetry/wrap.hpp"
+
+namespace roced::telemetry {
+
+// One port to sample, with what the caller (the daemon) knows about it.
+struct PortTarget {
+  DiscoveredPort port;
+  std::string gid_family = "ipv4";
+  std::optional<int> expected_gid_index;
+  std::optional<ConfigState> config;
+};
+
+struct NodeSample {
+  std::vector<PortSample> ports;  // in the targets' order
+  // Per source ("ethtool", "rdma", "link", "gid", "config"): every port read, and the time summed
+  // over the ports.
+  std::map<std::string, SourceOutcome> sources;
+};
+
+class NodeSampler {
+ public:
+  using Targets = std::function<std::vector<PortTarget>()>;
+  NodeSampler(System& system, Targets targets);
+
+  // Thread-safe; concurrent callers take turns (the totals need the samples in order).
+  NodeSample sample();
+
+ private:
+  struct PortMemory {
+    std::map<std::string, CounterAccumulator> totals;
+    uint64_t wraps = 0;
+    uint64_t resets = 0;
+    std::string pci;
+    std::string firmware;
+    std::chrono::steady_clock::time_point firmware_read_at;
+  };
+  void carry_totals(PortSample& sample, PortMemory& memory);
+
+  System& system_;
+  Targets targets_;
+  std::mutex mutex_;
+  std::map<std::string, PortMemory> memory_;  // by netdev
+};
+
+}  // namespace roced::telemetry

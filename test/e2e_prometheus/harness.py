@@ -1,0 +1,228 @@
+"""The processes of an end-to-end run: roce-sim, roced with its exporter, Prometheus.
+
+Each child writes its output to a log file in the run's scratch directory and dies with this
+script (PR_SET_PDEATHSIG), so a test killed by CTest's timeout leaves nothing behind. Every wait
+is a poll with a generous deadline that ends as soon as its condition holds; nothing here
+measures how long anything took.
+"""
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+DEADLINE = 60.0  # seconds; a poll gives up (and the test fails) only after this long
+POLL = 0.2
+
+
+class Failure(Exception):
+    """A check that did not hold; the message says what was expected and what was seen."""
+
+
+def wait_for(what, probe, deadline=DEADLINE):
+    """Polls probe() until it returns something other than None; returns that.
+
+    probe may return None to keep waiting; the last thing it raised or returned is reported
+    when the deadline passes."""
+    end = time.monotonic() + deadline
+    last = None
+    while True:
+        try:
+            value = probe()
+            if value is not None:
+                return value
+        except Failure as e:
+            last = str(e)
+        if time.monotonic() > end:
+            raise Failure(f"gave up waiting {deadline:.0f} s for {what}" +
+                          (f"; last: {last}" if last else ""))
+        time.sleep(POLL)
+
+
+def free_port():
+    """A TCP port free on loopback right now (two tests may pick at once: see start_listener)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent():
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class Process:
+    """One child process, stdout and stderr into `log`."""
+
+    def __init__(self, name, argv, log, env=None):
+        self.name, self.argv, self.log = name, [str(a) for a in argv], log
+        with open(log, "wb") as out:
+            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL, env=env,
+                                          preexec_fn=_die_with_parent)
+
+    def running(self):
+        return self.popen.poll() is None
+
+    def check_running(self):
+        if not self.running():
+            raise Failure(f"{self.name} exited with status {self.popen.returncode}:\n" +
+                          self.tail())
+
+    def stop(self):
+        if self.running():
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+
+    def tail(self, lines=40):
+        try:
+            with open(self.log, "rb") as f:
+                text = f.read().decode(errors="replace")
+        except OSError as e:
+            return f"(no log: {e})"
+        return "\n".join(f"  | {line}" for line in text.splitlines()[-lines:])
+
+
+def http_get(url, timeout=5):
+    """(status, body) of a GET; status 0 when nothing answered."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+    except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError):
+        return 0, ""
+
+
+def run(argv, check=True):
+    """Runs a command to completion; its CompletedProcess. check: fail on a non-zero exit."""
+    done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=60)
+    if check and done.returncode != 0:
+        raise Failure(f"{' '.join(map(str, argv))} exited {done.returncode}:\n"
+                      f"{done.stdout}{done.stderr}")
+    return done
+
+
+class Stack:
+    """A scratch directory holding one simulated node, roced and (optionally) Prometheus."""
+
+    def __init__(self, binaries):
+        self.bin = binaries
+        self.root = tempfile.mkdtemp(prefix="roced-e2e-prom-")
+        self.node_dir = os.path.join(self.root, "node")
+        os.mkdir(self.node_dir)
+        self.config = os.path.join(self.root, "roced.yaml")
+        self.processes = []
+        self.sim = self.roced = self.prometheus = None
+        self.metrics_port = self.prometheus_port = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for process in reversed(self.processes):
+            process.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+        return False
+
+    def _spawn(self, name, argv):
+        process = Process(name, argv, os.path.join(self.root, f"{name}.log"))
+        self.processes.append(process)
+        return process
+
+    def start_sim(self, scenario):
+        # Not --quiet: the event lines ("t=15.000s lan3: congestion ... begins") are in its log.
+        self.sim = self._spawn("roce-sim", [self.bin.roce_sim, "run", "--dir", self.node_dir,
+                                            "--scenario", scenario])
+        pid_file = os.path.join(self.node_dir, "roce-sim.pid")
+
+        def ready():
+            self.sim.check_running()
+            return True if os.path.exists(pid_file) else None
+
+        wait_for("roce-sim to write its pid file", ready)
+
+    def start_listener(self, name, make_argv, ready_url):
+        """Starts a server on a fresh port; another test may have taken the port in between, so a
+        start that fails with 'address in use' is retried on a new one."""
+        for _ in range(3):
+            port = free_port()
+            process = self._spawn(name, make_argv(port))
+
+            def ready():
+                if not process.running():
+                    return "exited"
+                return "up" if http_get(ready_url(port), timeout=2)[0] == 200 else None
+
+            if wait_for(f"{name} to answer {ready_url(port)}", ready) == "up":
+                return process, port
+            if "in use" not in process.tail().lower():
+                process.check_running()  # raises with the log
+            self.processes.remove(process)
+        raise Failure(f"{name}: no free port after three tries")
+
+    def write_config(self, config_text):
+        with open(self.config, "w") as f:
+            f.write(config_text)
+
+    def apply_with_rocectl(self):
+        """The profile written by the one-shot rocectl: under drift_policy report roced only
+        reports what differs, the first configuration included."""
+        run([self.bin.rocectl, "--sim", self.node_dir, "apply", "--config", self.config,
+             "--direct"])
+
+    def start_roced(self):
+        self.roced, self.metrics_port = self.start_listener(
+            "roced",
+            lambda port: [self.bin.roced, "--sim", self.node_dir, "--config", self.config,
+                          "--no-dbus", "--metrics-listen", f"127.0.0.1:{port}",
+                          "--log-target", "console"],
+            lambda port: f"http://127.0.0.1:{port}/metrics")
+
+    @property
+    def target(self):
+        return f"127.0.0.1:{self.metrics_port}"
+
+    def scrape(self):
+        """One GET /metrics straight from roced."""
+        status, body = http_get(f"http://{self.target}/metrics")
+        if status != 200:
+            raise Failure(f"GET http://{self.target}/metrics answered {status}")
+        return body
+
+    def start_prometheus(self):
+        config = os.path.join(self.root, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write("global:\n"
+                    "  scrape_interval: 1s\n"
+                    "  scrape_timeout: 1s\n"
+                    "  evaluation_interval: 1s\n"
+                    "scrape_configs:\n"
+                    "  - job_name: roced\n"
+                    "    static_configs:\n"
+                    f"      - targets: ['{self.target}']\n")
+        self.prometheus, self.prometheus_port = self.start_listener(
+            "prometheus",
+            lambda port: [self.bin.prometheus, f"--config.file={config}",
+                          f"--storage.tsdb.path={os.path.join(self.root, 'tsdb')}",
+                          f"--web.listen-address=127.0.0.1:{port}"],
+            lambda port: f"http://127.0.0.1:{port}/-/ready")
+
+    def sim_exec(self, *command):
+        """Unmodified iproute2/ethtool against the simulated node."""
+        return run([self.bin.roce_sim, "exec", self.node_dir, "--", *command])
+
+    def print_logs(self):
+        for process in self.processes:
+            print(f"--- {process.name} ({process.log}), last lines:\n{process.tail()}",
+                  file=sys.stderr)

@@ -1,0 +1,261 @@
+// metric_families: names, labels and units of docs/metrics.md from a hand-made NodeSample, and
+// the catalogue kept honest (every family produced is documented there).
+#include "telemetry/metric_families.hpp"
+
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace roced::telemetry {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+PortSample lan3() {
+  PortSample port;
+  port.netdev = "lan3";
+  port.rdma_device = "mlx5_1";
+  port.rdma_port = 1;
+  port.driver = "mlx5_core";
+  port.pci = "0000:3d:00.0";
+  port.firmware = "28.39.1002 (MT_0000000838)";
+  port.link_known = true;
+  port.link_up = true;
+  port.mtu = 9000;
+  port.ethtool = {
+      {"rx_prio3_pause", 120},
+      {"rx_prio3_pause_duration", 2'500'000},  // µs: 2.5 s
+      {"tx_prio3_pause", 7},
+      {"tx_prio3_pause_duration", 1500},
+      {"rx_prio3_pause_transition", 60},
+      {"rx_prio3_packets", 1000},
+      {"tx_prio0_bytes", 64},
+      {"rx_prio3_discards", 2},
+      {"rx_discards_phy", 5},
+      {"tx_pause_storm_warning_events", 1},
+      {"rx_pause_ctrl_phy", 127},
+      {"rx_packets", 99},     // not one of ours: ignored
+      {"rx0_packets", 99},    // per channel: ignored
+      {"rx_prio8_pause", 1},  // not a priority: ignored
+  };
+  port.rdma_totals = {{"np_ecn_marked_roce_packets", 300},
+                      {"rp_cnp_ignored", 4},
+                      {"req_cqe_error", 1},
+                      {"resp_cqe_error", 2},
+                      {"some_future_counter", 9}};
+  port.rdma = port.rdma_totals;
+  port.counter_wraps = 1;
+  port.rocev2_gid_index = 3;
+  port.expected_gid_index = 3;
+  ConfigState config;
+  config.state = "drifted";
+  config.in_sync = {{"pfc.priorities", false}, {"mtu", true}};
+  config.applies_ok = 2;
+  config.drifts = {{"pfc.priorities", 1}};
+  config.corrections = {{"pfc.priorities", 1}};
+  config.last_check = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
+  port.config = config;
+  return port;
+}
+
+NodeSample node_of(std::vector<PortSample> ports) {
+  NodeSample node;
+  node.ports = std::move(ports);
+  node.sources["ethtool"] = SourceOutcome{true, std::chrono::microseconds(1500)};
+  node.sources["rdma"] = SourceOutcome{false, std::chrono::microseconds(10)};
+  return node;
+}
+
+const MetricFamily* find(const std::vector<MetricFamily>& families, const std::string& name) {
+  for (const auto& family : families) {
+    if (family.name == name) return &family;
+  }
+  return nullptr;
+}
+
+// The value of the one series of `name` whose labels include every one of `labels`.
+std::optional<double> value(const std::vector<MetricFamily>& families, const std::string& name,
+                            const std::vector<ClientMetric::Label>& labels) {
+  const MetricFamily* family = find(families, name);
+  if (family == nullptr) return std::nullopt;
+  std::optional<double> found;
+  for (const auto& metric : family->metric) {
+    bool all = true;
+    for (const auto& label : labels) {
+      all = all && std::find(metric.label.begin(), metric.label.end(), label) != metric.label.end();
+    }
+    if (!all) continue;
+    EXPECT_FALSE(found) << name << ": more than one series matches";
+    found = family->type == MetricType::Counter ? metric.counter.value : metric.gauge.value;
+  }
+  return found;
+}
+
+TEST(MetricFamilies, PfcCountersGetPriorityAndDirectionLabelsAndSeconds) {
+  const auto families = metric_families(node_of({lan3()}), ExporterInfo{"1.2.3"});
+  EXPECT_EQ(value(families, "roce_pfc_pause_frames_total",
+                  {{"netdev", "lan3"}, {"direction", "rx"}, {"priority", "3"}}),
+            120);
+  EXPECT_EQ(value(families, "roce_pfc_pause_frames_total",
+                  {{"netdev", "lan3"}, {"direction", "tx"}, {"priority", "3"}}),
+            7);
+  EXPECT_DOUBLE_EQ(*value(families, "roce_pfc_pause_duration_seconds_total",
+                          {{"direction", "rx"}, {"priority", "3"}}),
+                   2.5);
+  EXPECT_DOUBLE_EQ(*value(families, "roce_pfc_pause_duration_seconds_total",
+                          {{"direction", "tx"}, {"priority", "3"}}),
+                   0.0015);
+  EXPECT_EQ(value(families, "roce_pfc_pause_transitions_total", {{"direction", "rx"}}), 60);
+  EXPECT_EQ(value(families, "roce_priority_packets_total", {{"direction", "rx"}}), 1000);
+  EXPECT_EQ(value(families, "roce_priority_bytes_total", {{"direction", "tx"}, {"priority", "0"}}),
+            64);
+  EXPECT_EQ(value(families, "roce_priority_discards_total", {{"priority", "3"}}), 2);
+  EXPECT_EQ(value(families, "roce_port_discards_total", {{"direction", "rx"}}), 5);
+  EXPECT_EQ(value(families, "roce_link_pause_frames_total", {{"direction", "rx"}}), 127);
+  EXPECT_EQ(value(families, "roce_pause_storm_warning_events_total", {{"netdev", "lan3"}}), 1);
+  // Counters the NIC did not report are absent, not 0.
+  EXPECT_EQ(find(families, "roce_pause_storm_error_events_total"), nullptr);
+  EXPECT_EQ(find(families, "roce_global_pause_frames_total"), nullptr);
+  // Every series of a port carries netdev, device and port.
+  for (const auto& family : families) {
+    if (family.name.rfind("roce_config_", 0) == 0 || family.name.rfind("roce", 0) != 0 ||
+        family.name.rfind("roced_", 0) == 0) {
+      continue;
+    }
+    for (const auto& metric : family.metric) {
+      EXPECT_NE(std::find(metric.label.begin(), metric.label.end(),
+                          ClientMetric::Label{"device", "mlx5_1"}),
+                metric.label.end())
+          << family.name;
+      EXPECT_NE(
+          std::find(metric.label.begin(), metric.label.end(), ClientMetric::Label{"port", "1"}),
+          metric.label.end())
+          << family.name;
+    }
+  }
+}
+
+TEST(MetricFamilies, RdmaCountersAreNamedAndSplitBySide) {
+  const auto families = metric_families(node_of({lan3()}), ExporterInfo{"1.2.3"});
+  EXPECT_EQ(value(families, "roce_ecn_marked_packets_total", {{"device", "mlx5_1"}}), 300);
+  EXPECT_EQ(value(families, "roce_cnp_ignored_total", {{"netdev", "lan3"}}), 4);
+  EXPECT_EQ(value(families, "roce_rdma_cqe_errors_total", {{"side", "requester"}}), 1);
+  EXPECT_EQ(value(families, "roce_rdma_cqe_errors_total", {{"side", "responder"}}), 2);
+  EXPECT_EQ(find(families, "roce_cnp_sent_total"), nullptr);  // not in the sample
+  EXPECT_EQ(value(families, "roced_rdma_stat_wraps_total", {{"netdev", "lan3"}}), 1);
+}
+
+TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
+  const auto families = metric_families(node_of({lan3()}), ExporterInfo{"1.2.3"});
+  EXPECT_EQ(value(families, "roce_port_info",
+                  {{"netdev", "lan3"},
+                   {"driver", "mlx5_core"},
+                   {"firmware", "28.39.1002 (MT_0000000838)"},
+                   {"pci", "0000:3d:00.0"}}),
+            1);
+  EXPECT_EQ(value(families, "roce_link_up", {{"netdev", "lan3"}}), 1);
+  EXPECT_EQ(value(families, "roce_link_mtu_bytes", {{"netdev", "lan3"}}), 9000);
+  EXPECT_EQ(value(families, "roce_rocev2_gid_index", {{"family", "ipv4"}}), 3);
+  EXPECT_EQ(value(families, "roce_rocev2_gid_index_expected", {{"family", "ipv4"}}), 3);
+  EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "pfc.priorities"}}), 0);
+  EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "mtu"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "drifted"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "in-sync"}}), 0);
+  EXPECT_EQ(value(families, "roce_config_applies_total", {{"result", "ok"}}), 2);
+  EXPECT_EQ(value(families, "roce_config_applies_total", {{"result", "failed"}}), 0);
+  EXPECT_EQ(value(families, "roce_config_drifts_total", {{"setting", "pfc.priorities"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_corrections_total", {{"setting", "pfc.priorities"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_last_check_timestamp_seconds", {{"netdev", "lan3"}}),
+            1'700'000'000);
+  EXPECT_EQ(value(families, "roced_build_info", {{"version", "1.2.3"}}), 1);
+  EXPECT_EQ(value(families, "roced_ports", {}), 1);
+  EXPECT_EQ(value(families, "roced_scrape_collector_success", {{"collector", "ethtool"}}), 1);
+  EXPECT_EQ(value(families, "roced_scrape_collector_success", {{"collector", "rdma"}}), 0);
+  EXPECT_DOUBLE_EQ(
+      *value(families, "roced_scrape_collector_duration_seconds", {{"collector", "ethtool"}}),
+      0.0015);
+}
+
+TEST(MetricFamilies, APortWithoutDaemonStateOrLinkExportsNeither) {
+  PortSample port = lan3();
+  port.config.reset();
+  port.link_known = false;
+  port.rocev2_gid_index.reset();
+  const auto families = metric_families(node_of({port}), ExporterInfo{"1"});
+  EXPECT_EQ(find(families, "roce_config_in_sync"), nullptr);
+  EXPECT_EQ(find(families, "roce_link_up"), nullptr);
+  EXPECT_EQ(find(families, "roce_rocev2_gid_index"), nullptr);
+  EXPECT_NE(find(families, "roce_port_info"), nullptr);
+}
+
+TEST(MetricFamilies, SeriesAreUniqueAndCountersEndInTotal) {
+  PortSample other = lan3();
+  other.netdev = "lan4";
+  other.rdma_device = "mlx5_2";
+  const auto families = metric_families(node_of({lan3(), other}), ExporterInfo{"1"});
+  for (const auto& family : families) {
+    EXPECT_FALSE(family.metric.empty()) << family.name;
+    EXPECT_FALSE(family.help.empty()) << family.name;
+    if (family.type == MetricType::Counter) {
+      EXPECT_TRUE(family.name.ends_with("_total")) << family.name;
+    }
+    std::set<std::vector<ClientMetric::Label>> seen;
+    for (auto metric : family.metric) {
+      std::sort(metric.label.begin(), metric.label.end());
+      EXPECT_TRUE(seen.insert(metric.label).second) << family.name << ": a series twice";
+    }
+  }
+}
+
+// Every family roced can produce is in docs/metrics.md's tables, and the other way round for
+// the families this sample can produce: the catalogue is the contract of the dashboard and the
+// alert rules.
+TEST(MetricFamilies, EveryFamilyIsDocumented) {
+  std::ifstream doc(ROCED_METRICS_DOC);
+  ASSERT_TRUE(doc) << ROCED_METRICS_DOC;
+  std::stringstream text;
+  text << doc.rdbuf();
+  std::set<std::string> documented;
+  const std::string all = text.str();
+  const std::regex backticked(R"(`(roced?_[a-z0-9_]+)`)");
+  for (auto it = std::sregex_iterator(all.begin(), all.end(), backticked);
+       it != std::sregex_iterator(); ++it) {
+    documented.insert((*it)[1]);
+  }
+  PortSample full = lan3();
+  for (const char* name : {"tx_pause_storm_error_events", "rx_global_pause",
+                           "rx_global_pause_duration", "rx_global_pause_transition",
+                           "rx_prio3_buf_discard", "rx_prio3_cong_discard", "rx_prio3_marked"}) {
+    full.ethtool[name] = 1;
+  }
+  for (const char* name :
+       {"np_cnp_sent", "rp_cnp_handled", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
+        "local_ack_timeout_err", "rnr_nak_retry_err", "duplicate_request", "out_of_buffer",
+        "roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart", "req_remote_access_errors",
+        "resp_remote_access_errors", "req_remote_invalid_request", "resp_local_length_error",
+        "rx_icrc_encapsulated"}) {
+    full.rdma_totals[name] = 1;
+  }
+  const auto families = metric_families(node_of({full}), ExporterInfo{"1"});
+  EXPECT_GE(families.size(), 50u);
+  for (const auto& family : families) {
+    EXPECT_TRUE(documented.count(family.name)) << family.name << " is not in docs/metrics.md";
+  }
+  // And the text format is what Prometheus parses: HELP and TYPE once per family.
+  const std::string exposition = prometheus::TextSerializer().Serialize(families);
+  EXPECT_NE(exposition.find("# TYPE roce_pfc_pause_frames_total counter\n"), std::string::npos);
+  EXPECT_NE(
+      exposition.find("roce_pfc_pause_duration_seconds_total{netdev=\"lan3\",device=\"mlx5_1\","
+                      "port=\"1\",direction=\"rx\",priority=\"3\"} 2.5\n"),
+      std::string::npos)
+      << exposition;
+}
+
+}  // namespace
+}  // namespace roced::telemetry
