@@ -28,7 +28,8 @@ show_exit() {
 }
 writes() { sed -n 's/^total //p' "$SIM_DIR/roce-sim.writes"; }
 
-"$BIN/roce-sim" run --dir "$SIM_DIR" --quiet &
+# Steady RoCE traffic on priority 3 of every port, so the counters in the metrics move.
+"$BIN/roce-sim" run --dir "$SIM_DIR" --quiet --scenario "$ROOT/sim/scenarios/steady.yaml" &
 SIM_PID=$!
 for _ in $(seq 1 100); do [[ -e "$SIM_DIR/roce-sim.pid" ]] && break; sleep 0.1; done
 [[ -e "$SIM_DIR/roce-sim.pid" ]] || { echo "demo: roce-sim did not start" >&2; exit 1; }
@@ -102,7 +103,9 @@ dbus-daemon --config-file="$SIM_DIR/bus.conf" --nofork 2>/dev/null &
 BUS_PID=$!
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
 for _ in $(seq 1 50); do [[ -S "$SIM_DIR/bus.sock" ]] && break; sleep 0.1; done
-"$BIN/roced" --sim "$SIM_DIR" --config "$CONFIG" --log-target console >"$SIM_DIR/roced.log" 2>&1 &
+METRICS="127.0.0.1:${ROCED_DEMO_METRICS_PORT:-9879}"
+"$BIN/roced" --sim "$SIM_DIR" --config "$CONFIG" --log-target console --metrics-listen "$METRICS" \
+  >"$SIM_DIR/roced.log" 2>&1 &
 ROCED_PID=$!
 for _ in $(seq 1 100); do grep -q "D-Bus API" "$SIM_DIR/roced.log" && break; sleep 0.1; done
 cat "$SIM_DIR/roced.log"
@@ -116,6 +119,13 @@ sleep 0.5
 "$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan4
 echo "roced's log since:"
 tail -n +"$(($(wc -l <"$SIM_DIR/roced.log") - 2))" "$SIM_DIR/roced.log"
+
+step "Prometheus metrics at http://$METRICS/metrics (docs/metrics.md): a few of its series"
+sleep 1
+curl -s "http://$METRICS/metrics" >"$SIM_DIR/metrics.txt"
+echo "$(grep -vc '^#' "$SIM_DIR/metrics.txt") series; among them:"
+grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_(drifts|corrections)_total\{netdev="lan4"|roce_config_applies_total\{netdev="lan4"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_pause_duration_seconds_total\{netdev="lan2".*direction="rx"|roce_rocev2_gid_index\{netdev="lan2"|roced_scrape_collector_success)' \
+  "$SIM_DIR/metrics.txt"
 
 step "busctl call io.roced.Daemon1 ... GetStatus (JSON, lan4)"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \

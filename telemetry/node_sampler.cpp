@@ -1,5 +1,6 @@
 #include "telemetry/node_sampler.hpp"
 
+#include "netlink/link.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace roced::telemetry {
@@ -11,6 +12,10 @@ using SteadyClock = std::chrono::steady_clock;
 // Firmware changes only with a flash and a driver reload (which changes nothing else we key on
 // but is rare): re-reading it every few minutes saves an ioctl per port per scrape.
 constexpr std::chrono::minutes kFirmwareRefresh{5};
+// The GID table changes with addresses (no netlink group of ours tells us): a few file reads
+// per entry up to the RoCE v2 one is a third of a scrape's cost if done every time, and an
+// index that moved shows within this long (the alert waits minutes anyway).
+constexpr std::chrono::seconds kGidRefresh{10};
 
 }  // namespace
 
@@ -40,6 +45,12 @@ NodeSample NodeSampler::sample() {
   std::vector<PortTarget> targets = targets_();
   out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
 
+  // One RTM_GETLINK dump for every port; a port missing from it is read on its own.
+  std::map<std::string, LinkInfo> links;
+  if (auto all = LinkClient(system_).list()) {
+    for (auto& link : *all) links.emplace(link.name, std::move(link));
+  }
+
   std::map<std::string, PortMemory> still_there;
   for (auto& target : targets) {
     PortMemory memory;
@@ -49,8 +60,27 @@ NodeSample NodeSampler::sample() {
     const auto now = SteadyClock::now();
     const bool read_firmware = memory.firmware.empty() || memory.pci != target.port.pci ||
                                now - memory.firmware_read_at >= kFirmwareRefresh;
-    PortSample sample =
-        sample_port(system_, target.port, SampleOptions{target.gid_family, read_firmware});
+    SampleOptions options;
+    options.gid_family = target.gid_family;
+    options.firmware = read_firmware;
+    if (auto link = links.find(target.port.netdev); link != links.end()) {
+      options.link = link->second;
+    }
+    const int ifindex = options.link ? options.link->ifindex : 0;
+    options.gid = memory.gid_family != target.gid_family || memory.ifindex != ifindex ||
+                  ifindex == 0 || now - memory.gid_read_at >= kGidRefresh;
+    PortSample sample = sample_port(system_, target.port, options);
+    if (options.gid) {
+      memory.gid_index = sample.rocev2_gid_index;
+      memory.gid_ok = !sample.sources.count("gid") || sample.sources.at("gid").ok;
+      memory.gid_family = target.gid_family;
+      memory.ifindex = ifindex;
+      memory.gid_read_at = now;
+    } else if (!target.port.rdma_device.empty()) {
+      // As last read: the collector's health says what that read said.
+      sample.rocev2_gid_index = memory.gid_index;
+      sample.sources["gid"] = SourceOutcome{memory.gid_ok, {}};
+    }
     if (read_firmware) {
       memory.firmware = sample.firmware;
       memory.pci = target.port.pci;

@@ -1,7 +1,7 @@
 #pragma once
 // Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
 // counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,
-// not per sample). The exporter calls sample() per scrape; the storm watchdog will share it.
+// not per sample) and the RoCE v2 GID index (re-read every few seconds). The exporter calls sample() per scrape; the storm watchdog will share it.
 
 #include <chrono>
 #include <functional>
@@ -49,6 +49,11 @@ class NodeSampler {
     std::string pci;
     std::string firmware;
     std::chrono::steady_clock::time_point firmware_read_at;
+    std::optional<int> gid_index;
+    bool gid_ok = true;
+    std::string gid_family;
+    int ifindex = 0;
+    std::chrono::steady_clock::time_point gid_read_at;
   };
   void carry_totals(PortSample& sample, PortMemory& memory);
 

@@ -68,7 +68,7 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
       sample.rdma = std::move(*counters);
       return true;
     });
-    timed(sample, "gid", [&] {
+    if (options.gid) timed(sample, "gid", [&] {
       auto table = rdma::read_gid_table_until(
           *system.files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
             return is_rocev2_of_family(entry, port.netdev, options.gid_family);
@@ -86,7 +86,7 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
   }
 
   timed(sample, "link", [&] {
-    auto link = LinkClient(system).get(port.netdev);
+    auto link = options.link ? Result<LinkInfo>(*options.link) : LinkClient(system).get(port.netdev);
     if (!link) {
       sample.errors.push_back("link: " + link.error().message);
       return false;

@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include <optional>
+
 #include "daemon/discovery.hpp"
+#include "netlink/link.hpp"
 #include "netlink/system.hpp"
 #include "telemetry/sample.hpp"
 
@@ -13,6 +16,10 @@ namespace roced::telemetry {
 struct SampleOptions {
   std::string gid_family = "ipv4";  // whose RoCE v2 GID index to find: "ipv4" | "ipv6"
   bool firmware = true;             // read the firmware version (ethtool driver info)
+  bool gid = true;                  // read the GID table (else rocev2_gid_index stays empty)
+  // The link as a node-wide RTM_GETLINK dump found it (one request for every port instead of
+  // one each); read per port when absent.
+  std::optional<LinkInfo> link;
 };
 
 PortSample sample_port(System& system, const DiscoveredPort& port,

@@ -16,6 +16,7 @@ telemetry::ConfigState config_state(const reconcile::PortSnapshot& port) {
   // Not yet checked, or unreadable: no claim either way.
   if (!port.last_check || !plan.error.empty()) return state;
   for (const plan::Setting setting : plan::all_settings()) {
+    if (!plan::profile_manages(plan.desired, setting)) continue;
     const auto same = [setting](const auto& item) { return item.setting == setting; };
     if (std::any_of(plan.unsupported.begin(), plan.unsupported.end(), same)) continue;
     state.in_sync[plan::setting_group_name(setting)] =

@@ -13,8 +13,8 @@ namespace roced::metrics {
 std::vector<telemetry::PortTarget> port_targets(const std::vector<reconcile::PortSnapshot>& ports,
                                                 const config::Config& config);
 
-// The configuration state of one snapshot: per setting group, matched at the last check; groups
-// the port cannot take are left out; nothing at all when the last check could not read the port.
+// The configuration state of one snapshot: per setting group the profile manages, matched at the
+// last check; groups the port cannot take are left out; nothing at all when the last check could not read the port.
 telemetry::ConfigState config_state(const reconcile::PortSnapshot& port);
 
 }  // namespace roced::metrics

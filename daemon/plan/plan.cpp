@@ -114,6 +114,19 @@ const std::vector<Setting>& all_settings() {
   return settings;
 }
 
+bool profile_manages(const config::Profile& profile, Setting setting) {
+  switch (setting) {
+    case Setting::Buffers:
+      return profile.buffers.has_value();
+    case Setting::EcnPriorities:
+      return profile.ecn.enabled_priorities.has_value();
+    case Setting::Dcqcn:
+      return !profile.ecn.dcqcn.empty();
+    default:
+      return true;
+  }
+}
+
 bool PortPlan::disruptive() const {
   return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.disruptive; });
 }

@@ -43,6 +43,9 @@ std::string setting_name(Setting setting, const std::string& key = {});
 std::string setting_group_name(Setting setting);
 // Every Setting, in apply order.
 const std::vector<Setting>& all_settings();
+// Whether `profile` asks for the setting at all: buffers, per-priority ECN and DCQCN knobs are
+// left to the driver unless named; every other setting always has a wanted value.
+bool profile_manages(const config::Profile& profile, Setting setting);
 
 struct Change {
   Setting setting;
