@@ -10,15 +10,17 @@ bool is_absent_error(const Error& error) {
          error.code == EINVAL || error.code == ENOTDIR || error.code == ENODATA;
 }
 
-Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files,
-                                                           const std::filesystem::path& dir) {
+namespace {
+
+std::filesystem::path hw_counters_dir(const std::string& device, int port) {
+  return std::filesystem::path("/sys/class/infiniband") / device / "ports" /
+         std::to_string(port) / "hw_counters";
+}
+
+Result<std::map<std::string, uint64_t>> read_named_decimal_files(
+    const FileTree& files, const std::filesystem::path& dir, const std::vector<std::string>& names) {
   std::map<std::string, uint64_t> values;
-  auto names = files.list(dir);
-  if (!names) {
-    if (is_absent_error(names.error())) return values;
-    return names.error();
-  }
-  for (const auto& name : *names) {
+  for (const auto& name : names) {
     auto text = files.read(dir / name);
     if (!text) {
       if (is_absent_error(text.error()) || text.error().code == EISDIR) continue;
@@ -38,10 +40,27 @@ Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files
   return values;
 }
 
+}  // namespace
+
+Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files,
+                                                           const std::filesystem::path& dir) {
+  auto names = files.list(dir);
+  if (!names) {
+    if (is_absent_error(names.error())) return std::map<std::string, uint64_t>{};
+    return names.error();
+  }
+  return read_named_decimal_files(files, dir, *names);
+}
+
 Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
                                                          const std::string& device, int port) {
-  return read_decimal_files(files, std::filesystem::path("/sys/class/infiniband") / device /
-                                       "ports" / std::to_string(port) / "hw_counters");
+  return read_decimal_files(files, hw_counters_dir(device, port));
+}
+
+Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
+                                                         const std::string& device, int port,
+                                                         const std::vector<std::string>& names) {
+  return read_named_decimal_files(files, hw_counters_dir(device, port), names);
 }
 
 }  // namespace roced::rdma

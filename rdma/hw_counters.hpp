@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "netlink/system.hpp"
 
@@ -15,6 +16,12 @@ namespace roced::rdma {
 // (as node_exporter's procfs does); other errors are returned.
 Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
                                                          const std::string& device, int port);
+
+// The same, reading only `names` (a listing taken earlier): a scrape then costs no getdents per
+// port. A name that has gone is skipped as absent.
+Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
+                                                         const std::string& device, int port,
+                                                         const std::vector<std::string>& names);
 
 // Same rule for any directory of "<decimal>\n" files (the counters/ directory, cc_params, ...).
 Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files,

@@ -69,8 +69,13 @@ NodeSample NodeSampler::sample() {
     const int ifindex = options.link ? options.link->ifindex : 0;
     options.gid = memory.gid_family != target.gid_family || memory.ifindex != ifindex ||
                   ifindex == 0 || now - memory.gid_read_at >= kGidRefresh;
+    // The hw_counters directory changes only with the device: listed when the GID table is
+    // re-read (a new ifindex, or every kGidRefresh), its files read by name in between.
+    if (!options.gid) options.hw_counter_names = &memory.hw_counter_names;
     PortSample sample = sample_port(system_, target.port, options);
     if (options.gid) {
+      memory.hw_counter_names.clear();
+      for (const auto& entry : sample.rdma) memory.hw_counter_names.push_back(entry.first);
       memory.gid_index = sample.rocev2_gid_index;
       memory.gid_ok = !sample.sources.count("gid") || sample.sources.at("gid").ok;
       memory.gid_family = target.gid_family;

@@ -51,6 +51,7 @@ class NodeSampler {
     std::chrono::steady_clock::time_point firmware_read_at;
     std::optional<int> gid_index;
     bool gid_ok = true;
+    std::vector<std::string> hw_counter_names;  // listed with the GID table's refresh
     std::string gid_family;
     int ifindex = 0;
     std::chrono::steady_clock::time_point gid_read_at;

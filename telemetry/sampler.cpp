@@ -59,7 +59,10 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
   // No RDMA device is not an error: the port simply has no hw_counters and no GID table.
   if (!port.rdma_device.empty()) {
     timed(sample, "rdma", [&] {
-      auto counters = rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
+      auto counters = options.hw_counter_names
+                          ? rdma::read_hw_counters(*system.files, port.rdma_device,
+                                                   port.rdma_port, *options.hw_counter_names)
+                          : rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
       if (!counters) {
         sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
                                 std::to_string(port.rdma_port) + ": " + counters.error().message);

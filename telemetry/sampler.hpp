@@ -3,6 +3,7 @@
 // each source read independently so one failure does not hide the others.
 
 #include <string>
+#include <vector>
 
 #include <optional>
 
@@ -20,6 +21,8 @@ struct SampleOptions {
   // The link as a node-wide RTM_GETLINK dump found it (one request for every port instead of
   // one each); read per port when absent.
   std::optional<LinkInfo> link;
+  // The hw_counters names a listing found earlier; listed afresh when absent.
+  const std::vector<std::string>* hw_counter_names = nullptr;
 };
 
 PortSample sample_port(System& system, const DiscoveredPort& port,
