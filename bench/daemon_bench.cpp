@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/process_cost.hpp"
 #include "bench/shell_recipe.hpp"
 #include "bench/sim_process.hpp"
 #include "daemon/config/config.hpp"
@@ -53,6 +54,9 @@ using namespace roced;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using bench::ProcessCost;
+using bench::read_cost;
+using bench::read_text;
 using bench::SimProcess;
 using reconcile::NetlinkEvent;
 
@@ -80,13 +84,6 @@ struct Samples {
   double min() const { return pick(0); }
   double max() const { return pick(1); }
 };
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // ---- $NOTIFY_SOCKET: what systemd would receive from roced, one "NAME=value" line each.
 class NotifySocket {
@@ -536,43 +533,6 @@ NodeResult run_node(const std::string& node_file, const std::string& name, int r
 }
 
 // ---- 3: idle cost
-struct ProcessCost {
-  double cpu_ticks_ms = 0;  // utime + stime from /proc/PID/stat (clock-tick resolution)
-  double cpu_sched_ms = 0;  // sum of /proc/PID/task/*/schedstat run time (ns resolution)
-  double rss_mib = 0, hwm_mib = 0;
-  int threads = 0;
-};
-
-ProcessCost read_cost(pid_t pid) {
-  ProcessCost cost;
-  const fs::path proc = "/proc/" + std::to_string(pid);
-  const std::string stat = read_text(proc / "stat");
-  // Fields after the ")" that ends the command name: state is field 3, utime 14, stime 15.
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::vector<std::string> values;
-  for (std::string value; fields >> value;) values.push_back(value);
-  if (values.size() > 12) {
-    const double tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-    cost.cpu_ticks_ms = (std::stod(values[11]) + std::stod(values[12])) * tick_ms;
-  }
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator(proc / "task", ec)) {
-    std::istringstream sched(read_text(task.path() / "schedstat"));
-    double ns = 0;
-    if (sched >> ns) cost.cpu_sched_ms += ns / 1e6;
-    ++cost.threads;
-  }
-  std::istringstream status(read_text(proc / "status"));
-  for (std::string line; std::getline(status, line);) {
-    std::istringstream words(line);
-    std::string key;
-    double kib = 0;
-    words >> key >> kib;
-    if (key == "VmRSS:") cost.rss_mib = kib / 1024;
-    if (key == "VmHWM:") cost.hwm_mib = kib / 1024;
-  }
-  return cost;
-}
 
 struct IdleResult {
   std::string name;

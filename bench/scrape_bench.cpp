@@ -45,6 +45,7 @@
 
 #include "bench/http_client.hpp"
 #include "bench/metrics_text.hpp"
+#include "bench/process_cost.hpp"
 #include "bench/sim_process.hpp"
 
 namespace {
@@ -54,6 +55,9 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using bench::HttpClient;
+using bench::ProcessCost;
+using bench::read_cost;
+using bench::read_text;
 using bench::Sample;
 using bench::SimProcess;
 
@@ -63,13 +67,6 @@ constexpr auto kStartDeadline = 60s;
 
 double ms_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Nearest-rank percentile (p in 0..1) of unsorted samples.
@@ -174,45 +171,6 @@ class NotifySocket {
 };
 
 // ---- process cost from /proc
-struct ProcessCost {
-  double cpu_ticks_ms = 0;  // utime + stime from /proc/PID/stat (clock-tick resolution)
-  double cpu_sched_ms = 0;  // sum of /proc/PID/task/*/schedstat run time (ns resolution)
-  double rss_mib = 0, hwm_mib = 0;
-  int threads = 0;
-};
-
-ProcessCost read_cost(pid_t pid) {
-  ProcessCost cost;
-  const fs::path proc = "/proc/" + std::to_string(pid);
-  const std::string stat = read_text(proc / "stat");
-  // Fields after the ")" that ends the command name: state is field 3, utime 14, stime 15.
-  if (const size_t paren = stat.rfind(')'); paren != std::string::npos) {
-    std::istringstream fields(stat.substr(paren + 2));
-    std::vector<std::string> values;
-    for (std::string value; fields >> value;) values.push_back(value);
-    if (values.size() > 12) {
-      const double tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-      cost.cpu_ticks_ms = (std::stod(values[11]) + std::stod(values[12])) * tick_ms;
-    }
-  }
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator(proc / "task", ec)) {
-    std::istringstream sched(read_text(task.path() / "schedstat"));
-    double ns = 0;
-    if (sched >> ns) cost.cpu_sched_ms += ns / 1e6;
-    ++cost.threads;
-  }
-  std::istringstream status(read_text(proc / "status"));
-  for (std::string line; std::getline(status, line);) {
-    std::istringstream words(line);
-    std::string key;
-    double kib = 0;
-    words >> key >> kib;
-    if (key == "VmRSS:") cost.rss_mib = kib / 1024;
-    if (key == "VmHWM:") cost.hwm_mib = kib / 1024;
-  }
-  return cost;
-}
 
 // ---- the node: which netdevs and RDMA ports the exporters must show
 struct RdmaPort {

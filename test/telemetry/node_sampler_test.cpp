@@ -27,10 +27,11 @@ class NodeSamplerTree : public ::testing::Test {
   void set(const std::string& counter, uint64_t value) {
     std::ofstream(system_->files->resolve(kCounters + "/" + counter)) << value << "\n";
   }
-  NodeSampler sampler(const std::vector<std::string>& netdevs) {
-    return NodeSampler(*system_, [netdevs] {
+  // Samples the netdevs in netdevs_ at the time of each sample (all on mlx5_0 port 1).
+  NodeSampler sampler() {
+    return NodeSampler(*system_, [this] {
       std::vector<PortTarget> targets;
-      for (const auto& netdev : netdevs) {
+      for (const auto& netdev : netdevs_) {
         PortTarget target;
         target.port = DiscoveredPort{netdev, "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
         targets.push_back(target);
@@ -42,12 +43,13 @@ class NodeSamplerTree : public ::testing::Test {
   static inline const std::string kCounters = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters";
   fs::path dir_;
   std::unique_ptr<System> system_;
+  std::vector<std::string> netdevs_ = {"lan2"};
 };
 
 TEST_F(NodeSamplerTree, WrapsAreCarriedAndResetsCounted) {
   set("out_of_sequence", 4'294'967'000);  // 32-bit Q counter near its top
   set("np_cnp_sent", 10);                 // 64-bit congestion counter
-  NodeSampler node = sampler({"lan2"});
+  NodeSampler node = sampler();
 
   NodeSample first = node.sample();
   ASSERT_EQ(first.ports.size(), 1u);
@@ -70,20 +72,11 @@ TEST_F(NodeSamplerTree, WrapsAreCarriedAndResetsCounted) {
 
 TEST_F(NodeSamplerTree, APortNoLongerTargetedStartsAfreshWhenItReturns) {
   set("out_of_sequence", 4'294'967'000);
-  std::vector<std::string> netdevs = {"lan2"};
-  NodeSampler node(*system_, [&netdevs] {
-    std::vector<PortTarget> targets;
-    for (const auto& netdev : netdevs) {
-      PortTarget target;
-      target.port = DiscoveredPort{netdev, "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
-      targets.push_back(target);
-    }
-    return targets;
-  });
+  NodeSampler node = sampler();
   node.sample();
-  netdevs.clear();
+  netdevs_.clear();
   EXPECT_TRUE(node.sample().ports.empty());
-  netdevs = {"lan2"};
+  netdevs_ = {"lan2"};
   set("out_of_sequence", 100);
   const NodeSample back = node.sample();
   // Forgotten in between: 100 is a new baseline, not a wrap from 4294967000.
