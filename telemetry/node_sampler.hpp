@@ -1,7 +1,8 @@
 #pragma once
 // Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
 // counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,
-// not per sample) and the RoCE v2 GID index (re-read every few seconds). The exporter calls sample() per scrape; the storm watchdog will share it.
+// not per sample) and the RoCE v2 GID index (re-read every few seconds). The exporter calls
+// sample() per scrape; the storm watchdog will share it.
 
 #include <chrono>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "daemon/discovery.hpp"
+#include "netlink/link.hpp"
 #include "netlink/system.hpp"
 #include "telemetry/sample.hpp"
 #include "telemetry/wrap.hpp"
@@ -56,6 +58,9 @@ class NodeSampler {
     int ifindex = 0;
     std::chrono::steady_clock::time_point gid_read_at;
   };
+  // Reads one port and updates what is remembered of it.
+  PortSample sample_one(const PortTarget& target, const std::map<std::string, LinkInfo>& links,
+                        PortMemory& memory);
   void carry_totals(PortSample& sample, PortMemory& memory);
 
   System& system_;
