@@ -1,0 +1,50 @@
+#pragma once
+// Test helper: successive PortSamples of one port with chosen counters and times. Counters are
+// kept between samples, so a test says only what moves in each poll.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "telemetry/sample.hpp"
+
+namespace roced::watchdog::test {
+
+class SampleSeries {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit SampleSeries(std::string netdev = "lan3") : netdev_(std::move(netdev)) {}
+
+  // A counter that exists from now on, at `value`.
+  void set(const std::string& name, uint64_t value) { counters_[name] = value; }
+  void add(const std::string& name, uint64_t by) { counters_[name] += by; }
+  // mlx5 drops the per-priority pause names when PFC goes off on the priority.
+  void erase(const std::string& name) { counters_.erase(name); }
+  // A driver reload: every counter restarts from zero.
+  void reset_all() {
+    for (auto& entry : counters_) entry.second = 0;
+  }
+  uint64_t value(const std::string& name) const { return counters_.at(name); }
+
+  // The sample taken `after` the previous one (the first at a fixed origin).
+  telemetry::PortSample take(Clock::duration after) {
+    now_ += after;
+    telemetry::PortSample sample;
+    sample.netdev = netdev_;
+    sample.at = now_;
+    sample.ethtool = counters_;
+    return sample;
+  }
+
+  Clock::time_point now() const { return now_; }
+
+ private:
+  std::string netdev_;
+  std::map<std::string, uint64_t> counters_;
+  Clock::time_point now_ = Clock::time_point{} + std::chrono::hours(1);
+};
+
+}  // namespace roced::watchdog::test

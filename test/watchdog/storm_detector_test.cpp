@@ -1,0 +1,323 @@
+// StormDetector: detection on measured time, resets, restoration, remediation verification and
+// the recurrence backoff, driven poll by poll through read_storm_evidence.
+#include "watchdog/storm_detector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "storm_poller.hpp"
+
+namespace roced::watchdog {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using test::StormPoller;
+
+// Poll 10 ms, detection 50 ms, restoration 100 ms, verdict on the third poll after an action.
+DetectorSettings test_settings() {
+  DetectorSettings settings;
+  settings.detection_time = milliseconds(50);
+  settings.restoration_time = milliseconds(100);
+  settings.verify_polls = 3;
+  return settings;
+}
+
+std::string n(int count, char kind) { return std::string(static_cast<size_t>(count), kind); }
+
+std::string event_name(const StormEvent& event) {
+  if (std::holds_alternative<StormDetected>(event)) return "detected";
+  if (std::holds_alternative<RemediationVerified>(event)) return "verified";
+  if (std::holds_alternative<RemediationFailed>(event)) return "failed";
+  return "restored";
+}
+
+// One letter per poll (S storm, C congestion, Q quiet, B blip, R reset during a storm, O PFC off
+// with the peer still pausing, E PFC off and no pause), X = the caller acts now (no poll).
+// Polls are 10 ms apart unless `intervals_ms` gives them in order. Returns "poll:event" for every
+// event, polls counted from 1.
+struct Script {
+  StormPoller poller;
+  StormDetector detector;
+  std::vector<StormEvent> all;
+
+  explicit Script(Direction direction = Direction::rx, DetectorSettings settings = test_settings())
+      : poller(direction), detector(settings) {}
+
+  std::vector<std::string> run(const std::string& script, std::vector<int> intervals_ms = {}) {
+    std::vector<std::string> seen;
+    size_t polls = 0;
+    for (const char kind : script) {
+      if (kind == 'X') {
+        EXPECT_TRUE(detector.on_action(poller.now())) << "action refused before poll " << polls;
+        continue;
+      }
+      const microseconds interval =
+          polls < intervals_ms.size() ? milliseconds(intervals_ms[polls]) : milliseconds(10);
+      ++polls;
+      StormEvidence evidence;
+      switch (kind) {
+        case 'S':
+          evidence = poller.storm(interval);
+          break;
+        case 'C':
+          evidence = poller.congestion(interval);
+          break;
+        case 'Q':
+          evidence = poller.quiet(interval);
+          break;
+        case 'B':
+          evidence = poller.blip(interval);
+          break;
+        case 'R':
+          evidence = poller.reset_in_storm(interval);
+          break;
+        case 'O':
+          evidence = poller.pfc_off_still_paused(interval);
+          break;
+        case 'E':
+          evidence = poller.pfc_off_quiet(interval);
+          break;
+        default:
+          ADD_FAILURE() << "unknown script letter " << kind;
+          continue;
+      }
+      for (const StormEvent& event : detector.feed(evidence)) {
+        seen.push_back(std::to_string(polls) + ":" + event_name(event));
+        all.push_back(event);
+      }
+    }
+    return seen;
+  }
+};
+
+struct DetectorCase {
+  std::string name;
+  std::string script;
+  std::vector<int> intervals_ms;
+  std::vector<std::string> events;
+  Direction direction = Direction::rx;
+};
+
+std::vector<DetectorCase> detector_cases() {
+  using V = std::vector<std::string>;
+  return {
+      // Detection: measured time adds up to 50 ms over at least two stormed polls.
+      {"five_polls_of_10ms_detect_on_the_fifth", n(6, 'S'), {}, V{"5:detected"}},
+      {"long_polls_detect_sooner", n(5, 'S'), {14, 14, 14, 14, 14}, V{"4:detected"}},
+      {"short_polls_detect_later", n(7, 'S'), {9, 9, 9, 9, 9, 9, 9}, V{"6:detected"}},
+      {"one_poll_longer_than_detection_needs_a_second", n(2, 'S'), {60, 10}, V{"2:detected"}},
+      {"detected_once_however_long_the_storm", n(100, 'S'), {}, V{"5:detected"}},
+      {"congestion_95_percent_never_detected", n(200, 'C'), {}, V{}},
+      {"pauses_without_the_priority_counters_never_detected", n(200, 'O'), {}, V{}},
+      {"reset_mid_storm_restarts_accumulation", n(4, 'S') + "R" + n(5, 'S'), {}, V{"10:detected"}},
+      {"healthy_poll_restarts_accumulation", n(4, 'S') + "Q" + n(5, 'S'), {}, V{"10:detected"}},
+      {"congested_poll_restarts_accumulation", n(4, 'S') + "C" + n(5, 'S'), {}, V{"10:detected"}},
+      {"tx_storm_detected", n(5, 'S'), {}, V{"5:detected"}, Direction::tx},
+      // Restoration: 100 ms without a pause frame in the storm's direction.
+      {"restored_after_100ms_without_pause",
+       n(5, 'S') + n(10, 'Q'),
+       {},
+       V{"5:detected", "15:restored"}},
+      {"a_pause_frame_restarts_the_clock",
+       n(5, 'S') + n(6, 'Q') + "B" + n(10, 'Q'),
+       {},
+       V{"5:detected", "22:restored"}},
+      {"congestion_after_the_storm_delays_restoration",
+       n(5, 'S') + n(30, 'C') + n(10, 'Q'),
+       {},
+       V{"5:detected", "45:restored"}},
+      {"a_reset_restarts_the_clock",
+       n(5, 'S') + n(5, 'Q') + "R" + n(10, 'Q'),
+       {},
+       V{"5:detected", "21:restored"}},
+      {"alert_only_restores_when_the_storm_stops",
+       n(25, 'S') + n(10, 'Q'),
+       {},
+       V{"5:detected", "35:restored"}},
+      // After an action the restoration clock starts at the action at the earliest.
+      {"quiet_before_the_action_does_not_count",
+       n(5, 'S') + n(5, 'Q') + "X" + n(10, 'Q'),
+       {},
+       V{"5:detected", "13:verified", "20:restored"}},
+      // Verification: the third poll after the action decides.
+      {"disable_pfc_verified_and_restored_on_mac_frames",
+       n(5, 'S') + "X" + n(5, 'O') + n(10, 'E'),
+       {},
+       V{"5:detected", "8:verified", "20:restored"}},
+      {"stall_prevention_on_rx_storm_fails",
+       n(5, 'S') + "X" + n(10, 'S'),
+       {},
+       V{"5:detected", "8:failed"}},
+      {"failed_then_escalated",
+       n(5, 'S') + "X" + n(3, 'S') + "X" + n(3, 'O') + n(10, 'E'),
+       {},
+       V{"5:detected", "8:failed", "11:verified", "21:restored"}},
+      {"signal_gone_by_the_third_poll_verifies",
+       n(5, 'S') + "X" + "SSQ" + n(9, 'Q'),
+       {},
+       V{"5:detected", "8:verified", "17:restored"}},
+      {"reset_polls_do_not_count_toward_verification",
+       n(5, 'S') + "X" + "QRQQ" + n(10, 'Q'),
+       {},
+       V{"5:detected", "9:verified", "17:restored"}},
+      {"tx_stall_prevention_verified",
+       n(5, 'S') + "X" + n(10, 'Q'),
+       {},
+       V{"5:detected", "8:verified", "15:restored"},
+       Direction::tx},
+  };
+}
+
+// gtest prints a failing case by its name, not its bytes.
+void PrintTo(const DetectorCase& c, std::ostream* os) { *os << c.name; }
+
+class DetectorTable : public ::testing::TestWithParam<DetectorCase> {};
+
+TEST_P(DetectorTable, EventsOnTheExpectedPolls) {
+  const DetectorCase& c = GetParam();
+  Script script(c.direction);
+  EXPECT_EQ(script.run(c.script, c.intervals_ms), c.events);
+}
+
+INSTANTIATE_TEST_SUITE_P(Watchdog, DetectorTable, ::testing::ValuesIn(detector_cases()),
+                         [](const auto& test_case) { return test_case.param.name; });
+
+TEST(StormDetector, DetectionReportsTheMeasuredAccumulation) {
+  Script script;
+  ASSERT_EQ(script.run(n(4, 'S'), {9, 11, 12, 10}), std::vector<std::string>{});
+  EXPECT_EQ(script.detector.accumulated(), milliseconds(42));
+  EXPECT_EQ(script.detector.stormed_polls(), 4);
+  const auto start = script.poller.now() - milliseconds(42);
+  ASSERT_EQ(script.run("S", {8}), std::vector<std::string>{"1:detected"});
+
+  const auto& detected = std::get<StormDetected>(script.all.at(0));
+  EXPECT_EQ(detected.accumulated, milliseconds(50));
+  EXPECT_EQ(detected.stormed_polls, 5);
+  EXPECT_EQ(detected.at, script.poller.now());
+  EXPECT_EQ(detected.began, start);
+  EXPECT_EQ(detected.restoration_time, milliseconds(100));
+  EXPECT_FALSE(detected.recurrence);
+  EXPECT_EQ(detected.evidence.verdict, PollVerdict::stormed);
+  EXPECT_EQ(detected.evidence.interval, milliseconds(8));
+  EXPECT_EQ(script.detector.state(), StormState::storming);
+}
+
+TEST(StormDetector, TxDetectionCarriesTheFirmwareStormEvents) {
+  Script script(Direction::tx);
+  ASSERT_EQ(script.run(n(5, 'S')), std::vector<std::string>{"5:detected"});
+  const auto& evidence = std::get<StormDetected>(script.all.at(0)).evidence;
+  EXPECT_EQ(evidence.direction, Direction::tx);
+  EXPECT_EQ(evidence.pause_duration_us, 10'000u);
+  EXPECT_EQ(evidence.opposite_packets, 0u);
+  // The poller raises the warning on the first stormed poll; by the fifth it no longer moves.
+  EXPECT_EQ(evidence.storm_warning_events, 0u);
+  EXPECT_EQ(evidence.storm_error_events, 0u);
+}
+
+TEST(StormDetector, RestoredReportsStormDurationAndRequiredQuiet) {
+  Script script;
+  const auto start = script.poller.now();
+  ASSERT_EQ(script.run(n(5, 'S') + n(10, 'Q')),
+            (std::vector<std::string>{"5:detected", "15:restored"}));
+  const auto& restored = std::get<StormRestored>(script.all.at(1));
+  EXPECT_EQ(restored.at, script.poller.now());
+  EXPECT_EQ(restored.storm_duration, milliseconds(150));  // 50 ms stormed + 100 ms quiet
+  EXPECT_EQ(restored.storm_duration, restored.at - start);
+  EXPECT_EQ(restored.restoration_time, milliseconds(100));
+  EXPECT_EQ(script.detector.state(), StormState::watching);
+  EXPECT_EQ(script.detector.accumulated(), milliseconds(0));
+}
+
+TEST(StormDetector, FailedReportsThePollsSinceTheAction) {
+  Script script;
+  ASSERT_EQ(script.run(n(5, 'S') + "X" + "QSS"),
+            (std::vector<std::string>{"5:detected", "8:failed"}));
+  const auto& failed = std::get<RemediationFailed>(script.all.at(1));
+  EXPECT_EQ(failed.polls, 3);
+  EXPECT_EQ(failed.stormed_polls, 2);
+  EXPECT_EQ(failed.action_at, failed.at - milliseconds(30));
+  EXPECT_EQ(failed.evidence.verdict, PollVerdict::stormed);
+}
+
+TEST(StormDetector, RestorationBeforeTheVerdictVerifiesFirst) {
+  DetectorSettings settings = test_settings();
+  settings.verify_polls = 20;
+  Script script(Direction::rx, settings);
+  EXPECT_EQ(script.run(n(5, 'S') + "X" + n(10, 'Q')),
+            (std::vector<std::string>{"5:detected", "15:verified", "15:restored"}));
+  EXPECT_EQ(std::get<RemediationVerified>(script.all.at(1)).polls, 10);
+}
+
+TEST(StormDetector, VerificationSkipsPollsItCannotJudge) {
+  Script script;
+  ASSERT_EQ(script.run(n(5, 'S') + "X"), std::vector<std::string>{"5:detected"});
+  // Pause counters listed but the other direction's packets not: neither stormed nor relieved.
+  StormEvidence undecided;
+  undecided.verdict = PollVerdict::unknown;
+  undecided.unknown_reason = UnknownReason::missing_counter;
+  undecided.pause_duration_us = 10'000;
+  undecided.pause_frames = 60;
+  undecided.interval = milliseconds(10);
+  for (int poll = 1; poll <= 5; ++poll) {
+    undecided.at = script.poller.now() + poll * milliseconds(10);
+    EXPECT_TRUE(script.detector.feed(undecided).empty()) << poll;
+  }
+  // The priority's pause duration no longer listed: PFC is off on it, a relieved poll.
+  StormEvidence pfc_off = undecided;
+  pfc_off.pause_duration_us.reset();
+  for (int poll = 6; poll <= 8; ++poll) {
+    pfc_off.at = script.poller.now() + poll * milliseconds(10);
+    const auto events = script.detector.feed(pfc_off);
+    ASSERT_EQ(events.size(), poll == 8 ? 1u : 0u) << poll;
+    if (poll == 8) {
+      EXPECT_EQ(std::get<RemediationVerified>(events[0]).polls, 3);
+    }
+  }
+}
+
+TEST(StormDetector, ActionOutsideAStormIsRefused) {
+  Script script;
+  EXPECT_FALSE(script.detector.on_action(script.poller.now()));
+  script.run(n(4, 'S'));
+  EXPECT_FALSE(script.detector.on_action(script.poller.now()));
+  // Nothing to verify: the storm is detected and reported like any other.
+  EXPECT_EQ(script.run(n(10, 'S')), std::vector<std::string>{"1:detected"});
+}
+
+TEST(StormDetector, RecurrenceDoublesTheNextRestorationTime) {
+  Script script;
+  ASSERT_EQ(script.run(n(5, 'S') + n(10, 'Q')),
+            (std::vector<std::string>{"5:detected", "15:restored"}));
+  // Back 50 ms after the restoration (within 2 x 100 ms): restoration now needs 200 ms.
+  ASSERT_EQ(script.run(n(5, 'S') + n(19, 'Q') + "Q"),
+            (std::vector<std::string>{"5:detected", "25:restored"}));
+  auto detected = std::get<StormDetected>(script.all.at(2));
+  EXPECT_TRUE(detected.recurrence);
+  EXPECT_EQ(detected.restoration_time, milliseconds(200));
+  EXPECT_EQ(std::get<StormRestored>(script.all.at(3)).restoration_time, milliseconds(200));
+  // Away for 500 ms (> 2 x 200 ms): the next storm starts from the configured 100 ms again.
+  ASSERT_EQ(script.run(n(50, 'Q') + n(5, 'S') + n(10, 'Q')),
+            (std::vector<std::string>{"55:detected", "65:restored"}));
+  detected = std::get<StormDetected>(script.all.at(4));
+  EXPECT_FALSE(detected.recurrence);
+  EXPECT_EQ(detected.restoration_time, milliseconds(100));
+}
+
+TEST(StormDetector, SettingsComeFromTheWatchdogSettings) {
+  WatchdogSettings watchdog;
+  watchdog.detection_time = milliseconds(70);
+  watchdog.restoration_time = milliseconds(900);
+  watchdog.verify_polls = 5;
+  const DetectorSettings detector = detector_settings(watchdog);
+  EXPECT_EQ(detector.detection_time, milliseconds(70));
+  EXPECT_EQ(detector.restoration_time, milliseconds(900));
+  EXPECT_EQ(detector.verify_polls, 5);
+  EXPECT_EQ(detector.restoration_cap, std::chrono::seconds(60));
+}
+
+}  // namespace
+}  // namespace roced::watchdog
