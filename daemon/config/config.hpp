@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dcb/types.hpp"
+#include "watchdog/settings.hpp"
 
 namespace roced::config {
 
@@ -131,6 +132,7 @@ struct Config {
   std::string path;  // the file it came from, for messages
   DaemonSettings daemon;
   MetricsSettings metrics;
+  watchdog::WatchdogSettings watchdog;  // `watchdog:` (read and checked; issue 6 wires it in)
   PortSelection ports;
   Profile profile;
   std::vector<PortOverride> overrides;  // in file order; the first match wins

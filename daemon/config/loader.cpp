@@ -11,6 +11,7 @@
 #include "daemon/config/read_daemon.hpp"
 #include "daemon/config/read_metrics.hpp"
 #include "daemon/config/read_profile.hpp"
+#include "daemon/config/read_watchdog.hpp"
 #include "daemon/config/validate.hpp"
 
 namespace roced::config {
@@ -20,7 +21,8 @@ namespace {
 using detail::Entry;
 using detail::Location;
 
-const std::vector<std::string> kTopKeys = {"daemon", "metrics", "ports", "profile", "overrides"};
+const std::vector<std::string> kTopKeys = {"daemon", "metrics", "watchdog",
+                                           "ports",  "profile", "overrides"};
 const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
 
 // A netdev name or fnmatch pattern: what the kernel allows in a name (IFNAMSIZ - 1 bytes, no
@@ -92,6 +94,8 @@ LoadResult load_document(const YAML::Node& root, const std::string& name) {
       detail::read_daemon(reader, e.value, e.value_at, config.daemon);
     } else if (e.key == "metrics") {
       detail::read_metrics(reader, e.value, e.value_at, config.metrics);
+    } else if (e.key == "watchdog") {
+      detail::read_watchdog(reader, e.value, e.value_at, config.watchdog);
     } else if (e.key == "ports") {
       read_ports(reader, e, config.ports, selection_at);
     } else if (e.key == "profile") {

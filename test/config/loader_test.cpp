@@ -29,6 +29,41 @@ TEST(ConfigDefaults, ShippedExampleIsTheDefaultProfileWithoutWarnings) {
   EXPECT_EQ(result.config->profile, default_profile());
 }
 
+TEST(ConfigLoad, MetricsAndWatchdogKeysLandInTheirSections) {
+  const LoadResult result = load(R"(
+metrics:
+  enabled: false
+  listen: "[::1]:9900"
+  basic_auth: {username: prom, password_hash: "$2b$05$abcdefghijklmnopqrstuu5Zz1WbbmJxQ3YpSgRxk2xj9p6wqC8u2"}
+  tls: {certificate: /etc/roced/metrics.pem}
+watchdog:
+  poll_interval: 10ms
+  detection_time: 50ms
+  restoration_time: 2s
+  action: disable-pfc
+  verify_polls: 5
+  max_actions_per_hour: 3
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const Config& config = *result.config;
+  EXPECT_FALSE(config.metrics.enabled);
+  EXPECT_EQ(config.metrics.listen, "[::1]:9900");
+  ASSERT_TRUE(config.metrics.basic_auth);
+  EXPECT_EQ(config.metrics.basic_auth->username, "prom");
+  EXPECT_EQ(config.metrics.tls_certificate, "/etc/roced/metrics.pem");
+  EXPECT_EQ(config.watchdog.poll_interval, std::chrono::milliseconds(10));
+  EXPECT_EQ(config.watchdog.detection_time, std::chrono::milliseconds(50));
+  EXPECT_EQ(config.watchdog.restoration_time, std::chrono::milliseconds(2000));
+  EXPECT_EQ(config.watchdog.action, watchdog::WatchdogAction::disable_pfc);
+  EXPECT_EQ(config.watchdog.verify_polls, 5);
+  EXPECT_EQ(config.watchdog.max_actions_per_hour, 3);
+  std::string problem;
+  const auto address = parse_listen_address(config.metrics.listen, problem);
+  ASSERT_TRUE(address) << problem;
+  EXPECT_TRUE(address->ipv6);
+  EXPECT_EQ(address->civetweb(true), "[::1]:9900s");
+}
+
 TEST(ConfigLoad, EveryKeyLandsInTheProfile) {
   const LoadResult result = load(R"(
 ports:
