@@ -1,6 +1,8 @@
 #pragma once
 // The Prometheus endpoint: prometheus-cpp's Exposer (civetweb) serving GET /metrics, each scrape
 // sampling the node afresh through a NodeSampler. Optional basic auth and TLS (docs/metrics.md).
+// With TLS the Exposer listens on loopback only and a TlsFrontend (OpenSSL) serves the configured
+// address, relaying to it: Debian's civetweb cannot do TLS with OpenSSL 3 (tls_frontend.hpp).
 
 #include <memory>
 #include <string>
@@ -16,6 +18,8 @@ class Exposer;
 
 namespace roced::telemetry {
 
+class TlsFrontend;
+
 class Exporter {
  public:
   // Listens at once; throws std::runtime_error with the reason when it cannot (address in use,
@@ -26,13 +30,14 @@ class Exporter {
   Exporter(const Exporter&) = delete;
   Exporter& operator=(const Exporter&) = delete;
 
-  // "http://127.0.0.1:9879/metrics" (the port actually bound, useful when asked for port 0).
+  // "http://127.0.0.1:9879/metrics", "https://..." with TLS (the port actually bound).
   std::string url() const;
 
  private:
   class Collector;
   std::shared_ptr<Collector> collector_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<TlsFrontend> tls_;  // declared after exposer_: stops relaying before it goes
   std::string scheme_;
   std::string host_;
   bool ipv6_ = false;

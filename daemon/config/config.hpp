@@ -122,8 +122,8 @@ struct ListenAddress {
   std::string host;
   bool ipv6 = false;
   int port = 0;
-  // civetweb's listening_ports form, "s" appended for TLS: "127.0.0.1:9879", "[::1]:9879s".
-  std::string civetweb(bool tls) const;
+  // civetweb's listening_ports form: "127.0.0.1:9879", "[::1]:9879", "9879".
+  std::string civetweb() const;
 };
 // nullopt and `problem` set when `text` is not such an address.
 std::optional<ListenAddress> parse_listen_address(const std::string& text, std::string& problem);

@@ -7,10 +7,9 @@
 
 namespace roced::config {
 
-std::string ListenAddress::civetweb(bool tls) const {
+std::string ListenAddress::civetweb() const {
   std::string out = ipv6 ? "[" + host + "]:" : host.empty() ? "" : host + ":";
   out += std::to_string(port);
-  if (tls) out += "s";
   return out;
 }
 

@@ -1,18 +1,26 @@
 // The exporter over a running roce-sim, fetched with curl: plain, with basic auth, with TLS, and
-// the errors it gives instead of serving (a certificate without its key, a port in use).
+// the errors it gives instead of serving (a certificate without its key, a port in use). TLS is
+// roced's own (TlsFrontend, OpenSSL) in front of the loopback endpoint: its handshake timeout,
+// concurrency and stop are tested on the frontend directly.
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "daemon/discovery.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 #include "telemetry/exporter.hpp"
+#include "telemetry/tls_frontend.hpp"
 
 namespace roced::telemetry {
 namespace {
@@ -50,6 +58,30 @@ Fetched fetch(const std::string& url, const std::vector<std::string>& extra = {}
   return out;
 }
 
+// A TCP connection to 127.0.0.1:`port` that sends nothing: a client that never does its TLS
+// handshake. -1 when the connection is refused.
+int connect_silently(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The threads of this process now.
+size_t thread_count() {
+  size_t count = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
+}
+
 class ExporterSim : public roced::test::SimNode {
  protected:
   void SetUp() override {
@@ -72,6 +104,26 @@ class ExporterSim : public roced::test::SimNode {
   }
   std::string url(const std::string& scheme = "http") const {
     return scheme + "://127.0.0.1:" + std::to_string(port_) + "/metrics";
+  }
+  // A self-signed certificate for 127.0.0.1 (`name`.crt) and its key (`name`.key); fails the
+  // test when openssl cannot make them.
+  void make_certificate(const std::string& name) {
+    const auto made = run_command({OPENSSL_PROGRAM, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                                   "-keyout", dir_.string() + "/" + name + ".key", "-out",
+                                   dir_.string() + "/" + name + ".crt", "-days", "1", "-subj",
+                                   "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  // The one PEM file roced takes: `certificate`.crt followed by `key`.key.
+  std::string combined_pem(const std::string& certificate, const std::string& key) {
+    const std::string pem = dir_.string() + "/" + certificate + "+" + key + ".pem";
+    std::ofstream out(pem);
+    out << std::ifstream(dir_.string() + "/" + certificate + ".crt").rdbuf()
+        << std::ifstream(dir_.string() + "/" + key + ".key").rdbuf();
+    return pem;
+  }
+  std::string certificate_file(const std::string& name) const {
+    return dir_.string() + "/" + name + ".crt";
   }
   std::unique_ptr<System> system_;
   std::shared_ptr<NodeSampler> sampler_;
@@ -114,24 +166,156 @@ TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
 }
 
 TEST_F(ExporterSim, TlsServesHttpsWithTheCertificateAndNotPlainHttp) {
-  const std::string key = dir_.string() + "/key.pem";
-  const std::string cert = dir_.string() + "/cert.pem";
-  const auto made = run_command({OPENSSL_PROGRAM, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-                                 "-keyout", key, "-out", cert, "-days", "1", "-subj",
-                                 "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
-  ASSERT_EQ(made.exit_code, 0) << made.err;
-  const std::string pem = dir_.string() + "/metrics.pem";
-  {
-    std::ofstream out(pem);
-    out << std::ifstream(cert).rdbuf() << std::ifstream(key).rdbuf();
-  }
-  settings_.tls_certificate = pem;
+  ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+  settings_.tls_certificate = combined_pem("server", "server");
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   EXPECT_EQ(exporter.url(), url("https"));
-  const Fetched got = fetch(url("https"), {"--cacert", cert});
+  const Fetched got = fetch(url("https"), {"--cacert", certificate_file("server")});
   EXPECT_EQ(got.status, 200);
   EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
   EXPECT_NE(fetch(url("http")).status, 200);  // no plain HTTP on a TLS port
+  // Nor HTTPS with a certificate the client does not trust.
+  EXPECT_EQ(fetch(url("https")).status, 0);
+}
+
+TEST_F(ExporterSim, TlsAndBasicAuthTogether) {
+  ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+  settings_.tls_certificate = combined_pem("server", "server");
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
+  crypt_data data{};
+  settings_.basic_auth = config::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  const std::vector<std::string> trust = {"--cacert", certificate_file("server")};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), trust.begin(), trust.end());
+    return extra;
+  };
+  EXPECT_EQ(fetch(url("https"), trust).status, 401);
+  EXPECT_EQ(fetch(url("https"), with({"-u", "prom:wrong"})).status, 401);
+  const Fetched got = fetch(url("https"), with({"-u", "prom:pw 1"}));
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+}
+
+TEST_F(ExporterSim, TlsOlderThan12IsRefusedAnd12Served) {
+  ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+  settings_.tls_certificate = combined_pem("server", "server");
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  // SECLEVEL=0 lets this client offer TLS 1.1 at all; the refusal must be the server's alert.
+  const auto old =
+      run_command({"/bin/sh", "-c",
+                   "exec \"$0\" s_client -connect \"$1\" -tls1_1 -cipher DEFAULT@SECLEVEL=0 "
+                   "</dev/null",
+                   OPENSSL_PROGRAM, "127.0.0.1:" + std::to_string(port_)});
+  EXPECT_NE(old.exit_code, 0);
+  EXPECT_NE((old.out + old.err).find("alert protocol version"), std::string::npos)
+      << old.out << old.err;
+  const Fetched got = fetch(
+      url("https"), {"--cacert", certificate_file("server"), "--tlsv1.2", "--tls-max", "1.2"});
+  EXPECT_EQ(got.status, 200);
+}
+
+TEST_F(ExporterSim, AKeyThatDoesNotMatchTheCertificateIsRefusedByName) {
+  ASSERT_NO_FATAL_FAILURE(make_certificate("one"));
+  ASSERT_NO_FATAL_FAILURE(make_certificate("other"));
+  settings_.tls_certificate = combined_pem("one", "other");
+  try {
+    Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+    FAIL() << "served with another certificate's key";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(*settings_.tls_certificate +
+                                         ": the private key does not match the certificate"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(connect_silently(port_), 0);  // nothing left listening
+}
+
+TEST_F(ExporterSim, ATlsPortInUseIsAnError) {
+  ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+  settings_.tls_certificate = combined_pem("server", "server");
+  Exporter first(settings_, sampler_, ExporterInfo{"1"});
+  try {
+    Exporter second(settings_, sampler_, ExporterInfo{"1"});
+    FAIL() << "two exporters on one port";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on " + settings_.listen), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fetch(url("https"), {"--cacert", certificate_file("server")}).status, 200);
+}
+
+// The frontend alone, in front of a plain exporter, with a handshake timeout far longer than any
+// wait below: only concurrency and the stop signal can make these pass.
+class TlsFrontendSim : public ExporterSim {
+ protected:
+  void SetUp() override {
+    ExporterSim::SetUp();
+    ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+    pem_ = combined_pem("server", "server");
+    backend_ = std::make_unique<Exporter>(settings_, sampler_, ExporterInfo{"1"});
+    limits_.handshake_timeout = std::chrono::minutes(10);
+    limits_.idle_timeout = std::chrono::minutes(10);
+  }
+  void TearDown() override {
+    for (const int fd : stuck_) ::close(fd);
+    ExporterSim::TearDown();
+  }
+  std::unique_ptr<TlsFrontend> start() {
+    return std::make_unique<TlsFrontend>(config::ListenAddress{"127.0.0.1", false, 0}, pem_, port_,
+                                         limits_);
+  }
+  std::string https_url(const TlsFrontend& frontend) const {
+    return "https://127.0.0.1:" + std::to_string(frontend.port()) + "/metrics";
+  }
+  std::string pem_;
+  std::unique_ptr<Exporter> backend_;
+  TlsFrontend::Limits limits_;
+  std::vector<int> stuck_;
+};
+
+TEST_F(TlsFrontendSim, ClientsThatNeverHandshakeDelayNoOtherClient) {
+  auto frontend = start();
+  for (int i = 0; i < 4; ++i) {
+    stuck_.push_back(connect_silently(frontend->port()));
+    ASSERT_GE(stuck_.back(), 0);
+  }
+  // fetch() gives up after 30 s; the stuck clients hold their slots for 10 minutes.
+  const Fetched got = fetch(https_url(*frontend), {"--cacert", certificate_file("server")});
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+}
+
+TEST_F(TlsFrontendSim, TheDestructorReturnsWhileAClientIsStuckAndLeavesNothing) {
+  const size_t threads_before = thread_count();
+  auto frontend = start();
+  const int port = frontend->port();
+  stuck_.push_back(connect_silently(port));
+  ASSERT_GE(stuck_.back(), 0);
+  // Connections are accepted in order: once this one is served, the stuck one has its thread.
+  ASSERT_EQ(fetch(https_url(*frontend), {"--cacert", certificate_file("server")}).status, 200);
+
+  // The destroying thread owns all it touches, so it can be left behind if it hangs.
+  auto destroyed = std::make_shared<std::promise<void>>();
+  auto done = destroyed->get_future();
+  std::thread destroyer([owned = std::move(frontend), destroyed]() mutable {
+    owned.reset();
+    destroyed->set_value();
+  });
+  // Generous: the stuck client's handshake would time out only after 10 minutes.
+  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    destroyer.detach();
+    FAIL() << "~TlsFrontend is still waiting for the stuck client";
+  }
+  destroyer.join();
+  EXPECT_EQ(thread_count(), threads_before);
+  // The stuck client's connection is closed (EOF), and nothing listens any more.
+  pollfd closed = {stuck_.back(), POLLIN, 0};
+  ASSERT_EQ(::poll(&closed, 1, 30000), 1);
+  char byte = 0;
+  EXPECT_LE(::recv(stuck_.back(), &byte, 1, 0), 0);
+  EXPECT_LT(connect_silently(port), 0);
 }
 
 TEST_F(ExporterSim, ACertificateWithoutItsKeyIsRefusedByName) {
