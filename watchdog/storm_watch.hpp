@@ -1,0 +1,52 @@
+#pragma once
+// Every port's storm detectors, fed whole port samples: keeps each port's previous sample, turns
+// each new one into per-(priority, direction) evidence for the port's lossless priorities, and
+// returns the detectors' events tagged with where they happened. Still no threads and no I/O: the
+// daemon's poll loop (issue 6, not yet written) samples, feeds this and acts on the events.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "telemetry/sample.hpp"
+#include "watchdog/storm_detector.hpp"
+
+namespace roced::watchdog {
+
+struct PortStormEvent {
+  std::string netdev;
+  int priority = 0;
+  Direction direction = Direction::rx;
+  StormEvent event;
+};
+
+class StormWatch {
+ public:
+  explicit StormWatch(DetectorSettings settings) : settings_(settings) {}
+
+  // `lossless`: bit p set = watch priority p (the profile's PFC priorities) in both directions.
+  // A port's first sample only sets its baseline. Detectors of priorities no longer watched are
+  // dropped.
+  std::vector<PortStormEvent> feed(const telemetry::PortSample& sample, uint8_t lossless);
+
+  // The caller remediated this storm at `at` (StormDetector::on_action); false when no storm is
+  // being handled there.
+  bool on_action(const std::string& netdev, int priority, Direction direction,
+                 Clock::time_point at);
+
+  // The port vanished (driver reload): its counters restart, so its baseline and its detectors
+  // go; it starts afresh when it returns.
+  void forget(const std::string& netdev);
+
+  bool storming(const std::string& netdev, int priority, Direction direction) const;
+
+ private:
+  using Key = std::tuple<std::string, int, Direction>;
+  DetectorSettings settings_;
+  std::map<std::string, telemetry::PortSample> previous_;
+  std::map<Key, StormDetector> detectors_;
+};
+
+}  // namespace roced::watchdog
