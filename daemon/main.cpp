@@ -14,6 +14,7 @@
 #include "daemon/log/log.hpp"
 #include "daemon/metrics/metrics_attachment.hpp"
 #include "daemon/service/service.hpp"
+#include "daemon/storms/storm_attachment.hpp"
 
 namespace {
 
@@ -206,6 +207,7 @@ int main(int argc, char** argv) {
     service.attach([&arguments](roced::service::Service& s) {
       return roced::metrics::attach_metrics(s, arguments.metrics);
     });
+    service.attach(roced::storms::attach_storm_watch);
     return service.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

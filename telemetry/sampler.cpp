@@ -58,47 +58,55 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
 
   // No RDMA device is not an error: the port simply has no hw_counters and no GID table.
   if (!port.rdma_device.empty()) {
-    timed(sample, "rdma", [&] {
-      auto counters = options.hw_counter_names
-                          ? rdma::read_hw_counters(*system.files, port.rdma_device,
-                                                   port.rdma_port, *options.hw_counter_names)
-                          : rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
-      if (!counters) {
-        sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
-                                std::to_string(port.rdma_port) + ": " + counters.error().message);
+    if (options.read_rdma) {
+      timed(sample, "rdma", [&] {
+        auto counters =
+            options.hw_counter_names
+                ? rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port,
+                                         *options.hw_counter_names)
+                : rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
+        if (!counters) {
+          sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
+                                  std::to_string(port.rdma_port) + ": " + counters.error().message);
+          return false;
+        }
+        sample.rdma = std::move(*counters);
+        return true;
+      });
+    }
+    if (options.gid) {
+      timed(sample, "gid", [&] {
+        auto table = rdma::read_gid_table_until(
+            *system.files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
+              return is_rocev2_of_family(entry, port.netdev, options.gid_family);
+            });
+        if (!table) {
+          sample.errors.push_back("GID table: " + table.error().message);
+          return false;
+        }
+        const auto entry = options.gid_family == "ipv6"
+                               ? rdma::roce_v2_ipv6_entry(*table, port.netdev)
+                               : rdma::roce_v2_ipv4_entry(*table, port.netdev);
+        if (entry) sample.rocev2_gid_index = entry->index;
+        return true;
+      });
+    }
+  }
+
+  if (options.read_link) {
+    timed(sample, "link", [&] {
+      auto link =
+          options.link ? Result<LinkInfo>(*options.link) : LinkClient(system).get(port.netdev);
+      if (!link) {
+        sample.errors.push_back("link: " + link.error().message);
         return false;
       }
-      sample.rdma = std::move(*counters);
-      return true;
-    });
-    if (options.gid) timed(sample, "gid", [&] {
-      auto table = rdma::read_gid_table_until(
-          *system.files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
-            return is_rocev2_of_family(entry, port.netdev, options.gid_family);
-          });
-      if (!table) {
-        sample.errors.push_back("GID table: " + table.error().message);
-        return false;
-      }
-      const auto entry = options.gid_family == "ipv6"
-                             ? rdma::roce_v2_ipv6_entry(*table, port.netdev)
-                             : rdma::roce_v2_ipv4_entry(*table, port.netdev);
-      if (entry) sample.rocev2_gid_index = entry->index;
+      sample.link_known = true;
+      sample.link_up = link->admin_up && link->carrier;
+      sample.mtu = link->mtu;
       return true;
     });
   }
-
-  timed(sample, "link", [&] {
-    auto link = options.link ? Result<LinkInfo>(*options.link) : LinkClient(system).get(port.netdev);
-    if (!link) {
-      sample.errors.push_back("link: " + link.error().message);
-      return false;
-    }
-    sample.link_known = true;
-    sample.link_up = link->admin_up && link->carrier;
-    sample.mtu = link->mtu;
-    return true;
-  });
   return sample;
 }
 

@@ -18,6 +18,8 @@ struct SampleOptions {
   std::string gid_family = "ipv4";  // whose RoCE v2 GID index to find: "ipv4" | "ipv6"
   bool firmware = true;             // read the firmware version (ethtool driver info)
   bool gid = true;                  // read the GID table (else rocev2_gid_index stays empty)
+  bool read_rdma = true;            // read hw_counters (the storm watchdog's polls do not)
+  bool read_link = true;            // read the link (likewise)
   // The link as a node-wide RTM_GETLINK dump found it (one request for every port instead of
   // one each); read per port when absent.
   std::optional<LinkInfo> link;

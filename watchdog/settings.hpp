@@ -29,6 +29,8 @@ struct WatchdogProblem {
 };
 
 struct WatchdogSettings {
+  // Off until asked for: a poll every 100 ms costs more than the rest of an idle roced.
+  bool enabled = false;
   std::chrono::milliseconds poll_interval{100};     // 10-1000 ms
   std::chrono::milliseconds detection_time{200};    // 20-5000 ms, at least two polls
   std::chrono::milliseconds restoration_time{200};  // 100-60000 ms

@@ -10,9 +10,9 @@ namespace roced::config::detail {
 
 namespace {
 
-const std::vector<std::string> kWatchdogKeys = {"poll_interval",    "detection_time",
-                                                "restoration_time", "action",
-                                                "verify_polls",     "max_actions_per_hour"};
+const std::vector<std::string> kWatchdogKeys = {
+    "enabled", "poll_interval", "detection_time",      "restoration_time",
+    "action",  "verify_polls",  "max_actions_per_hour"};
 
 std::optional<std::chrono::milliseconds> duration(Reader& reader, const Entry& entry) {
   const std::string field = "watchdog." + entry.key;
@@ -39,7 +39,13 @@ void read_watchdog(Reader& reader, const YAML::Node& node, Location where,
     at[e.key] = e.value_at;
     const std::string field = "watchdog." + e.key;
     bool ok = false;
-    if (e.key == "poll_interval" || e.key == "detection_time" || e.key == "restoration_time") {
+    if (e.key == "enabled") {
+      if (auto value = reader.choice(e.value, e.value_at, field, {"true", "false"})) {
+        settings.enabled = *value == "true";
+        ok = true;
+      }
+    } else if (e.key == "poll_interval" || e.key == "detection_time" ||
+               e.key == "restoration_time") {
       if (auto value = duration(reader, e)) {
         ok = true;
         if (e.key == "poll_interval") settings.poll_interval = *value;

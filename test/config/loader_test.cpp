@@ -37,6 +37,7 @@ metrics:
   basic_auth: {username: prom, password_hash: "$2b$05$abcdefghijklmnopqrstuu5Zz1WbbmJxQ3YpSgRxk2xj9p6wqC8u2"}
   tls: {certificate: /etc/roced/metrics.pem}
 watchdog:
+  enabled: true
   poll_interval: 10ms
   detection_time: 50ms
   restoration_time: 2s
@@ -51,6 +52,7 @@ watchdog:
   ASSERT_TRUE(config.metrics.basic_auth);
   EXPECT_EQ(config.metrics.basic_auth->username, "prom");
   EXPECT_EQ(config.metrics.tls_certificate, "/etc/roced/metrics.pem");
+  EXPECT_TRUE(config.watchdog.enabled);
   EXPECT_EQ(config.watchdog.poll_interval, std::chrono::milliseconds(10));
   EXPECT_EQ(config.watchdog.detection_time, std::chrono::milliseconds(50));
   EXPECT_EQ(config.watchdog.restoration_time, std::chrono::milliseconds(2000));
