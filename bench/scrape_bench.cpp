@@ -43,6 +43,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/child_process.hpp"
 #include "bench/http_client.hpp"
 #include "bench/metrics_text.hpp"
 #include "bench/process_cost.hpp"
@@ -54,7 +55,9 @@ using namespace roced;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using bench::Child;
 using bench::HttpClient;
+using bench::NotifySocket;
 using bench::ProcessCost;
 using bench::read_cost;
 using bench::read_text;
@@ -76,99 +79,6 @@ double percentile(std::vector<double> values, double p) {
   const size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
-
-// ---- a child process (roced, node_exporter): output to a log file, SIGTERM at the end.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-        const fs::path& log) {
-    pid_ = ::fork();
-    if (pid_ != 0) return;
-    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    ::dup2(null_fd, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::unsetenv("JOURNAL_STREAM");  // roced logs to the log file, not the journal
-    ::unsetenv("NOTIFY_SOCKET");
-    ::unsetenv("WATCHDOG_USEC");
-    ::unsetenv("WATCHDOG_PID");
-    for (const std::string& pair : env) ::putenv(const_cast<char*>(pair.c_str()));
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  ~Child() { stop(); }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  pid_t pid() const { return pid_; }
-  bool running() {
-    if (exit_code_) return false;
-    int status = 0;
-    if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) {
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    return pid_ > 0 && !exit_code_;
-  }
-  // SIGTERM, up to 30 s for a clean stop, then SIGKILL. The exit status.
-  int stop() {
-    if (pid_ <= 0 || exit_code_) return exit_code_.value_or(127);
-    ::kill(pid_, SIGTERM);
-    const auto deadline = Clock::now() + 30s;
-    while (running() && Clock::now() < deadline) std::this_thread::sleep_for(10ms);
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      exit_code_ = 128 + SIGKILL;
-    }
-    return *exit_code_;
-  }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> exit_code_;
-};
-
-// $NOTIFY_SOCKET for roced: READY=1 says its ports are configured.
-class NotifySocket {
- public:
-  explicit NotifySocket(fs::path path) : path_(std::move(path)) {
-    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-      throw std::runtime_error("cannot bind the notify socket " + path_.string());
-    }
-  }
-  ~NotifySocket() {
-    ::close(fd_);
-    ::unlink(path_.c_str());
-  }
-  NotifySocket(const NotifySocket&) = delete;
-  NotifySocket& operator=(const NotifySocket&) = delete;
-  const fs::path& path() const { return path_; }
-  // Waits up to `timeout` for a datagram; true when one of its lines is READY=1.
-  bool ready_within(std::chrono::milliseconds timeout) {
-    pollfd fds = {fd_, POLLIN, 0};
-    if (::poll(&fds, 1, static_cast<int>(timeout.count())) <= 0) return false;
-    char buffer[4096];
-    bool ready = false;
-    ssize_t got = 0;
-    while ((got = ::recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT)) > 0) {
-      std::istringstream text(std::string(buffer, static_cast<size_t>(got)));
-      for (std::string line; std::getline(text, line);) ready = ready || line == "READY=1";
-    }
-    return ready;
-  }
-
- private:
-  fs::path path_;
-  int fd_ = -1;
-};
 
 // ---- process cost from /proc
 

@@ -2,8 +2,7 @@
 
 namespace roced::watchdog {
 
-std::vector<PortStormEvent> StormWatch::feed(const telemetry::PortSample& sample,
-                                             uint8_t lossless) {
+std::vector<PortStormEvent> StormWatch::feed(telemetry::PortSample sample, uint8_t lossless) {
   std::vector<PortStormEvent> out;
   // Detectors of this port whose priority is no longer lossless go, storm or not: without PFC
   // on the priority the NIC neither honours nor sends pauses there.
@@ -26,7 +25,8 @@ std::vector<PortStormEvent> StormWatch::feed(const telemetry::PortSample& sample
       }
     }
   }
-  previous_[sample.netdev] = sample;
+  const std::string netdev = sample.netdev;
+  previous_[netdev] = std::move(sample);
   return out;
 }
 

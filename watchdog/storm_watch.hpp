@@ -29,7 +29,9 @@ class StormWatch {
   // `lossless`: bit p set = watch priority p (the profile's PFC priorities) in both directions.
   // A port's first sample only sets its baseline. Detectors of priorities no longer watched are
   // dropped.
-  std::vector<PortStormEvent> feed(const telemetry::PortSample& sample, uint8_t lossless);
+  // The sample is kept as the port's next baseline (taken by value: moved in, not copied, on the
+  // poll loop's path).
+  std::vector<PortStormEvent> feed(telemetry::PortSample sample, uint8_t lossless);
 
   // The caller remediated this storm at `at` (StormDetector::on_action); false when no storm is
   // being handled there.

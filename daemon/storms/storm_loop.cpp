@@ -48,12 +48,12 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   std::vector<std::string> netdevs;
   for (const auto& watched : ports) {
     netdevs.push_back(watched.port.netdev);
-    const telemetry::PortSample sample = telemetry::sample_port(system_, watched.port, options);
+    telemetry::PortSample sample = telemetry::sample_port(system_, watched.port, options);
     if (!sample.errors.empty()) {
       watch_.forget(watched.port.netdev);  // gone or unreadable: a new baseline when it is back
       continue;
     }
-    for (const auto& event : watch_.feed(sample, watched.lossless)) listener_(event);
+    for (const auto& event : watch_.feed(std::move(sample), watched.lossless)) listener_(event);
   }
   // A port no longer targeted (vanished, deselected) starts afresh if it returns.
   for (const auto& old : last_netdevs_) {

@@ -39,6 +39,15 @@ void traffic(SampleSeries& series) {
   series.add("tx_prio3_packets", 1000);
 }
 
+// A baseline, then RX storm polls until the detection (5 with fast()).
+void storm_until_detected(StormWatch& watch, SampleSeries& series) {
+  watch.feed(series.take(0ms), kPriority3);
+  for (int poll = 0; poll < 5; ++poll) {
+    rx_storm(series);
+    watch.feed(series.take(10ms), kPriority3);
+  }
+}
+
 DetectorSettings fast() {
   DetectorSettings settings;
   settings.detection_time = 50ms;
@@ -93,11 +102,7 @@ TEST(StormWatch, APriorityThatIsNotLosslessIsNotWatched) {
 TEST(StormWatch, APriorityDroppedFromTheLosslessSetLosesItsStorm) {
   StormWatch watch(fast());
   SampleSeries lan3 = port("lan3");
-  watch.feed(lan3.take(0ms), kPriority3);
-  for (int poll = 0; poll < 5; ++poll) {
-    rx_storm(lan3);
-    watch.feed(lan3.take(10ms), kPriority3);
-  }
+  storm_until_detected(watch, lan3);
   ASSERT_TRUE(watch.storming("lan3", 3, Direction::rx));
   traffic(lan3);
   EXPECT_TRUE(watch.feed(lan3.take(10ms), 0).empty());
@@ -107,11 +112,7 @@ TEST(StormWatch, APriorityDroppedFromTheLosslessSetLosesItsStorm) {
 TEST(StormWatch, AForgottenPortDropsItsStormAndStartsFromANewBaseline) {
   StormWatch watch(fast());
   SampleSeries lan3 = port("lan3");
-  watch.feed(lan3.take(0ms), kPriority3);
-  for (int poll = 0; poll < 5; ++poll) {
-    rx_storm(lan3);
-    watch.feed(lan3.take(10ms), kPriority3);
-  }
+  storm_until_detected(watch, lan3);
   ASSERT_TRUE(watch.storming("lan3", 3, Direction::rx));
   watch.forget("lan3");  // a driver reload: the netdev vanished; it returns with counters at 0
   EXPECT_FALSE(watch.storming("lan3", 3, Direction::rx));
