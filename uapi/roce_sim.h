@@ -8,6 +8,10 @@
  *   DIR/sys/          a real directory tree in the shape of /sys (class/net, class/infiniband, ...).
  *   DIR/config/       the shape of /sys/kernel/config (rdma_cm).
  *   DIR/debug/        the shape of /sys/kernel/debug (mlx5/<pci>/cc_params).
+ *   DIR/roce-sim.clock  the simulated clock, written before the pid file: two lines,
+ *                     "epoch_monotonic_ns N" (CLOCK_MONOTONIC at simulated time 0) and
+ *                     "speed X" (simulated seconds per real second). Scenario time t happens at
+ *                     CLOCK_MONOTONIC epoch + t / speed.
  *   DIR/roce-sim.pid  the server's pid, written once every socket listens (readiness marker).
  *
  * This header is shared by the server (sim/), the LD_PRELOAD shim (sim/shim) and roced's injectable
@@ -22,6 +26,7 @@
 #define ROCE_SIM_RTNL_SOCKET "rtnl.sock"
 #define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
+#define ROCE_SIM_CLOCKFILE "roce-sim.clock"
 #define ROCE_SIM_SYS_DIR "sys"
 #define ROCE_SIM_CONFIG_DIR "config"
 #define ROCE_SIM_DEBUG_DIR "debug"

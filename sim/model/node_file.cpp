@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -206,7 +207,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
     for (size_t index = 0; index < ports.size(); ++index) {
       const auto port =
           reader.map(ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
-                                    "addresses", "firmware_defaults"});
+                                    "addresses", "firmware_defaults", "counters_start"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -281,6 +282,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         if (const auto d = defaults.get("dcbx")) {
           spec.firmware_dcbx_host = reader.choice(*d, {"firmware", "host"}) == "host";
         }
+      }
+      if (const auto f = port.get("counters_start")) {
+        spec.counters_start = reader.unsigned_integer(*f, 0, std::numeric_limits<uint64_t>::max());
       }
       specs.push_back(std::move(spec));
     }

@@ -144,7 +144,8 @@ class Port {
   const std::array<uint32_t, 8>& buffer_xoff() const { return buf_xoff_; }
   const std::array<uint32_t, 8>& buffer_xon() const { return buf_xon_; }
   const std::array<bool, 8>& buffer_lossy() const { return buf_lossy_; }
-  // The whole ethtool -S view in one go: (name, value) in mlx5's order.
+  // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by
+  // spec().counters_start (mod 2^64); counters() holds the model's own values.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
 
  private:

@@ -197,6 +197,11 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
       add(prio_name("rx", p, "marked"), pc.rx_marked);
     }
   }
+  // The node description's counters_start; unsigned arithmetic wraps at 2^64 as the PPCNT
+  // counters do.
+  if (spec_.counters_start != 0) {
+    for (auto& [name, value] : out) value += spec_.counters_start;
+  }
   return out;
 }
 

@@ -38,6 +38,9 @@ struct PortSpec {
   // Firmware defaults (what the port has at start and after a driver reload).
   bool firmware_trust_dscp = false;  // mlx5 then reports all 64 DSCP APP entries at load
   bool firmware_dcbx_host = false;   // false: the firmware DCBX agent (auto, willing) owns PFC/ETS
+  // Added (mod 2^64) to every ethtool statistic, from start and after a driver reload: lets a
+  // test see counters wrap without waiting for 2^64 of traffic.
+  uint64_t counters_start = 0;
 };
 
 }  // namespace roce_sim

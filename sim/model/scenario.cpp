@@ -81,7 +81,7 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
                                                  "netlink_errors", "address"};
   static const std::map<std::string, std::vector<std::string>> kind_keys = {
       {"congestion", {"priority", "duration", "ecn_mark_ratio", "cnp_rate", "pause_ratio"}},
-      {"pfc_storm", {"priority", "direction", "duration"}},
+      {"pfc_storm", {"priority", "direction", "duration", "ignores_remediation"}},
       {"link_flap", {"down_for"}},
       {"driver_reload", {"down_for"}},
       {"foreign_tool", {"tool", "set"}},
@@ -137,6 +137,7 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
     s.direction = reader.choice(map.require("direction"), {"rx", "tx"}) == "rx" ? Direction::Rx
                                                                                 : Direction::Tx;
     s.duration = positive_duration(reader, map.require("duration"));
+    if (const auto f = map.get("ignores_remediation")) s.ignores_remediation = reader.boolean(*f);
     event.body = s;
   } else if (kind == "link_flap") {
     event.body = ev::LinkFlap{positive_duration(reader, map.require("down_for"))};
@@ -449,11 +450,16 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
                         yaml_reader::format_duration(b.duration).c_str());
           log(netdev, text);
         } else if constexpr (std::is_same_v<T, ev::PfcStorm>) {
-          traffic_.start_storm(netdev, b.priority, b.direction);
+          traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
           std::string note;
           ieee_pfc pfc{};
-          if (port != nullptr && port->ieee_getpfc(pfc) == 0 &&
-              !((pfc.pfc_en >> b.priority) & 1U)) {
+          if (b.ignores_remediation) {
+            note = b.direction == Direction::Rx
+                       ? " (ignores remediation: the NIC honours the pauses even with PFC off)"
+                       : " (ignores remediation: the NIC keeps pausing with PFC off and past "
+                         "stall prevention)";
+          } else if (port != nullptr && port->ieee_getpfc(pfc) == 0 &&
+                     !((pfc.pfc_en >> b.priority) & 1U)) {
             note = b.direction == Direction::Rx
                        ? " (PFC is off on it: the NIC ignores the pauses)"
                        : " (PFC is off on it: the stalled receive side drops instead of pausing)";

@@ -44,6 +44,8 @@ struct PfcStorm {
   int priority = 3;
   StormDirection direction = StormDirection::Rx;
   std::chrono::microseconds duration{0};
+  // Firmware that accepts roced's remediation (PFC off, stall prevention) and does not act on it.
+  bool ignores_remediation = false;
 };
 
 // Carrier lost (cable, switch port) and back.

@@ -52,17 +52,26 @@ void TrafficEngine::add_flow(Flow flow) {
   flow_states_.emplace_back();
 }
 
-void TrafficEngine::start_storm(const std::string& port, int priority, StormDirection direction) {
+void TrafficEngine::start_storm(const std::string& port, int priority, StormDirection direction,
+                                bool ignores_remediation) {
   auto& state = states_[{port, priority}];
-  (direction == Direction::Rx ? state.rx_storm : state.tx_storm) = true;
+  if (direction == Direction::Rx) {
+    state.rx_storm = true;
+    state.rx_ignores_remediation = ignores_remediation;
+  } else {
+    state.tx_storm = true;
+    state.tx_ignores_remediation = ignores_remediation;
+  }
 }
 
 void TrafficEngine::stop_storm(const std::string& port, int priority, StormDirection direction) {
   auto& state = states_[{port, priority}];
   if (direction == Direction::Rx) {
     state.rx_storm = false;
+    state.rx_ignores_remediation = false;
   } else {
     state.tx_storm = false;
+    state.tx_ignores_remediation = false;
     state.tx_pausing_us = 0;
     state.storm_warned = false;
     state.stall_prevention_fired = false;
@@ -134,7 +143,10 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
     const bool pfc = pfc_enabled(port, priority);
 
     // --- The peer pausing us (rx pause): stops our transmission on this priority, if honoured.
-    // A NIC with PFC off on the priority ignores the frames (the MAC still counts them).
+    // A NIC with PFC off on the priority ignores the frames (the MAC still counts them), unless
+    // the storm ignores remediation. The per-priority counters count what the NIC does, whether
+    // ethtool lists them (PFC on) or not.
+    const bool rx_stubborn = state.rx_storm && state.rx_ignores_remediation;
     uint64_t rx_paused_ppm = 0;
     if (state.rx_storm) {
       rx_paused_ppm = kPpm;
@@ -151,7 +163,7 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
           2 * take_whole(state.episode_ns_remainder, rx_paused_ns, kCongestionPauseEpisodeNs);
     }
     counters.rx_pause_ctrl_phy += rx_pause_frames;
-    const bool honoured = pfc && rx_paused_ppm > 0;
+    const bool honoured = (pfc || rx_stubborn) && rx_paused_ppm > 0;
     if (honoured) {
       prio.rx_pause += rx_pause_frames;
       prio.rx_pause_duration_us +=
@@ -165,11 +177,14 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
     const uint64_t tx_ppm = honoured ? kPpm - rx_paused_ppm : kPpm;
 
     // --- We pausing the peer (tx storm: our receive side is stalled).
+    // A storm that ignores remediation pauses with PFC off and is never stopped by stall
+    // prevention (no warning or error event either).
+    const bool tx_stubborn = state.tx_storm && state.tx_ignores_remediation;
     uint64_t tx_pausing_us = 0;  // of this step
-    if (state.tx_storm && pfc && !state.stall_prevention_fired) {
+    if (state.tx_storm && (pfc || tx_stubborn) && !state.stall_prevention_fired) {
       tx_pausing_us = dt_us;
       uint16_t tunable = 0;
-      const bool prevention = port.spec().caps.stall_prevention &&
+      const bool prevention = !tx_stubborn && port.spec().caps.stall_prevention &&
                               port.get_pfc_prevention_tout(tunable) == 0 && tunable != 0;
       if (prevention) {
         const uint64_t timeout_us = uint64_t{stall_timeout_ms(tunable)} * 1000;

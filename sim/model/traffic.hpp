@@ -54,7 +54,11 @@ class TrafficEngine {
   void add_flow(Flow flow);
   const std::vector<Flow>& flows() const { return flows_; }
 
-  void start_storm(const std::string& port, int priority, StormDirection direction);
+  // ignores_remediation: the firmware keeps this storm going whatever roced writes. An rx storm
+  // is honoured with PFC off on the priority; a tx storm keeps pausing with PFC off and past the
+  // stall prevention timeout (which then neither warns nor fires).
+  void start_storm(const std::string& port, int priority, StormDirection direction,
+                   bool ignores_remediation = false);
   void stop_storm(const std::string& port, int priority, StormDirection direction);
   bool storm_active(const std::string& port, int priority, StormDirection direction) const;
 
@@ -75,6 +79,8 @@ class TrafficEngine {
   struct PriorityState {
     bool rx_storm = false;
     bool tx_storm = false;
+    bool rx_ignores_remediation = false;  // of the rx storm in force
+    bool tx_ignores_remediation = false;
     bool congested = false;
     CongestionSpec congestion;
     bool rx_paused = false;              // the peer was pausing us at the end of the last step

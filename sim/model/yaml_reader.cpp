@@ -205,6 +205,28 @@ int64_t Reader::integer(const Field& field, int64_t min, int64_t max) const {
   return value;
 }
 
+uint64_t Reader::unsigned_integer(const Field& field, uint64_t min, uint64_t max) const {
+  if (!field.value.IsScalar())
+    fail(field, "expected a whole number, got " + type_name(field.value));
+  const std::string& text = field.value.Scalar();
+  const std::string range =
+      " is out of range (" + std::to_string(min) + "-" + std::to_string(max) + ")";
+  // A negative number is a whole number, just not in range; from_chars<uint64_t> refuses the sign.
+  const bool negative = text.size() > 1 && text[0] == '-';
+  const std::string_view digits = negative ? std::string_view(text).substr(1) : text;
+  uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if ((ec != std::errc{} && ec != std::errc::result_out_of_range) ||
+      ptr != digits.data() + digits.size()) {
+    fail(field, quoted(text) + " is not a whole number");
+  }
+  if ((negative && value != 0) || ec == std::errc::result_out_of_range || value < min ||
+      value > max) {
+    fail(field, text + range);
+  }
+  return value;
+}
+
 double Reader::number(const Field& field, double min, double max) const {
   if (!field.value.IsScalar()) fail(field, "expected a number, got " + type_name(field.value));
   const std::string& text = field.value.Scalar();

@@ -63,6 +63,7 @@ class Reader {
   std::string string(const Field& field) const;  // a non-empty scalar
   bool boolean(const Field& field) const;        // true | false
   int64_t integer(const Field& field, int64_t min, int64_t max) const;
+  uint64_t unsigned_integer(const Field& field, uint64_t min, uint64_t max) const;
   double number(const Field& field, double min, double max) const;
   // "500ms", "2s", "250us", "1.5s", "2m", "1h"; "0" alone is allowed.
   std::chrono::microseconds duration(const Field& field) const;

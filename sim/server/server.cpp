@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -137,6 +139,20 @@ class Server {
     watch(tree_.inotify_fd(), Kind::Inotify);
     watch(signal_fd_.get(), Kind::Signal);
 
+    // Simulated time 0. The clock file is complete before the readiness marker, so a client
+    // that sees the pid file can convert scenario times to CLOCK_MONOTONIC.
+    epoch_ = Clock::now();
+    clock_path_ = options_.dir / ROCE_SIM_CLOCKFILE;
+    {
+      const fs::path temp = options_.dir / ".roce-sim.clock.tmp";
+      const auto epoch_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(epoch_.time_since_epoch()).count();
+      char text[96];
+      std::snprintf(text, sizeof text, "epoch_monotonic_ns %lld\nspeed %.17g\n",
+                    static_cast<long long>(epoch_ns), speed_);
+      std::ofstream(temp) << text;
+      fs::rename(temp, clock_path_);
+    }
     {  // readiness marker last (uapi/roce_sim.h)
       const fs::path temp = options_.dir / ".roce-sim.pid.tmp";
       std::ofstream(temp) << ::getpid() << "\n";
@@ -145,7 +161,6 @@ class Server {
     say("roce-sim: node ready in " + options_.dir.string() + " (" +
         std::to_string(node_.ports().size()) + " ports, speed x" + format_speed() + ")");
 
-    last_tick_ = Clock::now();
     int exit_code = 0;
     while (!stop_) {
       epoll_event events[32];
@@ -271,6 +286,11 @@ class Server {
       }
       if (n < 0) break;
       const ByteView datagram(buffer_.data(), static_cast<size_t>(n));
+      // A kernel answers at the moment of the call: mlx5 reads the PPCNT counters when ethtool
+      // asks, and a set takes effect then. Advance the world to now, and tell listeners what
+      // happened in it, before this request.
+      advance_to_now();
+      send_all(rtnl_.drain_events(), nullptr);
       // Writes to sysfs are synchronous in a kernel: file writes a client made before this
       // request take effect (and are counted) before it is answered.
       const uint64_t writes_before = writes_.total();
@@ -303,18 +323,10 @@ class Server {
     uint64_t expirations = 0;
     while (::read(timer_.get(), &expirations, sizeof expirations) > 0) {
     }
-    const auto now = Clock::now();
-    const auto real_dt = std::chrono::duration_cast<std::chrono::microseconds>(now - last_tick_);
-    last_tick_ = now;
-    const auto sim_dt = std::chrono::microseconds(
-        static_cast<int64_t>(static_cast<double>(real_dt.count()) * speed_));
-    sim_elapsed_ += sim_dt;
-    if (runner_) {
-      runner_->advance(sim_dt);
-      for (const std::string& text : runner_->take_log()) say(text);
-    }
+    const auto now = advance_to_now();
     send_all(rtnl_.drain_events(), nullptr);
-    // Counters move every tick; the files follow at 10 Hz (requests and writes refresh at once).
+    // Counters move every tick (and before every request); the files follow at 10 Hz (set
+    // requests and writes refresh at once).
     if (now - last_refresh_ >= std::chrono::milliseconds(100)) {
       tree_.refresh();
       last_refresh_ = now;
@@ -331,6 +343,24 @@ class Server {
     }
   }
 
+  // Simulated time is (real time since the epoch) x speed, rounded down to whole microseconds
+  // once: steps of any size and number (ticks, requests) add up to it without drift.
+  Clock::time_point advance_to_now() {
+    const auto now = Clock::now();
+    const auto real_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now - epoch_).count();
+    const auto target = std::chrono::microseconds(static_cast<int64_t>(
+        std::floor(static_cast<long double>(real_ns) * static_cast<long double>(speed_) / 1000)));
+    if (target > sim_elapsed_) {
+      const auto step = target - sim_elapsed_;
+      sim_elapsed_ = target;
+      if (runner_) {
+        runner_->advance(step);
+        for (const std::string& text : runner_->take_log()) say(text);
+      }
+    }
+    return now;
+  }
+
   void cleanup() {
     clients_.clear();
     rtnl_listener_.reset();
@@ -338,6 +368,7 @@ class Server {
     ::unlink(rtnl_path_.c_str());
     ::unlink(ethtool_path_.c_str());
     ::unlink(pid_path_.c_str());
+    ::unlink(clock_path_.c_str());
   }
 
   static std::vector<std::string> netdevs(Node& node) {
@@ -355,11 +386,11 @@ class Server {
   std::optional<ScenarioRunner> runner_;
   double speed_ = 1.0;
   Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_;
-  fs::path rtnl_path_, ethtool_path_, pid_path_;
+  fs::path rtnl_path_, ethtool_path_, pid_path_, clock_path_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);
-  Clock::time_point last_tick_;
+  Clock::time_point epoch_;  // simulated time 0 (DIR/roce-sim.clock)
   Clock::time_point last_refresh_;
   std::chrono::microseconds sim_elapsed_{0};
   bool stop_ = false;

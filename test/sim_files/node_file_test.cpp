@@ -222,6 +222,33 @@ TEST(NodeFile, BadPciMacAndAddress) {
             "'10.0.0.3' needs a prefix length (e.g. 192.168.2.10/24)");
 }
 
+TEST(NodeFile, CountersStartIsAnUnsigned64BitInteger) {
+  auto specs = parse_node_yaml(
+      std::string(kOnePort) + "        counters_start: 18446744073709000000\n", "node.yaml");
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].counters_start, 18'446'744'073'709'000'000u);
+  specs = parse_node_yaml(std::string(kOnePort) + "        counters_start: 18446744073709551615\n",
+                          "node.yaml");
+  EXPECT_EQ(specs[0].counters_start, 18'446'744'073'709'551'615u);
+  EXPECT_EQ(parse_node_yaml(kOnePort, "node.yaml")[0].counters_start, 0u);  // the default
+
+  auto e = parse_error(std::string(kOnePort) + "        counters_start: 18446744073709551616\n");
+  EXPECT_EQ(std::string(e.what()),
+            "node.yaml:6:25: nics[0].ports[0].counters_start: 18446744073709551616 is out of "
+            "range (0-18446744073709551615)");
+  e = parse_error(std::string(kOnePort) + "        counters_start: -1\n");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), 25);
+  EXPECT_EQ(e.message(), "-1 is out of range (0-18446744073709551615)");
+  e = parse_error(std::string(kOnePort) + "        counters_start: 1.5e19\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].counters_start");
+  EXPECT_EQ(e.message(), "'1.5e19' is not a whole number");
+  e = parse_error(std::string(kOnePort) + "        counters_start: [1]\n");
+  EXPECT_EQ(e.message(), "expected a whole number, got a list");
+  e = parse_error(std::string(kOnePort) + "        counter_start: 5\n");
+  EXPECT_EQ(e.message(), "unknown key (did you mean 'counters_start'?)");
+}
+
 TEST(NodeFile, SyntaxErrorHasAPlace) {
   const auto e = parse_error("nics: [{pci: 0000:17:00.0\n");
   EXPECT_EQ(e.line(), 2);

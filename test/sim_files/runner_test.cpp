@@ -198,6 +198,37 @@ TEST(Runner, AddressEventsChangeTheGidTable) {
   EXPECT_EQ(used(), before);
 }
 
+TEST(Runner, StormIgnoringRemediationOutlastsAForeignToolTurningPfcOff) {
+  Node node(default_node());
+  ScenarioRunner runner(
+      node, scenario("traffic:\n"
+                     "  - {port: lan2, priority: 3, direction: tx, rate: 8G, packet_size: 1000}\n"
+                     "  - {port: lan3, priority: 3, direction: tx, rate: 8G, packet_size: 1000}\n"
+                     "events:\n"
+                     "  - {at: 0s, kind: foreign_tool, port: lan2, set: {pfc: [3]}}\n"
+                     "  - {at: 0s, kind: foreign_tool, port: lan3, set: {pfc: [3]}}\n"
+                     "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx,\n"
+                     "     duration: 10s, ignores_remediation: true}\n"
+                     "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx,\n"
+                     "     duration: 10s}\n"
+                     "  - {at: 2s, kind: foreign_tool, port: lan2, set: {pfc: []}}\n"
+                     "  - {at: 2s, kind: foreign_tool, port: lan3, set: {pfc: []}}\n"));
+  runner.advance(4s);
+  const auto& lan2 = node.find("lan2")->counters();
+  const auto& lan3 = node.find("lan3")->counters();
+  EXPECT_EQ(lan2.prio[3].tx_bytes, 1'000'000'000u);  // only the second before the storm
+  EXPECT_EQ(lan3.prio[3].tx_bytes, 3'000'000'000u);  // and again from t=2s, PFC off
+  EXPECT_EQ(lan2.prio[3].rx_pause_duration_us, 3'000'000u);
+  EXPECT_EQ(lan3.prio[3].rx_pause_duration_us, 1'000'000u);
+  EXPECT_EQ(lan2.rx_pause_ctrl_phy, lan3.rx_pause_ctrl_phy);  // the MACs count alike
+  const auto log = runner.take_log();
+  ASSERT_GE(log.size(), 4u);
+  EXPECT_EQ(log[2],
+            "t=1.000s lan2: PFC storm (rx) on priority 3 begins for 10s (ignores remediation: the "
+            "NIC honours the pauses even with PFC off)");
+  EXPECT_EQ(log[3], "t=1.000s lan3: PFC storm (rx) on priority 3 begins for 10s");
+}
+
 TEST(Runner, EventOnAnAbsentPortIsSkippedWithALogLine) {
   Node node(default_node());
   ScenarioRunner runner(node,

@@ -149,6 +149,43 @@ TEST(ScenarioFile, BadDurationAndRate) {
   EXPECT_EQ(e.message(), "'fast' is not a rate (e.g. 80G, 800M)");
 }
 
+TEST(ScenarioFile, StormIgnoresRemediationIsAnOptionalBoolean) {
+  const Scenario s = parse_scenario_yaml(
+      "name: x\n"
+      "events:\n"
+      "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 5s,\n"
+      "     ignores_remediation: true}\n"
+      "  - {at: 2s, kind: pfc_storm, port: lan3, priority: 3, direction: tx, duration: 5s}\n"
+      "  - {at: 3s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 5s,\n"
+      "     ignores_remediation: false}\n",
+      "s.yaml");
+  ASSERT_EQ(s.events.size(), 3u);
+  EXPECT_TRUE(std::get<ev::PfcStorm>(s.events[0].body).ignores_remediation);
+  EXPECT_FALSE(std::get<ev::PfcStorm>(s.events[1].body).ignores_remediation);  // the default
+  EXPECT_FALSE(std::get<ev::PfcStorm>(s.events[2].body).ignores_remediation);
+
+  auto e = parse_error(
+      "name: x\nevents:\n"
+      "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 5s, "
+      "ignores_remediation: yes}\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.column(), 106);
+  EXPECT_EQ(e.field(), "events[0].ignores_remediation");
+  EXPECT_EQ(e.message(), "expected true or false, got 'yes'");
+  e = parse_error(
+      "name: x\nevents:\n"
+      "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 5s, "
+      "ignore_remediation: true}\n");
+  EXPECT_EQ(e.field(), "events[0].ignore_remediation");
+  EXPECT_EQ(e.message(), "unknown key (did you mean 'ignores_remediation'?)");
+  e = parse_error(
+      "name: x\nevents:\n"
+      "  - {at: 1s, kind: congestion, port: lan2, priority: 3, duration: 5s, "
+      "ignores_remediation: true}\n");
+  EXPECT_EQ(e.field(), "events[0].ignores_remediation");
+  EXPECT_EQ(e.message(), "unknown key");  // only storms have it
+}
+
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
   const auto e = parse_error(
       "name: x\nevents:\n"

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "sim/model/node_file.hpp"
@@ -182,6 +183,150 @@ TEST_F(Traffic, CongestionMarksPausesAndSlowsButProgresses) {
   engine.advance(1s);
   EXPECT_EQ(hw.at("np_ecn_marked_roce_packets").value, marked);
   EXPECT_EQ(p3.rx_pause_duration_us, paused);
+}
+
+// ---- ignores_remediation: firmware that takes roced's writes and does not act on them
+
+bool listed(const Port& port, const std::string& name) {
+  const auto names = port.stat_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST_F(Traffic, RxStormIgnoringRemediationKeepsTransmissionStoppedWithPfcOff) {
+  enable_pfc(lan2, 1 << 3);
+  engine.add_flow({"lan2", 3, Direction::Tx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Rx, /*ignores_remediation=*/true);
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_packets, 0u);
+  EXPECT_EQ(p3.rx_pause_duration_us, 1'000'000u);
+  const uint64_t frames_per_second = 1'000'000'000u / 41942u;
+  EXPECT_EQ(lan2.counters().rx_pause_ctrl_phy, frames_per_second);
+
+  enable_pfc(lan2, 0);  // roced's remediation
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_packets, 0u);  // still paused: the firmware honours the frames anyway
+  EXPECT_EQ(p3.tx_bytes, 0u);
+  EXPECT_EQ(lan2.counters().tx_packets, 0u);
+  EXPECT_EQ(lan2.counters().rx_pause_ctrl_phy, 2'000'000'000u / 41942u);  // the MAC counts on
+  // The per-priority pause counters are not listed with PFC off, but count what the NIC does.
+  EXPECT_FALSE(listed(lan2, "rx_prio3_pause_duration"));
+  EXPECT_FALSE(listed(lan2, "rx_prio3_pause"));
+  EXPECT_EQ(p3.rx_pause_duration_us, 2'000'000u);
+  EXPECT_EQ(p3.rx_pause, lan2.counters().rx_pause_ctrl_phy);
+  EXPECT_EQ(p3.rx_pause_transition, 0u);  // the pause never lifted
+
+  enable_pfc(lan2, 1 << 3);  // back on: listed again, with the hidden time included
+  EXPECT_TRUE(listed(lan2, "rx_prio3_pause_duration"));
+  engine.stop_storm("lan2", 3, Direction::Rx);
+  engine.advance(1s);
+  EXPECT_EQ(p3.rx_pause_duration_us, 2'000'000u);
+  EXPECT_EQ(p3.rx_pause_transition, 1u);
+  EXPECT_EQ(p3.tx_bytes, 12'500'000'000u);  // sending again once the storm ends
+}
+
+TEST_F(Traffic, RxStormWithoutTheKeyEndsWhenPfcGoesOff) {
+  enable_pfc(lan2, 1 << 3);
+  engine.add_flow({"lan2", 3, Direction::Tx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Rx);
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_packets, 0u);
+  enable_pfc(lan2, 0);
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_bytes, 12'500'000'000u);  // the remediation works: full rate
+  EXPECT_EQ(p3.rx_pause_duration_us, 1'000'000u);
+  EXPECT_EQ(p3.rx_pause_transition, 1u);
+  EXPECT_EQ(lan2.counters().rx_pause_ctrl_phy, 2'000'000'000u / 41942u);
+}
+
+TEST_F(Traffic, RxStormIgnoringRemediationIsHonouredWhenPfcWasNeverOn) {
+  engine.add_flow({"lan2", 3, Direction::Tx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Rx, true);
+  engine.advance(500ms);
+  EXPECT_EQ(p3.tx_packets, 0u);
+  EXPECT_EQ(p3.rx_pause_duration_us, 500'000u);
+  EXPECT_FALSE(listed(lan2, "rx_prio3_pause_duration"));
+}
+
+TEST_F(Traffic, TxStormIgnoringRemediationPausesPastStallPreventionAndWithPfcOff) {
+  enable_pfc(lan2, 1 << 3);
+  engine.add_flow({"lan2", 3, Direction::Rx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Tx, /*ignores_remediation=*/true);
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_pause_duration_us, 1'000'000u);
+
+  ASSERT_EQ(lan2.set_pfc_prevention_tout(0xffff), 0);  // tightened to 100 ms: ignored
+  engine.advance(1s);
+  EXPECT_EQ(p3.tx_pause_duration_us, 2'000'000u);  // the whole interval
+  EXPECT_EQ(lan2.counters().tx_pause_storm_warning_events, 0u);
+  EXPECT_EQ(lan2.counters().tx_pause_storm_error_events, 0u);
+  EXPECT_TRUE(engine.take_notes().empty());
+  EXPECT_EQ(p3.rx_packets, 0u);
+  EXPECT_EQ(p3.rx_discards, 0u);
+
+  enable_pfc(lan2, 0);  // PFC off: the NIC keeps pausing the peer
+  engine.advance(1s);
+  EXPECT_FALSE(listed(lan2, "tx_prio3_pause_duration"));
+  EXPECT_EQ(p3.tx_pause_duration_us, 3'000'000u);
+  EXPECT_EQ(lan2.counters().tx_pause_ctrl_phy, 3'000'000'000u / 41942u);
+  EXPECT_EQ(p3.tx_pause, lan2.counters().tx_pause_ctrl_phy);
+  EXPECT_EQ(p3.rx_packets, 0u);
+  EXPECT_EQ(lan2.counters().outbound_pci_stalled_wr, 3'000'000u);
+}
+
+TEST_F(Traffic, TxStormWithoutTheKeyStopsWhenStallPreventionIsTightened) {
+  enable_pfc(lan2, 1 << 3);
+  engine.add_flow({"lan2", 3, Direction::Rx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Tx);
+  engine.advance(1s);
+  ASSERT_EQ(lan2.set_pfc_prevention_tout(0xffff), 0);
+  engine.advance(1s);
+  // Already paused for longer than 100 ms: stall prevention fires in the next step.
+  EXPECT_EQ(p3.tx_pause_duration_us, 1'000'000u);
+  EXPECT_EQ(lan2.counters().tx_pause_storm_error_events, 1u);
+  EXPECT_EQ(p3.rx_packets, 12'500'000'000u / 4096);  // arriving again, dropped
+  EXPECT_EQ(p3.rx_discards, p3.rx_packets);
+}
+
+// ---- counters_start: the ethtool view starts near 2^64 and wraps
+
+uint64_t stat(const Port& port, const std::string& name) {
+  for (const auto& [stat_name, value] : port.stats()) {
+    if (stat_name == name) return value;
+  }
+  ADD_FAILURE() << "no statistic " << name;
+  return 0;
+}
+
+TEST(TrafficCountersStart, EthtoolValuesWrapAndRestartFromCountersStartAfterAReload) {
+  auto specs = default_node();
+  constexpr uint64_t kStart = 18'446'744'072'709'551'616u;  // 2^64 - 1e9
+  specs[0].counters_start = kStart;
+  Node node(std::move(specs));
+  TrafficEngine engine(node);
+  engine.add_flow({"lan2", 3, Direction::Tx, 100'000'000'000, 4096});  // 12.5e9 bytes/s
+  Port* lan2 = node.find("lan2");
+  EXPECT_EQ(stat(*lan2, "tx_prio3_bytes"), kStart);
+  EXPECT_EQ(stat(*lan2, "rx_prio0_bytes"), kStart);
+
+  engine.advance(40ms);  // 5e8 bytes: not wrapped yet
+  const uint64_t early = stat(*lan2, "tx_prio3_bytes");
+  EXPECT_EQ(early, kStart + 500'000'000u);
+  engine.advance(80ms);  // 1.5e9 bytes in all: past 2^64
+  const uint64_t late = stat(*lan2, "tx_prio3_bytes");
+  EXPECT_EQ(late, 500'000'000u);
+  EXPECT_LT(late, early);
+  EXPECT_EQ(stat(*lan2, "tx_bytes_phy"), 500'000'000u);
+  EXPECT_EQ(stat(*lan2, "tx_prio3_packets"), kStart + 1'500'000'000u / 4096);
+  EXPECT_EQ(lan2->counters().prio[3].tx_bytes, 1'500'000'000u);  // the model's own value
+  EXPECT_EQ(stat(*node.find("lan3"), "tx_prio3_bytes"), 0u);     // only lan2 has the key
+
+  node.unbind("lan2");
+  node.rebind("lan2");
+  lan2 = node.find("lan2");
+  ASSERT_NE(lan2, nullptr);
+  EXPECT_EQ(stat(*lan2, "tx_prio3_bytes"), kStart);
+  engine.advance(40ms);
+  EXPECT_EQ(stat(*lan2, "tx_prio3_bytes"), kStart + 500'000'000u);
 }
 
 }  // namespace

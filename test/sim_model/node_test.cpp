@@ -27,6 +27,26 @@ TEST(Node, IfindexesStartAt2AndStayStable) {
   EXPECT_TRUE(node.take_events().empty());
 }
 
+TEST(Node, ReloadRestartsTheEthtoolCountersFromCountersStart) {
+  auto spec = test::cx7_port("lan2", "mlx5_0", "192.168.2.10/24");
+  spec.counters_start = 18'446'744'073'709'000'000u;
+  Node node({spec});
+  const auto tx_bytes = [&] {
+    const auto stats = node.find("lan2")->stats();
+    for (const auto& [name, value] : stats) {
+      if (name == "tx_bytes") return value;
+    }
+    return uint64_t{0};
+  };
+  EXPECT_EQ(tx_bytes(), spec.counters_start);
+  node.find("lan2")->counters().tx_bytes = 1'000'000;  // past 2^64 in the ethtool view
+  EXPECT_EQ(tx_bytes(), 448'384u);                     // 2^64 - 18446744073709000000 = 551616
+  node.unbind("lan2");
+  node.rebind("lan2");
+  EXPECT_EQ(node.find("lan2")->counters().tx_bytes, 0u);
+  EXPECT_EQ(tx_bytes(), spec.counters_start);
+}
+
 TEST(Node, UnbindRemovesAndRebindComesBackWithDefaultsAndANewIfindex) {
   Node node = two_port_node();
   Port* lan2 = node.find("lan2");

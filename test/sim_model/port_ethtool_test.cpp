@@ -85,6 +85,37 @@ TEST(PortStats, ValuesFollowTheNamesIncludingPauseCounters) {
   for (const auto& name : names) EXPECT_LT(name.size(), 32u) << name;  // ETH_GSTRING_LEN
 }
 
+TEST(PortStats, CountersStartOffsetsEveryValueModulo2To64) {
+  auto spec = test::cx7_port();
+  spec.counters_start = 18'446'744'073'709'551'611u;  // 2^64 - 5
+  Port port(spec);
+  set_pfc(port, 0x08);
+  port.counters().prio[3].rx_pause_duration_us = 4;
+  port.counters().prio[3].tx_bytes = 5;  // wraps to 0
+  port.counters().rx_pause_ctrl_phy = 1000;
+  const auto names = port.stat_names();
+  const auto values = port.stat_values();
+  ASSERT_EQ(names.size(), values.size());
+  Port plain(test::cx7_port());
+  set_pfc(plain, 0x08);
+  EXPECT_EQ(names, plain.stat_names());  // the names do not change
+  std::map<std::string, uint64_t> by_name;
+  for (size_t i = 0; i < names.size(); ++i) by_name[names[i]] = values[i];
+  EXPECT_EQ(by_name["rx_prio3_pause_duration"], 18'446'744'073'709'551'615u);
+  EXPECT_EQ(by_name["tx_prio3_bytes"], 0u);
+  EXPECT_EQ(by_name["rx_pause_ctrl_phy"], 995u);
+  // Counters the model keeps at zero read as counters_start: every ethtool statistic is offset.
+  EXPECT_EQ(by_name["tx_tso_packets"], spec.counters_start);
+  EXPECT_EQ(by_name["rx_prio0_packets"], spec.counters_start);
+  EXPECT_EQ(by_name["tx_pause_storm_error_events"], spec.counters_start);
+  EXPECT_EQ(by_name["outbound_pci_stalled_wr"], spec.counters_start);
+  // Only the ethtool view: the model's counters and the DCB PFC statistics are untouched.
+  EXPECT_EQ(port.counters().prio[3].tx_bytes, 5u);
+  ieee_pfc pfc{};
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.indications[3], 0u);
+}
+
 TEST(PortStats, StormAndPrioDiscardCountersDependOnCapabilities) {
   Port full(test::cx7_port());
   const auto names = full.stat_names();

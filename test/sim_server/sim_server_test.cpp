@@ -215,6 +215,8 @@ class SimServer : public ::testing::Test {
       ASSERT_LT(Clock::now(), deadline) << "roce-sim did not become ready";
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    // Written before the readiness marker (uapi/roce_sim.h).
+    ASSERT_TRUE(fs::exists(node() / ROCE_SIM_CLOCKFILE));
   }
   void TearDown() override {
     if (pid_ > 0) {
@@ -674,6 +676,7 @@ TEST_F(SimServer, SigtermRemovesSocketsAndPidfile) {
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_FALSE(fs::exists(node() / ROCE_SIM_PIDFILE));
+  EXPECT_FALSE(fs::exists(node() / ROCE_SIM_CLOCKFILE));
   EXPECT_FALSE(fs::exists(node() / ROCE_SIM_RTNL_SOCKET));
   EXPECT_FALSE(fs::exists(node() / ROCE_SIM_ETHTOOL_SOCKET));
 }
@@ -921,6 +924,293 @@ TEST_F(SimServerWrites, UnknownNetlinkErrorsOpIsAFileLineColumnError) {
   EXPECT_TRUE(std::regex_search(output, std::regex(R"(bad-op\.yaml:3:[0-9]+: events\[0\]\.op: )")))
       << output;
   EXPECT_NE(output.find("did you mean 'mtu'"), std::string::npos) << output;
+}
+
+// ---- counters at the moment of a read, the clock file, storms that ignore remediation,
+// counters_start. Timing checks use causal bounds: the server answered a request somewhere between
+// the client's send and its receive, so a slow machine widens the window but never breaks it.
+
+// One GSTATS read of a port, and when it was made.
+struct TimedStats {
+  std::map<std::string, uint64_t> values;
+  std::vector<std::string> names;
+  Clock::time_point sent, received;
+  uint64_t at(const std::string& name) const {
+    const auto it = values.find(name);
+    EXPECT_NE(it, values.end()) << name << " is not listed";
+    return it == values.end() ? 0 : it->second;
+  }
+};
+
+int64_t us_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(to - from).count();
+}
+
+class SimServerTimed : public SimServerWrites {
+ protected:
+  // The string set first (it is stable here), then GSTATS alone between the timestamps.
+  TimedStats timed_stats(const std::string& ifname) {
+    TimedStats out;
+    out.names = stat_names(ifname);
+    ethtool_stats s{};
+    s.cmd = ETHTOOL_GSTATS;
+    Bytes in(sizeof s);
+    std::memcpy(in.data(), &s, sizeof s);
+    out.sent = Clock::now();
+    auto [err, reply] = ethtool(ifname, ETHTOOL_GSTATS, in);
+    out.received = Clock::now();
+    EXPECT_EQ(err, 0);
+    if (reply.size() < sizeof s) return out;
+    const auto header = as<ethtool_stats>(reply);
+    EXPECT_EQ(header.n_stats, out.names.size());
+    for (size_t i = 0; i < header.n_stats && i < out.names.size(); ++i) {
+      uint64_t value = 0;
+      std::memcpy(&value, reply.data() + sizeof s + i * sizeof value, sizeof value);
+      out.values[out.names[i]] = value;
+    }
+    return out;
+  }
+
+  // DIR/roce-sim.clock: CLOCK_MONOTONIC at simulated time 0, and the speed.
+  struct SimClock {
+    int64_t epoch_ns = 0;
+    double speed = 0;
+    // Simulated microseconds at a steady_clock (CLOCK_MONOTONIC) instant.
+    double sim_us(Clock::time_point t) const {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch());
+      return static_cast<double>(ns.count() - epoch_ns) * speed / 1000;
+    }
+    Clock::time_point real_time(std::chrono::microseconds sim) const {
+      return Clock::time_point(std::chrono::nanoseconds(
+          epoch_ns + static_cast<int64_t>(static_cast<double>(sim.count()) * 1000 / speed)));
+    }
+  };
+  SimClock sim_clock() const {
+    const std::string text = read_file(node() / ROCE_SIM_CLOCKFILE);
+    std::smatch match;
+    SimClock clock;
+    EXPECT_TRUE(std::regex_match(text, match,
+                                 std::regex("epoch_monotonic_ns ([0-9]+)\nspeed ([0-9.e+-]+)\n")))
+        << text;
+    if (match.size() != 3) return clock;
+    clock.epoch_ns = std::stoll(match[1].str());
+    clock.speed = std::stod(match[2].str());
+    return clock;
+  }
+  void sleep_until_sim(std::chrono::microseconds sim) const {
+    std::this_thread::sleep_until(sim_clock().real_time(sim));
+  }
+
+  int set_pfc(const Conn& c, const std::string& ifname, uint8_t mask) {
+    ieee_pfc pfc{};
+    pfc.pfc_en = mask;
+    return ieee_set(c, ifname, DCB_ATTR_IEEE_PFC, &pfc, sizeof pfc);
+  }
+};
+
+// Storms on priority 3 of every port, PFC on 3 everywhere: lan2 rx and lan4 tx ignore
+// remediation, lan3 rx and lan5 tx are ordinary.
+class SimServerStorms : public SimServerTimed {
+ protected:
+  std::vector<std::string> extra_run_args() override {
+    const fs::path scenario = dir_ / "storms.yaml";
+    std::ofstream out(scenario);
+    out << "name: storms\n"
+           "traffic:\n"
+           "  - {port: lan2, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+           "  - {port: lan5, priority: 3, direction: rx, rate: 100G}\n"
+           "events:\n";
+    for (const char* port : {"lan2", "lan3", "lan4", "lan5"})
+      out << "  - {at: 0s, kind: foreign_tool, port: " << port << ", set: {pfc: [3]}}\n";
+    out << "  - {at: 0s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 1h,"
+           " ignores_remediation: true}\n"
+           "  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1h}\n"
+           "  - {at: 0s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 1h,"
+           " ignores_remediation: true}\n"
+           "  - {at: 0s, kind: pfc_storm, port: lan5, priority: 3, direction: tx, duration: 1h}\n"
+           "duration: 1h\n";
+    return {"--scenario", scenario.string()};
+  }
+};
+
+TEST_F(SimServerStorms, GstatsCountersAreCurrentAtTheReadEvenWithinATick) {
+  // The server ticks every 10 ms; reads closer together than that must still see the time pass.
+  for (const int gap_us : {1000, 3000, 7000, 3000, 15000}) {
+    SCOPED_TRACE("gap " + std::to_string(gap_us) + " us");
+    const TimedStats a = timed_stats("lan3");
+    std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
+    const TimedStats b = timed_stats("lan3");
+    const auto grown =
+        static_cast<int64_t>(b.at("rx_prio3_pause_duration") - a.at("rx_prio3_pause_duration"));
+    // +-2 us: microsecond rounding of the clock and of the pause duration.
+    EXPECT_GE(grown, us_between(a.received, b.sent) - 2);
+    EXPECT_LE(grown, us_between(a.sent, b.received) + 2);
+    EXPECT_EQ(b.at("tx_prio3_packets"), 0u);
+  }
+}
+
+TEST_F(SimServerStorms, RxStormIgnoringRemediationOutlastsPfcOffAnOrdinaryOneDoesNot) {
+  auto c = rtnl(4242);
+  ASSERT_EQ(set_pfc(*c, "lan2", 0), 0);  // the watchdog's remediation
+  ASSERT_EQ(set_pfc(*c, "lan3", 0), 0);
+  const TimedStats a2 = timed_stats("lan2"), a3 = timed_stats("lan3");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const TimedStats b2 = timed_stats("lan2"), b3 = timed_stats("lan3");
+
+  // lan2: the NIC still honours the pauses; only the MAC's count shows them.
+  EXPECT_FALSE(contains(b2.names, "rx_prio3_pause_duration"));
+  EXPECT_FALSE(contains(b2.names, "rx_prio3_pause"));
+  EXPECT_EQ(a2.at("tx_prio3_packets"), 0u);
+  EXPECT_EQ(b2.at("tx_prio3_packets"), 0u);
+  EXPECT_EQ(b2.at("tx_packets_phy"), 0u);
+  const int64_t frame_ns = 41942;  // one pause frame per refresh interval at 400G
+  const auto frames = static_cast<int64_t>(b2.at("rx_pause_ctrl_phy") - a2.at("rx_pause_ctrl_phy"));
+  EXPECT_GE(frames, us_between(a2.received, b2.sent) * 1000 / frame_ns - 2);
+  EXPECT_LE(frames, us_between(a2.sent, b2.received) * 1000 / frame_ns + 2);
+
+  // lan3: PFC off and the NIC ignores the frames: full rate, 12500 bytes per microsecond.
+  const auto sent = static_cast<int64_t>(b3.at("tx_prio3_bytes") - a3.at("tx_prio3_bytes"));
+  EXPECT_GE(sent, (us_between(a3.received, b3.sent) - 2) * 12500);
+  EXPECT_LE(sent, (us_between(a3.sent, b3.received) + 2) * 12500);
+  EXPECT_GT(b3.at("rx_pause_ctrl_phy"), a3.at("rx_pause_ctrl_phy"));
+}
+
+TEST_F(SimServerStorms, TxStormIgnoringRemediationOutlastsTightenedStallPrevention) {
+  // Both storms have paused longer than the 100 ms of `auto` when it is set.
+  sleep_until_sim(std::chrono::milliseconds(150));
+  EXPECT_EQ(set_stall_prevention("lan4", 0xffff), 0);
+  EXPECT_EQ(set_stall_prevention("lan5", 0xffff), 0);
+  const TimedStats a4 = timed_stats("lan4"), a5 = timed_stats("lan5");
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const TimedStats b4 = timed_stats("lan4"), b5 = timed_stats("lan5");
+
+  // lan4: still pausing the switch for the whole interval, and the firmware says nothing.
+  const auto paused =
+      static_cast<int64_t>(b4.at("tx_prio3_pause_duration") - a4.at("tx_prio3_pause_duration"));
+  EXPECT_GE(paused, us_between(a4.received, b4.sent) - 2);
+  EXPECT_LE(paused, us_between(a4.sent, b4.received) + 2);
+  EXPECT_EQ(b4.at("tx_pause_storm_warning_events"), 0u);
+  EXPECT_EQ(b4.at("tx_pause_storm_error_events"), 0u);
+  EXPECT_EQ(b4.at("rx_prio3_packets"), 0u);
+
+  // lan5: stall prevention fired at once; arrivals are counted and dropped.
+  EXPECT_EQ(a5.at("tx_prio3_pause_duration"), b5.at("tx_prio3_pause_duration"));
+  EXPECT_EQ(b5.at("tx_pause_storm_error_events"), 1u);
+  EXPECT_GT(b5.at("rx_prio3_packets"), a5.at("rx_prio3_packets"));
+  EXPECT_EQ(b5.at("rx_prio3_discards"), b5.at("rx_prio3_packets"));
+
+  // PFC off on lan4 too: the pausing goes on (tx_pause_ctrl_phy), unlisted per priority.
+  auto c = rtnl(4242);
+  ASSERT_EQ(set_pfc(*c, "lan4", 0), 0);
+  const TimedStats c4 = timed_stats("lan4");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const TimedStats d4 = timed_stats("lan4");
+  EXPECT_FALSE(contains(d4.names, "tx_prio3_pause_duration"));
+  EXPECT_GT(d4.at("tx_pause_ctrl_phy"), c4.at("tx_pause_ctrl_phy"));
+  EXPECT_EQ(d4.at("rx_prio3_packets"), 0u);
+}
+
+// --speed 2 overrides the scenario's clock; a storm from t=300ms on lan2.
+class SimServerClock : public SimServerTimed {
+ protected:
+  void SetUp() override {
+    before_start_ = Clock::now();
+    SimServerTimed::SetUp();
+  }
+  std::vector<std::string> extra_run_args() override {
+    const fs::path scenario = dir_ / "clock.yaml";
+    std::ofstream(scenario)
+        << "name: clock\n"
+           "clock: {speed: 5}\n"
+           "events:\n"
+           "  - {at: 0s, kind: foreign_tool, port: lan2, set: {pfc: [3]}}\n"
+           "  - {at: 300ms, kind: pfc_storm, port: lan2, priority: 3, direction: rx,"
+           " duration: 1h}\n"
+           "duration: 1h\n";
+    return {"--scenario", scenario.string(), "--speed", "2"};
+  }
+  Clock::time_point before_start_;
+};
+
+TEST_F(SimServerClock, ClockFileConvertsScenarioTimesToClockMonotonic) {
+  const std::string text = read_file(node() / ROCE_SIM_CLOCKFILE);
+  EXPECT_TRUE(std::regex_match(text, std::regex("epoch_monotonic_ns [0-9]+\nspeed 2\n"))) << text;
+  const SimClock clock = sim_clock();
+  EXPECT_EQ(clock.speed, 2.0);
+  // The epoch was taken by the server after the test started it and before it became ready.
+  const auto ns = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  EXPECT_GT(clock.epoch_ns, ns(before_start_));
+  EXPECT_LT(clock.epoch_ns, ns(Clock::now()));
+
+  // Every request advances the simulation: thousands of small steps must not drift from
+  // (now - epoch) x speed (rounding each step would lose about a microsecond per step).
+  ethtool_value link{};
+  link.cmd = ETHTOOL_GLINK;
+  Bytes in(sizeof link);
+  std::memcpy(in.data(), &link, sizeof link);
+  for (int request = 0; request < 2000; ++request)
+    ASSERT_EQ(ethtool("lan3", ETHTOOL_GLINK, in).first, 0);
+
+  // The storm began at epoch + 300ms / 2: its pause duration is the simulated time since.
+  sleep_until_sim(std::chrono::milliseconds(340));
+  for (int read = 0; read < 3; ++read) {
+    const TimedStats now = timed_stats("lan2");
+    const auto paused = static_cast<double>(now.at("rx_prio3_pause_duration"));
+    EXPECT_GE(paused, clock.sim_us(now.sent) - 300'000 - 3);
+    EXPECT_LE(paused, clock.sim_us(now.received) - 300'000 + 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// lan2 starts its ethtool counters at 2^64 - 1, and its driver reloads from 200 to 300 ms.
+class SimServerCountersStart : public SimServerTimed {
+ protected:
+  std::vector<std::string> extra_run_args() override {
+    const fs::path node_file = dir_ / "node.yaml";
+    std::ofstream(node_file) << "nics:\n"
+                                "  - pci: 0000:17:00.0\n"
+                                "    ports: [{netdev: lan2, rdma_device: mlx5_0,"
+                                " counters_start: 18446744073709551615}]\n"
+                                "  - pci: 0000:3d:00.0\n"
+                                "    ports: [{netdev: lan3, rdma_device: mlx5_1}]\n";
+    const fs::path scenario = dir_ / "reload.yaml";
+    std::ofstream(scenario) << "name: reload\n"
+                               "traffic:\n"
+                               "  - {port: lan2, priority: 3, direction: tx, rate: 1G}\n"
+                               "  - {port: lan3, priority: 3, direction: tx, rate: 1G}\n"
+                               "events:\n"
+                               "  - {at: 200ms, kind: driver_reload, port: lan2, down_for: 100ms}\n"
+                               "duration: 1h\n";
+    return {"--node", node_file.string(), "--scenario", scenario.string()};
+  }
+};
+
+TEST_F(SimServerCountersStart, EthtoolCountersStartThereWrapAndRestartAfterAReload) {
+  constexpr uint64_t kStart = 18'446'744'073'709'551'615u;
+  sleep_until_sim(std::chrono::milliseconds(350));
+  const SimClock clock = sim_clock();
+  const TimedStats lan2 = timed_stats("lan2");
+  const TimedStats lan3 = timed_stats("lan3");
+  EXPECT_EQ(lan2.at("tx_tso_packets"), kStart);  // zero in the model
+  EXPECT_EQ(lan2.at("rx_prio3_bytes"), kStart);
+  EXPECT_EQ(lan3.at("tx_tso_packets"), 0u);
+  // 1G = 125 bytes per microsecond; lan2 counts from the rebind at 300 ms, past 2^64 at once.
+  const uint64_t lan2_bytes = lan2.at("tx_prio3_bytes") + 1;  // mod 2^64
+  EXPECT_LT(lan2.at("tx_prio3_bytes"), kStart);
+  EXPECT_GE(static_cast<double>(lan2_bytes), (clock.sim_us(lan2.sent) - 300'000) * 125 - 500);
+  EXPECT_LE(static_cast<double>(lan2_bytes), (clock.sim_us(lan2.received) - 300'000) * 125 + 500);
+  const auto lan3_bytes = static_cast<double>(lan3.at("tx_prio3_bytes"));
+  EXPECT_GE(lan3_bytes, clock.sim_us(lan3.sent) * 125 - 500);
+  EXPECT_LE(lan3_bytes, clock.sim_us(lan3.received) * 125 + 500);
+  // Not the IB counters: port_xmit_data is the model's bytes / 4.
+  const std::string xmit =
+      read_file(node() / "sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
+  ASSERT_FALSE(xmit.empty());
+  EXPECT_LT(std::stoull(xmit), 1'000'000'000'000u);
 }
 
 }  // namespace
