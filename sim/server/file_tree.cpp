@@ -250,16 +250,33 @@ void FileTree::restore_truncated() {
   }
 }
 
-void FileTree::refresh() {
-  restore_truncated();
+void FileTree::sync_presence() {
   std::set<std::string> now;
   for (Port* port : node_.ports()) {
     now.insert(port->netdev());
-    if (!present_.count(port->netdev())) build_port(*port);
-    refresh_port(*port);
+    if (!present_.count(port->netdev())) {
+      build_port(*port);
+      refresh_port(*port);
+    }
   }
   for (const std::string& netdev : std::set<std::string>(present_)) {
     if (!now.count(netdev)) remove_port(netdev);
+  }
+}
+
+void FileTree::refresh() {
+  restore_truncated();
+  sync_presence();
+  for (Port* port : node_.ports()) refresh_port(*port);
+}
+
+void FileTree::refresh_next(size_t ports) {
+  restore_truncated();
+  sync_presence();
+  const std::vector<Port*> all = node_.ports();
+  for (size_t i = 0; i < ports && !all.empty(); ++i) {
+    refresh_port(*all[next_refresh_ % all.size()]);
+    ++next_refresh_;
   }
 }
 

@@ -30,8 +30,11 @@ class FileTree {
   // Rewrites every file whose model value changed (also adds/removes vanished ports' trees).
   void refresh();
   // The same for these ports only, after a request that changed them; their counters follow at
-  // the next full refresh.
+  // their next periodic refresh (refresh_next).
   void refresh(const std::set<std::string>& netdevs);
+  // The next `ports` ports' files, counters included, round robin; ports that came or went are
+  // built or removed first. Spreads the periodic refresh so that no request waits for all of it.
+  void refresh_next(size_t ports);
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.
   std::vector<std::string> on_inotify();
@@ -49,6 +52,7 @@ class FileTree {
   void remove_port(const std::string& netdev);
   // `counters`: also the hw_counters/ and counters/ files, which move with traffic, not requests.
   void refresh_port(Port& port, bool counters = true);
+  void sync_presence();
   void restore_truncated();  // files a client emptied and never wrote: the model's value again
   void add_watch(const std::filesystem::path& path, Watch watch);
   void create_rdma_cm(const std::string& rdma_device);
@@ -66,6 +70,7 @@ class FileTree {
   // up every file of a port after each request.
   std::unordered_map<std::string, std::string> written_;
   std::set<std::string> present_;  // netdevs whose trees exist
+  size_t next_refresh_ = 0;        // refresh_next's round-robin position
   std::set<std::string> rdma_cm_devices_;
   std::map<std::string, std::string> gid_signature_;
   // Files a client truncated without writing (or whose next writer has not written yet): the

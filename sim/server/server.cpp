@@ -36,6 +36,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The timer ticks every 10 ms; a port's files are rewritten every this many ticks (10 Hz).
+constexpr size_t kRefreshTicks = 10;
+
 class Fd {
  public:
   Fd() = default;
@@ -323,14 +326,13 @@ class Server {
     uint64_t expirations = 0;
     while (::read(timer_.get(), &expirations, sizeof expirations) > 0) {
     }
-    const auto now = advance_to_now();
+    advance_to_now();
     send_all(rtnl_.drain_events(), nullptr);
     // Counters move every tick (and before every request); the files follow at 10 Hz (set
-    // requests and writes refresh at once).
-    if (now - last_refresh_ >= std::chrono::milliseconds(100)) {
-      tree_.refresh();
-      last_refresh_ = now;
-    }
+    // requests and writes refresh at once): a tenth of the ports each 10 ms tick, so no request
+    // waits for every port's files to be rewritten.
+    const size_t ports = node_.ports().size();
+    tree_.refresh_next((ports + kRefreshTicks - 1) / kRefreshTicks);
     if (options_.duration) {
       const auto limit = std::chrono::microseconds(static_cast<int64_t>(*options_.duration * 1e6));
       if (sim_elapsed_ >= limit) {
@@ -391,7 +393,6 @@ class Server {
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);
   Clock::time_point epoch_;  // simulated time 0 (DIR/roce-sim.clock)
-  Clock::time_point last_refresh_;
   std::chrono::microseconds sim_elapsed_{0};
   bool stop_ = false;
 };

@@ -23,9 +23,14 @@ class SimNode : public ::testing::Test {
   virtual std::string scenario_file() const { return {}; }
 
   void SetUp() override {
-    char pattern[] = "/tmp/roced-sim-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    // In memory when there is a tmpfs, as sysfs is: on a disk the simulator's 10 Hz file refresh
+    // costs journal writes.
+    char shm_pattern[] = "/dev/shm/roced-sim-test-XXXXXX";
+    char tmp_pattern[] = "/tmp/roced-sim-test-XXXXXX";
+    char* made = ::mkdtemp(shm_pattern);
+    if (made == nullptr) made = ::mkdtemp(tmp_pattern);
+    ASSERT_NE(made, nullptr);
+    dir_ = made;
     std::vector<std::string> args = {ROCE_SIM_BINARY, "run", "--dir", dir_.string(), "--quiet"};
     if (!node_file().empty()) {
       args.push_back("--node");
