@@ -98,6 +98,59 @@ constexpr size_t kTunableHeader = sizeof(ethtool_tunable);
 
 }  // namespace
 
+StatsReader::StatsReader(System& system, std::string ifname)
+    : system_(system), ifname_(std::move(ifname)) {}
+
+Result<std::vector<std::string>> StatsReader::names() {
+  auto count = stats_count(*system_.ethtool, ifname_);
+  if (!count) return count.error();
+  auto names = stats_names(*system_.ethtool, ifname_, *count);
+  if (names) known_count_ = names->size();
+  return names;
+}
+
+Result<EthtoolCall> StatsReader::values_call() {
+  static_assert(sizeof(ethtool_stats) % sizeof(uint64_t) == 0);
+  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
+  if (!known_count_) {
+    auto count = stats_count(*system_.ethtool, ifname_);
+    if (!count) return count.error();
+    known_count_ = *count;
+  }
+  // The kernel writes as many values as the driver has now, whatever the buffer holds: room for
+  // the count last seen and as many again as a PFC change can add (kSlackEntries).
+  buffer_.resize(kHeaderWords + *known_count_ + kSlackEntries);
+  auto* stats = reinterpret_cast<ethtool_stats*>(buffer_.data());
+  *stats = ethtool_stats{};
+  stats->cmd = ETHTOOL_GSTATS;
+  stats->n_stats = static_cast<uint32_t>(*known_count_);
+  EthtoolCall call;
+  call.ifname = ifname_;
+  call.buffer = std::span<uint8_t>(reinterpret_cast<uint8_t*>(buffer_.data()),
+                                   buffer_.size() * sizeof(uint64_t));
+  call.in_len = sizeof(ethtool_stats);
+  return call;
+}
+
+Result<std::span<const uint64_t>> StatsReader::values_answered(const EthtoolCall& call) {
+  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
+  if (!call.result) return call.result.error();
+  const size_t count = reinterpret_cast<const ethtool_stats*>(buffer_.data())->n_stats;
+  if (kHeaderWords + count > buffer_.size()) {
+    known_count_.reset();  // sized afresh next time
+    return Error{EAGAIN, ifname_ + ": statistics grew beyond the room left for them"};
+  }
+  known_count_ = count;
+  return std::span<const uint64_t>(buffer_.data() + kHeaderWords, count);
+}
+
+Result<std::span<const uint64_t>> StatsReader::values() {
+  auto call = values_call();
+  if (!call) return call.error();
+  call->result = system_.ethtool->call(ifname_, call->buffer, call->in_len);
+  return values_answered(*call);
+}
+
 Result<DriverInfo> EthtoolClient::driver_info(const std::string& ifname) {
   CommandBuffer buffer(sizeof(ethtool_drvinfo), 0);
   auto* info = buffer.as<ethtool_drvinfo>();

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "netlink/result.hpp"
@@ -29,6 +30,17 @@ class NetlinkSocket {
   virtual int fd() const = 0;                           // for poll/epoll in event loops
 };
 
+// One ioctl of a batch: what call() takes, its result, and when it was issued and answered (the
+// device acted somewhere in between).
+struct EthtoolCall {
+  std::string_view ifname;
+  std::span<uint8_t> buffer;
+  size_t in_len = 0;
+  Result<void> result = Error{EINVAL, "not called"};
+  std::chrono::steady_clock::time_point issued;
+  std::chrono::steady_clock::time_point answered;
+};
+
 // ioctl(SIOCETHTOOL) on a named interface. `buffer` holds the ethtool command struct; `in_len` is
 // how much of it the kernel reads, the whole buffer is where it may write back.
 class EthtoolIoctl {
@@ -36,6 +48,10 @@ class EthtoolIoctl {
   virtual ~EthtoolIoctl() = default;
   virtual Result<void> call(const std::string& ifname, std::span<uint8_t> buffer,
                             size_t in_len) = 0;
+  // Several calls, each as call() would make it, in order. The kernel's are one after another;
+  // roce-sim's are all sent before the first reply is read (one wake-up for the batch, where the
+  // storm watchdog would otherwise pay one per port and poll).
+  virtual void call_batch(std::span<EthtoolCall> calls);
 };
 
 // sysfs, configfs and debugfs, addressed by their real absolute paths ("/sys/class/net",

@@ -33,6 +33,16 @@ std::string ethtool_context(const std::string& ifname, std::span<uint8_t> buffer
 
 }  // namespace
 
+// ---- ethtool ioctl, any ----
+
+void EthtoolIoctl::call_batch(std::span<EthtoolCall> calls) {
+  for (EthtoolCall& one : calls) {
+    one.issued = std::chrono::steady_clock::now();
+    one.result = call(std::string(one.ifname), one.buffer, one.in_len);
+    one.answered = std::chrono::steady_clock::now();
+  }
+}
+
 // ---- ethtool ioctl, kernel ----
 
 Result<void> KernelEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
@@ -67,55 +77,105 @@ Result<void> SimEthtoolIoctl::ensure_connected() {
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
     return Error::from_errno(errno, what + ": connect");
   }
+  // The reply's deadline, for every recv on this socket.
+  timeval timeout{};
+  timeout.tv_sec = static_cast<time_t>(kSimEthtoolTimeout.count() / 1000);
+  timeout.tv_usec = static_cast<suseconds_t>(kSimEthtoolTimeout.count() % 1000 * 1000);
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) < 0) {
+    return Error::from_errno(errno, what + ": SO_RCVTIMEO");
+  }
   fd_ = std::move(fd);
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                           size_t in_len) {
+  if (ifname.size() >= IFNAMSIZ) {
+    return Error{EINVAL, std::string(ifname) + ": interface name too long"};
+  }
+  if (in_len > buffer.size() || buffer.size() < sizeof(uint32_t)) {
+    return Error{EINVAL, std::string(ifname) + ": ethtool request larger than its buffer"};
+  }
+  if (auto connected = ensure_connected(); !connected) return connected.error();
+  roce_sim_ethtool_req header{};
+  std::memcpy(header.ifname, ifname.data(), ifname.size());
+  std::memcpy(&header.cmd, buffer.data(), sizeof(header.cmd));
+  header.len = static_cast<uint32_t>(in_len);
+  request_.resize(sizeof(header) + in_len);
+  std::memcpy(request_.data(), &header, sizeof(header));
+  std::memcpy(request_.data() + sizeof(header), buffer.data(), in_len);
+
+  ssize_t sent = 0;
+  do {
+    sent = ::send(fd_.get(), request_.data(), request_.size(), MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) {
+    const int err = errno;
+    fd_.reset();  // reconnect next time (the server may have restarted)
+    return Error::from_errno(err,
+                             ethtool_context(std::string(ifname), buffer) + ": send to roce-sim");
+  }
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::receive_reply(std::string_view ifname, std::span<uint8_t> buffer) {
+  // The reply is the header and what the kernel would write back into `buffer`; anything longer
+  // would not fit there either (SOCK_SEQPACKET drops the excess).
+  reply_.resize(sizeof(roce_sim_ethtool_rep) + buffer.size());
+  ssize_t got = 0;
+  do {
+    got = ::recv(fd_.get(), reply_.data(), reply_.size(), 0);
+  } while (got < 0 && errno == EINTR);
+  const auto context = [&] { return ethtool_context(std::string(ifname), buffer); };
+  if (got <= 0) {
+    const int err = got == 0 ? ECONNRESET : errno;
+    fd_.reset();  // a late reply must not be read as the answer to the next call
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+      return Error{ETIMEDOUT, context() + ": no answer from roce-sim"};
+    }
+    return Error::from_errno(err, context() + ": roce-sim ethtool");
+  }
+  roce_sim_ethtool_rep reply_header{};
+  if (static_cast<size_t>(got) < sizeof(reply_header)) {
+    fd_.reset();
+    return Error{EBADMSG, context() + ": truncated reply from roce-sim"};
+  }
+  std::memcpy(&reply_header, reply_.data(), sizeof(reply_header));
+  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context());
+  const size_t payload = std::min<size_t>(
+      {reply_header.len, static_cast<size_t>(got) - sizeof(reply_header), buffer.size()});
+  std::memcpy(buffer.data(), reply_.data() + sizeof(reply_header), payload);
   return ok();
 }
 
 Result<void> SimEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
                                    size_t in_len) {
-  if (ifname.size() >= IFNAMSIZ) return Error{EINVAL, ifname + ": interface name too long"};
-  if (in_len > buffer.size() || buffer.size() < sizeof(uint32_t)) {
-    return Error{EINVAL, ifname + ": ethtool request larger than its buffer"};
-  }
-  const std::string context = ethtool_context(ifname, buffer);
   std::lock_guard lock(mutex_);
-  if (auto connected = ensure_connected(); !connected) return connected.error();
+  if (auto sent = send_request(ifname, buffer, in_len); !sent) return sent.error();
+  return receive_reply(ifname, buffer);
+}
 
-  roce_sim_ethtool_req header{};
-  std::memcpy(header.ifname, ifname.c_str(), ifname.size() + 1);
-  std::memcpy(&header.cmd, buffer.data(), sizeof(header.cmd));
-  header.len = static_cast<uint32_t>(in_len);
-  std::vector<uint8_t> request(sizeof(header) + in_len);
-  std::memcpy(request.data(), &header, sizeof(header));
-  std::memcpy(request.data() + sizeof(header), buffer.data(), in_len);
-
-  ssize_t sent = 0;
-  do {
-    sent = ::send(fd_.get(), request.data(), request.size(), MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
-  if (sent < 0) {
-    const int err = errno;
-    fd_.reset();  // reconnect next time (the server may have restarted)
-    return Error::from_errno(err, context + ": send to roce-sim");
+void SimEthtoolIoctl::call_batch(std::span<EthtoolCall> calls) {
+  std::lock_guard lock(mutex_);
+  // The server answers one connection's requests in order: send them all, then read the replies.
+  std::vector<bool> sent(calls.size(), false);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EthtoolCall& one = calls[i];
+    one.issued = std::chrono::steady_clock::now();
+    one.result = send_request(one.ifname, one.buffer, one.in_len);
+    sent[i] = one.result.ok();
+    if (!fd_.valid()) break;  // the connection broke: the rest are not sent
   }
-
-  auto reply = receive_datagram(fd_.get(), kSimEthtoolTimeout, "roce-sim ethtool");
-  if (!reply || reply->empty()) {
-    fd_.reset();  // a late reply must not be read as the answer to the next call
-    if (!reply) return Error{reply.error().code, context + ": " + reply.error().message};
-    return Error{ETIMEDOUT, context + ": no answer from roce-sim"};
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EthtoolCall& one = calls[i];
+    if (!sent[i]) {
+      if (one.result.ok()) one.result = Error{ECONNRESET, "roce-sim ethtool: not sent"};
+      continue;
+    }
+    one.result = fd_.valid() ? receive_reply(one.ifname, one.buffer)
+                             : Result<void>(Error{ECONNRESET, "roce-sim ethtool: connection lost"});
+    one.answered = std::chrono::steady_clock::now();
   }
-  roce_sim_ethtool_rep reply_header{};
-  if (reply->size() < sizeof(reply_header)) {
-    fd_.reset();
-    return Error{EBADMSG, context + ": truncated reply from roce-sim"};
-  }
-  std::memcpy(&reply_header, reply->data(), sizeof(reply_header));
-  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context);
-  const size_t payload =
-      std::min<size_t>({reply_header.len, reply->size() - sizeof(reply_header), buffer.size()});
-  std::memcpy(buffer.data(), reply->data() + sizeof(reply_header), payload);
-  return ok();
 }
 
 // ---- files ----
@@ -139,7 +199,8 @@ bool is_plain_absolute(const std::string& path) {
       path.find("/../") != std::string::npos) {
     return false;
   }
-  return !path.ends_with("/.") && !path.ends_with("/..") && (path.size() == 1 || path.back() != '/');
+  return !path.ends_with("/.") && !path.ends_with("/..") &&
+         (path.size() == 1 || path.back() != '/');
 }
 
 }  // namespace

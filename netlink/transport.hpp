@@ -21,18 +21,26 @@ class KernelEthtoolIoctl final : public EthtoolIoctl {
   UniqueFd fd_;  // opened on first use
 };
 
-// One datagram per call on DIR/ethtool.sock, framed as in uapi/roce_sim.h.
+// One datagram per call on DIR/ethtool.sock, framed as in uapi/roce_sim.h. A call is one send and
+// one recv (the timeout is the socket's), into buffers kept between calls: the storm watchdog
+// makes one per port every poll.
 class SimEthtoolIoctl final : public EthtoolIoctl {
  public:
   explicit SimEthtoolIoctl(std::filesystem::path socket_path)
       : socket_path_(std::move(socket_path)) {}
   Result<void> call(const std::string& ifname, std::span<uint8_t> buffer, size_t in_len) override;
+  void call_batch(std::span<EthtoolCall> calls) override;
 
  private:
   Result<void> ensure_connected();
+  // One request out, one reply in (mutex_ held).
+  Result<void> send_request(std::string_view ifname, std::span<uint8_t> buffer, size_t in_len);
+  Result<void> receive_reply(std::string_view ifname, std::span<uint8_t> buffer);
   std::filesystem::path socket_path_;
   std::mutex mutex_;
-  UniqueFd fd_;  // connected on first use, dropped after a transport error
+  UniqueFd fd_;                   // connected on first use, dropped after a transport error
+  std::vector<uint8_t> request_;  // guarded by mutex_, like the two below
+  std::vector<uint8_t> reply_;
 };
 
 // Real absolute paths mapped onto directories: the longest matching prefix wins; a path no prefix
