@@ -14,7 +14,6 @@
 #include "daemon/log/log.hpp"
 #include "daemon/metrics/metrics_attachment.hpp"
 #include "daemon/service/service.hpp"
-#include "daemon/storms/storm_attachment.hpp"
 
 namespace {
 
@@ -171,6 +170,7 @@ std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service:
   if (options.sim_dir) info.sim_dir = fs::weakly_canonical(*options.sim_dir, ec).string();
   info.source = service.source();
   info.reload = [&service] { return service.reload(); };
+  info.storms = service.storm_watchdog();
   try {
     auto bus = std::make_unique<roced::dbus::Service>(service.reconciler(), info);
     bus->start();
@@ -207,7 +207,6 @@ int main(int argc, char** argv) {
     service.attach([&arguments](roced::service::Service& s) {
       return roced::metrics::attach_metrics(s, arguments.metrics);
     });
-    service.attach(roced::storms::attach_storm_watch);
     return service.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

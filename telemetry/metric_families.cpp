@@ -1,6 +1,7 @@
 #include "telemetry/metric_families.hpp"
 
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -206,6 +207,30 @@ constexpr RdmaMapping kRdma[] = {
 class Families {
  public:
   void add(const FamilySpec& spec, Labels labels, double value) {
+    ClientMetric metric;
+    metric.label = std::move(labels);
+    if (spec.type == MetricType::Counter) {
+      metric.counter.value = value;
+    } else {
+      metric.gauge.value = value;
+    }
+    family(spec).metric.push_back(std::move(metric));
+  }
+  void add(const FamilySpec& spec, Labels labels, const LatencyHistogram& histogram) {
+    ClientMetric metric;
+    metric.label = std::move(labels);
+    metric.histogram.sample_count = histogram.count;
+    metric.histogram.sample_sum = histogram.sum;
+    for (size_t i = 0; i < LatencyHistogram::kBounds.size(); ++i) {
+      metric.histogram.bucket.push_back({histogram.buckets[i], LatencyHistogram::kBounds[i]});
+    }
+    metric.histogram.bucket.push_back({histogram.count, std::numeric_limits<double>::infinity()});
+    family(spec).metric.push_back(std::move(metric));
+  }
+  std::vector<MetricFamily> take() { return std::move(families_); }
+
+ private:
+  MetricFamily& family(const FamilySpec& spec) {
     auto [it, inserted] = index_.try_emplace(std::string(spec.name), families_.size());
     if (inserted) {
       MetricFamily family;
@@ -214,18 +239,9 @@ class Families {
       family.type = spec.type;
       families_.push_back(std::move(family));
     }
-    ClientMetric metric;
-    metric.label = std::move(labels);
-    if (spec.type == MetricType::Counter) {
-      metric.counter.value = value;
-    } else {
-      metric.gauge.value = value;
-    }
-    families_[it->second].metric.push_back(std::move(metric));
+    return families_[it->second];
   }
-  std::vector<MetricFamily> take() { return std::move(families_); }
 
- private:
   std::map<std::string, size_t> index_;
   std::vector<MetricFamily> families_;
 };
@@ -291,6 +307,59 @@ constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::Counter
 
 const std::vector<std::string> kStates = {"pending",  "in-sync", "drifted",
                                           "applying", "failed",  "vanished"};
+
+constexpr FamilySpec kWatchdogPolls{"roced_watchdog_polls_total", MetricType::Counter,
+                                    "Rounds of the PFC storm watchdog over every port."};
+constexpr FamilySpec kWatchdogLatePolls{
+    "roced_watchdog_late_polls_total", MetricType::Counter,
+    "Watchdog rounds that began more than half a poll interval late (an overloaded host)."};
+constexpr FamilySpec kWatchdogInterval{"roced_watchdog_poll_interval_seconds", MetricType::Gauge,
+                                       "The watchdog's configured poll interval."};
+constexpr FamilySpec kStormActive{
+    "roce_pfc_storm_active", MetricType::Gauge,
+    "1 while a PFC storm is detected on the priority and direction and not yet restored."};
+constexpr FamilySpec kStormRemediated{
+    "roce_pfc_storm_remediation_active", MetricType::Gauge,
+    "1 while roced's storm action (PFC off, stall prevention tightened) is in effect."};
+constexpr FamilySpec kStormHeld{
+    "roce_pfc_storm_held", MetricType::Gauge,
+    "1 while the port is held in its safe state past the storm: the action budget is spent."};
+constexpr FamilySpec kStormDetections{"roce_pfc_storm_detections_total", MetricType::Counter,
+                                      "PFC storms detected."};
+constexpr FamilySpec kStormRestorations{"roce_pfc_storm_restorations_total", MetricType::Counter,
+                                        "PFC storms that ended (restoration time without pause)."};
+constexpr FamilySpec kStormActions{"roce_pfc_storm_actions_total", MetricType::Counter,
+                                   "Storm actions roced took, by action and result."};
+constexpr FamilySpec kStormEscalations{
+    "roce_pfc_storm_escalations_total", MetricType::Counter,
+    "Storms roced could not handle: remediation-failed, action-failed, budget-spent."};
+constexpr FamilySpec kStormLatency{
+    "roce_pfc_storm_detection_latency_seconds", MetricType::Histogram,
+    "From a storm's onset (as the pause counters place it) to its detection."};
+
+void add_watchdog(Families& out, const WatchdogStats& stats) {
+  out.add(kWatchdogPolls, {}, static_cast<double>(stats.polls));
+  out.add(kWatchdogLatePolls, {}, static_cast<double>(stats.late_polls));
+  out.add(kWatchdogInterval, {}, std::chrono::duration<double>(stats.poll_interval).count());
+  for (const auto& storm : stats.storms) {
+    const Labels labels = {{"netdev", storm.netdev},
+                           {"priority", std::to_string(storm.priority)},
+                           {"direction", std::string(direction_name(storm.direction))}};
+    out.add(kStormActive, labels, storm.active ? 1 : 0);
+    out.add(kStormRemediated, labels, storm.remediated ? 1 : 0);
+    out.add(kStormHeld, labels, storm.held ? 1 : 0);
+    out.add(kStormDetections, labels, static_cast<double>(storm.detections));
+    out.add(kStormRestorations, labels, static_cast<double>(storm.restorations));
+    for (const auto& [key, count] : storm.actions) {
+      out.add(kStormActions, with(labels, {{"action", key.first}, {"result", key.second}}),
+              static_cast<double>(count));
+    }
+    for (const auto& [reason, count] : storm.escalations) {
+      out.add(kStormEscalations, with(labels, {{"reason", reason}}), static_cast<double>(count));
+    }
+    out.add(kStormLatency, labels, storm.detection_latency);
+  }
+}
 
 void add_config(Families& out, const PortSample& port) {
   if (!port.config) return;
@@ -373,6 +442,7 @@ std::vector<MetricFamily> metric_families(const NodeSample& sample, const Export
   }
   for (const auto& port : sample.ports) add_port(out, port);
   for (const auto& port : sample.ports) add_config(out, port);
+  if (sample.watchdog) add_watchdog(out, *sample.watchdog);
   return out.take();
 }
 

@@ -19,8 +19,8 @@ constexpr std::chrono::seconds kGidRefresh{10};
 
 }  // namespace
 
-NodeSampler::NodeSampler(System& system, Targets targets)
-    : system_(system), targets_(std::move(targets)) {}
+NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdog)
+    : system_(system), targets_(std::move(targets)), watchdog_(std::move(watchdog)) {}
 
 void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   for (const auto& [name, raw] : sample.rdma) {
@@ -86,6 +86,7 @@ NodeSample NodeSampler::sample() {
   NodeSample out;
   const auto config_start = SteadyClock::now();
   std::vector<PortTarget> targets = targets_();
+  if (watchdog_) out.watchdog = watchdog_();
   out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
 
   // One RTM_GETLINK dump for every port; a port missing from it is read on its own.

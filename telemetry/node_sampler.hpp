@@ -16,6 +16,7 @@
 #include "netlink/link.hpp"
 #include "netlink/system.hpp"
 #include "telemetry/sample.hpp"
+#include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"
 
 namespace roced::telemetry {
@@ -33,12 +34,15 @@ struct NodeSample {
   // Per source ("ethtool", "rdma", "link", "gid", "config"): every port read, and the time summed
   // over the ports.
   std::map<std::string, SourceOutcome> sources;
+  // The storm watchdog's state, when it runs (daemon state, like PortSample::config).
+  std::optional<WatchdogStats> watchdog;
 };
 
 class NodeSampler {
  public:
   using Targets = std::function<std::vector<PortTarget>()>;
-  NodeSampler(System& system, Targets targets);
+  using WatchdogSource = std::function<std::optional<WatchdogStats>()>;
+  NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {});
 
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
@@ -65,6 +69,7 @@ class NodeSampler {
 
   System& system_;
   Targets targets_;
+  WatchdogSource watchdog_;
   std::mutex mutex_;
   std::map<std::string, PortMemory> memory_;  // by netdev
 };

@@ -56,9 +56,17 @@ std::vector<WatchdogProblem> WatchdogSettings::validate() const {
                                               std::to_string(2 * poll_interval.count()) + " ms)"});
   }
   check_range(problems, "restoration_time", restoration_time, 100, 60000);
-  if (!parse_action(action_name(action))) {
-    problems.push_back({"action", "not one of alert, disable-pfc, stall-prevention"});
+  if (!parse_action(action_name(rx_action))) {
+    problems.push_back({"action.rx", "not one of alert, disable-pfc"});
+  } else if (rx_action == WatchdogAction::stall_prevention) {
+    problems.push_back({"action.rx",
+                        "stall-prevention stops the pauses this NIC sends; it cannot end an RX "
+                        "storm (the switch pausing us): use disable-pfc or alert"});
   }
+  if (!parse_action(action_name(tx_action))) {
+    problems.push_back({"action.tx", "not one of alert, disable-pfc, stall-prevention"});
+  }
+  check_range(problems, "stall_prevention_timeout", stall_prevention_timeout, 80, 8000);
   check_range(problems, "verify_polls", verify_polls, 1, 100);
   check_range(problems, "max_actions_per_hour", max_actions_per_hour, 1, 100);
   return problems;

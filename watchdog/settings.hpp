@@ -34,12 +34,19 @@ struct WatchdogSettings {
   std::chrono::milliseconds poll_interval{100};     // 10-1000 ms
   std::chrono::milliseconds detection_time{200};    // 20-5000 ms, at least two polls
   std::chrono::milliseconds restoration_time{200};  // 100-60000 ms
-  WatchdogAction action = WatchdogAction::alert;    // acting flaps links: opt in
-  int verify_polls = 3;                             // 1-100 polls after an action
-  int max_actions_per_hour = 6;                     // 1-100 per port
+  // Per direction, because stall prevention only stops the pauses this NIC sends: it cannot end
+  // an RX storm. Acting flaps links (disable-pfc): opt in.
+  WatchdogAction rx_action = WatchdogAction::alert;  // alert | disable-pfc
+  WatchdogAction tx_action = WatchdogAction::alert;  // alert | disable-pfc | stall-prevention
+  // What `stall-prevention` sets pfc-prevention-tout to (mlx5 takes 80-8000 ms).
+  std::chrono::milliseconds stall_prevention_timeout{80};
+  int verify_polls = 3;          // 1-100 polls after an action
+  int max_actions_per_hour = 6;  // 1-100 per port
 
   // Every problem, in field order; empty when the settings are usable.
   std::vector<WatchdogProblem> validate() const;
+  bool operator==(const WatchdogSettings&) const = default;
+  WatchdogAction action_for(bool rx) const { return rx ? rx_action : tx_action; }
 };
 
 }  // namespace roced::watchdog

@@ -4,6 +4,18 @@
 
 namespace roced::watchdog {
 
+namespace {
+
+using std::chrono::microseconds;
+
+// A counter delta in microseconds as a duration, at most `cap`.
+Clock::duration capped_us(uint64_t us, Clock::duration cap) {
+  const auto cap_us = std::chrono::duration_cast<microseconds>(cap).count();
+  return std::min<Clock::duration>(microseconds(std::min<uint64_t>(us, cap_us)), cap);
+}
+
+}  // namespace
+
 DetectorSettings detector_settings(const WatchdogSettings& settings) {
   DetectorSettings detector;
   detector.detection_time = settings.detection_time;
@@ -21,7 +33,9 @@ std::vector<StormEvent> StormDetector::feed(const StormEvidence& poll) {
   std::vector<StormEvent> events;
   if (state_ == StormState::watching) {
     watch(poll, events);
+    if (state_ == StormState::watching) note_pauses(poll);
   } else {
+    note_pauses(poll);
     verify(poll, events);
     restore(poll, events);
   }
@@ -32,41 +46,101 @@ bool StormDetector::on_action(Clock::time_point at) {
   if (state_ != StormState::storming) return false;
   verification_ = Verification{at, 0, 0};
   // The action itself (a PFC change flaps an mlx5 link) starts a new quiet period.
-  quiet_since_ = std::max(quiet_since_, at);
+  restore_from_ = std::max(restore_from_, at);
   return true;
 }
 
+void StormDetector::note_pauses(const StormEvidence& poll) {
+  if (poll.pause_duration_us && poll.pause_frames && *poll.pause_frames > 0 &&
+      poll.verdict == PollVerdict::stormed) {
+    frame_interval_ = microseconds(*poll.pause_duration_us) / *poll.pause_frames;
+  }
+  const auto frames = restoration_pause_frames(poll);
+  if (frames && *frames == 0 && poll.verdict != PollVerdict::stormed) return;
+  // Where in the interval the last pause was, at the latest the readings allow. A storm that
+  // ends mid-poll pauses from its start: the paused time from the earlier snapshot is where it
+  // stopped.
+  Clock::time_point at = poll.at + (poll.at - poll.later_earliest);  // this snapshot's latest
+  if (poll.verdict != PollVerdict::stormed && frames) {
+    if (poll.pause_duration_us) {
+      at = std::min(at, poll.earlier_latest + capped_us(*poll.pause_duration_us, poll.interval));
+    } else if (frame_interval_) {
+      at = std::min(at, poll.earlier_latest + *frame_interval_ * static_cast<int64_t>(*frames));
+    }
+  }
+  last_pause_ = last_pause_ ? std::max(*last_pause_, at) : at;
+}
+
 void StormDetector::watch(const StormEvidence& poll, std::vector<StormEvent>& events) {
-  if (poll.verdict != PollVerdict::stormed) {
-    accumulated_ = Clock::duration::zero();
-    stormed_polls_ = 0;
+  // Reads too slow to judge, with nothing crossing the other way: the storm may well go on. The
+  // run neither counts nor ends here; its age is measured in time, so it still grows.
+  if (poll.verdict == PollVerdict::unknown && poll.unknown_reason == UnknownReason::slow_read) {
+    // Outside a run it may hold a storm's beginning: its paused time is the lead-in, as for a
+    // healthy poll.
+    if (stormed_polls_ == 0)
+      lead_in_ = capped_us(poll.pause_duration_us.value_or(0), poll.interval);
     return;
   }
-  if (stormed_polls_ == 0) began_ = poll.at - poll.interval;
+  if (poll.verdict != PollVerdict::stormed) {
+    const bool nic_event = poll.direction == Direction::tx && poll.storm_error_events &&
+                           *poll.storm_error_events > 0 &&
+                           (poll.pause_duration_us.value_or(0) > 0 || stormed_polls_ > 0);
+    if (nic_event) {
+      // The pause this poll saw ran from its start until the NIC gave up.
+      detect(poll, stormed_polls_ > 0 ? onset_ : poll.earlier_latest - lead_in_, true, events);
+      return;
+    }
+    accumulated_ = Clock::duration::zero();
+    stormed_polls_ = 0;
+    // A healthy poll's pause may be the start of a storm: its paused time, at most the interval,
+    // is the lead-in a following stormed run begins with.
+    lead_in_ = poll.verdict == PollVerdict::healthy && poll.pause_duration_us
+                   ? capped_us(*poll.pause_duration_us, poll.interval)
+                   : Clock::duration::zero();
+    return;
+  }
+  // The onset at its latest, the poll at its earliest: the age is never more than the storm's.
+  if (stormed_polls_ == 0) onset_ = poll.earlier_latest - lead_in_;
   accumulated_ += poll.interval;
   ++stormed_polls_;
-  if (accumulated_ < settings_.detection_time || stormed_polls_ < 2) return;
+  if (poll.later_earliest - onset_ < settings_.detection_time || stormed_polls_ < 2) return;
+  detect(poll, onset_, false, events);
+}
 
+void StormDetector::detect(const StormEvidence& poll, Clock::time_point onset, bool by_nic,
+                           std::vector<StormEvent>& events) {
   state_ = StormState::storming;
+  onset_ = onset;
   restoration_time_ = backoff_.on_detected(poll.at);
-  quiet_since_ = poll.at;
+  restore_from_ = poll.at;
+  // Pausing until now, as far as anyone can tell; a NIC that gave up did so where its counter
+  // stopped.
+  last_pause_.reset();
+  note_pauses(poll);
+  if (!last_pause_) last_pause_ = poll.at;
   verification_.reset();
-  events.push_back(StormDetected{poll.at, accumulated_, stormed_polls_, began_, restoration_time_,
+  events.push_back(StormDetected{poll.at, onset, poll.later_earliest - onset, accumulated_,
+                                 stormed_polls_, by_nic, restoration_time_,
                                  backoff_.last_was_recurrence(), poll});
 }
 
 void StormDetector::verify(const StormEvidence& poll, std::vector<StormEvent>& events) {
   if (!verification_ || poll.at <= verification_->action_at) return;
-  // No pause duration listed for the priority = PFC off on it (mlx5): nothing pauses it any more.
-  const bool judged =
-      poll.verdict != PollVerdict::unknown ||
-      (poll.unknown_reason == UnknownReason::missing_counter && !poll.pause_duration_us);
+  bool stormed = poll.verdict == PollVerdict::stormed;
+  bool judged = poll.verdict != PollVerdict::unknown;
+  if (!judged && poll.unknown_reason == UnknownReason::missing_counter) {
+    // PFC off on the priority: mlx5 lists no pause counters for it; the MAC still tells.
+    if (const auto paused = still_paused_without_pfc(poll)) {
+      judged = true;
+      stormed = *paused;
+    }
+  }
   if (!judged) return;
   ++verification_->polls;
-  if (poll.verdict == PollVerdict::stormed) ++verification_->stormed_polls;
+  if (stormed) ++verification_->stormed_polls;
   if (verification_->polls < settings_.verify_polls) return;
 
-  if (poll.verdict == PollVerdict::stormed) {
+  if (stormed) {
     events.push_back(RemediationFailed{poll.at, verification_->action_at, verification_->polls,
                                        verification_->stormed_polls, poll});
   } else {
@@ -76,22 +150,20 @@ void StormDetector::verify(const StormEvidence& poll, std::vector<StormEvent>& e
 }
 
 void StormDetector::restore(const StormEvidence& poll, std::vector<StormEvent>& events) {
-  const auto frames = restoration_pause_frames(poll);
-  if (poll.verdict == PollVerdict::stormed || !frames || *frames > 0) {
-    quiet_since_ = std::max(quiet_since_, poll.at);
-    return;
-  }
-  if (poll.at - quiet_since_ < restoration_time_) return;
+  const Clock::time_point quiet_since = std::max(restore_from_, *last_pause_);
+  if (poll.later_earliest - quiet_since < restoration_time_) return;
 
   if (verification_) {  // quiet for the whole restoration time: the action worked
     events.push_back(RemediationVerified{poll.at, verification_->action_at, verification_->polls});
     verification_.reset();
   }
-  events.push_back(StormRestored{poll.at, poll.at - began_, restoration_time_});
+  events.push_back(StormRestored{poll.at, poll.interval, *last_pause_, *last_pause_ - onset_,
+                                 restoration_time_});
   backoff_.on_restored(poll.at);
   state_ = StormState::watching;
   accumulated_ = Clock::duration::zero();
   stormed_polls_ = 0;
+  lead_in_ = Clock::duration::zero();
 }
 
 }  // namespace roced::watchdog

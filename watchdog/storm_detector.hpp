@@ -1,22 +1,28 @@
 #pragma once
 // The storm state machine of one (port, priority, direction), fed one StormEvidence per poll.
 //
-// Watching: stormed polls add their *measured* interval; detection when the sum reaches
-//   detection_time over at least two polls. Any healthy or unknown poll resets the sum (a counter
-//   reset mid-storm must not complete a detection).
+// Watching: a run of consecutive stormed polls is a storm whose onset is the start of the run's
+//   first poll, less the paused tail the pause-duration counter showed in the poll just before
+//   (a storm rarely starts on a poll boundary; the counter says where it did). Detection once the
+//   storm's age (now - onset) reaches detection_time, over at least two stormed polls. Any healthy
+//   or unknown poll ends the run (a counter reset mid-storm must not complete a detection), but
+//   for one whose reads were too slow to judge while nothing crossed the other way: it is skipped.
+//   TX only: the NIC's own stall-prevention error event in a poll that still paused, or right
+//   after a stormed one, is a detection at once (by_nic): the NIC saw the storm and stopped
+//   pausing, so the duration rule would never see it again.
 // Storming (after StormDetected): the caller acts and calls on_action(t), or only alerts and
 //   does not. Either way restoration is watched from the detection on:
-//   - Restoration: StormRestored once restoration_time has passed, since both the last poll that
-//     saw a pause frame in the storm's direction and the last action, with every poll in between
-//     showing zero pause frames (restoration_pause_frames: the priority's own counter while mlx5
-//     lists it, else the port's MAC count, which still sees the frames after disable-pfc). A
-//     stormed poll or one whose frames cannot be known restarts the clock too.
+//   - Restoration: StormRestored once restoration_time has passed since both the last pause (in
+//     the storm's direction, placed where the counters put it: the end of the pause the priority's
+//     duration counter measured in that poll, or, with PFC off, the MAC's frame count times the
+//     storm's own frame interval) and the last action. A stormed poll, or one whose frames cannot
+//     be known, counts as a pause at its end.
 //   - Verification (only after on_action): the verify_polls-th judged poll after the action
 //     decides: stormed -> RemediationFailed, otherwise RemediationVerified. Judged = healthy,
-//     stormed, or unknown because the priority's pause duration is not listed (on mlx5 that is
-//     PFC off on the priority: the NIC then neither honours nor sends pauses on it). Other
-//     unknown polls (a reset, a bad interval) do not count. A restoration before the verdict
-//     verifies.
+//     stormed, or, with the priority's pause counters unlisted (PFC off on it, as after
+//     disable-pfc), what the port's MAC shows: pause frames still coming and nothing moving the
+//     other way counts as stormed (still_paused_without_pfc). Other unknown polls (a reset, a bad
+//     interval) do not count. A restoration before the verdict verifies.
 // After StormRestored the detector watches again, from zero.
 
 #include <chrono>
@@ -55,6 +61,9 @@ class StormDetector {
   Clock::duration accumulated() const { return accumulated_; }
   int stormed_polls() const { return stormed_polls_; }
   Clock::duration restoration_time() const { return restoration_time_; }
+  // The last pause seen in this direction (placed as for restoration), in any state; empty
+  // before the first.
+  std::optional<Clock::time_point> last_pause() const { return last_pause_; }
 
  private:
   struct Verification {
@@ -64,17 +73,24 @@ class StormDetector {
   };
 
   void watch(const StormEvidence& poll, std::vector<StormEvent>& events);
+  void detect(const StormEvidence& poll, Clock::time_point onset, bool by_nic,
+              std::vector<StormEvent>& events);
   void verify(const StormEvidence& poll, std::vector<StormEvent>& events);
   void restore(const StormEvidence& poll, std::vector<StormEvent>& events);
+  // Places this poll's pauses (if any) in last_pause_, and learns the storm's frame interval.
+  void note_pauses(const StormEvidence& poll);
 
   DetectorSettings settings_;
   RecurrenceBackoff backoff_;
   StormState state_ = StormState::watching;
   Clock::duration accumulated_{0};
   int stormed_polls_ = 0;
-  Clock::time_point began_;
+  Clock::time_point onset_;         // of the current run (or storm, once detected)
+  Clock::duration lead_in_{0};      // paused tail of the last healthy poll
+  Clock::time_point restore_from_;  // the last action: the restoration clock starts no earlier
   Clock::duration restoration_time_;
-  Clock::time_point quiet_since_;  // the restoration clock's start
+  std::optional<Clock::time_point> last_pause_;
+  std::optional<Clock::duration> frame_interval_;  // pause / frames while both were listed
   std::optional<Verification> verification_;
 };
 

@@ -9,12 +9,18 @@
 
 namespace roced::watchdog {
 
-// Stormed polls added up to the detection time: act now (or alert).
+// The storm has lasted the detection time: act now (or alert).
 struct StormDetected {
   Clock::time_point at;
+  // When the storm began, as the counters place it: the start of the first stormed poll, less the
+  // paused tail the pause-duration counter showed in the poll before it.
+  Clock::time_point onset;
+  Clock::duration latency;  // onset to this poll's snapshot at its earliest: the detection latency
   Clock::duration accumulated;  // measured time of the consecutive stormed polls
   int stormed_polls = 0;
-  Clock::time_point began;           // start of the first stormed poll's interval
+  // TX only: the NIC's stall prevention reported the storm (tx_pause_storm_error_events) and has
+  // already stopped pausing; detected on that event, whatever the detection time.
+  bool by_nic = false;
   Clock::duration restoration_time;  // in effect for this storm (longer when it recurred)
   bool recurrence = false;           // detected soon after the previous one was restored
   StormEvidence evidence;            // the poll that completed the detection
@@ -40,7 +46,9 @@ struct RemediationFailed {
 // No pause frame in the storm's direction for the restoration time: undo the action.
 struct StormRestored {
   Clock::time_point at;
-  Clock::duration storm_duration;    // from `began` of the detection to now
+  Clock::duration interval{0};       // the restoring poll's measured interval
+  Clock::time_point last_pause;      // the last pause as the counters place it
+  Clock::duration storm_duration;    // from the detection's onset to the last pause
   Clock::duration restoration_time;  // the quiet time that was required
 };
 

@@ -4,54 +4,52 @@ namespace roced::watchdog {
 
 namespace {
 
-using telemetry::PortSample;
-
-std::string prio_counter(Direction direction, int priority, std::string_view what) {
-  return std::string(telemetry::direction_name(direction)) + "_prio" + std::to_string(priority) +
-         "_" + std::string(what);
-}
-
 Direction opposite(Direction direction) {
   return direction == Direction::rx ? Direction::tx : Direction::rx;
 }
 
-// Reads one counter's delta and records the first reason the poll cannot be judged.
+std::string counter_name(Direction direction, int priority, std::string_view what) {
+  return std::string(telemetry::direction_name(direction)) + "_prio" + std::to_string(priority) +
+         "_" + std::string(what);
+}
+
+// Reads one counter's delta and records the first reason the poll cannot be judged. Names are
+// only built for the log when something is wrong: this runs for every watched priority each poll.
 class DeltaReader {
  public:
-  DeltaReader(const PortSample& earlier, const PortSample& later, StormEvidence& evidence)
-      : earlier_(earlier), later_(later), evidence_(evidence) {}
+  explicit DeltaReader(StormEvidence& evidence) : evidence_(evidence) {}
 
   // `required`: an absent counter makes the poll unknown. Optional ones are reported when there.
-  // A reset makes the poll unknown either way: both samples straddle a driver reload.
-  std::optional<uint64_t> delta(const std::string& name, bool required) {
-    const auto before = earlier_.ethtool.find(name);
-    const auto after = later_.ethtool.find(name);
-    if (before == earlier_.ethtool.end() || after == later_.ethtool.end()) {
-      if (required) mark(UnknownReason::missing_counter, name);
+  // A decrease makes the poll unknown either way: both readings straddle a driver reload (or a
+  // wrap), and mlx5's counters are 64-bit, so no delta across it can be trusted.
+  template <class Name>
+  std::optional<uint64_t> delta(const std::optional<uint64_t>& before,
+                                const std::optional<uint64_t>& after, bool required, Name name) {
+    if (!before || !after) {
+      if (required) mark(UnknownReason::missing_counter, name());
       return std::nullopt;
     }
-    if (after->second < before->second) {
-      mark(UnknownReason::counter_reset, name);
+    if (*after < *before) {
+      mark(UnknownReason::counter_reset, name());
       return std::nullopt;
     }
-    return after->second - before->second;
+    return *after - *before;
   }
 
-  void mark(UnknownReason reason, const std::string& counter) {
+  void mark(UnknownReason reason, std::string counter) {
     if (evidence_.unknown_reason != UnknownReason::none) return;
     evidence_.unknown_reason = reason;
-    evidence_.unknown_counter = counter;
+    evidence_.unknown_counter = std::move(counter);
   }
 
  private:
-  const PortSample& earlier_;
-  const PortSample& later_;
   StormEvidence& evidence_;
 };
 
 }  // namespace
 
 bool covers_99_percent(uint64_t paused_us, Clock::duration interval) {
+  if (interval <= Clock::duration::zero()) return false;
   const auto interval_ns =
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(interval).count());
   // floor(0.99 x interval), without overflowing for any interval.
@@ -60,39 +58,61 @@ bool covers_99_percent(uint64_t paused_us, Clock::duration interval) {
   return paused_us * 1000 >= needed_ns;
 }
 
-StormEvidence read_storm_evidence(const PortSample& earlier, const PortSample& later, int priority,
-                                  Direction direction) {
+StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCounters& later,
+                                  int priority, Direction direction) {
   StormEvidence evidence;
   evidence.priority = priority;
   evidence.direction = direction;
   evidence.at = later.at;
+  evidence.earlier_at = earlier.at;
   evidence.interval = later.at - earlier.at;
+  evidence.earlier_latest = earlier.at + earlier.read_time / 2;
+  evidence.later_earliest = later.at - later.read_time / 2;
+  evidence.shortest = evidence.later_earliest - evidence.earlier_latest;
 
-  DeltaReader reader(earlier, later, evidence);
+  DeltaReader reader(evidence);
   if (earlier.netdev != later.netdev) reader.mark(UnknownReason::other_port, later.netdev);
-  if (evidence.interval <= Clock::duration::zero()) reader.mark(UnknownReason::bad_interval, "");
-
-  evidence.pause_duration_us =
-      reader.delta(prio_counter(direction, priority, "pause_duration"), true);
-  evidence.opposite_packets =
-      reader.delta(prio_counter(opposite(direction), priority, "packets"), true);
-  // Frames matter for restoration, not for the verdict (the duration is the storm's measure).
-  evidence.pause_frames = reader.delta(prio_counter(direction, priority, "pause"), false);
-  evidence.port_pause_frames =
-      reader.delta(std::string(telemetry::direction_name(direction)) + "_pause_ctrl_phy", false);
-  if (direction == Direction::tx) {
-    // The NIC's stall-prevention events are evidence we report, neither required nor sufficient:
-    // they exist only with firmware support and stall prevention on, the warning fires at 85 % of
-    // the timeout (firmware default 8 s: far later than our detection), they are device-wide (no
-    // priority), and the error event means the NIC has already stopped pausing, which the
-    // duration rule sees by itself.
-    evidence.storm_warning_events = reader.delta("tx_pause_storm_warning_events", false);
-    evidence.storm_error_events = reader.delta("tx_pause_storm_error_events", false);
+  if (evidence.interval <= Clock::duration::zero()) {
+    reader.mark(UnknownReason::bad_interval, "");
+  } else if (evidence.shortest * 10 < evidence.interval * 9) {
+    reader.mark(UnknownReason::slow_read, "");
   }
 
-  if (evidence.unknown_reason != UnknownReason::none) {
+  const DirectionCounters& before = earlier.of(priority, direction);
+  const DirectionCounters& after = later.of(priority, direction);
+  const Direction other = opposite(direction);
+  evidence.pause_duration_us =
+      reader.delta(before.pause_duration_us, after.pause_duration_us, true,
+                   [&] { return counter_name(direction, priority, "pause_duration"); });
+  evidence.opposite_packets =
+      reader.delta(earlier.of(priority, other).packets, later.of(priority, other).packets, true,
+                   [&] { return counter_name(other, priority, "packets"); });
+  // Frames matter for restoration, not for the verdict (the duration is the storm's measure).
+  evidence.pause_frames = reader.delta(before.pause_frames, after.pause_frames, false,
+                                       [&] { return counter_name(direction, priority, "pause"); });
+  const auto d = static_cast<size_t>(direction);
+  evidence.port_pause_frames = reader.delta(
+      earlier.mac_pause_frames[d], later.mac_pause_frames[d], false,
+      [&] { return std::string(telemetry::direction_name(direction)) + "_pause_ctrl_phy"; });
+  if (direction == Direction::tx) {
+    // The NIC's stall-prevention events: they exist only with firmware support and stall
+    // prevention on, and they are device-wide (no priority). The error event means the NIC has
+    // stopped pausing on its own: the detector takes it as a TX storm the NIC saw first.
+    evidence.storm_warning_events =
+        reader.delta(earlier.storm_warning_events, later.storm_warning_events, false,
+                     [] { return std::string("tx_pause_storm_warning_events"); });
+    evidence.storm_error_events =
+        reader.delta(earlier.storm_error_events, later.storm_error_events, false,
+                     [] { return std::string("tx_pause_storm_error_events"); });
+  }
+
+  if (evidence.unknown_reason == UnknownReason::slow_read && evidence.opposite_packets &&
+      *evidence.opposite_packets > 0 && evidence.pause_duration_us) {
+    // The reads' timing is too loose for the 1 % rule, but traffic crossed: no storm, for sure.
+    evidence.verdict = PollVerdict::healthy;
+  } else if (evidence.unknown_reason != UnknownReason::none) {
     evidence.verdict = PollVerdict::unknown;
-  } else if (covers_99_percent(*evidence.pause_duration_us, evidence.interval) &&
+  } else if (covers_99_percent(*evidence.pause_duration_us, evidence.shortest) &&
              *evidence.opposite_packets == 0) {
     evidence.verdict = PollVerdict::stormed;
   } else {
@@ -108,6 +128,13 @@ std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence) 
     return std::nullopt;  // the deltas span a reset or no time: they prove nothing
   }
   return evidence.pause_frames ? evidence.pause_frames : evidence.port_pause_frames;
+}
+
+std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence) {
+  if (evidence.pause_duration_us || !evidence.port_pause_frames || !evidence.opposite_packets) {
+    return std::nullopt;
+  }
+  return *evidence.port_pause_frames > 0 && *evidence.opposite_packets == 0;
 }
 
 std::string_view verdict_name(PollVerdict verdict) {
@@ -132,6 +159,8 @@ std::string_view reason_name(UnknownReason reason) {
       return "counter reset";
     case UnknownReason::bad_interval:
       return "interval not positive";
+    case UnknownReason::slow_read:
+      return "counters read too slowly for the interval";
     case UnknownReason::other_port:
       break;
   }

@@ -2,7 +2,7 @@
 
 namespace roced::watchdog {
 
-std::vector<PortStormEvent> StormWatch::feed(telemetry::PortSample sample, uint8_t lossless) {
+std::vector<PortStormEvent> StormWatch::feed(const PauseCounters& sample, uint8_t lossless) {
   std::vector<PortStormEvent> out;
   // Detectors of this port whose priority is no longer lossless go, storm or not: without PFC
   // on the priority the NIC neither honours nor sends pauses there.
@@ -25,8 +25,11 @@ std::vector<PortStormEvent> StormWatch::feed(telemetry::PortSample sample, uint8
       }
     }
   }
-  const std::string netdev = sample.netdev;
-  previous_[netdev] = std::move(sample);
+  if (before != previous_.end()) {
+    before->second = sample;
+  } else {
+    previous_.emplace(sample.netdev, sample);
+  }
   return out;
 }
 
@@ -39,6 +42,12 @@ bool StormWatch::on_action(const std::string& netdev, int priority, Direction di
 void StormWatch::forget(const std::string& netdev) {
   previous_.erase(netdev);
   std::erase_if(detectors_, [&](const auto& entry) { return std::get<0>(entry.first) == netdev; });
+}
+
+const StormDetector* StormWatch::detector(const std::string& netdev, int priority,
+                                          Direction direction) const {
+  const auto it = detectors_.find(Key{netdev, priority, direction});
+  return it == detectors_.end() ? nullptr : &it->second;
 }
 
 bool StormWatch::storming(const std::string& netdev, int priority, Direction direction) const {

@@ -1,8 +1,8 @@
 #pragma once
-// Every port's storm detectors, fed whole port samples: keeps each port's previous sample, turns
-// each new one into per-(priority, direction) evidence for the port's lossless priorities, and
-// returns the detectors' events tagged with where they happened. Still no threads and no I/O: the
-// daemon's poll loop (issue 6, not yet written) samples, feeds this and acts on the events.
+// Every port's storm detectors, fed each port's pause counters poll by poll: keeps each port's
+// previous reading, turns each new one into per-(priority, direction) evidence for the port's
+// lossless priorities, and returns the detectors' events tagged with where they happened. No
+// threads and no I/O: the daemon's poll loop (daemon/storms) reads, feeds this and acts.
 
 #include <cstdint>
 #include <map>
@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "telemetry/sample.hpp"
+#include "watchdog/pause_counters.hpp"
 #include "watchdog/storm_detector.hpp"
 
 namespace roced::watchdog {
@@ -27,11 +27,9 @@ class StormWatch {
   explicit StormWatch(DetectorSettings settings) : settings_(settings) {}
 
   // `lossless`: bit p set = watch priority p (the profile's PFC priorities) in both directions.
-  // A port's first sample only sets its baseline. Detectors of priorities no longer watched are
-  // dropped.
-  // The sample is kept as the port's next baseline (taken by value: moved in, not copied, on the
-  // poll loop's path).
-  std::vector<PortStormEvent> feed(telemetry::PortSample sample, uint8_t lossless);
+  // A port's first reading only sets its baseline. Detectors of priorities no longer watched are
+  // dropped. The reading is kept as the port's next baseline.
+  std::vector<PortStormEvent> feed(const PauseCounters& reading, uint8_t lossless);
 
   // The caller remediated this storm at `at` (StormDetector::on_action); false when no storm is
   // being handled there.
@@ -43,11 +41,13 @@ class StormWatch {
   void forget(const std::string& netdev);
 
   bool storming(const std::string& netdev, int priority, Direction direction) const;
+  // The detector of (netdev, priority, direction); nullptr when there is none.
+  const StormDetector* detector(const std::string& netdev, int priority, Direction direction) const;
 
  private:
   using Key = std::tuple<std::string, int, Direction>;
   DetectorSettings settings_;
-  std::map<std::string, telemetry::PortSample> previous_;
+  std::map<std::string, PauseCounters> previous_;
   std::map<Key, StormDetector> detectors_;
 };
 

@@ -10,9 +10,40 @@ namespace roced::config::detail {
 
 namespace {
 
-const std::vector<std::string> kWatchdogKeys = {
-    "enabled", "poll_interval", "detection_time",      "restoration_time",
-    "action",  "verify_polls",  "max_actions_per_hour"};
+const std::vector<std::string> kWatchdogKeys = {"enabled",        "poll_interval",
+                                                "detection_time", "restoration_time",
+                                                "action",         "stall_prevention_timeout",
+                                                "verify_polls",   "max_actions_per_hour"};
+
+// `action: NAME` for both directions, or `action: {rx: NAME, tx: NAME}`. A single
+// `stall-prevention` is for TX storms only (it cannot end an RX storm): RX ones are alerted.
+bool read_action(Reader& reader, const Entry& e, watchdog::WatchdogSettings& settings,
+                 std::map<std::string, Location>& at) {
+  const std::vector<std::string> names = {"alert", "disable-pfc", "stall-prevention"};
+  if (!e.value.IsMap()) {
+    const auto name = reader.choice(e.value, e.value_at, "watchdog.action", names);
+    if (!name) return false;
+    const watchdog::WatchdogAction action = *watchdog::parse_action(*name);
+    settings.tx_action = action;
+    settings.rx_action = action == watchdog::WatchdogAction::stall_prevention
+                             ? watchdog::WatchdogAction::alert
+                             : action;
+    at["action.rx"] = at["action.tx"] = e.value_at;
+    return true;
+  }
+  bool ok = true;
+  reader.entries(e.value, e.value_at, "watchdog.action", {"rx", "tx"}, [&](const Entry& side) {
+    const std::string field = "watchdog.action." + side.key;
+    const auto name = reader.choice(side.value, side.value_at, field, names);
+    if (!name) {
+      ok = false;
+      return;
+    }
+    (side.key == "rx" ? settings.rx_action : settings.tx_action) = *watchdog::parse_action(*name);
+    at["action." + side.key] = side.value_at;
+  });
+  return ok;
+}
 
 std::optional<std::chrono::milliseconds> duration(Reader& reader, const Entry& entry) {
   const std::string field = "watchdog." + entry.key;
@@ -45,19 +76,16 @@ void read_watchdog(Reader& reader, const YAML::Node& node, Location where,
         ok = true;
       }
     } else if (e.key == "poll_interval" || e.key == "detection_time" ||
-               e.key == "restoration_time") {
+               e.key == "restoration_time" || e.key == "stall_prevention_timeout") {
       if (auto value = duration(reader, e)) {
         ok = true;
         if (e.key == "poll_interval") settings.poll_interval = *value;
         if (e.key == "detection_time") settings.detection_time = *value;
         if (e.key == "restoration_time") settings.restoration_time = *value;
+        if (e.key == "stall_prevention_timeout") settings.stall_prevention_timeout = *value;
       }
     } else if (e.key == "action") {
-      if (auto name = reader.choice(e.value, e.value_at, field,
-                                    {"alert", "disable-pfc", "stall-prevention"})) {
-        settings.action = *watchdog::parse_action(*name);
-        ok = true;
-      }
+      ok = read_action(reader, e, settings, at);
     } else if (e.key == "verify_polls" || e.key == "max_actions_per_hour") {
       if (auto value = reader.integer(e.value, e.value_at, field, 1, 100, "an integer (1-100)")) {
         (e.key == "verify_polls" ? settings.verify_polls : settings.max_actions_per_hour) =

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "daemon/reconcile/reconciler.hpp"
+#include "daemon/storms/storm_watchdog.hpp"
 
 namespace roced::dbus {
 
@@ -19,6 +20,8 @@ struct DaemonInfo {
   // How Reload() reloads: roced's service, so STATUS=, the logs and the log level follow as for
   // SIGHUP. Empty: the reconciler reloads config_path itself.
   std::function<reconcile::ReloadResult()> reload;
+  // The PFC storm watchdog, when it runs: GetStorms and the Storm* signals. Outlives the API.
+  storms::StormWatchdog* storms = nullptr;
 };
 
 }  // namespace roced::dbus

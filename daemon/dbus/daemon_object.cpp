@@ -11,6 +11,7 @@
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/status_json.hpp"
 #include "daemon/plan/plan.hpp"
+#include "daemon/storms/storm_json.hpp"
 
 namespace roced::dbus {
 
@@ -60,6 +61,10 @@ void DaemonObject::register_methods() {
       .onInterface(kInterface)
       .withOutputParamNames("status_json")
       .implementedAs([this] { return get_status(); });
+  object_->registerMethod("GetStorms")
+      .onInterface(kInterface)
+      .withOutputParamNames("storms_json")
+      .implementedAs([this] { return get_storms(); });
   object_->registerMethod("GetPlan")
       .onInterface(kInterface)
       .withOutputParamNames("plan_json")
@@ -124,6 +129,59 @@ void DaemonObject::register_signals() {
   object_->registerSignal("ApplyFailed")
       .onInterface(kInterface)
       .withParameters<std::string, std::string>("netdev", "message");
+  object_->registerSignal("StormDetected")
+      .onInterface(kInterface)
+      .withParameters<std::string, uint32_t, std::string, double, std::string>(
+          "netdev", "priority", "direction", "latency_seconds", "message");
+  object_->registerSignal("StormRemediated")
+      .onInterface(kInterface)
+      .withParameters<std::string, uint32_t, std::string, std::string, std::string>(
+          "netdev", "priority", "direction", "action", "message");
+  object_->registerSignal("StormRestored")
+      .onInterface(kInterface)
+      .withParameters<std::string, uint32_t, std::string, double, std::string>(
+          "netdev", "priority", "direction", "duration_seconds", "message");
+  object_->registerSignal("StormEscalated")
+      .onInterface(kInterface)
+      .withParameters<std::string, uint32_t, std::string, std::string, bool, std::string>(
+          "netdev", "priority", "direction", "reason", "critical", "message");
+}
+
+void DaemonObject::emit(const storms::StormNotice& notice) {
+  using Kind = storms::StormNotice::Kind;
+  const auto priority = static_cast<uint32_t>(notice.priority);
+  const std::string direction(telemetry::direction_name(notice.direction));
+  const auto seconds = [](auto duration) {
+    return std::chrono::duration<double>(duration).count();
+  };
+  switch (notice.kind) {
+    case Kind::Detected:
+      object_->emitSignal("StormDetected")
+          .onInterface(kInterface)
+          .withArguments(notice.netdev, priority, direction, seconds(notice.latency),
+                         notice.message);
+      return;
+    case Kind::Remediated:
+      object_->emitSignal("StormRemediated")
+          .onInterface(kInterface)
+          .withArguments(notice.netdev, priority, direction, notice.action, notice.message);
+      return;
+    case Kind::Restored:
+      object_->emitSignal("StormRestored")
+          .onInterface(kInterface)
+          .withArguments(notice.netdev, priority, direction, seconds(notice.duration),
+                         notice.message);
+      return;
+    case Kind::Escalated:
+      object_->emitSignal("StormEscalated")
+          .onInterface(kInterface)
+          .withArguments(notice.netdev, priority, direction, notice.reason, notice.critical,
+                         notice.message);
+      return;
+    case Kind::Acted:
+    case Kind::Released:
+      return;  // log lines; the signals say what a listener acts on
+  }
 }
 
 void DaemonObject::emit(const reconcile::PortEvent& event) {
@@ -163,6 +221,15 @@ void DaemonObject::require_root() const {
 
 std::string DaemonObject::get_status() const {
   return status_to_json(info_, reconciler_.status_line(), reconciler_.snapshot()).dump();
+}
+
+std::string DaemonObject::get_storms() const {
+  if (info_.storms == nullptr) {
+    watchdog::WatchdogSettings off = reconciler_.config().watchdog;
+    off.enabled = false;  // configured or not, it does not run
+    return storms::storms_to_json(off, {}).dump();
+  }
+  return storms::storms_to_json(info_.storms->settings(), info_.storms->stats()).dump();
 }
 
 std::string DaemonObject::get_plan() {

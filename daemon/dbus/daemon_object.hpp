@@ -28,6 +28,9 @@ class DaemonObject {
   // The signal for `event` (PortDrifted, PortCorrected, PortAppeared, PortVanished, ApplyFailed).
   // Bus thread only: post() it there.
   void emit(const reconcile::PortEvent& event);
+  // StormDetected, StormRemediated, StormRestored, StormEscalated (other notices are log lines).
+  // Bus thread only.
+  void emit(const storms::StormNotice& notice);
 
  private:
   void register_methods();
@@ -41,6 +44,7 @@ class DaemonObject {
   std::string get_plan();
   std::string apply();
   std::pair<bool, std::vector<std::string>> reload();
+  std::string get_storms() const;
 
   BusLoop& loop_;
   WorkQueue& work_;

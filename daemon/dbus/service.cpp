@@ -21,7 +21,8 @@ struct EventSink {
   BusLoop* loop = nullptr;
   DaemonObject* object = nullptr;
 
-  void deliver(const reconcile::PortEvent& event) {
+  template <class Event>
+  void deliver(const Event& event) {
     std::lock_guard lock(mutex);
     if (loop == nullptr) return;
     DaemonObject* target = object;
@@ -73,6 +74,10 @@ void Service::start() {
   }
   s.reconciler.on_event(
       [sink = s.sink](const reconcile::PortEvent& event) { sink->deliver(event); });
+  if (s.info.storms != nullptr) {
+    s.info.storms->on_notice(
+        [sink = s.sink](const storms::StormNotice& notice) { sink->deliver(notice); });
+  }
   try {
     s.connection->requestName(kBusName);
   } catch (...) {

@@ -32,9 +32,14 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
     spdlog::info("metrics endpoint: off");
     return nullptr;
   }
-  auto sampler = std::make_shared<telemetry::NodeSampler>(service.system(), [&reconciler] {
-    return port_targets(reconciler.snapshot(), reconciler.config());
-  });
+  telemetry::NodeSampler::WatchdogSource watchdog;
+  if (storms::StormWatchdog* storms = service.storm_watchdog()) {
+    watchdog = [storms] { return std::optional<telemetry::WatchdogStats>(storms->stats()); };
+  }
+  auto sampler = std::make_shared<telemetry::NodeSampler>(
+      service.system(),
+      [&reconciler] { return port_targets(reconciler.snapshot(), reconciler.config()); },
+      std::move(watchdog));
   try {
     auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
                                                           telemetry::ExporterInfo{options.version});

@@ -146,7 +146,7 @@ PortPlan replan_port(System& system, const DiscoveredPort& port, const config::P
   return read_and_plan(view, port, desired);
 }
 
-Plan make_plan(System& caller_system, const config::Config& config) {
+Plan make_plan(System& caller_system, const config::Config& config, const DesiredProfile& desired) {
   System system = planning_view(caller_system);
   Plan plan;
   plan.source = system.description;
@@ -166,7 +166,8 @@ Plan make_plan(System& caller_system, const config::Config& config) {
     if (!config.ports.selects(name, driver_of(files, name))) continue;
     auto port = describe_netdev(files, name);
     if (!port) continue;  // vanished since the listing
-    plan.ports.push_back(read_and_plan(system, *port, config.profile_for(name)));
+    plan.ports.push_back(
+        read_and_plan(system, *port, desired ? desired(name) : config.profile_for(name)));
   }
   return plan;
 }

@@ -3,6 +3,7 @@
 // as an ordered list of changes. It is the one thing `rocectl plan`, `rocectl apply --check
 // --diff`, the logs and the D-Bus API show, and what the applier executes.
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -93,8 +94,12 @@ struct Plan {
 PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
                    const PortStatus& observed);
 
-// Discovers the ports the config selects, reads each one, plans it.
-Plan make_plan(System& system, const config::Config& config);
+// The profile a port is planned against: the config's own, or (in the daemon) with the storm
+// watchdog's hold applied.
+using DesiredProfile = std::function<config::Profile(const std::string& netdev)>;
+
+// Discovers the ports the config selects, reads each one, plans it (against `desired` when given).
+Plan make_plan(System& system, const config::Config& config, const DesiredProfile& desired = {});
 // Re-reads and re-plans one port (the applier's verification and the daemon's drift check).
 PortPlan replan_port(System& system, const DiscoveredPort& port, const config::Profile& desired);
 

@@ -128,6 +128,21 @@ std::future<apply::PortResult> PortWorker::request_apply() {
   return result;
 }
 
+std::future<apply::PortResult> PortWorker::request_remediation(Remediation remediation) {
+  std::promise<apply::PortResult> request;
+  auto result = request.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) {
+      request.set_value(not_applied(netdev_, "the port's worker has stopped"));
+      return result;
+    }
+    remediation_requests_.emplace_back(remediation, std::move(request));
+  }
+  wake_.notify_all();
+  return result;
+}
+
 void PortWorker::request_stop() {
   {
     std::lock_guard lock(mutex_);
@@ -168,13 +183,27 @@ void PortWorker::run() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
     beat();
+    if (!remediation_requests_.empty()) {
+      // One hold at a time, in the order asked: each answer is the result of its own apply.
+      auto [remediation, request] = std::move(remediation_requests_.front());
+      remediation_requests_.erase(remediation_requests_.begin());
+      remediation_before_ = remediation_;
+      remediation_ = remediation;
+      snapshot_.remediation = remediation;
+      Requests requests;
+      requests.push_back(std::move(request));
+      lock.unlock();
+      check(CheckKind::Remediation, std::move(requests));
+      lock.lock();
+      continue;
+    }
     if (!apply_requests_.empty()) {
       auto requests = std::move(apply_requests_);
       apply_requests_.clear();
       dirty_ = false;  // this check covers any news so far
       settle_ = false;
       lock.unlock();
-      check(true, std::move(requests));
+      check(CheckKind::Apply, std::move(requests));
       lock.lock();
       continue;
     }
@@ -189,7 +218,7 @@ void PortWorker::run() {
       dirty_ = false;
       settle_ = false;
       lock.unlock();
-      check(false, {});
+      check(CheckKind::Routine, {});
       lock.lock();
       continue;
     }
@@ -205,6 +234,8 @@ void PortWorker::run() {
   }
   auto requests = std::move(apply_requests_);
   apply_requests_.clear();
+  for (auto& [remediation, request] : remediation_requests_) requests.push_back(std::move(request));
+  remediation_requests_.clear();
   finished_ = true;
   lock.unlock();
   answer(requests, not_applied(netdev_, "roced is stopping"));
@@ -262,13 +293,60 @@ void PortWorker::record_failure(const apply::PortResult& result, const std::stri
                std::to_string(delay.count()) + " ms)");
 }
 
-void PortWorker::check(bool forced, std::vector<std::promise<apply::PortResult>> requests) {
-  check_once(forced, std::move(requests));
+void PortWorker::check(CheckKind kind, Requests requests) {
+  check_once(kind, std::move(requests));
   checked_ = true;
   host_.check_finished();
 }
 
-void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortResult>> requests) {
+void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
+  // Only what the hold changes: other drift is the routine checks' business (and, under report,
+  // not ours to write at all).
+  std::erase_if(plan.changes,
+                [](const plan::Change& change) { return !remediation_setting(change.setting); });
+  if (plan.changes.empty()) {
+    apply::PortResult result;
+    result.netdev = netdev_;
+    result.unsupported = plan.unsupported;
+    answer(requests, result);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_.condition = PortCondition::Applying;
+  }
+  const auto settings = setting_names(plan.changes);
+  host_.log(LogLevel::Info, netdev_,
+            "storm remediation: applying " + describe_changes(plan.changes));
+  const auto result = apply::apply_port(host_.system(), plan, host_.options().apply);
+  const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_.last_apply = result;
+    snapshot_.last_apply_time = Clock::now();
+    ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
+    // What the port is now (the hold applied, or rolled back): a routine check tells the rest.
+    snapshot_.condition = applied ? PortCondition::InSync : PortCondition::Failed;
+    dirty_ = true;
+  }
+  if (!applied) {
+    host_.log(LogLevel::Warn, netdev_,
+              "storm remediation " + apply::outcome_name(result.outcome) + ": " + result.error);
+    keep_previous_remediation();
+  }
+  answer(requests, result);
+}
+
+void PortWorker::keep_previous_remediation() {
+  // The port was put back as it was: so is the hold, or the next check would "correct" the port
+  // towards a hold that could not be applied.
+  std::lock_guard lock(mutex_);
+  remediation_ = remediation_before_;
+  snapshot_.remediation = remediation_before_;
+}
+
+void PortWorker::check_once(CheckKind kind, Requests requests) {
+  const bool forced = kind != CheckKind::Routine;
   System& system = host_.system();
   const auto config = host_.current_config();
   auto described = describe_netdev(*system.files, netdev_);
@@ -277,9 +355,18 @@ void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortRes
     host_.port_gone(*this);
     return;
   }
+  Remediation remediation;
+  {
+    std::lock_guard lock(mutex_);
+    remediation = remediation_;
+  }
   plan::PortPlan plan;
   if (described) {
-    plan = plan::replan_port(system, *described, config->profile_for(netdev_));
+    plan = plan::replan_port(system, *described,
+                             remediated(config->profile_for(netdev_), remediation));
+    if (!remediation.empty()) {
+      plan.warnings.push_back(hold_warning(remediation));
+    }
   } else {
     plan.port = snapshot().port;
     plan.error = described.error().message;
@@ -299,8 +386,11 @@ void PortWorker::check_once(bool forced, std::vector<std::promise<apply::PortRes
       return;
     }
     const auto result = not_applied(netdev_, plan.error);
+    if (kind == CheckKind::Remediation) keep_previous_remediation();
     record_failure(result, "cannot be read: " + plan.error);
     answer(requests, result);
+  } else if (kind == CheckKind::Remediation) {
+    apply_remediation(std::move(plan), requests);
   } else if (plan.in_sync()) {
     if (last_correction_ && SteadyClock::now() - *last_correction_ >= kFightWindow) fights_ = 0;
     record_in_sync(plan);

@@ -53,6 +53,10 @@ class PortWorker {
   void recheck(bool reset_backoff);
   // Check and apply now whatever the drift policy or backoff; the result when done.
   std::future<apply::PortResult> request_apply();
+  // The storm watchdog's hold on the port from now on (Remediation{} releases it): every plan
+  // of the port is made with it applied. Applied at once, whatever the drift policy or backoff,
+  // writing only what the hold changes (PFC priorities, stall prevention); the result when done.
+  std::future<apply::PortResult> request_remediation(Remediation remediation);
   // Stops after the check in progress (an apply in progress completes; none starts after this).
   void request_stop();
   void join();
@@ -65,10 +69,17 @@ class PortWorker {
   std::shared_future<void> done() const { return done_future_; }
 
  private:
+  // Routine: an event, the drift check, a reload, a retry. Apply: an Apply request (whatever the
+  // drift policy). Remediation: a change of the storm watchdog's hold, applied alone.
+  enum class CheckKind { Routine, Apply, Remediation };
+  using Requests = std::vector<std::promise<apply::PortResult>>;
+
   void run();
-  // One check: re-read, re-plan, then apply or report. `forced`: an Apply request.
-  void check(bool forced, std::vector<std::promise<apply::PortResult>> requests);
-  void check_once(bool forced, std::vector<std::promise<apply::PortResult>> requests);
+  // One check: re-read, re-plan, then apply or report.
+  void check(CheckKind kind, Requests requests);
+  void check_once(CheckKind kind, Requests requests);
+  void apply_remediation(plan::PortPlan plan, Requests& requests);
+  void keep_previous_remediation();
   void record_in_sync(const plan::PortPlan& plan);
   void record_failure(const apply::PortResult& result, const std::string& message);
   void count_drift(const std::vector<plan::Change>& changes);
@@ -87,7 +98,10 @@ class PortWorker {
   bool dirty_ = true;  // the first check
   bool settle_ = false;
   std::optional<std::chrono::steady_clock::time_point> next_retry_;
-  std::vector<std::promise<apply::PortResult>> apply_requests_;
+  Requests apply_requests_;
+  std::vector<std::pair<Remediation, std::promise<apply::PortResult>>> remediation_requests_;
+  Remediation remediation_;         // in effect for every plan of the port
+  Remediation remediation_before_;  // the one it replaced, back if it cannot be applied
   PortSnapshot snapshot_;
 
   // Worker-thread only.

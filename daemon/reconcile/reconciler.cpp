@@ -403,7 +403,40 @@ ReloadResult Reconciler::reload(config::Config config) {
 
 plan::Plan Reconciler::current_plan() {
   const auto config = impl_->current_config();
-  return plan::make_plan(impl_->system_, *config);
+  std::map<std::string, Remediation> held;
+  for (const auto& port : snapshot()) {
+    if (!port.remediation.empty()) held[port.port.netdev] = port.remediation;
+  }
+  plan::Plan plan = plan::make_plan(impl_->system_, *config, [&](const std::string& netdev) {
+    const auto it = held.find(netdev);
+    return it == held.end() ? config->profile_for(netdev)
+                            : remediated(config->profile_for(netdev), it->second);
+  });
+  for (auto& port : plan.ports) {
+    const auto it = held.find(port.port.netdev);
+    if (it == held.end()) continue;
+    port.warnings.push_back(hold_warning(it->second));
+  }
+  return plan;
+}
+
+std::future<apply::PortResult> Reconciler::remediate(const std::string& netdev,
+                                                     Remediation remediation) {
+  {
+    std::lock_guard lock(impl_->ports_mutex_);
+    const auto it = impl_->workers_.find(netdev);
+    if (it != impl_->workers_.end()) return it->second->request_remediation(remediation);
+  }
+  // No worker, no hold: a release is done already; a hold has nothing to hold it.
+  std::promise<apply::PortResult> none;
+  apply::PortResult result;
+  result.netdev = netdev;
+  if (!remediation.empty()) {
+    result.outcome = apply::PortResult::Outcome::Unreadable;
+    result.error = "roced does not manage " + netdev + " now";
+  }
+  none.set_value(result);
+  return none.get_future();
 }
 
 apply::ApplyResult Reconciler::apply_now() {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "daemon/apply/applier.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
+#include "daemon/reconcile/remediation.hpp"
 #include "netlink/system.hpp"
 
 namespace roced::reconcile {
@@ -43,6 +45,8 @@ struct PortCounters {
 
 struct PortSnapshot {
   DiscoveredPort port;
+  // The storm watchdog's hold: part of the wanted state while it lasts.
+  Remediation remediation;
   PortCounters counters;
   PortCondition condition = PortCondition::Pending;
   plan::PortPlan last_plan;  // the latest check's plan: per setting what drifted
@@ -109,6 +113,11 @@ class Reconciler {
   plan::Plan current_plan();
   // Checks and applies every port now, whatever the drift policy, and waits for the result.
   apply::ApplyResult apply_now();
+  // The storm watchdog's hold on `netdev` from now on (Remediation{} releases it), applied at
+  // once by the port's worker (PortWorker::request_remediation). The hold lasts as long as that
+  // worker: a port that vanishes (driver reload) comes back without it. On a port roced does not
+  // manage (now) a hold answers Unreadable, a release InSync (nothing holds it).
+  std::future<apply::PortResult> remediate(const std::string& netdev, Remediation remediation);
 
   std::vector<PortSnapshot> snapshot() const;
   config::Config config() const;

@@ -61,6 +61,7 @@ Service::Service(ServiceOptions options)
 
 Service::~Service() {
   attachments_.clear();
+  storms_.reset();
   if (reconciler_) reconciler_->stop();
   reconciler_.reset();
   ::close(wake_fd_);
@@ -111,6 +112,7 @@ int Service::run() {
   starter.join();  // a stop during start-up waits for it: then stop() ends it cleanly
 
   if (!stop_requested_) {
+    start_storm_watchdog();
     for (auto& factory : factories_) {
       if (auto attachment = factory(*this)) attachments_.push_back(std::move(attachment));
     }
@@ -131,9 +133,27 @@ int Service::run() {
     notifier_.status("stopping: letting in-flight applies finish");
   }
   while (!attachments_.empty()) attachments_.pop_back();  // reverse order, before the reconciler
+  storms_.reset();  // its holds stay with the ports' workers until they stop
   reconciler_->stop();
   spdlog::info("stopped");
   return 0;
+}
+
+void Service::start_storm_watchdog() {
+  const watchdog::WatchdogSettings settings = reconciler_->config().watchdog;
+  if (!settings.enabled) {
+    spdlog::info("PFC storm watchdog: off (watchdog.enabled)");
+    return;
+  }
+  storms_ = std::make_unique<storms::StormWatchdog>(system_, *reconciler_, settings);
+  storms_->on_notice(storms::log_notice);
+  storms_->start();
+  spdlog::info(
+      "PFC storm watchdog: poll {} ms, detection {} ms, restoration {} ms, action rx {} / tx {}, "
+      "at most {} actions per port and hour",
+      settings.poll_interval.count(), settings.detection_time.count(),
+      settings.restoration_time.count(), watchdog::action_name(settings.rx_action),
+      watchdog::action_name(settings.tx_action), settings.max_actions_per_hour);
 }
 
 void Service::serve(const std::function<bool()>& done) {
@@ -185,6 +205,7 @@ reconcile::ReloadResult Service::reload() {
     notifier_.status("reloading " + options_.config_path);
   }
   const config::MetricsSettings metrics_before = reconciler_->config().metrics;
+  const watchdog::WatchdogSettings watchdog_before = reconciler_->config().watchdog;
   reconcile::ReloadResult result = reconciler_->reload(options_.config_path);
   log_diagnostics(result.diagnostics);
   if (result.ok) {
@@ -193,6 +214,10 @@ reconcile::ReloadResult Service::reload() {
     // The endpoint is bound once; rebinding on reload could lose it to another process.
     if (!(reconciler_->config().metrics == metrics_before)) {
       spdlog::warn("metrics: the changed settings take effect when roced restarts");
+    }
+    // Restarting the loop would lose the storms it is handling (and their holds' release).
+    if (!(reconciler_->config().watchdog == watchdog_before)) {
+      spdlog::warn("watchdog: the changed settings take effect when roced restarts");
     }
   } else {
     spdlog::error("reload of {} failed: keeping the running configuration", options_.config_path);
@@ -241,7 +266,7 @@ void Service::feed_watchdog() {
   if (now < next_watchdog_) return;
   const auto half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       *notifier_.watchdog_timeout() / 2);
-  const bool healthy = reconciler_->healthy();
+  const bool healthy = reconciler_->healthy() && (!storms_ || storms_->healthy(now));
   // Unhealthy loops starve the watchdog on purpose: systemd then restarts roced (Restart=).
   // They are asked again soon, so a moment's stall does not cost a whole half period.
   next_watchdog_ =

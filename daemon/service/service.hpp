@@ -19,6 +19,7 @@
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/service/notifier.hpp"
 #include "daemon/service/signals.hpp"
+#include "daemon/storms/storm_watchdog.hpp"
 #include "netlink/system.hpp"
 
 namespace roced::service {
@@ -62,10 +63,14 @@ class Service {
   const ServiceOptions& options() const { return options_; }
   const std::string& source() const { return system_.description; }  // "simulated node at DIR"
   System& system() { return system_; }  // the reconciler's; its clients are safe to share
+  // The PFC storm watchdog; nullptr when `watchdog.enabled` was off at start. Exists before the
+  // attachments are made, so they can listen to it.
+  storms::StormWatchdog* storm_watchdog() { return storms_.get(); }
 
  private:
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
   void serve(const std::function<bool()>& done);
+  void start_storm_watchdog();
   void handle_signals();
   void update_status();
   void feed_watchdog();
@@ -79,6 +84,7 @@ class Service {
 
   System system_;
   std::unique_ptr<reconcile::Reconciler> reconciler_;
+  std::unique_ptr<storms::StormWatchdog> storms_;
   std::vector<AttachmentFactory> factories_;
   std::vector<std::unique_ptr<Attachment>> attachments_;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "telemetry/sampler.hpp"
+#include "daemon/reconcile/netlink_events.hpp"
 
 namespace roced::storms {
 
@@ -17,16 +17,17 @@ constexpr std::chrono::seconds kTargetsRefresh{1};
 }  // namespace
 
 StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-                     Listener listener)
+                     StormHandler& handler)
     : system_(system),
       settings_(settings),
       targets_(std::move(targets)),
-      listener_(std::move(listener)),
+      handler_(handler),
       watch_(watchdog::detector_settings(settings)) {}
 
 StormLoop::~StormLoop() { stop(); }
 
 void StormLoop::start() {
+  last_round_ = SteadyClock::now().time_since_epoch().count();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -39,28 +40,85 @@ void StormLoop::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool StormLoop::healthy(SteadyClock::time_point now) const {
+  const SteadyClock::time_point last{SteadyClock::duration(last_round_.load())};
+  return now - last <=
+         std::max<SteadyClock::duration>(10 * settings_.poll_interval, std::chrono::seconds(5));
+}
+
+void StormLoop::take_notifications() {
+  if (!events_) {
+    auto opened = reconcile::open_event_socket(system_);
+    if (!opened) return;  // names are still refreshed on a count change and every 10 s
+    events_ = std::move(*opened);
+    for (auto& [netdev, poller] : pollers_) poller->names_stale();  // what happened unheard
+  }
+  for (;;) {
+    auto datagram = events_->receive(std::chrono::milliseconds(0));
+    if (!datagram) {
+      // ENOBUFS: notifications were lost; otherwise the socket broke. Either way, re-read.
+      if (datagram.error().code != ENOBUFS) events_.reset();
+      for (auto& [netdev, poller] : pollers_) poller->names_stale();
+      return;
+    }
+    if (datagram->empty()) return;
+    for (const auto& event : reconcile::parse_notifications(*datagram)) {
+      if (event.kind != reconcile::NetlinkEvent::Kind::DcbChanged) continue;
+      if (auto it = pollers_.find(event.netdev); it != pollers_.end()) it->second->names_stale();
+    }
+  }
+}
+
+void StormLoop::forget(const std::string& netdev) {
+  // Gone or unreadable: a new baseline when it is back.
+  watch_.forget(netdev);
+  handler_.on_port_forgotten(netdev);
+}
+
 void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
-  telemetry::SampleOptions options;
-  options.firmware = false;
-  options.gid = false;
-  options.read_rdma = false;
-  options.read_link = false;
-  std::vector<std::string> netdevs;
+  take_notifications();
+  // Every port's GSTATS in one batch (EthtoolIoctl::call_batch), then each port's answer.
+  round_.clear();
+  calls_.clear();
   for (const auto& watched : ports) {
-    netdevs.push_back(watched.port.netdev);
-    telemetry::PortSample sample = telemetry::sample_port(system_, watched.port, options);
-    if (!sample.errors.empty()) {
-      watch_.forget(watched.port.netdev);  // gone or unreadable: a new baseline when it is back
+    const std::string& netdev = watched.port.netdev;
+    auto& poller = pollers_[netdev];
+    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev);
+    auto call = poller->prepare();
+    if (!call) {
+      forget(netdev);
       continue;
     }
-    for (const auto& event : watch_.feed(std::move(sample), watched.lossless)) listener_(event);
+    round_.push_back({poller.get(), watched.lossless});
+    calls_.push_back(std::move(*call));
+  }
+  system_.ethtool->call_batch(calls_);
+  std::vector<watchdog::PortStormEvent> events;
+  for (size_t i = 0; i < round_.size(); ++i) {
+    auto counters = round_[i].poller->finish(calls_[i]);
+    if (!counters) {
+      forget(std::string(calls_[i].ifname));
+      continue;
+    }
+    for (auto& event : watch_.feed(*counters, round_[i].lossless)) {
+      events.push_back(std::move(event));
+    }
   }
   // A port no longer targeted (vanished, deselected) starts afresh if it returns.
-  for (const auto& old : last_netdevs_) {
-    if (std::find(netdevs.begin(), netdevs.end(), old) == netdevs.end()) watch_.forget(old);
+  for (auto it = pollers_.begin(); it != pollers_.end();) {
+    const bool targeted = std::any_of(ports.begin(), ports.end(), [&](const WatchedPort& port) {
+      return port.port.netdev == it->first;
+    });
+    if (targeted) {
+      ++it;
+      continue;
+    }
+    forget(it->first);
+    it = pollers_.erase(it);
   }
-  last_netdevs_ = std::move(netdevs);
+  handler_.on_round(events, watch_, SteadyClock::now());
   ++polls_;
+  last_round_ = SteadyClock::now().time_since_epoch().count();
 }
 
 void StormLoop::run() {
@@ -68,16 +126,18 @@ void StormLoop::run() {
   auto targets_at = SteadyClock::time_point{};
   auto next = SteadyClock::now();
   for (;;) {
-    if (SteadyClock::now() - targets_at >= kTargetsRefresh) {
+    const auto now = SteadyClock::now();
+    if (now - next > settings_.poll_interval / 2) ++late_polls_;
+    if (now - targets_at >= kTargetsRefresh) {
       ports = targets_();
-      targets_at = SteadyClock::now();
+      targets_at = now;
+      handler_.on_targets(ports);
     }
     poll_once(ports);
-    // A fixed cadence, not a fixed sleep: the measured interval is what the detector uses, but
-    // polls should not drift later by the time a poll takes.
+    // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls
+    // should not drift later by the time a round takes.
     next += settings_.poll_interval;
-    const auto now = SteadyClock::now();
-    if (next < now) next = now;
+    if (next < SteadyClock::now()) next = SteadyClock::now();
     std::unique_lock lock(mutex_);
     if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
   }

@@ -1,17 +1,21 @@
 #pragma once
-// The storm watchdog's poll loop: every poll_interval, the ethtool counters of every target port
-// (nothing else: one ioctl trio per port), fed to a watchdog::StormWatch with the port's lossless
-// priorities. Events go to the listener. Alert only: acting on a storm (disable-pfc,
-// stall-prevention through the applier) is issue 6's remaining work.
+// The storm watchdog's poll loop, on a thread of its own: every poll_interval, one ETHTOOL_GSTATS
+// per target port (PortPoller), fed to a watchdog::StormWatch with the port's lossless
+// priorities; the events go to a StormHandler (the Remediator) on this thread. DCB notifications
+// (RTNLGRP_DCB) mark a port's ethtool names stale: mlx5 lists the pause counters of PFC
+// priorities only.
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "daemon/discovery.hpp"
+#include "daemon/storms/port_poller.hpp"
 #include "netlink/system.hpp"
 #include "watchdog/settings.hpp"
 #include "watchdog/storm_watch.hpp"
@@ -23,14 +27,27 @@ struct WatchedPort {
   uint8_t lossless = 0;  // the profile's PFC priorities
 };
 
+// Called on the loop's thread.
+class StormHandler {
+ public:
+  virtual ~StormHandler() = default;
+  // After each round over every port, with the round's events (often none) and the watch, so
+  // the handler can report its actions (on_action) and ask the detectors.
+  virtual void on_round(const std::vector<watchdog::PortStormEvent>& events,
+                        watchdog::StormWatch& watch, watchdog::Clock::time_point now) = 0;
+  // The port left the targets or could not be read: its detectors are gone.
+  virtual void on_port_forgotten(const std::string& netdev) = 0;
+  // The ports watched from now on (asked again every kTargetsRefresh).
+  virtual void on_targets(const std::vector<WatchedPort>& ports) = 0;
+};
+
 class StormLoop {
  public:
   using Targets = std::function<std::vector<WatchedPort>()>;
-  using Listener = std::function<void(const watchdog::PortStormEvent&)>;
 
-  // `targets` is asked again every targets_refresh (ports come and go, profiles change).
+  // `targets` is asked again every kTargetsRefresh (ports come and go, profiles change).
   StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-            Listener listener);
+            StormHandler& handler);
   ~StormLoop();  // stop()
   StormLoop(const StormLoop&) = delete;
   StormLoop& operator=(const StormLoop&) = delete;
@@ -38,23 +55,37 @@ class StormLoop {
   void start();
   void stop();
 
-  uint64_t polls() const { return polls_; }
+  uint64_t polls() const { return polls_; }            // rounds done
+  uint64_t late_polls() const { return late_polls_; }  // rounds begun > half a poll late
+  // The loop made a round recently (within ten polls, at least 5 s).
+  bool healthy(std::chrono::steady_clock::time_point now) const;
 
  private:
   void run();
   void poll_once(const std::vector<WatchedPort>& ports);
+  void take_notifications();
+  void forget(const std::string& netdev);
 
   System& system_;
   const watchdog::WatchdogSettings settings_;
   Targets targets_;
-  Listener listener_;
+  StormHandler& handler_;
   watchdog::StormWatch watch_;
-  std::vector<std::string> last_netdevs_;
+  std::map<std::string, std::unique_ptr<PortPoller>> pollers_;  // by netdev
+  std::unique_ptr<NetlinkSocket> events_;                       // RTNLGRP_LINK and _DCB
+  struct Reading {
+    PortPoller* poller;
+    uint8_t lossless;
+  };
+  std::vector<Reading> round_;      // this round's ports, in order: kept to reuse the memory
+  std::vector<EthtoolCall> calls_;  // and their GSTATS
 
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
   std::atomic<uint64_t> polls_{0};
+  std::atomic<uint64_t> late_polls_{0};
+  std::atomic<std::chrono::steady_clock::rep> last_round_{0};
   std::thread thread_;
 };
 

@@ -56,7 +56,8 @@ watchdog:
   EXPECT_EQ(config.watchdog.poll_interval, std::chrono::milliseconds(10));
   EXPECT_EQ(config.watchdog.detection_time, std::chrono::milliseconds(50));
   EXPECT_EQ(config.watchdog.restoration_time, std::chrono::milliseconds(2000));
-  EXPECT_EQ(config.watchdog.action, watchdog::WatchdogAction::disable_pfc);
+  EXPECT_EQ(config.watchdog.rx_action, watchdog::WatchdogAction::disable_pfc);
+  EXPECT_EQ(config.watchdog.tx_action, watchdog::WatchdogAction::disable_pfc);
   EXPECT_EQ(config.watchdog.verify_polls, 5);
   EXPECT_EQ(config.watchdog.max_actions_per_hour, 3);
   std::string problem;
@@ -64,6 +65,25 @@ watchdog:
   ASSERT_TRUE(address) << problem;
   EXPECT_TRUE(address->ipv6);
   EXPECT_EQ(address->civetweb(), "[::1]:9900");
+}
+
+TEST(ConfigLoad, WatchdogActionsPerDirection) {
+  const auto both = load(
+      "watchdog: {action: {rx: disable-pfc, tx: stall-prevention},\n"
+      "           stall_prevention_timeout: 200ms}\n");
+  ASSERT_TRUE(both.ok()) << test::all_text(both);
+  EXPECT_EQ(both.config->watchdog.rx_action, watchdog::WatchdogAction::disable_pfc);
+  EXPECT_EQ(both.config->watchdog.tx_action, watchdog::WatchdogAction::stall_prevention);
+  EXPECT_EQ(both.config->watchdog.stall_prevention_timeout, std::chrono::milliseconds(200));
+  // A single stall-prevention is for TX storms; RX storms are only alerted.
+  const auto single = load("watchdog: {action: stall-prevention}\n");
+  ASSERT_TRUE(single.ok()) << test::all_text(single);
+  EXPECT_EQ(single.config->watchdog.rx_action, watchdog::WatchdogAction::alert);
+  EXPECT_EQ(single.config->watchdog.tx_action, watchdog::WatchdogAction::stall_prevention);
+  // Only one side named: the other stays alert.
+  const auto rx_only = load("watchdog: {action: {rx: disable-pfc}}\n");
+  ASSERT_TRUE(rx_only.ok()) << test::all_text(rx_only);
+  EXPECT_EQ(rx_only.config->watchdog.tx_action, watchdog::WatchdogAction::alert);
 }
 
 TEST(ConfigLoad, EveryKeyLandsInTheProfile) {

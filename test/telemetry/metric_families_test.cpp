@@ -213,6 +213,68 @@ TEST(MetricFamilies, SeriesAreUniqueAndCountersEndInTotal) {
   }
 }
 
+// What the storm watchdog would show after two RX storms on lan3 priority 3, one still going on
+// under its action, one that needed more than an hour's actions.
+WatchdogStats watchdog_of_lan3() {
+  WatchdogStats stats;
+  stats.poll_interval = std::chrono::milliseconds(10);
+  stats.polls = 1234;
+  stats.late_polls = 2;
+  StormStats storm;
+  storm.netdev = "lan3";
+  storm.priority = 3;
+  storm.direction = Direction::rx;
+  storm.active = true;
+  storm.remediated = true;
+  storm.detections = 2;
+  storm.restorations = 1;
+  storm.actions[{"disable-pfc", "ok"}] = 2;
+  storm.actions[{"disable-pfc", "failed"}] = 0;
+  storm.escalations["budget-spent"] = 1;
+  storm.escalations["remediation-failed"] = 0;
+  storm.detection_latency.observe(std::chrono::milliseconds(55));
+  storm.detection_latency.observe(std::chrono::milliseconds(230));
+  stats.storms.push_back(storm);
+  return stats;
+}
+
+TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
+  NodeSample sample = node_of({lan3()});
+  sample.watchdog = watchdog_of_lan3();
+  const std::string text = prometheus::TextSerializer().Serialize(metric_families(sample, {"1"}));
+  const std::string labels = "netdev=\"lan3\",priority=\"3\",direction=\"rx\"";
+  for (const std::string& line :
+       {"roce_pfc_storm_active{" + labels + "} 1\n",
+        "roce_pfc_storm_remediation_active{" + labels + "} 1\n",
+        "roce_pfc_storm_held{" + labels + "} 0\n",
+        "roce_pfc_storm_detections_total{" + labels + "} 2\n",
+        "roce_pfc_storm_restorations_total{" + labels + "} 1\n",
+        "roce_pfc_storm_actions_total{" + labels + ",action=\"disable-pfc\",result=\"ok\"} 2\n",
+        "roce_pfc_storm_actions_total{" + labels + ",action=\"disable-pfc\",result=\"failed\"} 0\n",
+        "roce_pfc_storm_escalations_total{" + labels + ",reason=\"budget-spent\"} 1\n",
+        "roce_pfc_storm_escalations_total{" + labels + ",reason=\"remediation-failed\"} 0\n",
+        // 55 ms and 230 ms: one in the 0.1 s bucket, both by 0.5 s, cumulative.
+        "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"0.05\"} 0\n",
+        "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"0.1\"} 1\n",
+        "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"0.2\"} 1\n",
+        "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"0.5\"} 2\n",
+        "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"+Inf\"} 2\n",
+        "roce_pfc_storm_detection_latency_seconds_count{" + labels + "} 2\n",
+        "roce_pfc_storm_detection_latency_seconds_sum{" + labels + "} 0.285\n",
+        std::string("roced_watchdog_polls_total 1234\n"),
+        std::string("roced_watchdog_late_polls_total 2\n"),
+        std::string("roced_watchdog_poll_interval_seconds 0.01\n")}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << text;
+  }
+  EXPECT_NE(text.find("# TYPE roce_pfc_storm_detection_latency_seconds histogram\n"),
+            std::string::npos);
+  // Without the watchdog running there are none of them.
+  const std::string off =
+      prometheus::TextSerializer().Serialize(metric_families(node_of({lan3()}), {"1"}));
+  EXPECT_EQ(off.find("storm_active"), std::string::npos);
+  EXPECT_EQ(off.find("roced_watchdog"), std::string::npos);
+}
+
 // Every family roced can produce is in docs/metrics.md's tables, and the other way round for
 // the families this sample can produce: the catalogue is the contract of the dashboard and the
 // alert rules.
@@ -242,8 +304,10 @@ TEST(MetricFamilies, EveryFamilyIsDocumented) {
         "rx_icrc_encapsulated"}) {
     full.rdma_totals[name] = 1;
   }
-  const auto families = metric_families(node_of({full}), ExporterInfo{"1"});
-  EXPECT_GE(families.size(), 50u);
+  NodeSample sample = node_of({full});
+  sample.watchdog = watchdog_of_lan3();
+  const auto families = metric_families(sample, ExporterInfo{"1"});
+  EXPECT_GE(families.size(), 60u);
   for (const auto& family : families) {
     EXPECT_TRUE(documented.count(family.name)) << family.name << " is not in docs/metrics.md";
   }

@@ -1,6 +1,6 @@
 #pragma once
-// Test helper: successive PortSamples of one port with chosen counters and times. Counters are
-// kept between samples, so a test says only what moves in each poll.
+// Test helper: successive readings of one port's pause counters with chosen values and times.
+// Counters are kept between readings, so a test says only what moves in each poll.
 
 #include <chrono>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "telemetry/sample.hpp"
+#include "watchdog/pause_counters.hpp"
 
 namespace roced::watchdog::test {
 
@@ -29,13 +29,12 @@ class SampleSeries {
   }
   uint64_t value(const std::string& name) const { return counters_.at(name); }
 
-  // The sample taken `after` the previous one (the first at a fixed origin).
-  telemetry::PortSample take(Clock::duration after) {
+  // The reading taken `after` the previous one (the first at a fixed origin), instantaneous.
+  PauseCounters take(Clock::duration after) {
     now_ += after;
-    telemetry::PortSample sample;
+    PauseCounters sample = pause_counters_from(counters_);
     sample.netdev = netdev_;
     sample.at = now_;
-    sample.ethtool = counters_;
     return sample;
   }
 

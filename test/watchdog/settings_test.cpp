@@ -71,8 +71,23 @@ std::vector<SettingsCase> settings_cases() {
        P{{"verify_polls", "0 is out of range (1-100)"}}},
       {"no_actions", [](auto& s) { s.max_actions_per_hour = 0; },
        P{{"max_actions_per_hour", "0 is out of range (1-100)"}}},
-      {"undefined_action", [](auto& s) { s.action = static_cast<WatchdogAction>(7); },
-       P{{"action", "not one of alert, disable-pfc, stall-prevention"}}},
+      {"undefined_action", [](auto& s) { s.tx_action = static_cast<WatchdogAction>(7); },
+       P{{"action.tx", "not one of alert, disable-pfc, stall-prevention"}}},
+      {"stall_prevention_cannot_end_an_rx_storm",
+       [](auto& s) { s.rx_action = WatchdogAction::stall_prevention; },
+       P{{"action.rx",
+          "stall-prevention stops the pauses this NIC sends; it cannot end an RX storm (the "
+          "switch pausing us): use disable-pfc or alert"}}},
+      {"every_action_that_works",
+       [](auto& s) {
+         s.rx_action = WatchdogAction::disable_pfc;
+         s.tx_action = WatchdogAction::stall_prevention;
+         s.stall_prevention_timeout = milliseconds(8000);
+       },
+       P{}},
+      {"stall_prevention_below_mlx5s_minimum",
+       [](auto& s) { s.stall_prevention_timeout = milliseconds(79); },
+       P{{"stall_prevention_timeout", "79 ms is out of range (80-8000 ms)"}}},
       {"several_in_field_order",
        [](auto& s) {
          s.restoration_time = milliseconds(0);

@@ -36,7 +36,9 @@ std::string event_name(const StormEvent& event) {
 }
 
 // One letter per poll (S storm, C congestion, Q quiet, B blip, R reset during a storm, O PFC off
-// with the peer still pausing, E PFC off and no pause), X = the caller acts now (no poll).
+// with the peer still pausing, E PFC off and no pause, I PFC off but the NIC still honours the
+// pauses, T a storm beginning 6 ms before the poll, N the NIC's stall prevention gives up, V the
+// NIC's storm event from another priority), X = the caller acts now (no poll).
 // Polls are 10 ms apart unless `intervals_ms` gives them in order. Returns "poll:event" for every
 // event, polls counted from 1.
 struct Script {
@@ -81,6 +83,18 @@ struct Script {
         case 'E':
           evidence = poller.pfc_off_quiet(interval);
           break;
+        case 'I':
+          evidence = poller.pfc_off_ignored(interval);
+          break;
+        case 'T':  // a storm that begins 6 ms before the poll
+          evidence = poller.onset(interval, milliseconds(6));
+          break;
+        case 'N':  // TX: the NIC gives up pausing 4 ms into the poll
+          evidence = poller.nic_stops_pausing(interval, milliseconds(4));
+          break;
+        case 'V':
+          evidence = poller.nic_event_elsewhere(interval);
+          break;
         default:
           ADD_FAILURE() << "unknown script letter " << kind;
           continue;
@@ -117,6 +131,22 @@ std::vector<DetectorCase> detector_cases() {
       {"healthy_poll_restarts_accumulation", n(4, 'S') + "Q" + n(5, 'S'), {}, V{"10:detected"}},
       {"congested_poll_restarts_accumulation", n(4, 'S') + "C" + n(5, 'S'), {}, V{"10:detected"}},
       {"tx_storm_detected", n(5, 'S'), {}, V{"5:detected"}, Direction::tx},
+      // A storm that begins mid-poll is as old as the pause counter says: 6 ms + 4 polls = 46 ms,
+      // + 5 polls = 56 ms.
+      {"onset_mid_poll_counts_its_paused_tail", "QT" + n(6, 'S'), {}, V{"7:detected"}},
+      // The NIC's stall prevention saw a TX storm and stopped pausing: detected at once.
+      {"nic_stall_prevention_event_after_a_stormed_poll",
+       "SSN" + n(3, 'Q'),
+       {},
+       V{"3:detected"},
+       Direction::tx},
+      {"nic_stall_prevention_event_in_a_pausing_poll", "QN", {}, V{"2:detected"}, Direction::tx},
+      {"nic_event_without_a_pause_here_is_not_this_prioritys",
+       "Q" + n(3, 'V'),
+       {},
+       V{},
+       Direction::tx},
+      {"nic_event_is_tx_only", "SSN", {}, V{}, Direction::rx},
       // Restoration: 100 ms without a pause frame in the storm's direction.
       {"restored_after_100ms_without_pause",
        n(5, 'S') + n(10, 'Q'),
@@ -150,6 +180,10 @@ std::vector<DetectorCase> detector_cases() {
        V{"5:detected", "8:verified", "20:restored"}},
       {"stall_prevention_on_rx_storm_fails",
        n(5, 'S') + "X" + n(10, 'S'),
+       {},
+       V{"5:detected", "8:failed"}},
+      {"disable_pfc_ignored_by_the_nic_fails",
+       n(5, 'S') + "X" + n(5, 'I'),
        {},
        V{"5:detected", "8:failed"}},
       {"failed_then_escalated",
@@ -198,12 +232,65 @@ TEST(StormDetector, DetectionReportsTheMeasuredAccumulation) {
   EXPECT_EQ(detected.accumulated, milliseconds(50));
   EXPECT_EQ(detected.stormed_polls, 5);
   EXPECT_EQ(detected.at, script.poller.now());
-  EXPECT_EQ(detected.began, start);
+  EXPECT_EQ(detected.onset, start);
+  EXPECT_EQ(detected.latency, milliseconds(50));
+  EXPECT_FALSE(detected.by_nic);
   EXPECT_EQ(detected.restoration_time, milliseconds(100));
   EXPECT_FALSE(detected.recurrence);
   EXPECT_EQ(detected.evidence.verdict, PollVerdict::stormed);
   EXPECT_EQ(detected.evidence.interval, milliseconds(8));
   EXPECT_EQ(script.detector.state(), StormState::storming);
+}
+
+// The onset is placed by the pause counter: a storm that began 6 ms before a poll is 56 ms old
+// five stormed polls later, so a 55 ms detection time is met there, a poll earlier than the
+// stormed polls alone would (and SONiC's accounting does).
+TEST(StormDetector, OnsetComesFromThePausedTailBeforeTheStormedPolls) {
+  DetectorSettings settings = test_settings();
+  settings.detection_time = milliseconds(55);
+  Script script(Direction::rx, settings);
+  ASSERT_EQ(script.run("QT"), std::vector<std::string>{});
+  const auto onset = script.poller.now() - milliseconds(6);
+  ASSERT_EQ(script.run(n(5, 'S')), std::vector<std::string>{"5:detected"});
+  const auto& detected = std::get<StormDetected>(script.all.at(0));
+  EXPECT_EQ(detected.onset, onset);
+  EXPECT_EQ(detected.latency, milliseconds(56));
+  EXPECT_EQ(detected.accumulated, milliseconds(50));
+  EXPECT_EQ(detected.stormed_polls, 5);
+}
+
+// A poll whose reads were too slow to judge, with nothing crossing the other way, neither counts
+// nor ends the storm: its age is time, so detection comes when it would have.
+TEST(StormDetector, ASlowReadInAStormIsSkippedNotAReset) {
+  Script script;
+  ASSERT_EQ(script.run("SS"), std::vector<std::string>{});
+  StormEvidence slow;
+  slow.verdict = PollVerdict::unknown;
+  slow.unknown_reason = UnknownReason::slow_read;
+  slow.interval = milliseconds(10);
+  slow.at = slow.later_earliest = script.poller.now() + milliseconds(10);
+  slow.earlier_at = slow.earlier_latest = script.poller.now();
+  slow.pause_duration_us = 9'000;
+  slow.opposite_packets = 0;
+  EXPECT_TRUE(script.detector.feed(slow).empty());
+  EXPECT_EQ(script.detector.stormed_polls(), 2);
+  // The poller's own clock did not move: the next stormed polls are 20 ms, 30 ms after the two.
+  EXPECT_EQ(script.run("SS", {20, 10}), std::vector<std::string>{"2:detected"});
+  EXPECT_EQ(std::get<StormDetected>(script.all.at(0)).latency, milliseconds(50));
+}
+
+TEST(StormDetector, TheNicsStallPreventionEventIsADetectionByTheNic) {
+  Script script(Direction::tx);
+  ASSERT_EQ(script.run("QSSN"), std::vector<std::string>{"4:detected"});
+  const StormDetected detected = std::get<StormDetected>(script.all.at(0));  // copied: all grows
+  EXPECT_TRUE(detected.by_nic);
+  EXPECT_EQ(detected.stormed_polls, 2);
+  EXPECT_EQ(detected.latency, milliseconds(30));  // two stormed polls and the one it gave up in
+  EXPECT_EQ(detected.evidence.storm_error_events, 1u);
+  // It stopped pausing 4 ms into that poll: quiet from there.
+  ASSERT_EQ(script.run(n(10, 'Q')), std::vector<std::string>{"10:restored"});
+  const auto& restored = std::get<StormRestored>(script.all.at(1));
+  EXPECT_EQ(restored.last_pause, detected.at - milliseconds(6));
 }
 
 TEST(StormDetector, TxDetectionCarriesTheFirmwareStormEvents) {
@@ -225,8 +312,9 @@ TEST(StormDetector, RestoredReportsStormDurationAndRequiredQuiet) {
             (std::vector<std::string>{"5:detected", "15:restored"}));
   const auto& restored = std::get<StormRestored>(script.all.at(1));
   EXPECT_EQ(restored.at, script.poller.now());
-  EXPECT_EQ(restored.storm_duration, milliseconds(150));  // 50 ms stormed + 100 ms quiet
-  EXPECT_EQ(restored.storm_duration, restored.at - start);
+  EXPECT_EQ(restored.last_pause, start + milliseconds(50));  // the fifth poll's end
+  EXPECT_EQ(restored.storm_duration, milliseconds(50));
+  EXPECT_EQ(restored.at - restored.last_pause, milliseconds(100));
   EXPECT_EQ(restored.restoration_time, milliseconds(100));
   EXPECT_EQ(script.detector.state(), StormState::watching);
   EXPECT_EQ(script.detector.accumulated(), milliseconds(0));
@@ -266,9 +354,12 @@ TEST(StormDetector, VerificationSkipsPollsItCannotJudge) {
     undecided.at = script.poller.now() + poll * milliseconds(10);
     EXPECT_TRUE(script.detector.feed(undecided).empty()) << poll;
   }
-  // The priority's pause duration no longer listed: PFC is off on it, a relieved poll.
+  // The priority's pause duration no longer listed: PFC is off on it; the MAC sees no pause and
+  // packets cross the other way: a relieved poll.
   StormEvidence pfc_off = undecided;
   pfc_off.pause_duration_us.reset();
+  pfc_off.port_pause_frames = 0;
+  pfc_off.opposite_packets = 100;
   for (int poll = 6; poll <= 8; ++poll) {
     pfc_off.at = script.poller.now() + poll * milliseconds(10);
     const auto events = script.detector.feed(pfc_off);

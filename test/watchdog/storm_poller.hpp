@@ -49,6 +49,37 @@ class StormPoller {
     return poll(interval);
   }
 
+  // A storm that begins `paused` before the end of the interval: traffic moved until then.
+  StormEvidence onset(std::chrono::microseconds interval, std::chrono::microseconds paused) {
+    pfc_on();
+    const auto us = static_cast<uint64_t>(paused.count());
+    series_.add(duration(), us);
+    frames(us / 168);
+    traffic();
+    return poll(interval);
+  }
+
+  // TX: the NIC's stall prevention gives up `paused` into the interval (tx_pause_storm_error_events
+  // += 1); what arrives afterwards is received (and dropped).
+  StormEvidence nic_stops_pausing(std::chrono::microseconds interval,
+                                  std::chrono::microseconds paused) {
+    pfc_on();
+    const auto us = static_cast<uint64_t>(paused.count());
+    series_.add(duration(), us);
+    frames(us / 168);
+    series_.add("tx_pause_storm_error_events", 1);
+    series_.add(opposite_packets(), 100);
+    return poll(interval);
+  }
+
+  // TX: the error event of a storm on another priority of the port (it is device-wide); traffic
+  // moves and this priority does not pause.
+  StormEvidence nic_event_elsewhere(std::chrono::microseconds interval) {
+    series_.add("tx_pause_storm_error_events", 1);
+    traffic();
+    return poll(interval);
+  }
+
   // Traffic both ways, no pause.
   StormEvidence quiet(std::chrono::microseconds interval) {
     traffic();
@@ -76,6 +107,14 @@ class StormPoller {
     pfc_off();
     series_.add(mac_frames(), static_cast<uint64_t>(interval.count()) / 168);
     traffic();
+    return poll(interval);
+  }
+  // PFC off, but the NIC still acts on the pauses (firmware that ignores the change): the MAC
+  // counts the frames and nothing crosses the other way.
+  StormEvidence pfc_off_ignored(std::chrono::microseconds interval) {
+    pfc_off();
+    series_.add(mac_frames(), static_cast<uint64_t>(interval.count()) / 168);
+    series_.add(own_packets(), 100);
     return poll(interval);
   }
   StormEvidence pfc_off_quiet(std::chrono::microseconds interval) {
@@ -118,7 +157,7 @@ class StormPoller {
     pfc_ = false;
   }
   StormEvidence poll(std::chrono::microseconds interval) {
-    const telemetry::PortSample sample = series_.take(interval);
+    const PauseCounters sample = series_.take(interval);
     StormEvidence evidence = read_storm_evidence(last_, sample, 3, direction_);
     last_ = sample;
     return evidence;
@@ -126,7 +165,7 @@ class StormPoller {
 
   Direction direction_;
   SampleSeries series_;
-  telemetry::PortSample last_;
+  PauseCounters last_;
   bool pfc_ = true;
   bool warned_ = false;
   uint64_t kept_pause_ = 0;

@@ -274,6 +274,60 @@ TEST(StormSignal, RestorationFramesPreferThePrioritysOwnCounter) {
   EXPECT_FALSE(restoration_pause_frames(read_storm_evidence(third, fourth, 3, Direction::rx)));
 }
 
+// Each reading's snapshot lies somewhere within its read time: the 99 % rule allows for the
+// shortest interval the two can have spanned.
+TEST(StormSignal, JudgedOnTheShortestIntervalTheReadsAllow) {
+  SampleSeries series = pfc_port();
+  auto earlier = series.take(milliseconds(0));
+  earlier.read_time = microseconds(200);
+  series.add("rx_prio3_pause_duration", 9'750);  // 97.5 % of the 10 ms between the midpoints
+  auto later = series.take(milliseconds(10));
+  later.read_time = microseconds(200);
+  const StormEvidence evidence = read_storm_evidence(earlier, later, 3, Direction::rx);
+  EXPECT_EQ(evidence.shortest, microseconds(9'800));
+  EXPECT_EQ(evidence.verdict, PollVerdict::stormed);  // 9.75 >= 0.99 x 9.8 = 9.702 ms
+
+  later.read_time = earlier.read_time = microseconds(0);
+  EXPECT_EQ(read_storm_evidence(earlier, later, 3, Direction::rx).verdict, PollVerdict::healthy);
+}
+
+TEST(StormSignal, ReadsTooSlowForTheIntervalAreUnknown) {
+  SampleSeries series = pfc_port();
+  auto earlier = series.take(milliseconds(0));
+  series.add("rx_prio3_pause_duration", 10'000);
+  auto later = series.take(milliseconds(10));
+  earlier.read_time = later.read_time = microseconds(1'000);  // shortest 9 ms: still judged
+  EXPECT_EQ(read_storm_evidence(earlier, later, 3, Direction::rx).verdict, PollVerdict::stormed);
+  earlier.read_time = later.read_time = microseconds(1'100);  // shortest 8.9 ms < 90 %
+  const StormEvidence evidence = read_storm_evidence(earlier, later, 3, Direction::rx);
+  EXPECT_EQ(evidence.verdict, PollVerdict::unknown);
+  EXPECT_EQ(evidence.unknown_reason, UnknownReason::slow_read);
+  // Traffic crossed the other way: healthy, however loose the timing.
+  series.add("tx_prio3_packets", 5);
+  auto moved = series.take(milliseconds(10));
+  moved.read_time = microseconds(1'100);
+  EXPECT_EQ(read_storm_evidence(later, moved, 3, Direction::rx).verdict, PollVerdict::healthy);
+}
+
+TEST(StormSignal, WithoutPfcTheMacTellsWhetherTheStormGoesOn) {
+  SampleSeries series = pfc_port();
+  series.erase("rx_prio3_pause");
+  series.erase("rx_prio3_pause_duration");
+  const auto first = series.take(milliseconds(0));
+  series.add("rx_pause_ctrl_phy", 59);  // the switch still pauses us, and we still obey
+  const auto second = series.take(milliseconds(10));
+  EXPECT_EQ(still_paused_without_pfc(read_storm_evidence(first, second, 3, Direction::rx)), true);
+  series.add("rx_pause_ctrl_phy", 59);
+  series.add("tx_prio3_packets", 2'000);  // still paused frames, but we send: PFC off works
+  const auto third = series.take(milliseconds(10));
+  EXPECT_EQ(still_paused_without_pfc(read_storm_evidence(second, third, 3, Direction::rx)), false);
+  // With the pause counters listed (PFC on) the duration rule judges, not this.
+  SampleSeries listed = pfc_port();
+  const auto a = listed.take(milliseconds(0));
+  const auto b = listed.take(milliseconds(10));
+  EXPECT_FALSE(still_paused_without_pfc(read_storm_evidence(a, b, 3, Direction::rx)));
+}
+
 TEST(StormSignal, NinetyNinePercentRuleIsExactAndCannotOverflow) {
   EXPECT_TRUE(covers_99_percent(99, microseconds(100)));
   EXPECT_FALSE(covers_99_percent(98, microseconds(100)));
@@ -282,6 +336,7 @@ TEST(StormSignal, NinetyNinePercentRuleIsExactAndCannotOverflow) {
   EXPECT_TRUE(covers_99_percent(9'901, std::chrono::nanoseconds(10'001'000)));
   EXPECT_TRUE(covers_99_percent(std::numeric_limits<uint64_t>::max(), milliseconds(10)));
   EXPECT_FALSE(covers_99_percent(0, std::chrono::hours(24 * 365 * 100)));
+  EXPECT_FALSE(covers_99_percent(1'000, microseconds(0)));  // no time: nothing to cover
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+#pragma once
+// One port's pause counters, read each poll with one ETHTOOL_GSTATS: the ethtool names are read
+// (GSTRINGS) only when the string set may have changed — the value count differs, a DCB change
+// was announced for the port, or kNamesRefresh passed (a firmware DCBX agent changes PFC without
+// telling anyone) — and mapped to the watchdog's counters once (watchdog::PauseCounterIndex).
+
+#include <chrono>
+#include <span>
+#include <string>
+
+#include "netlink/ethtool.hpp"
+#include "netlink/system.hpp"
+#include "watchdog/pause_counters.hpp"
+
+namespace roced::storms {
+
+class PortPoller {
+ public:
+  static constexpr std::chrono::seconds kNamesRefresh{10};
+
+  PortPoller(System& system, std::string netdev);
+
+  // Reads the counters; `at` and `read_time` frame the GSTATS call.
+  Result<watchdog::PauseCounters> read();
+  // The same in two halves, for a batch of ports (EthtoolIoctl::call_batch): the GSTATS call
+  // (the names read first when stale), then the counters from its answer.
+  Result<EthtoolCall> prepare();
+  Result<watchdog::PauseCounters> finish(const EthtoolCall& call);
+  // The string set may have changed (a DCB notification, our own PFC change): names next read.
+  void names_stale() { names_stale_ = true; }
+
+ private:
+  Result<void> read_names();
+  watchdog::PauseCounters counters(std::span<const uint64_t> values,
+                                   std::chrono::steady_clock::time_point issued,
+                                   std::chrono::steady_clock::time_point answered) const;
+
+  System& system_;
+  StatsReader reader_;
+  watchdog::PauseCounterIndex index_;
+  bool names_stale_ = true;
+  std::chrono::steady_clock::time_point names_at_;
+};
+
+}  // namespace roced::storms

@@ -1,0 +1,44 @@
+#include "daemon/storms/storm_json.hpp"
+
+namespace roced::storms {
+
+nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings,
+                                      const telemetry::WatchdogStats& stats) {
+  nlohmann::ordered_json doc;
+  doc["enabled"] = settings.enabled;
+  doc["poll_interval_ms"] = settings.poll_interval.count();
+  doc["detection_time_ms"] = settings.detection_time.count();
+  doc["restoration_time_ms"] = settings.restoration_time.count();
+  doc["action"] = {{"rx", watchdog::action_name(settings.rx_action)},
+                   {"tx", watchdog::action_name(settings.tx_action)}};
+  doc["max_actions_per_hour"] = settings.max_actions_per_hour;
+  doc["polls"] = stats.polls;
+  doc["late_polls"] = stats.late_polls;
+  doc["storms"] = nlohmann::ordered_json::array();
+  for (const auto& storm : stats.storms) {
+    nlohmann::ordered_json actions = nlohmann::ordered_json::object();
+    for (const auto& [key, count] : storm.actions) actions[key.first][key.second] = count;
+    nlohmann::ordered_json escalations = nlohmann::ordered_json::object();
+    for (const auto& [reason, count] : storm.escalations) escalations[reason] = count;
+    doc["storms"].push_back({
+        {"netdev", storm.netdev},
+        {"priority", storm.priority},
+        {"direction", telemetry::direction_name(storm.direction)},
+        {"active", storm.active},
+        {"remediated", storm.remediated},
+        {"held", storm.held},
+        {"detections", storm.detections},
+        {"restorations", storm.restorations},
+        {"actions", actions},
+        {"escalations", escalations},
+        {"mean_detection_latency_ms",
+         storm.detection_latency.count == 0
+             ? nlohmann::ordered_json(nullptr)
+             : nlohmann::ordered_json(storm.detection_latency.sum * 1000 /
+                                      static_cast<double>(storm.detection_latency.count))},
+    });
+  }
+  return doc;
+}
+
+}  // namespace roced::storms

@@ -1,0 +1,59 @@
+#include "daemon/storms/storm_watchdog.hpp"
+
+#include "daemon/log/log.hpp"
+
+namespace roced::storms {
+
+StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
+                             watchdog::WatchdogSettings settings)
+    : settings_(settings),
+      remediator_(settings,
+                  [&reconciler](const std::string& netdev, reconcile::Remediation hold) {
+                    return reconciler.remediate(netdev, hold);
+                  }),
+      loop_(
+          system, settings,
+          [&reconciler] {
+            // Every lossless priority of the profile is watched, held by a remediation or not.
+            const config::Config config = reconciler.config();
+            std::vector<WatchedPort> ports;
+            for (const auto& snapshot : reconciler.snapshot()) {
+              if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
+              ports.push_back(
+                  {snapshot.port, config.profile_for(snapshot.port.netdev).pfc_priorities});
+            }
+            return ports;
+          },
+          remediator_) {}
+
+StormWatchdog::~StormWatchdog() { stop(); }
+
+void StormWatchdog::start() { loop_.start(); }
+
+void StormWatchdog::stop() { loop_.stop(); }
+
+telemetry::WatchdogStats StormWatchdog::stats() const {
+  telemetry::WatchdogStats stats;
+  stats.poll_interval = settings_.poll_interval;
+  stats.polls = loop_.polls();
+  stats.late_polls = loop_.late_polls();
+  stats.storms = remediator_.snapshot();
+  return stats;
+}
+
+void log_notice(const StormNotice& notice) {
+  spdlog::level::level_enum level = spdlog::level::info;
+  switch (notice.kind) {
+    case StormNotice::Kind::Detected:
+      level = spdlog::level::warn;
+      break;
+    case StormNotice::Kind::Escalated:
+      level = notice.critical ? spdlog::level::critical : spdlog::level::err;
+      break;
+    default:
+      break;
+  }
+  log::port(level, notice.netdev, "watchdog", "{}", notice.message);
+}
+
+}  // namespace roced::storms

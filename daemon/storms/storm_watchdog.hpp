@@ -1,0 +1,42 @@
+#pragma once
+// The PFC storm watchdog of the roced service: the poll loop over the reconciler's ports, the
+// Remediator acting through the reconciler, and the state the metrics and D-Bus show. Made by the
+// Service when `watchdog.enabled`, after the first reconcile; its settings are read then (a
+// reload that changes them takes effect at the next start).
+
+#include <memory>
+
+#include "daemon/reconcile/reconciler.hpp"
+#include "daemon/storms/remediator.hpp"
+#include "daemon/storms/storm_loop.hpp"
+#include "telemetry/storm_stats.hpp"
+
+namespace roced::storms {
+
+class StormWatchdog {
+ public:
+  StormWatchdog(System& system, reconcile::Reconciler& reconciler,
+                watchdog::WatchdogSettings settings);
+  ~StormWatchdog();  // stop()
+  StormWatchdog(const StormWatchdog&) = delete;
+  StormWatchdog& operator=(const StormWatchdog&) = delete;
+
+  // Any time; called on the loop's thread.
+  void on_notice(Remediator::Listener listener) { remediator_.on_notice(std::move(listener)); }
+  void start();
+  void stop();  // joins the loop; holds stay with the reconciler's workers
+
+  const watchdog::WatchdogSettings& settings() const { return settings_; }
+  telemetry::WatchdogStats stats() const;
+  bool healthy(std::chrono::steady_clock::time_point now) const { return loop_.healthy(now); }
+
+ private:
+  const watchdog::WatchdogSettings settings_;
+  Remediator remediator_;
+  StormLoop loop_;
+};
+
+// The log line of a notice, at its level, on its port (journal PORT=, SETTING=watchdog).
+void log_notice(const StormNotice& notice);
+
+}  // namespace roced::storms
