@@ -31,6 +31,11 @@ const std::vector<Slot>& slots() {
         out.push_back({prefix + "packets", [p, d](PauseCounters& c) -> std::optional<uint64_t>& {
                          return c.priority[p][d].packets;
                        }});
+        if (direction == Direction::rx) {
+          out.push_back({prefix + "discards", [p, d](PauseCounters& c) -> std::optional<uint64_t>& {
+                           return c.priority[p][d].discards;
+                         }});
+        }
       }
     }
     for (const Direction direction : {Direction::rx, Direction::tx}) {

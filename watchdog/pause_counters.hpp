@@ -26,6 +26,7 @@ struct DirectionCounters {
   std::optional<uint64_t> pause_frames;       // {dir}_prio{p}_pause
   std::optional<uint64_t> pause_duration_us;  // {dir}_prio{p}_pause_duration
   std::optional<uint64_t> packets;            // {dir}_prio{p}_packets
+  std::optional<uint64_t> discards;           // rx only: rx_prio{p}_discards
 };
 
 struct PauseCounters {

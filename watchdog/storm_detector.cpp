@@ -56,6 +56,13 @@ void StormDetector::note_pauses(const StormEvidence& poll) {
     frame_interval_ = microseconds(*poll.pause_duration_us) / *poll.pause_frames;
   }
   const auto frames = restoration_pause_frames(poll);
+  // A TX storm whose pausing stopped (PFC off, the NIC's stall prevention) goes on while the
+  // receive side drops: that is the storm too, and nothing tells where in the poll it was.
+  if (poll.receive_discards.value_or(0) > 0) {
+    const Clock::time_point latest = poll.at + (poll.at - poll.later_earliest);
+    last_pause_ = last_pause_ ? std::max(*last_pause_, latest) : latest;
+    return;
+  }
   if (frames && *frames == 0 && poll.verdict != PollVerdict::stormed) return;
   // Where in the interval the last pause was, at the latest the readings allow. A storm that
   // ends mid-poll pauses from its start: the paused time from the earlier snapshot is where it

@@ -95,6 +95,9 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
       earlier.mac_pause_frames[d], later.mac_pause_frames[d], false,
       [&] { return std::string(telemetry::direction_name(direction)) + "_pause_ctrl_phy"; });
   if (direction == Direction::tx) {
+    evidence.receive_discards = reader.delta(
+        earlier.of(priority, Direction::rx).discards, later.of(priority, Direction::rx).discards,
+        false, [&] { return counter_name(Direction::rx, priority, "discards"); });
     // The NIC's stall-prevention events: they exist only with firmware support and stall
     // prevention on, and they are device-wide (no priority). The error event means the NIC has
     // stopped pausing on its own: the detector takes it as a TX storm the NIC saw first.

@@ -57,6 +57,10 @@ struct StormEvidence {
   std::optional<uint64_t> pause_frames;       // {dir}_prio{p}_pause
   std::optional<uint64_t> port_pause_frames;  // {dir}_pause_ctrl_phy: every priority of the port
   std::optional<uint64_t> opposite_packets;   // {other dir}_prio{p}_packets
+  // TX only: what the stalled receive side dropped on the priority (rx_prio{p}_discards). Once
+  // the NIC no longer pauses (PFC off, or its stall prevention gave up) the drops are the storm's
+  // trace: a TX storm is not over while they go on.
+  std::optional<uint64_t> receive_discards;
   // TX only, and only where the firmware has them (device-wide, no priority).
   std::optional<uint64_t> storm_warning_events;  // tx_pause_storm_warning_events
   std::optional<uint64_t> storm_error_events;    // tx_pause_storm_error_events

@@ -38,7 +38,8 @@ std::string event_name(const StormEvent& event) {
 // One letter per poll (S storm, C congestion, Q quiet, B blip, R reset during a storm, O PFC off
 // with the peer still pausing, E PFC off and no pause, I PFC off but the NIC still honours the
 // pauses, T a storm beginning 6 ms before the poll, N the NIC's stall prevention gives up, V the
-// NIC's storm event from another priority), X = the caller acts now (no poll).
+// NIC's storm event from another priority, D TX with PFC off: no pause, the receive side drops),
+// X = the caller acts now (no poll).
 // Polls are 10 ms apart unless `intervals_ms` gives them in order. Returns "poll:event" for every
 // event, polls counted from 1.
 struct Script {
@@ -94,6 +95,9 @@ struct Script {
           break;
         case 'V':
           evidence = poller.nic_event_elsewhere(interval);
+          break;
+        case 'D':
+          evidence = poller.pfc_off_dropping(interval);
           break;
         default:
           ADD_FAILURE() << "unknown script letter " << kind;
@@ -198,6 +202,13 @@ std::vector<DetectorCase> detector_cases() {
        n(5, 'S') + "X" + "QRQQ" + n(10, 'Q'),
        {},
        V{"5:detected", "9:verified", "17:restored"}},
+      // With PFC off a TX storm sends no pause frame; its stalled receive side still drops: not
+      // over until the drops stop.
+      {"tx_storm_under_disable_pfc_restores_only_when_the_drops_stop",
+       n(5, 'S') + "X" + n(12, 'D') + n(10, 'E'),
+       {},
+       V{"5:detected", "8:verified", "27:restored"},
+       Direction::tx},
       {"tx_stall_prevention_verified",
        n(5, 'S') + "X" + n(10, 'Q'),
        {},

@@ -16,9 +16,10 @@ class StormPoller {
   using Clock = std::chrono::steady_clock;
 
   explicit StormPoller(Direction direction) : direction_(direction) {
-    for (const auto& name : {pause(), duration(), own_packets(), opposite_packets(), mac_frames(),
-                             std::string("tx_pause_storm_warning_events"),
-                             std::string("tx_pause_storm_error_events")}) {
+    for (const auto& name :
+         {pause(), duration(), own_packets(), opposite_packets(), mac_frames(),
+          std::string("rx_prio3_discards"), std::string("tx_pause_storm_warning_events"),
+          std::string("tx_pause_storm_error_events")}) {
       series_.set(name, 1'000'000);  // well above zero, so that a reset is a decrease
     }
     last_ = series_.take(Clock::duration::zero());
@@ -115,6 +116,14 @@ class StormPoller {
     pfc_off();
     series_.add(mac_frames(), static_cast<uint64_t>(interval.count()) / 168);
     series_.add(own_packets(), 100);
+    return poll(interval);
+  }
+  // TX with PFC off on the priority: the NIC no longer pauses, and its stalled receive side drops
+  // what arrives.
+  StormEvidence pfc_off_dropping(std::chrono::microseconds interval) {
+    pfc_off();
+    series_.add(opposite_packets(), 100);
+    series_.add("rx_prio3_discards", 100);
     return poll(interval);
   }
   StormEvidence pfc_off_quiet(std::chrono::microseconds interval) {

@@ -1,0 +1,361 @@
+// What the storm watchdog does about storms, as the daemon runs it on the simulated node: each
+// action held through the reconciler and undone on restoration, without the reconciler ever
+// calling it drift; verification that escalates when the NIC ignores the action; the per-port
+// action budget that holds a port in its safe state; and no detection across a driver reload or
+// a counter wrap.
+#include <algorithm>
+
+#include "dcb/client.hpp"
+#include "netlink/ethtool.hpp"
+#include "storm_sim.hpp"
+
+namespace roced::storms::test {
+namespace {
+
+constexpr const char* kFastWatchdog = "{enabled: true, poll_interval: 10ms, detection_time: 50ms, ";
+
+class StormActions : public StormSim {
+ protected:
+  uint8_t pfc_mask(const std::string& netdev) {
+    auto state = dcb::DcbClient(*system_).get(netdev);
+    EXPECT_TRUE(state.ok() && state->pfc) << netdev;
+    return state.ok() && state->pfc ? state->pfc->enabled_mask : uint8_t{0xff};
+  }
+  uint16_t stall_timeout(const std::string& netdev) {
+    auto value = EthtoolClient(*system_).pfc_prevention_timeout(netdev);
+    EXPECT_TRUE(value.ok()) << netdev;
+    return value.ok() ? *value : uint16_t{0xfffe};
+  }
+  uint64_t counter(const std::string& netdev, const std::string& name) {
+    auto stats = EthtoolClient(*system_).stats(netdev);
+    EXPECT_TRUE(stats.ok()) << netdev;
+    if (!stats.ok()) return 0;
+    for (const auto& c : *stats) {
+      if (c.name == name) return c.value;
+    }
+    ADD_FAILURE() << netdev << " has no " << name;
+    return 0;
+  }
+  // The kinds of the notices about (netdev, direction), in order.
+  std::vector<Kind> kinds(const std::string& netdev, Direction direction) const {
+    std::vector<Kind> out;
+    for (const auto& n : notices()) {
+      if (n.netdev == netdev && n.direction == direction) out.push_back(n.kind);
+    }
+    return out;
+  }
+  bool seen(const std::string& netdev, Kind kind) const {
+    const auto all = notices();
+    return std::any_of(all.begin(), all.end(),
+                       [&](const StormNotice& n) { return n.netdev == netdev && n.kind == kind; });
+  }
+  const telemetry::StormStats* stats_of(const std::vector<telemetry::StormStats>& all,
+                                        const std::string& netdev, Direction direction) {
+    for (const auto& s : all) {
+      if (s.netdev == netdev && s.priority == 3 && s.direction == direction) return &s;
+    }
+    return nullptr;
+  }
+};
+
+// ---- disable-pfc, both directions ----
+
+class DisablePfc : public StormActions {
+  std::string scenario() const override {
+    return "name: disable-pfc\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan3, priority: 3, direction: rx, rate: 100G}\n"
+           "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+           "  - {port: lan4, priority: 3, direction: tx, rate: 50G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 2s}\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 2s}\n";
+  }
+};
+
+TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt) {
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) + "restoration_time: 300ms, action: disable-pfc}")));
+  const auto writes_before = roced::test::read_writes(dir_);
+  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Acted) && seen("lan4", Kind::Acted); }))
+      << all_notices();
+
+  // Held: PFC off on priority 3 of the stormed ports only, and the reconciler plans with it.
+  EXPECT_EQ(pfc_mask("lan3"), 0);
+  EXPECT_EQ(pfc_mask("lan4"), 0);
+  EXPECT_EQ(pfc_mask("lan2"), 1u << 3);
+  EXPECT_EQ(pfc_mask("lan5"), 1u << 3);
+  const plan::Plan plan = reconciler_->current_plan();
+  for (const auto& port : plan.ports) {
+    EXPECT_TRUE(port.in_sync()) << port.port.netdev;
+    const bool held = port.port.netdev == "lan3" || port.port.netdev == "lan4";
+    const bool warned =
+        std::any_of(port.warnings.begin(), port.warnings.end(), [](const std::string& w) {
+          return w == "held by the storm watchdog until the storm ends: PFC off on priority 3";
+        });
+    EXPECT_EQ(warned, held) << port.port.netdev;
+  }
+  // lan3 ignores the switch's pauses now: it sends again.
+  const uint64_t sent = counter("lan3", "tx_prio3_packets");
+  std::this_thread::sleep_for(50ms);
+  EXPECT_GT(counter("lan3", "tx_prio3_packets"), sent);
+
+  // Restoration puts PFC back.
+  ASSERT_TRUE(wait_until([&] {
+    return seen("lan3", Kind::Restored) && seen("lan4", Kind::Restored) &&
+           pfc_mask("lan3") == 1u << 3 && pfc_mask("lan4") == 1u << 3;
+  })) << all_notices();
+  const auto writes_after = roced::test::read_writes(dir_);
+
+  for (const auto& [netdev, direction] :
+       {std::pair{"lan3", Direction::rx}, std::pair{"lan4", Direction::tx}}) {
+    EXPECT_EQ(kinds(netdev, direction),
+              (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored}))
+        << all_notices();
+    // One PFC write to hold, one to release: nothing else.
+    EXPECT_EQ(writes_after.at(netdev) - writes_before.at(netdev), 2u) << netdev;
+  }
+  EXPECT_EQ(writes_after.at("lan2"), writes_before.at("lan2"));
+  EXPECT_EQ(writes_after.at("lan5"), writes_before.at("lan5"));
+  for (const auto& event : port_events()) {
+    EXPECT_NE(event.kind, reconcile::PortEvent::Kind::Drifted) << event.message;
+    EXPECT_NE(event.kind, reconcile::PortEvent::Kind::ApplyFailed) << event.message;
+  }
+  const auto stats = watchdog_->stats().storms;
+  const auto* lan3 = stats_of(stats, "lan3", Direction::rx);
+  ASSERT_NE(lan3, nullptr);
+  EXPECT_EQ(lan3->detections, 1u);
+  EXPECT_EQ(lan3->restorations, 1u);
+  EXPECT_EQ((lan3->actions.at({"disable-pfc", "ok"})), 1u);
+  EXPECT_EQ((lan3->actions.at({"disable-pfc", "failed"})), 0u);
+  EXPECT_FALSE(lan3->active);
+  EXPECT_FALSE(lan3->remediated);
+  for (const auto& [reason, count] : lan3->escalations) EXPECT_EQ(count, 0u) << reason;
+}
+
+// ---- stall-prevention, TX ----
+
+class StallPrevention : public StormActions {
+  std::string scenario() const override {
+    return "name: stall-prevention\n"
+           "traffic:\n"
+           "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+           "  - {port: lan4, priority: 3, direction: tx, rate: 50G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 2s}\n";
+  }
+};
+
+TEST_F(StallPrevention, TightensTheTimeoutTheNicGivesUpAndTheConfiguredOneComesBack) {
+  // Configured: stall prevention 1 s; the action sets 80 ms.
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) +
+                       "restoration_time: 300ms, action: {rx: disable-pfc, tx: stall-prevention}, "
+                       "stall_prevention_timeout: 80ms}",
+                   "1000")));
+  ASSERT_EQ(stall_timeout("lan4"), 1000);
+  const uint64_t errors_before = counter("lan4", "tx_pause_storm_error_events");
+  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Acted); })) << all_notices();
+  EXPECT_EQ(stall_timeout("lan4"), 80);
+  EXPECT_EQ(pfc_mask("lan4"), 1u << 3);  // PFC itself untouched
+  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
+  ASSERT_TRUE(wait_until([&] { return stall_timeout("lan4") == 1000; }));
+  EXPECT_EQ(kinds("lan4", Direction::tx),
+            (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored}))
+      << all_notices();
+  // The NIC's stall prevention fired at the tightened timeout (the configured 1 s never came).
+  EXPECT_EQ(counter("lan4", "tx_pause_storm_error_events"), errors_before + 1);
+  const auto stats = watchdog_->stats().storms;
+  const auto* lan4 = stats_of(stats, "lan4", Direction::tx);
+  ASSERT_NE(lan4, nullptr);
+  EXPECT_EQ((lan4->actions.at({"stall-prevention", "ok"})), 1u);
+}
+
+// ---- the NIC's own stall prevention saw it first ----
+
+TEST_F(StallPrevention, ATxStormTheNicEndedIsDetectedByTheNicAndNeedsNoAction) {
+  // mlx5 auto = 100 ms, shorter than the 200 ms detection time: the duration rule never sees it.
+  ASSERT_NO_FATAL_FAILURE(
+      start(storm_config("{enabled: true, poll_interval: 20ms, detection_time: 200ms, "
+                         "restoration_time: 300ms, action: stall-prevention}",
+                         "auto")));
+  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
+  EXPECT_EQ(kinds("lan4", Direction::tx), (std::vector{Kind::Detected, Kind::Restored}))
+      << all_notices();
+  const auto detected = notices(Kind::Detected);
+  ASSERT_EQ(detected.size(), 1u);
+  EXPECT_EQ(detected[0].action, "none");
+  EXPECT_NE(detected[0].message.find("by the NIC's stall prevention"), std::string::npos)
+      << detected[0].message;
+  // The NIC gave up after 100 ms of pausing: detected then, not 200 ms in.
+  EXPECT_LT(detected[0].at - sim_time(1.0), 200ms);
+  EXPECT_EQ(stall_timeout("lan4"), 100);  // never touched: mlx5 reads auto back as 100 ms
+}
+
+// ---- the NIC ignores the action: escalation ----
+
+class IgnoredRemediation : public StormActions {
+  std::string scenario() const override {
+    return "name: ignored\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s,\n"
+           "     ignores_remediation: true}\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 1s,\n"
+           "     ignores_remediation: true}\n";
+  }
+};
+
+TEST_F(IgnoredRemediation, IsEscalatedAndNeverReportedHandled) {
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) +
+                       "restoration_time: 300ms, action: {rx: disable-pfc, tx: stall-prevention}, "
+                       "verify_polls: 3}",
+                   "off")));
+  ASSERT_TRUE(wait_until([&] {
+    return seen("lan3", Kind::Restored) && seen("lan4", Kind::Restored) &&
+           pfc_mask("lan3") == 1u << 3 && stall_timeout("lan4") == 0;
+  })) << all_notices();
+  for (const auto& [netdev, direction] :
+       {std::pair{"lan3", Direction::rx}, std::pair{"lan4", Direction::tx}}) {
+    EXPECT_EQ(kinds(netdev, direction),
+              (std::vector{Kind::Detected, Kind::Acted, Kind::Escalated, Kind::Restored}))
+        << all_notices();
+  }
+  const auto escalated = notices(Kind::Escalated);
+  ASSERT_EQ(escalated.size(), 2u);
+  for (const auto& n : escalated) {
+    EXPECT_EQ(n.reason, "remediation-failed") << n.message;
+    EXPECT_TRUE(n.critical);
+  }
+  EXPECT_EQ(count(Kind::Remediated), 0u);
+  const auto stats = watchdog_->stats().storms;
+  EXPECT_EQ(stats_of(stats, "lan3", Direction::rx)->escalations.at("remediation-failed"), 1u);
+  EXPECT_EQ(stats_of(stats, "lan4", Direction::tx)->escalations.at("remediation-failed"), 1u);
+}
+
+// ---- the action budget ----
+
+class RecurringStorms : public StormActions {
+  std::string scenario() const override {
+    return "name: recurring\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: "
+           "400ms}\n"
+           "  - {at: 2.5s, kind: pfc_storm, port: lan3, priority: 3, direction: rx,\n"
+           "     duration: 400ms}\n"
+           "  - {at: 4s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: "
+           "400ms}\n";
+  }
+};
+
+TEST_F(RecurringStorms, TheActionThatSpendsTheBudgetHoldsThePortInItsSafeState) {
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) +
+                   "action: disable-pfc, max_actions_per_hour: 2, restoration_time: 200ms}")));
+  // The first storm is handled and undone; the second spends the budget: held past its end.
+  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Escalated); })) << all_notices();
+  sleep_until_sim(5.0);  // the third storm has come and gone
+  const auto all = notices();
+  EXPECT_EQ(
+      kinds("lan3", Direction::rx),
+      (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored, Kind::Detected,
+                   Kind::Acted, Kind::Remediated, Kind::Restored, Kind::Escalated}))
+      << all_notices();
+  const auto escalated = notices(Kind::Escalated);
+  ASSERT_EQ(escalated.size(), 1u);
+  EXPECT_EQ(escalated[0].reason, "budget-spent");
+  EXPECT_TRUE(escalated[0].critical);
+  // Held: PFC stays off on priority 3 through the third storm, which is then not even seen
+  // (mlx5 lists no pause counters without PFC, and the NIC ignores the pauses).
+  EXPECT_EQ(pfc_mask("lan3"), 0);
+  const auto stats = watchdog_->stats().storms;
+  const auto* lan3 = stats_of(stats, "lan3", Direction::rx);
+  ASSERT_NE(lan3, nullptr);
+  EXPECT_TRUE(lan3->held);
+  EXPECT_TRUE(lan3->remediated);
+  EXPECT_EQ(lan3->detections, 2u);
+  EXPECT_EQ((lan3->actions.at({"disable-pfc", "ok"})), 2u);
+  EXPECT_EQ(lan3->escalations.at("budget-spent"), 1u);
+}
+
+// ---- no detection across a driver reload ----
+
+class ReloadMidStorm : public StormActions {
+  std::string scenario() const override {
+    return "name: reload-mid-storm\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 2s}\n"
+           "  - {at: 1.15s, kind: driver_reload, port: lan3, down_for: 100ms}\n";
+  }
+};
+
+TEST_F(ReloadMidStorm, TheStormsTimeBeforeTheReloadDoesNotCount) {
+  // 150 ms of storm before the reload, less than the 200 ms detection time. After it the port is
+  // back at firmware defaults (PFC off), the reconciler configures it again, and only then does
+  // the storm pause it once more: detection 200 ms after that, never sooner.
+  ASSERT_NO_FATAL_FAILURE(
+      start(storm_config("{enabled: true, poll_interval: 10ms, detection_time: 200ms, "
+                         "restoration_time: 300ms, action: alert}")));
+  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
+  const auto detected = notices(Kind::Detected);
+  ASSERT_EQ(detected.size(), 1u) << all_notices();
+  EXPECT_GE(detected[0].at, sim_time(1.25) + 200ms);
+  EXPECT_GE(detected[0].latency, 200ms);
+  EXPECT_LE(detected[0].at - detected[0].latency, sim_time(3.0));
+  EXPECT_GE(detected[0].at - detected[0].latency, sim_time(1.25));
+}
+
+// ---- no detection across a counter wrap ----
+
+class WrappingCounters : public StormActions {
+  std::string node() const override {
+    // lan3's 64-bit ethtool counters start 1.5 million short of 2^64: the packet counters wrap
+    // within half a second, rx_prio3_pause_duration (us) two seconds in, under the congestion.
+    return "nics:\n"
+           "  - pci: 0000:17:00.0\n"
+           "    ports:\n"
+           "      - {netdev: lan2, rdma_device: mlx5_0, addresses: [192.168.2.10/24]}\n"
+           "  - pci: 0000:3d:00.0\n"
+           "    ports:\n"
+           "      - {netdev: lan3, rdma_device: mlx5_1, addresses: [192.168.3.10/24],\n"
+           "         counters_start: 18446744073708051616}\n";
+  }
+  std::string scenario() const override {
+    return "name: wrap\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan3, priority: 3, direction: rx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 0.5s, kind: congestion, port: lan3, priority: 3, duration: 2s,\n"
+           "     pause_ratio: 0.95}\n"
+           "  - {at: 3s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
+  }
+};
+
+TEST_F(WrappingCounters, AWrapIsNoStormAndTheNextRealStormIsStillDetected) {
+  ASSERT_NO_FATAL_FAILURE(
+      start("ports: {netdevs: [lan2, lan3]}\n"
+            "profile: {pfc: {priorities: [3]}, stall_prevention: auto}\n"
+            "watchdog: {enabled: true, poll_interval: 10ms, detection_time: 50ms, "
+            "restoration_time: 300ms, action: alert}\n"));
+  const uint64_t before = counter("lan3", "rx_prio3_pause_duration");
+  EXPECT_GT(before, uint64_t{18446744073708000000u});
+  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Detected); })) << all_notices();
+  // The counter did wrap meanwhile, and nothing was detected before the real storm at 3 s.
+  EXPECT_LT(counter("lan3", "rx_prio3_pause_duration"), before);
+  const auto detected = notices(Kind::Detected);
+  ASSERT_EQ(detected.size(), 1u) << all_notices();
+  EXPECT_GE(detected[0].at, sim_time(3.0) + 50ms);
+  EXPECT_LT(detected[0].at, sim_time(3.0) + 100ms);
+}
+
+}  // namespace
+}  // namespace roced::storms::test
