@@ -1,0 +1,223 @@
+// The roced binary with its storm watchdog on a private "system bus": StormDetected,
+// StormRemediated, StormRestored and StormEscalated arrive for what happens on the simulated node,
+// with what they say, and GetStorms tells the same story afterwards.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sdbus-c++/sdbus-c++.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/dbus/names.hpp"
+#include "node_files.hpp"
+#include "private_bus.hpp"
+#include "run_command.hpp"
+#include "sim_node.hpp"
+
+namespace roced {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using namespace std::chrono_literals;
+
+// lan3: an RX storm that disable-pfc ends. lan4: a TX storm whose NIC ignores stall prevention.
+constexpr const char* kScenario =
+    "name: storms-on-the-bus\n"
+    "traffic:\n"
+    "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+    "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+    "events:\n"
+    "  - {at: 3s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n"
+    "  - {at: 3s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 1s,\n"
+    "     ignores_remediation: true}\n";
+
+constexpr const char* kWatchdog =
+    "watchdog: {enabled: true, poll_interval: 10ms, detection_time: 50ms, "
+    "restoration_time: 300ms, action: {rx: disable-pfc, tx: stall-prevention}}\n";
+
+class RocedStormsOnTheBus : public test::SimNode {
+ protected:
+  std::string scenario_file() const override {
+    const std::string path = "/tmp/roced-storms-dbus-" + std::to_string(::getpid()) + ".yaml";
+    test::write_file(path, kScenario);
+    return path;
+  }
+
+  void SetUp() override {
+    test::SimNode::SetUp();
+    if (HasFatalFailure()) return;
+    config_ = dir_ / "roced.yaml";
+    test::write_file(config_, std::string(test::kLosslessConfig) + kWatchdog);
+    bus_ = std::make_unique<test::PrivateBus>(std::string(ROCED_SOURCE_DIR) +
+                                              "/packaging/dbus/io.roced.Daemon1.conf");
+    ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_->address().c_str(), 1);
+    // Listening before roced runs: the match on its well-known name holds once it owns it.
+    connection_ = sdbus::createSystemBusConnection();
+    proxy_ = sdbus::createProxy(*connection_, dbus::kBusName, dbus::kObjectPath);
+    proxy_->uponSignal("StormDetected")
+        .onInterface(dbus::kInterface)
+        .call([this](const std::string& netdev, uint32_t priority, const std::string& direction,
+                     double latency, const std::string& message) {
+          add({"StormDetected", netdev, priority, direction, "", latency, message});
+        });
+    proxy_->uponSignal("StormRemediated")
+        .onInterface(dbus::kInterface)
+        .call([this](const std::string& netdev, uint32_t priority, const std::string& direction,
+                     const std::string& action, const std::string& message) {
+          add({"StormRemediated", netdev, priority, direction, action, 0, message});
+        });
+    proxy_->uponSignal("StormRestored")
+        .onInterface(dbus::kInterface)
+        .call([this](const std::string& netdev, uint32_t priority, const std::string& direction,
+                     double duration, const std::string& message) {
+          add({"StormRestored", netdev, priority, direction, "", duration, message});
+        });
+    proxy_->uponSignal("StormEscalated")
+        .onInterface(dbus::kInterface)
+        .call([this](const std::string& netdev, uint32_t priority, const std::string& direction,
+                     const std::string& reason, bool critical, const std::string& message) {
+          add({"StormEscalated", netdev, priority, direction, reason + (critical ? "!" : ""), 0,
+               message});
+        });
+    proxy_->finishRegistration();
+    connection_->enterEventLoopAsync();
+
+    log_ = dir_ / "roced.log";
+    pid_ = ::fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, STDOUT_FILENO);
+      ::dup2(fd, STDERR_FILENO);
+      ::execl(ROCED_BINARY, ROCED_BINARY, "--sim", dir_.c_str(), "--config", config_.c_str(),
+              "--log-target", "console", "--no-metrics", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+
+  void TearDown() override {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (connection_) connection_->leaveEventLoop();
+    proxy_.reset();
+    connection_.reset();
+    bus_.reset();
+    ::unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+    test::SimNode::TearDown();
+  }
+
+  struct Signal {
+    std::string name, netdev;
+    uint32_t priority;
+    std::string direction, detail;  // action, or reason ("!" = critical)
+    double seconds;                 // latency or duration
+    std::string message;
+  };
+  void add(Signal signal) {
+    std::lock_guard lock(mutex_);
+    signals_.push_back(std::move(signal));
+    changed_.notify_all();
+  }
+  std::vector<Signal> signals() {
+    std::lock_guard lock(mutex_);
+    return signals_;
+  }
+  // Generous: this is not a speed test.
+  bool wait_for(const std::function<bool(const std::vector<Signal>&)>& done) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 60s, [&] { return done(signals_); });
+  }
+  std::vector<std::string> names_for(const std::string& netdev) {
+    std::vector<std::string> out;
+    for (const auto& s : signals()) {
+      if (s.netdev == netdev) out.push_back(s.name);
+    }
+    return out;
+  }
+
+  fs::path config_, log_;
+  std::unique_ptr<test::PrivateBus> bus_;
+  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<sdbus::IProxy> proxy_;
+  pid_t pid_ = -1;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Signal> signals_;
+};
+
+TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
+  const bool both_restored = wait_for([](const std::vector<Signal>& all) {
+    int restored = 0;
+    for (const auto& s : all) restored += s.name == "StormRestored";
+    return restored == 2;
+  });
+  ASSERT_TRUE(both_restored) << test::read_file(log_);
+
+  EXPECT_EQ(names_for("lan3"),
+            (std::vector<std::string>{"StormDetected", "StormRemediated", "StormRestored"}));
+  EXPECT_EQ(names_for("lan4"),
+            (std::vector<std::string>{"StormDetected", "StormEscalated", "StormRestored"}));
+  for (const auto& s : signals()) {
+    EXPECT_EQ(s.priority, 3u) << s.name;
+    EXPECT_EQ(s.direction, s.netdev == "lan3" ? "rx" : "tx") << s.name;
+    EXPECT_FALSE(s.message.empty()) << s.name;
+    if (s.name == "StormDetected") {
+      EXPECT_GE(s.seconds, 0.050) << s.message;  // the detection time
+      EXPECT_LT(s.seconds, 0.100) << s.message;
+    }
+    if (s.name == "StormRemediated") {
+      EXPECT_EQ(s.detail, "disable-pfc");
+    }
+    if (s.name == "StormEscalated") {
+      EXPECT_EQ(s.detail, "remediation-failed!") << s.message;
+    }
+    if (s.name == "StormRestored") {
+      EXPECT_GT(s.seconds, 0.9) << s.message;  // the storms lasted 1 s
+      EXPECT_LT(s.seconds, 1.1) << s.message;
+    }
+  }
+
+  const auto result =
+      test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                         dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "GetStorms"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const Json storms = Json::parse(Json::parse(result.out).at("data").at(0).get<std::string>());
+  EXPECT_EQ(storms.at("enabled"), true);
+  EXPECT_EQ(storms.at("poll_interval_ms"), 10);
+  EXPECT_GT(storms.at("polls").get<uint64_t>(), 100u);
+  int seen = 0;
+  for (const Json& storm : storms.at("storms")) {
+    const std::string where =
+        storm.at("netdev").get<std::string>() + "/" + storm.at("direction").get<std::string>();
+    const bool lan3 = where == "lan3/rx";
+    const bool lan4 = where == "lan4/tx";
+    EXPECT_EQ(storm.at("detections"), lan3 || lan4 ? 1 : 0) << where;
+    EXPECT_EQ(storm.at("active"), false) << where;
+    if (lan3) {
+      ++seen;
+      EXPECT_EQ(storm.at("actions").at("disable-pfc").at("ok"), 1) << storm.dump();
+      EXPECT_EQ(storm.at("escalations").at("remediation-failed"), 0) << storm.dump();
+    }
+    if (lan4) {
+      ++seen;
+      EXPECT_EQ(storm.at("actions").at("stall-prevention").at("ok"), 1) << storm.dump();
+      EXPECT_EQ(storm.at("escalations").at("remediation-failed"), 1) << storm.dump();
+    }
+  }
+  EXPECT_EQ(seen, 2) << storms.dump();
+}
+
+}  // namespace
+}  // namespace roced
