@@ -88,23 +88,28 @@ Result<void> SimEthtoolIoctl::ensure_connected() {
   return ok();
 }
 
-Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<uint8_t> buffer,
-                                           size_t in_len) {
+Result<void> SimEthtoolIoctl::encode_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                             size_t in_len, std::vector<uint8_t>& out) {
   if (ifname.size() >= IFNAMSIZ) {
     return Error{EINVAL, std::string(ifname) + ": interface name too long"};
   }
   if (in_len > buffer.size() || buffer.size() < sizeof(uint32_t)) {
     return Error{EINVAL, std::string(ifname) + ": ethtool request larger than its buffer"};
   }
-  if (auto connected = ensure_connected(); !connected) return connected.error();
   roce_sim_ethtool_req header{};
   std::memcpy(header.ifname, ifname.data(), ifname.size());
   std::memcpy(&header.cmd, buffer.data(), sizeof(header.cmd));
   header.len = static_cast<uint32_t>(in_len);
-  request_.resize(sizeof(header) + in_len);
-  std::memcpy(request_.data(), &header, sizeof(header));
-  std::memcpy(request_.data() + sizeof(header), buffer.data(), in_len);
+  out.resize(sizeof(header) + in_len);
+  std::memcpy(out.data(), &header, sizeof(header));
+  std::memcpy(out.data() + sizeof(header), buffer.data(), in_len);
+  return ok();
+}
 
+Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                           size_t in_len) {
+  if (auto encoded = encode_request(ifname, buffer, in_len, request_); !encoded) return encoded;
+  if (auto connected = ensure_connected(); !connected) return connected.error();
   ssize_t sent = 0;
   do {
     sent = ::send(fd_.get(), request_.data(), request_.size(), MSG_NOSIGNAL);
@@ -118,6 +123,31 @@ Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<ui
   return ok();
 }
 
+Result<void> SimEthtoolIoctl::decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                           std::span<uint8_t> buffer) {
+  const auto context = [&] { return ethtool_context(std::string(ifname), buffer); };
+  roce_sim_ethtool_rep reply_header{};
+  if (reply.size() < sizeof(reply_header)) {
+    fd_.reset();
+    return Error{EBADMSG, context() + ": truncated reply from roce-sim"};
+  }
+  std::memcpy(&reply_header, reply.data(), sizeof(reply_header));
+  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context());
+  const size_t payload =
+      std::min<size_t>({reply_header.len, reply.size() - sizeof(reply_header), buffer.size()});
+  std::memcpy(buffer.data(), reply.data() + sizeof(reply_header), payload);
+  return ok();
+}
+
+Error SimEthtoolIoctl::receive_failed(int err, std::string_view ifname, std::span<uint8_t> buffer) {
+  fd_.reset();  // a late reply must not be read as the answer to the next call
+  const std::string context = ethtool_context(std::string(ifname), buffer);
+  if (err == EAGAIN || err == EWOULDBLOCK) {
+    return Error{ETIMEDOUT, context + ": no answer from roce-sim"};
+  }
+  return Error::from_errno(err, context + ": roce-sim ethtool");
+}
+
 Result<void> SimEthtoolIoctl::receive_reply(std::string_view ifname, std::span<uint8_t> buffer) {
   // The reply is the header and what the kernel would write back into `buffer`; anything longer
   // would not fit there either (SOCK_SEQPACKET drops the excess).
@@ -126,26 +156,8 @@ Result<void> SimEthtoolIoctl::receive_reply(std::string_view ifname, std::span<u
   do {
     got = ::recv(fd_.get(), reply_.data(), reply_.size(), 0);
   } while (got < 0 && errno == EINTR);
-  const auto context = [&] { return ethtool_context(std::string(ifname), buffer); };
-  if (got <= 0) {
-    const int err = got == 0 ? ECONNRESET : errno;
-    fd_.reset();  // a late reply must not be read as the answer to the next call
-    if (err == EAGAIN || err == EWOULDBLOCK) {
-      return Error{ETIMEDOUT, context() + ": no answer from roce-sim"};
-    }
-    return Error::from_errno(err, context() + ": roce-sim ethtool");
-  }
-  roce_sim_ethtool_rep reply_header{};
-  if (static_cast<size_t>(got) < sizeof(reply_header)) {
-    fd_.reset();
-    return Error{EBADMSG, context() + ": truncated reply from roce-sim"};
-  }
-  std::memcpy(&reply_header, reply_.data(), sizeof(reply_header));
-  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context());
-  const size_t payload = std::min<size_t>(
-      {reply_header.len, static_cast<size_t>(got) - sizeof(reply_header), buffer.size()});
-  std::memcpy(buffer.data(), reply_.data() + sizeof(reply_header), payload);
-  return ok();
+  if (got <= 0) return receive_failed(got == 0 ? ECONNRESET : errno, ifname, buffer);
+  return decode_reply({reply_.data(), static_cast<size_t>(got)}, ifname, buffer);
 }
 
 Result<void> SimEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
@@ -157,21 +169,44 @@ Result<void> SimEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t>
 
 void SimEthtoolIoctl::call_batch(std::span<EthtoolCall> calls) {
   std::lock_guard lock(mutex_);
-  // The server answers one connection's requests in order: send them all, then read the replies.
-  std::vector<bool> sent(calls.size(), false);
+  // The server answers one connection's requests in order: every request goes out in one
+  // sendmmsg, then the replies are read.
+  if (batch_.size() < calls.size()) batch_.resize(calls.size());
+  std::vector<mmsghdr> messages;
+  std::vector<iovec> vectors(calls.size());
+  std::vector<size_t> sent_index;
   for (size_t i = 0; i < calls.size(); ++i) {
     EthtoolCall& one = calls[i];
-    one.issued = std::chrono::steady_clock::now();
-    one.result = send_request(one.ifname, one.buffer, one.in_len);
-    sent[i] = one.result.ok();
-    if (!fd_.valid()) break;  // the connection broke: the rest are not sent
+    one.result = encode_request(one.ifname, one.buffer, one.in_len, batch_[i]);
+    if (!one.result) continue;
+    vectors[i] = iovec{batch_[i].data(), batch_[i].size()};
+    mmsghdr message{};
+    message.msg_hdr.msg_iov = &vectors[i];
+    message.msg_hdr.msg_iovlen = 1;
+    messages.push_back(message);
+    sent_index.push_back(i);
   }
-  for (size_t i = 0; i < calls.size(); ++i) {
-    EthtoolCall& one = calls[i];
-    if (!sent[i]) {
-      if (one.result.ok()) one.result = Error{ECONNRESET, "roce-sim ethtool: not sent"};
-      continue;
+  size_t sent = 0;
+  if (auto connected = ensure_connected(); !connected) {
+    for (const size_t i : sent_index) calls[i].result = connected.error();
+    return;
+  }
+  const auto issued = std::chrono::steady_clock::now();
+  while (sent < messages.size()) {
+    const int n = ::sendmmsg(fd_.get(), messages.data() + sent,
+                             static_cast<unsigned>(messages.size() - sent), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const Error error = Error::from_errno(errno, "roce-sim ethtool: sendmmsg");
+      fd_.reset();
+      for (size_t k = sent; k < sent_index.size(); ++k) calls[sent_index[k]].result = error;
+      break;
     }
+    sent += static_cast<size_t>(n);
+  }
+  for (size_t k = 0; k < sent; ++k) {
+    EthtoolCall& one = calls[sent_index[k]];
+    one.issued = issued;
     one.result = fd_.valid() ? receive_reply(one.ifname, one.buffer)
                              : Result<void>(Error{ECONNRESET, "roce-sim ethtool: connection lost"});
     one.answered = std::chrono::steady_clock::now();

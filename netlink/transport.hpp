@@ -22,8 +22,8 @@ class KernelEthtoolIoctl final : public EthtoolIoctl {
 };
 
 // One datagram per call on DIR/ethtool.sock, framed as in uapi/roce_sim.h. A call is one send and
-// one recv (the timeout is the socket's), into buffers kept between calls: the storm watchdog
-// makes one per port every poll.
+// one recv (the timeout is the socket's), into buffers kept between calls; a batch is one
+// sendmmsg, then the replies: the storm watchdog makes one call per port every poll.
 class SimEthtoolIoctl final : public EthtoolIoctl {
  public:
   explicit SimEthtoolIoctl(std::filesystem::path socket_path)
@@ -33,14 +33,22 @@ class SimEthtoolIoctl final : public EthtoolIoctl {
 
  private:
   Result<void> ensure_connected();
+  // A request's datagram (framing of uapi/roce_sim.h) into `out`.
+  static Result<void> encode_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                     size_t in_len, std::vector<uint8_t>& out);
   // One request out, one reply in (mutex_ held).
   Result<void> send_request(std::string_view ifname, std::span<uint8_t> buffer, size_t in_len);
   Result<void> receive_reply(std::string_view ifname, std::span<uint8_t> buffer);
+  Result<void> decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                            std::span<uint8_t> buffer);
+  // A recv that failed: the connection is dropped (a late reply must not answer the next call).
+  Error receive_failed(int err, std::string_view ifname, std::span<uint8_t> buffer);
   std::filesystem::path socket_path_;
   std::mutex mutex_;
   UniqueFd fd_;                   // connected on first use, dropped after a transport error
-  std::vector<uint8_t> request_;  // guarded by mutex_, like the two below
+  std::vector<uint8_t> request_;  // guarded by mutex_, like the ones below
   std::vector<uint8_t> reply_;
+  std::vector<std::vector<uint8_t>> batch_;  // call_batch's requests
 };
 
 // Real absolute paths mapped onto directories: the longest matching prefix wins; a path no prefix

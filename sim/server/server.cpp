@@ -281,6 +281,9 @@ class Server {
     auto it = clients_.find(fd);
     if (it == clients_.end()) return;
     Client* client = it->second.get();
+    // ethtool answers wait until the requests queued now are served: a client that sent a batch
+    // (one request per port) is woken once for all of it, not once per answer.
+    std::vector<Bytes> answers;
     for (;;) {
       const ssize_t n = ::recv(fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -304,9 +307,8 @@ class Server {
         send_all(replies, client);
         verbose(rtnl_.take_request_log());
       } else {
-        Bytes reply = ethtool_.handle(datagram);
+        answers.push_back(ethtool_.handle(datagram));
         writes_.flush();
-        send_datagram(fd, reply, true);
         verbose(ethtool_.take_request_log());
         send_all(rtnl_.drain_events(), nullptr);
       }
@@ -320,6 +322,7 @@ class Server {
         }
       }
     }
+    for (const Bytes& answer : answers) send_datagram(fd, answer, true);
   }
 
   void on_tick() {
