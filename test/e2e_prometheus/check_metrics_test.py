@@ -5,13 +5,16 @@
          once every port is in sync, and after a drift (which brings the drift series).
   names  the metric families served are those of docs/metrics.md: none undocumented, and every
          documented one present unless listed in MAY_BE_ABSENT with the docs' reason.
+
+roced runs with its PFC storm watchdog enabled (harness.WATCHDOG_CONFIG): its families, the
+detection-latency histogram among them, are served from the start, at 0, and linted too.
 """
 import argparse
 import re
 import subprocess
 import sys
 
-from harness import Failure, Stack, wait_for
+from harness import WATCHDOG_CONFIG, Failure, Stack, wait_for
 
 PORTS = ["lan2", "lan3", "lan4", "lan5"]
 CONFIG = """daemon: {drift_policy: report, drift_check_interval: 5s}
@@ -25,7 +28,7 @@ profile:
   mtu: 9000
   stall_prevention: auto
   roce: {rdma_cm_mode: v2, tos: 106}
-"""
+""" + WATCHDOG_CONFIG
 
 # Documented families this node and config legitimately lack (docs/metrics.md says why).
 _GLOBAL_PAUSE = ("mlx5 has the rx/tx_global_pause* counters only while 802.3x global pause is "

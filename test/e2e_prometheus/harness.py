@@ -19,6 +19,19 @@ import urllib.request
 
 DEADLINE = 60.0  # seconds; a poll gives up (and the test fails) only after this long
 POLL = 0.2
+SCRAPE_INTERVAL_S = 1  # Prometheus's scrape and rule evaluation interval
+
+# roced's PFC storm watchdog as both tests run it (docs/config.md#watchdog): its metrics exist
+# only when it is enabled. rx storms: alert only (PFC stays on, so the storm's pause time is the
+# storm's length); tx: stall-prevention, whose action counters then exist at 0 (no tx storm is
+# played).
+WATCHDOG_POLL_S = 0.1
+WATCHDOG_DETECTION_S = 0.3  # at least two polls
+WATCHDOG_RESTORATION_S = 0.5
+WATCHDOG_CONFIG = (f"watchdog: {{enabled: true, poll_interval: {WATCHDOG_POLL_S * 1000:g}ms, "
+                   f"detection_time: {WATCHDOG_DETECTION_S * 1000:g}ms, "
+                   f"restoration_time: {WATCHDOG_RESTORATION_S * 1000:g}ms, "
+                   f"action: {{rx: alert, tx: stall-prevention}}}}\n")
 
 
 class Failure(Exception):
@@ -152,6 +165,14 @@ class Stack:
 
         wait_for("roce-sim to write its pid file", ready)
 
+    def sim_time_to_unix(self, t):
+        """The Unix time (Prometheus's sample timestamps) at which scenario time t happens, from
+        DIR/roce-sim.clock (CLOCK_MONOTONIC at scenario time 0, and the speed)."""
+        with open(os.path.join(self.node_dir, "roce-sim.clock")) as f:
+            clock = dict(line.split() for line in f if line.strip())
+        epoch = int(clock["epoch_monotonic_ns"]) / 1e9
+        return time.time() - time.monotonic() + epoch + t / float(clock["speed"])
+
     def start_listener(self, name, make_argv, ready_url):
         """Starts a server on a fresh port; another test may have taken the port in between, so a
         start that fails with 'address in use' is retried on a new one."""
@@ -200,13 +221,16 @@ class Stack:
             raise Failure(f"GET http://{self.target}/metrics answered {status}")
         return body
 
-    def start_prometheus(self):
+    def start_prometheus(self, rule_files=()):
+        """rule_files: alert rule files Prometheus evaluates every second."""
         config = os.path.join(self.root, "prometheus.yml")
+        rules = "".join(f"  - '{os.path.abspath(path)}'\n" for path in rule_files)
         with open(config, "w") as f:
             f.write("global:\n"
-                    "  scrape_interval: 1s\n"
-                    "  scrape_timeout: 1s\n"
-                    "  evaluation_interval: 1s\n"
+                    f"  scrape_interval: {SCRAPE_INTERVAL_S}s\n"
+                    f"  scrape_timeout: {SCRAPE_INTERVAL_S}s\n"
+                    f"  evaluation_interval: {SCRAPE_INTERVAL_S}s\n" +
+                    (f"rule_files:\n{rules}" if rules else "") +
                     "scrape_configs:\n"
                     "  - job_name: roced\n"
                     "    static_configs:\n"

@@ -34,6 +34,10 @@ class PrometheusApi:
         return self._get("query_range", {"query": promql, "start": f"{start:.3f}",
                                          "end": f"{end:.3f}", "step": f"{step}"})["result"]
 
+    def rules(self):
+        """/api/v1/rules: the rule groups Prometheus evaluates, each rule with its health."""
+        return self._get("rules", {})["groups"]
+
     def scalar(self, promql, at=None):
         """The value of a query that must give exactly one series; None when it gives none."""
         result = self.query(promql, at)
@@ -56,6 +60,11 @@ class PrometheusApi:
         if len(result) != 1:
             raise Failure(f"{selector!r} gave {len(result)} series, expected one")
         return [(float(t), float(v)) for t, v in result[0]["values"]]
+
+    def all_samples(self, selector, lookback, at=None):
+        """{frozenset(labels): [(timestamp, value)]} of every series `selector` picks."""
+        return {frozenset(r["metric"].items()): [(float(t), float(v)) for t, v in r["values"]]
+                for r in self.query(f"{selector}[{lookback}]", at)}
 
 
 def within(value, expected, tolerance):

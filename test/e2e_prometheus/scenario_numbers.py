@@ -1,6 +1,9 @@
 """The numbers of sim/scenarios/telemetry.yaml the assertions follow from, read from the file
 itself so the test and the scenario cannot disagree in silence. (A few regular expressions over
-the flow-style lines the file uses; Python's standard library has no YAML reader.)"""
+the flow-style lines the file uses; Python's standard library has no YAML reader.)
+
+The telemetry test plays that scenario with one PFC storm added (with_storm); storm() reads the
+storm back from the file played."""
 import re
 from dataclasses import dataclass
 
@@ -39,6 +42,44 @@ class Telemetry:
     tx_bps: float  # offered on the congested port and priority
     rx_bps: float
     packet_size: int
+
+
+@dataclass
+class Storm:
+    port: str
+    priority: str
+    direction: str
+    start_s: float
+    duration_s: float
+
+
+def with_storm(path, out_path, event):
+    """Copies the scenario at `path` to `out_path` with `event` (one flow-style pfc_storm line,
+    `{at: 7s, kind: pfc_storm, ...}`) as its first event, unless it already plays a storm."""
+    with open(path) as f:
+        text = f.read()
+    if not re.search(r"kind:\s*pfc_storm", text):
+        text, count = re.subn(r"^events:\n", lambda m: f"{m.group(0)}  - {event}\n", text,
+                              flags=re.M)
+        if count != 1:
+            raise Failure(f"{path}: no `events:` line to add the storm to")
+    with open(out_path, "w") as f:
+        f.write(text)
+    return out_path
+
+
+def storm(path):
+    """The one pfc_storm event of the scenario at `path`."""
+    with open(path) as f:
+        text = f.read()
+    events = re.findall(r"\{at:[^}]*kind:\s*pfc_storm[^}]*\}", text, re.S)
+    if len(events) != 1:
+        raise Failure(f"{path}: expected exactly one pfc_storm event, found {len(events)}")
+    event = _fields(events[0])
+    if event.get("ignores_remediation", "false") != "false":
+        raise Failure(f"{path}: the test expects a storm the NIC handles normally")
+    return Storm(port=event["port"], priority=event["priority"], direction=event["direction"],
+                 start_s=_seconds(event["at"]), duration_s=_seconds(event["duration"]))
 
 
 def read(path):

@@ -2,10 +2,12 @@
 """roced's exporter scraped by a real Prometheus, end to end.
 
 roce-sim plays sim/scenarios/telemetry.yaml (steady traffic, then one congestion episode on lan3
-priority 3 with known pause_ratio, ecn_mark_ratio and cnp_rate), `rocectl apply --direct` sets
-the lossless profile (under drift_policy report roced itself writes nothing, not even the first
-configuration), roced watches the node and serves /metrics, and Prometheus scrapes it every
-second. The test then asks Prometheus what the scenario implies:
+priority 3 with known pause_ratio, ecn_mark_ratio and cnp_rate) with one RX PFC storm added on
+lan4 (STORM_EVENT, 12-19 s), `rocectl apply --direct` sets the lossless profile (under
+drift_policy report roced itself writes nothing, not even the first configuration), roced watches
+the node with its PFC storm watchdog on (alert only for rx) and serves /metrics, and Prometheus
+scrapes it every second and evaluates packaging/prometheus/roced-alerts.yml. The test then asks
+Prometheus what the scenario implies:
 
   ready     every port configured and in sync, every collector succeeding
   drift     `dcb pfc set dev lan2 prio-pfc 3:off` makes roce_config_in_sync{lan2,pfc.priorities}
@@ -14,21 +16,33 @@ second. The test then asks Prometheus what the scenario implies:
             read in one ethtool dump agree within SAME_READ_TOLERANCE, ECN marks are flat before
   dashboard every query of packaging/grafana/roced.json returns data (named exceptions only)
   totals    after the episode: rates back to 0, totals exact (they are simulated time, not
-            scrape timing), nothing anywhere else
+            scrape timing), nothing anywhere else but the storm, whose pause time is its length
+  storm     roced's watchdog on the storm: detections and restorations 0 -> 1, roce_pfc_storm_active
+            0 before, 1 through the storm, 0 after, one detection latency observed between
+            detection_time and one poll later, no action, hold or escalation, no detection on any
+            other port or direction (the congestion episode is not a storm); the watchdog polls at
+            its interval; RocePfcStormPersistent was pending (not firing) during the storm, no
+            other storm alert was, and every alert rule evaluates without error
 
 Rates are compared within RATE_TOLERANCE (10 %) because Prometheus stamps a sample with the
 time the scrape started while roced reads the counters a little later; a 5 s window spans about
 4 s between its first and last sample, so 10 % allows 0.4 s of difference in that delay between
 two scrapes (a loaded 2-core VM), plus the sim's 100 ms refresh of the RDMA counter files
 (2.5 % per end). Totals and ratios of counters from one read do not depend on timing.
+
+The storm's times come from the scenario and DIR/roce-sim.clock (scenario time to Unix time);
+timing checks allow one scrape interval for when Prometheus looks, plus STORM_SLACK, and for
+"not too late" STALL_ALLOWANCE more.
 """
 import argparse
+import os
 import sys
 import time
 
 import dashboard
 import scenario_numbers
-from harness import DEADLINE, Failure, Stack, run, wait_for
+from harness import (DEADLINE, SCRAPE_INTERVAL_S, WATCHDOG_CONFIG, WATCHDOG_DETECTION_S,
+                     WATCHDOG_POLL_S, WATCHDOG_RESTORATION_S, Failure, Stack, run, wait_for)
 from prom_api import PrometheusApi, within
 
 RATE_TOLERANCE = 0.10
@@ -50,20 +64,32 @@ profile:
   mtu: 9000
   stall_prevention: auto
   roce: {{rdma_cm_mode: v2, tos: 106}}
-"""
+""" + WATCHDOG_CONFIG
+
+# The storm added to the scenario, on a port nothing else measures (lan4). It begins at 12 s:
+# Prometheus's first scrape comes about 6 s into the scenario (its target discovery holds the
+# first update back 5 s), and detections_total must be seen at 0 first. 7 s: long enough for a
+# [5s] rate wholly inside it (the dashboard's counter-computed storm panels, 16-20 s), over and
+# restored (19.5 s) before the dashboard check's instant (the episode's 7th second, 21.5 s or
+# later), whose 30 s window it lies in.
+STORM_EVENT = "{at: 12s, kind: pfc_storm, port: lan4, priority: 3, direction: rx, duration: 7s}"
+STORM_SLACK = 0.1  # s: a late poll, the time between a scrape's timestamp and roced's read
+# s: how much later than on time roced may act on a loaded host (roced or roce-sim not scheduled:
+# 1 s seen on the 2-core VM while another build ran). Never for "too early".
+STALL_ALLOWANCE = 2.0
+LOOKBACK = "5m"  # longer than the whole run: every sample Prometheus has
+STORM_ALERTS = ["RocePfcStormEscalated", "RocePfcStormHeld", "RocePfcStormPersistent"]
 
 # Dashboard queries (panel title, refId) that legitimately return nothing on this healthy
 # node, with why. Any other empty query fails the test.
 _GLOBAL_PAUSE = "mlx5 has global (802.3x) pause counters only while PFC is off; PFC is on"
-_NO_STORM = "no storm here: the episode pauses 50 % of the time and traffic still moves"
+_NO_TX_STORM = "the scenario's storm is rx; the episode pauses 50 % and traffic still moves"
 _NO_GID_INDEX = "roce_rocev2_gid_index_expected exists only when roce.gid_index is configured"
 DASHBOARD_MAY_BE_EMPTY = {
     ("Pause transitions", "B"): _GLOBAL_PAUSE,
     ("Link-level and 802.3x global pause", "B"): _GLOBAL_PAUSE,
     ("802.3x global paused-time ratio", "A"): _GLOBAL_PAUSE,
-    ("Storm condition: paused > 99 % and nothing moving", "A"): _NO_STORM,
-    ("Storm condition: paused > 99 % and nothing moving", "B"): _NO_STORM,
-    ("Paused more than 99 % of the time", "A"): _NO_STORM,
+    ("Storm condition: paused > 99 % and nothing moving", "B"): _NO_TX_STORM,
     ("Port info", "E"): _NO_GID_INDEX,
     ("RoCE v2 GID index", "B"): _NO_GID_INDEX,
     ("Drifts, corrections and applies", "B"):
@@ -72,8 +98,8 @@ DASHBOARD_MAY_BE_EMPTY = {
 
 
 class Run:
-    def __init__(self, stack, api, numbers, binaries, dashboard_path):
-        self.stack, self.api, self.n, self.bin = stack, api, numbers, binaries
+    def __init__(self, stack, api, numbers, storm, binaries, dashboard_path):
+        self.stack, self.api, self.n, self.storm_n, self.bin = stack, api, numbers, storm, binaries
         self.dashboard_path = dashboard_path
         self.t_in_episode = None  # where the episode's rates were checked
 
@@ -253,9 +279,11 @@ class Run:
     def dashboard(self):
         board = dashboard.load(self.dashboard_path)
         at = self.t_in_episode or time.time()
-        # What a user looking at this node would pick: the congested port and the drifted one
-        # (a multi-value variable, which Grafana writes as a regex alternation), priority 3.
-        chosen = {"instance": [self.stack.target], "netdev": [DRIFT_PORT, self.n.port],
+        # What a user looking at this node would pick: the congested port, the drifted one and
+        # the stormed one (a multi-value variable, which Grafana writes as a regex alternation),
+        # priority 3.
+        chosen = {"instance": [self.stack.target],
+                  "netdev": [DRIFT_PORT, self.n.port, self.storm_n.port],
                   "priority": [self.n.priority]}
         values = {name: picks[0] if len(picks) == 1 else "(" + "|".join(picks) + ")"
                   for name, picks in chosen.items()}
@@ -358,12 +386,19 @@ class Run:
                     TOTAL_TOLERANCE)
         self.expect("CNPs sent total", value("roce_cnp_sent_total", netdev=n.port), cnps,
                     TOTAL_TOLERANCE)
+        # The storm (alert only, PFC on all along) paused its priority for exactly its length.
+        storm = self.storm_n
+        storm_pause = self.sel("roce_pfc_pause_duration_seconds_total", netdev=storm.port,
+                               priority=storm.priority, direction=storm.direction)
+        self.expect(f"storm's pause duration total ({storm.port} {storm.direction} "
+                    f"{storm.priority}) = its duration", self.api.scalar(storm_pause, at=ended_at),
+                    storm.duration_s, TOTAL_TOLERANCE)
 
         # Nowhere else: every other pause series and every other port's marks stayed 0 all along.
         for what, promql in [
             ("pause duration, other ports/priorities/directions",
              f"max_over_time({self.sel('roce_pfc_pause_duration_seconds_total')}[5m]) unless "
-             f"on(netdev, priority, direction) {pause}"),
+             f"on(netdev, priority, direction) ({pause} or {storm_pause})"),
             ("ECN marked, other ports",
              f"max_over_time({self.sel('roce_ecn_marked_packets_total')}[5m]) unless "
              f'on(netdev) roce_ecn_marked_packets_total{{netdev="{n.port}"}}')]:
@@ -373,31 +408,197 @@ class Run:
                 raise Failure(f"{what}: {len(got)} series, non-zero: {nonzero}")
             print(f"  ok  {what}: all {len(got)} series stayed 0")
 
+    # --- roced's storm watchdog on the scenario's storm, and nothing anywhere else.
+    def storm(self):
+        s = self.storm_n
+        on = dict(netdev=s.port, priority=s.priority, direction=s.direction)
+        where = f"{s.port} priority {s.priority} {s.direction}"
+        begin = self.stack.sim_time_to_unix(s.start_s)
+        end = self.stack.sim_time_to_unix(s.start_s + s.duration_s)
+        # When roced acts: detection_time after the onset, at a poll; restoration_time after
+        # the last pause, at a poll (never earlier; later on a loaded host). Prometheus looks once
+        # a second, so the first scrape that shows it comes up to a second later.
+        late = SCRAPE_INTERVAL_S + STALL_ALLOWANCE
+        detected = (begin + WATCHDOG_DETECTION_S - STORM_SLACK,
+                    begin + WATCHDOG_DETECTION_S + WATCHDOG_POLL_S + STORM_SLACK + late)
+        restored = (end + WATCHDOG_RESTORATION_S - STORM_SLACK,
+                    end + WATCHDOG_RESTORATION_S + WATCHDOG_POLL_S + STORM_SLACK + late)
+
+        def after_restoration():
+            samples = self.api.samples(self.sel("roce_pfc_storm_active", **on), LOOKBACK)
+            return samples if samples[-1][0] > restored[1] else None
+
+        wait_for(f"a scrape after the storm on {where} was restored", after_restoration,
+                 deadline=DEADLINE + s.start_s + s.duration_s)
+        now = time.time()
+
+        def samples(metric, **labels):
+            got = self.api.samples(self.sel(metric, **on, **labels), LOOKBACK, at=now)
+            if not got:
+                raise Failure(f"{metric} {where}: no samples")
+            return got
+
+        def went_to_one(metric, window):
+            """A counter (or the gauge's rise): 0 on every scrape before the storm, non-zero from
+            a scrape inside `window` on. Returns the samples and that scrape's time."""
+            got = samples(metric)
+            before = [v for t, v in got if t < begin]
+            if not before or any(v != 0 for v in before):
+                raise Failure(f"{metric} {where} before the storm: {before} (want >= 1 scrape, "
+                              f"all 0; Prometheus's first scrape at {got[0][0] - begin:+.2f} s "
+                              f"from the storm's start)")
+            first = next((t for t, v in got if v != 0), None)
+            if first is None:
+                raise Failure(f"{metric} {where}: never left 0: {got[-3:]}")
+            earliest, latest = window
+            if not earliest <= first <= latest:
+                raise Failure(f"{metric} {where}: first non-zero scrape {first - begin:+.3f} s "
+                              f"from the storm's start, expected {earliest - begin:+.3f} to "
+                              f"{latest - begin:+.3f}")
+            return got, first
+
+        for metric, window in (("roce_pfc_storm_detections_total", detected),
+                               ("roce_pfc_storm_restorations_total", restored)):
+            got, first = went_to_one(metric, window)
+            values = [v for _, v in got]
+            if values[-1] != 1 or values != sorted(values) or set(values) != {0, 1}:
+                raise Failure(f"{metric} {where}: want 0 ... 1 and 1 at the end, got {values}")
+            print(f"  ok  {metric} {where}: 0 on {values.count(0)} scrapes, then 1 from "
+                  f"{first - begin:+.2f} s after the storm began (it lasted {s.duration_s:g} s)")
+
+        # The gauge: 0 before, then a single run of 1 from detection to restoration (through the
+        # storm's end), then 0.
+        active, rise = went_to_one("roce_pfc_storm_active", detected)
+        runs = [v for i, (_, v) in enumerate(active) if i == 0 or v != active[i - 1][1]]
+        fall = next((t for t, v in active if t > rise and v == 0), None)
+        if runs != [0, 1, 0] or not restored[0] <= fall <= restored[1]:
+            raise Failure(f"roce_pfc_storm_active {where}: want 0, 1 from detection through the "
+                          f"storm's end, 0 from restoration ({restored[0] - begin:+.2f} s to "
+                          f"{restored[1] - begin:+.2f} s from its start): runs {runs}, back to 0 "
+                          f"at {None if fall is None else round(fall - begin, 2)}")
+        print(f"  ok  roce_pfc_storm_active {where}: 0 on every scrape before, 1 on all "
+              f"{sum(v for _, v in active):g} from {rise - begin:+.2f} s (detection) through the "
+              f"storm's end to {fall - begin:+.2f} s (restoration), 0 on all "
+              f"{sum(1 for t, _ in active if t >= fall)} after")
+
+        # Detection latency: one observation, detection_time and at most a poll more. A late poll
+        # (roced counts it) may delay the detection by as much.
+        latency = "roce_pfc_storm_detection_latency_seconds"
+        count = self.api.scalar(self.sel(f"{latency}_count", **on), at=now)
+        self.expect_equal(f"{latency}_count {where}", count, 1.0)
+        total = self.api.scalar(self.sel(f"{latency}_sum", **on), at=now)
+        late_polls = self.sel("roced_watchdog_late_polls_total")
+        late_during = (self.api.scalar(late_polls, at=rise) or 0) - \
+            (self.api.scalar(late_polls, at=begin) or 0)
+        low = WATCHDOG_DETECTION_S
+        high = low + WATCHDOG_POLL_S + STORM_SLACK + (STALL_ALLOWANCE if late_during else 0)
+        if total is None or not low <= total <= high:
+            raise Failure(f"{latency}_sum {where}: {total}, expected {low:g} to {high:g} s "
+                          f"(detection_time + one poll + {STORM_SLACK:g} s; {late_during:g} late "
+                          f"polls meanwhile)")
+        print(f"  ok  {latency}_sum {where}: {total:.4f} s ({low:g} to {high:g}; "
+              f"{late_during:g} late polls meanwhile)")
+        buckets = self.api.values(self.sel(f"{latency}_bucket", **on), at=now)
+        wrong = {dict(k)["le"]: v for k, v in buckets.items()
+                 if v != (1 if float(dict(k)["le"]) >= total else 0)}
+        if len(buckets) < 2 or wrong:
+            raise Failure(f"{latency}_bucket {where}: {len(buckets)} buckets, not 1 for every le "
+                          f">= {total:.4f} and 0 below: {wrong}")
+        print(f"  ok  {latency}_bucket {where}: 0 below {total:.4f} s, 1 from there "
+              f"({len(buckets)} buckets)")
+
+        # Alert only: no action, no remediation, no hold, no escalation, anywhere, ever; and no
+        # detection on any other port or direction (lan3's congestion episode is no storm).
+        storm_series = self.sel("roce_pfc_storm_active", **on)
+        for metric, others_only in (("roce_pfc_storm_detections_total", True),
+                                    ("roce_pfc_storm_active", True),
+                                    (f"{latency}_count", True),
+                                    ("roce_pfc_storm_remediation_active", False),
+                                    ("roce_pfc_storm_held", False),
+                                    ("roce_pfc_storm_actions_total", False),
+                                    ("roce_pfc_storm_escalations_total", False)):
+            promql = f"max_over_time({self.sel(metric)}[{LOOKBACK}])"
+            if others_only:
+                promql += f" unless on(netdev, priority, direction) {storm_series}"
+            got = self.api.values(promql, at=now)
+            nonzero = {tuple(sorted(dict(k).items())): v for k, v in got.items() if v != 0}
+            if not got or nonzero:
+                raise Failure(f"{metric}{', other ports/directions' if others_only else ''}: "
+                              f"{len(got)} series, non-zero: {nonzero}")
+            print(f"  ok  {metric}{' elsewhere' if others_only else ''}: all {len(got)} series "
+                  f"stayed 0")
+
+        # The watchdog's own cadence.
+        interval = self.api.scalar(self.sel("roced_watchdog_poll_interval_seconds"), at=now)
+        self.expect_equal("roced_watchdog_poll_interval_seconds", interval, WATCHDOG_POLL_S)
+        polls = self.api.samples(self.sel("roced_watchdog_polls_total"), LOOKBACK, at=now)
+        (t0, p0), (t1, p1) = polls[0], polls[-1]
+        done = (p1 - p0) / (t1 - t0) * WATCHDOG_POLL_S
+        late = self.api.scalar(self.sel("roced_watchdog_late_polls_total"), at=now)
+        # Under half is RocedWatchdogBehind; over 100 % is rounds the interval does not ask for.
+        if not 0.5 <= done <= 1.05 or late is None or late > p1:
+            raise Failure(f"watchdog rounds: {done:.1%} of the configured rate over "
+                          f"{t1 - t0:.0f} s ({p1 - p0:g} rounds), {late} late")
+        print(f"  ok  watchdog rounds: {done:.1%} of 1 / poll_interval over {t1 - t0:.0f} s "
+              f"({p1 - p0:g} rounds, {late:g} late in all)")
+
+        # The alert rules on roced's real series. RocePfcStormPersistent (for: 5m) was pending
+        # through the storm, for exactly its labels, and never fired; no other storm alert of
+        # roced's watchdog was even pending.
+        alerts = self.api.all_samples(
+            'ALERTS{alertname=~"' + "|".join(STORM_ALERTS) + '"}', LOOKBACK, at=now)
+        expected = {"__name__": "ALERTS", "alertname": "RocePfcStormPersistent",
+                    "alertstate": "pending", "severity": "warning", "job": "roced",
+                    "instance": self.stack.target, **on}
+        if [dict(k) for k in alerts] != [expected]:
+            raise Failure(f"storm alerts: want only {expected}, got "
+                          f"{[dict(k) for k in alerts]}")
+        # Evaluated once a second on the latest scrape: pending from the first evaluation that
+        # saw the gauge's rise to the last one before its fall (a second's leeway each way for
+        # an evaluation racing the scrape).
+        pending = next(iter(alerts.values()))
+        first, last = pending[0][0], pending[-1][0]
+        if not rise - SCRAPE_INTERVAL_S <= first <= rise + 2 * SCRAPE_INTERVAL_S or \
+                not fall - 2 * SCRAPE_INTERVAL_S <= last <= fall + SCRAPE_INTERVAL_S:
+            raise Failure(f"RocePfcStormPersistent pending {first - begin:+.2f} s to "
+                          f"{last - begin:+.2f} s from the storm's start; the gauge was 1 from "
+                          f"{rise - begin:+.2f} s to {fall - begin:+.2f} s")
+        print(f"  ok  RocePfcStormPersistent pending (never firing) {first - begin:+.2f} s to "
+              f"{last - begin:+.2f} s from the storm's start; no other storm alert")
+        rules = [rule for group in self.api.rules() for rule in group["rules"]]
+        bad = [(rule["name"], rule.get("lastError", "")) for rule in rules
+               if rule.get("health") != "ok"]
+        if not rules or bad:
+            raise Failure(f"{len(rules)} alert rules, not healthy: {bad}")
+        print(f"  ok  all {len(rules)} alert rules evaluate without error on roced's series")
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name in ("roce-sim", "roced", "rocectl", "prometheus", "scenario", "dashboard"):
+    for name in ("roce-sim", "roced", "rocectl", "prometheus", "scenario", "dashboard", "rules"):
         parser.add_argument(f"--{name}", required=True)
     args = parser.parse_args()
     binaries = argparse.Namespace(roce_sim=args.roce_sim, roced=args.roced, rocectl=args.rocectl,
                                   prometheus=args.prometheus)
-    numbers = scenario_numbers.read(args.scenario)
     failures = []
     with Stack(binaries) as stack:
         try:
-            stack.start_sim(args.scenario)
+            scenario = scenario_numbers.with_storm(
+                args.scenario, os.path.join(stack.root, "telemetry-with-storm.yaml"), STORM_EVENT)
+            numbers, storm = scenario_numbers.read(scenario), scenario_numbers.storm(scenario)
+            stack.start_sim(scenario)
             stack.write_config(CONFIG)
             stack.apply_with_rocectl()
             stack.start_roced()
-            stack.start_prometheus()
+            stack.start_prometheus(rule_files=[args.rules])
         except Failure as e:
             stack.print_logs()
             print(f"FAIL start-up: {e}", file=sys.stderr)
             return 1
-        test = Run(stack, PrometheusApi(stack.prometheus_port), numbers, binaries,
+        test = Run(stack, PrometheusApi(stack.prometheus_port), numbers, storm, binaries,
                    args.dashboard)
         parts = [("ready", test.ready), ("drift", test.drift), ("episode", test.episode),
-                 ("dashboard", test.dashboard), ("totals", test.totals)]
+                 ("dashboard", test.dashboard), ("totals", test.totals), ("storm", test.storm)]
         for name, part in parts:
             print(f"[{name}]", flush=True)
             try:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks packaging/prometheus/roced-alerts.yml beyond what promtool does: every alert is named
 Roce*/Roced*, has a severity (critical/warning/info) and summary and description annotations,
-reads only metrics docs/metrics.md lists (or `up`), and roced-alerts.test.yml has for each alert
+reads only metrics docs/metrics.md lists (or `up`; a histogram through its _bucket, _sum and
+_count series), and roced-alerts.test.yml has for each alert
 at least one case where it fires and one where it must stay silent. Stdlib only, so it reads the
 block layout these two files use (one `- alert:` per rule, `expr:` inline or as a `|` block)
 rather than arbitrary YAML; promtool check rules validates the YAML itself."""
@@ -79,6 +80,8 @@ def parse_test_cases(lines):
 
 
 def check(rules_path, rules_lines, tests_path, tests_lines, known):
+    """known: the documented metrics, as promql_names.known_series gives them (or a set)."""
+    known = set(promql_names.as_series(known))
     errors = []
     alerts = parse_rules(rules_lines)
     if not alerts:
@@ -121,7 +124,7 @@ def main():
     parser.add_argument("metrics_doc")
     args = parser.parse_args()
     try:
-        known = promql_names.documented_metrics(args.metrics_doc) | promql_names.PROMETHEUS_METRICS
+        known = promql_names.known_series(args.metrics_doc)
     except (OSError, ValueError) as error:
         print(error, file=sys.stderr)
         return 1

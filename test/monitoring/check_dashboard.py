@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks packaging/grafana/roced.json: it parses, every panel queries the ${datasource} variable
-and has a target, every expression reads only metrics docs/metrics.md lists (or `up`), uses only
-the dashboard's variables, rate()s over $__rate_interval, every documented metric is on some
-panel, and the template variables are the agreed ones. Prints one line per problem (file: panel "title": target X: what) and exits 1."""
+and has a target, every expression reads only metrics docs/metrics.md lists (or `up`; a histogram
+through its _bucket, _sum and _count series), uses only the dashboard's variables, rate()s over
+$__rate_interval, every documented metric is on some panel, and the template variables are the
+agreed ones. Prints one line per problem (file: panel "title": target X: what) and exits 1."""
 
 import argparse
 import json
@@ -31,10 +32,16 @@ def all_panels(panels):
 
 
 def check_expr(expr, known, where, errors):
+    """known: {series name: documented metric} (promql_names.known_series)."""
     if promql_names.name_matchers(expr):
         errors.append(f"{where}: selects by __name__; name metrics explicitly so they can be checked")
-    for name in sorted(promql_names.metric_names(expr) - known):
-        errors.append(f"{where}: metric {name} is not in docs/metrics.md")
+    histograms = set(known.values()) - set(known)
+    for name in sorted(promql_names.metric_names(expr) - set(known)):
+        if name in histograms:
+            errors.append(f"{where}: metric {name} is a histogram: query its _bucket, _sum or "
+                          f"_count series")
+        else:
+            errors.append(f"{where}: metric {name} is not in docs/metrics.md")
     for variable in re.findall(r"\$\{?(\w+)", expr):
         if variable not in EXPR_VARIABLES:
             errors.append(f"{where}: unknown variable ${variable}")
@@ -88,7 +95,7 @@ def check_panels(dashboard, known, errors):
                 errors.append(f"{target_where}: empty expr")
                 continue
             check_expr(expr, known, target_where, errors)
-            used |= promql_names.metric_names(expr)
+            used |= {known.get(name, name) for name in promql_names.metric_names(expr)}
     if panel_count == 0:
         errors.append("no panels")
     return used
@@ -106,6 +113,7 @@ def variable_metrics(query):
 
 
 def check_variables(dashboard, known, errors):
+    known = set(known)
     variables = dashboard.get("templating", {}).get("list", [])
     names = [v.get("name") for v in variables]
     if names != VARIABLES:
@@ -143,6 +151,9 @@ def check_variables(dashboard, known, errors):
 
 
 def check_dashboard(dashboard, known):
+    """known: the documented metrics, as promql_names.known_series gives them (a plain set of
+    names also does, for metrics that are not histograms)."""
+    known = promql_names.as_series(known)
     errors = []
     if not isinstance(dashboard, dict):
         return ["the top level is not an object"]
@@ -154,7 +165,7 @@ def check_dashboard(dashboard, known):
     check_variables(dashboard, known, errors)
     used = check_panels(dashboard, known, errors)
     # The dashboard shows the whole contract: a metric added to docs/metrics.md needs a panel.
-    for name in sorted(known - used - promql_names.PROMETHEUS_METRICS):
+    for name in sorted(set(known.values()) - used - promql_names.PROMETHEUS_METRICS):
         errors.append(f"metric {name} from docs/metrics.md is on no panel")
     return errors
 
@@ -165,7 +176,7 @@ def main():
     parser.add_argument("metrics_doc")
     args = parser.parse_args()
     try:
-        known = promql_names.documented_metrics(args.metrics_doc) | promql_names.PROMETHEUS_METRICS
+        known = promql_names.known_series(args.metrics_doc)
     except (OSError, ValueError) as error:
         print(error, file=sys.stderr)
         return 1
@@ -181,7 +192,7 @@ def main():
     if errors:
         return 1
     panels = sum(1 for p in all_panels(dashboard["panels"]) if p.get("type") != "row")
-    print(f"{args.dashboard}: OK ({panels} panels, {len(known)} metric names known)")
+    print(f"{args.dashboard}: OK ({panels} panels, {len(set(known.values()))} metric names known)")
     return 0
 
 

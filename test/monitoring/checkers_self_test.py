@@ -19,7 +19,7 @@ TESTS = os.path.join(SOURCE, "packaging/prometheus/roced-alerts.test.yml")
 
 
 def known_metrics():
-    return promql_names.documented_metrics(DOC) | promql_names.PROMETHEUS_METRICS
+    return promql_names.known_series(DOC)
 
 
 class MetricNamesTest(unittest.TestCase):
@@ -31,6 +31,18 @@ class MetricNamesTest(unittest.TestCase):
         # Driver counter names in the "from" column are not metrics.
         for name in ("roce_adp_retrans", "roce_slow_restart", "roce_adp_retrans_to"):
             self.assertNotIn(name, names)
+
+    def test_histogram_series(self):
+        known = known_metrics()
+        latency = "roce_pfc_storm_detection_latency_seconds"
+        self.assertEqual(promql_names.documented_types(DOC)[latency], "histogram")
+        for suffix in ("_bucket", "_sum", "_count"):
+            self.assertEqual(known[latency + suffix], latency)
+        # The family name selects nothing in Prometheus.
+        self.assertNotIn(latency, known)
+        self.assertEqual(known["roce_pfc_storm_detections_total"],
+                         "roce_pfc_storm_detections_total")
+        self.assertEqual(known["up"], "up")
 
     def test_expression_names(self):
         cases = {
@@ -106,6 +118,21 @@ class DashboardCheckTest(unittest.TestCase):
         broken["panels"] = [p for p in broken["panels"]
                             if "roce_global_pause_duration_seconds_total" not in json.dumps(p)]
         self.assertOneError(broken, "metric roce_global_pause_duration_seconds_total from "
+                                    "docs/metrics.md is on no panel")
+
+    def test_bare_histogram_name(self):
+        broken = copy.deepcopy(self.dashboard)
+        _, target = self.first_target(broken, "roce_pfc_storm_detection_latency_seconds_bucket")
+        target["expr"] = target["expr"].replace("roce_pfc_storm_detection_latency_seconds_bucket",
+                                                "roce_pfc_storm_detection_latency_seconds")
+        self.assertOneError(broken, "metric roce_pfc_storm_detection_latency_seconds is a "
+                                    "histogram: query its _bucket, _sum or _count series")
+
+    def test_histogram_without_panel(self):
+        broken = copy.deepcopy(self.dashboard)
+        broken["panels"] = [p for p in broken["panels"]
+                            if "roce_pfc_storm_detection_latency_seconds" not in json.dumps(p)]
+        self.assertOneError(broken, "metric roce_pfc_storm_detection_latency_seconds from "
                                     "docs/metrics.md is on no panel")
 
     def test_variables(self):
