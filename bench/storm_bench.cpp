@@ -148,6 +148,7 @@ Percentiles percentiles(std::vector<double> values) {
 struct LatencyResult {
   Cadence cadence;
   std::vector<double> detection_ms, restoration_ms;  // measured, both directions
+  uint64_t polls = 0, late_polls = 0;                // roced's rounds, and how many began late
   std::vector<std::string> problems;
 };
 
@@ -195,6 +196,8 @@ LatencyResult measure_latency(const Cadence& cadence, int storms) {
   std::this_thread::sleep_until(at(end));
   watchdog.stop();
   reconciler.stop();
+  result.polls = watchdog.stats().polls;
+  result.late_polls = watchdog.stats().late_polls;
 
   for (const bool tx : {false, true}) {
     const std::string netdev = tx ? "lan4" : "lan3";
@@ -489,6 +492,11 @@ int main(int argc, char** argv) {
       const double bound = Ms(r.cadence.detection + r.cadence.poll).count();
       std::printf("  %-46s aim: detection p99 < detection time + one poll = %.0f ms: %s\n", "",
                   bound, d.count > 0 && d.p99 < bound ? "met" : "NOT met");
+      if (r.polls > 0) {
+        std::printf("  %-46s polls %llu, of which began more than half a poll late: %llu\n", "",
+                    static_cast<unsigned long long>(r.polls),
+                    static_cast<unsigned long long>(r.late_polls));
+      }
       for (const auto& problem : r.problems) {
         std::printf("  problem: %s\n", problem.c_str());
         ok = false;

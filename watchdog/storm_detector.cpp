@@ -83,9 +83,12 @@ void StormDetector::watch(const StormEvidence& poll, std::vector<StormEvent>& ev
   // run neither counts nor ends here; its age is measured in time, so it still grows.
   if (poll.verdict == PollVerdict::unknown && poll.unknown_reason == UnknownReason::slow_read) {
     // Outside a run it may hold a storm's beginning: its paused time is the lead-in, as for a
-    // healthy poll.
-    if (stormed_polls_ == 0)
-      lead_in_ = capped_us(poll.pause_duration_us.value_or(0), poll.interval);
+    // healthy poll, or adds to it when it may have been paused throughout.
+    if (stormed_polls_ == 0) {
+      const uint64_t paused = poll.pause_duration_us.value_or(0);
+      const Clock::duration tail = capped_us(paused, poll.longest);
+      lead_in_ = covers_99_percent(paused, poll.shortest) ? lead_in_ + tail : tail;
+    }
     return;
   }
   if (poll.verdict != PollVerdict::stormed) {
@@ -101,8 +104,10 @@ void StormDetector::watch(const StormEvidence& poll, std::vector<StormEvent>& ev
     stormed_polls_ = 0;
     // A healthy poll's pause may be the start of a storm: its paused time, at most the interval,
     // is the lead-in a following stormed run begins with.
+    // (Capped by the longest span the readings allow: after a stalled read the midpoints'
+    // interval is shorter than what the counter measured.)
     lead_in_ = poll.verdict == PollVerdict::healthy && poll.pause_duration_us
-                   ? capped_us(*poll.pause_duration_us, poll.interval)
+                   ? capped_us(*poll.pause_duration_us, poll.longest)
                    : Clock::duration::zero();
     return;
   }

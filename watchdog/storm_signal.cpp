@@ -69,6 +69,7 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
   evidence.earlier_latest = earlier.at + earlier.read_time / 2;
   evidence.later_earliest = later.at - later.read_time / 2;
   evidence.shortest = evidence.later_earliest - evidence.earlier_latest;
+  evidence.longest = evidence.interval + (earlier.read_time + later.read_time) / 2;
 
   DeltaReader reader(evidence);
   if (earlier.netdev != later.netdev) reader.mark(UnknownReason::other_port, later.netdev);

@@ -48,6 +48,9 @@ struct StormEvidence {
   // so neither is ever longer than the counters allow.
   Clock::time_point earlier_latest;
   Clock::time_point later_earliest;
+  // The span at its longest (earlier snapshot at its earliest, this one at its latest): no pause
+  // measured over it can have lasted longer.
+  Clock::duration longest{0};
   PollVerdict verdict = PollVerdict::unknown;
   UnknownReason unknown_reason = UnknownReason::none;
   std::string unknown_counter;  // the absent or reset counter, for the log

@@ -124,10 +124,12 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
 void StormLoop::run() {
   std::vector<WatchedPort> ports;
   auto targets_at = SteadyClock::time_point{};
-  auto next = SteadyClock::now();
+  auto next = SteadyClock::now();  // when this round should begin
   for (;;) {
     const auto now = SteadyClock::now();
+    // Late: woken late, or the last round overran its interval.
     if (now - next > settings_.poll_interval / 2) ++late_polls_;
+    if (now > next) next = now;  // no burst of catch-up rounds after a late one
     if (now - targets_at >= kTargetsRefresh) {
       ports = targets_();
       targets_at = now;
@@ -135,9 +137,8 @@ void StormLoop::run() {
     }
     poll_once(ports);
     // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls
-    // should not drift later by the time a round takes.
+    // should not drift later by the time a poll takes.
     next += settings_.poll_interval;
-    if (next < SteadyClock::now()) next = SteadyClock::now();
     std::unique_lock lock(mutex_);
     if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sample_series.hpp"
 #include "storm_poller.hpp"
 
 namespace roced::watchdog {
@@ -288,6 +289,40 @@ TEST(StormDetector, ASlowReadInAStormIsSkippedNotAReset) {
   // The poller's own clock did not move: the next stormed polls are 20 ms, 30 ms after the two.
   EXPECT_EQ(script.run("SS", {20, 10}), std::vector<std::string>{"2:detected"});
   EXPECT_EQ(std::get<StormDetected>(script.all.at(0)).latency, milliseconds(50));
+}
+
+// A read that stalled (the driver, or the host, busy for most of a second) across a storm's start:
+// the pause the counter measured in it is the storm's beginning, however short the midpoints'
+// interval. The latency is still the storm's true age.
+TEST(StormDetector, AStalledReadAcrossTheOnsetStillPlacesIt) {
+  DetectorSettings settings = test_settings();
+  settings.detection_time = milliseconds(300);
+  StormDetector detector(settings);
+  test::SampleSeries series;
+  for (const char* name : {"rx_prio3_pause", "rx_prio3_pause_duration", "tx_prio3_packets"}) {
+    series.set(name, 1'000'000);
+  }
+  PauseCounters last = series.take(milliseconds(0));  // read at T, instantly
+  // The next read began at T + 100 ms and was answered at T + 1050 ms; the storm began at
+  // T + 200 ms (the counter says 850 ms paused), after 50 packets went out.
+  series.add("rx_prio3_pause_duration", 850'000);
+  series.add("tx_prio3_packets", 50);
+  PauseCounters stalled = series.take(milliseconds(575));
+  stalled.read_time = milliseconds(950);
+  const auto onset = last.at + milliseconds(200);
+  EXPECT_TRUE(detector.feed(read_storm_evidence(last, stalled, 3, Direction::rx)).empty());
+  last = stalled;
+  std::vector<StormEvent> events;
+  for (int poll = 0; poll < 3 && events.empty(); ++poll) {
+    series.add("rx_prio3_pause_duration", 100'000);
+    PauseCounters next = series.take(milliseconds(poll == 0 ? 575 : 100));
+    events = detector.feed(read_storm_evidence(last, next, 3, Direction::rx));
+    last = next;
+  }
+  ASSERT_EQ(events.size(), 1u);
+  const auto& detected = std::get<StormDetected>(events[0]);
+  EXPECT_EQ(detected.onset, onset);
+  EXPECT_EQ(detected.latency, detected.at - onset);
 }
 
 TEST(StormDetector, TheNicsStallPreventionEventIsADetectionByTheNic) {
