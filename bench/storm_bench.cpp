@@ -42,6 +42,7 @@
 #include "daemon/storms/port_poller.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
 #include "dcb/client.hpp"
+#include "sim/server/clock_file.hpp"
 
 namespace {
 
@@ -162,16 +163,9 @@ LatencyResult measure_latency(const Cadence& cadence, int storms) {
   bench::SimProcess sim(ROCE_SIM_BINARY, "", scenario.string());
   fs::remove(scenario);
 
-  std::istringstream clock(bench::read_text(sim.dir() / "roce-sim.clock"));
-  std::string key;
-  long long epoch_ns = 0;
-  clock >> key >> epoch_ns;
-  if (epoch_ns == 0) throw std::runtime_error("no roce-sim.clock");
-  const Clock::time_point epoch{std::chrono::nanoseconds(epoch_ns)};
-  auto at = [&](double seconds) {
-    return epoch +
-           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  };
+  const auto clock = roce_sim::ClockFile::read(sim.dir());
+  if (!clock) throw std::runtime_error("no roce-sim.clock in " + sim.dir().string());
+  auto at = [&](double seconds) { return clock->at(seconds); };
 
   auto loaded = config::load_string(config_text(cadence, true, "lan2, lan3, lan4, lan5"), "bench");
   if (!loaded.ok()) {
@@ -287,15 +281,9 @@ LatencyResult measure_sonic(const Cadence& cadence, int storms) {
   write_file(scenario, scenario_text(t));
   bench::SimProcess sim(ROCE_SIM_BINARY, "", scenario.string());
   fs::remove(scenario);
-  std::istringstream clock(bench::read_text(sim.dir() / "roce-sim.clock"));
-  std::string key;
-  long long epoch_ns = 0;
-  clock >> key >> epoch_ns;
-  const Clock::time_point epoch{std::chrono::nanoseconds(epoch_ns)};
-  auto at = [&](double seconds) {
-    return epoch +
-           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  };
+  const auto clock = roce_sim::ClockFile::read(sim.dir());
+  if (!clock) throw std::runtime_error("no roce-sim.clock in " + sim.dir().string());
+  auto at = [&](double seconds) { return clock->at(seconds); };
   System system = System::simulated(sim.dir());
   // PFC on priority 3, as a switch's lossless queue would be.
   dcb::DcbClient dcb(system);

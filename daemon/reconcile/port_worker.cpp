@@ -113,7 +113,8 @@ void PortWorker::recheck(bool reset_backoff) {
   wake_.notify_all();
 }
 
-std::future<apply::PortResult> PortWorker::request_apply() {
+std::future<apply::PortResult> PortWorker::enqueue(
+    const std::function<void(std::promise<apply::PortResult>)>& add) {
   std::promise<apply::PortResult> request;
   auto result = request.get_future();
   {
@@ -122,25 +123,22 @@ std::future<apply::PortResult> PortWorker::request_apply() {
       request.set_value(not_applied(netdev_, "the port's worker has stopped"));
       return result;
     }
-    apply_requests_.push_back(std::move(request));
+    add(std::move(request));
   }
   wake_.notify_all();
   return result;
 }
 
+std::future<apply::PortResult> PortWorker::request_apply() {
+  return enqueue([this](std::promise<apply::PortResult> request) {
+    apply_requests_.push_back(std::move(request));
+  });
+}
+
 std::future<apply::PortResult> PortWorker::request_remediation(Remediation remediation) {
-  std::promise<apply::PortResult> request;
-  auto result = request.get_future();
-  {
-    std::lock_guard lock(mutex_);
-    if (finished_) {
-      request.set_value(not_applied(netdev_, "the port's worker has stopped"));
-      return result;
-    }
+  return enqueue([this, &remediation](std::promise<apply::PortResult> request) {
     remediation_requests_.emplace_back(remediation, std::move(request));
-  }
-  wake_.notify_all();
-  return result;
+  });
 }
 
 void PortWorker::request_stop() {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,10 @@ class PortWorker {
   using Requests = std::vector<std::promise<apply::PortResult>>;
 
   void run();
+  // A request the worker answers when it has run: `add` queues it (mutex_ held); answered at
+  // once when the worker has stopped.
+  std::future<apply::PortResult> enqueue(
+      const std::function<void(std::promise<apply::PortResult>)>& add);
   // One check: re-read, re-plan, then apply or report.
   void check(CheckKind kind, Requests requests);
   void check_once(CheckKind kind, Requests requests);

@@ -70,9 +70,16 @@ void StormLoop::take_notifications() {
 }
 
 void StormLoop::forget(const std::string& netdev) {
-  // Gone or unreadable: a new baseline when it is back.
+  // A new baseline when it is back.
   watch_.forget(netdev);
   handler_.on_port_forgotten(netdev);
+}
+
+void StormLoop::skip(const std::string& netdev, const Error& error) {
+  // Gone (a driver reload): forgotten. Anything else (the string set changing twice while read,
+  // a busy driver) is this round's: the next reading measures across the gap, and a storm being
+  // handled keeps its hold.
+  if (error.code == ENODEV) forget(netdev);
 }
 
 void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
@@ -86,7 +93,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
     if (!poller) poller = std::make_unique<PortPoller>(system_, netdev);
     auto call = poller->prepare();
     if (!call) {
-      forget(netdev);
+      skip(netdev, call.error());
       continue;
     }
     round_.push_back({poller.get(), watched.lossless});
@@ -97,7 +104,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   for (size_t i = 0; i < round_.size(); ++i) {
     auto counters = round_[i].poller->finish(calls_[i]);
     if (!counters) {
-      forget(std::string(calls_[i].ifname));
+      skip(std::string(calls_[i].ifname), counters.error());
       continue;
     }
     for (auto& event : watch_.feed(*counters, round_[i].lossless)) {

@@ -35,7 +35,7 @@ class StormHandler {
   // the handler can report its actions (on_action) and ask the detectors.
   virtual void on_round(const std::vector<watchdog::PortStormEvent>& events,
                         watchdog::StormWatch& watch, watchdog::Clock::time_point now) = 0;
-  // The port left the targets or could not be read: its detectors are gone.
+  // The port left the targets or vanished: its detectors are gone.
   virtual void on_port_forgotten(const std::string& netdev) = 0;
   // The ports watched from now on (asked again every kTargetsRefresh).
   virtual void on_targets(const std::vector<WatchedPort>& ports) = 0;
@@ -65,6 +65,7 @@ class StormLoop {
   void poll_once(const std::vector<WatchedPort>& ports);
   void take_notifications();
   void forget(const std::string& netdev);
+  void skip(const std::string& netdev, const Error& error);  // a port that could not be read
 
   System& system_;
   const watchdog::WatchdogSettings settings_;

@@ -24,6 +24,7 @@
 #include "sim/model/node.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/model/scenario.hpp"
+#include "sim/server/clock_file.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_tree.hpp"
 #include "sim/server/rtnl_service.hpp"
@@ -148,12 +149,7 @@ class Server {
     clock_path_ = options_.dir / ROCE_SIM_CLOCKFILE;
     {
       const fs::path temp = options_.dir / ".roce-sim.clock.tmp";
-      const auto epoch_ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(epoch_.time_since_epoch()).count();
-      char text[96];
-      std::snprintf(text, sizeof text, "epoch_monotonic_ns %lld\nspeed %.17g\n",
-                    static_cast<long long>(epoch_ns), speed_);
-      std::ofstream(temp) << text;
+      std::ofstream(temp) << ClockFile{epoch_, speed_}.text();
       fs::rename(temp, clock_path_);
     }
     {  // readiness marker last (uapi/roce_sim.h)

@@ -118,6 +118,12 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
   }
   EXPECT_EQ(writes_after.at("lan2"), writes_before.at("lan2"));
   EXPECT_EQ(writes_after.at("lan5"), writes_before.at("lan5"));
+  // The watchdog learns that the release was applied at its next poll.
+  EXPECT_TRUE(wait_until([&] {
+    const auto now = watchdog_->stats().storms;
+    const auto* held = stats_of(now, "lan3", Direction::rx);
+    return held != nullptr && !held->remediated;
+  }));
   for (const auto& event : port_events()) {
     EXPECT_NE(event.kind, reconcile::PortEvent::Kind::Drifted) << event.message;
     EXPECT_NE(event.kind, reconcile::PortEvent::Kind::ApplyFailed) << event.message;

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
 #include "node_files.hpp"
+#include "sim/server/clock_file.hpp"
 #include "sim_node.hpp"
 
 namespace roced::storms::test {
@@ -101,10 +101,7 @@ class StormSim : public roced::test::SimNode {
   }
 
   // When scenario time `seconds` happens(ed), on steady_clock.
-  SteadyClock::time_point sim_time(double seconds) const {
-    return epoch_ + std::chrono::duration_cast<SteadyClock::duration>(
-                        std::chrono::duration<double>(seconds / speed_));
-  }
+  SteadyClock::time_point sim_time(double seconds) const { return clock_.at(seconds); }
 
   std::vector<StormNotice> notices() const {
     std::lock_guard lock(mutex_);
@@ -147,16 +144,12 @@ class StormSim : public roced::test::SimNode {
   }
 
   void read_clock() {
-    std::istringstream in(roced::test::read_file(dir_ / "roce-sim.clock"));
-    std::string key;
-    long long epoch_ns = 0;
-    in >> key >> epoch_ns >> key >> speed_;
-    ASSERT_GT(epoch_ns, 0) << "no roce-sim.clock in " << dir_;
-    epoch_ = SteadyClock::time_point(std::chrono::nanoseconds(epoch_ns));
+    const auto clock = roce_sim::ClockFile::read(dir_);
+    ASSERT_TRUE(clock) << "no roce-sim.clock in " << dir_;
+    clock_ = *clock;
   }
 
-  SteadyClock::time_point epoch_;
-  double speed_ = 1;
+  roce_sim::ClockFile clock_;
   mutable std::mutex mutex_;
   std::vector<StormNotice> notices_;
   std::vector<reconcile::PortEvent> port_events_;
