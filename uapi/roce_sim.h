@@ -13,6 +13,9 @@
  *                     "speed X" (simulated seconds per real second). Scenario time t happens at
  *                     CLOCK_MONOTONIC epoch + t / speed.
  *   DIR/roce-sim.pid  the server's pid, written once every socket listens (readiness marker).
+ *   DIR/inject/       scenario documents played into the running node (`roce-sim inject`): a
+ *                     request NAME.yaml renamed into place, answered by NAME.result ("ok" or
+ *                     "error: ..."); docs/sim-formats.md.
  *
  * This header is shared by the server (sim/), the LD_PRELOAD shim (sim/shim) and roced's injectable
  * transport (netlink/): like a kernel uAPI header, it is the only thing they have in common.
@@ -27,6 +30,7 @@
 #define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
 #define ROCE_SIM_CLOCKFILE "roce-sim.clock"
+#define ROCE_SIM_INJECT_DIR "inject"
 #define ROCE_SIM_SYS_DIR "sys"
 #define ROCE_SIM_CONFIG_DIR "config"
 #define ROCE_SIM_DEBUG_DIR "debug"

@@ -267,14 +267,16 @@ microseconds Scenario::end() const {
   return duration ? std::max(*duration, last) : last;
 }
 
-Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name) {
+Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name,
+                             ScenarioUse use) {
   const Reader reader(file_name);
   const Field root{reader.parse(text), YAML::Mark(), ""};
   const auto top =
       reader.map(root, {"name", "description", "clock", "duration", "traffic", "events"});
   Scenario scenario;
   scenario.file = file_name;
-  scenario.name = reader.string(top.require("name"));
+  if (use == ScenarioUse::Run || top.get("name"))
+    scenario.name = reader.string(top.require("name"));
   if (const auto f = top.get("description")) scenario.description = reader.string(*f);
   if (const auto f = top.get("clock")) {
     const auto clock = reader.map(*f, {"speed"});
@@ -334,8 +336,14 @@ Scenario load_scenario_file(const std::filesystem::path& path) {
 
 ScenarioRunner::ScenarioRunner(Node& node, Scenario scenario)
     : node_(node), scenario_(std::move(scenario)), traffic_(node) {
+  check(scenario_);
+  for (const Flow& flow : scenario_.traffic) traffic_.add_flow(flow);
+  schedule(0);
+}
+
+void ScenarioRunner::check(const Scenario& scenario) const {
   const auto fail = [&](const SourcePlace& place, const std::string& message) {
-    throw FileError(scenario_.file, place.line, place.column, place.field, message);
+    throw FileError(scenario.file, place.line, place.column, place.field, message);
   };
   std::string known;
   for (Port* port : node_.ports()) known += (known.empty() ? "" : ", ") + port->netdev();
@@ -346,34 +354,66 @@ ScenarioRunner::ScenarioRunner(Node& node, Scenario scenario)
     return port;
   };
 
-  std::map<std::pair<std::string, Direction>, uint64_t> offered;
-  for (size_t i = 0; i < scenario_.traffic.size(); ++i) {
-    const Flow& flow = scenario_.traffic[i];
-    const Port* port = check_port(flow.port, scenario_.traffic_places[i]);
+  std::map<std::pair<std::string, Direction>, uint64_t> running, offered;
+  for (const Flow& flow : traffic_.flows()) running[{flow.port, flow.direction}] += flow.rate_bps;
+  offered = running;
+  for (size_t i = 0; i < scenario.traffic.size(); ++i) {
+    const Flow& flow = scenario.traffic[i];
+    const Port* port = check_port(flow.port, scenario.traffic_places[i]);
     const uint64_t speed_bps = uint64_t{port->speed_mbps()} * 1'000'000;
     uint64_t& total = offered[{flow.port, flow.direction}];
     total += flow.rate_bps;
     if (total > speed_bps) {
-      SourcePlace place = scenario_.traffic_places[i];
-      fail(place, "flows on " + flow.port + " " + direction_name(flow.direction) + " add up to " +
-                      yaml_reader::format_rate(total) + ", more than the port's " +
-                      yaml_reader::format_rate(speed_bps));
+      const uint64_t before = running[{flow.port, flow.direction}];
+      fail(scenario.traffic_places[i],
+           "flows on " + flow.port + " " + direction_name(flow.direction) + " add up to " +
+               yaml_reader::format_rate(total) + ", more than the port's " +
+               yaml_reader::format_rate(speed_bps) +
+               (before > 0 ? " (" + yaml_reader::format_rate(before) + " of it already running)"
+                           : std::string()));
     }
-    traffic_.add_flow(flow);
   }
-  for (size_t i = 0; i < scenario_.events.size(); ++i) {
-    const ScenarioEvent& event = scenario_.events[i];
+  for (const ScenarioEvent& event : scenario.events) {
     if (!event.port.empty()) check_port(event.port, event.port_place);
-    actions_.push_back({event.at, 0, i, false});
-    if (event.end() != event.at) actions_.push_back({event.end(), 0, i, true});
+  }
+}
+
+void ScenarioRunner::schedule(size_t first_event) {
+  for (size_t i = first_event; i < scenario_.events.size(); ++i) {
+    const ScenarioEvent& event = scenario_.events[i];
+    actions_.push_back({event.at, actions_.size(), i, false});
+    if (event.end() != event.at) actions_.push_back({event.end(), actions_.size(), i, true});
   }
   // At one instant, ends go before beginnings (a storm ending at 10s and another beginning at 10s
-  // leave the second in force), then file order.
-  std::stable_sort(actions_.begin(), actions_.end(), [](const Action& a, const Action& b) {
-    if (a.at != b.at) return a.at < b.at;
-    return a.is_end && !b.is_end;
-  });
+  // leave the second in force), then file order; an injection's after what was already due.
+  std::sort(actions_.begin() + static_cast<std::ptrdiff_t>(next_action_), actions_.end(),
+            [](const Action& a, const Action& b) {
+              if (a.at != b.at) return a.at < b.at;
+              if (a.is_end != b.is_end) return a.is_end;
+              return a.sequence < b.sequence;
+            });
   for (size_t i = 0; i < actions_.size(); ++i) actions_[i].sequence = i;
+}
+
+void ScenarioRunner::inject(Scenario extra) {
+  check(extra);
+  const size_t first = scenario_.events.size();
+  for (ScenarioEvent& event : extra.events) {
+    event.at += now_;
+    scenario_.events.push_back(std::move(event));
+  }
+  for (size_t i = 0; i < extra.traffic.size(); ++i) {
+    traffic_.add_flow(extra.traffic[i]);
+    scenario_.traffic.push_back(extra.traffic[i]);
+    scenario_.traffic_places.push_back(extra.traffic_places[i]);
+  }
+  schedule(first);
+  const auto count = [](size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  log_.push_back(seconds_text(now_) + " injected " + extra.file +
+                 (extra.name.empty() ? std::string() : " (" + extra.name + ")") + ": " +
+                 count(extra.events.size(), "event") + ", " + count(extra.traffic.size(), "flow"));
 }
 
 bool ScenarioRunner::finished() const {

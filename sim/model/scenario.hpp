@@ -124,8 +124,13 @@ struct Scenario {
   std::chrono::microseconds end() const;
 };
 
+// What a document is read for: the scenario a node starts with, or events played into a running
+// node (`roce-sim inject`), which need no name.
+enum class ScenarioUse { Run, Inject };
+
 Scenario load_scenario_file(const std::filesystem::path& path);  // throws FileError
-Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name);
+Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name,
+                             ScenarioUse use = ScenarioUse::Run);
 
 class ScenarioRunner {
  public:
@@ -135,9 +140,15 @@ class ScenarioRunner {
   // Fires the events due within the interval at their own times, advancing the traffic between
   // them, so counters see each change at the simulated instant it happens.
   void advance(std::chrono::microseconds simulated_dt);
+  // Plays another document's events and flows into the running timeline, its `at` times counted
+  // from now(). Checked as the constructor checks (ports; each port's rate, counting the flows
+  // already running): on a FileError nothing is added. Events due now fire at the next advance
+  // (advance(0) for at once). The document's clock and duration do not apply.
+  void inject(Scenario extra);
   std::chrono::microseconds now() const { return now_; }
   bool finished() const;
   double clock_speed() const { return scenario_.clock_speed; }
+  // With injected documents' events and flows appended, their times shifted to the runner's.
   const Scenario& scenario() const { return scenario_; }
   TrafficEngine& traffic() { return traffic_; }
   std::vector<std::string> take_log();
@@ -149,6 +160,10 @@ class ScenarioRunner {
     size_t event;     // index into scenario_.events
     bool is_end;      // the end of a lasting event
   };
+  // Ports named and flows' rates, against the node and the flows already running (FileError).
+  void check(const Scenario& scenario) const;
+  // Adds the actions of scenario_.events[first_event...] to those still due.
+  void schedule(size_t first_event);
   void fire(const Action& action);
   void begin(const ScenarioEvent& event);
   void finish(const ScenarioEvent& event);

@@ -1,17 +1,22 @@
 // roce-sim: a simulated node of mlx5 ports behind the kernel's interfaces (see uapi/roce_sim.h).
 //   roce-sim run [--node FILE] [--scenario FILE] [--speed X] [--duration S] --dir DIR [--quiet]
-//   [--verbose] roce-sim exec DIR -- CMD [ARGS...]
+//   [--verbose]
+//   roce-sim exec DIR -- CMD [ARGS...]
+//   roce-sim inject DIR FILE|-
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "roce_sim.h"
+#include "sim/server/inject.hpp"
 #include "sim/server/server.hpp"
 
 namespace fs = std::filesystem;
@@ -21,7 +26,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: roce-sim run [--node FILE] [--scenario FILE] [--speed X] [--duration S] --dir DIR\n"
     "                    [--quiet] [--verbose]\n"
-    "       roce-sim exec DIR -- CMD [ARGS...]\n";
+    "       roce-sim exec DIR -- CMD [ARGS...]\n"
+    "       roce-sim inject DIR FILE    play FILE's events (and traffic) into the node running\n"
+    "                                   in DIR, their times from now; FILE - reads stdin\n";
 
 int usage(const std::string& problem) {
   if (!problem.empty()) std::cerr << "roce-sim: " << problem << "\n";
@@ -122,6 +129,25 @@ int exec_command(const std::vector<std::string>& args) {
   return 127;
 }
 
+// Exit 0: the node took the document; 1: it refused it (the error on stderr), or no node answered.
+int inject_command(const std::vector<std::string>& args) {
+  if (args.size() != 2) return usage("inject needs DIR and FILE (- for stdin)");
+  std::ostringstream document;
+  std::string source = args[1];
+  if (source == "-") {
+    source = "<stdin>";
+    document << std::cin.rdbuf();
+  } else {
+    std::ifstream in(source);
+    if (!in) {
+      std::cerr << "roce-sim: cannot read " << source << ": " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    document << in.rdbuf();
+  }
+  return roce_sim::server::inject(args[0], source, document.str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,6 +156,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "run") return run_command(args);
   if (command == "exec") return exec_command(args);
+  if (command == "inject") return inject_command(args);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

@@ -2,12 +2,14 @@
 
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <vector>
@@ -27,6 +30,7 @@
 #include "sim/server/clock_file.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_tree.hpp"
+#include "sim/server/inject.hpp"
 #include "sim/server/rtnl_service.hpp"
 #include "sim/server/write_counter.hpp"
 
@@ -86,7 +90,7 @@ Fd listen_on(const fs::path& path) {
   return fd;
 }
 
-enum class Kind { RtnlListener, EthtoolListener, Rtnl, Ethtool, Timer, Inotify, Signal };
+enum class Kind { RtnlListener, EthtoolListener, Rtnl, Ethtool, Timer, Inotify, Inject, Signal };
 
 struct Client {
   Fd fd;
@@ -104,6 +108,7 @@ class Server {
         ethtool_(node_, &writes_),
         tree_(node_, options.dir, &writes_) {
     if (scenario) runner_.emplace(node_, std::move(*scenario));
+    scenario_given_ = runner_.has_value();
     speed_ = options.speed.value_or(runner_ ? runner_->clock_speed() : 1.0);
   }
 
@@ -141,6 +146,7 @@ class Server {
     watch(ethtool_listener_.get(), Kind::EthtoolListener);
     watch(timer_.get(), Kind::Timer);
     watch(tree_.inotify_fd(), Kind::Inotify);
+    watch_injections();
     watch(signal_fd_.get(), Kind::Signal);
 
     // Simulated time 0. The clock file is complete before the readiness marker, so a client
@@ -216,6 +222,9 @@ class Server {
         verbose(tree_.on_inotify());
         writes_.flush();
         send_all(rtnl_.drain_events(), nullptr);
+        break;
+      case Kind::Inject:
+        on_inject_events();
         break;
       case Kind::Signal: {
         signalfd_siginfo info{};
@@ -337,11 +346,93 @@ class Server {
       if (sim_elapsed_ >= limit) {
         say("roce-sim: duration reached");
         stop_ = true;
-      } else if (runner_ && runner_->finished()) {
+      } else if (scenario_given_ && runner_->finished()) {
         say("roce-sim: scenario finished");
         stop_ = true;
       }
     }
+  }
+
+  // DIR/inject (inject.hpp): requests renamed (or written) into it are played as they arrive.
+  // A previous run's leftovers go first: nobody waits for their answers.
+  void watch_injections() {
+    inject_dir_ = options_.dir / ROCE_SIM_INJECT_DIR;
+    fs::create_directories(inject_dir_);
+    for (const auto& entry : fs::directory_iterator(inject_dir_)) fs::remove_all(entry.path());
+    inject_fd_ = Fd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (inject_fd_.get() < 0) fail("inotify_init1");
+    if (::inotify_add_watch(inject_fd_.get(), inject_dir_.c_str(),
+                            IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+      fail("inotify_add_watch " + inject_dir_.string());
+    }
+    watch(inject_fd_.get(), Kind::Inject);
+  }
+
+  void on_inject_events() {
+    std::vector<std::string> names;
+    bool overflow = false;
+    alignas(inotify_event) char buffer[16384];
+    for (;;) {
+      const ssize_t n = ::read(inject_fd_.get(), buffer, sizeof buffer);
+      if (n <= 0) break;
+      for (ssize_t offset = 0; offset < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buffer + offset);
+        offset += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+        if (event->mask & IN_Q_OVERFLOW) overflow = true;
+        if (event->len > 0 && !(event->mask & IN_ISDIR)) names.emplace_back(event->name);
+      }
+    }
+    if (overflow) {  // events were lost: whatever requests are there
+      names.clear();
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(inject_dir_, ec))
+        names.push_back(entry.path().filename().string());
+      std::sort(names.begin(), names.end());
+    }
+    for (const std::string& name : names) {
+      if (const auto stem = inject_request_stem(name)) play(name, *stem);
+    }
+  }
+
+  // One request: claimed, parsed, added to the runner at the current simulated time, answered.
+  void play(const std::string& name, const std::string& stem) {
+    // The claim: a rename that fails means the client withdrew it (or a repeated event for a
+    // request already played).
+    const fs::path claimed = inject_dir_ / ("." + name + ".claimed");
+    if (::rename((inject_dir_ / name).c_str(), claimed.c_str()) != 0) return;
+    std::ostringstream text;
+    text << std::ifstream(claimed).rdbuf();
+    ::unlink(claimed.c_str());
+    const InjectRequest request = parse_inject_request(text.str(), name);
+
+    std::string answer = "ok\n";
+    try {
+      Scenario scenario =
+          parse_scenario_yaml(request.document, request.source, ScenarioUse::Inject);
+      advance_to_now();  // `at` counts from this instant
+      send_all(rtnl_.drain_events(), nullptr);
+      const bool fresh = !runner_;
+      if (fresh) {  // no scenario at start: an empty one, its clock at the node's
+        runner_.emplace(node_, Scenario{});
+        runner_->advance(sim_elapsed_);
+      }
+      try {
+        runner_->inject(std::move(scenario));
+      } catch (...) {
+        if (fresh) runner_.reset();
+        throw;
+      }
+      runner_->advance(std::chrono::microseconds{0});  // what is due at once
+      for (const std::string& line : runner_->take_log()) say(line);
+    } catch (const std::exception& error) {
+      answer = std::string("error: ") + error.what() + "\n";
+      say("roce-sim: injection refused: " + std::string(error.what()));
+    }
+    send_all(rtnl_.drain_events(), nullptr);
+    const fs::path temp = inject_dir_ / ("." + stem + ".result.tmp");
+    std::ofstream(temp) << answer;
+    std::error_code ec;
+    fs::rename(temp, inject_dir_ / (stem + ".result"), ec);
   }
 
   // Simulated time is (real time since the epoch) x speed, rounded down to whole microseconds
@@ -385,9 +476,11 @@ class Server {
   EthtoolService ethtool_;
   FileTree tree_;
   std::optional<ScenarioRunner> runner_;
+  // Ends the run with --duration when finished; a runner made for injections does not.
+  bool scenario_given_ = false;
   double speed_ = 1.0;
-  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_;
-  fs::path rtnl_path_, ethtool_path_, pid_path_, clock_path_;
+  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, inject_fd_;
+  fs::path rtnl_path_, ethtool_path_, pid_path_, clock_path_, inject_dir_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);

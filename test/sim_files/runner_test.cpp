@@ -241,5 +241,102 @@ TEST(Runner, EventOnAnAbsentPortIsSkippedWithALogLine) {
   EXPECT_EQ(log[1], "t=2.000s lan2: link_flap skipped: the port is absent (driver unbound)");
 }
 
+// ---- documents played into a running timeline (`roce-sim inject`)
+
+Scenario injection(const std::string& body) {
+  return parse_scenario_yaml(body, "inject.yaml", ScenarioUse::Inject);
+}
+
+TEST(RunnerInject, EventsAndFlowsCountFromTheInjection) {
+  Node node(default_node());
+  ScenarioRunner runner(node,
+                        scenario("events:\n"
+                                 "  - {at: 5s, kind: link_flap, port: lan2, down_for: 1s}\n"));
+  runner.advance(3s);
+  runner.inject(
+      injection("traffic:\n"
+                "  - {port: lan4, priority: 3, direction: tx, rate: 8G, "
+                "packet_size: 1000}\n"
+                "events:\n"
+                "  - {at: 1s, kind: link_flap, port: lan3, down_for: 3s}\n"
+                "  - {at: 0s, kind: link_flap, port: lan5, down_for: 1s}\n"));
+  EXPECT_EQ(runner.take_log(),
+            std::vector<std::string>{"t=3.000s injected inject.yaml: 2 events, 1 flow"});
+  runner.advance(0s);  // what is due at once
+  EXPECT_FALSE(node.find("lan5")->carrier());
+  EXPECT_TRUE(node.find("lan3")->carrier());
+  runner.advance(3s);  // t=6s
+  EXPECT_EQ(runner.take_log(), (std::vector<std::string>{
+                                   "t=3.000s lan5: link down (peer) for 1s",
+                                   "t=4.000s lan5: link up (peer)",  // ends first
+                                   "t=4.000s lan3: link down (peer) for 3s",
+                                   "t=5.000s lan2: link down (peer) for 1s",
+                                   "t=6.000s lan2: link up (peer)",
+                               }));
+  // The flow from t=3s on only: 3 s at 1e9 bytes/s.
+  EXPECT_EQ(node.find("lan4")->counters().prio[3].tx_bytes, 3'000'000'000u);
+  EXPECT_FALSE(runner.finished());  // lan3 is down until t=7s
+  runner.advance(1s);
+  EXPECT_TRUE(node.find("lan3")->carrier());
+  EXPECT_TRUE(runner.finished());
+}
+
+TEST(RunnerInject, AnInjectedStormBeginningAsAnotherEndsStaysInForce) {
+  Node node(default_node());
+  ieee_pfc pfc{};
+  pfc.pfc_en = 1 << 3;
+  ASSERT_EQ(node.find("lan2")->ieee_setpfc(pfc), 0);
+  ScenarioRunner runner(node, scenario("events:\n"
+                                       "  - {at: 0s, kind: pfc_storm, port: lan2, priority: 3, "
+                                       "direction: rx, duration: 5s}\n"));
+  runner.advance(3s);
+  runner.inject(
+      injection("events:\n"
+                "  - {at: 2s, kind: pfc_storm, port: lan2, priority: 3, "
+                "direction: rx, duration: 5s}\n"));
+  runner.advance(3s);  // t=6s: the first ended at 5s, the injected one began then
+  EXPECT_TRUE(runner.traffic().storm_active("lan2", 3, Direction::Rx));
+  EXPECT_EQ(node.find("lan2")->counters().prio[3].rx_pause_duration_us, 6'000'000u);
+}
+
+TEST(RunnerInject, ARefusedInjectionAddsNothing) {
+  Node node(default_node());
+  ScenarioRunner runner(node, scenario("traffic:\n"
+                                       "  - {port: lan2, priority: 3, direction: tx, "
+                                       "rate: 300G}\n"));
+  runner.advance(1s);
+  try {
+    runner.inject(
+        injection("traffic:\n"
+                  "  - {port: lan3, priority: 3, direction: tx, rate: 8G}\n"
+                  "events:\n"
+                  "  - {at: 0s, kind: link_flap, port: lan2, down_for: 1s}\n"
+                  "  - {at: 0s, kind: link_flap, port: lan9, down_for: 1s}\n"));
+    FAIL() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.file(), "inject.yaml");
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_EQ(e.field(), "events[1].port");
+    EXPECT_EQ(e.message(), "no port 'lan9' in this node (it has lan2, lan3, lan4, lan5)");
+  }
+  try {  // the port's limit counts the flows already running
+    runner.inject(
+        injection("traffic:\n"
+                  "  - {port: lan2, priority: 4, direction: tx, rate: 200G}\n"));
+    FAIL() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.field(), "traffic[0].port");
+    EXPECT_EQ(e.message(),
+              "flows on lan2 tx add up to 500G, more than the port's 400G (300G of it already "
+              "running)");
+  }
+  runner.advance(1s);
+  EXPECT_TRUE(runner.take_log().empty());
+  EXPECT_TRUE(node.find("lan2")->carrier());
+  EXPECT_EQ(node.find("lan3")->counters().prio[3].tx_bytes, 0u);
+  EXPECT_EQ(runner.traffic().flows().size(), 1u);
+}
+
 }  // namespace
 }  // namespace roce_sim

@@ -209,6 +209,22 @@ TEST(ScenarioFile, MissingName) {
   EXPECT_EQ(e.message(), "missing (required)");
 }
 
+TEST(ScenarioFile, AnInjectedDocumentNeedsNoNameButIsOtherwiseAsStrict) {
+  const Scenario s =
+      parse_scenario_yaml("events:\n  - {at: 0s, kind: link_flap, port: lan2, down_for: 1s}\n",
+                          "i.yaml", ScenarioUse::Inject);
+  EXPECT_EQ(s.name, "");
+  ASSERT_EQ(s.events.size(), 1u);
+  try {
+    parse_scenario_yaml("events:\n  - {at: 0s, kind: link_flap, port: lan2, down_fr: 1s}\n",
+                        "i.yaml", ScenarioUse::Inject);
+    FAIL() << "no error";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_EQ(e.field(), "events[0].down_fr");
+  }
+}
+
 TEST(ScenarioFile, UnknownPortIsCaughtWhenTheRunnerIsBuilt) {
   const Scenario s = parse_scenario_yaml(
       "name: x\n"

@@ -232,7 +232,9 @@ class SimServer : public ::testing::Test {
 
   void start(std::vector<std::string> args) { pid_ = spawn(std::move(args), dir_ / "server.log"); }
 
-  static pid_t spawn(std::vector<std::string> args, const fs::path& output) {
+  // `input`, when given, is the command's stdin.
+  static pid_t spawn(std::vector<std::string> args, const fs::path& output,
+                     const fs::path& input = {}) {
     std::string binary = ROCE_SIM_BINARY;
     std::vector<char*> argv{binary.data()};
     for (auto& a : args) argv.push_back(a.data());
@@ -242,6 +244,7 @@ class SimServer : public ::testing::Test {
     posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    if (!input.empty()) posix_spawn_file_actions_addopen(&actions, 0, input.c_str(), O_RDONLY, 0);
     pid_t pid = -1;
     const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -1211,6 +1214,197 @@ TEST_F(SimServerCountersStart, EthtoolCountersStartThereWrapAndRestartAfterARelo
       read_file(node() / "sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_data");
   ASSERT_FALSE(xmit.empty());
   EXPECT_LT(std::stoull(xmit), 1'000'000'000'000u);
+}
+
+// ---- `roce-sim inject`: documents played into the running node, their times counted from the
+// moment the server takes them. That moment lies after the CLI started and before it exited, so
+// the bounds below hold on a slow machine too.
+
+class SimServerInject : public SimServerTimed {
+ protected:
+  struct Cli {
+    int status = -1;  // exit code, -1 if it did not exit normally
+    std::string output;
+    Clock::time_point started, ended;
+  };
+  // `roce-sim inject DIR FILE` with the document written to dir_/name, or with FILE "-" and the
+  // document on stdin when name is "-".
+  Cli inject(const std::string& name, const std::string& document, fs::path node_dir = {}) {
+    if (node_dir.empty()) node_dir = node();
+    const std::string tag = "inject-" + std::to_string(++runs_);
+    const fs::path file = dir_ / (name == "-" ? tag + ".stdin" : name);
+    std::ofstream(file) << document;
+    Cli cli;
+    cli.started = Clock::now();
+    const pid_t pid = spawn({"inject", node_dir.string(), name == "-" ? "-" : file.string()},
+                            dir_ / (tag + ".log"), name == "-" ? file : fs::path());
+    EXPECT_GT(pid, 0);
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    cli.ended = Clock::now();
+    if (WIFEXITED(status)) cli.status = WEXITSTATUS(status);
+    cli.output = read_file(dir_ / (tag + ".log"));
+    return cli;
+  }
+  // Requests and results are gone once every CLI has its answer.
+  bool inject_dir_is_empty() const { return fs::is_empty(node() / ROCE_SIM_INJECT_DIR); }
+  static std::string storm(const std::string& port, const std::string& at,
+                           const std::string& duration) {
+    return "  - {at: " + at + ", kind: pfc_storm, port: " + port +
+           ", priority: 3, direction: rx, duration: " + duration + "}\n";
+  }
+  int runs_ = 0;
+};
+
+TEST_F(SimServerInject, RxStormPausesFromTheInjectionOnInANodeStartedWithoutAScenario) {
+  auto c = rtnl(4242);
+  ASSERT_EQ(set_pfc(*c, "lan3", 1 << 3), 0);
+  EXPECT_EQ(timed_stats("lan3").at("rx_prio3_pause_duration"), 0u);
+  const Cli cli = inject("storm.yaml", "events:\n" + storm("lan3", "0s", "1h"));
+  ASSERT_EQ(cli.status, 0) << cli.output << log();
+  EXPECT_EQ(cli.output, "");
+  EXPECT_TRUE(inject_dir_is_empty());
+  const SimClock clock = sim_clock();
+  for (int read = 0; read < 3; ++read) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const TimedStats now = timed_stats("lan3");
+    // The storm paused the port for 100 % of the time since the injection (+-3 us of rounding).
+    const auto paused = static_cast<double>(now.at("rx_prio3_pause_duration"));
+    EXPECT_GE(paused, clock.sim_us(now.sent) - clock.sim_us(cli.ended) - 3);
+    EXPECT_LE(paused, clock.sim_us(now.received) - clock.sim_us(cli.started) + 3);
+    EXPECT_GE(paused, 100'000 * (read + 1) - 3);
+  }
+  const std::string output = log();
+  EXPECT_TRUE(std::regex_search(
+      output, std::regex("t=[0-9.]+s injected " + (dir_ / "storm.yaml").string() +
+                         ": 1 event, 0 flows\nt=[0-9.]+s lan3: PFC storm \\(rx\\) on priority 3 "
+                         "begins for 3600s\n")))
+      << output;
+}
+
+TEST_F(SimServerInject, TwoInjectionsInARowBothPlayEachFromItsOwnArrival) {
+  auto c = rtnl(4242);
+  ASSERT_EQ(set_pfc(*c, "lan2", 1 << 3), 0);
+  ASSERT_EQ(set_pfc(*c, "lan3", 1 << 3), 0);
+  const Cli first = inject("first.yaml", "name: first\nevents:\n" + storm("lan3", "0s", "1h"));
+  ASSERT_EQ(first.status, 0) << first.output << log();
+  // The second from stdin, 300 ms after its own arrival, for 200 ms; late enough that 300 ms
+  // from the node's start would be over already.
+  sleep_until_sim(std::chrono::milliseconds(600));
+  const Cli second = inject("-", "events:\n" + storm("lan2", "300ms", "200ms"));
+  ASSERT_EQ(second.status, 0) << second.output << log();
+  const SimClock clock = sim_clock();
+  // What the storm has paused by `at`, had the server taken the request at `taken`.
+  const auto paused_by = [&](Clock::time_point at, Clock::time_point taken) {
+    return std::clamp(clock.sim_us(at) - clock.sim_us(taken) - 300'000, 0.0, 200'000.0);
+  };
+  const TimedStats early = timed_stats("lan2");
+  const auto early_paused = static_cast<double>(early.at("rx_prio3_pause_duration"));
+  EXPECT_GE(early_paused, paused_by(early.sent, second.ended) - 3);
+  EXPECT_LE(early_paused, paused_by(early.received, second.started) + 3);
+  std::this_thread::sleep_until(second.ended + std::chrono::milliseconds(600));
+  const TimedStats lan2 = timed_stats("lan2"), lan3 = timed_stats("lan3");
+  EXPECT_EQ(lan2.at("rx_prio3_pause_duration"), 200'000u);  // over, exactly as long as it said
+  const auto paused = static_cast<double>(lan3.at("rx_prio3_pause_duration"));
+  EXPECT_GE(paused, clock.sim_us(lan3.sent) - clock.sim_us(first.ended) - 3);
+  EXPECT_LE(paused, clock.sim_us(lan3.received) - clock.sim_us(first.started) + 3);
+  const std::string output = log();
+  EXPECT_NE(output.find("(first): 1 event, 0 flows"), std::string::npos) << output;
+  EXPECT_NE(output.find("injected <stdin>: 1 event, 0 flows"), std::string::npos) << output;
+  EXPECT_NE(output.find("lan2: PFC storm (rx) on priority 3 ends"), std::string::npos) << output;
+  EXPECT_TRUE(inject_dir_is_empty());
+}
+
+TEST_F(SimServerInject, BadDocumentsAreRefusedWithFileLineAndColumn) {
+  const Cli port = inject("bad-port.yaml", "name: bad\nevents:\n" + storm("lan9", "0s", "1s"));
+  EXPECT_EQ(port.status, 1);
+  EXPECT_EQ(port.output, (dir_ / "bad-port.yaml").string() +
+                             ":3:37: events[0].port: no port 'lan9' in this node (it has lan2, "
+                             "lan3, lan4, lan5)\n");
+  const Cli yaml = inject("-", "events: [\n");
+  EXPECT_EQ(yaml.status, 1);
+  EXPECT_TRUE(std::regex_match(yaml.output, std::regex("<stdin>:2:[0-9]+: .+\n"))) << yaml.output;
+  const Cli key = inject("-", "events:\n  - {at: 0s, kind: link_flap, port: lan2, down: 1s}\n");
+  EXPECT_EQ(key.status, 1);
+  EXPECT_EQ(key.output.rfind("<stdin>:2:", 0), 0u) << key.output;
+  EXPECT_NE(key.output.find("events[0].down: unknown key"), std::string::npos) << key.output;
+  // Nothing of them was played; the node still takes a good one.
+  EXPECT_EQ(log().find("injected"), std::string::npos) << log();
+  EXPECT_EQ(inject("-", "events:\n" + storm("lan2", "0s", "1s")).status, 0) << log();
+  EXPECT_TRUE(inject_dir_is_empty());
+}
+
+TEST_F(SimServerInject, WithoutARunningNodeItSaysSo) {
+  const Cli nowhere = inject("-", "events: []\n", dir_ / "nowhere");
+  EXPECT_EQ(nowhere.status, 1);
+  EXPECT_EQ(nowhere.output,
+            "roce-sim: no running node in " + (dir_ / "nowhere").string() + " (no roce-sim.pid)\n");
+  // A pid file left by a server that died.
+  const pid_t gone = spawn({"--help"}, dir_ / "help.log");
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  fs::create_directories(dir_ / "stale");
+  std::ofstream(dir_ / "stale" / ROCE_SIM_PIDFILE) << gone << "\n";
+  const Cli stale = inject("-", "events: []\n", dir_ / "stale");
+  EXPECT_EQ(stale.status, 1);
+  EXPECT_EQ(stale.output, "roce-sim: no running node in " + (dir_ / "stale").string() +
+                              " (roce-sim.pid names pid " + std::to_string(gone) +
+                              ", which is not running)\n");
+  // The server stopped: its pid file went with it.
+  ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+  ASSERT_EQ(::waitpid(pid_, nullptr, 0), pid_);
+  pid_ = -1;
+  const Cli stopped = inject("-", "events: []\n");
+  EXPECT_EQ(stopped.status, 1);
+  EXPECT_NE(stopped.output.find("no running node in"), std::string::npos) << stopped.output;
+}
+
+TEST_F(SimServerInject, ANodeThatDoesNotAnswerTimesOutAndTheRequestIsWithdrawn) {
+  // A live process that is no roce-sim: this test.
+  const fs::path fake = dir_ / "fake";
+  fs::create_directories(fake / ROCE_SIM_INJECT_DIR);
+  std::ofstream(fake / ROCE_SIM_PIDFILE) << ::getpid() << "\n";
+  const Cli cli = inject("-", "events: []\n", fake);
+  EXPECT_EQ(cli.status, 1);
+  EXPECT_EQ(cli.output, "roce-sim: the node in " + fake.string() +
+                            " did not answer within 5 s (the request is withdrawn)\n");
+  EXPECT_GE(cli.ended - cli.started, std::chrono::seconds(5));
+  EXPECT_TRUE(fs::is_empty(fake / ROCE_SIM_INJECT_DIR));
+}
+
+// A node started with a scenario: 300G from lan2 on priority 3, and the injected flows beside it.
+class SimServerInjectScenario : public SimServerInject {
+ protected:
+  std::vector<std::string> extra_run_args() override {
+    const fs::path scenario = dir_ / "flows.yaml";
+    std::ofstream(scenario) << "name: flows\n"
+                               "traffic:\n"
+                               "  - {port: lan2, priority: 3, direction: tx, rate: 300G}\n"
+                               "duration: 1h\n";
+    return {"--scenario", scenario.string()};
+  }
+};
+
+TEST_F(SimServerInjectScenario, InjectedFlowsFlowFromTheInjectionWithinThePortsSpeed) {
+  const Cli over = inject("over.yaml",
+                          "traffic:\n"
+                          "  - {port: lan2, priority: 4, direction: tx, rate: 200G}\n");
+  EXPECT_EQ(over.status, 1);
+  EXPECT_EQ(over.output, (dir_ / "over.yaml").string() +
+                             ":2:12: traffic[0].port: flows on lan2 tx add up to 500G, more than "
+                             "the port's 400G (300G of it already running)\n");
+  const Cli flow = inject("flow.yaml",
+                          "traffic:\n"
+                          "  - {port: lan2, priority: 4, direction: tx, rate: 1G}\n");
+  ASSERT_EQ(flow.status, 0) << flow.output << log();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const SimClock clock = sim_clock();
+  const TimedStats lan2 = timed_stats("lan2");
+  // 1G: 125 bytes per microsecond since the injection (whole packets: up to one 4096 short).
+  const auto bytes = static_cast<double>(lan2.at("tx_prio4_bytes"));
+  EXPECT_GE(bytes, (clock.sim_us(lan2.sent) - clock.sim_us(flow.ended)) * 125 - 4096 - 500);
+  EXPECT_LE(bytes, (clock.sim_us(lan2.received) - clock.sim_us(flow.started)) * 125 + 500);
+  EXPECT_GT(lan2.at("tx_prio3_bytes"), lan2.at("tx_prio4_bytes"));  // the scenario's flow goes on
 }
 
 }  // namespace
