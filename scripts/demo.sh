@@ -2,7 +2,8 @@
 # The main job: a simulated node of four ConnectX-7 ports, and roced over it — first the one-shot
 # path (validate, plan, apply, read back with iproute2/ethtool, a re-apply that writes nothing,
 # a drift and the plan that sees it), then the daemon: roced keeping the ports right by itself
-# when another tool changes one, answering on D-Bus (a private bus, as a real one needs a system).
+# when another tool changes one, handling a PFC storm, answering on D-Bus (a private bus, as a
+# real one needs a system).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -104,7 +105,18 @@ BUS_PID=$!
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
 for _ in $(seq 1 50); do [[ -S "$SIM_DIR/bus.sock" ]] && break; sleep 0.1; done
 METRICS="127.0.0.1:${ROCED_DEMO_METRICS_PORT:-9879}"
-"$BIN/roced" --sim "$SIM_DIR" --config "$CONFIG" --log-target console --metrics-listen "$METRICS" \
+# The shipped configuration with the PFC storm watchdog on (it is off by default): a 10 ms poll,
+# RX storms remediated by turning PFC off on the priority, TX storms by tighter stall prevention.
+DEMO_CONFIG="$SIM_DIR/roced.yaml"
+cat "$CONFIG" - >"$DEMO_CONFIG" <<'WATCHDOG'
+watchdog:
+  enabled: true
+  poll_interval: 10ms
+  detection_time: 50ms
+  restoration_time: 500ms
+  action: {rx: disable-pfc, tx: stall-prevention}
+WATCHDOG
+"$BIN/roced" --sim "$SIM_DIR" --config "$DEMO_CONFIG" --log-target console --metrics-listen "$METRICS" \
   >"$SIM_DIR/roced.log" 2>&1 &
 ROCED_PID=$!
 for _ in $(seq 1 100); do grep -q "D-Bus API" "$SIM_DIR/roced.log" && break; sleep 0.1; done
@@ -120,17 +132,41 @@ sleep 0.5
 echo "roced's log since:"
 tail -n +"$(($(wc -l <"$SIM_DIR/roced.log") - 2))" "$SIM_DIR/roced.log"
 
+step "a PFC storm: the switch pauses lan3 on priority 3 without end, for 2 s (roce-sim inject)"
+cat >"$SIM_DIR/storm.yaml" <<'STORM'
+events:
+  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 2s}
+STORM
+log_lines=$(wc -l <"$SIM_DIR/roced.log")
+"$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/storm.yaml"
+sleep 0.5
+echo "roced's log (detected, PFC off on the priority, verified):"
+tail -n +"$((log_lines + 1))" "$SIM_DIR/roced.log"
+echo "while the storm lasts, lan3 ignores the pauses and sends again:"
+"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan3
+"$BIN/rocectl" --sim "$SIM_DIR" plan --port lan3 | grep -E "held|in sync" || true
+for _ in $(seq 1 100); do grep -q "ended: it lasted" "$SIM_DIR/roced.log" && break; sleep 0.1; done
+sleep 0.2  # the release's apply
+echo "roced's log since (the storm ended; PFC is put back):"
+tail -n +"$((log_lines + 4))" "$SIM_DIR/roced.log"
+"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan3
+
 step "Prometheus metrics at http://$METRICS/metrics (docs/metrics.md): a few of its series"
 sleep 1
 curl -s "http://$METRICS/metrics" >"$SIM_DIR/metrics.txt"
 echo "$(grep -vc '^#' "$SIM_DIR/metrics.txt") series; among them:"
-grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_(drifts|corrections)_total\{netdev="lan4"|roce_config_applies_total\{netdev="lan4"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_pause_duration_seconds_total\{netdev="lan2".*direction="rx"|roce_rocev2_gid_index\{netdev="lan2"|roced_scrape_collector_success)' \
+grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_(drifts|corrections)_total\{netdev="lan4"|roce_config_applies_total\{netdev="lan4"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_pause_duration_seconds_total\{netdev="lan2".*direction="rx"|roce_rocev2_gid_index\{netdev="lan2"|roce_pfc_storm_(detections|restorations|actions)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3"|roced_scrape_collector_success)' \
   "$SIM_DIR/metrics.txt"
 
 step "busctl call io.roced.Daemon1 ... GetStatus (JSON, lan4)"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
   io.roced.Daemon1 GetStatus | python3 -c \
   'import json,sys; d=json.loads(json.loads(sys.stdin.read())["data"][0]); p=[p for p in d["ports"] if p["netdev"]=="lan4"][0]; print(json.dumps({k: p[k] for k in ("netdev","condition","last_apply") if k in p}, indent=2))'
+
+step "busctl call io.roced.Daemon1 ... GetStorms (JSON, lan3 priority 3 rx)"
+busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
+  io.roced.Daemon1 GetStorms | python3 -c \
+  'import json,sys; d=json.loads(json.loads(sys.stdin.read())["data"][0]); s=[s for s in d["storms"] if s["netdev"]=="lan3" and s["direction"]=="rx"][0]; print(json.dumps(s, indent=2))'
 
 step "SIGTERM: roced stops cleanly"
 kill -TERM "$ROCED_PID"
