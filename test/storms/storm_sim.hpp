@@ -41,23 +41,14 @@ inline bool wait_until(const std::function<bool()>& done,
   return true;
 }
 
-// The lossless recipe for lan2..lan5 with stall prevention as given, and `watchdog` (the YAML of a
-// `watchdog:` mapping).
+// The lossless recipe for lan2..lan5 (test/support's) with stall prevention as given, and
+// `watchdog` (the YAML of a `watchdog:` mapping).
 inline std::string storm_config(const std::string& watchdog,
                                 const std::string& stall_prevention = "auto") {
-  return "ports:\n"
-         "  netdevs: [lan2, lan3, lan4, lan5]\n"
-         "profile:\n"
-         "  dcbx: host\n"
-         "  trust: dscp\n"
-         "  dscp_map: {26: 3, 48: 6}\n"
-         "  pfc: {priorities: [3], cable_length: 10}\n"
-         "  mtu: 9000\n"
-         "  stall_prevention: " +
-         stall_prevention +
-         "\n"
-         "watchdog: " +
-         watchdog + "\n";
+  std::string text = roced::test::kLosslessConfig;
+  const std::string recipe = "stall_prevention: auto";
+  text.replace(text.find(recipe), recipe.size(), "stall_prevention: " + stall_prevention);
+  return text + "watchdog: " + watchdog + "\n";
 }
 
 class StormSim : public roced::test::SimNode {
