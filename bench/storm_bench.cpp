@@ -146,6 +146,31 @@ Percentiles percentiles(std::vector<double> values) {
 
 // ---- 1: latency ----
 
+// The 4-port node playing a timeline's storms, and its clock (when a scenario time happens here).
+struct StormNode {
+  explicit StormNode(const Timeline& t)
+      : sim(ROCE_SIM_BINARY, "", write_scenario(t).string()),
+        clock(roce_sim::ClockFile::read(sim.dir()).value_or(roce_sim::ClockFile{})) {
+    fs::remove(scenario_path());
+    if (clock.epoch == Clock::time_point{}) {
+      throw std::runtime_error("no roce-sim.clock in " + sim.dir().string());
+    }
+  }
+  Clock::time_point at(double seconds) const { return clock.at(seconds); }
+
+  static fs::path scenario_path() {
+    return fs::temp_directory_path() /
+           ("roced-storm-bench-" + std::to_string(::getpid()) + ".yaml");
+  }
+  static fs::path write_scenario(const Timeline& t) {
+    write_file(scenario_path(), scenario_text(t));
+    return scenario_path();
+  }
+
+  bench::SimProcess sim;
+  roce_sim::ClockFile clock;
+};
+
 struct LatencyResult {
   Cadence cadence;
   std::vector<double> detection_ms, restoration_ms;  // measured, both directions
@@ -157,15 +182,9 @@ LatencyResult measure_latency(const Cadence& cadence, int storms) {
   LatencyResult result;
   result.cadence = cadence;
   const Timeline t = timeline_for(cadence, storms);
-  const fs::path scenario =
-      fs::temp_directory_path() / ("roced-storm-bench-" + std::to_string(::getpid()) + ".yaml");
-  write_file(scenario, scenario_text(t));
-  bench::SimProcess sim(ROCE_SIM_BINARY, "", scenario.string());
-  fs::remove(scenario);
-
-  const auto clock = roce_sim::ClockFile::read(sim.dir());
-  if (!clock) throw std::runtime_error("no roce-sim.clock in " + sim.dir().string());
-  auto at = [&](double seconds) { return clock->at(seconds); };
+  const StormNode node(t);
+  const auto& sim = node.sim;
+  auto at = [&](double seconds) { return node.at(seconds); };
 
   auto loaded = config::load_string(config_text(cadence, true, "lan2, lan3, lan4, lan5"), "bench");
   if (!loaded.ok()) {
@@ -276,14 +295,9 @@ LatencyResult measure_sonic(const Cadence& cadence, int storms) {
   LatencyResult result;
   result.cadence = cadence;
   const Timeline t = timeline_for(cadence, storms);
-  const fs::path scenario = fs::temp_directory_path() /
-                            ("roced-storm-bench-sonic-" + std::to_string(::getpid()) + ".yaml");
-  write_file(scenario, scenario_text(t));
-  bench::SimProcess sim(ROCE_SIM_BINARY, "", scenario.string());
-  fs::remove(scenario);
-  const auto clock = roce_sim::ClockFile::read(sim.dir());
-  if (!clock) throw std::runtime_error("no roce-sim.clock in " + sim.dir().string());
-  auto at = [&](double seconds) { return clock->at(seconds); };
+  const StormNode node(t);
+  const auto& sim = node.sim;
+  auto at = [&](double seconds) { return node.at(seconds); };
   System system = System::simulated(sim.dir());
   // PFC on priority 3, as a switch's lossless queue would be.
   dcb::DcbClient dcb(system);

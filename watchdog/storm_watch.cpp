@@ -50,9 +50,4 @@ const StormDetector* StormWatch::detector(const std::string& netdev, int priorit
   return it == detectors_.end() ? nullptr : &it->second;
 }
 
-bool StormWatch::storming(const std::string& netdev, int priority, Direction direction) const {
-  const auto it = detectors_.find(Key{netdev, priority, direction});
-  return it != detectors_.end() && it->second.state() == StormState::storming;
-}
-
 }  // namespace roced::watchdog

@@ -40,7 +40,6 @@ class StormWatch {
   // go; it starts afresh when it returns.
   void forget(const std::string& netdev);
 
-  bool storming(const std::string& netdev, int priority, Direction direction) const;
   // The detector of (netdev, priority, direction); nullptr when there is none.
   const StormDetector* detector(const std::string& netdev, int priority, Direction direction) const;
 
