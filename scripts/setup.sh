@@ -20,6 +20,9 @@ PACKAGES=(
   # node_exporter to benchmark against, libssl-dev for civetweb's TLS (it dlopens libssl.so),
   # openssl to make the TLS test's certificate
   prometheus prometheus-node-exporter libssl-dev openssl curl
+  # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
+  # Ansible role (ansible-core; python3-apt for its apt module)
+  dpkg-dev debhelper lintian man-db ansible-core python3-apt
 )
 
 missing=()

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# deb_lifecycle.sh DEBDIR: install, upgrade (conffile untouched, then edited: kept or replaced as
+# the administrator says), remove and purge the packages for real. Run inside a scratch root
+# (in-scratch-root.sh): it changes the system it runs on. Exit 0 when every check held.
+set -euo pipefail
+DEBS=$(realpath "$1")
+WORK=$(mktemp -d)
+export DEBIAN_FRONTEND=noninteractive
+failures=0
+check() {  # check "what" COMMAND...: passes when COMMAND exits 0
+  local what=$1; shift
+  if "$@" >/dev/null 2>&1; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+check_eq() {  # check_eq "what" EXPECTED ACTUAL
+  if [[ $2 == "$3" ]]; then echo "ok: $1 ($3)"; else echo "FAIL: $1: expected '$2', got '$3'"; failures=$((failures + 1)); fi
+}
+status_of() { dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || echo "not-installed"; }
+version_of() { dpkg-query -W -f='${Version}' "$1"; }
+CONF=/etc/roced/roced.yaml
+WANTS=/etc/systemd/system/multi-user.target.wants/roced.service
+
+# A later version of the package whose shipped roced.yaml differs: what an upgrade brings.
+repack() {  # repack VERSION LINE -> $WORK/roced_VERSION.deb, its roced.yaml with LINE appended
+  local dir=$WORK/pkg-$1
+  rm -rf "$dir"
+  dpkg-deb -R "$DEBS"/roced_*_amd64.deb "$dir"
+  sed -i "s/^Version: .*/Version: $1/" "$dir/DEBIAN/control"
+  echo "$2" >>"$dir$CONF"
+  (cd "$dir" && find . -path ./DEBIAN -prune -o -type f ! -path './etc/*' -printf '%P\0' |
+    sort -z | xargs -0 md5sum >DEBIAN/md5sums)
+  dpkg-deb -b --root-owner-group "$dir" "$WORK/roced_$1.deb" >/dev/null
+  cp "$dir$CONF" "$WORK/roced.yaml.$1"
+}
+
+echo "== install"
+check "no roced installed before" test "$(status_of roced)" = not-installed
+dpkg -i "$DEBS"/roced_*_amd64.deb "$DEBS"/roce-sim_*_amd64.deb >"$WORK/install.log" 2>&1 ||
+  { cat "$WORK/install.log"; exit 1; }
+check_eq "roced installed" installed "$(status_of roced)"
+check_eq "roce-sim installed" installed "$(status_of roce-sim)"
+check_eq "the configuration is a conffile" "$CONF" \
+  "$(dpkg-query -W -f='${Conffiles}' roced | awk 'NF {print $1}')"
+check "roced --version" sh -c '/usr/sbin/roced --version | grep -q "0.1.0"'
+check "roced --check-config accepts the shipped file" /usr/sbin/roced --check-config "$CONF"
+check "rocectl validate accepts it" /usr/bin/rocectl validate "$CONF"
+check "the unit is enabled (multi-user.target.wants)" test "$(readlink "$WANTS")" = /lib/systemd/system/roced.service
+check "the unit verifies" systemd-analyze verify /lib/systemd/system/roced.service
+check "the D-Bus policy is where dbus-daemon reads it" test -f /usr/share/dbus-1/system.d/io.roced.Daemon1.conf
+check "the D-Bus policy is well-formed XML" python3 -c \
+  'import xml.dom.minidom,sys; xml.dom.minidom.parse("/usr/share/dbus-1/system.d/io.roced.Daemon1.conf")'
+check "the dashboard is JSON" python3 -c 'import json; json.load(open("/usr/share/roced/grafana/roced.json"))'
+check "the alert rules are there" test -s /usr/share/roced/prometheus/roced-alerts.yml
+if command -v promtool >/dev/null; then
+  check "promtool accepts the installed rules" promtool check rules /usr/share/roced/prometheus/roced-alerts.yml
+fi
+for page in roced.8 rocectl.8 roced.yaml.5 roce-sim.1; do
+  check "man page $page" test -s "/usr/share/man/man${page##*.}/$page.gz"
+done
+check "man finds roced.yaml(5)" sh -c 'man -w 5 roced.yaml | grep -q man5/roced.yaml.5'
+# The packaged simulator finds its packaged shim: an unmodified ip reads a simulated port.
+SIM=$WORK/sim
+roce-sim run --dir "$SIM" --quiet --node /usr/share/roce-sim/nodes/default.yaml &
+for _ in $(seq 1 100); do [[ -e $SIM/roce-sim.pid ]] && break; sleep 0.1; done
+check "roce-sim exec ip link show lan2 (the shim in /usr/lib/roced)" \
+  sh -c "roce-sim exec '$SIM' -- ip link show lan2 | grep -q 'lan2:.*mtu 1500'"
+check "rocectl plans the simulated node (exit 2: changes pending)" \
+  sh -c "rocectl --sim '$SIM' plan --config '$CONF'; test \$? -eq 2"
+kill %1 && wait %1 || true
+
+echo "== upgrade, conffile untouched: the new one is installed silently"
+repack 0.1.1 "# 0.1.1: the shipped example changed"
+dpkg -i "$WORK/roced_0.1.1.deb" >"$WORK/upgrade1.log" 2>&1 </dev/null || { cat "$WORK/upgrade1.log"; exit 1; }
+check_eq "upgraded" 0.1.1 "$(version_of roced)"
+check "the file is the new version's" cmp "$CONF" "$WORK/roced.yaml.0.1.1"
+check "no .dpkg-dist or .dpkg-old left" sh -c '! ls /etc/roced/*.dpkg-* 2>/dev/null'
+
+echo "== upgrade, conffile edited, --force-confold: the administrator's file stays"
+sed -i 's/^  mtu: 9000/  mtu: 4200/' "$CONF"
+check "edited" grep -q '^  mtu: 4200' "$CONF"
+repack 0.1.2 "# 0.1.2: changed again"
+dpkg --force-confdef --force-confold -i "$WORK/roced_0.1.2.deb" >"$WORK/upgrade2.log" 2>&1 </dev/null ||
+  { cat "$WORK/upgrade2.log"; exit 1; }
+check_eq "upgraded" 0.1.2 "$(version_of roced)"
+check "the edited file is kept" grep -q '^  mtu: 4200' "$CONF"
+check "the new version's file is beside it as .dpkg-dist" cmp /etc/roced/roced.yaml.dpkg-dist "$WORK/roced.yaml.0.1.2"
+
+echo "== upgrade, conffile edited, no answer given: dpkg asks, and without a terminal it stops"
+repack 0.1.3 "# 0.1.3: and again"
+rm -f /etc/roced/roced.yaml.dpkg-dist
+rc=0
+dpkg -i "$WORK/roced_0.1.3.deb" >"$WORK/upgrade-prompt.log" 2>&1 </dev/null || rc=$?
+check "dpkg refuses to guess (exit non-zero)" test "$rc" -ne 0
+check "... at the conffile question" grep -q "Configuration file '$CONF'" "$WORK/upgrade-prompt.log"
+check "the edited file is untouched" grep -q '^  mtu: 4200' "$CONF"
+
+echo "== upgrade, conffile edited, --force-confnew: replaced, the edit saved as .dpkg-old"
+dpkg --force-confnew -i "$WORK/roced_0.1.3.deb" >"$WORK/upgrade3.log" 2>&1 </dev/null ||
+  { cat "$WORK/upgrade3.log"; exit 1; }
+check_eq "upgraded" 0.1.3 "$(version_of roced)"
+check "the file is the new version's" cmp "$CONF" "$WORK/roced.yaml.0.1.3"
+check "the edit is in .dpkg-old" grep -q '^  mtu: 4200' /etc/roced/roced.yaml.dpkg-old
+
+echo "== remove: the programs go, the configuration stays"
+dpkg -r roced >/dev/null 2>&1
+check_eq "status after remove" config-files "$(status_of roced)"
+check "roced is gone" test ! -e /usr/sbin/roced
+check "the unit is gone" test ! -e /lib/systemd/system/roced.service
+check "the configuration stays" test -f "$CONF"
+
+echo "== purge: nothing of roced is left"
+dpkg -P roced roce-sim >/dev/null 2>&1
+check_eq "status after purge" not-installed "$(status_of roced)"
+check "/etc/roced is gone (with .dpkg-old)" test ! -e /etc/roced
+check "the enable link is gone" test ! -e "$WANTS"
+check "no roced state left for systemd" sh -c '! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q roced'
+check "roce-sim is gone" test ! -e /usr/bin/roce-sim
+
+rm -rf "$WORK"
+echo "== $failures failed"
+exit $((failures > 0))
