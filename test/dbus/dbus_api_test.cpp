@@ -368,6 +368,9 @@ TEST_F(DbusApi, NobodyMayReadButNotApplyOrReload) {
   EXPECT_EQ(Json::parse(status.out)["type"], "s");
   const auto plan = test::run_as(test::kNobody, test::kNobody, call_args("GetPlan"));
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  const auto storms = test::run_as(test::kNobody, test::kNobody, call_args("GetStorms"));
+  ASSERT_EQ(storms.exit_code, 0) << storms.err;
+  EXPECT_FALSE(Json::parse(Json::parse(storms.out)["data"][0].get<std::string>())["enabled"]);
   const auto version = test::run_as(test::kNobody, test::kNobody,
                                     busctl_args({"get-property", dbus::kBusName, dbus::kObjectPath,
                                                  dbus::kInterface, "Version"}));
