@@ -1,0 +1,71 @@
+"""Filters that read rocectl's JSON (docs/plan-json.md, docs/dbus.md) for the roced role."""
+
+import json
+
+
+def _document(text):
+    """The JSON document, or {} when rocectl printed none (it failed before it could)."""
+    if not isinstance(text, str):
+        return text or {}
+    try:
+        return json.loads(text) if text.strip() else {}
+    except ValueError:
+        return {}
+
+
+def roced_plan_lines(plan_json):
+    """One line per change, unsupported setting and warning of `rocectl apply --check --json`."""
+    plan = _document(plan_json)
+    lines = []
+    for port in plan.get("ports", []):
+        name = port["netdev"]
+        if port.get("error"):
+            lines.append(f"{name}: cannot be planned: {port['error']}")
+        for change in port.get("changes", []):
+            line = f"{name}: {change['setting']}: {change['now']} -> {change['wanted']}"
+            if change.get("disruptive"):
+                line += f" (disruptive: {change.get('disruption') or 'traffic stops briefly'})"
+            lines.append(line)
+        for unsupported in port.get("unsupported", []):
+            lines.append(f"{name}: {unsupported['setting']} unsupported: {unsupported['reason']}")
+        for warning in port.get("warnings", []):
+            lines.append(f"{name}: warning: {warning}")
+    for missing in plan.get("not_found", []):
+        lines.append(f"{missing}: named by the configuration but not on this node")
+    return lines
+
+
+def roced_ports_changing(plan_json):
+    """The netdevs `rocectl apply --check --json` would write to."""
+    return [p["netdev"] for p in _document(plan_json).get("ports", []) if p.get("changes")]
+
+
+def roced_ports_not_in_sync(status_json):
+    """Why roced's own view (rocectl status --json, answered over D-Bus) is not healthy: one line
+    per port that is not in-sync; empty when every port it manages is."""
+    status = _document(status_json)
+    if "daemon" not in status:
+        return ["roced did not answer on D-Bus (rocectl read the ports itself): is it running?"]
+    problems = []
+    for port in status.get("ports", []):
+        if port.get("condition") == "in-sync":
+            continue
+        detail = ", ".join(d["setting"] for d in port.get("drift", []))
+        apply = port.get("last_apply") or {}
+        if apply.get("error"):
+            detail = (detail + "; " if detail else "") + apply["error"]
+        elif port.get("error"):
+            detail = (detail + "; " if detail else "") + port["error"]
+        problems.append(f"{port['netdev']}: {port.get('condition')}" + (f" ({detail})" if detail else ""))
+    if not status.get("ports"):
+        problems.append("roced manages no port")
+    return problems
+
+
+class FilterModule:
+    def filters(self):
+        return {
+            "roced_plan_lines": roced_plan_lines,
+            "roced_ports_changing": roced_ports_changing,
+            "roced_ports_not_in_sync": roced_ports_not_in_sync,
+        }
