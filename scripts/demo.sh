@@ -1,85 +1,245 @@
 #!/usr/bin/env bash
-# The main job: a simulated node of four ConnectX-7 ports, and roced over it — first the one-shot
-# path (validate, plan, apply, read back with iproute2/ethtool, a re-apply that writes nothing,
-# a drift and the plan that sees it), then the daemon: roced keeping the ports right by itself
-# when another tool changes one, handling a PFC storm, answering on D-Bus (a private bus, as a
-# real one needs a system).
+# The main job, in well under a minute: a simulated node of four ConnectX-7 ports (roce-sim) and roced,
+# the daemon, in the foreground over it. It shows the plan for the untouched node, roced applying
+# it, the result read back by unmodified dcb/ip/ethtool, a re-apply that writes nothing, a drift
+# made by another tool and corrected, a PFC storm detected, remediated and restored, the metrics
+# endpoint and D-Bus, a clean SIGTERM, and ends with a summary of what this run measured.
+# Everything shown is the programs' own output: roced's log lines shortened to time, level and
+# message, long lines wrapped, the node's directory written $SIM; the summary's numbers come from
+# this run (roced's log, the node's write counter and clock, dcb, D-Bus, the metrics).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh"
-BIN="${ROCED_BUILD_DIR:-$ROOT/build}/bin"
-CONFIG="$ROOT/packaging/roced.yaml"
 
+usage() {
+  cat <<'USAGE'
+usage: scripts/demo.sh [--run-on] [--no-build] [--help]
+
+Starts a simulated node of four mlx5 ports (roce-sim), runs roced against it in the foreground and
+shows what roced does: the plan applied, a drift corrected, a PFC storm detected and remediated,
+the metrics. Ends by itself with a summary of the values measured in this run.
+
+  --run-on    after the tour, keep roced and the node running (roced's log follows) until Ctrl-C,
+              with commands to try from another terminal
+  --no-build  skip scripts/setup.sh and scripts/build.sh (the binaries must already be built)
+  -h, --help  show this help
+
+environment:
+  ROCED_BUILD_DIR           the build directory (default: build/ in the repository)
+  ROCED_DEMO_METRICS_PORT   the metrics endpoint's port on 127.0.0.1 (default 9879)
+USAGE
+}
+
+RUN_ON=0
+BUILD=1
+for arg in "$@"; do
+  case "$arg" in
+    --run-on) RUN_ON=1 ;;
+    --no-build) BUILD=0 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "demo: unknown option '$arg'" >&2; usage >&2; exit 1 ;;
+  esac
+done
+
+T_START=$(date +%s%3N)
+if ((BUILD)); then
+  "$ROOT/scripts/setup.sh"
+  "$ROOT/scripts/build.sh"
+fi
+T_TOUR=$(date +%s%3N)
+
+BUILD_DIR="${ROCED_BUILD_DIR:-$ROOT/build}"
+BIN="$BUILD_DIR/bin"
+CONFIG="$ROOT/packaging/roced.yaml"
+METRICS="127.0.0.1:${ROCED_DEMO_METRICS_PORT:-9879}"
+METRICS_URL="http://$METRICS/metrics"
+for exe in roced rocectl roce-sim; do
+  [[ -x "$BIN/$exe" ]] || { echo "demo: $BIN/$exe is missing (run without --no-build)" >&2; exit 1; }
+done
+# How the binaries are named in the commands shown: relative to the repository when inside it.
+SHOWN_BIN="${BIN#"$ROOT"/}"
+
+# --- presentation -------------------------------------------------------------------------------
+if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then
+  BOLD=$'\033[1m' DIM=$'\033[2m' RESET=$'\033[0m'
+else
+  BOLD='' DIM='' RESET=''
+fi
+WIDTH=100
+if [[ -t 1 ]]; then
+  cols=$(tput cols 2>/dev/null || echo 0)
+  ((cols >= 60)) && WIDTH=$((cols < 120 ? cols : 120))
+fi
+STEP=0
+STEPS=8
+STORM_S=3  # the storm's length: long enough to be shown while it lasts on a busy machine
+step() {
+  STEP=$((STEP + 1))
+  printf '\n%s[%d/%d] %s%s\n' "$BOLD" "$STEP" "$STEPS" "$*" "$RESET"
+}
+# One or two lines on why the step matters, wrapped to the terminal.
+say() { fold -s -w "$WIDTH" <<<"$*" | sed 's/ *$//'; }
+# The command about to run, as a user would type it ($SIM is the simulated node's directory).
+cmd() { printf '%s$ %s%s\n' "$DIM" "$*" "$RESET"; }
+fail() { echo "demo: $*" >&2; exit 1; }
+
+# roced's log lines as "  HH:MM:SS.mmm level   message", the message wrapped under itself and a
+# storm's counter evidence ("; last poll: ...") on a line of its own.
+show_log() {
+  awk -v width="$WIDTH" -v dir="$SIM_DIR" '
+    function emit(prefix, text,    room, line, n, i, words) {
+      room = width - length(prefix)
+      if (room < 30) room = 30
+      n = split(text, words, " ")
+      line = ""
+      for (i = 1; i <= n; i++) {
+        if (line != "" && length(line) + 1 + length(words[i]) > room) {
+          print prefix line
+          prefix = sprintf("%" length(prefix) "s", "")
+          line = words[i]
+        } else {
+          line = line == "" ? words[i] : line " " words[i]
+        }
+      }
+      print prefix line
+    }
+    $1 ~ /^[0-9]+-[0-9]+-[0-9]+$/ && $2 ~ /^[0-9:.]+$/ {
+      msg = $0
+      sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", msg)
+      while ((at = index(msg, dir)) > 0) msg = substr(msg, 1, at - 1) "$SIM" substr(msg, at + length(dir))
+      prefix = sprintf("  %s %-7s ", $2, $3)
+      at = index(msg, "; last poll: ")
+      if (at > 0) {
+        emit(prefix, substr(msg, 1, at - 1))
+        emit(sprintf("%" length(prefix) "s", ""), substr(msg, at + 2))
+      } else {
+        emit(prefix, msg)
+      }
+      next
+    }
+    { print "  " $0 }'
+}
+# A command's output with the node's directory shown as $SIM and lines longer than the terminal
+# wrapped at spaces, the continuation under the value column ("  name    value") or indented.
+show_out() {
+  awk -v width="$WIDTH" -v dir="$SIM_DIR" '
+    {
+      while ((at = index($0, dir)) > 0) $0 = substr($0, 1, at - 1) "$SIM" substr($0, at + length(dir))
+      if (length($0) <= width) { print; next }
+      if (match($0, /^ +[^ ]+  +/)) indent = RLENGTH
+      else { match($0, /^ */); indent = RLENGTH + 4 }
+      pad = sprintf("%" indent "s", "")
+      rest = $0
+      while (length(rest) > width) {
+        cut = 0
+        for (i = width + 1; i > indent + 10; i--) if (substr(rest, i, 1) == " ") { cut = i; break }
+        if (!cut) break
+        print substr(rest, 1, cut - 1)
+        rest = substr(rest, cut + 1)
+        sub(/^ +/, "", rest)
+        rest = pad rest
+      }
+      print rest
+    }'
+}
+log_lines() { wc -l <"$LOG"; }
+log_since() { tail -n +"$(($1 + 1))" "$LOG"; }
+# The first line of roced's log after line $1 matching the ERE $2 (status 1: none).
+log_find() {
+  awk -v from="$1" -v re="$2" 'NR > from && $0 ~ re { print; found = 1; exit } END { exit !found }' "$LOG"
+}
+# Waits (polling, up to $3 seconds) for a line matching the ERE $1 in roced's log after line $2.
+wait_log() {
+  local deadline=$(($(date +%s%3N) + $3 * 1000))
+  until log_find "$2" "$1" >/dev/null; do
+    (($(date +%s%3N) < deadline)) || return 1
+    kill -0 "$ROCED_PID" 2>/dev/null || fail "roced exited; its log: $LOG"
+    sleep 0.05
+  done
+}
+# The epoch milliseconds of a roced log line (its first two fields: local date and time).
+line_ms() { date -d "$(cut -d' ' -f1,2 <<<"$1")" +%s%3N; }
+# The wall-clock epoch milliseconds of the node's scenario time $1 (seconds, as its log's "t=").
+sim_time_ms() {
+  python3 - "$SIM_DIR/roce-sim.clock" "$1" <<'PY'
+import sys, time
+clock = dict(line.split() for line in open(sys.argv[1]) if line.strip())
+wall_minus_mono = time.time() - time.clock_gettime(time.CLOCK_MONOTONIC)
+mono = int(clock["epoch_monotonic_ns"]) / 1e9 + float(sys.argv[2]) / float(clock["speed"])
+print(round((wall_minus_mono + mono) * 1000))
+PY
+}
+# The first line of the node's log after line $1 matching the ERE $2.
+sim_log_find() {
+  awk -v from="$1" -v re="$2" 'NR > from && $0 ~ re { print; found = 1; exit } END { exit !found }' \
+    "$SIM_DIR/roce-sim.log"
+}
+# The node's count of write requests; a netlink request first settles it (docs/sim-formats.md).
+writes() {
+  "$BIN/roce-sim" exec "$SIM_DIR" -- ip link show "${PORTS%% *}" >/dev/null
+  sed -n 's/^total //p' "$SIM_DIR/roce-sim.writes"
+}
+tool() {
+  cmd "$*"
+  "$BIN/roce-sim" exec "$SIM_DIR" -- "$@"
+}
+# Runs a command whose exit status is part of the story: its output (the node's directory shown as
+# $SIM), then RC set to its status.
+capture() {
+  RC=0
+  "$@" >"$SIM_DIR/out.txt" 2>&1 || RC=$?
+  show_out <"$SIM_DIR/out.txt"
+}
+pfc_prio3() { "$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev "$1" prio-pfc | grep -o '3:o[nf]*'; }
+
+# --- the node -----------------------------------------------------------------------------------
 SIM_DIR="$(mktemp -d /tmp/roce-sim.XXXXXX)"
+LOG="$SIM_DIR/roced.log"
+ROCED_PID='' BUS_PID='' SIM_PID='' TAIL_PID=''
+# shellcheck disable=SC2317  # called by the traps
 cleanup() {
-  for pid in ${ROCED_PID:-} ${BUS_PID:-} ${SIM_PID:-}; do
-    kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  for pid in $TAIL_PID $ROCED_PID $BUS_PID $SIM_PID; do
+    { kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; } || true
   done
   rm -rf "$SIM_DIR"
 }
 trap cleanup EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-# Runs a command that may exit non-zero on purpose (2 = changes pending) and shows its status.
-show_exit() {
-  local rc=0
-  "$@" || rc=$?
-  echo "(exit $rc)"
-}
-writes() { sed -n 's/^total //p' "$SIM_DIR/roce-sim.writes"; }
-
+printf '%sroced demo: lossless RoCE v2 on simulated ConnectX-7 ports, made and kept so%s\n' \
+  "$BOLD" "$RESET"
+echo "(about ten seconds, then a summary; --run-on keeps it running, --help for more)"
+# The node, its bus and roced run in sessions of their own (setsid), so that a Ctrl-C in the
+# terminal reaches only this script, which then stops roced first and the node after it.
 # Steady RoCE traffic on priority 3 of every port, so the counters in the metrics move.
-"$BIN/roce-sim" run --dir "$SIM_DIR" --quiet --scenario "$ROOT/sim/scenarios/steady.yaml" &
+setsid "$BIN/roce-sim" run --dir "$SIM_DIR" --scenario "$ROOT/sim/scenarios/steady.yaml" \
+  >"$SIM_DIR/roce-sim.log" 2>&1 &
 SIM_PID=$!
 for _ in $(seq 1 100); do [[ -e "$SIM_DIR/roce-sim.pid" ]] && break; sleep 0.1; done
-[[ -e "$SIM_DIR/roce-sim.pid" ]] || { echo "demo: roce-sim did not start" >&2; exit 1; }
-echo "simulated node at $SIM_DIR (roce-sim pid $SIM_PID)"
+[[ -e "$SIM_DIR/roce-sim.pid" ]] || fail "roce-sim did not start: $(cat "$SIM_DIR/roce-sim.log")"
+PORTS=$(sed -n 's/^\(lan[0-9a-z]*\) [0-9]*$/\1/p' "$SIM_DIR/roce-sim.writes" | xargs)
+NPORTS=$(wc -w <<<"$PORTS")
+say "SIM=$SIM_DIR: the node's directory (roce-sim's default node: ports ${PORTS// /, }, with 80G of RoCE each way on priority 3). rocectl, roced and roce-sim are in $SHOWN_BIN/; dcb, ip and ethtool are Debian's own, reaching the node through 'roce-sim exec \$SIM --'."
 
-step "rocectl status --port lan3: a port as the driver left it"
-"$BIN/rocectl" --sim "$SIM_DIR" status --port lan3
+step "The node as the firmware left it: lossy"
+say "Firmware DCBX, PCP trust, no PFC, MTU 1500: RoCE drops packets under congestion and NCCL jobs stall on retransmits. The plan is what it takes, port by port (lan2 in full):"
+cmd "rocectl --sim \$SIM plan --config packaging/roced.yaml"
+rc=0
+"$BIN/rocectl" --sim "$SIM_DIR" plan --config "$CONFIG" >"$SIM_DIR/plan.txt" 2>&1 || rc=$?
+((rc == 2)) || { cat "$SIM_DIR/plan.txt"; fail "rocectl plan exited $rc, not 2 (changes pending)"; }
+awk '/^[^ ]/ { full = ($1 == "lan2"); print; next } full' "$SIM_DIR/plan.txt" | show_out
+echo "(exit 2: changes pending)"
 
-step "rocectl validate $CONFIG: the shipped configuration (the common recipe)"
-show_exit "$BIN/rocectl" validate "$CONFIG"
-
-step "rocectl validate on a broken copy: file, line, column, field — and nothing is touched"
+step "A broken configuration is refused before it touches a port"
+say "A typo, or a ToS that puts RoCE on a priority without PFC, would leave the fabric silently lossy. Two such mistakes in a copy of the shipped file:"
 BAD="$SIM_DIR/broken.yaml"
 sed -e 's/^\(\s*\)tos: 106/\1tos: 184/' -e 's/^\(\s*\)cable_length:/\1cable_lenght:/' \
   "$CONFIG" >"$BAD"
-show_exit "$BIN/rocectl" validate "$BAD"
+cmd "rocectl validate \$SIM/broken.yaml"
+capture "$BIN/rocectl" validate "$BAD"
+echo "(exit $RC)"
+((RC == 1)) || fail "rocectl validate exited $RC on a broken file, not 1"
 
-step "rocectl plan: what apply would change, per port (exit 2 = changes pending)"
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" plan --config "$CONFIG" --port lan3
-
-step "rocectl apply: every port, in the safe order, each step read back"
-before=$(writes)
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" apply --config "$CONFIG"
-echo "write requests the node received: $(($(writes) - before))"
-
-step "read back with the tools an engineer would use (unmodified, through roce-sim exec)"
-for cmd in "dcb dcbx show dev lan3" "dcb pfc show dev lan3" "dcb ets show dev lan3" \
-  "dcb app show dev lan3" "ip link show lan3" "ethtool --get-tunable lan3 pfc-prevention-tout"; do
-  echo "\$ $cmd"
-  # shellcheck disable=SC2086
-  "$BIN/roce-sim" exec "$SIM_DIR" -- $cmd
-done
-
-step "apply again: the node already matches, so nothing is written (no link flap)"
-before=$(writes)
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" apply --config "$CONFIG" --port lan3
-echo "write requests the node received: $(($(writes) - before))"
-
-step "another tool drifts lan3: dcb pfc set dev lan3 prio-pfc 3:off 4:on"
-"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc set dev lan3 prio-pfc 3:off 4:on
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" plan --config "$CONFIG" --port lan3
-
-step "apply puts it back"
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" apply --config "$CONFIG" --port lan3
-
-step "rocectl nccl-env: what a job on this node should export"
-show_exit "$BIN/rocectl" --sim "$SIM_DIR" nccl-env --config "$CONFIG"
-
-step "the daemon: roced --sim $SIM_DIR, with its D-Bus API on a private bus"
+step "roced starts and applies the plan"
+say "roced runs as its systemd unit would, here in the foreground: log on the console, D-Bus API on a private bus, metrics on $METRICS, PFC storm watchdog polling every 10 ms."
 # A private bus with the shipped policy (a real node uses the system bus).
 cat >"$SIM_DIR/bus.conf" <<BUS
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -100,11 +260,11 @@ cat >"$SIM_DIR/bus.conf" <<BUS
   <include>$ROOT/packaging/dbus/io.roced.Daemon1.conf</include>
 </busconfig>
 BUS
-dbus-daemon --config-file="$SIM_DIR/bus.conf" --nofork 2>/dev/null &
+setsid dbus-daemon --config-file="$SIM_DIR/bus.conf" --nofork 2>/dev/null &
 BUS_PID=$!
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
 for _ in $(seq 1 50); do [[ -S "$SIM_DIR/bus.sock" ]] && break; sleep 0.1; done
-METRICS="127.0.0.1:${ROCED_DEMO_METRICS_PORT:-9879}"
+[[ -S "$SIM_DIR/bus.sock" ]] || fail "dbus-daemon did not start"
 # The shipped configuration with the PFC storm watchdog on (it is off by default): a 10 ms poll,
 # RX storms remediated by turning PFC off on the priority, TX storms by tighter stall prevention.
 DEMO_CONFIG="$SIM_DIR/roced.yaml"
@@ -116,59 +276,238 @@ watchdog:
   restoration_time: 500ms
   action: {rx: disable-pfc, tx: stall-prevention}
 WATCHDOG
-"$BIN/roced" --sim "$SIM_DIR" --config "$DEMO_CONFIG" --log-target console --metrics-listen "$METRICS" \
-  >"$SIM_DIR/roced.log" 2>&1 &
+say "\$SIM/roced.yaml is packaging/roced.yaml with the storm watchdog (off by default) turned on:"
+sed -n '/^watchdog:/,$p' "$DEMO_CONFIG" | sed 's/^/    /'
+cmd "roced --sim \$SIM --config \$SIM/roced.yaml --log-target console --metrics-listen $METRICS &"
+writes_before=$(writes)
+setsid "$BIN/roced" --sim "$SIM_DIR" --config "$DEMO_CONFIG" --log-target console \
+  --metrics-listen "$METRICS" >"$LOG" 2>&1 &
 ROCED_PID=$!
-for _ in $(seq 1 100); do grep -q "D-Bus API" "$SIM_DIR/roced.log" && break; sleep 0.1; done
-cat "$SIM_DIR/roced.log"
+wait_log ' ready: ' 0 20 || fail "roced did not get ready; its log: $(cat "$LOG")"
+show_log <"$LOG"
+APPLY_WRITES=$(($(writes) - writes_before))
+CONFIGURED=$(grep -cE ' lan[0-9a-z]*: configured: ' "$LOG" || true)
+APPLY_MS=$(($(line_ms "$(grep -m1 ' ready: ' "$LOG")") - $(line_ms "$(head -n1 "$LOG")")))
+say "$CONFIGURED of $NPORTS ports configured, each step read back, from start to ready in $APPLY_MS ms; the node counted $APPLY_WRITES write requests."
+((CONFIGURED == NPORTS)) || fail "roced configured $CONFIGURED of $NPORTS ports"
 
-step "rocectl status asks the running daemon over D-Bus"
-"$BIN/rocectl" --sim "$SIM_DIR" status --port lan4
+step "The result, as the standard tools read it"
+say "dcb, ip and ethtool are the tools you already trust; they reach the simulated ports with the same netlink and ioctl bytes as a kernel's:"
+tool dcb pfc show dev lan3 prio-pfc
+tool dcb ets show dev lan3 prio-tc tc-bw tc-tsa
+cmd "ip link show lan3     # its first line"
+"$BIN/roce-sim" exec "$SIM_DIR" -- ip link show lan3 | sed -n 1p | show_out
+tool ethtool --get-tunable lan3 pfc-prevention-tout
 
-step "another tool turns PFC off on lan4 (dcb pfc set dev lan4 prio-pfc 3:off); roced puts it back"
-"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc set dev lan4 prio-pfc 3:off
-sleep 0.5
-"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan4
-echo "roced's log since:"
-tail -n +"$(($(wc -l <"$SIM_DIR/roced.log") - 2))" "$SIM_DIR/roced.log"
+step "Apply again: nothing to write"
+say "Ansible or cron may apply again at any time, and a PFC write flaps an mlx5 link: on a node in sync, apply must write nothing."
+cmd "rocectl --sim \$SIM apply     # answered by the running roced, over D-Bus"
+writes_before=$(writes)
+capture "$BIN/rocectl" --sim "$SIM_DIR" apply
+SECOND_WRITES=$(($(writes) - writes_before))
+echo "(exit $RC) write requests the node received: $SECOND_WRITES"
+((RC == 0)) || fail "the second apply exited $RC"
 
-step "a PFC storm: the switch pauses lan3 on priority 3 without end, for 2 s (roce-sim inject)"
-cat >"$SIM_DIR/storm.yaml" <<'STORM'
+step "Drift: another tool turns PFC off on lan4"
+say "A vendor script or a willing DCBX peer changing PFC leaves one GPU's traffic lossy: a job slows down and nobody knows why. roced hears the netlink event and puts it back:"
+from=$(log_lines)
+tool dcb pfc set dev lan4 prio-pfc 3:off
+DRIFT_SET_MS=$(date +%s%3N)
+wait_log 'lan4: corrected: ' "$from" 5 || fail "roced did not correct lan4 within 5 s"
+log_since "$from" | show_log
+DRIFT_MS=$(($(line_ms "$(log_find "$from" 'lan4: corrected: ')") - DRIFT_SET_MS))
+DRIFT_PFC=$(pfc_prio3 lan4)
+tool dcb pfc show dev lan4 prio-pfc
+say "PFC on priority 3 back on lan4 $DRIFT_MS ms after 'dcb pfc set' returned."
+
+step "A PFC storm on lan3: detected, remediated, restored"
+say "A NIC or switch stuck sending pauses freezes priority 3 and the pause spreads through the fabric, hanging every job behind it. The node plays a ${STORM_S} s RX storm (the switch pauses lan3 without end):"
+cat >"$SIM_DIR/storm.yaml" <<STORM
+name: storm-now
 events:
-  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 2s}
+  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: ${STORM_S}s}
 STORM
-log_lines=$(wc -l <"$SIM_DIR/roced.log")
+say "\$SIM/storm.yaml:"
+sed 's/^/    /' "$SIM_DIR/storm.yaml"
+cmd "roce-sim inject \$SIM \$SIM/storm.yaml"
+from=$(log_lines)
+sim_from=$(wc -l <"$SIM_DIR/roce-sim.log")
 "$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/storm.yaml"
-sleep 0.5
-echo "roced's log (detected, PFC off on the priority, verified):"
-tail -n +"$((log_lines + 1))" "$SIM_DIR/roced.log"
-echo "while the storm lasts, lan3 ignores the pauses and sends again:"
-"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan3
-"$BIN/rocectl" --sim "$SIM_DIR" plan --port lan3 | grep -E "held|in sync" || true
-for _ in $(seq 1 100); do grep -q "ended: it lasted" "$SIM_DIR/roced.log" && break; sleep 0.1; done
-sleep 0.2  # the release's apply
-echo "roced's log since (the storm ended; PFC is put back):"
-tail -n +"$((log_lines + 4))" "$SIM_DIR/roced.log"
-"$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan3
+wait_log 'lan3: PFC storm .* (stopped it|did not stop it|not remediated)' "$from" 15 ||
+  fail "roced did not act on the storm within 15 s; its log: $(log_since "$from")"
+# Read at once, while the storm lasts (the storm's end is logged as "ended").
+storm_read=$("$BIN/roce-sim" exec "$SIM_DIR" -- dcb pfc show dev lan3 prio-pfc)
+STORM_PFC=$(grep -o '3:o[nf]*' <<<"$storm_read")
+log_find "$from" 'lan3: PFC storm on priority 3 RX.* ended: ' >/dev/null && STORM_PFC="over"
+shown=$(log_lines)
+storm_begins=$(sim_log_find "$sim_from" 'lan3: PFC storm \(rx\) on priority 3 begins') ||
+  fail "the node did not log the storm's start"
+say "The node's log: $storm_begins. roced's:"
+head -n "$shown" "$LOG" | tail -n +"$((from + 1))" | show_log
+detected_line=$(log_find "$from" 'lan3: PFC storm on priority 3 RX.*detected [0-9.]+ ms after it began') ||
+  fail "no detection line in roced's log"
+STORM_LATENCY=$(sed -n 's/.*detected \([0-9.]*\) ms after it began.*/\1/p' <<<"$detected_line")
+VERIFY_POLLS=$(log_find "$from" 'lan3: PFC storm on priority 3 RX.*: disable-pfc stopped it' |
+  sed -n 's/.*disable-pfc stopped it (checked over \([0-9]*\) polls).*/\1/p')
+[[ -n "$VERIFY_POLLS" ]] || fail "the remediation was not verified; roced's log: $(log_since "$from")"
+if [[ "$STORM_PFC" == "over" ]]; then
+  say "(this machine is slow right now: the storm was over before it could be shown)"
+  STORM_PFC="not read: the storm was over"
+else
+  say "While it lasts lan3 has PFC off on priority 3 (it ignores the pauses and sends again), and the reconciler holds that state instead of \"correcting\" it:"
+  cmd "dcb pfc show dev lan3 prio-pfc     # run as soon as the action was verified"
+  echo "$storm_read"
+  cmd "rocectl --sim \$SIM plan --port lan3"
+  capture "$BIN/rocectl" --sim "$SIM_DIR" plan --port lan3
+  say "... the storm goes on for ${STORM_S} s; roced restores PFC once no pause frame came for 500 ms:"
+fi
+wait_log 'lan3: PFC storm on priority 3 RX.* ended: it lasted' "$from" 15 ||
+  fail "roced did not see the storm end within 15 s"
+restore_deadline=$(($(date +%s%3N) + 5000))
+until [[ "$(pfc_prio3 lan3)" == "3:on" ]]; do
+  (($(date +%s%3N) < restore_deadline)) || fail "PFC on lan3 priority 3 was not put back"
+  sleep 0.05
+done
+storm_ends=$(sim_log_find "$sim_from" 'lan3: PFC storm \(rx\) on priority 3 ends') ||
+  fail "the node did not log the storm's end"
+say "The node's log: $storm_ends. roced's:"
+log_since "$shown" | show_log
+RESTORED_PFC=$(pfc_prio3 lan3)
+tool dcb pfc show dev lan3 prio-pfc
+ended_line=$(log_find "$from" 'ended: it lasted')
+# On the node's clock (its log's t=, DIR/roce-sim.clock): when the storm began and ended.
+onset_ms=$(sim_time_ms "$(sed -n 's/^t=\([0-9.]*\)s .*/\1/p' <<<"$storm_begins")")
+end_ms=$(sim_time_ms "$(sed -n 's/^t=\([0-9.]*\)s .*/\1/p' <<<"$storm_ends")")
+DETECT_LOGGED_MS=$(($(line_ms "$detected_line") - onset_ms))
+RESTORE_MS=$(($(line_ms "$ended_line") - end_ms))
+say "roced put the configuration back $RESTORE_MS ms after the storm ended (by the node's clock)."
 
-step "Prometheus metrics at http://$METRICS/metrics (docs/metrics.md): a few of its series"
-sleep 1
-curl -s "http://$METRICS/metrics" >"$SIM_DIR/metrics.txt"
-echo "$(grep -vc '^#' "$SIM_DIR/metrics.txt") series; among them:"
-grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_(drifts|corrections)_total\{netdev="lan4"|roce_config_applies_total\{netdev="lan4"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_pause_duration_seconds_total\{netdev="lan2".*direction="rx"|roce_rocev2_gid_index\{netdev="lan2"|roce_pfc_storm_(detections|restorations|actions)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3"|roced_scrape_collector_success)' \
-  "$SIM_DIR/metrics.txt"
-
-step "busctl call io.roced.Daemon1 ... GetStatus (JSON, lan4)"
+step "Metrics, D-Bus, and a clean stop"
+say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). Every scrape reads the NICs afresh:"
+cmd "curl -s $METRICS_URL"
+curl -sf "$METRICS_URL" >"$SIM_DIR/metrics.txt" || fail "no answer from $METRICS_URL"
+SERIES=$(grep -vc '^#' "$SIM_DIR/metrics.txt")
+echo "$SERIES series; among them:"
+grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
+  "$SIM_DIR/metrics.txt" | sed 's/^/  /'
+cmd "busctl call io.roced.Daemon1 /io/roced/Daemon1 io.roced.Daemon1 GetStorms"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
-  io.roced.Daemon1 GetStatus | python3 -c \
-  'import json,sys; d=json.loads(json.loads(sys.stdin.read())["data"][0]); p=[p for p in d["ports"] if p["netdev"]=="lan4"][0]; print(json.dumps({k: p[k] for k in ("netdev","condition","last_apply") if k in p}, indent=2))'
+  io.roced.Daemon1 GetStorms >"$SIM_DIR/storms.json" || fail "GetStorms failed"
+python3 - "$SIM_DIR/storms.json" >"$SIM_DIR/storms.txt" <<'PY'
+import json, sys
+doc = json.loads(json.loads(open(sys.argv[1]).read())["data"][0])
+s = next(s for s in doc["storms"] if s["netdev"] == "lan3" and s["priority"] == 3 and s["direction"] == "rx")
+actions = ", ".join("%s ok %d failed %d" % (a, n["ok"], n["failed"]) for a, n in s["actions"].items())
+print("  %s priority %d %s: active %s, detections %d, restorations %d" % (
+    s["netdev"], s["priority"], s["direction"], str(s["active"]).lower(), s["detections"],
+    s["restorations"]))
+print("  actions: %s" % actions)
+print("  mean_detection_latency_ms: %.2f" % s["mean_detection_latency_ms"])
+PY
+cat "$SIM_DIR/storms.txt"
+DBUS_LATENCY=$(sed -n 's/.*mean_detection_latency_ms: //p' "$SIM_DIR/storms.txt")
 
-step "busctl call io.roced.Daemon1 ... GetStorms (JSON, lan3 priority 3 rx)"
-busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
-  io.roced.Daemon1 GetStorms | python3 -c \
-  'import json,sys; d=json.loads(json.loads(sys.stdin.read())["data"][0]); s=[s for s in d["storms"] if s["netdev"]=="lan3" and s["direction"]=="rx"][0]; print(json.dumps(s, indent=2))'
+stop_roced() {
+  local from rc=0
+  from=$(log_lines)
+  cmd "kill -TERM \$(pidof roced)"
+  kill -TERM "$ROCED_PID" 2>/dev/null || true
+  wait "$ROCED_PID" || rc=$?
+  ROCED_PID=''
+  log_since "$from" | show_log
+  echo "roced exited $rc"
+  STOP="SIGTERM, exit $rc"
+  return "$rc"
+}
 
-step "SIGTERM: roced stops cleanly"
-kill -TERM "$ROCED_PID"
-wait "$ROCED_PID" && echo "roced exited 0"
-ROCED_PID=
+fmt_s() { printf '%d.%d s' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+summary() {
+  local now
+  now=$(date +%s%3N)
+  printf '\n%sSUMMARY%s (measured in this run)\n' "$BOLD" "$RESET"
+  printf '  %-20s %s\n' \
+    "ports configured" "$CONFIGURED of $NPORTS ($PORTS), $APPLY_WRITES write requests, ready in $APPLY_MS ms" \
+    "second apply" "$SECOND_WRITES write requests" \
+    "drift corrected" "lan4 PFC put back $DRIFT_MS ms after 'dcb pfc set' returned (read back: $DRIFT_PFC)" \
+    "storm detected" "lan3 prio 3 RX: $STORM_LATENCY ms after onset (D-Bus: $DBUS_LATENCY ms; node clock: +$DETECT_LOGGED_MS ms)" \
+    "remediation" "disable-pfc (read back: $STORM_PFC), verified: the storm stopped within $VERIFY_POLLS polls" \
+    "restored" "$RESTORE_MS ms after the storm ended (read back: $RESTORED_PFC)" \
+    "metrics" "$SERIES series at $METRICS_URL" \
+    "roced" "$STOP" \
+    "demo time" "$(fmt_s $((now - T_TOUR)))$( ((BUILD)) && echo " (setup and build before it: $(fmt_s $((T_TOUR - T_START))))")" \
+    "machine" "$(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) (other work slows what roced measures)" |
+    summary_lines
+}
+# On a terminal, a summary value too long for it goes on under itself; in a pipe (a log, a test)
+# every item stays on one line.
+summary_lines() {
+  if [[ ! -t 1 ]]; then
+    cat
+    return
+  fi
+  awk -v width="$WIDTH" '
+    {
+      pad = sprintf("%23s", "")
+      line = substr($0, 1, 23)
+      n = split(substr($0, 24), words, " ")
+      room = width - 23
+      text = ""
+      for (i = 1; i <= n; i++) {
+        if (text != "" && length(text) + 1 + length(words[i]) > room) {
+          print line text
+          line = pad
+          text = words[i]
+        } else {
+          text = text == "" ? words[i] : text " " words[i]
+        }
+      }
+      print line text
+    }'
+}
+
+if ((!RUN_ON)); then
+  stop_roced || fail "roced did not stop cleanly"
+  summary
+  exit 0
+fi
+
+STOP="still running (--run-on)"
+summary
+printf '\n%sroced keeps running (--run-on); Ctrl-C stops it%s\n' "$BOLD" "$RESET"
+printf '  %-8s %s\n' "metrics" "$METRICS_URL" "D-Bus" "$DBUS_SYSTEM_BUS_ADDRESS (io.roced.Daemon1)"
+echo "Try from another terminal, in $ROOT:"
+# Unexpanded on purpose: $SIM is for the other terminal's shell, set on the first line.
+# shellcheck disable=SC2016
+printf '  %-70s %s\n' \
+  "SIM=$SIM_DIR" "" \
+  "$SHOWN_BIN/rocectl --sim \$SIM status" "" \
+  "$SHOWN_BIN/roce-sim exec \$SIM -- dcb pfc set dev lan2 prio-pfc 3:off" "# a drift" \
+  "$SHOWN_BIN/roce-sim inject \$SIM \$SIM/storm.yaml" "# another storm on lan3" \
+  "curl -s $METRICS_URL | grep '^roce_pfc_storm'" "" | sed 's/ *$//'
+echo "  busctl --address=unix:path=\$SIM/bus.sock call io.roced.Daemon1 /io/roced/Daemon1 io.roced.Daemon1 GetStorms"
+echo "roced's log from here on:"
+# One awk per line: mawk would hold a pipe's lines back in its buffers. tail ends with roced.
+tail -n 0 -f --pid="$ROCED_PID" "$LOG" | while IFS= read -r line; do show_log <<<"$line"; done &
+TAIL_PID=$!
+STOPPING=0
+# shellcheck disable=SC2317  # called by the trap
+on_interrupt() {
+  ((STOPPING)) && return
+  STOPPING=1
+  echo
+  echo "stopping roced with SIGTERM, as systemctl stop would"
+  local rc=0
+  kill -TERM "$ROCED_PID" 2>/dev/null || true
+  wait "$ROCED_PID" || rc=$?
+  ROCED_PID=''
+  wait "$TAIL_PID" 2>/dev/null || true
+  TAIL_PID=''
+  echo "roced exited $rc"
+  exit $((rc != 0))
+}
+trap on_interrupt INT TERM
+# wait returns early when a trapped signal arrives; roced ending by itself is an error.
+while [[ -n "$ROCED_PID" ]] && kill -0 "$ROCED_PID" 2>/dev/null; do
+  wait "$ROCED_PID" 2>/dev/null || true
+done
+fail "roced stopped on its own; its log: $LOG"
