@@ -67,12 +67,26 @@ check "rocectl plans the simulated node (exit 2: changes pending)" \
   sh -c "rocectl --sim '$SIM' plan --config '$CONF'; test \$? -eq 2"
 kill %1 && wait %1 || true
 
+# systemd is not PID 1 here; stand-ins for systemctl and deb-systemd-invoke record what the
+# maintainer scripts ask of it, as they would with /run/systemd/system present.
+mkdir -p /run/systemd/system
+CALLS=$WORK/systemd-calls
+for tool in systemctl deb-systemd-invoke; do
+  printf '#!/bin/sh\necho "%s $*" >>%s\n' "$tool" "$CALLS" >/usr/local/sbin/$tool
+  chmod +x /usr/local/sbin/$tool
+done
+calls() { if [[ -f $CALLS ]]; then cat "$CALLS"; fi; : >"$CALLS"; }
+
 echo "== upgrade, conffile untouched: the new one is installed silently"
 repack 0.1.1 "# 0.1.1: the shipped example changed"
 dpkg -i "$WORK/roced_0.1.1.deb" >"$WORK/upgrade1.log" 2>&1 </dev/null || { cat "$WORK/upgrade1.log"; exit 1; }
 check_eq "upgraded" 0.1.1 "$(version_of roced)"
 check "the file is the new version's" cmp "$CONF" "$WORK/roced.yaml.0.1.1"
 check "no .dpkg-dist or .dpkg-old left" sh -c '! ls /etc/roced/*.dpkg-* 2>/dev/null'
+upgrade_calls=$(calls)
+check_eq "the upgrade reloads systemd, then restarts roced only if it runs" \
+  "systemctl --system daemon-reload
+deb-systemd-invoke try-restart roced.service" "$(grep -E 'daemon-reload|deb-systemd-invoke' <<<"$upgrade_calls")"
 
 echo "== upgrade, conffile edited, --force-confold: the administrator's file stays"
 sed -i 's/^  mtu: 9000/  mtu: 4200/' "$CONF"
@@ -100,8 +114,11 @@ check_eq "upgraded" 0.1.3 "$(version_of roced)"
 check "the file is the new version's" cmp "$CONF" "$WORK/roced.yaml.0.1.3"
 check "the edit is in .dpkg-old" grep -q '^  mtu: 4200' /etc/roced/roced.yaml.dpkg-old
 
-echo "== remove: the programs go, the configuration stays"
+echo "== remove: roced is stopped, the programs go, the configuration stays"
+calls >/dev/null
 dpkg -r roced >/dev/null 2>&1
+check "the removal stops roced before its binary goes" \
+  sh -c "grep -qx 'deb-systemd-invoke stop roced.service' '$CALLS'"
 check_eq "status after remove" config-files "$(status_of roced)"
 check "roced is gone" test ! -e /usr/sbin/roced
 check "the unit is gone" test ! -e /lib/systemd/system/roced.service
@@ -114,6 +131,15 @@ check "/etc/roced is gone (with .dpkg-old)" test ! -e /etc/roced
 check "the enable link is gone" test ! -e "$WANTS"
 check "no roced state left for systemd" sh -c '! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q roced'
 check "roce-sim is gone" test ! -e /usr/bin/roce-sim
+
+echo "== a fresh install where systemd runs: enabled by its preset, not started"
+calls >/dev/null
+dpkg -i "$DEBS"/roced_*_amd64.deb >"$WORK/install2.log" 2>&1 || { cat "$WORK/install2.log"; exit 1; }
+install_calls=$(calls)
+check "systemd is asked to enable it" grep -q "preset roced.service" <<<"$install_calls"
+check "and never to start it (the example file would reconfigure every port)" \
+  bash -c '! grep -qE "(^| )(start|restart|try-restart|reload-or-restart) " <<<"$1"' _ "$install_calls"
+dpkg -P roced >/dev/null 2>&1
 
 rm -rf "$WORK"
 echo "== $failures failed"
