@@ -35,11 +35,6 @@ def roced_plan_lines(plan_json):
     return lines
 
 
-def roced_ports_changing(plan_json):
-    """The netdevs `rocectl apply --check --json` would write to."""
-    return [p["netdev"] for p in _document(plan_json).get("ports", []) if p.get("changes")]
-
-
 def roced_ports_not_in_sync(status_json):
     """Why roced's own view (rocectl status --json, answered over D-Bus) is not healthy: one line
     per port that is not in-sync; empty when every port it manages is."""
@@ -66,6 +61,5 @@ class FilterModule:
     def filters(self):
         return {
             "roced_plan_lines": roced_plan_lines,
-            "roced_ports_changing": roced_ports_changing,
             "roced_ports_not_in_sync": roced_ports_not_in_sync,
         }
