@@ -6,6 +6,9 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   g++ cmake ninja-build pkg-config clang-format
+  # the fuzzing and sanitizer builds: clang with libFuzzer and the sanitizer runtimes, llvm's
+  # llvm-symbolizer for their stack traces
+  clang clang-14 libclang-rt-14-dev llvm llvm-14
   # libraries roced links (Debian packages, found by CMake config or pkg-config)
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   rdma-core libibverbs-dev
@@ -23,6 +26,8 @@ PACKAGES=(
   # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
   # Ansible role (ansible-core; python3-apt for its apt module)
   dpkg-dev debhelper lintian man-db ansible-core python3-apt
+  # security tests: strace (no process spawned), binutils' nm (no spawning import)
+  strace binutils
 )
 
 missing=()

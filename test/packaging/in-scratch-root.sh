@@ -13,7 +13,7 @@ shift 2
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 mkdir -p "$SCRATCH"/{upper,work,root}
 
-exec unshare --mount --propagation private --pid --fork -- /bin/bash -s "$SCRATCH" "$REPO" "$PWD" "$@" <<'INNER'
+exec unshare --mount --propagation private --pid --fork --kill-child -- /bin/bash -s "$SCRATCH" "$REPO" "$PWD" "$@" <<'INNER'
 set -euo pipefail
 SCRATCH=$1 REPO=$2 CWD=$3
 shift 3
