@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "telemetry/password_check.hpp"
-#include "telemetry/tls_frontend.hpp"
+#include "telemetry/relay_frontend.hpp"
 
 namespace roced::telemetry {
 
@@ -33,18 +33,22 @@ Exporter::Exporter(const config::MetricsSettings& settings, std::shared_ptr<Node
   host_ = address->host.empty() ? "0.0.0.0" : address->host;
   ipv6_ = address->ipv6;
   scheme_ = tls ? "https" : "http";
+  // Debian bookworm's civetweb has neither working TLS (OpenSSL 3) nor IPv6 (built without
+  // USE_IPV6): for either, roced's relay takes the configured address.
+  const bool relayed = tls || address->ipv6;
 
-  // With TLS the Exposer serves plain HTTP on loopback, on a port the kernel picks, and only the
-  // TlsFrontend listens on the configured address.
-  const std::string exposer_listen = tls ? "127.0.0.1:0" : address->civetweb();
+  // Relayed, the Exposer serves plain HTTP on loopback, on a port the kernel picks, and only the
+  // RelayFrontend listens on the configured address.
+  const std::string exposer_listen = relayed ? "127.0.0.1:0" : address->civetweb();
   // Two threads: Prometheus servers scrape one at a time, a second serves a concurrent scrape
   // (a second Prometheus, a curl) without queueing.
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(
         std::vector<std::string>{"listening_ports", exposer_listen, "num_threads", "2"});
   } catch (const std::exception& e) {
-    throw std::runtime_error("cannot listen on " + (tls ? exposer_listen : settings.listen) +
-                             (tls ? " (the loopback endpoint behind TLS)" : "") + ": " + e.what());
+    throw std::runtime_error("cannot listen on " + (relayed ? exposer_listen : settings.listen) +
+                             (relayed ? " (the loopback endpoint behind the relay)" : "") + ": " +
+                             e.what());
   }
   if (settings.basic_auth) {
     auto check = std::make_shared<PasswordCheck>(settings.basic_auth->username,
@@ -57,12 +61,12 @@ Exporter::Exporter(const config::MetricsSettings& settings, std::shared_ptr<Node
   }
   exposer_->RegisterCollectable(collector_);
   // The public address opens last, once the endpoint checks credentials and has its collector.
-  if (tls) {
+  if (relayed) {
     const auto ports = exposer_->GetListeningPorts();
     if (ports.empty() || ports.front() == 0) {
-      throw std::runtime_error("the loopback endpoint behind TLS reports no port");
+      throw std::runtime_error("the loopback endpoint behind the relay reports no port");
     }
-    tls_ = std::make_unique<TlsFrontend>(*address, *settings.tls_certificate, ports.front());
+    relay_ = std::make_unique<RelayFrontend>(*address, settings.tls_certificate, ports.front());
   }
 }
 
@@ -70,7 +74,7 @@ Exporter::~Exporter() = default;
 
 std::string Exporter::url() const {
   const std::string host = ipv6_ ? "[" + host_ + "]" : host_;
-  if (tls_) return scheme_ + "://" + host + ":" + std::to_string(tls_->port()) + "/metrics";
+  if (relay_) return scheme_ + "://" + host + ":" + std::to_string(relay_->port()) + "/metrics";
   const auto ports = exposer_->GetListeningPorts();
   return scheme_ + "://" + host + ":" + (ports.empty() ? "?" : std::to_string(ports.front())) +
          "/metrics";

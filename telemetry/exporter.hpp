@@ -1,8 +1,9 @@
 #pragma once
 // The Prometheus endpoint: prometheus-cpp's Exposer (civetweb) serving GET /metrics, each scrape
 // sampling the node afresh through a NodeSampler. Optional basic auth and TLS (docs/metrics.md).
-// With TLS the Exposer listens on loopback only and a TlsFrontend (OpenSSL) serves the configured
-// address, relaying to it: Debian's civetweb cannot do TLS with OpenSSL 3 (tls_frontend.hpp).
+// With TLS, or on an IPv6 address, the Exposer listens on loopback only and a RelayFrontend serves
+// the configured address, relaying to it: Debian's civetweb can do neither TLS with OpenSSL 3 nor
+// IPv6 (relay_frontend.hpp). Plain HTTP on IPv4 is civetweb's alone.
 
 #include <memory>
 #include <string>
@@ -18,7 +19,7 @@ class Exposer;
 
 namespace roced::telemetry {
 
-class TlsFrontend;
+class RelayFrontend;
 
 class Exporter {
  public:
@@ -30,14 +31,15 @@ class Exporter {
   Exporter(const Exporter&) = delete;
   Exporter& operator=(const Exporter&) = delete;
 
-  // "http://127.0.0.1:9879/metrics", "https://..." with TLS (the port actually bound).
+  // "http://127.0.0.1:9879/metrics", "http://[::1]:9879/metrics", "https://..." with TLS (the
+  // port actually bound on the configured address, never the loopback one behind a relay).
   std::string url() const;
 
  private:
   class Collector;
   std::shared_ptr<Collector> collector_;
   std::unique_ptr<prometheus::Exposer> exposer_;
-  std::unique_ptr<TlsFrontend> tls_;  // declared after exposer_: stops relaying before it goes
+  std::unique_ptr<RelayFrontend> relay_;  // declared after exposer_: stops relaying before it goes
   std::string scheme_;
   std::string host_;
   bool ipv6_ = false;

@@ -101,16 +101,15 @@ def main():
             others = sockets - {expected_main}
             if expected_main not in sockets:
                 failures.append(f"{listen}: roced does not listen on {expected_main} ({sockets})")
-            if tls:
-                # The relay's backend: one plain endpoint on 127.0.0.1, another port.
+            # TLS and IPv6 are relayed (civetweb has neither): one plain backend on 127.0.0.1.
+            if tls or listen.startswith("["):
                 if len(others) != 1 or not next(iter(others)).startswith("127.0.0.1:"):
-                    failures.append(f"{listen} with TLS: expected one backend on 127.0.0.1, "
+                    failures.append(f"{listen} relayed: expected one backend on 127.0.0.1, "
                                     f"listening on {sockets}")
-                plain = curl_status(url.replace("https", "http"))
-                if plain == "200":
-                    failures.append(f"{listen} with TLS answered plain HTTP with metrics")
             elif others:
                 failures.append(f"{listen}: roced also listens on {others}")
+            if tls and curl_status(url.replace("https", "http")) == "200":
+                failures.append(f"{listen} with TLS answered plain HTTP with metrics")
             for host in elsewhere:
                 if not refused(host, port):
                     failures.append(f"{listen}: {host}:{port} accepted a connection")

@@ -1,7 +1,7 @@
-// The exporter over a running roce-sim, fetched with curl: plain, with basic auth, with TLS, and
-// the errors it gives instead of serving (a certificate without its key, a port in use). TLS is
-// roced's own (TlsFrontend, OpenSSL) in front of the loopback endpoint: its handshake timeout,
-// concurrency and stop are tested on the frontend directly.
+// The exporter over a running roce-sim, fetched with curl: plain, with basic auth, with TLS, on
+// IPv6, and the errors it gives instead of serving (a certificate without its key, a port in use).
+// TLS and IPv6 are served by roced's own relay (RelayFrontend) in front of the loopback endpoint:
+// its handshake timeout, concurrency and stop are tested on the relay directly.
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "run_command.hpp"
 #include "sim_node.hpp"
 #include "telemetry/exporter.hpp"
-#include "telemetry/tls_frontend.hpp"
+#include "telemetry/relay_frontend.hpp"
 
 namespace roced::telemetry {
 namespace {
@@ -40,6 +40,19 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+// The same on ::1; 0 when this machine has no IPv6 loopback.
+int free_ipv6_port() {
+  const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_addr = in6addr_loopback;
+  socklen_t length = sizeof address;
+  const bool bound = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), length) == 0 &&
+                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  if (fd >= 0) ::close(fd);
+  return bound ? ntohs(address.sin6_port) : 0;
+}
+
 struct Fetched {
   int status = 0;  // HTTP status; 0 when curl could not connect or complete TLS
   std::string body;
@@ -47,6 +60,7 @@ struct Fetched {
 
 Fetched fetch(const std::string& url, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {CURL_PROGRAM, "-s", "-w", "\n%{http_code}", "--max-time", "30"};
+  argv.push_back("--globoff");  // "[::1]" in a URL is an address, not one of curl's glob ranges
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(url);
   const auto result = run_command(argv);
@@ -71,6 +85,29 @@ int connect_silently(int port) {
     return -1;
   }
   return fd;
+}
+
+// The same to [::1]:`port`.
+int connect_silently_ipv6(int port) {
+  const int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in6 address{};
+  address.sin6_family = AF_INET6;
+  address.sin6_port = htons(static_cast<uint16_t>(port));
+  address.sin6_addr = in6addr_loopback;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Waits (up to a generous minute, only against a hang) for the peer to close `fd`: true when it
+// did, false when the connection is still open.
+bool closed_by_peer(int fd) {
+  pollfd closed = {fd, POLLIN, 0};
+  if (::poll(&closed, 1, 60000) != 1) return false;
+  char byte = 0;
+  return ::recv(fd, &byte, 1, 0) <= 0;
 }
 
 // The threads of this process now.
@@ -105,13 +142,13 @@ class ExporterSim : public roced::test::SimNode {
   std::string url(const std::string& scheme = "http") const {
     return scheme + "://127.0.0.1:" + std::to_string(port_) + "/metrics";
   }
-  // A self-signed certificate for 127.0.0.1 (`name`.crt) and its key (`name`.key); fails the
-  // test when openssl cannot make them.
+  // A self-signed certificate for 127.0.0.1 and ::1 (`name`.crt) and its key (`name`.key); fails
+  // the test when openssl cannot make them.
   void make_certificate(const std::string& name) {
-    const auto made = run_command({OPENSSL_PROGRAM, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
-                                   "-keyout", dir_.string() + "/" + name + ".key", "-out",
-                                   dir_.string() + "/" + name + ".crt", "-days", "1", "-subj",
-                                   "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
+    const auto made = run_command(
+        {OPENSSL_PROGRAM, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+         dir_.string() + "/" + name + ".key", "-out", dir_.string() + "/" + name + ".crt", "-days",
+         "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1"});
     ASSERT_EQ(made.exit_code, 0) << made.err;
   }
   // The one PEM file roced takes: `certificate`.crt followed by `key`.key.
@@ -246,8 +283,8 @@ TEST_F(ExporterSim, ATlsPortInUseIsAnError) {
   EXPECT_EQ(fetch(url("https"), {"--cacert", certificate_file("server")}).status, 200);
 }
 
-// The frontend alone, in front of a plain exporter, with a handshake timeout far longer than any
-// wait below: only concurrency and the stop signal can make these pass.
+// The relay alone with TLS, in front of a plain exporter, with a handshake timeout far longer than
+// any wait below: only concurrency and the stop signal can make these pass.
 class TlsFrontendSim : public ExporterSim {
  protected:
   void SetUp() override {
@@ -262,16 +299,16 @@ class TlsFrontendSim : public ExporterSim {
     for (const int fd : stuck_) ::close(fd);
     ExporterSim::TearDown();
   }
-  std::unique_ptr<TlsFrontend> start() {
-    return std::make_unique<TlsFrontend>(config::ListenAddress{"127.0.0.1", false, 0}, pem_, port_,
-                                         limits_);
+  std::unique_ptr<RelayFrontend> start() {
+    return std::make_unique<RelayFrontend>(config::ListenAddress{"127.0.0.1", false, 0}, pem_,
+                                           port_, limits_);
   }
-  std::string https_url(const TlsFrontend& frontend) const {
+  std::string https_url(const RelayFrontend& frontend) const {
     return "https://127.0.0.1:" + std::to_string(frontend.port()) + "/metrics";
   }
   std::string pem_;
   std::unique_ptr<Exporter> backend_;
-  TlsFrontend::Limits limits_;
+  RelayFrontend::Limits limits_;
   std::vector<int> stuck_;
 };
 
@@ -306,7 +343,7 @@ TEST_F(TlsFrontendSim, TheDestructorReturnsWhileAClientIsStuckAndLeavesNothing) 
   // Generous: the stuck client's handshake would time out only after 10 minutes.
   if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
     destroyer.detach();
-    FAIL() << "~TlsFrontend is still waiting for the stuck client";
+    FAIL() << "~RelayFrontend is still waiting for the stuck client";
   }
   destroyer.join();
   EXPECT_EQ(thread_count(), threads_before);
@@ -340,6 +377,183 @@ TEST_F(ExporterSim, APortInUseIsAnErrorNotASilentSecondListener) {
         << e.what();
   }
   EXPECT_EQ(fetch(url()).status, 200);  // the first one still serves
+}
+
+// Destroys `owned` on a thread of its own, so a destructor that hangs fails the test instead of
+// hanging it: true when it returned within a (generous) minute.
+template <typename T>
+bool destroyed_within_a_minute(std::unique_ptr<T> owned) {
+  auto destroyed = std::make_shared<std::promise<void>>();
+  auto done = destroyed->get_future();
+  std::thread destroyer([owned = std::move(owned), destroyed]() mutable {
+    owned.reset();
+    destroyed->set_value();
+  });
+  if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    destroyer.detach();
+    return false;
+  }
+  destroyer.join();
+  return true;
+}
+
+// metrics.listen on IPv6. Debian's civetweb cannot listen there (built without USE_IPV6), so the
+// relay serves the configured address, plain or with TLS, in front of the loopback endpoint.
+class ExporterIpv6Sim : public ExporterSim {
+ protected:
+  void SetUp() override {
+    ExporterSim::SetUp();
+    port_ = free_ipv6_port();
+    ASSERT_NE(port_, 0) << "no IPv6 loopback (::1) to bind: these cases cannot run";
+    settings_.listen = "[::1]:" + std::to_string(port_);
+  }
+  void TearDown() override {
+    for (const int fd : stuck_) ::close(fd);
+    ExporterSim::TearDown();
+  }
+  std::string ipv6_url(const std::string& scheme = "http") const {
+    return scheme + "://[::1]:" + std::to_string(port_) + "/metrics";
+  }
+  void use_basic_auth() {
+    char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+    ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
+    crypt_data data{};
+    settings_.basic_auth = config::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  }
+  std::vector<int> stuck_;
+};
+
+TEST_F(ExporterIpv6Sim, ServesPlainHttpOnTheIpv6AddressAndNowhereElse) {
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  EXPECT_EQ(exporter.url(), ipv6_url());
+  const Fetched got = fetch(ipv6_url());
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+  EXPECT_NE(got.body.find("roced_ports 4"), std::string::npos);
+  // The same port on IPv4 loopback is refused: [::1] means IPv6 only.
+  EXPECT_LT(connect_silently(port_), 0);
+  EXPECT_EQ(fetch(url()).status, 0);
+  // Plain HTTP, as configured: no TLS is spoken there.
+  EXPECT_EQ(fetch(ipv6_url("https"), {"-k"}).status, 0);
+}
+
+TEST_F(ExporterIpv6Sim, BasicAuthHoldsThroughThePlainRelay) {
+  ASSERT_NO_FATAL_FAILURE(use_basic_auth());
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  EXPECT_EQ(fetch(ipv6_url()).status, 401);
+  EXPECT_EQ(fetch(ipv6_url(), {"-u", "prom:wrong"}).status, 401);
+  EXPECT_EQ(fetch(ipv6_url(), {"-u", "other:pw 1"}).status, 401);
+  const Fetched got = fetch(ipv6_url(), {"-u", "prom:pw 1"});
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+}
+
+TEST_F(ExporterIpv6Sim, TlsOnIpv6ServesHttpsAndNotPlainHttp) {
+  ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
+  settings_.tls_certificate = combined_pem("server", "server");
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  EXPECT_EQ(exporter.url(), ipv6_url("https"));
+  const Fetched got = fetch(ipv6_url("https"), {"--cacert", certificate_file("server")});
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+  EXPECT_NE(fetch(ipv6_url("http")).status, 200);
+}
+
+TEST_F(ExporterIpv6Sim, AnIpv6PortInUseIsAnErrorNamingTheAddress) {
+  Exporter first(settings_, sampler_, ExporterInfo{"1"});
+  try {
+    Exporter second(settings_, sampler_, ExporterInfo{"1"});
+    FAIL() << "two exporters on one port";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cannot listen on " + settings_.listen + ": bind: "), std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("TLS"), std::string::npos) << what;  // no TLS was asked for
+  }
+  EXPECT_EQ(fetch(ipv6_url()).status, 200);  // the first one still serves
+}
+
+TEST_F(ExporterIpv6Sim, StoppingLeavesNothingListeningAndNoThreadBehind) {
+  const size_t threads_before = thread_count();
+  auto exporter = std::make_unique<Exporter>(settings_, sampler_, ExporterInfo{"1"});
+  ASSERT_EQ(fetch(ipv6_url()).status, 200);
+  // A client that sends nothing: its relay thread waits for bytes (the idle timeout is a minute).
+  stuck_.push_back(connect_silently_ipv6(port_));
+  ASSERT_GE(stuck_.back(), 0);
+  ASSERT_TRUE(destroyed_within_a_minute(std::move(exporter)))
+      << "~Exporter is still waiting for the silent client";
+  EXPECT_EQ(thread_count(), threads_before);
+  EXPECT_TRUE(closed_by_peer(stuck_.back()));
+  EXPECT_LT(connect_silently_ipv6(port_), 0);
+}
+
+// The relay alone without TLS, on [::1], in front of a plain exporter on 127.0.0.1, with an idle
+// timeout far longer than any wait below unless a test shortens it.
+class PlainRelaySim : public ExporterIpv6Sim {
+ protected:
+  void SetUp() override {
+    // Not ExporterIpv6Sim's: the exporter behind listens on 127.0.0.1:port_, plain.
+    ExporterSim::SetUp();
+    backend_ = std::make_unique<Exporter>(settings_, sampler_, ExporterInfo{"1"});
+    ASSERT_NE(free_ipv6_port(), 0) << "no IPv6 loopback (::1) to bind: these cases cannot run";
+    limits_.handshake_timeout = std::chrono::minutes(10);
+    limits_.idle_timeout = std::chrono::minutes(10);
+  }
+  std::unique_ptr<RelayFrontend> start() {
+    return std::make_unique<RelayFrontend>(config::ListenAddress{"::1", true, 0}, std::nullopt,
+                                           port_, limits_);
+  }
+  static std::string relay_url(const RelayFrontend& relay) {
+    return "http://[::1]:" + std::to_string(relay.port()) + "/metrics";
+  }
+  std::unique_ptr<Exporter> backend_;
+  RelayFrontend::Limits limits_;
+};
+
+TEST_F(PlainRelaySim, RelaysHttpAndSpeaksNoTls) {
+  auto relay = start();
+  EXPECT_FALSE(relay->tls());
+  const Fetched got = fetch(relay_url(*relay));
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+  EXPECT_EQ(fetch("https://[::1]:" + std::to_string(relay->port()) + "/metrics", {"-k"}).status, 0);
+}
+
+TEST_F(PlainRelaySim, SilentClientsDelayNoOtherClient) {
+  auto relay = start();
+  for (int i = 0; i < 4; ++i) {
+    stuck_.push_back(connect_silently_ipv6(relay->port()));
+    ASSERT_GE(stuck_.back(), 0);
+  }
+  // fetch() gives up after 30 s; the silent clients hold their slots for 10 minutes.
+  const Fetched got = fetch(relay_url(*relay));
+  EXPECT_EQ(got.status, 200);
+  EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
+}
+
+TEST_F(PlainRelaySim, ASilentClientIsClosedAfterTheIdleTimeout) {
+  limits_.idle_timeout = std::chrono::milliseconds(200);
+  auto relay = start();
+  stuck_.push_back(connect_silently_ipv6(relay->port()));
+  ASSERT_GE(stuck_.back(), 0);
+  EXPECT_TRUE(closed_by_peer(stuck_.back()));  // not after ten minutes: the test would stop
+  // The relay itself stays up for the next client.
+  EXPECT_EQ(fetch(relay_url(*relay)).status, 200);
+}
+
+TEST_F(PlainRelaySim, TheDestructorReturnsWhileAClientIsSilentAndLeavesNothing) {
+  const size_t threads_before = thread_count();
+  auto relay = start();
+  const int port = relay->port();
+  stuck_.push_back(connect_silently_ipv6(port));
+  ASSERT_GE(stuck_.back(), 0);
+  // Connections are accepted in order: once this one is served, the silent one has its thread.
+  ASSERT_EQ(fetch(relay_url(*relay)).status, 200);
+  ASSERT_TRUE(destroyed_within_a_minute(std::move(relay)))
+      << "~RelayFrontend is still waiting for the silent client";
+  EXPECT_EQ(thread_count(), threads_before);
+  EXPECT_TRUE(closed_by_peer(stuck_.back()));
+  EXPECT_LT(connect_silently_ipv6(port), 0);
 }
 
 }  // namespace

@@ -1,10 +1,8 @@
-#include "telemetry/tls_frontend.hpp"
+#include "telemetry/relay_frontend.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -15,13 +13,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <memory>
 #include <stdexcept>
+
+#include "telemetry/client_stream.hpp"
 
 namespace roced::telemetry {
 
-struct TlsFrontend::Connection {
+struct RelayFrontend::Connection {
   std::atomic<bool> done{false};
   std::thread thread;
 };
@@ -30,87 +29,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The reasons OpenSSL queued for the last failure ("key values mismatch"), oldest first.
-std::string openssl_errors() {
-  std::string out;
-  while (const unsigned long code = ERR_get_error()) {
-    const char* reason = ERR_reason_error_string(code);
-    if (!out.empty()) out += "; ";
-    out += reason != nullptr ? reason : "error " + std::to_string(code);
-  }
-  return out.empty() ? "OpenSSL gives no reason" : out;
-}
-
-bool queued_error_is(int library, int reason) {
-  const unsigned long code = ERR_peek_last_error();
-  return ERR_GET_LIB(code) == library && ERR_GET_REASON(code) == reason;
-}
-
-// OpenSSL's own messages for a PEM file missing half of what it needs are cryptic ("no start
-// line"): look first, so the log names the problem.
-void check_pem_holds_both(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw std::runtime_error("cannot read TLS certificate " + path + ": " + std::strerror(errno));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string pem = text.str();
-  if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
-    throw std::runtime_error(path + " holds no PEM certificate");
-  }
-  if (pem.find("PRIVATE KEY-----") == std::string::npos) {
-    throw std::runtime_error(path +
-                             " holds no private key (the certificate and its key go in one PEM "
-                             "file: cat cert.pem key.pem > " +
-                             path + ")");
-  }
-}
-
-std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> load_context(const std::string& path) {
-  check_pem_holds_both(path);
-  ERR_clear_error();
-  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> context(SSL_CTX_new(TLS_server_method()),
-                                                       SSL_CTX_free);
-  if (!context)
-    throw std::runtime_error("OpenSSL: cannot create a TLS context: " + openssl_errors());
-  SSL_CTX* ctx = context.get();
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  // Renegotiation lets one client make the server redo expensive handshakes at will.
-  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
-  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  // An encrypted key would otherwise make OpenSSL prompt on the terminal of a daemon.
-  SSL_CTX_set_default_passwd_cb(ctx, [](char*, int, int, void*) { return 0; });
-
-  if (SSL_CTX_use_certificate_chain_file(ctx, path.c_str()) != 1) {
-    throw std::runtime_error(path + ": the certificate does not load (" + openssl_errors() + ")");
-  }
-  if (SSL_CTX_use_PrivateKey_file(ctx, path.c_str(), SSL_FILETYPE_PEM) != 1) {
-    if (queued_error_is(ERR_LIB_X509, X509_R_KEY_VALUES_MISMATCH)) {
-      ERR_clear_error();
-      throw std::runtime_error(path + ": the private key does not match the certificate");
-    }
-    throw std::runtime_error(path +
-                             ": the private key does not load (it must not be encrypted: "
-                             "openssl pkey -in key.pem -out plain.pem) (" +
-                             openssl_errors() + ")");
-  }
-  if (SSL_CTX_check_private_key(ctx) != 1) {
-    ERR_clear_error();
-    throw std::runtime_error(path + ": the private key does not match the certificate");
-  }
-  return context;
-}
+TlsContext no_tls() { return TlsContext(nullptr, SSL_CTX_free); }
 
 std::string address_text(const config::ListenAddress& listen) {
   const std::string host = listen.host.empty() ? "0.0.0.0" : listen.host;
   return (listen.ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(listen.port);
 }
 
-UniqueFd bind_listener(const config::ListenAddress& listen, int& port) {
+UniqueFd bind_listener(const config::ListenAddress& listen, bool tls, int& port) {
   const auto fail = [&](const char* step) {
-    throw std::runtime_error("cannot listen on " + address_text(listen) + " (TLS): " + step + ": " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot listen on " + address_text(listen) + (tls ? " (TLS)" : "") +
+                             ": " + step + ": " + std::strerror(errno));
   };
   const int family = listen.ipv6 ? AF_INET6 : AF_INET;
   UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -172,23 +101,24 @@ int milliseconds_until(Clock::time_point deadline) {
 
 }  // namespace
 
-TlsFrontend::TlsFrontend(const config::ListenAddress& listen, const std::string& pem_path,
-                         int backend_port, Limits limits)
-    : context_(load_context(pem_path)),
+RelayFrontend::RelayFrontend(const config::ListenAddress& listen,
+                             const std::optional<std::string>& tls_pem, int backend_port,
+                             Limits limits)
+    : context_(tls_pem ? load_tls_context(*tls_pem) : no_tls()),
       backend_port_(backend_port),
       limits_(limits),
-      listener_(bind_listener(listen, port_)),
+      listener_(bind_listener(listen, tls_pem.has_value(), port_)),
       stop_(make_eventfd()),
       finished_(make_eventfd()) {
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 
-TlsFrontend::~TlsFrontend() {
+RelayFrontend::~RelayFrontend() {
   signal_eventfd(stop_.get());
   acceptor_.join();  // joins every connection thread before it returns
 }
 
-void TlsFrontend::accept_loop() {
+void RelayFrontend::accept_loop() {
   for (;;) {
     reap_finished_connections();
     // At the limit the listener is not polled: new clients wait in the backlog for a free slot.
@@ -221,7 +151,7 @@ void TlsFrontend::accept_loop() {
   connections_.clear();
 }
 
-void TlsFrontend::start_connection(UniqueFd client) {
+void RelayFrontend::start_connection(UniqueFd client) {
   Connection& connection = connections_.emplace_back();
   try {
     connection.thread = std::thread([this, &connection, fd = std::move(client)]() mutable {
@@ -234,7 +164,7 @@ void TlsFrontend::start_connection(UniqueFd client) {
   }
 }
 
-void TlsFrontend::reap_finished_connections() {
+void RelayFrontend::reap_finished_connections() {
   for (auto it = connections_.begin(); it != connections_.end();) {
     if (it->done) {
       it->thread.join();
@@ -245,7 +175,7 @@ void TlsFrontend::reap_finished_connections() {
   }
 }
 
-void TlsFrontend::serve(UniqueFd client) {
+void RelayFrontend::serve(UniqueFd client) {
   // OpenSSL writes to the socket with write(): a client gone mid-response must give EPIPE here,
   // not a SIGPIPE that ends roced. Blocked, the signal stays pending on this thread and dies
   // with it.
@@ -254,39 +184,14 @@ void TlsFrontend::serve(UniqueFd client) {
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
 
-  std::unique_ptr<SSL, void (*)(SSL*)> ssl(SSL_new(context_.get()), SSL_free);
-  if (ssl && SSL_set_fd(ssl.get(), client.get()) == 1 && handshake(ssl.get(), client.get())) {
-    relay(ssl.get(), client.get());
-  }
-  ERR_clear_error();  // a failed handshake leaves reasons queued on this thread
-}
-
-bool TlsFrontend::handshake(SSL* ssl, int client) {
-  const auto deadline = Clock::now() + limits_.handshake_timeout;
-  for (;;) {
-    ERR_clear_error();
-    const int result = SSL_accept(ssl);
-    if (result == 1) return true;
-    short events = 0;
-    switch (SSL_get_error(ssl, result)) {
-      case SSL_ERROR_WANT_READ:
-        events = POLLIN;
-        break;
-      case SSL_ERROR_WANT_WRITE:
-        events = POLLOUT;
-        break;
-      default:
-        return false;  // not TLS, a protocol it may not use, a reset
-    }
-    const int timeout = milliseconds_until(deadline);
-    if (timeout == 0) return false;
-    std::array<pollfd, 2> fds = {{{stop_.get(), POLLIN, 0}, {client, events, 0}}};
-    if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) return false;
-    if (fds[0].revents != 0) return false;
+  const auto stream =
+      tls() ? tls_client_stream(context_.get(), client.get()) : plain_client_stream(client.get());
+  if (stream && stream->open(stop_.get(), Clock::now() + limits_.handshake_timeout)) {
+    relay(*stream, client.get());
   }
 }
 
-UniqueFd TlsFrontend::connect_backend() {
+UniqueFd RelayFrontend::connect_backend() {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return {};
   sockaddr_in address{};
@@ -312,8 +217,9 @@ UniqueFd TlsFrontend::connect_backend() {
 
 // Moves bytes both ways until either side is done. Everything non-blocking: each pass tries every
 // transfer that has data or room, and only when none moves does it wait in poll() for what the
-// blocked ones asked for (OpenSSL may want to write to read, or read to write).
-void TlsFrontend::relay(SSL* ssl, int client) {
+// blocked ones asked for (TLS may want to write to read, or read to write).
+void RelayFrontend::relay(ClientStream& stream, int client) {
+  using Kind = ClientStream::Step::Kind;
   struct Buffer {
     std::array<char, 16384> bytes;
     size_t begin = 0;
@@ -336,27 +242,18 @@ void TlsFrontend::relay(SSL* ssl, int client) {
       backend_events = 0;
 
       if (!client_done && up->empty()) {
-        ERR_clear_error();
-        const int got = SSL_read(ssl, up->bytes.data(), static_cast<int>(up->bytes.size()));
-        if (got > 0) {
+        const auto step = stream.read(up->bytes.data(), up->bytes.size());
+        if (step.kind == Kind::moved) {
           up->begin = 0;
-          up->end = static_cast<size_t>(got);
+          up->end = step.bytes;
+          moved = true;
+        } else if (step.kind == Kind::blocked) {
+          client_events |= step.events;
+        } else if (step.kind == Kind::finished) {
+          client_done = true;
           moved = true;
         } else {
-          switch (SSL_get_error(ssl, got)) {
-            case SSL_ERROR_WANT_READ:
-              client_events |= POLLIN;
-              break;
-            case SSL_ERROR_WANT_WRITE:
-              client_events |= POLLOUT;
-              break;
-            case SSL_ERROR_ZERO_RETURN:  // close_notify: the client sends no more
-              client_done = true;
-              moved = true;
-              break;
-            default:
-              return;  // reset, or closed without close_notify: nobody left to answer
-          }
+          return;  // nobody left to answer
         }
       }
 
@@ -394,28 +291,19 @@ void TlsFrontend::relay(SSL* ssl, int client) {
       }
 
       if (!down->empty()) {
-        ERR_clear_error();
-        const int sent = SSL_write(ssl, down->bytes.data() + down->begin,
-                                   static_cast<int>(down->end - down->begin));
-        if (sent > 0) {
-          down->begin += static_cast<size_t>(sent);
+        const auto step = stream.write(down->bytes.data() + down->begin, down->end - down->begin);
+        if (step.kind == Kind::moved) {
+          down->begin += step.bytes;
           moved = true;
+        } else if (step.kind == Kind::blocked) {
+          client_events |= step.events;
         } else {
-          switch (SSL_get_error(ssl, sent)) {
-            case SSL_ERROR_WANT_READ:
-              client_events |= POLLIN;
-              break;
-            case SSL_ERROR_WANT_WRITE:
-              client_events |= POLLOUT;
-              break;
-            default:
-              return;
-          }
+          return;
         }
       }
 
       if (backend_done && down->empty()) {
-        SSL_shutdown(ssl);  // close_notify, so the client sees a complete response; best effort
+        stream.close();  // so the client sees a complete response
         return;
       }
       if (client_done && up->empty()) {
