@@ -23,7 +23,10 @@ Result<std::map<std::string, uint64_t>> read_named_decimal_files(
   for (const auto& name : names) {
     auto text = files.read(dir / name);
     if (!text) {
-      if (is_absent_error(text.error()) || text.error().code == EISDIR) continue;
+      // A listed file that refuses to be read is a counter lost, not one the device lacks:
+      // reported (the caller's source fails), never a silently missing series.
+      const bool refused = text.error().code == EACCES || text.error().code == EPERM;
+      if ((is_absent_error(text.error()) && !refused) || text.error().code == EISDIR) continue;
       return text.error();
     }
     std::string_view digits = *text;

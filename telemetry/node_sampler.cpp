@@ -19,8 +19,12 @@ constexpr std::chrono::seconds kGidRefresh{10};
 
 }  // namespace
 
-NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdog)
-    : system_(system), targets_(std::move(targets)), watchdog_(std::move(watchdog)) {}
+NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdog,
+                         ErrorSink on_errors)
+    : system_(system),
+      targets_(std::move(targets)),
+      watchdog_(std::move(watchdog)),
+      on_errors_(std::move(on_errors)) {}
 
 void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   for (const auto& [name, raw] : sample.rdma) {
@@ -117,6 +121,10 @@ NodeSample NodeSampler::sample() {
       SourceOutcome& total = out.sources[name];
       total.ok = total.ok && outcome.ok;
       total.took += outcome.took;
+    }
+    if (sample.errors != memories[i].errors) {
+      if (on_errors_) on_errors_(targets[i].port.netdev, sample.errors);
+      memories[i].errors = sample.errors;
     }
     still_there[targets[i].port.netdev] = std::move(memories[i]);
   }

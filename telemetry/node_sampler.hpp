@@ -42,7 +42,12 @@ class NodeSampler {
  public:
   using Targets = std::function<std::vector<PortTarget>()>;
   using WatchdogSource = std::function<std::optional<WatchdogStats>()>;
-  NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {});
+  // Told when a port's read errors change (a file turned unreadable, and again once it reads):
+  // `errors` is the port's new list, empty when it reads cleanly again. Called under sample().
+  using ErrorSink =
+      std::function<void(const std::string& netdev, const std::vector<std::string>& errors)>;
+  NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {},
+              ErrorSink on_errors = {});
 
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
@@ -61,6 +66,7 @@ class NodeSampler {
     std::string gid_family;
     int ifindex = 0;
     std::chrono::steady_clock::time_point gid_read_at;
+    std::vector<std::string> errors;  // the last sample's, to report changes only
   };
   // Reads one port and updates what is remembered of it.
   PortSample sample_one(const PortTarget& target, const std::map<std::string, LinkInfo>& links,
@@ -70,6 +76,7 @@ class NodeSampler {
   System& system_;
   Targets targets_;
   WatchdogSource watchdog_;
+  ErrorSink on_errors_;
   std::mutex mutex_;
   std::map<std::string, PortMemory> memory_;  // by netdev
 };

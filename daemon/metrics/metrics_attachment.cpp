@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "daemon/log/log.hpp"
 #include "daemon/metrics/port_targets.hpp"
 #include "telemetry/exporter.hpp"
 
@@ -39,7 +40,18 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
   auto sampler = std::make_shared<telemetry::NodeSampler>(
       service.system(),
       [&reconciler] { return port_targets(reconciler.snapshot(), reconciler.config()); },
-      std::move(watchdog));
+      std::move(watchdog),
+      [](const std::string& netdev, const std::vector<std::string>& errors) {
+        // Once per change, not per scrape: the series concerned are absent until it reads again.
+        if (errors.empty()) {
+          log::port(spdlog::level::info, netdev, std::vector<std::string>{},
+                    "metrics: counters read again");
+        }
+        for (const auto& error : errors) {
+          log::port(spdlog::level::warn, netdev, std::vector<std::string>{},
+                    "metrics: cannot read {}", error);
+        }
+      });
   try {
     auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
                                                           telemetry::ExporterInfo{options.version});

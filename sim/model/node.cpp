@@ -1,7 +1,9 @@
 #include "sim/model/node.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
 
 namespace roce_sim {
 
@@ -12,6 +14,16 @@ const std::vector<std::string>& set_op_names() {
 }
 
 std::string set_op_name(SetOp op) { return set_op_names().at(static_cast<size_t>(op)); }
+
+namespace {
+
+// `op: link` stands for any link set, so it matches an MTU set too.
+bool op_matches(SetOp pending, SetOp operation) {
+  return pending == SetOp::Any || pending == operation ||
+         (pending == SetOp::Link && operation == SetOp::Mtu);
+}
+
+}  // namespace
 
 Node::Node(std::vector<PortSpec> specs) {
   for (auto& spec : specs) {
@@ -32,6 +44,12 @@ std::vector<Port*> Node::ports() {
 Port* Node::find(const std::string& netdev) {
   for (auto& slot : slots_)
     if (slot.present && slot.port->netdev() == netdev) return slot.port.get();
+  return nullptr;
+}
+
+Port* Node::find_any(const std::string& netdev) {
+  for (auto& slot : slots_)
+    if (slot.port->netdev() == netdev) return slot.port.get();
   return nullptr;
 }
 
@@ -78,16 +96,49 @@ void Node::inject_set_errors(const std::string& netdev, int err, int count, SetO
 }
 
 int Node::take_injected_error(const std::string& netdev, SetOp operation) {
+  for (auto it = armed_.begin(); it != armed_.end(); ++it) {
+    if (it->netdev != netdev || !op_matches(it->op, operation)) continue;
+    WriteTrigger fired = *it;
+    fired.fired_by = operation;
+    armed_.erase(it);
+    if (fired.kind == WriteTrigger::Kind::Vanish) {
+      unbind(netdev);  // unregister_netdevice under the request: the driver's op sees no device
+      fired_vanishes_.push_back(std::move(fired));
+      return -ENODEV;
+    }
+    fired_holds_.push_back(std::move(fired));
+    break;  // one trigger per call; the request itself goes on
+  }
   for (Injection& pending : injected_) {
     if (pending.netdev != netdev || pending.count <= 0) continue;
-    const bool matches = pending.op == SetOp::Any || pending.op == operation ||
-                         (pending.op == SetOp::Link && operation == SetOp::Mtu);
-    if (!matches) continue;
+    if (!op_matches(pending.op, operation)) continue;
     --pending.count;
     return -pending.err;  // negative errno, ready to be the op's result
   }
   return 0;
 }
+void Node::arm_trigger(WriteTrigger trigger) {
+  for (WriteTrigger& armed : armed_) {
+    if (armed.netdev == trigger.netdev && armed.kind == trigger.kind && armed.op == trigger.op) {
+      armed = std::move(trigger);
+      return;
+    }
+  }
+  armed_.push_back(std::move(trigger));
+}
+
+std::vector<WriteTrigger> Node::take_fired_vanishes() { return std::exchange(fired_vanishes_, {}); }
+
+std::vector<WriteTrigger> Node::take_fired_holds() { return std::exchange(fired_holds_, {}); }
+
+void Node::set_file_unreadable(const std::string& path, bool unreadable) {
+  if (unreadable) {
+    unreadable_files_.insert(path);
+  } else {
+    unreadable_files_.erase(path);
+  }
+}
+
 void Node::note_link_changed(const std::string& netdev) {
   if (const int index = ifindex(netdev))
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});

@@ -2,7 +2,10 @@
 // A simulated node: its mlx5 ports, interface indexes, driver reloads, injected faults, and the
 // events the server turns into RTNLGRP_LINK / RTNLGRP_DCB notifications.
 
+#include <chrono>
+#include <cstddef>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,18 @@ namespace roce_sim {
 enum class SetOp { Any, Dcbx, Pfc, Ets, App, Buffer, Maxrate, Mtu, Link, StallPrevention };
 const std::vector<std::string>& set_op_names();  // "any", "dcbx", ... in enum order
 std::string set_op_name(SetOp op);
+
+// A fault armed on a port's next matching set request (vanish_on_write, hold_reply): fired by
+// the server's take_injected_error call for that request, so the fault hits an exact write.
+struct WriteTrigger {
+  enum class Kind { Vanish, Hold };
+  Kind kind = Kind::Hold;
+  std::string netdev;
+  SetOp op = SetOp::Any;
+  std::chrono::microseconds duration{0};  // Vanish: how long the port stays away; Hold: the delay
+  size_t id = 0;                          // the arming scenario event, for its end
+  SetOp fired_by = SetOp::Any;            // the operation that fired it
+};
 
 struct NodeEvent {
   enum class Kind { LinkChanged, LinkAdded, LinkRemoved, DcbChanged };
@@ -31,6 +46,8 @@ class Node {
   std::vector<Port*> ports();
   Port* find(const std::string& netdev);  // nullptr if absent
   Port* find(int ifindex);
+  // Present or not (a port whose driver is unbound is still the node's): for checking names.
+  Port* find_any(const std::string& netdev);
   // 0 if unknown or absent. Stable while present; a re-probed netdev gets a new ifindex (as Linux).
   int ifindex(const std::string& netdev) const;
 
@@ -46,7 +63,21 @@ class Node {
   // Called by the server as `operation` (a specific kind) is about to run: -errno from the oldest
   // matching injection (op Any, op == operation, or op Link for an Mtu set), consuming one; 0
   // when none is pending.
+  // A trigger armed on the port fires first: Vanish unbinds the port and makes the op fail with
+  // -ENODEV; Hold lets the op run (its reply is the server's to delay).
   int take_injected_error(const std::string& netdev, SetOp operation = SetOp::Any);
+
+  // Arms a write trigger; a later one for the same netdev, kind and op replaces it.
+  void arm_trigger(WriteTrigger trigger);
+  // Fired triggers, taken once: vanishes by the scenario runner (it rebinds the port after
+  // `duration`), holds by the server (it delays the reply).
+  std::vector<WriteTrigger> take_fired_vanishes();
+  std::vector<WriteTrigger> take_fired_holds();
+
+  // Files (paths relative to the node's directory) that must read as mode 0000 (unreadable_file):
+  // the server's file tree keeps them so across its rewrites.
+  void set_file_unreadable(const std::string& path, bool unreadable);
+  const std::set<std::string>& unreadable_files() const { return unreadable_files_; }
 
   // Model changes that others must hear about. Port methods do not know the node, so the server
   // (or scenario) calls note_* after a successful op; drivers' own flaps are reported here too.
@@ -70,6 +101,9 @@ class Node {
     int count;
   };
   std::vector<Injection> injected_;  // in injection order
+  std::vector<WriteTrigger> armed_;  // in arming order
+  std::vector<WriteTrigger> fired_vanishes_, fired_holds_;
+  std::set<std::string> unreadable_files_;
 };
 
 }  // namespace roce_sim

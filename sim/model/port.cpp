@@ -49,6 +49,7 @@ void Port::reset_to_firmware_defaults() {
   // mlx5e_dcbnl_initialize: trust and DSCP map from the firmware, DCBX mode from the firmware,
   // manual_buffer = false, cable_len = MLX5E_DEFAULT_CABLE_LEN, then mlx5e_ets_init.
   trust_dscp_ = spec_.firmware_trust_dscp;
+  stat_base_.clear();  // the counters restart from counters_start
   for (size_t dscp = 0; dscp < dscp2prio_.size(); ++dscp)
     dscp2prio_[dscp] = static_cast<uint8_t>(dscp >> 3);
   app_list_.clear();

@@ -147,6 +147,9 @@ class Port {
   // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by
   // spec().counters_start (mod 2^64); counters() holds the model's own values.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
+  // counter_clear: the ethtool -S counter `name` restarts from 0 now, without a driver reload.
+  // False when the port does not list it now (a per-priority pause name with PFC off).
+  bool clear_stat(const std::string& name);
 
  private:
   PortSpec spec_;
@@ -188,6 +191,7 @@ class Port {
   uint16_t pfc_prevention_tout_ = 0;
   uint16_t stall_minor_ms_ = 0;
   PortCounters counters_{};
+  std::map<std::string, uint64_t> stat_base_;  // cleared counters: what they read at the clear
   EcnState ecn_{};
 };
 

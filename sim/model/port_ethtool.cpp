@@ -202,7 +202,21 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
   if (spec_.counters_start != 0) {
     for (auto& [name, value] : out) value += spec_.counters_start;
   }
+  if (!stat_base_.empty()) {
+    for (auto& [name, value] : out) {
+      if (auto base = stat_base_.find(name); base != stat_base_.end()) value -= base->second;
+    }
+  }
   return out;
+}
+
+bool Port::clear_stat(const std::string& name) {
+  for (const auto& [listed, value] : stats()) {
+    if (listed != name) continue;
+    stat_base_[name] += value;  // value is already net of an earlier clear
+    return true;
+  }
+  return false;
 }
 
 std::vector<std::string> Port::stat_names() const {

@@ -257,4 +257,11 @@ void RdmaDevice::reset_to_defaults() {
   for (auto& [name, counter] : hw_counters_) counter.value = 0;
 }
 
+bool RdmaDevice::clear_hw_counter(const std::string& name) {
+  const auto it = hw_counters_.find(name);
+  if (it == hw_counters_.end()) return false;
+  it->second.value = 0;
+  return true;
+}
+
 }  // namespace roce_sim

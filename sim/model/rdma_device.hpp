@@ -70,6 +70,8 @@ class RdmaDevice {
   // hw_counters: which exist depends on the device; 32-bit ones wrap.
   std::map<std::string, HwCounter>& hw_counters() { return hw_counters_; }
   const std::map<std::string, HwCounter>& hw_counters() const { return hw_counters_; }
+  // counter_clear: the hw_counters file `name` restarts from 0; false when there is none.
+  bool clear_hw_counter(const std::string& name);
   void add_to_counter(const std::string& name, uint64_t delta);  // honours the wrap
 
   void reset_to_defaults();  // driver reload: rdma_cm back to defaults, counters to zero

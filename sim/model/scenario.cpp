@@ -75,10 +75,17 @@ microseconds positive_duration(const Reader& reader, const Field& field) {
   return d;
 }
 
+SetOp set_op(const Reader& reader, const Field& field) {
+  const std::string op = reader.choice(field, set_op_names());
+  const auto& ops = set_op_names();
+  return static_cast<SetOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
+}
+
 ScenarioEvent parse_event(const Reader& reader, const Field& field) {
-  static const std::vector<std::string> kinds = {"congestion",     "pfc_storm",    "link_flap",
-                                                 "driver_reload",  "foreign_tool", "dcbx_peer",
-                                                 "netlink_errors", "address"};
+  static const std::vector<std::string> kinds = {
+      "congestion",      "pfc_storm",  "link_flap",      "driver_reload",
+      "foreign_tool",    "dcbx_peer",  "netlink_errors", "address",
+      "vanish_on_write", "hold_reply", "counter_clear",  "unreadable_file"};
   static const std::map<std::string, std::vector<std::string>> kind_keys = {
       {"congestion", {"priority", "duration", "ecn_mark_ratio", "cnp_rate", "pause_ratio"}},
       {"pfc_storm", {"priority", "direction", "duration", "ignores_remediation"}},
@@ -88,6 +95,10 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
       {"dcbx_peer", {"pfc", "ets"}},
       {"netlink_errors", {"errno", "count", "op"}},
       {"address", {"add", "remove"}},
+      {"vanish_on_write", {"op", "down_for"}},
+      {"hold_reply", {"op", "duration"}},
+      {"counter_clear", {"counters"}},
+      {"unreadable_file", {"file", "duration"}},
   };
   // The kind decides which keys are allowed; read it first from a permissive look.
   if (!field.value.IsMap()) reader.fail(field, "expected a map (at, kind, port, ...)");
@@ -189,6 +200,34 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
       reader.fail(map.self(), "a dcbx_peer event needs pfc or ets");
     }
     event.body = d;
+  } else if (kind == "vanish_on_write") {
+    ev::VanishOnWrite v;
+    if (const auto f = map.get("op")) v.op = set_op(reader, *f);
+    v.down_for = positive_duration(reader, map.require("down_for"));
+    event.body = v;
+  } else if (kind == "hold_reply") {
+    ev::HoldReply h;
+    if (const auto f = map.get("op")) h.op = set_op(reader, *f);
+    h.duration = positive_duration(reader, map.require("duration"));
+    event.body = h;
+  } else if (kind == "counter_clear") {
+    ev::CounterClear c;
+    const auto list_field = map.require("counters");
+    for (const auto& item : reader.list(list_field)) c.counters.push_back(reader.string(item));
+    if (c.counters.empty()) reader.fail(list_field, "names no counter");
+    event.body = c;
+  } else if (kind == "unreadable_file") {
+    ev::UnreadableFile u;
+    const auto file_field = map.require("file");
+    u.file = reader.string(file_field);
+    const std::filesystem::path path(u.file);
+    const bool escapes = std::any_of(
+        path.begin(), path.end(), [](const std::filesystem::path& part) { return part == ".."; });
+    if (u.file.empty() || path.is_absolute() || escapes) {
+      reader.fail(file_field, "must be a path inside the node's directory (like sys/class/...)");
+    }
+    u.duration = positive_duration(reader, map.require("duration"));
+    event.body = u;
   } else if (kind == "netlink_errors") {
     ev::NetlinkErrors n;
     std::vector<std::string> names;
@@ -198,11 +237,7 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
       if (name == n.err_name) n.err = value;
     }
     if (const auto f = map.get("count")) n.count = static_cast<int>(reader.integer(*f, 1, 100000));
-    if (const auto f = map.get("op")) {
-      const std::string op = reader.choice(*f, set_op_names());
-      const auto& ops = set_op_names();
-      n.op = static_cast<SetOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
-    }
+    if (const auto f = map.get("op")) n.op = set_op(reader, *f);
     event.body = n;
   } else {
     ev::AddressChange a;
@@ -228,6 +263,10 @@ std::string seconds_text(microseconds t) {
   return text;
 }
 
+std::string op_text(SetOp op) {
+  return op == SetOp::Any ? std::string("set request") : set_op_name(op) + " set";
+}
+
 std::string mask_text(uint8_t mask) {
   std::string text;
   for (int p = 0; p < 8; ++p) {
@@ -239,9 +278,10 @@ std::string mask_text(uint8_t mask) {
 }  // namespace
 
 std::string ScenarioEvent::kind() const {
-  static const char* const names[] = {"congestion",     "pfc_storm",    "link_flap",
-                                      "driver_reload",  "foreign_tool", "dcbx_peer",
-                                      "netlink_errors", "address"};
+  static const char* const names[] = {"congestion",     "pfc_storm",     "link_flap",
+                                      "driver_reload",  "foreign_tool",  "dcbx_peer",
+                                      "netlink_errors", "address",       "vanish_on_write",
+                                      "hold_reply",     "counter_clear", "unreadable_file"};
   return names[body.index()];
 }
 
@@ -254,6 +294,8 @@ microseconds ScenarioEvent::end() const {
         } else if constexpr (std::is_same_v<T, ev::LinkFlap> ||
                              std::is_same_v<T, ev::DriverReload>) {
           return at + b.down_for;
+        } else if constexpr (std::is_same_v<T, ev::UnreadableFile>) {
+          return at + b.duration;
         } else {
           return at;
         }
@@ -347,8 +389,10 @@ void ScenarioRunner::check(const Scenario& scenario) const {
   };
   std::string known;
   for (Port* port : node_.ports()) known += (known.empty() ? "" : ", ") + port->netdev();
+  // A port away during a driver reload is still the node's: its events are skipped (or bring
+  // it back) when they fire.
   const auto check_port = [&](const std::string& netdev, const SourcePlace& place) -> Port* {
-    Port* port = node_.find(netdev);
+    Port* port = node_.find_any(netdev);
     if (port == nullptr)
       fail(place, "no port '" + netdev + "' in this node (it has " + known + ")");
     return port;
@@ -384,6 +428,10 @@ void ScenarioRunner::schedule(size_t first_event) {
     actions_.push_back({event.at, actions_.size(), i, false});
     if (event.end() != event.at) actions_.push_back({event.end(), actions_.size(), i, true});
   }
+  sort_pending();
+}
+
+void ScenarioRunner::sort_pending() {
   // At one instant, ends go before beginnings (a storm ending at 10s and another beginning at 10s
   // leave the second in force), then file order; an injection's after what was already due.
   std::sort(actions_.begin() + static_cast<std::ptrdiff_t>(next_action_), actions_.end(),
@@ -425,7 +473,21 @@ std::vector<std::string> ScenarioRunner::take_log() {
   return std::exchange(log_, {});
 }
 
+void ScenarioRunner::schedule_fired_vanishes() {
+  bool added = false;
+  for (const WriteTrigger& fired : node_.take_fired_vanishes()) {
+    // The request that fired it came at now_: the server advances the runner before each one.
+    log(fired.netdev, "vanished at a " + set_op_name(fired.fired_by) +
+                          " set (driver unbound, the request fails with ENODEV) for " +
+                          yaml_reader::format_duration(fired.duration));
+    actions_.push_back({now_ + fired.duration, actions_.size(), fired.id, true});
+    added = true;
+  }
+  if (added) sort_pending();
+}
+
 void ScenarioRunner::advance(microseconds simulated_dt) {
+  schedule_fired_vanishes();
   const microseconds target = now_ + std::max(simulated_dt, microseconds{0});
   while (next_action_ < actions_.size() && actions_[next_action_].at <= target) {
     const Action action = actions_[next_action_];
@@ -470,7 +532,9 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
   Port* port = netdev.empty() ? nullptr : node_.find(netdev);
   const bool needs_port = !std::holds_alternative<ev::DriverReload>(event.body) &&
                           !std::holds_alternative<ev::Congestion>(event.body) &&
-                          !std::holds_alternative<ev::PfcStorm>(event.body);
+                          !std::holds_alternative<ev::PfcStorm>(event.body) &&
+                          !std::holds_alternative<ev::UnreadableFile>(event.body);
+  const size_t event_index = static_cast<size_t>(&event - scenario_.events.data());
   if (needs_port && port == nullptr) {
     log(netdev, event.kind() + " skipped: the port is absent (driver unbound)");
     return;
@@ -612,6 +676,31 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
               b.op == SetOp::Any ? std::string("set") : set_op_name(b.op) + " set";
           log(netdev, "the next " + std::to_string(b.count) + " " + what +
                           " operation(s) fail with " + b.err_name);
+        } else if constexpr (std::is_same_v<T, ev::VanishOnWrite>) {
+          node_.arm_trigger({WriteTrigger::Kind::Vanish, netdev, b.op, b.down_for, event_index});
+          log(netdev, "vanishes at its next " + op_text(b.op) + " for " +
+                          yaml_reader::format_duration(b.down_for));
+        } else if constexpr (std::is_same_v<T, ev::HoldReply>) {
+          node_.arm_trigger({WriteTrigger::Kind::Hold, netdev, b.op, b.duration, event_index});
+          log(netdev, "the reply to its next " + op_text(b.op) + " is held for " +
+                          yaml_reader::format_duration(b.duration));
+        } else if constexpr (std::is_same_v<T, ev::CounterClear>) {
+          std::string cleared, missing;
+          for (const std::string& name : b.counters) {
+            // Both cleared (no short circuit): a name can be an ethtool stat and an RDMA counter.
+            const bool in_stats = port->clear_stat(name);
+            const bool in_hw_counters = port->rdma().clear_hw_counter(name);
+            const bool found = in_stats || in_hw_counters;
+            (found ? cleared : missing) += (found ? cleared : missing).empty() ? name : ", " + name;
+          }
+          log(netdev, "counters restart from 0 without a driver reload: " +
+                          (cleared.empty() ? std::string("none") : cleared) +
+                          (missing.empty() ? std::string()
+                                           : " (not counters of the port now: " + missing + ")"));
+        } else if constexpr (std::is_same_v<T, ev::UnreadableFile>) {
+          node_.set_file_unreadable(b.file, true);
+          log(netdev, b.file + " is unreadable (mode 0000) for " +
+                          yaml_reader::format_duration(b.duration));
         } else {
           for (const auto& cidr : b.add) port->rdma().add_address(cidr);
           for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);
@@ -644,9 +733,13 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
           } else {
             log(netdev, "link up (peer) while the port is absent");
           }
-        } else if constexpr (std::is_same_v<T, ev::DriverReload>) {
+        } else if constexpr (std::is_same_v<T, ev::DriverReload> ||
+                             std::is_same_v<T, ev::VanishOnWrite>) {
           node_.rebind(netdev);
           log(netdev, "driver bound again: firmware defaults");
+        } else if constexpr (std::is_same_v<T, ev::UnreadableFile>) {
+          node_.set_file_unreadable(b.file, false);
+          log(netdev, b.file + " is readable again");
         }
       },
       event.body);

@@ -93,13 +93,39 @@ struct AddressChange {
   std::vector<std::string> remove;
 };
 
+// The port vanishes (its driver unbinds) when its next matching set request arrives; the request
+// fails with ENODEV and the port comes back with firmware defaults `down_for` later.
+struct VanishOnWrite {
+  SetOp op = SetOp::Any;
+  std::chrono::microseconds down_for{0};
+};
+
+// The next matching set request on the port is carried out, and its reply held back this long.
+struct HoldReply {
+  SetOp op = SetOp::Any;
+  std::chrono::microseconds duration{0};
+};
+
+// Counters of the port restart from 0 without a driver reload (mlxlink --pc, firmware bugs):
+// ethtool -S names and hw_counters file names.
+struct CounterClear {
+  std::vector<std::string> counters;
+};
+
+// A file of the node's tree (path relative to its directory) reads as mode 0000 for a while.
+struct UnreadableFile {
+  std::string file;
+  std::chrono::microseconds duration{0};
+};
+
 }  // namespace scenario_event
 
 struct ScenarioEvent {
-  using Body = std::variant<scenario_event::Congestion, scenario_event::PfcStorm,
-                            scenario_event::LinkFlap, scenario_event::DriverReload,
-                            scenario_event::ForeignTool, scenario_event::DcbxPeer,
-                            scenario_event::NetlinkErrors, scenario_event::AddressChange>;
+  using Body = std::variant<
+      scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
+      scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
+      scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
+      scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;
@@ -164,6 +190,9 @@ class ScenarioRunner {
   void check(const Scenario& scenario) const;
   // Adds the actions of scenario_.events[first_event...] to those still due.
   void schedule(size_t first_event);
+  void sort_pending();
+  // Vanishes fired by set requests since the last advance: their rebinds go on the timeline.
+  void schedule_fired_vanishes();
   void fire(const Action& action);
   void begin(const ScenarioEvent& event);
   void finish(const ScenarioEvent& event);

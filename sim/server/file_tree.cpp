@@ -1,6 +1,7 @@
 #include "sim/server/file_tree.hpp"
 
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -133,8 +134,34 @@ void FileTree::write_file(const fs::path& path, const std::string& content) {
     out << content;
     if (!out) throw std::runtime_error("cannot write " + temp.string());
   }
+  if (!node_.unreadable_files().empty() &&
+      node_.unreadable_files().count(path.lexically_relative(dir_).string())) {
+    ::chmod(temp.c_str(), 0);  // before the rename: a reader never sees it readable
+  }
   fs::rename(temp, path);
   written_[path.native()] = content;
+}
+
+void FileTree::apply_file_modes() {
+  const std::set<std::string>& wanted = node_.unreadable_files();
+  for (const std::string& relative : wanted) {
+    if (unreadable_applied_.count(relative)) continue;
+    struct stat st {};
+    const fs::path path = dir_ / relative;
+    if (::stat(path.c_str(), &st) != 0) continue;  // not there (yet): tried again next time
+    // 0: a rewrite already made it unreadable; the tree's files are otherwise 0644.
+    const mode_t mode = st.st_mode & 07777;
+    unreadable_applied_[relative] = mode != 0 ? mode : 0644;
+    ::chmod(path.c_str(), 0);
+  }
+  for (auto it = unreadable_applied_.begin(); it != unreadable_applied_.end();) {
+    if (wanted.count(it->first)) {
+      ++it;
+      continue;
+    }
+    ::chmod((dir_ / it->first).c_str(), it->second);
+    it = unreadable_applied_.erase(it);
+  }
 }
 
 void FileTree::add_watch(const fs::path& path, Watch watch) {

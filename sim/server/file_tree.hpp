@@ -6,6 +6,8 @@
 // A client's write is an IN_CLOSE_WRITE on the file itself (ours are renames of dot-files), and a
 // configfs mkdir an IN_CREATE of a directory: that is what the write counter counts.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <map>
 #include <set>
@@ -38,6 +40,9 @@ class FileTree {
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.
   std::vector<std::string> on_inotify();
+  // Puts the node's unreadable_file faults into the files' modes (0000 while unreadable, the mode
+  // they had once it ends); write_file keeps a rewritten file at 0000 meanwhile.
+  void apply_file_modes();
 
  private:
   enum class WatchKind { RdmaCmRoot, RdmaCmPort, CcParams, EcnEnable, EcnParams };
@@ -76,6 +81,7 @@ class FileTree {
   // Files a client truncated without writing (or whose next writer has not written yet): the
   // model's value goes back at the next refresh unless a write arrives first.
   std::map<std::filesystem::path, Watch> truncated_;
+  std::map<std::string, mode_t> unreadable_applied_;  // relative path -> mode before the fault
   std::map<std::string, PortSpec>
       specs_;  // by netdev: what a vanished port's tree looked like  // by netdev: the GID table
                // last written           // rdma_cm groups created (mkdir seen)

@@ -92,10 +92,23 @@ Fd listen_on(const fs::path& path) {
 
 enum class Kind { RtnlListener, EthtoolListener, Rtnl, Ethtool, Timer, Inotify, Inject, Signal };
 
+// While a hold_reply fault holds a reply, this file names it: "<netdev> <op>" per held reply.
+constexpr const char* kHeldFile = "roce-sim.held";
+
 struct Client {
   Fd fd;
   Kind kind;
   NlPeer peer;
+};
+
+// A reply held back by hold_reply: the client's socket is not read meanwhile, as a caller blocked
+// in the slow driver op sends nothing else.
+struct HeldReply {
+  int fd = -1;
+  std::vector<Outgoing> rtnl_replies;
+  std::vector<Bytes> ethtool_answers;
+  Clock::time_point release_at;
+  std::string what;  // "lan3 pfc"
 };
 
 class Server {
@@ -306,10 +319,10 @@ class Server {
       // request take effect (and are counted) before it is answered.
       const uint64_t writes_before = writes_.total();
       verbose(tree_.on_inotify());
+      std::vector<Outgoing> replies;
       if (client->kind == Kind::Rtnl) {
-        auto replies = rtnl_.handle(datagram, client->peer);
+        replies = rtnl_.handle(datagram, client->peer);
         writes_.flush();  // the counter is current once the reply arrives
-        send_all(replies, client);
         verbose(rtnl_.take_request_log());
       } else {
         answers.push_back(ethtool_.handle(datagram));
@@ -326,16 +339,88 @@ class Server {
           tree_.refresh();
         }
       }
+      if (hold(fd, replies, answers)) return;
+      send_all(replies, client);
     }
     for (const Bytes& answer : answers) send_datagram(fd, answer, true);
+  }
+
+  // When the request just handled fired a hold_reply, its replies (and the batch's earlier
+  // ethtool answers) wait, and the client is not served, until the hold ends.
+  bool hold(int fd, std::vector<Outgoing>& replies, std::vector<Bytes>& answers) {
+    const std::vector<WriteTrigger> fired = node_.take_fired_holds();
+    if (fired.empty()) return false;
+    HeldReply held;
+    held.fd = fd;
+    held.rtnl_replies = std::move(replies);
+    held.ethtool_answers = std::move(answers);
+    std::chrono::microseconds longest{0};
+    for (const WriteTrigger& trigger : fired) longest = std::max(longest, trigger.duration);
+    held.release_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double, std::micro>(
+                                             static_cast<double>(longest.count()) / speed_));
+    held.what = fired.front().netdev + " " + set_op_name(fired.front().fired_by);
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+    say(sim_time_text() + " " + fired.front().netdev + ": holding the reply to a " +
+        set_op_name(fired.front().fired_by) + " set");
+    held_.push_back(std::move(held));
+    write_held_file();
+    return true;
+  }
+
+  void release_due_holds(Clock::time_point now) {
+    bool released = false;
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (it->release_at > now) {
+        ++it;
+        continue;
+      }
+      auto client = clients_.find(it->fd);
+      if (client != clients_.end()) {
+        // A client killed meanwhile: the sends fail, and its hang-up is seen once watched again.
+        send_all(it->rtnl_replies, client->second.get());
+        for (const Bytes& answer : it->ethtool_answers) send_datagram(it->fd, answer, true);
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.fd = it->fd;
+        ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, it->fd, &event);
+      }
+      say(sim_time_text() + " " + it->what.substr(0, it->what.find(' ')) + ": reply released");
+      it = held_.erase(it);
+      released = true;
+    }
+    if (released) write_held_file();
+  }
+
+  // Atomically, as the other files of DIR: present exactly while a reply is held.
+  void write_held_file() {
+    const fs::path path = options_.dir / kHeldFile;
+    if (held_.empty()) {
+      ::unlink(path.c_str());
+      return;
+    }
+    const fs::path temp = options_.dir / (std::string(".") + kHeldFile + ".tmp");
+    {
+      std::ofstream out(temp);
+      for (const HeldReply& held : held_) out << held.what << "\n";
+    }
+    fs::rename(temp, path);
+  }
+
+  std::string sim_time_text() const {
+    char text[32];
+    std::snprintf(text, sizeof text, "t=%.3fs", static_cast<double>(sim_elapsed_.count()) / 1e6);
+    return text;
   }
 
   void on_tick() {
     uint64_t expirations = 0;
     while (::read(timer_.get(), &expirations, sizeof expirations) > 0) {
     }
-    advance_to_now();
+    const Clock::time_point now = advance_to_now();
     send_all(rtnl_.drain_events(), nullptr);
+    release_due_holds(now);
+    tree_.apply_file_modes();
     // Counters move every tick (and before every request); the files follow at 10 Hz (set
     // requests and writes refresh at once): a tenth of the ports each 10 ms tick, so no request
     // waits for every port's files to be rewritten.
@@ -424,6 +509,7 @@ class Server {
       }
       runner_->advance(std::chrono::microseconds{0});  // what is due at once
       for (const std::string& line : runner_->take_log()) say(line);
+      tree_.apply_file_modes();
     } catch (const std::exception& error) {
       answer = std::string("error: ") + error.what() + "\n";
       say("roce-sim: injection refused: " + std::string(error.what()));
@@ -461,6 +547,7 @@ class Server {
     ::unlink(ethtool_path_.c_str());
     ::unlink(pid_path_.c_str());
     ::unlink(clock_path_.c_str());
+    ::unlink((options_.dir / kHeldFile).c_str());
   }
 
   static std::vector<std::string> netdevs(Node& node) {
@@ -483,6 +570,7 @@ class Server {
   fs::path rtnl_path_, ethtool_path_, pid_path_, clock_path_, inject_dir_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
+  std::vector<HeldReply> held_;
   std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);
   Clock::time_point epoch_;  // simulated time 0 (DIR/roce-sim.clock)
   std::chrono::microseconds sim_elapsed_{0};

@@ -1407,4 +1407,56 @@ TEST_F(SimServerInjectScenario, InjectedFlowsFlowFromTheInjectionWithinThePortsS
   EXPECT_GT(lan2.at("tx_prio3_bytes"), lan2.at("tx_prio4_bytes"));  // the scenario's flow goes on
 }
 
+// hold_reply: the held request is carried out at once, its reply comes `duration` later while
+// other clients are answered, and DIR/roce-sim.held names it meanwhile.
+TEST_F(SimServerInject, AHeldReplyComesLateWhileOtherClientsAreServed) {
+  const Cli armed =
+      inject("hold.yaml", "events: [{at: 0s, kind: hold_reply, port: lan3, op: mtu, duration: 1s}]\n");
+  ASSERT_EQ(armed.status, 0) << armed.output << log();
+  auto held_conn = rtnl(4243);
+  auto other = rtnl(4244);
+  int held_result = 1;
+  Clock::time_point answered;
+  const auto sent = Clock::now();
+  std::thread caller([&] {
+    held_result = set_mtu(*held_conn, "lan3", 9000);
+    answered = Clock::now();
+  });
+  ASSERT_TRUE(eventually([&] { return fs::exists(node() / "roce-sim.held"); })) << log();
+  EXPECT_EQ(read_file(node() / "roce-sim.held"), "lan3 mtu\n");
+  EXPECT_EQ(read_file(node() / "sys/class/net/lan3/mtu"), "9000\n") << "carried out at once";
+  EXPECT_EQ(set_mtu(*other, "lan2", 9000), 0) << "another client is answered meanwhile";
+  caller.join();
+  EXPECT_EQ(held_result, 0);
+  EXPECT_GE(answered - sent, std::chrono::milliseconds(1000));
+  EXPECT_FALSE(fs::exists(node() / "roce-sim.held"));
+  EXPECT_EQ(set_mtu(*held_conn, "lan3", 4200), 0) << "held once, then served as before";
+}
+
+// vanish_on_write and unreadable_file through the server: ENODEV and the port's tree gone; a file
+// kept at mode 0000 across the 10 Hz rewrites, its mode back afterwards.
+TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
+  const Cli armed = inject("faults.yaml",
+                           "events:\n"
+                           "  - {at: 0s, kind: vanish_on_write, port: lan4, op: mtu, down_for: 500ms}\n"
+                           "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 600ms,\n"
+                           "     file: sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent}\n");
+  ASSERT_EQ(armed.status, 0) << armed.output << log();
+  const fs::path counter = node() / "sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
+  ASSERT_TRUE(eventually([&] { return (fs::status(counter).permissions() & fs::perms::all) == fs::perms::none; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // two refreshes of its port
+  EXPECT_EQ(fs::status(counter).permissions() & fs::perms::all, fs::perms::none);
+  const std::string ifindex_before = read_file(node() / "sys/class/net/lan4/ifindex");
+  auto c = rtnl(4245);
+  EXPECT_EQ(set_mtu(*c, "lan4", 9000), -ENODEV);
+  // Back after down_for, re-probed: a new ifindex and the firmware's MTU.
+  EXPECT_TRUE(eventually([&] {
+    const std::string now = read_file(node() / "sys/class/net/lan4/ifindex");
+    return !now.empty() && now != ifindex_before;
+  })) << log();
+  EXPECT_EQ(read_file(node() / "sys/class/net/lan4/mtu"), "1500\n") << "firmware defaults";
+  EXPECT_TRUE(eventually([&] { return (fs::status(counter).permissions() & fs::perms::owner_read) != fs::perms::none; }));
+  EXPECT_NE(log().find("lan4: vanished at a mtu set"), std::string::npos) << log();
+}
+
 }  // namespace
