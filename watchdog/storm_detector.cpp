@@ -115,6 +115,12 @@ void StormDetector::watch(const StormEvidence& poll, std::vector<StormEvent>& ev
   if (stormed_polls_ == 0) onset_ = poll.earlier_latest - lead_in_;
   accumulated_ += poll.interval;
   ++stormed_polls_;
+  // The NIC gave up within this poll's last 1 %: the polls after it no longer pause, so this is
+  // the detection (by the NIC) or there is none.
+  if (poll.direction == Direction::tx && poll.storm_error_events.value_or(0) > 0) {
+    detect(poll, onset_, true, events);
+    return;
+  }
   if (poll.later_earliest - onset_ < settings_.detection_time || stormed_polls_ < 2) return;
   detect(poll, onset_, false, events);
 }

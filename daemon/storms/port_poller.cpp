@@ -1,20 +1,24 @@
 #include "daemon/storms/port_poller.hpp"
 
+#include "daemon/log/log.hpp"
+
 namespace roced::storms {
 
 namespace {
 using SteadyClock = std::chrono::steady_clock;
 }  // namespace
 
-PortPoller::PortPoller(System& system, std::string netdev)
-    : system_(system), reader_(system, std::move(netdev)) {}
+PortPoller::PortPoller(System& system, std::string netdev, Now now)
+    : system_(system), now_(std::move(now)), reader_(system, std::move(netdev)) {}
 
 Result<void> PortPoller::read_names() {
   auto names = reader_.names();
   if (!names) return names.error();
   index_ = watchdog::PauseCounterIndex(*names);
+  names_ = *names;
+  previous_.clear();  // another string set: nothing to compare with
   names_stale_ = false;
-  names_at_ = SteadyClock::now();
+  names_at_ = now_();
   return ok();
 }
 
@@ -30,7 +34,7 @@ watchdog::PauseCounters PortPoller::counters(std::span<const uint64_t> values,
 }
 
 Result<EthtoolCall> PortPoller::prepare() {
-  if (names_stale_ || SteadyClock::now() - names_at_ >= kNamesRefresh) {
+  if (names_stale_ || now_() - names_at_ >= kNamesRefresh) {
     if (auto names = read_names(); !names) return names.error();
   }
   return reader_.values_call();
@@ -39,18 +43,42 @@ Result<EthtoolCall> PortPoller::prepare() {
 Result<watchdog::PauseCounters> PortPoller::finish(const EthtoolCall& call) {
   auto values = reader_.values_answered(call);
   if (!values) return values.error();
-  if (values->size() == index_.size()) return counters(*values, call.issued, call.answered);
+  if (values->size() == index_.size()) {
+    note_decreases(*values);
+    return counters(*values, call.issued, call.answered);
+  }
   // The count differs from the names': PFC changed since they were read. Read both again.
   if (auto names = read_names(); !names) return names.error();
-  const auto issued = SteadyClock::now();
+  const auto issued = now_();
   values = reader_.values();
-  const auto answered = SteadyClock::now();
+  const auto answered = now_();
   if (!values) return values.error();
   if (values->size() != index_.size()) {
     names_stale_ = true;
     return Error{EAGAIN, reader_.ifname() + ": the statistics changed twice while read"};
   }
+  note_decreases(*values);
   return counters(*values, issued, answered);
+}
+
+void PortPoller::note_decreases(std::span<const uint64_t> values) {
+  if (previous_.size() == values.size() && names_.size() == values.size()) {
+    size_t lower = 0;
+    size_t first = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < previous_[i] && lower++ == 0) first = i;
+    }
+    // mlx5's ethtool counters are 64-bit and never wrap: a drop is a reset, and the difference
+    // is no count (a wrapped subtraction would make a huge one).
+    if (lower > 0) {
+      log::port(spdlog::level::warn, reader_.ifname(), std::vector<std::string>{},
+                "ethtool counter {} went backwards ({} -> {}){} without a driver reload: "
+                "counted as a reset; the storm watchdog does not judge this poll",
+                names_[first], previous_[first], values[first],
+                lower > 1 ? fmt::format(", and {} more", lower - 1) : std::string());
+    }
+  }
+  previous_.assign(values.begin(), values.end());
 }
 
 Result<watchdog::PauseCounters> PortPoller::read() {

@@ -5,8 +5,10 @@
 // telling anyone) — and mapped to the watchdog's counters once (watchdog::PauseCounterIndex).
 
 #include <chrono>
+#include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "netlink/ethtool.hpp"
 #include "netlink/system.hpp"
@@ -17,8 +19,10 @@ namespace roced::storms {
 class PortPoller {
  public:
   static constexpr std::chrono::seconds kNamesRefresh{10};
+  // Where the time comes from: steady_clock, or a soak test's virtual clock (StormLoop's).
+  using Now = std::function<std::chrono::steady_clock::time_point()>;
 
-  PortPoller(System& system, std::string netdev);
+  PortPoller(System& system, std::string netdev, Now now = std::chrono::steady_clock::now);
 
   // Reads the counters; `at` and `read_time` frame the GSTATS call.
   Result<watchdog::PauseCounters> read();
@@ -28,6 +32,8 @@ class PortPoller {
   Result<watchdog::PauseCounters> finish(const EthtoolCall& call);
   // The string set may have changed (a DCB notification, our own PFC change): names next read.
   void names_stale() { names_stale_ = true; }
+  // The port vanished (driver reload): its counters restart, which is no news.
+  void forget_values() { previous_.clear(); }
 
  private:
   Result<void> read_names();
@@ -36,10 +42,17 @@ class PortPoller {
                                    std::chrono::steady_clock::time_point answered) const;
 
   System& system_;
+  Now now_;
   StatsReader reader_;
   watchdog::PauseCounterIndex index_;
+  // Logs a counter lower than in the previous poll (same string set): a counter cleared without
+  // a driver reload (mlxlink --pc, firmware), which the detector cannot judge across.
+  void note_decreases(std::span<const uint64_t> values);
+
   bool names_stale_ = true;
   std::chrono::steady_clock::time_point names_at_;
+  std::vector<std::string> names_;  // the string set the values are read with
+  std::vector<uint64_t> previous_;  // the last poll's values, in names_' order
 };
 
 }  // namespace roced::storms

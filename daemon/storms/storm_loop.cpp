@@ -17,17 +17,18 @@ constexpr std::chrono::seconds kTargetsRefresh{1};
 }  // namespace
 
 StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-                     StormHandler& handler)
+                     StormHandler& handler, Now now)
     : system_(system),
       settings_(settings),
       targets_(std::move(targets)),
       handler_(handler),
+      now_(std::move(now)),
       watch_(watchdog::detector_settings(settings)) {}
 
 StormLoop::~StormLoop() { stop(); }
 
 void StormLoop::start() {
-  last_round_ = SteadyClock::now().time_since_epoch().count();
+  last_round_ = now_().time_since_epoch().count();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -79,7 +80,10 @@ void StormLoop::skip(const std::string& netdev, const Error& error) {
   // Gone (a driver reload): forgotten. Anything else (the string set changing twice while read,
   // a busy driver) is this round's: the next reading measures across the gap, and a storm being
   // handled keeps its hold.
-  if (error.code == ENODEV) forget(netdev);
+  if (error.code == ENODEV) {
+    forget(netdev);
+    if (auto it = pollers_.find(netdev); it != pollers_.end()) it->second->forget_values();
+  }
 }
 
 void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
@@ -90,7 +94,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   for (const auto& watched : ports) {
     const std::string& netdev = watched.port.netdev;
     auto& poller = pollers_[netdev];
-    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev);
+    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev, now_);
     auto call = poller->prepare();
     if (!call) {
       skip(netdev, call.error());
@@ -123,26 +127,32 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
     forget(it->first);
     it = pollers_.erase(it);
   }
-  handler_.on_round(events, watch_, SteadyClock::now());
+  handler_.on_round(events, watch_, now_());
   ++polls_;
-  last_round_ = SteadyClock::now().time_since_epoch().count();
+  last_round_ = now_().time_since_epoch().count();
+}
+
+void StormLoop::refresh_targets(SteadyClock::time_point now) {
+  if (now - targets_at_ < kTargetsRefresh) return;
+  ports_ = targets_();
+  targets_at_ = now;
+  handler_.on_targets(ports_);
+}
+
+void StormLoop::round() {
+  refresh_targets(now_());
+  poll_once(ports_);
 }
 
 void StormLoop::run() {
-  std::vector<WatchedPort> ports;
-  auto targets_at = SteadyClock::time_point{};
-  auto next = SteadyClock::now();  // when this round should begin
+  auto next = now_();  // when this round should begin
   for (;;) {
-    const auto now = SteadyClock::now();
+    const auto now = now_();
     // Late: woken late, or the last round overran its interval.
     if (now - next > settings_.poll_interval / 2) ++late_polls_;
     if (now > next) next = now;  // no burst of catch-up rounds after a late one
-    if (now - targets_at >= kTargetsRefresh) {
-      ports = targets_();
-      targets_at = now;
-      handler_.on_targets(ports);
-    }
-    poll_once(ports);
+    refresh_targets(now);
+    poll_once(ports_);
     // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls
     // should not drift later by the time a poll takes.
     next += settings_.poll_interval;

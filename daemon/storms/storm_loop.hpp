@@ -44,16 +44,21 @@ class StormHandler {
 class StormLoop {
  public:
   using Targets = std::function<std::vector<WatchedPort>()>;
+  using Now = PortPoller::Now;
 
-  // `targets` is asked again every kTargetsRefresh (ports come and go, profiles change).
+  // `targets` is asked again every kTargetsRefresh (ports come and go, profiles change). `now`:
+  // steady_clock in the daemon; a virtual clock in the soak test, which calls round() itself.
   StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-            StormHandler& handler);
+            StormHandler& handler, Now now = std::chrono::steady_clock::now);
   ~StormLoop();  // stop()
   StormLoop(const StormLoop&) = delete;
   StormLoop& operator=(const StormLoop&) = delete;
 
   void start();
   void stop();
+  // One round on the caller's thread, as the loop's thread makes one every poll_interval: for a
+  // caller that keeps time itself (a week of polls on a virtual clock). Not while started.
+  void round();
 
   uint64_t polls() const { return polls_; }            // rounds done
   uint64_t late_polls() const { return late_polls_; }  // rounds begun > half a poll late
@@ -62,6 +67,7 @@ class StormLoop {
 
  private:
   void run();
+  void refresh_targets(std::chrono::steady_clock::time_point now);  // when kTargetsRefresh is due
   void poll_once(const std::vector<WatchedPort>& ports);
   void take_notifications();
   void forget(const std::string& netdev);
@@ -71,7 +77,10 @@ class StormLoop {
   const watchdog::WatchdogSettings settings_;
   Targets targets_;
   StormHandler& handler_;
+  const Now now_;
   watchdog::StormWatch watch_;
+  std::vector<WatchedPort> ports_;                              // the targets, as last asked
+  std::chrono::steady_clock::time_point targets_at_{};          // when
   std::map<std::string, std::unique_ptr<PortPoller>> pollers_;  // by netdev
   std::unique_ptr<NetlinkSocket> events_;                       // RTNLGRP_LINK and _DCB
   struct Reading {

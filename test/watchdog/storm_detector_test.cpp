@@ -339,6 +339,25 @@ TEST(StormDetector, TheNicsStallPreventionEventIsADetectionByTheNic) {
   EXPECT_EQ(restored.last_pause, detected.at - milliseconds(6));
 }
 
+// Found by the soak (test/load): a TX storm whose stall-prevention timeout ended in the last 1 %
+// of a stormed poll was never detected — the stormed poll was not looked at for the NIC's event,
+// and the polls after it, no longer pausing, reset the run.
+TEST(StormDetector, TheNicsEventInAStormedPollIsADetectionByTheNic) {
+  StormPoller poller(Direction::tx);
+  StormDetector detector(DetectorSettings{milliseconds(200), milliseconds(200)});
+  const auto poll = milliseconds(100);
+  ASSERT_TRUE(detector.feed(poller.quiet(poll)).empty());
+  const auto onset = poller.now();
+  const auto events = detector.feed(poller.nic_stops_pausing_at_the_end(poll));
+  ASSERT_EQ(events.size(), 1u);
+  const auto& detected = std::get<StormDetected>(events[0]);
+  EXPECT_TRUE(detected.by_nic);
+  EXPECT_EQ(detected.stormed_polls, 1);
+  EXPECT_EQ(detected.onset, onset);
+  EXPECT_EQ(detected.latency, poll);
+  EXPECT_EQ(detector.state(), StormState::storming);
+}
+
 TEST(StormDetector, TxDetectionCarriesTheFirmwareStormEvents) {
   Script script(Direction::tx);
   ASSERT_EQ(script.run(n(5, 'S')), std::vector<std::string>{"5:detected"});

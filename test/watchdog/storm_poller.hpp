@@ -73,6 +73,17 @@ class StormPoller {
     return poll(interval);
   }
 
+  // TX: the NIC's stall prevention gives up in the last 1 % of a stormed poll (the timeout ends
+  // there): paused the whole interval, nothing received, tx_pause_storm_error_events += 1.
+  StormEvidence nic_stops_pausing_at_the_end(std::chrono::microseconds interval) {
+    pfc_on();
+    const auto us = static_cast<uint64_t>(interval.count());
+    series_.add(duration(), us);
+    frames(us / 168);
+    series_.add("tx_pause_storm_error_events", 1);
+    return poll(interval);
+  }
+
   // TX: the error event of a storm on another priority of the port (it is device-wide); traffic
   // moves and this priority does not pause.
   StormEvidence nic_event_elsewhere(std::chrono::microseconds interval) {
