@@ -28,6 +28,9 @@ class CommandBuffer {
 // asked for (ethtool_get_strings, ethtool_get_stats), so a count that grew since GSSET_INFO would
 // be written past the end: leave room for it, then notice the change and retry.
 constexpr size_t kSlackEntries = 256;
+// More statistics than any driver has (mlx5 with every channel has some 20000): a count above it is
+// a broken reply, and buffers sized by it would exhaust memory.
+constexpr uint32_t kMaxStatistics = 1u << 20;
 
 Result<uint32_t> stats_count(EthtoolIoctl& ioctl, const std::string& ifname) {
   CommandBuffer buffer(sizeof(ethtool_sset_info), sizeof(uint32_t));
@@ -42,6 +45,10 @@ Result<uint32_t> stats_count(EthtoolIoctl& ioctl, const std::string& ifname) {
   }
   uint32_t count = 0;
   std::memcpy(&count, buffer.bytes() + sizeof(ethtool_sset_info), sizeof(count));
+  if (count > kMaxStatistics) {
+    return Error{EBADMSG, ifname + ": the driver reports " + std::to_string(count) +
+                              " statistics, more than any driver has"};
+  }
   return count;
 }
 
@@ -77,7 +84,10 @@ Result<std::vector<uint64_t>> stats_values(EthtoolIoctl& ioctl, const std::strin
   }
   if (stats->n_stats != count) return Error{EAGAIN, ifname + ": statistics changed while read"};
   std::vector<uint64_t> values(count);
-  std::memcpy(values.data(), buffer.bytes() + sizeof(ethtool_stats), count * sizeof(uint64_t));
+  // No statistics: values.data() may be null, which memcpy must not be given even for 0 bytes.
+  if (count > 0) {
+    std::memcpy(values.data(), buffer.bytes() + sizeof(ethtool_stats), count * sizeof(uint64_t));
+  }
   return values;
 }
 

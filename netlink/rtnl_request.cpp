@@ -17,6 +17,10 @@ namespace {
 
 enum class Outcome { Continue, Done, Interrupted };
 
+// The errno of a reply's negative error field. The kernel's are 1..MAX_ERRNO (4095); any other
+// value is a malformed reply, and negating INT_MIN would overflow.
+int reply_errno(int error) { return error < 0 && error >= -4095 ? -error : EPROTO; }
+
 // The kernel's reason from an extended ACK (NLMSGERR_ATTR_MSG), if it sent one.
 std::string extack_message(const nlmsghdr* header) {
   if ((header->nlmsg_flags & NLM_F_ACK_TLVS) == 0) return {};
@@ -62,7 +66,7 @@ class Exchange {
           int error = 0;
           std::memcpy(&error, NLMSG_DATA(header), sizeof(error));
           if (error == 0) return finish();  // the ACK
-          Error failure = Error::from_errno(-error, context_);
+          Error failure = Error::from_errno(reply_errno(error), context_);
           if (std::string reason = extack_message(header); !reason.empty()) {
             failure.message += ": " + reason;
           }
@@ -73,7 +77,7 @@ class Exchange {
           if (header->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
             int error = 0;
             std::memcpy(&error, NLMSG_DATA(header), sizeof(error));
-            if (error < 0) return Error::from_errno(-error, context_);
+            if (error < 0) return Error::from_errno(reply_errno(error), context_);
           }
           return finish();
         }

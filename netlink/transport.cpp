@@ -123,20 +123,30 @@ Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<ui
   return ok();
 }
 
-Result<void> SimEthtoolIoctl::decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
-                                           std::span<uint8_t> buffer) {
+Result<void> decode_sim_ethtool_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                      std::span<uint8_t> buffer) {
   const auto context = [&] { return ethtool_context(std::string(ifname), buffer); };
   roce_sim_ethtool_rep reply_header{};
   if (reply.size() < sizeof(reply_header)) {
-    fd_.reset();
     return Error{EBADMSG, context() + ": truncated reply from roce-sim"};
   }
   std::memcpy(&reply_header, reply.data(), sizeof(reply_header));
-  if (reply_header.error < 0) return Error::from_errno(-reply_header.error, context());
+  if (reply_header.error < 0) {
+    // An errno is 1..MAX_ERRNO (4095); anything else is a broken reply (and -INT_MIN overflows).
+    const int err = reply_header.error >= -4095 ? -reply_header.error : EPROTO;
+    return Error::from_errno(err, context());
+  }
   const size_t payload =
       std::min<size_t>({reply_header.len, reply.size() - sizeof(reply_header), buffer.size()});
   std::memcpy(buffer.data(), reply.data() + sizeof(reply_header), payload);
   return ok();
+}
+
+Result<void> SimEthtoolIoctl::decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                           std::span<uint8_t> buffer) {
+  // A reply too short for its header: the connection is in doubt, reconnect next time.
+  if (reply.size() < sizeof(roce_sim_ethtool_rep)) fd_.reset();
+  return decode_sim_ethtool_reply(reply, ifname, buffer);
 }
 
 Error SimEthtoolIoctl::receive_failed(int err, std::string_view ifname, std::span<uint8_t> buffer) {

@@ -51,6 +51,11 @@ class SimEthtoolIoctl final : public EthtoolIoctl {
   std::vector<std::vector<uint8_t>> batch_;  // call_batch's requests
 };
 
+// One roce-sim ethtool reply (uapi/roce_sim.h) into `buffer`, as the kernel's copy_to_user would
+// leave it: a negative `error` is the call's errno. Free of the socket so it can be fuzzed.
+Result<void> decode_sim_ethtool_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                      std::span<uint8_t> buffer);
+
 // Real absolute paths mapped onto directories: the longest matching prefix wins; a path no prefix
 // matches goes to `fallback_root` / path. System::real() maps nothing (fallback "/").
 class MappedFileTree final : public FileTree {

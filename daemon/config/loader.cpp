@@ -1,6 +1,9 @@
 // roced.yaml -> Config: parse with yaml-cpp, read each section over the defaults, then the
 // cross-setting rules (validate.cpp). Every problem is reported, in file order; any error leaves
 // LoadResult.config unset.
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -140,28 +143,67 @@ Diagnostic whole_file_error(const std::string& name, int line, int column, std::
   return {Diagnostic::Severity::Error, name, line, column, "", std::move(message)};
 }
 
+// Where the first node of the second document in `text` is, when there is one. Not YAML::LoadAll:
+// yaml-cpp 0.7 loops for ever on some broken streams ("[]\n,x"), allocating a document a turn
+// (jbeder/yaml-cpp#1040, fixed upstream by #1319); the parser is asked for two documents only.
+std::optional<Location> second_document(const std::string& text) {
+  class FirstNode final : public YAML::EventHandler {
+   public:
+    std::optional<Location> at;
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { note(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+      note(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+      note(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+      note(mark);
+    }
+    void OnMapEnd() override {}
+
+   private:
+    void note(const YAML::Mark& mark) {
+      if (!at) at = mark.is_null() ? Location{} : Location{mark.line + 1, mark.column + 1};
+    }
+  };
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  FirstNode first;
+  FirstNode second;
+  if (!parser.HandleNextDocument(first) || !parser.HandleNextDocument(second)) return std::nullopt;
+  return second.at.value_or(Location{});
+}
+
 }  // namespace
 
 LoadResult load_string(const std::string& text, const std::string& name) {
-  std::vector<YAML::Node> documents;
+  YAML::Node document;
+  std::optional<Location> second;
   try {
-    documents = YAML::LoadAll(text);
+    document = YAML::Load(text);  // the first document; an empty file has none (all defaults)
+    second = second_document(text);
   } catch (const YAML::ParserException& e) {
     LoadResult result;
     result.diagnostics.push_back(
         whole_file_error(name, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg));
     return result;
   }
-  if (documents.size() > 1) {
-    const Location second = detail::location_of(documents[1]);
+  if (second) {
     LoadResult result;
     result.diagnostics.push_back(whole_file_error(
-        name, second.line, second.column,
+        name, second->line, second->column,
         "a second YAML document: roced.yaml holds one (remove the '---' separator)"));
     return result;
   }
-  // An empty file (no document) is all defaults.
-  return load_document(documents.empty() ? YAML::Node() : documents.front(), name);
+  return load_document(document, name);
 }
 
 LoadResult load_file(const std::string& path) {

@@ -331,7 +331,9 @@ void validate_selection(const PortSelection& ports, const SelectionLocations& wh
     }
   }
   for (size_t i = 0; i < where.overrides.size(); ++i) {
-    const auto& [pattern, at] = where.overrides[i];
+    // Not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot capture one.
+    const std::string& pattern = where.overrides[i].first;
+    const Location& at = where.overrides[i].second;
     const std::string field = "overrides." + pattern;
     if (is_glob(pattern)) continue;
     const bool selected =

@@ -126,7 +126,9 @@ Reader::Map Reader::map(const Field& field, const std::vector<std::string>& know
   result.reader_ = this;
   result.self_ = field;
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
-    const YAML::Node& key_node = it->first;
+    // A copy (a cheap handle): it->first lives in the iterator's temporary proxy, which is gone
+    // by the next statement (AddressSanitizer: stack-use-after-scope).
+    const YAML::Node key_node = it->first;
     if (!key_node.IsScalar()) fail(key_node.Mark(), field.path, "keys must be plain names");
     const std::string key = key_node.Scalar();
     const std::string path = child_path(field.path, key);

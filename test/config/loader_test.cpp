@@ -358,6 +358,17 @@ TEST(ConfigSyntax, OneDocumentAndAMappingAtTheTop) {
   EXPECT_CONFIG_ERROR(load("profile: [mtu]\n"), 1, 10, "profile", "expected a mapping");
 }
 
+// Found by fuzz/config_fuzz: yaml-cpp 0.7's LoadAll never returns on this stream, allocating a
+// document a turn (jbeder/yaml-cpp#1040); the loader reads two documents at most.
+TEST(ConfigSyntax, StreamThatYamlCppLoadAllNeverEndsIsAnError) {
+  const LoadResult result = load("[]\n,x");
+  ASSERT_FALSE(result.ok());
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].severity, Diagnostic::Severity::Error);
+  EXPECT_EQ(result.diagnostics[0].line, 2);
+  EXPECT_NE(result.diagnostics[0].message.find("second YAML document"), std::string::npos);
+}
+
 TEST(ConfigSelectionRules, NamesAndPatterns) {
   EXPECT_CONFIG_ERROR(load("ports:\n  netdevs: [averyveryverylongname0]\n"), 2, 13, "ports.netdevs",
                       "at most 15 characters");

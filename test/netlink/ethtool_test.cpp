@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 #include <linux/ethtool.h>
+#include <roce_sim.h>
 
+#include <array>
 #include <cstring>
 #include <functional>
+
+#include "netlink/transport.hpp"
 
 namespace roced {
 namespace {
@@ -198,6 +202,42 @@ TEST(EthtoolClient, UnknownInterfaceKeepsTheErrno) {
   auto stats = EthtoolClient(system).stats("nope0");
   ASSERT_FALSE(stats.ok());
   EXPECT_EQ(stats.error().code, ENODEV);
+}
+
+// Found by fuzz/ethtool_stats_fuzz: a statistics count no driver has (here 2^32 - 1) is refused
+// before buffers are sized by it (that was a 137 GB allocation).
+TEST(EthtoolClient, ImpossibleStatisticsCountIsRefused) {
+  struct HugeCount final : EthtoolIoctl {
+    Result<void> call(const std::string&, std::span<uint8_t> buffer, size_t) override {
+      const uint32_t count = 0xffffffffu;
+      std::memcpy(buffer.data() + sizeof(ethtool_sset_info), &count, sizeof(count));
+      return ok();  // sset_mask is left as asked: ETH_SS_STATS
+    }
+  };
+  System system;
+  system.ethtool = std::make_unique<HugeCount>();
+  auto stats = EthtoolClient(system).stats("lan2");
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.error().code, EBADMSG);
+  EXPECT_NE(stats.error().message.find("4294967295 statistics"), std::string::npos);
+  auto names = StatsReader(system, "lan2").names();
+  ASSERT_FALSE(names.ok());
+  EXPECT_EQ(names.error().code, EBADMSG);
+}
+
+// Found by fuzz/ethtool_stats_fuzz: a roce-sim reply whose error is no errno (INT_MIN overflowed
+// when negated) is EPROTO; a real errno is kept.
+TEST(SimEthtoolReply, ErrorOutsideTheErrnoRangeIsAProtocolError) {
+  for (const auto& [error, expected] :
+       {std::pair{INT32_MIN, EPROTO}, {-4096, EPROTO}, {-ENODEV, ENODEV}}) {
+    roce_sim_ethtool_rep header{error, 0};
+    std::vector<uint8_t> reply(sizeof(header));
+    std::memcpy(reply.data(), &header, sizeof(header));
+    std::array<uint8_t, sizeof(ethtool_stats)> buffer{};
+    auto decoded = decode_sim_ethtool_reply(reply, "lan2", buffer);
+    ASSERT_FALSE(decoded.ok());
+    EXPECT_EQ(decoded.error().code, expected) << error;
+  }
 }
 
 TEST(EthtoolClient, PfcPreventionTimeoutTunable) {

@@ -184,6 +184,30 @@ TEST(RtnlRequest, DoneCarryingAnErrorFailsTheDump) {
   EXPECT_EQ(replies.error().code, EMSGSIZE);
 }
 
+// Found by fuzz/link_fuzz and fuzz/dcb_fuzz: an error field no kernel sends (INT_MIN overflowed
+// when negated; a positive one became a negative errno) is a malformed reply, EPROTO.
+TEST(RtnlRequest, ErrorFieldOutsideTheErrnoRangeIsAProtocolError) {
+  for (const int32_t bad : {INT32_MIN, -4096, 5}) {
+    for (const bool dump : {false, true}) {
+      FakeKernel kernel;
+      kernel.respond = [&](const nlmsghdr& req) {
+        Wire w;
+        w.begin_message(dump ? NLMSG_DONE : NLMSG_ERROR, 0, req.nlmsg_seq, kPid).i32(bad);
+        return std::vector<std::vector<uint8_t>>{w.end_message().bytes};
+      };
+      FakeNetlinkSocket socket(kernel);
+      NlMsgPtr request = dump ? getlink_dump() : getlink_one();
+      auto replies = rtnl_request(socket, request.get(), "lan2");
+      if (dump && bad > 0) {  // NLMSG_DONE with a non-negative value ends a dump
+        EXPECT_TRUE(replies.ok());
+        continue;
+      }
+      ASSERT_FALSE(replies.ok()) << bad;
+      EXPECT_EQ(replies.error().code, EPROTO) << bad << (dump ? " in NLMSG_DONE" : "");
+    }
+  }
+}
+
 // ---- LinkClient over the same fake ----
 
 TEST(LinkClient, ParsesEveryFieldOfAnRtmNewlink) {
