@@ -34,7 +34,7 @@ std::string StallPrevention::mode() const {
 }
 
 bool StallPrevention::same_setting(uint16_t a, uint16_t b) {
-  const auto is_auto = [](uint16_t raw) { return raw == PFC_STORM_PREVENTION_AUTO || raw == 100; };
+  const auto is_auto = [](uint16_t v) { return v == PFC_STORM_PREVENTION_AUTO || v == 100; };
   return a == b || (is_auto(a) && is_auto(b));
 }
 

@@ -9,6 +9,8 @@ PACKAGES=(
   # the fuzzing and sanitizer builds: clang with libFuzzer and the sanitizer runtimes, llvm's
   # llvm-symbolizer for their stack traces
   clang clang-14 libclang-rt-14-dev llvm llvm-14
+  # ccache: the sanitizer builds (scripts/hardening.sh) rebuild quickly after the first run
+  ccache
   # libraries roced links (Debian packages, found by CMake config or pkg-config)
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   rdma-core libibverbs-dev

@@ -7,3 +7,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/build.sh"
 cd "${ROCED_BUILD_DIR:-$ROOT/build}"
 ctest --output-on-failure --timeout 600 -j2
+# Then under the sanitizers, in their own builds (ASan+UBSan on the suite, TSan on the concurrent
+# parts); a report anywhere fails the test command.
+"$ROOT/scripts/hardening.sh"

@@ -323,6 +323,9 @@ struct Reconciler::Impl final : WorkerHost {
   std::atomic<bool> stopped_{false};
   std::unique_ptr<NetlinkSocket> socket_;  // event thread only, once started
   std::thread event_thread_;
+  // Set once event_thread_ runs: healthy() reads this, never the std::thread that start() and
+  // stop() assign and join on other threads.
+  std::atomic<bool> event_thread_running_{false};
   std::atomic<SteadyClock::rep> event_heartbeat_{0};
 };
 
@@ -347,6 +350,7 @@ void Reconciler::start() {
     impl.resync(false, false, false);
     impl.event_heartbeat_ = SteadyClock::now().time_since_epoch().count();
     impl.event_thread_ = std::thread([&impl] { impl.event_loop(); });
+    impl.event_thread_running_ = true;
   }
   std::unique_lock lock(impl.progress_mutex_);
   impl.progress_.wait(lock, [&impl] { return impl.stopping_ || impl.all_checked(); });
@@ -467,7 +471,7 @@ config::Config Reconciler::config() const { return *impl_->current_config(); }
 
 bool Reconciler::healthy() const {
   const Impl& impl = *impl_;
-  if (impl.stopping_ || !impl.event_thread_.joinable()) return false;
+  if (impl.stopping_ || !impl.event_thread_running_) return false;
   const auto now = SteadyClock::now();
   const SteadyClock::time_point event_beat{SteadyClock::duration(impl.event_heartbeat_.load())};
   if (now - event_beat > impl.options_.health_window) return false;
