@@ -2,7 +2,7 @@
 # The test suites under the sanitizers (issue 8, point 2), each in its own clang build:
 #   asan  build-asan/, AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer: every CTest
 #         test that runs our code, except those labelled sanitizer-exempt (each says why in its
-#         CMakeLists.txt).
+#         CMakeLists.txt), and the libFuzzer targets' bounded runs (fuzz.*).
 #   tsan  build-tsan/, ThreadSanitizer: the daemon's concurrent parts (reconciler port workers,
 #         storm loop, D-Bus loop and work queue, telemetry exporter and sampler, the service),
 #         through their test binaries and the tests that start roced.
@@ -39,11 +39,13 @@ TSAN_TARGETS=(roced rocectl roce-sim roce_sim_shim
   telemetry_unit_test telemetry_sim_test service_unit_test service_unit_file_test service_sim_test
   faults_test)
 
-configure() {  # build-dir sanitizers
-  cmake -S "$ROOT" -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+configure() {  # build-dir sanitizers [cmake options]
+  local dir=$1 sanitize=$2
+  shift 2
+  cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-    -DROCED_SANITIZE="$2" -DROCED_BUILD_BENCH=OFF >/dev/null
+    -DROCED_SANITIZE="$sanitize" -DROCED_BUILD_BENCH=OFF "$@" >/dev/null
 }
 
 # Prints the reports left in $1 and fails when there is one.
@@ -65,7 +67,13 @@ run_part() {  # part
   build="$ROOT/build-$part"
   [[ $part == asan ]] && sanitize=address,undefined || sanitize=thread
   started=$SECONDS
-  configure "$build" "$sanitize"
+  # The ASan build also holds the libFuzzer targets (fuzz/): their fuzz.* tests run there, each
+  # for a bounded time (ROCED_FUZZ_SECONDS), with the rest of the suite.
+  if [[ $part == asan ]]; then
+    configure "$build" "$sanitize" -DROCED_BUILD_FUZZ=ON
+  else
+    configure "$build" "$sanitize"
+  fi
   if [[ $part == asan ]]; then
     cmake --build "$build" -j"$JOBS"
   else
