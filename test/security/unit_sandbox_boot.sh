@@ -37,11 +37,14 @@ ExecStart=/usr/sbin/roced --config /etc/roced/roced.yaml --sim $NODE
 ReadWritePaths=$NODE
 UNIT
 
-# roced-probe.service: the shipped unit's [Service] sandbox with the probe in roced's place.
+# roced-probe.service: the shipped unit's [Service] sandbox with the probe in roced's place. The
+# probe is installed outside the tree, which may be under /tmp, hidden by the unit's PrivateTmp.
+install -D -m 0755 "$HERE/sandbox_probe.sh" /usr/local/lib/roced-test/sandbox_probe.sh
+PROBE=/usr/local/lib/roced-test/sandbox_probe.sh
 {
   echo "[Service]"
   echo "Type=oneshot"
-  echo "ExecStart=$HERE/sandbox_probe.sh confined $NODE"
+  echo "ExecStart=$PROBE confined $NODE"
   echo "ReadWritePaths=$NODE"
   sed -n '/^\[Service\]/,/^\[Install\]/p' /lib/systemd/system/roced.service |
     grep -Ev '^\[|^(Type|NotifyAccess|ExecStart|ExecReload|WatchdogSec|Restart|RestartSec|TimeoutStopSec)='
@@ -49,7 +52,7 @@ UNIT
 cat >/etc/systemd/system/roced-probe-unconfined.service <<UNIT
 [Service]
 Type=oneshot
-ExecStart=$HERE/sandbox_probe.sh unconfined $NODE
+ExecStart=$PROBE unconfined $NODE
 UNIT
 
 cat >/etc/systemd/system/roced-sandbox-checks.service <<UNIT
