@@ -7,7 +7,6 @@ the expected set, then checks from the outside: the configured address answers, 
 another loopback address is refused. With TLS, roced's own plain HTTP endpoint behind the TLS
 relay listens on 127.0.0.1 only, and plain HTTP to the TLS address gets no metrics.
 """
-import argparse
 import os
 import re
 import socket
@@ -15,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e_prometheus"))
 import harness  # noqa: E402
+import programs  # noqa: E402
 
 
 def listening(pid):
@@ -54,11 +54,7 @@ def ipv6_loopback():
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("roce-sim", "roced", "rocectl"):
-        parser.add_argument(f"--{name}", required=True)
-    args = parser.parse_args()
-    binaries = argparse.Namespace(roce_sim=args.roce_sim, roced=args.roced, rocectl=args.rocectl)
+    args = binaries = programs.parse()
     failures = []
     checked = 0
 

@@ -12,7 +12,6 @@ node's PFC read back on) so the trace is of a daemon that ran, not one that gave
 The checker is shown to catch a spawn on a trace of `sh -c` (see check_trace's self-test), and
 the binaries' dynamic symbol imports are checked for every libc entry into a new program.
 """
-import argparse
 import os
 import signal
 import subprocess
@@ -20,7 +19,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e_prometheus"))
-import harness  # noqa: E402  (the e2e harness: processes, polling, HTTP)
+import harness  # noqa: E402
+import programs  # noqa: E402  (the e2e harness: processes, polling, HTTP)
 
 SPAWN_SYMBOLS = {"execve", "execveat", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
                  "fexecve", "system", "popen", "posix_spawn", "posix_spawnp", "fork", "vfork",
@@ -96,11 +96,7 @@ def spawn_symbols(binary):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("roce-sim", "roced", "rocectl"):
-        parser.add_argument(f"--{name}", required=True)
-    args = parser.parse_args()
-    binaries = argparse.Namespace(roce_sim=args.roce_sim, roced=args.roced, rocectl=args.rocectl)
+    args = binaries = programs.parse()
     failures = []
 
     # The checker itself must catch a spawn: a traced shell that runs a program.
