@@ -369,27 +369,31 @@ class Server {
   }
 
   void release_due_holds(Clock::time_point now) {
-    bool released = false;
+    std::vector<HeldReply> due;
     for (auto it = held_.begin(); it != held_.end();) {
       if (it->release_at > now) {
         ++it;
         continue;
       }
-      auto client = clients_.find(it->fd);
+      due.push_back(std::move(*it));
+      it = held_.erase(it);
+    }
+    if (due.empty()) return;
+    // The file first: a client that has its reply must not still find it named there.
+    write_held_file();
+    for (HeldReply& held : due) {
+      auto client = clients_.find(held.fd);
       if (client != clients_.end()) {
         // A client killed meanwhile: the sends fail, and its hang-up is seen once watched again.
-        send_all(it->rtnl_replies, client->second.get());
-        for (const Bytes& answer : it->ethtool_answers) send_datagram(it->fd, answer, true);
+        send_all(held.rtnl_replies, client->second.get());
+        for (const Bytes& answer : held.ethtool_answers) send_datagram(held.fd, answer, true);
         epoll_event event{};
         event.events = EPOLLIN;
-        event.data.fd = it->fd;
-        ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, it->fd, &event);
+        event.data.fd = held.fd;
+        ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, held.fd, &event);
       }
-      say(sim_time_text() + " " + it->what.substr(0, it->what.find(' ')) + ": reply released");
-      it = held_.erase(it);
-      released = true;
+      say(sim_time_text() + " " + held.what.substr(0, held.what.find(' ')) + ": reply released");
     }
-    if (released) write_held_file();
   }
 
   // Atomically, as the other files of DIR: present exactly while a reply is held.
