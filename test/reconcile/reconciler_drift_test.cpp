@@ -16,8 +16,8 @@ class ReconcileDrift : public ReconcileSim {};
 TEST_F(ReconcileDrift, ForeignDcbPfcSetIsCorrectedUnderEnforce) {
   // An hour between drift checks: only the DCB notification can bring the correction.
   const auto config = make_config(DriftPolicy::Enforce, 1h);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   for (const auto& port : reconciler.snapshot()) {
@@ -63,8 +63,8 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsCorrectedUnderEnforce) {
 
 TEST_F(ReconcileDrift, TheSameDriftStraightBackAfterItsCorrectionBacksOff) {
   const auto config = make_config(DriftPolicy::Enforce, 1h);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   log.clear();
@@ -85,8 +85,8 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsOnlyReportedOnceUnderReport) {
   const auto interval = 300ms;
   const auto config = make_config(DriftPolicy::Report, interval);
   apply_once(config);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   EXPECT_TRUE(log.events().empty()) << log.describe();
@@ -140,8 +140,8 @@ class ReconcileFirmwareAgent : public ReconcileSim {
 
 TEST_F(ReconcileFirmwareAgent, OverrideIsCorrectedUnderEnforce) {
   const auto config = make_config(DriftPolicy::Enforce, 1h, kFirmwareMode);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   const bool started_before_peer = since_start_s() < kPeerAt - 1;
@@ -168,8 +168,8 @@ TEST_F(ReconcileFirmwareAgent, OverrideIsCorrectedUnderEnforce) {
 TEST_F(ReconcileFirmwareAgent, OverrideIsOnlyReportedUnderReport) {
   const auto config = make_config(DriftPolicy::Report, 500ms, kFirmwareMode);
   apply_once(config);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   const auto writes = settled_writes();
@@ -200,8 +200,8 @@ class ReconcileForeignTool : public ReconcileSim {
 
 TEST_F(ReconcileForeignTool, MlnxQosChangesAreCorrectedUnderEnforce) {
   const auto config = make_config(DriftPolicy::Enforce, 1h);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   // The tool runs at 6 s of the scenario. On a slow machine start() may end after it: then only
@@ -242,8 +242,8 @@ TEST_F(ReconcileBackoff, FailingPortRetriesWithBackoffAndDoesNotBlockOthers) {
   // The injection fires on the scenario's first tick; wait until it is armed.
   std::this_thread::sleep_for(300ms);
   const auto config = make_config(DriftPolicy::Enforce, 1h);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   for (const char* other : {"lan2", "lan4", "lan5"}) {

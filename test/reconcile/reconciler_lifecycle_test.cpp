@@ -18,8 +18,8 @@ TEST_F(ReconcileLifecycle, StartOnANodeAlreadyRightWritesNothing) {
   apply_once(config);
   const auto before = settled_writes();
   {
+    EventLog log;  // before the reconciler: its workers write to it until it stops
     Reconciler reconciler(system_, config, test_options());
-    EventLog log;
     reconciler.on_event(log.listener());
     reconciler.start();
     for (const auto& port : reconciler.snapshot()) {
@@ -42,8 +42,8 @@ TEST_F(ReconcileLifecycle, StartOnANodeAlreadyRightWritesNothing) {
 TEST_F(ReconcileLifecycle, ApplyNowAndCurrentPlan) {
   // Under report start() writes nothing; apply_now() applies whatever the policy.
   const auto config = make_config(DriftPolicy::Report, 1h);
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   EXPECT_EQ(settled_writes().at("total"), 0u);
@@ -107,8 +107,8 @@ class ReconcileDriverReload : public ReconcileSim {
 
 TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   const auto config = make_config(DriftPolicy::Enforce, 1h);  // events only
+  EventLog log;  // before the reconciler: its workers write to it until it stops
   Reconciler reconciler(system_, config, test_options());
-  EventLog log;
   reconciler.on_event(log.listener());
   reconciler.start();
   // The reload begins at 5 s of the scenario. On a slow machine start() may end after it: then
