@@ -21,6 +21,8 @@ PACKAGES=(
   iproute2 ethtool python3
   # systemd-analyze (the unit's checks) and busctl, a private dbus-daemon for the D-Bus tests
   systemd dbus-daemon
+  # the system bus (dbus.service, dbus.socket) for roced under a real systemd (security.unit_sandbox)
+  dbus
   # telemetry: a real Prometheus (and promtool) for the end-to-end test and the rules' unit tests,
   # node_exporter to benchmark against, libssl-dev for civetweb's TLS (it dlopens libssl.so),
   # openssl to make the TLS test's certificate
