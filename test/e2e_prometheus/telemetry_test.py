@@ -19,7 +19,7 @@ Prometheus what the scenario implies:
             scrape timing), nothing anywhere else but the storm, whose pause time is its length
   storm     roced's watchdog on the storm: detections and restorations 0 -> 1, roce_pfc_storm_active
             0 before, 1 through the storm, 0 after, one detection latency observed between
-            detection_time and one poll later, no action, hold or escalation, no detection on any
+            detection_time and two polls later, no action, hold or escalation, no detection on any
             other port or direction (the congestion episode is not a storm); the watchdog polls at
             its interval; RocePfcStormPersistent was pending (not firing) during the storm, no
             other storm alert was, and every alert rule evaluates without error
@@ -481,8 +481,10 @@ class Run:
               f"storm's end to {fall - begin:+.2f} s (restoration), 0 on all "
               f"{sum(1 for t, _ in active if t >= fall)} after")
 
-        # Detection latency: one observation, detection_time and at most a poll more. A late poll
-        # (roced counts it) may delay the detection by as much.
+        # Detection latency: one observation, detection_time and at most two polls more: the
+        # onset lies in the poll before the first stormed one, and a poll up to half an interval
+        # late is not counted as late (CI saw 0.507 s against 0.5 s with no late poll counted).
+        # A late poll (roced counts it) may delay the detection by as much.
         latency = "roce_pfc_storm_detection_latency_seconds"
         count = self.api.scalar(self.sel(f"{latency}_count", **on), at=now)
         self.expect_equal(f"{latency}_count {where}", count, 1.0)
@@ -491,10 +493,10 @@ class Run:
         late_during = (self.api.scalar(late_polls, at=rise) or 0) - \
             (self.api.scalar(late_polls, at=begin) or 0)
         low = WATCHDOG_DETECTION_S
-        high = low + WATCHDOG_POLL_S + STORM_SLACK + (STALL_ALLOWANCE if late_during else 0)
+        high = low + 2 * WATCHDOG_POLL_S + STORM_SLACK + (STALL_ALLOWANCE if late_during else 0)
         if total is None or not low <= total <= high:
             raise Failure(f"{latency}_sum {where}: {total}, expected {low:g} to {high:g} s "
-                          f"(detection_time + one poll + {STORM_SLACK:g} s; {late_during:g} late "
+                          f"(detection_time + two polls + {STORM_SLACK:g} s; {late_during:g} late "
                           f"polls meanwhile)")
         print(f"  ok  {latency}_sum {where}: {total:.4f} s ({low:g} to {high:g}; "
               f"{late_during:g} late polls meanwhile)")
