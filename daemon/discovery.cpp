@@ -74,13 +74,49 @@ class NdevIndex {
   std::map<std::string, std::pair<std::string, int>> index_;
 };
 
-// The RDMA device behind a netdev: /sys/class/net/<if>/device/infiniband/<dev> (the PCI function's
-// ib_device), else the device whose GID table names the netdev (gid_attrs/ndevs), which also
-// covers devices whose sysfs parent is not the netdev's (bonds, representors).
-void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPort& port) {
-  if (auto devices = files.list(kClassNet / port.netdev / "device" / "infiniband");
+// rxe's ib_device hangs off no bus device (no `device` link) and names its netdev in its own
+// `parent` attribute (drivers/infiniband/sw/rxe/rxe_verbs.c, parent_show).
+bool is_rxe(const FileTree& files, const std::string& device) {
+  const fs::path ib = kClassInfiniband / device;
+  return !files.exists(ib / "device") && files.exists(ib / "parent");
+}
+
+std::string rdma_driver_of(const FileTree& files, const std::string& device) {
+  if (is_rxe(files, device)) return "rxe";
+  return link_basename(files, kClassInfiniband / device / "device" / "driver");
+}
+
+// The rxe device whose parent is `netdev`; empty when there is none.
+std::string rxe_device_on(const FileTree& files, const std::string& netdev) {
+  auto devices = files.list(kClassInfiniband);
+  if (!devices) return {};
+  for (const auto& device : *devices) {
+    if (!is_rxe(files, device)) continue;
+    if (auto parent = files.read(kClassInfiniband / device / "parent");
+        parent && trim(*parent) == netdev) {
+      return device;
+    }
+  }
+  return {};
+}
+
+// The netdev's own RDMA device: the PCI function's ib_device (/sys/class/net/<if>/device/
+// infiniband/<dev>), else the rxe device on it. Empty when it has none.
+std::string own_rdma_device(const FileTree& files, const std::string& netdev) {
+  if (auto devices = files.list(kClassNet / netdev / "device" / "infiniband");
       devices && !devices->empty()) {
-    port.rdma_device = devices->front();
+    return devices->front();
+  }
+  return rxe_device_on(files, netdev);
+}
+
+// The RDMA device behind a netdev: its own (see own_rdma_device), else the device whose GID table
+// names the netdev (gid_attrs/ndevs), which also covers devices whose sysfs parent is not the
+// netdev's (bonds, representors).
+void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPort& port) {
+  if (auto own = own_rdma_device(files, port.netdev); !own.empty()) {
+    port.rdma_device = std::move(own);
+    port.owns_rdma_device = true;
     const auto numbers = port_numbers(files, port.rdma_device);
     port.rdma_port = numbers.empty() ? 1 : numbers.front();
     if (numbers.size() > 1) {
@@ -90,12 +126,18 @@ void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPo
         port.rdma_port = found->second;
       }
     }
-    return;
-  }
-  if (const auto* found = ndev_index.find(port.netdev)) {
+  } else if (const auto* found = ndev_index.find(port.netdev)) {
     port.rdma_device = found->first;
     port.rdma_port = found->second;
   }
+  if (!port.rdma_device.empty()) port.rdma_driver = rdma_driver_of(files, port.rdma_device);
+}
+
+bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort& port) {
+  const auto named = [&](const std::string& driver) {
+    return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
+  };
+  return named(port.driver) || named(port.own_rdma_driver());
 }
 
 Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
@@ -121,7 +163,22 @@ Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string&
   return describe(files, ndev_index, netdev);
 }
 
-Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::string>& requested) {
+std::string mlx5_only_reason(const DiscoveredPort& port) {
+  if (!port.rdma_driver.empty()) {
+    return "mlx5 only: " + port.netdev + "'s RDMA driver is " + port.rdma_driver;
+  }
+  if (!port.driver.empty()) return "mlx5 only: " + port.netdev + "'s driver is " + port.driver;
+  return "mlx5 only: " + port.netdev + " has no mlx5 device";
+}
+
+std::string read_own_rdma_driver(const FileTree& files, const std::string& netdev) {
+  if (netdev.empty() || netdev.find('/') != std::string::npos) return {};
+  const std::string device = own_rdma_device(files, netdev);
+  return device.empty() ? std::string() : rdma_driver_of(files, device);
+}
+
+Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::string>& requested,
+                                 const std::vector<std::string>& drivers) {
   Inventory inventory;
   NdevIndex ndev_index(files);
   if (!requested.empty()) {
@@ -141,7 +198,7 @@ Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::s
     if (!files.exists(kClassNet / name / "ifindex")) continue;
     auto port = describe(files, ndev_index, name);
     if (!port) continue;
-    if (port->is_mlx5()) {
+    if (names_driver(drivers, *port)) {
       inventory.ports.push_back(std::move(*port));
     } else if (!port->rdma_device.empty()) {
       inventory.other_rdma.push_back(std::move(*port));

@@ -185,6 +185,11 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
           rdma::read_rdma_cm(*system.files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
       return;
     case StatusPart::Ecn:
+      // The knobs read are mlx5's (debugfs cc_params, sysfs ecn/): nothing to read elsewhere.
+      if (!port.is_mlx5()) {
+        status.ecn = Field<rdma::EcnState>::failed("unsupported: " + mlx5_only_reason(port));
+        return;
+      }
       status.ecn = field_from(rdma::read_ecn(*system.files, port.pci, port.netdev), "ECN/DCQCN");
       return;
   }

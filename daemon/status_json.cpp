@@ -40,6 +40,7 @@ json port_identity(const DiscoveredPort& port) {
               {"mlx5", port.is_mlx5()}};
   out["rdma_device"] = port.rdma_device.empty() ? json(nullptr) : json(port.rdma_device);
   out["rdma_port"] = port.rdma_device.empty() ? json(nullptr) : json(port.rdma_port);
+  out["rdma_driver"] = port.rdma_driver.empty() ? json(nullptr) : json(port.rdma_driver);
   return out;
 }
 

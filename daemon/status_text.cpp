@@ -153,8 +153,12 @@ Header header_of(const PortStatus& s) {
     mtu = "mtu " + std::to_string(s.link.value->mtu);
     if (s.link.value->max_mtu != 0) mtu += "/" + std::to_string(s.link.value->max_mtu);
   }
-  return Header{{s.port.netdev, s.port.rdma_device.empty() ? "-" : s.port.rdma_device,
-                 s.port.pci.empty() ? "-" : s.port.pci, driver, state, mtu}};
+  std::string rdma = s.port.rdma_device.empty() ? "-" : s.port.rdma_device;
+  // Only a driver the netdev's does not already name: "rxe0 (rxe)" under a veth.
+  if (!s.port.rdma_driver.empty() && s.port.rdma_driver != s.port.driver) {
+    rdma += " (" + s.port.rdma_driver + ")";
+  }
+  return Header{{s.port.netdev, rdma, s.port.pci.empty() ? "-" : s.port.pci, driver, state, mtu}};
 }
 
 std::string header_text(const Header& header, const std::vector<size_t>& widths) {
@@ -252,10 +256,12 @@ std::string format_status_text(const StatusReport& report) {
     out += header_text(headers[i], widths) + body_text(report.ports[i]);
   }
   if (!report.other_rdma.empty()) {
-    out += "\nother RDMA ports (not mlx5, not managed):";
+    out += "\nother RDMA ports (not mlx5; managed only when ports.drivers names a driver):";
     for (const auto& port : report.other_rdma) {
       out += " " + port.netdev + " (" + (port.driver.empty() ? "?" : port.driver) + ", " +
-             port.rdma_device + ")";
+             port.rdma_device;
+      if (!port.rdma_driver.empty()) out += " " + port.rdma_driver;
+      out += ")";
     }
     out += "\n";
   }

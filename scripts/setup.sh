@@ -32,6 +32,10 @@ PACKAGES=(
   dpkg-dev debhelper lintian man-db ansible-core python3-apt
   # security tests: strace (no process spawned), binutils' nm (no spawning import)
   strace binutils
+  # the VM test (test/vm): qemu, and what goes into its initramfs besides roced: busybox, the verbs
+  # utilities (ibv_rc_pingpong), kmod's modinfo/depmod and cpio; the kernel itself is downloaded
+  # by test/vm/fetch_kernel.sh
+  qemu-system-x86 busybox-static ibverbs-utils kmod cpio
 )
 
 missing=()

@@ -201,6 +201,27 @@ constexpr RdmaMapping kRdma[] = {
     {"rx_icrc_encapsulated",
      {"roce_rdma_icrc_errors_total", MetricType::Counter, "RoCE packets received with a bad ICRC."},
      ""},
+    // Soft-RoCE (rxe_hw_counters.c) names for the same events, and its packet totals.
+    {"out_of_seq_request",
+     {"roce_rdma_out_of_sequence_total", MetricType::Counter,
+      "Packets received out of sequence (a loss upstream)."},
+     ""},
+    {"rcvd_seq_err",
+     {"roce_rdma_packet_sequence_errors_total", MetricType::Counter,
+      "NAK sequence errors received (the responder saw a gap)."},
+     ""},
+    {"retry_rnr_exceeded_err",
+     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::Counter,
+      "Receiver-not-ready NAK retries exhausted."},
+     ""},
+    {"sent_pkts",
+     {"roce_rdma_sent_packets_total", MetricType::Counter,
+      "RoCE packets the RDMA device sent (rxe's sent_pkts)."},
+     ""},
+    {"rcvd_pkts",
+     {"roce_rdma_received_packets_total", MetricType::Counter,
+      "RoCE packets the RDMA device received (rxe's rcvd_pkts)."},
+     ""},
 };
 
 // Families in first-use order, so the output groups each family's samples under its HELP/TYPE.

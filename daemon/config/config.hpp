@@ -78,10 +78,13 @@ struct Profile {
 Profile default_profile();  // the recipe, with ETS: TC0..5 ETS sharing 100, TC6 strict (CNPs)
 
 struct PortSelection {
-  std::vector<std::string> drivers{"mlx5_core"};  // netdev driver names (sysfs)
-  std::vector<std::string> netdevs;               // names or fnmatch globs; empty = all
-  std::vector<std::string> exclude;               // names or globs
-  bool selects(const std::string& netdev, const std::string& driver) const;
+  // Driver names: the netdev's (sysfs device/driver) or its own RDMA device's ("rxe", "irdma").
+  std::vector<std::string> drivers{"mlx5_core"};
+  std::vector<std::string> netdevs;  // names or fnmatch globs; empty = all
+  std::vector<std::string> exclude;  // names or globs
+  // `rdma_driver`: DiscoveredPort::own_rdma_driver(), empty when unknown or none.
+  bool selects(const std::string& netdev, const std::string& driver,
+               const std::string& rdma_driver = {}) const;
 };
 
 // `overrides.<netdev or glob>`: the same keys as `profile`, applied over it.

@@ -42,8 +42,12 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& na
 }
 }  // namespace
 
-bool PortSelection::selects(const std::string& netdev, const std::string& driver) const {
-  if (!drivers.empty() && std::find(drivers.begin(), drivers.end(), driver) == drivers.end()) {
+bool PortSelection::selects(const std::string& netdev, const std::string& driver,
+                            const std::string& rdma_driver) const {
+  const auto named = [&](const std::string& name) {
+    return std::find(drivers.begin(), drivers.end(), name) != drivers.end();
+  };
+  if (!drivers.empty() && !named(driver) && (rdma_driver.empty() || !named(rdma_driver))) {
     return false;
   }
   if (!netdevs.empty() && !matches_any(netdevs, netdev)) return false;

@@ -319,8 +319,9 @@ void validate_selection(const PortSelection& ports, const SelectionLocations& wh
     if (ports.drivers[i] != "mlx5_core") {
       out.warning(where.driver_items[i], "ports.drivers",
                   "'" + ports.drivers[i] +
-                      "' is not mlx5_core: roced applies mlx5's semantics, which other drivers "
-                      "may not share");
+                      "' is not mlx5_core: its ports get the MTU, rdma_cm defaults, GID checks "
+                      "and telemetry; the mlx5-only settings (DCB, buffers, stall prevention, "
+                      "ECN/DCQCN) are reported unsupported on them");
     }
   }
   for (size_t i = 0; i < ports.exclude.size() && i < where.exclude_items.size(); ++i) {

@@ -64,6 +64,7 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
   return {{"netdev", snapshot.port.netdev},
           {"rdma_device", text_or_null(snapshot.port.rdma_device)},
           {"rdma_port", snapshot.port.rdma_port},
+          {"rdma_driver", text_or_null(snapshot.port.rdma_driver)},
           {"condition", reconcile::condition_name(snapshot.condition)},
           // After a correction the reconciler keeps the plan it corrected from: in sync means
           // nothing differs any more, whatever that plan listed.

@@ -18,7 +18,7 @@ bool has_glob(const std::string& pattern) {
 }
 
 // The netdev's driver (basename of device/driver), read before the full discovery so ports the
-// selection drops cost one readlink.
+// selection drops cost one readlink (and a look for their own RDMA device).
 std::string driver_of(const FileTree& files, const std::string& netdev) {
   auto target = files.read_link(kClassNet / netdev / "device" / "driver");
   if (!target) return {};
@@ -163,7 +163,12 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
   for (const auto& name : *names) {
     // /sys/class/net also holds plain files (bonding_masters): a netdev has an ifindex.
     if (!files.exists(kClassNet / name / "ifindex")) continue;
-    if (!config.ports.selects(name, driver_of(files, name))) continue;
+    // The RDMA driver only when the netdev's own does not settle it: most netdevs are mlx5's.
+    const std::string driver = driver_of(files, name);
+    if (!config.ports.selects(name, driver) &&
+        !config.ports.selects(name, driver, read_own_rdma_driver(files, name))) {
+      continue;
+    }
     auto port = describe_netdev(files, name);
     if (!port) continue;  // vanished since the listing
     plan.ports.push_back(

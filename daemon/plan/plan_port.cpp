@@ -15,6 +15,8 @@ namespace {
 constexpr const char* kMtuChannelReset =
     "mlx5 rebuilds its channels on an MTU change (mlx5e_change_mtu -> "
     "mlx5e_safe_switch_params): traffic stops briefly, the link stays up";
+constexpr const char* kMtuQueueRestart =
+    "drivers may restart their queues on an MTU change: traffic can stop briefly";
 // Below this the RoCE path MTU cannot be 4096 (4096 payload + RoCE v2 headers).
 constexpr uint32_t kRoceMtuFloor = 4200;
 
@@ -84,7 +86,7 @@ void plan_mtu(PortPlanner& p) {
     return;
   }
   p.disruptive_change(Setting::Mtu, std::to_string(link.mtu), std::to_string(want),
-                      kMtuChannelReset);
+                      p.out.port.is_mlx5() ? kMtuChannelReset : kMtuQueueRestart);
 }
 
 void plan_stall_prevention(PortPlanner& p) {
@@ -112,14 +114,19 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
     return out;
   }
   detail::PortPlanner planner{desired, observed, out};
-  detail::plan_dcbx(planner);
-  detail::plan_trust_and_dscp_map(planner);
-  detail::plan_ets(planner);
-  detail::plan_pfc(planner);
-  detail::plan_buffers(planner);
-  detail::plan_mtu(planner);
-  detail::plan_stall_prevention(planner);
-  detail::plan_ecn(planner);
+  if (port.is_mlx5()) {
+    detail::plan_dcbx(planner);
+    detail::plan_trust_and_dscp_map(planner);
+    detail::plan_ets(planner);
+    detail::plan_pfc(planner);
+    detail::plan_buffers(planner);
+    detail::plan_mtu(planner);
+    detail::plan_stall_prevention(planner);
+    detail::plan_ecn(planner);
+  } else {
+    detail::plan_mlx5_only_unsupported(planner);
+    detail::plan_mtu(planner);
+  }
   detail::plan_rdma_cm(planner);
   detail::plan_gid(planner);
   // The applier rolls back to `observed`: what could not be read cannot be changed safely.

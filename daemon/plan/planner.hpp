@@ -55,5 +55,7 @@ void plan_stall_prevention(PortPlanner& p);
 void plan_ecn(PortPlanner& p);  // priorities, CNP DSCP and priority, DCQCN knobs
 void plan_rdma_cm(PortPlanner& p);
 void plan_gid(PortPlanner& p);  // no change: the RoCE v2 GID index and its warnings
+// plan_mlx5_only.cpp: a non-mlx5 port's DCB, buffers, stall prevention and ECN, all unsupported
+void plan_mlx5_only_unsupported(PortPlanner& p);
 
 }  // namespace roced::plan::detail

@@ -1,11 +1,14 @@
-// RTNLGRP_LINK and RTNLGRP_DCB notifications -> NetlinkEvent. The layouts are the kernel's:
-// rtnl_fill_ifinfo (struct ifinfomsg + IFLA_*) and dcbnl_notify (struct dcbmsg + DCB_ATTR_IFNAME).
+// RTNLGRP_LINK, RTNLGRP_DCB and the address groups' notifications -> NetlinkEvent. The layouts are
+// the kernel's: rtnl_fill_ifinfo (struct ifinfomsg + IFLA_*), dcbnl_notify (struct dcbmsg +
+// DCB_ATTR_IFNAME) and inet_fill_ifaddr / inet6_fill_ifaddr (struct ifaddrmsg).
 #include "daemon/reconcile/netlink_events.hpp"
 
 #include <linux/dcbnl.h>
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
+
+#include <utility>
 
 #include "netlink/message.hpp"
 
@@ -39,6 +42,17 @@ bool parse_dcb(const nlmsghdr* header, NetlinkEvent& event) {
   return !event.netdev.empty();
 }
 
+// An address came or went: the RoCE GID table follows the netdev's addresses, so the RoCE v2 GID
+// index may have moved. IPv6 messages carry no name (IFA_LABEL is IPv4's): the reconciler maps
+// the index to its port.
+bool parse_address(const nlmsghdr* header, NetlinkEvent& event) {
+  if (!nlmsg_valid_hdr(header, sizeof(ifaddrmsg))) return false;
+  const auto* address = static_cast<const ifaddrmsg*>(nlmsg_data(header));
+  event.kind = NetlinkEvent::Kind::AddressChanged;
+  event.ifindex = static_cast<int>(address->ifa_index);
+  return event.ifindex > 0;
+}
+
 }  // namespace
 
 std::vector<NetlinkEvent> parse_notifications(std::span<const uint8_t> datagram) {
@@ -56,6 +70,10 @@ std::vector<NetlinkEvent> parse_notifications(std::span<const uint8_t> datagram)
       case RTM_DELLINK:
         parsed = parse_link(header, event);
         break;
+      case RTM_NEWADDR:
+      case RTM_DELADDR:
+        parsed = parse_address(header, event);
+        break;
       case RTM_GETDCB:  // what drivers with a firmware DCBX agent send
       case RTM_SETDCB:  // dcbnl_ieee_notify after a set
         parsed = parse_dcb(header, event);
@@ -72,11 +90,14 @@ Result<std::unique_ptr<NetlinkSocket>> open_event_socket(System& system) {
   if (!system.open_rtnl) return Error{EINVAL, "no netlink transport configured"};
   auto socket = system.open_rtnl();
   if (!socket) return socket.error();
-  for (const uint32_t group : {RTNLGRP_LINK, RTNLGRP_DCB}) {
+  const std::pair<uint32_t, const char*> groups[] = {{RTNLGRP_LINK, "RTNLGRP_LINK"},
+                                                     {RTNLGRP_DCB, "RTNLGRP_DCB"},
+                                                     {RTNLGRP_IPV4_IFADDR, "RTNLGRP_IPV4_IFADDR"},
+                                                     {RTNLGRP_IPV6_IFADDR, "RTNLGRP_IPV6_IFADDR"}};
+  for (const auto& [group, name] : groups) {
     if (auto joined = (*socket)->join_group(group); !joined) {
-      return Error{joined.error().code, "joining RTNLGRP_" +
-                                            std::string(group == RTNLGRP_LINK ? "LINK" : "DCB") +
-                                            ": " + joined.error().message};
+      return Error{joined.error().code,
+                   "joining " + std::string(name) + ": " + joined.error().message};
     }
   }
   return socket;

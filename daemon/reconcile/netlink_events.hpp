@@ -1,6 +1,7 @@
 #pragma once
-// The reconciler's ears: one NETLINK_ROUTE socket joined to RTNLGRP_LINK and RTNLGRP_DCB, and the
-// notifications it receives reduced to "this netdev changed / appeared / went away".
+// The reconciler's ears: one NETLINK_ROUTE socket joined to RTNLGRP_LINK, RTNLGRP_DCB and the IPv4
+// and IPv6 address groups, and the notifications it receives reduced to "this netdev changed /
+// appeared / went away / got or lost an address".
 
 #include <cstdint>
 #include <memory>
@@ -14,13 +15,14 @@ namespace roced::reconcile {
 
 struct NetlinkEvent {
   enum class Kind {
-    LinkChanged,  // RTM_NEWLINK: a netdev registered, or its state changed
-    LinkRemoved,  // RTM_DELLINK: a netdev unregistered (driver unbind or reload)
-    DcbChanged,   // RTM_SETDCB / RTM_GETDCB notification: its DCB state was (re)set
+    LinkChanged,     // RTM_NEWLINK: a netdev registered, or its state changed
+    LinkRemoved,     // RTM_DELLINK: a netdev unregistered (driver unbind or reload)
+    DcbChanged,      // RTM_SETDCB / RTM_GETDCB notification: its DCB state was (re)set
+    AddressChanged,  // RTM_NEWADDR / RTM_DELADDR: the GID table follows; `ifindex` only
   } kind = Kind::LinkChanged;
-  std::string netdev;
-  // Link notifications only: what the reconciler compares to tell news from repeats.
+  std::string netdev;  // empty for AddressChanged
   int ifindex = 0;
+  // Link notifications only: what the reconciler compares to tell news from repeats.
   uint32_t mtu = 0;
   bool admin_up = false;
   bool carrier = false;

@@ -343,6 +343,18 @@ void PortWorker::keep_previous_remediation() {
   snapshot_.remediation = remediation_before_;
 }
 
+// A warning (the RoCE v2 GID index moved away from the one jobs use, a small MTU) is logged when
+// it appears, not on every check while it stays.
+void PortWorker::log_new_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) {
+    if (std::find(logged_warnings_.begin(), logged_warnings_.end(), warning) ==
+        logged_warnings_.end()) {
+      host_.log(LogLevel::Warn, netdev_, warning);
+    }
+  }
+  logged_warnings_ = warnings;
+}
+
 void PortWorker::check_once(CheckKind kind, Requests requests) {
   const bool forced = kind != CheckKind::Routine;
   System& system = host_.system();
@@ -362,6 +374,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
   if (described) {
     plan = plan::replan_port(system, *described,
                              remediated(config->profile_for(netdev_), remediation));
+    log_new_warnings(plan.warnings);  // the planner's (the storm hold has its own log lines)
     if (!remediation.empty()) {
       plan.warnings.push_back(hold_warning(remediation));
     }

@@ -83,6 +83,7 @@ class PortWorker {
   // One check: re-read, re-plan, then apply or report.
   void check(CheckKind kind, Requests requests);
   void check_once(CheckKind kind, Requests requests);
+  void log_new_warnings(const std::vector<std::string>& warnings);
   void apply_remediation(plan::PortPlan plan, Requests& requests);
   void keep_previous_remediation();
   void record_in_sync(const plan::PortPlan& plan);
@@ -110,6 +111,7 @@ class PortWorker {
   PortSnapshot snapshot_;
 
   // Worker-thread only.
+  std::vector<std::string> logged_warnings_;  // the last check's warnings, logged as they came
   std::string reported_drift_;    // the drift last announced under report: announced once
   bool configured_once_ = false;  // a check has found or made the port right
   std::optional<std::chrono::steady_clock::time_point> last_correction_;

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "daemon/reconcile/netlink_events.hpp"
@@ -27,6 +28,9 @@ constexpr std::chrono::milliseconds kEventPoll{1000};
 // for this long (the periodic drift check catches anything later).
 constexpr std::chrono::milliseconds kAppearPoll{50};
 constexpr std::chrono::seconds kAppearPatience{30};
+// ib_core updates the RoCE GID table from a workqueue after the address notification
+// (roce_gid_mgmt.c): a port whose address changed is checked at once and once more this much later.
+constexpr std::chrono::seconds kGidFollowUp{1};
 // After the event socket failed, it is reopened this often.
 constexpr std::chrono::seconds kReopenDelay{1};
 
@@ -38,7 +42,7 @@ std::vector<DiscoveredPort> selected_ports(const FileTree& files, const config::
   for (const auto& name : *names) {
     if (!files.exists(kClassNet / name / "ifindex")) continue;  // bonding_masters etc.
     auto port = describe_netdev(files, name);
-    if (!port || !config.ports.selects(name, port->driver)) continue;
+    if (!port || !config.ports.selects(name, port->driver, port->own_rdma_driver())) continue;
     ports.push_back(std::move(*port));
   }
   return ports;
@@ -206,7 +210,47 @@ struct Reconciler::Impl final : WorkerHost {
       case NetlinkEvent::Kind::DcbChanged:
         if (it != workers_.end()) it->second->mark_dirty(true);
         break;
+      case NetlinkEvent::Kind::AddressChanged:
+        address_changed(event.ifindex);
+        break;
     }
+  }
+
+  // The GID table follows the addresses: re-check the port whose index it is. An index no link
+  // notification has named yet (none since roced started) may be any port's: check them all.
+  void address_changed(int ifindex) {
+    const auto follow_up = SteadyClock::now() + kGidFollowUp;
+    for (const auto& [netdev, link] : links_) {
+      if (link.ifindex != ifindex) continue;
+      if (auto worker = workers_.find(netdev); worker != workers_.end()) {
+        worker->second->mark_dirty(true);
+        gid_follow_ups_[netdev] = follow_up;
+      }
+      return;
+    }
+    for (auto& [netdev, worker] : workers_) {
+      worker->mark_dirty(true);
+      gid_follow_ups_[netdev] = follow_up;
+    }
+  }
+
+  // The second check of ports whose addresses changed; returns when the next one is due.
+  std::optional<SteadyClock::time_point> follow_up_gids() {
+    std::lock_guard lock(ports_mutex_);
+    std::optional<SteadyClock::time_point> next;
+    const auto now = SteadyClock::now();
+    for (auto it = gid_follow_ups_.begin(); it != gid_follow_ups_.end();) {
+      if (now < it->second) {
+        next = next ? std::min(*next, it->second) : it->second;
+        ++it;
+        continue;
+      }
+      if (auto worker = workers_.find(it->first); worker != workers_.end()) {
+        worker->second->mark_dirty(false);
+      }
+      it = gid_follow_ups_.erase(it);
+    }
+    return next;
   }
 
   // Netdevs announced but not yet managed: managed once sysfs shows them, if selected.
@@ -218,7 +262,7 @@ struct Reconciler::Impl final : WorkerHost {
     for (auto it = appearing_.begin(); it != appearing_.end();) {
       auto port = describe_netdev(*system_.files, it->first);
       const bool present = port && system_.files->exists(kClassNet / it->first / "ifindex");
-      if (present && !config->ports.selects(it->first, port->driver)) {
+      if (present && !config->ports.selects(it->first, port->driver, port->own_rdma_driver())) {
         it = appearing_.erase(it);  // not ours
       } else if (present) {
         if (!workers_.count(it->first)) add_worker(std::move(*port), true, events);
@@ -255,6 +299,10 @@ struct Reconciler::Impl final : WorkerHost {
           std::chrono::duration_cast<std::chrono::milliseconds>(next_drift_check - now) +
               std::chrono::milliseconds(1));
       if (!appearing_.empty()) timeout = std::min(timeout, kAppearPoll);
+      if (const auto follow_up = follow_up_gids()) {
+        timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        *follow_up - now + std::chrono::milliseconds(1)));
+      }
       timeout = std::max(timeout, std::chrono::milliseconds(1));
 
       if (!socket_) {
@@ -311,8 +359,9 @@ struct Reconciler::Impl final : WorkerHost {
   Workers workers_;
   std::vector<std::unique_ptr<PortWorker>> retired_;  // stopping; joined once finished
   std::map<std::string, PortSnapshot> vanished_;
-  std::map<std::string, LinkState> links_;                    // last link state seen
-  std::map<std::string, SteadyClock::time_point> appearing_;  // netdev -> give up at
+  std::map<std::string, LinkState> links_;                         // last link state seen
+  std::map<std::string, SteadyClock::time_point> gid_follow_ups_;  // address changed: look again
+  std::map<std::string, SteadyClock::time_point> appearing_;       // netdev -> give up at
 
   std::mutex progress_mutex_;
   std::condition_variable progress_;
@@ -381,7 +430,8 @@ void Reconciler::stop() {
 ReloadResult Reconciler::reload(const std::string& path) {
   auto loaded = config::load_file(path);
   if (!loaded.ok()) {
-    impl_->log(LogLevel::Error, {}, "reload of " + path + " failed; the running config is kept");
+    // Info: the service logs the failure and each diagnostic itself.
+    impl_->log(LogLevel::Info, {}, "reload of " + path + " failed; the running config is kept");
     return ReloadResult{false, std::move(loaded.diagnostics)};
   }
   ReloadResult result = reload(std::move(*loaded.config));

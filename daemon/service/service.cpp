@@ -18,6 +18,24 @@ namespace roced::service {
 
 namespace {
 
+// The reconciler's own lines: its warnings and errors (a port's plan warning as it appears, an
+// agent fighting a correction, a failed storm hold, the netlink event socket). Its info lines
+// repeat what log_event already says of the same events.
+reconcile::ReconcilerOptions reconciler_options() {
+  reconcile::ReconcilerOptions options;
+  options.log = [](reconcile::LogLevel level, const std::string& netdev, const std::string& setting,
+                   const std::string& message) {
+    if (level != reconcile::LogLevel::Warn && level != reconcile::LogLevel::Error) return;
+    const auto spd = level == reconcile::LogLevel::Warn ? spdlog::level::warn : spdlog::level::err;
+    if (netdev.empty()) {
+      spdlog::log(spd, "{}", message);
+    } else {
+      log::port(spd, netdev, setting, "{}", message);
+    }
+  };
+  return options;
+}
+
 // STATUS= is re-read this often besides on every reconciler event ("applying lan3" comes and
 // goes without one). Idle, every wake-up is CPU spent for nothing: the aim is < 0.1 % of a core.
 constexpr std::chrono::milliseconds kStatusPoll{5000};
@@ -88,7 +106,8 @@ int Service::run() {
   spdlog::info("starting on {} with {} ({})", system_.description, options_.config_path,
                config::describe_selection(*loaded.config));
 
-  reconciler_ = std::make_unique<reconcile::Reconciler>(system_, *loaded.config);
+  reconciler_ =
+      std::make_unique<reconcile::Reconciler>(system_, *loaded.config, reconciler_options());
   reconciler_->on_event([this](const reconcile::PortEvent& event) {
     log_event(event);
     wake();

@@ -1,5 +1,7 @@
 #include "daemon/storms/storm_watchdog.hpp"
 
+#include <set>
+
 #include "daemon/log/log.hpp"
 
 namespace roced::storms {
@@ -13,12 +15,20 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
                   }),
       loop_(
           system, settings,
-          [&reconciler] {
+          [&reconciler, told = std::set<std::string>()]() mutable {
             // Every lossless priority of the profile is watched, held by a remediation or not.
             const config::Config config = reconciler.config();
             std::vector<WatchedPort> ports;
             for (const auto& snapshot : reconciler.snapshot()) {
               if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
+              // roced sets no PFC there and the watchdog reads mlx5's pause counters: said once.
+              if (!snapshot.port.is_mlx5()) {
+                if (told.insert(snapshot.port.netdev).second) {
+                  log::port(spdlog::level::info, snapshot.port.netdev, "watchdog",
+                            "not watched for PFC storms ({})", mlx5_only_reason(snapshot.port));
+                }
+                continue;
+              }
               ports.push_back(
                   {snapshot.port, config.profile_for(snapshot.port.netdev).pfc_priorities});
             }

@@ -224,6 +224,35 @@ ports:
   EXPECT_FALSE(ports.selects("lan4", "mlx5_core"));
   EXPECT_FALSE(ports.selects("ens9", "mlx5_core"));
   EXPECT_FALSE(ports.selects("ens1", "ice"));
+  // The default drivers: an rxe-backed veth is not mlx5's, by either driver.
+  EXPECT_FALSE(ports.selects("ens1", "", "rxe"));
+}
+
+// `drivers` names the netdev's driver or its RDMA device's: rxe selects the veths it runs on.
+TEST(ConfigSelection, DriversMatchTheRdmaDriverToo) {
+  const LoadResult rxe = load("ports:\n  drivers: [rxe]\n");
+  ASSERT_TRUE(rxe.ok()) << test::all_text(rxe);
+  EXPECT_TRUE(rxe.config->ports.selects("veth0", "", "rxe"));
+  EXPECT_TRUE(rxe.config->ports.selects("veth1", "", "rxe"));
+  EXPECT_FALSE(rxe.config->ports.selects("veth2", ""));  // no RDMA device
+  EXPECT_FALSE(rxe.config->ports.selects("lan2", "mlx5_core", "mlx5_core"));
+  EXPECT_FALSE(rxe.config->ports.selects("ens1", "ice", "irdma"));
+  EXPECT_CONFIG_WARNING(rxe, 2, 13, "ports.drivers",
+                        "'rxe' is not mlx5_core: its ports get the MTU, rdma_cm defaults, GID "
+                        "checks and telemetry; the mlx5-only settings (DCB, buffers, stall "
+                        "prevention, ECN/DCQCN) are reported unsupported on them");
+
+  const LoadResult one = load("ports:\n  drivers: [rxe]\n  netdevs: [veth0]\n");
+  ASSERT_TRUE(one.ok()) << test::all_text(one);
+  EXPECT_TRUE(one.config->ports.selects("veth0", "", "rxe"));
+  EXPECT_FALSE(one.config->ports.selects("veth1", "", "rxe"));
+
+  // Either driver may be the one named: irdma's netdev is ice's.
+  const LoadResult irdma = load("ports:\n  drivers: [mlx5_core, irdma]\n");
+  ASSERT_TRUE(irdma.ok()) << test::all_text(irdma);
+  EXPECT_TRUE(irdma.config->ports.selects("ens1", "ice", "irdma"));
+  EXPECT_TRUE(irdma.config->ports.selects("lan2", "mlx5_core", "mlx5_core"));
+  EXPECT_FALSE(irdma.config->ports.selects("ens2", "ice"));
 }
 
 TEST(ConfigTypes, RangesAndTypesAtTheirPlace) {

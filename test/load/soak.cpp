@@ -143,7 +143,7 @@ Soak::Soak(const SoakOptions& options)
       [this] {
         std::vector<storms::WatchedPort> ports;
         for (const auto& netdev : netdevs_) {
-          ports.push_back({DiscoveredPort{netdev, "mlx5_core", "", "", 0}, kLossless});
+          ports.push_back({DiscoveredPort{netdev, "mlx5_core", "", "", 0, "", false}, kLossless});
         }
         return ports;
       },
@@ -312,7 +312,7 @@ void Soak::checkpoint() {
     const auto nic = port->stats();
     const std::map<std::string, uint64_t> want(nic.begin(), nic.end());
     sample.ports.push_back(telemetry::sample_port(
-        *system_, DiscoveredPort{port->netdev(), "mlx5_core", "", "", 0}, options));
+        *system_, DiscoveredPort{port->netdev(), "mlx5_core", "", "", 0, "", false}, options));
     const auto& got = sample.ports.back().ethtool;
     ++report_.checks;
     if (got != want) {

@@ -9,7 +9,7 @@
 namespace roced::test {
 
 inline DiscoveredPort lan2() {
-  return DiscoveredPort{"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
+  return DiscoveredPort{"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1, "mlx5_core", true};
 }
 
 inline std::vector<rdma::GidEntry> ipv4_gid_table(int roce_v2_index) {

@@ -20,11 +20,11 @@ Plan sample_plan() {
   want_index.roce.gid_index = 3;
 
   PortStatus lan3 = test::in_sync_status();
-  lan3.port = DiscoveredPort{"lan3", "mlx5_core", "0000:3d:00.0", "mlx5_1", 1};
+  lan3.port = DiscoveredPort{"lan3", "mlx5_core", "0000:3d:00.0", "mlx5_1", 1, "mlx5_core", true};
   lan3.gids = Field<GidStatus>::of(GidStatus{"sysfs", {}});
 
   PortStatus lan4 = test::in_sync_status();
-  lan4.port = DiscoveredPort{"lan4", "mlx5_core", "0000:b1:00.0", "mlx5_2", 1};
+  lan4.port = DiscoveredPort{"lan4", "mlx5_core", "0000:b1:00.0", "mlx5_2", 1, "mlx5_core", true};
   lan4.link = Field<LinkInfo>::failed("error: lan4: RTM_GETLINK: No such device (ENODEV)", ENODEV);
 
   Plan plan;

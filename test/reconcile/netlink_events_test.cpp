@@ -1,5 +1,5 @@
-// parse_notifications: RTNLGRP_LINK and RTNLGRP_DCB messages as the kernel lays them out, several
-// to a datagram, and what must be skipped.
+// parse_notifications: RTNLGRP_LINK, RTNLGRP_DCB and address messages as the kernel lays them out,
+// several to a datagram, and what must be skipped.
 #include "daemon/reconcile/netlink_events.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
+#include <sys/socket.h>
 
 #include <vector>
 
@@ -69,13 +70,35 @@ TEST(NetlinkEvents, LinkAndDcbNotificationsInOneDatagram) {
   EXPECT_EQ(events[3].netdev, "lan2");
 }
 
+nl_msg* address_message(uint16_t type, unsigned char family, uint32_t ifindex) {
+  nl_msg* msg = nlmsg_alloc_simple(type, 0);
+  ifaddrmsg ifa{};
+  ifa.ifa_family = family;
+  ifa.ifa_index = ifindex;
+  nlmsg_append(msg, &ifa, sizeof ifa, NLMSG_ALIGNTO);
+  return msg;
+}
+
+// An address coming or going moves the GID table: the event names the interface by index only
+// (IPv6 notifications carry no name).
+TEST(NetlinkEvents, AddressNotificationsNameTheInterfaceIndex) {
+  Bytes datagram;
+  append(datagram, address_message(RTM_NEWADDR, AF_INET6, 12));
+  append(datagram, address_message(RTM_DELADDR, AF_INET, 5));
+  append(datagram, address_message(RTM_NEWADDR, AF_INET, 0));  // no interface: skipped
+  const auto events = parse_notifications(datagram);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].kind, NetlinkEvent::Kind::AddressChanged);
+  EXPECT_EQ(events[0].ifindex, 12);
+  EXPECT_TRUE(events[0].netdev.empty());
+  EXPECT_EQ(events[1].kind, NetlinkEvent::Kind::AddressChanged);
+  EXPECT_EQ(events[1].ifindex, 5);
+}
+
 TEST(NetlinkEvents, SkipsOtherTypesNamelessMessagesAndGarbage) {
   Bytes datagram;
   append(datagram, link_message(RTM_NEWLINK, nullptr, 3, IFF_UP, 1500));  // no IFLA_IFNAME
-  nl_msg* address = nlmsg_alloc_simple(RTM_NEWADDR, 0);
-  ifaddrmsg ifa{};
-  nlmsg_append(address, &ifa, sizeof ifa, NLMSG_ALIGNTO);
-  append(datagram, address);
+  append(datagram, address_message(RTM_NEWROUTE, AF_INET, 3));
   EXPECT_TRUE(parse_notifications(datagram).empty());
 
   const Bytes garbage = {1, 2, 3};

@@ -102,6 +102,8 @@ TEST_F(SimNode, StatusJsonReportsTheDefaultNode) {
     const json& p = port(report, name);
     EXPECT_EQ(p["driver"], "mlx5_core");
     EXPECT_EQ(p["rdma_device"], "mlx5_" + std::to_string(n++));
+    // The sim's ib_device links to the PCI function, as mlx5_ib's does.
+    EXPECT_EQ(p["rdma_driver"], "mlx5_core");
     EXPECT_EQ(p["link"]["mtu"], 1500) << p["link"].dump();
     EXPECT_EQ(p["roce_v2_ipv4"]["index"], 3) << p["roce_v2_ipv4"].dump();
     EXPECT_EQ(p["roce_v2_ipv4"]["type"], "RoCE v2");

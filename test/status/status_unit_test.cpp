@@ -59,6 +59,21 @@ class SysTree {
                                    ? "../../devices/pci0000:00/" + pci + "/infiniband/" + device
                                    : "../../devices/virtual/infiniband/" + device;
     fs::create_symlink(target, dir_ / "sys/class/infiniband" / device);
+    // The ib_device's parent is the PCI function, as for mlx5_ib: device/driver names its driver.
+    if (under_function) fs::create_symlink("../../../" + pci, ib / "device");
+  }
+
+  // Soft-RoCE on `netdev` (rdma link add <device> type rxe netdev <netdev>): a virtual ib_device
+  // with no `device` link, its `parent` attribute naming the netdev, and the netdev in its GID
+  // table (plus any upper devices, e.g. a VLAN, listed after it).
+  void add_rxe_device(const std::string& device, const std::vector<std::string>& ndevs) {
+    add_rdma_device(device, "", /*under_function=*/false);
+    const fs::path ib = "sys/devices/virtual/infiniband/" + device;
+    write(ib / "parent", ndevs.front() + "\n");
+    for (size_t slot = 0; slot < ndevs.size(); ++slot) {
+      write(ib / "ports/1/gid_attrs/ndevs" / std::to_string(slot), ndevs[slot] + "\n");
+      write(ib / "ports/1/gid_attrs/types" / std::to_string(slot), "RoCE v2\n");
+    }
   }
 
   void add_virtual_netdev(const std::string& netdev) {
@@ -137,6 +152,67 @@ TEST(Discovery, RequestedPortsOfAnyDriverInTheOrderAsked) {
   EXPECT_EQ(inventory->missing, std::vector<std::string>{"nope"});
 }
 
+TEST(Discovery, Mlx5PortsRdmaDriverIsThePciFunctionsDriver) {
+  SysTree tree;
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "mlx5_0");
+  auto inventory = discover_ports(tree.files(), {});
+  ASSERT_TRUE(inventory.ok());
+  ASSERT_EQ(inventory->ports.size(), 1u);
+  EXPECT_EQ(inventory->ports[0].rdma_driver, "mlx5_core");
+  EXPECT_TRUE(inventory->ports[0].owns_rdma_device);
+  EXPECT_EQ(read_own_rdma_driver(tree.files(), "lan2"), "mlx5_core");
+}
+
+TEST(Discovery, RxeDevicesOnVethsAreFoundThroughTheirParent) {
+  SysTree tree;
+  tree.add_pci_port("0000:17:00.0", "mlx5_core", "lan2", "mlx5_0");
+  tree.add_virtual_netdev("veth0");
+  tree.add_virtual_netdev("veth0.10");
+  tree.add_virtual_netdev("veth1");
+  tree.add_virtual_netdev("lo");
+  tree.add_rxe_device("rxe0", {"veth0", "veth0.10"});
+  tree.add_rxe_device("rxe1", {"veth1"});
+
+  // The default selection (mlx5_core): the rxe ports are other RDMA ports.
+  auto mlx5 = discover_ports(tree.files(), {});
+  ASSERT_TRUE(mlx5.ok());
+  ASSERT_EQ(mlx5->ports.size(), 1u);
+  EXPECT_EQ(mlx5->ports[0].netdev, "lan2");
+  ASSERT_EQ(mlx5->other_rdma.size(), 3u);
+  EXPECT_EQ(mlx5->other_rdma[0].netdev, "veth0");
+  EXPECT_EQ(mlx5->other_rdma[0].driver, "");
+  EXPECT_EQ(mlx5->other_rdma[0].pci, "");
+  EXPECT_EQ(mlx5->other_rdma[0].rdma_device, "rxe0");
+  EXPECT_EQ(mlx5->other_rdma[0].rdma_port, 1);
+  EXPECT_EQ(mlx5->other_rdma[0].rdma_driver, "rxe");
+  EXPECT_TRUE(mlx5->other_rdma[0].owns_rdma_device);
+  EXPECT_FALSE(mlx5->other_rdma[0].is_mlx5());
+  // The VLAN on veth0 is in rxe0's GID table but rxe0 is not its own.
+  EXPECT_EQ(mlx5->other_rdma[1].netdev, "veth0.10");
+  EXPECT_EQ(mlx5->other_rdma[1].rdma_device, "rxe0");
+  EXPECT_EQ(mlx5->other_rdma[1].rdma_driver, "rxe");
+  EXPECT_FALSE(mlx5->other_rdma[1].owns_rdma_device);
+  EXPECT_EQ(mlx5->other_rdma[1].own_rdma_driver(), "");
+  EXPECT_EQ(mlx5->other_rdma[2].netdev, "veth1");
+  EXPECT_EQ(mlx5->other_rdma[2].rdma_device, "rxe1");
+
+  // drivers: [rxe] selects the veths rxe runs on, not the VLAN and not the mlx5 port.
+  auto rxe = discover_ports(tree.files(), {}, {"rxe"});
+  ASSERT_TRUE(rxe.ok());
+  ASSERT_EQ(rxe->ports.size(), 2u);
+  EXPECT_EQ(rxe->ports[0].netdev, "veth0");
+  EXPECT_EQ(rxe->ports[1].netdev, "veth1");
+  EXPECT_EQ(rxe->ports[1].rdma_driver, "rxe");
+  ASSERT_EQ(rxe->other_rdma.size(), 2u);
+  EXPECT_EQ(rxe->other_rdma[0].netdev, "lan2");
+  EXPECT_EQ(rxe->other_rdma[1].netdev, "veth0.10");
+
+  EXPECT_EQ(read_own_rdma_driver(tree.files(), "veth1"), "rxe");
+  EXPECT_EQ(read_own_rdma_driver(tree.files(), "veth0.10"), "");
+  EXPECT_EQ(read_own_rdma_driver(tree.files(), "lo"), "");
+  EXPECT_EQ(read_own_rdma_driver(tree.files(), "nope"), "");
+}
+
 TEST(Discovery, NoPortsOnAnEmptyNode) {
   SysTree tree;
   auto inventory = discover_ports(tree.files(), {});
@@ -148,7 +224,7 @@ TEST(Discovery, NoPortsOnAnEmptyNode) {
 
 PortStatus sample_port() {
   PortStatus s;
-  s.port = {"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
+  s.port = {"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1, "mlx5_core", true};
   s.driver_info =
       Field<DriverInfo>::of({"mlx5_core", "6.1", "28.39.1002 (MT_0000000838)", "0000:17:00.0"});
   LinkInfo link;
@@ -264,6 +340,30 @@ TEST(StatusJson, CarriesEveryField) {
   EXPECT_EQ(json["ecn"]["rp_enabled_priorities"], nlohmann::ordered_json::array({3}));
   EXPECT_EQ(json["ecn"]["cnp_dscp"], 48);
   EXPECT_EQ(json["hw_counters"]["np_cnp_sent"], 12);
+  EXPECT_EQ(json["rdma_driver"], "mlx5_core");
+}
+
+// A veth under rxe: the identity says so in JSON and text, the RDMA driver beside the device
+// (the netdev's own driver column names the veth), and the other ports' line names it too.
+TEST(StatusReport, ShowsTheRdmaDriverOfANonMlx5Port) {
+  PortStatus s = sample_port();
+  s.port = {"veth0", "", "", "rxe0", 1, "rxe", true};
+  s.driver_info = Field<DriverInfo>::of({"veth", "1.0", "", ""});
+  const auto json = s.to_json();
+  EXPECT_EQ(json["rdma_driver"], "rxe");
+  EXPECT_EQ(json["mlx5"], false);
+  EXPECT_EQ(json["driver"], "");
+  const std::string text = format_port_text(s);
+  EXPECT_EQ(text.rfind("veth0  rxe0 (rxe)  -  veth  up", 0), 0u) << text;
+
+  StatusReport report;
+  report.other_rdma.push_back({"veth1", "", "", "rxe1", 1, "rxe", true});
+  const std::string others = format_status_text(report);
+  EXPECT_NE(others.find("veth1 (?, rxe1 rxe)"), std::string::npos) << others;
+  EXPECT_EQ(report.to_json()["other_rdma_ports"][0]["rdma_driver"], "rxe");
+  // Without an RDMA device there is no driver to name.
+  s.port = {"veth2", "", "", "", 0, "", false};
+  EXPECT_TRUE(s.to_json()["rdma_driver"].is_null());
 }
 
 }  // namespace

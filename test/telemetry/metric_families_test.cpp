@@ -151,6 +151,36 @@ TEST(MetricFamilies, RdmaCountersAreNamedAndSplitBySide) {
   EXPECT_EQ(value(families, "roced_rdma_stat_wraps_total", {{"netdev", "lan3"}}), 1);
 }
 
+// Soft-RoCE's hw_counters (rxe_hw_counters.c names) on a veth: the same families as mlx5's
+// where they count the same event, and rxe's packet totals in their own.
+TEST(MetricFamilies, RxeCountersMapOntoTheRdmaFamilies) {
+  PortSample veth0;
+  veth0.netdev = "veth0";
+  veth0.rdma_device = "rxe0";
+  veth0.rdma_port = 1;
+  veth0.rdma_totals = {
+      {"sent_pkts", 1001}, {"rcvd_pkts", 1002},           {"out_of_seq_request", 3},
+      {"rcvd_seq_err", 4}, {"retry_rnr_exceeded_err", 5}, {"duplicate_request", 6},
+      {"ack_deferred", 7}};
+  const auto families = metric_families(node_of({veth0}), ExporterInfo{"1"});
+  const std::vector<ClientMetric::Label> labels = {
+      {"netdev", "veth0"}, {"device", "rxe0"}, {"port", "1"}};
+  EXPECT_EQ(value(families, "roce_rdma_sent_packets_total", labels), 1001);
+  EXPECT_EQ(value(families, "roce_rdma_received_packets_total", labels), 1002);
+  EXPECT_EQ(value(families, "roce_rdma_out_of_sequence_total", labels), 3);
+  EXPECT_EQ(value(families, "roce_rdma_packet_sequence_errors_total", labels), 4);
+  EXPECT_EQ(value(families, "roce_rdma_rnr_nak_retry_errors_total", labels), 5);
+  EXPECT_EQ(value(families, "roce_rdma_duplicate_requests_total", labels), 6);
+  // mlx5's families the veth has no counter for stay absent, not 0.
+  EXPECT_EQ(find(families, "roce_cnp_sent_total"), nullptr);
+  EXPECT_EQ(find(families, "roce_rdma_out_of_buffer_total"), nullptr);
+  const std::string exposition = prometheus::TextSerializer().Serialize(families);
+  EXPECT_NE(exposition.find("roce_rdma_sent_packets_total{netdev=\"veth0\",device=\"rxe0\","
+                            "port=\"1\"} 1001\n"),
+            std::string::npos)
+      << exposition;
+}
+
 TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
   const auto families = metric_families(node_of({lan3()}), ExporterInfo{"1.2.3"});
   EXPECT_EQ(value(families, "roce_port_info",
@@ -301,7 +331,7 @@ TEST(MetricFamilies, EveryFamilyIsDocumented) {
         "local_ack_timeout_err", "rnr_nak_retry_err", "duplicate_request", "out_of_buffer",
         "roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart", "req_remote_access_errors",
         "resp_remote_access_errors", "req_remote_invalid_request", "resp_local_length_error",
-        "rx_icrc_encapsulated"}) {
+        "rx_icrc_encapsulated", "sent_pkts", "rcvd_pkts"}) {
     full.rdma_totals[name] = 1;
   }
   NodeSample sample = node_of({full});

@@ -33,7 +33,8 @@ class NodeSamplerTree : public ::testing::Test {
       std::vector<PortTarget> targets;
       for (const auto& netdev : netdevs_) {
         PortTarget target;
-        target.port = DiscoveredPort{netdev, "mlx5_core", "0000:17:00.0", "mlx5_0", 1};
+        target.port =
+            DiscoveredPort{netdev, "mlx5_core", "0000:17:00.0", "mlx5_0", 1, "mlx5_core", true};
         targets.push_back(target);
       }
       return targets;

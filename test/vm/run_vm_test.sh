@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The real-kernel RDMA test: Debian's kernel under qemu (software emulation, no KVM needed) with
+# soft-RoCE, roced, rocectl and the cases (vm_cases.cpp) in a small initramfs. One boot runs every
+# case; the result comes back on the serial console and as qemu's exit status.
+#
+#   run_vm_test.sh CACHE_DIR ROCED ROCECTL VM_CASES
+#
+# Fails, saying why, when qemu or the kernel package is missing: never skipped.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE=$1 ROCED=$2 ROCECTL=$3 CASES=$4
+BOOT_TIMEOUT=${ROCED_VM_TIMEOUT:-420}  # s: a hang, not a slow machine (a boot takes ~15 s)
+
+QEMU=$(command -v qemu-system-x86_64 || true)
+if [[ -z $QEMU ]]; then
+  echo "FAIL: qemu-system-x86_64 is not installed (scripts/setup.sh installs qemu-system-x86)"
+  exit 1
+fi
+for tool in busybox ibv_rc_pingpong rdma dcb cpio depmod; do
+  if ! command -v "$tool" >/dev/null && [[ ! -x /sbin/$tool && ! -x /usr/sbin/$tool ]]; then
+    echo "FAIL: $tool is not installed (scripts/setup.sh installs it)"
+    exit 1
+  fi
+done
+
+mkdir -p "$CACHE"
+KTREE=$("$HERE/fetch_kernel.sh" "$CACHE")
+KVER=$(ls "$KTREE/lib/modules")
+WORK=$(mktemp -d "$CACHE/run.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+"$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/init.sh" "$WORK/initramfs.cpio.gz" \
+  "$ROCED" "$ROCECTL" "$CASES"
+echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER"
+
+# Software emulation (TCG) always: CI has no KVM, and a /dev/kvm that opens is no promise that
+# KVM works (here it spun for minutes). isa-debug-exit turns the value init writes to port 0xf4
+# into qemu's exit status: (value << 1) | 1.
+accel=(-accel tcg)
+set +e
+SECONDS=0
+timeout --kill-after=10 "$BOOT_TIMEOUT" "$QEMU" "${accel[@]}" -m 1024 -smp 2 \
+  -kernel "$KTREE/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.cpio.gz" \
+  -append "console=ttyS0 quiet panic=-1" -nographic -no-reboot -nic none \
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null | tee "$WORK/console.log" |
+  sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g'
+status=${PIPESTATUS[0]}
+set -e
+echo "boot to power-off: ${SECONDS} s, qemu exit status $status"
+
+result=$(grep -a -o 'ROCED-VM-RESULT: [0-9]*' "$WORK/console.log" | tail -1 | cut -d' ' -f2 || true)
+if [[ $status -eq 124 || $status -eq 137 ]]; then
+  echo "FAIL: the VM did not finish within ${BOOT_TIMEOUT} s (ROCED_VM_TIMEOUT)"
+  exit 1
+fi
+if [[ -z $result ]]; then
+  echo "FAIL: the VM printed no ROCED-VM-RESULT line (qemu exit status $status): it did not boot" \
+    "to the cases; see the console above"
+  exit 1
+fi
+if [[ $result != 0 || $status -ne 1 ]]; then
+  echo "FAIL: the cases failed in the VM (result $result, qemu exit status $status)"
+  exit 1
+fi
+echo "PASS: every case passed in the VM"

@@ -1,0 +1,459 @@
+// The cases run inside the VM (test/vm/init.sh set up the stack first): Debian's kernel, rdma_rxe
+// on veth0 (rxe0), whose peer veth1 sits in the namespace "peer". Every value roced reports is
+// checked against what the kernel says through another door: sysfs read here, libibverbs,
+// iproute2's `rdma`, `ip` and `dcb`. The tests run in file order and build on each other
+// (rocectl first, then the daemon), as one boot serves them all.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <infiniband/verbs.h>
+#include <net/if.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "run_command.hpp"
+
+namespace {
+
+using nlohmann::json;
+using roced::test::CommandResult;
+using roced::test::run_command;
+
+const std::string kIp = "/usr/bin/ip";
+const std::string kRxe = "/sys/class/infiniband/rxe0/ports/1";
+const std::string kRdmaCm = "/sys/kernel/config/rdma_cm/rxe0/ports/1";
+const std::string kMetricsUrl = "http://127.0.0.1:9879/metrics";
+constexpr int kDaemonMtu = 4200;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Polls until `ready` holds; the bound only stops a hang (software emulation is slow).
+bool eventually(const std::function<bool()>& ready,
+                std::chrono::seconds bound = std::chrono::seconds(90)) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  while (std::chrono::steady_clock::now() < until) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return ready();
+}
+
+double wall_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// "0000:0000:0000:0000:0000:ffff:0a00:0001" for 10.0.0.1: how sysfs prints an IPv4-mapped GID.
+std::string mapped_gid_text(const std::string& ipv4) {
+  in_addr addr{};
+  inet_pton(AF_INET, ipv4.c_str(), &addr);
+  const auto* b = reinterpret_cast<const unsigned char*>(&addr);
+  char text[64];
+  std::snprintf(text, sizeof(text), "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", b[0], b[1],
+                b[2], b[3]);
+  return text;
+}
+
+// The index of the RoCE v2 GID `gid` in rxe0's sysfs table, read here (not by roced's reader).
+std::optional<int> sysfs_gid_index(const std::string& gid) {
+  for (int index = 0; index < 32; ++index) {
+    const std::string path = kRxe + "/gids/" + std::to_string(index);
+    if (read_text(path) == gid &&
+        read_text(kRxe + "/gid_attrs/types/" + std::to_string(index)) == "RoCE v2") {
+      return index;
+    }
+  }
+  return std::nullopt;
+}
+
+// The same through libibverbs: ibv_query_gid_table, matched by GID, type and netdev ifindex.
+std::optional<int> verbs_gid_index(const std::string& ipv4, const std::string& netdev) {
+  int count = 0;
+  std::unique_ptr<ibv_device*, void (*)(ibv_device**)> list(ibv_get_device_list(&count),
+                                                            &ibv_free_device_list);
+  if (!list) return std::nullopt;
+  for (int i = 0; i < count; ++i) {
+    if (std::string(ibv_get_device_name(list.get()[i])) != "rxe0") continue;
+    std::unique_ptr<ibv_context, int (*)(ibv_context*)> context(ibv_open_device(list.get()[i]),
+                                                                &ibv_close_device);
+    if (!context) return std::nullopt;
+    std::vector<ibv_gid_entry> entries(64);
+    const ssize_t filled = ibv_query_gid_table(context.get(), entries.data(), entries.size(), 0);
+    in_addr addr{};
+    inet_pton(AF_INET, ipv4.c_str(), &addr);
+    unsigned char want[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    std::memcpy(want + 12, &addr, 4);
+    for (ssize_t e = 0; e < filled; ++e) {
+      const auto& entry = entries[static_cast<size_t>(e)];
+      if (entry.port_num == 1 && entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+          std::memcmp(entry.gid.raw, want, sizeof(want)) == 0 &&
+          entry.ndev_ifindex == if_nametoindex(netdev.c_str())) {
+        return static_cast<int>(entry.gid_index);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+json run_json(const std::vector<std::string>& argv, int* exit_code = nullptr) {
+  const auto result = run_command(argv);
+  if (exit_code != nullptr) *exit_code = result.exit_code;
+  EXPECT_FALSE(result.out.empty())
+      << argv[0] << " " << argv[1] << ": no output; stderr: " << result.err;
+  return json::parse(result.out.empty() ? "null" : result.out);
+}
+
+const json* port_entry(const json& document, const std::string& netdev) {
+  if (!document.is_object() || !document["ports"].is_array()) return nullptr;
+  for (const auto& port : document["ports"]) {
+    if (port.value("netdev", "") == netdev) return &port;
+  }
+  return nullptr;
+}
+
+std::set<std::string> settings_of(const json& list) {
+  std::set<std::string> names;
+  for (const auto& entry : list) names.insert(entry.value("setting", ""));
+  return names;
+}
+
+int link_mtu(const std::string& netdev) {
+  const auto shown = run_command({kIp, "-j", "link", "show", "dev", netdev});
+  const auto links = json::parse(shown.out.empty() ? "[]" : shown.out);
+  return links.empty() ? -1 : links[0].value("mtu", -1);
+}
+
+// Prometheus text -> the value of the series with this name and these labels (all of them).
+std::optional<double> metric(const std::string& text, const std::string& name,
+                             const std::map<std::string, std::string>& labels) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.compare(0, name.size(), name) != 0) continue;
+    const char after = line.size() > name.size() ? line[name.size()] : '\0';
+    if (after != '{' && after != ' ') continue;
+    bool all = true;
+    for (const auto& [key, value] : labels) {
+      if (line.find(key + "=\"" + value + "\"") == std::string::npos) all = false;
+    }
+    if (!all) continue;
+    return std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return std::nullopt;
+}
+
+std::string scrape() {
+  return run_command({"/bin/busybox", "wget", "-q", "-O", "-", kMetricsUrl}).out;
+}
+
+std::optional<double> scraped(const std::string& name,
+                              const std::map<std::string, std::string>& labels) {
+  return metric(scrape(), name, labels);
+}
+
+std::string config_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/" + name;
+  write_text(path, text);
+  return path;
+}
+
+// ---- rocectl, one-shot ----
+
+TEST(Rxe, DiscoveryFindsTheRxeDeviceAndItsNetdev) {
+  // The kernel's view through RDMA netlink: rxe0 port 1 on veth0.
+  const auto links = json::parse(run_command({"/usr/bin/rdma", "-j", "link", "show"}).out);
+  std::map<std::string, std::string> kernel;  // RDMA device -> netdev
+  for (const auto& link : links) kernel[link.value("ifname", "")] = link.value("netdev", "");
+  ASSERT_EQ(kernel["rxe0"], "veth0") << links.dump();
+
+  const auto config = config_file("discover.yaml", "ports: {drivers: [rxe]}\n");
+  int code = -1;
+  const json plan = run_json({"rocectl", "plan", "--json", "--config", config}, &code);
+  // veth1 lives in another namespace and has no rxe device: veth0 is the one rxe port here.
+  ASSERT_EQ(plan["ports"].size(), 1u) << plan.dump(2);
+  EXPECT_EQ(plan["ports"][0]["netdev"], "veth0");
+  EXPECT_EQ(plan["ports"][0]["rdma_device"], "rxe0");
+
+  const json status = run_json({"rocectl", "status", "--json", "--port", "veth0"});
+  const json* port = port_entry(status, "veth0");
+  ASSERT_NE(port, nullptr) << status.dump(2);
+  EXPECT_EQ((*port)["rdma_device"], "rxe0");
+  EXPECT_EQ((*port)["rdma_port"], 1);
+  EXPECT_EQ((*port)["rdma_driver"], "rxe");
+  EXPECT_EQ((*port)["mlx5"], false);
+}
+
+TEST(Rxe, GidIndexAgreesWithSysfsAndVerbs) {
+  const auto in_sysfs = sysfs_gid_index(mapped_gid_text("10.0.0.1"));
+  const auto in_verbs = verbs_gid_index("10.0.0.1", "veth0");
+  ASSERT_TRUE(in_sysfs.has_value());
+  ASSERT_TRUE(in_verbs.has_value());
+  const auto config = config_file("gid.yaml", "ports: {drivers: [rxe]}\n");
+  const json plan = run_json({"rocectl", "plan", "--json", "--config", config});
+  const json* port = port_entry(plan, "veth0");
+  ASSERT_NE(port, nullptr) << plan.dump(2);
+  // Index 0 is the default GID (fe80:: from the MAC); the IPv4 address took the next slot.
+  EXPECT_EQ(*in_sysfs, 1);
+  EXPECT_EQ(*in_verbs, *in_sysfs);
+  EXPECT_EQ((*port)["roce_v2_gid_index"], *in_sysfs) << port->dump(2);
+}
+
+const char* kApplyConfig = R"(ports: {drivers: [rxe], netdevs: [veth0]}
+profile:
+  mtu: 9000
+  roce: {rdma_cm_mode: v2, tos: 106}
+)";
+
+TEST(Rxe, RocectlApplySetsRdmaCmAndASecondApplyChangesNothing) {
+  // Before: rdma_cm's defaults as the kernel starts them (the configfs group appears on mkdir).
+  const bool had_group = ::access(kRdmaCm.c_str(), F_OK) == 0;
+  if (had_group) {
+    ASSERT_NE(read_text(kRdmaCm + "/default_roce_tos"), "106");
+  }
+  ASSERT_NE(link_mtu("veth0"), 9000);
+  const auto config = config_file("apply.yaml", kApplyConfig);
+
+  int code = -1;
+  const json first = run_json({"rocectl", "apply", "--json", "--config", config}, &code);
+  EXPECT_EQ(code, 0) << first.dump(2);
+  const json* port = port_entry(first, "veth0");
+  ASSERT_NE(port, nullptr) << first.dump(2);
+  EXPECT_EQ((*port)["outcome"], "applied") << port->dump(2);
+  const auto changed = settings_of((*port)["changes"]);
+  EXPECT_TRUE(changed.count("mtu")) << port->dump(2);
+  EXPECT_TRUE(changed.count("roce.tos")) << port->dump(2);
+  for (const auto& step : (*port)["changes"]) EXPECT_TRUE(step["ok"].get<bool>()) << step.dump();
+
+  // Read back by the kernel's own interfaces.
+  EXPECT_EQ(read_text(kRdmaCm + "/default_roce_tos"), "106");
+  EXPECT_EQ(read_text(kRdmaCm + "/default_roce_mode"), "RoCE v2");
+  EXPECT_EQ(link_mtu("veth0"), 9000);
+
+  const json second = run_json({"rocectl", "apply", "--json", "--config", config}, &code);
+  EXPECT_EQ(code, 0) << second.dump(2);
+  const json* again = port_entry(second, "veth0");
+  ASSERT_NE(again, nullptr) << second.dump(2);
+  EXPECT_EQ((*again)["changed"], false) << again->dump(2);
+  EXPECT_TRUE((*again)["changes"].empty()) << again->dump(2);
+  EXPECT_EQ(second["changed"], false);
+}
+
+TEST(Rxe, DcbIsReportedUnsupportedOnTheVethWhileTheRestIsConfigured) {
+  // The kernel: veth implements no dcbnl ops.
+  const auto dcb = run_command({"/usr/bin/dcb", "pfc", "show", "dev", "veth0"});
+  EXPECT_NE(dcb.exit_code, 0);
+  EXPECT_NE(dcb.err.find("Operation not supported"), std::string::npos) << dcb.err;
+
+  const auto config = config_file("apply.yaml", kApplyConfig);
+  int code = -1;
+  const json plan = run_json({"rocectl", "plan", "--json", "--config", config}, &code);
+  EXPECT_EQ(code, 0) << plan.dump(2);  // nothing pending: unsupported is no failure
+  const json* port = port_entry(plan, "veth0");
+  ASSERT_NE(port, nullptr) << plan.dump(2);
+  EXPECT_EQ((*port)["in_sync"], true) << port->dump(2);
+  EXPECT_TRUE((*port)["error"].is_null()) << port->dump(2);
+  std::map<std::string, std::string> reasons;
+  for (const auto& u : (*port)["unsupported"]) reasons[u["setting"]] = u["reason"];
+  for (const char* setting :
+       {"dcbx", "trust", "dscp_map", "ets", "pfc.priorities", "pfc.cable_length"}) {
+    ASSERT_TRUE(reasons.count(setting))
+        << setting << " not reported unsupported: " << port->dump(2);
+    EXPECT_NE(reasons[setting].find("EOPNOTSUPP"), std::string::npos)
+        << setting << ": " << reasons[setting];
+  }
+  // mlx5-only settings with no kernel answer to quote: unsupported all the same.
+  for (const char* setting : {"stall_prevention", "ecn.cnp_dscp", "ecn.cnp_priority"}) {
+    EXPECT_TRUE(reasons.count(setting))
+        << setting << " not reported unsupported: " << port->dump(2);
+  }
+  // What a veth and rxe can take is managed, not unsupported.
+  for (const char* setting : {"mtu", "roce.rdma_cm_mode", "roce.tos"}) {
+    EXPECT_FALSE(reasons.count(setting)) << setting << ": " << reasons[setting];
+  }
+}
+
+// ---- the daemon ----
+
+class RxeDaemon : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto config = config_file("daemon.yaml", R"(ports: {drivers: [rxe], netdevs: [veth0]}
+daemon:
+  drift_check_interval: 1h  # so any re-check in these cases comes from a netlink event
+profile:
+  mtu: 4200
+  roce: {rdma_cm_mode: v2, tos: 106, gid_family: ipv4, gid_index: 1}
+)");
+    daemon_ = ::fork();
+    if (daemon_ == 0) {
+      const int log = ::open("/tmp/roced.log", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+      ::dup2(log, STDERR_FILENO);
+      ::dup2(log, STDOUT_FILENO);
+      ::execlp("roced", "roced", "--config", config.c_str(), "--no-dbus", "--log-target", "console",
+               "--metrics-listen", "127.0.0.1:9879", nullptr);
+      ::_exit(127);
+    }
+  }
+  static void TearDownTestSuite() {
+    if (daemon_ > 0) {
+      ::kill(daemon_, SIGTERM);
+      int status = 0;
+      ::waitpid(daemon_, &status, 0);
+      std::printf("roced exited %d; its log:\n%s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                  read_text("/tmp/roced.log").c_str());
+    }
+  }
+  static std::string log() { return read_text("/tmp/roced.log"); }
+  static pid_t daemon_;
+};
+pid_t RxeDaemon::daemon_ = -1;
+
+const std::map<std::string, std::string> kVeth0 = {{"netdev", "veth0"}};
+
+TEST_F(RxeDaemon, AppliesTheMtuToTheVethAndKeepsItInSync) {
+  ASSERT_TRUE(eventually([] {
+    return scraped("roce_config_port_state", {{"netdev", "veth0"}, {"state", "in-sync"}}) == 1.0;
+  })) << scrape()
+      << log();
+  EXPECT_EQ(link_mtu("veth0"), kDaemonMtu);
+  EXPECT_EQ(scraped("roce_link_mtu_bytes", kVeth0), kDaemonMtu);
+  EXPECT_EQ(scraped("roce_config_in_sync", {{"netdev", "veth0"}, {"setting", "mtu"}}), 1.0);
+  EXPECT_EQ(scraped("roce_config_in_sync", {{"netdev", "veth0"}, {"setting", "roce.tos"}}), 1.0);
+  // DCB is not a setting of this port: no in-sync series claims it.
+  EXPECT_EQ(scraped("roce_config_in_sync", {{"netdev", "veth0"}, {"setting", "pfc.priorities"}}),
+            std::nullopt);
+  EXPECT_EQ(read_text(kRdmaCm + "/default_roce_tos"), "106");
+}
+
+TEST_F(RxeDaemon, RechecksThePortAfterTheLinkGoesDownAndUp) {
+  const auto checked = [] {
+    return scraped("roce_config_last_check_timestamp_seconds", kVeth0).value_or(0);
+  };
+  const double before = checked();
+  ASSERT_GT(before, 0) << scrape();
+  ASSERT_EQ(run_command({kIp, "link", "set", "veth0", "down"}).exit_code, 0);
+  EXPECT_TRUE(eventually([] { return scraped("roce_link_up", kVeth0) == 0.0; })) << scrape();
+  // Another tool changes the MTU while the link is down; the link comes back.
+  ASSERT_EQ(run_command({kIp, "link", "set", "veth0", "mtu", "1500"}).exit_code, 0);
+  const double up_at = wall_now();
+  ASSERT_EQ(run_command({kIp, "link", "set", "veth0", "up"}).exit_code, 0);
+  // The drift check runs hourly: only the link events can have made roced look again.
+  EXPECT_TRUE(eventually([&] { return checked() >= up_at && link_mtu("veth0") == kDaemonMtu; }))
+      << "last check " << checked() << ", up at " << up_at << ", MTU " << link_mtu("veth0") << "\n"
+      << log();
+  EXPECT_TRUE(eventually([] { return scraped("roce_link_up", kVeth0) == 1.0; })) << scrape();
+  EXPECT_GE(scraped("roce_config_corrections_total", {{"netdev", "veth0"}, {"setting", "mtu"}})
+                .value_or(0),
+            1.0)
+      << scrape();
+}
+
+TEST_F(RxeDaemon, AnIpv6AddressThatMovesTheGidIndexIsReported) {
+  ASSERT_EQ(scraped("roce_rocev2_gid_index", {{"netdev", "veth0"}, {"family", "ipv4"}}), 1.0)
+      << scrape();
+  ASSERT_EQ(scraped("roce_rocev2_gid_index_expected", {{"netdev", "veth0"}, {"family", "ipv4"}}),
+            1.0);
+  // The IPv4 address goes (a DHCP renewal), an IPv6 address arrives and takes its free slot, the
+  // IPv4 address comes back after it.
+  ASSERT_EQ(run_command({kIp, "addr", "del", "10.0.0.1/24", "dev", "veth0"}).exit_code, 0);
+  ASSERT_EQ(
+      run_command({kIp, "-6", "addr", "add", "fd00::1/64", "dev", "veth0", "nodad"}).exit_code, 0);
+  ASSERT_EQ(run_command({kIp, "addr", "add", "10.0.0.1/24", "dev", "veth0"}).exit_code, 0);
+  std::optional<int> moved;
+  ASSERT_TRUE(eventually([&] {
+    moved = sysfs_gid_index(mapped_gid_text("10.0.0.1"));
+    return moved.has_value();
+  }));
+  ASSERT_NE(*moved, 1) << "the kernel kept the index; nothing moved";
+  EXPECT_EQ(verbs_gid_index("10.0.0.1", "veth0"), moved);
+  EXPECT_TRUE(eventually([&] {
+    return scraped("roce_rocev2_gid_index", {{"netdev", "veth0"}, {"family", "ipv4"}}) == *moved;
+  })) << scrape();
+  EXPECT_EQ(scraped("roce_rocev2_gid_index_expected", {{"netdev", "veth0"}, {"family", "ipv4"}}),
+            1.0);
+  const std::string warning =
+      "RoCE v2 GID index is " + std::to_string(*moved) + ", the config says jobs use 1";
+  EXPECT_TRUE(eventually([&] { return log().find(warning) != std::string::npos; }))
+      << "no \"" << warning << "\" in the log:\n"
+      << log();
+}
+
+TEST_F(RxeDaemon, RdmaTrafficMovesTheExportedHwCounters) {
+  const auto sysfs_counter = [](const std::string& name) {
+    return std::stod(read_text(kRxe + "/hw_counters/" + name));
+  };
+  const auto exported = [](const std::string& family) {
+    return scraped(family, kVeth0).value_or(-1);
+  };
+  const double sent_before = exported("roce_rdma_sent_packets_total");
+  const double received_before = exported("roce_rdma_received_packets_total");
+  ASSERT_GE(sent_before, 0) << scrape();
+  ASSERT_GE(received_before, 0) << scrape();
+
+  const auto local_gid = sysfs_gid_index(mapped_gid_text("10.0.0.1"));
+  ASSERT_TRUE(local_gid.has_value());
+  constexpr int kIterations = 200;
+  // Both ends on rxe0, which rxe carries through its loopback path: in 6.1 rxe's UDP socket lives
+  // in the initial namespace only (a peer namespace never receives), and a second local address
+  // would be routed through lo, which no rxe device owns. Each end is bounded by `timeout`.
+  const std::string gid = std::to_string(*local_gid);
+  const std::string iterations = std::to_string(kIterations);
+  const pid_t server = ::fork();
+  if (server == 0) {
+    ::execl("/bin/busybox", "timeout", "120", "/usr/bin/ibv_rc_pingpong", "-d", "rxe0", "-g",
+            gid.c_str(), "-n", iterations.c_str(), nullptr);
+    ::_exit(127);
+  }
+  CommandResult client;
+  for (int attempt = 0; attempt < 20; ++attempt) {  // until the server listens
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    client = run_command({"/bin/busybox", "timeout", "120", "/usr/bin/ibv_rc_pingpong", "-d",
+                          "rxe0", "-g", gid, "-n", iterations, "127.0.0.1"});
+    if (client.exit_code == 0 || client.out.find("remote address") != std::string::npos) break;
+  }
+  int server_status = 0;
+  ::waitpid(server, &server_status, 0);
+  ASSERT_EQ(client.exit_code, 0) << client.out << client.err;
+  EXPECT_TRUE(WIFEXITED(server_status) && WEXITSTATUS(server_status) == 0);
+  std::printf("ibv_rc_pingpong: %s", client.out.c_str());
+
+  // Traffic over: the counters hold still, and roced exports exactly what sysfs shows.
+  const double sent = sysfs_counter("sent_pkts");
+  const double received = sysfs_counter("rcvd_pkts");
+  EXPECT_GE(sent - sent_before, kIterations);
+  EXPECT_GE(received - received_before, kIterations);
+  EXPECT_TRUE(eventually([&] {
+    return exported("roce_rdma_sent_packets_total") == sent &&
+           exported("roce_rdma_received_packets_total") == received;
+  })) << "sysfs sent "
+      << sent << " received " << received << "\n"
+      << scrape();
+}
+
+}  // namespace
