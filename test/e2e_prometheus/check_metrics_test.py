@@ -33,6 +33,8 @@ profile:
 # Documented families this node and config legitimately lack (docs/metrics.md says why).
 _GLOBAL_PAUSE = ("mlx5 has the rx/tx_global_pause* counters only while 802.3x global pause is "
                  "used instead of PFC; these ports run PFC")
+_RXE_ONLY = ("rxe's sent_pkts/rcvd_pkts hw_counters; mlx5 has no such hw_counters file and "
+             "these ports are mlx5")
 MAY_BE_ABSENT = {
     "roce_global_pause_frames_total": _GLOBAL_PAUSE,
     "roce_global_pause_duration_seconds_total": _GLOBAL_PAUSE,
@@ -40,6 +42,9 @@ MAY_BE_ABSENT = {
     "roce_rocev2_gid_index_expected": "only when roce.gid_index is configured (it is not here)",
     "roce_config_corrections_total": "counts corrections under drift_policy enforce; this runs "
                                      "report",
+    # Served on soft-RoCE ports, checked against a real rxe device by the VM test (vm.rxe).
+    "roce_rdma_sent_packets_total": _RXE_ONLY,
+    "roce_rdma_received_packets_total": _RXE_ONLY,
 }
 
 # Families served but not roced's: prometheus-cpp's Exposer registers its own (in microseconds,
