@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/apply_bench: the default profile applied cold by roced (make_plan + apply_plan, in
 // process) and by a shell script of dcb/ip/ethtool/echo (what an Ansible role runs), on fresh
 // roce-sim nodes, in the same run; then the no-op check per port on a node in sync.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the daemon benchmarks need around the processes they start: a child with its output in a
 // log file, stopped with SIGTERM (then SIGKILL) at the end, and the $NOTIFY_SOCKET a systemd

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/daemon_bench: the real `roced` (service mode, the shipped packaging/roced.yaml: enforce,
 // drift check every 30 s) against roce-sim nodes, timed from outside as systemd and an operator
 // would see it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A minimal HTTP/1.1 client for scraping /metrics in benchmarks: plain TCP to 127.0.0.1, GET,
 // keep-alive (as Prometheus scrapes), the whole body read (Content-Length, chunked, or up to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/load_bench: PFC storm detection latency with roced idle against roced under load
 // (bench/load_run.hpp), in the same run: the same storms on lan3 (10 ms poll, 50 ms detection,
 // RX disable-pfc), first with nobody else asking roced anything, then with `--scrapers` clients

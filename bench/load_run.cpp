@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bench/load_run.hpp"
 
 #include <sdbus-c++/sdbus-c++.h>

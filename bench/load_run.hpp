@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One load run (issue 8, point 4): the roced binary with its storm watchdog (10 ms poll, 50 ms
 // detection, RX disable-pfc), its metrics endpoint and its D-Bus API on a private bus, over a

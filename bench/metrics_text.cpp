@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "bench/metrics_text.hpp"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Prometheus text exposition format (0.0.4) as a bench reads it: one Sample per series line,
 // comments (# HELP, # TYPE) skipped. Enough to count series and look values up by labels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a process has cost so far, read from /proc: the benchmarks diff two readings.
 

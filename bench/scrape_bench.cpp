@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/scrape_bench: what a Prometheus scrape costs, roced's /metrics against what a user would
 // otherwise run: Debian's prometheus-node-exporter with only its infiniband collector, reading the
 // same simulated sysfs tree. On the built-in 4-port node (sim/scenarios/steady.yaml) and on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What an Ansible role does today, as shell: per port `dcb`, `ip` and `ethtool` commands plus
 // `echo >` into the rdma_cm configfs and ECN files, for the same profile roced applies. Run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A roce-sim node for one benchmark run: started in a fresh scratch directory, ready once its pid
 // file exists, stopped (SIGTERM) and removed on destruction.

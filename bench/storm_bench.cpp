@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/storm_bench: the PFC storm watchdog's figures (issue 6), next to SONiC's defaults in the
 // same run:
 //   1. detection and restoration latency on the 4-port simulated node: N RX storms on lan3 and N

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl apply: plan, then write each selected port's changes in order, verifying each by
 // reading back; a port that fails is rolled back, the others are still configured. When roced runs
 // for the same node and config, it does the work (D-Bus Apply) and rocectl shows the result.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl nccl-env: the NCCL variables that point jobs at the ports roced manages, as shell
 // `export` lines (eval "$(rocectl nccl-env)").
 #include <iostream>

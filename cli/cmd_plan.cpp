@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl plan: what apply would change on each selected port (desired from the config file,
 // observed read back from the NIC), without changing anything. The running roced makes it when
 // there is one (same node, same config), else rocectl does.

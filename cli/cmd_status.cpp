@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl status: asks the running roced over D-Bus when there is one (its view: condition, drift,
 // last apply), else reads every selected port through the same seam the daemon uses: the real
 // machine, or a simulated node with --sim DIR.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl validate: check a configuration file the way roced --check-config does (same loader),
 // as text on stderr or as one JSON document.
 #include <iostream>

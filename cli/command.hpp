@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One rocectl command per file (cli/cmd_<name>.cpp): the dispatcher in rocectl.cpp takes the global
 // options and hands the rest of the arguments to the command.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading back what plan_to_json, apply_to_json and GetStatus wrote (docs/plan-json.md,
 // docs/dbus.md).
 #include "cli/daemon_documents.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The daemon's JSON documents back into the types rocectl's text formatters take, so `rocectl
 // plan` and `rocectl apply` print the same lines whether the daemon or rocectl itself did the

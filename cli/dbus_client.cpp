@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding and calling roced over D-Bus (docs/dbus.md, "rocectl").
 #include "cli/dbus_client.hpp"
 

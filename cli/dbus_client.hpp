@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // rocectl's side of the D-Bus API (docs/dbus.md): finds a running roced that can answer for this
 // invocation and calls it. status, plan and apply use it when one runs and read or write the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Loading the configuration for a rocectl command: every diagnostic goes to stderr as
 // file:line:column: field: message, and the Config comes back only when the file is valid.

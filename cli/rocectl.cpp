@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl: roced's command-line client. Global options here; each command lives in
 // cli/cmd_<name>.cpp.
 #include <iostream>

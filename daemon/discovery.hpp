@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Discovery: which netdevs are RoCE ports, which RDMA device and port each one is, and which
 // drivers run them (mlx5 ports get everything roced does; others what their driver can take).

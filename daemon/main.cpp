@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roced: the node daemon. `roced --check-config FILE` checks a configuration; otherwise roced runs
 // as the service (daemon/service): keeps every selected port matching the configuration until
 // SIGTERM, reloads it on SIGHUP, and talks to systemd (Type=notify, watchdog).

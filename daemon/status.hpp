@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The status of one port as read back from the NIC: every piece is a Field that holds a value or
 // an error string, so one failing read (DCB on a veth, debugfs not mounted) never fails the rest.

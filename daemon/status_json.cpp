@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PortStatus / StatusReport -> JSON: a field is its value, or {"error", "errno", "unsupported"}.
 #include "daemon/status.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The human-readable `rocectl status`: one block per port, a header line and one line per topic,
 // what a network engineer checks first. The JSON carries everything; this stays compact.
 #include <algorithm>

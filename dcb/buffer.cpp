@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers: struct dcbnl_buffer in DCB_ATTR_DCB_BUFFER (44 bytes: prio2buffer, sizes, total).
 #include <linux/dcbnl.h>
 

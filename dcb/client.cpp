@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DcbClient: one exchange per call, one feature per SET, status byte checked (MLX5-FACTS.md).
 #include "dcb/client.hpp"
 

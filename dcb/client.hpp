@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // DCB over rtnetlink (RTM_GETDCB / RTM_SETDCB). One feature per SET message, so a failure can be
 // attributed; the status byte inside the reply is checked, not just the netlink ACK

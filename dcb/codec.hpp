@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The DCB netlink codec: roced's structs <-> dcbnl attributes (include/uapi/linux/dcbnl.h).
 // One file per object, as iproute2 dcb/ does: pfc.cpp, ets.cpp, app.cpp, buffer.cpp,

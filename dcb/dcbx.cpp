@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCBX mode: DCB_CMD_GDCBX / DCB_CMD_SDCBX with a u8 DCB_ATTR_DCBX (dcbnl_getdcbx, dcbnl_setdcbx).
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>

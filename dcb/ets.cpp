@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ETS: struct ieee_ets in DCB_ATTR_IEEE_ETS (59 bytes).
 #include <linux/dcbnl.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Maxrate: struct ieee_maxrate in DCB_ATTR_IEEE_MAXRATE (u64 kbit/s per TC, 0 = unlimited).
 #include <linux/dcbnl.h>
 

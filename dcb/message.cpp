@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCB message framing (struct dcbmsg + DCB_ATTR_IFNAME) and the reply checks shared by every
 // object: dcb_doit builds the reply, dcbnl_ieee_fill / dcbnl_ieee_set fill it.
 #include <linux/dcbnl.h>

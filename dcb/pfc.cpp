@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PFC: struct ieee_pfc in DCB_ATTR_IEEE_PFC (136 bytes; mlx5 reads `delay` as the cable length).
 #include <linux/dcbnl.h>
 

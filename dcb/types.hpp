@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The DCB model as roced sees it: IEEE 802.1Qaz objects, one struct per object (as iproute2 dcb/).
 

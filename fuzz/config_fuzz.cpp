@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roced.yaml from text, as `roced --check-config` and a reload read it: parse, read every
 // section, validate. Promise: a file is accepted exactly when it has no error diagnostic, and every
 // diagnostic says something.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DCB netlink decoders (dcb/): every DcbClient call, its replies taken from the input (a
 // stream of datagrams, fuzz/support/datagram_stream.hpp) through rtnl_request, so IEEE_GET
 // (ETS, PFC, maxrate, buffer, APP table, DCBX), GDCBX and the SET status replies are decoded as

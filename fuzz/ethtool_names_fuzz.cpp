@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mlx5 `ethtool -S` names -> (metric, priority, direction) (telemetry/ethtool_names.cpp). The input
 // is a list of names, one a line, as `ethtool -S` prints them. Promise: a priority, when found,
 // is one of 0..7.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ethtool statistics parsers (netlink/ethtool.cpp): ETHTOOL_GSSET_INFO, GSTRINGS and GSTATS
 // as EthtoolClient and the storm watchdog's StatsReader read them, plus driver info and the PFC
 // stall-prevention tunable. Each ioctl's answer is the next roce-sim reply of the input; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rtnetlink link decoder (netlink/link.cpp, RTM_NEWLINK as rtnl_fill_ifinfo lays it out) and
 // rtnl_request's reply handling (ACKs, extended ACKs, NLMSG_DONE, interrupted dumps): LinkClient's
 // calls with their replies taken from the input (a stream of datagrams).

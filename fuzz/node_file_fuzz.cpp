@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roce-sim's node description loader (sim/model/node_file.cpp), and the node it describes built.
 // Promise: bad input is a FileError naming the place, nothing else.
 #include <cstddef>

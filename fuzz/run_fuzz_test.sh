@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One fuzz.<target> CTest test: replays fuzz/regressions/<target>/* (inputs that once crashed),
 # then fuzzes for SECONDS on a copy of fuzz/corpus/<target> in a temporary directory (the source
 # tree is never written). Fails on a crash, a leak, a hang (one input over 10 s), an input over

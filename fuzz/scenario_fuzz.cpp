@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roce-sim's scenario loader (sim/model/scenario.cpp), for a node's scenario and for `roce-sim
 // inject` documents, then a scenario that loads played against the default node: checked against
 // its ports and run to its end. Promise: bad input is a FileError naming the place, nothing else.

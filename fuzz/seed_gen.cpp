@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the binary seed corpora from roce-sim's own answers: the rtnetlink replies (DCB, links),
 // the ethtool replies and the sysfs trees of simulated nodes, recorded while the production
 // clients make the same calls, in the same order, as the fuzz targets do.

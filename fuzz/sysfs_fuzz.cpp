@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sysfs/configfs/debugfs readers, over a file tree described by the input
 // (fuzz/support/memory_file_tree.hpp): port discovery (class/net, device and driver links,
 // gid_attrs/ndevs), RDMA hw_counters and counters, the GID table, ECN/DCQCN in both driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "netlink/ethtool.hpp"
 
 #include <linux/ethtool.h>

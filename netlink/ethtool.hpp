@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The ethtool ioctl: driver info, the statistics string set and values, and tunables.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // rtnetlink links: list, read, set MTU and admin state (RTM_GETLINK / RTM_NEWLINK).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // RAII over libnl's message and socket handles, and the few helpers every codec needs.
 

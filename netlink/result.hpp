@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Result<T>: a value or an Error, returned by every call that crosses the seam to the system.
 // A small stand-in for std::expected (C++23), which this toolchain's C++20 mode lacks.

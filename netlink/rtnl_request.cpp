@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "netlink/rtnl_request.hpp"
 
 #include <linux/netlink.h>

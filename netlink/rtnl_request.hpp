@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One request/response exchange on a NETLINK_ROUTE socket, the same for every transport.
 //

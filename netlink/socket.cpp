@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "netlink/socket.hpp"
 
 #include <linux/netlink.h>

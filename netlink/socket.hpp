@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The two NetlinkSocket transports: the kernel's AF_NETLINK NETLINK_ROUTE, and roce-sim's
 // rtnl.sock. Everything above them (rtnl_request, the link and DCB codecs) is the same for both.

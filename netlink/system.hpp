@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The seam to the hardware: everything roced asks of the system goes through System.
 // Production code is the same for the real machine and the simulated node; only the transport and

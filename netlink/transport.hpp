@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The ethtool ioctl and file-tree transports behind System::real() and System::simulated(DIR).
 

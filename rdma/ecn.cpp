@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rdma/ecn.hpp"
 
 #include "rdma/ecn_knobs.hpp"

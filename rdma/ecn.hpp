@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ECN/DCQCN knobs of an mlx5 port, in either driver flavour (MLX5-FACTS.md, "RDMA side"):
 // - inbox (upstream): debugfs /sys/kernel/debug/mlx5/<pci>/cc_params/<name>

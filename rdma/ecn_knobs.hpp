@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // DCQCN knobs by one name in both driver flavours. roced.yaml and the Plan use the upstream
 // cc_params names (drivers/infiniband/hw/mlx5/cong.c: "rp_ai_rate", "np_min_time_between_cnps",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The RoCE GID table as the kernel shows it in sysfs (drivers/infiniband/core/sysfs.c:
 // show_port_gid, show_port_gid_attr_gid_type, show_port_gid_attr_ndev).

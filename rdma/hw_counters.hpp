@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // /sys/class/infiniband/<dev>/ports/<n>/hw_counters (drivers/infiniband/hw/mlx5/counters.c).
 // Which counters exist depends on the device's capabilities: a missing one is absent, not an error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // rdma_cm's per-device defaults in configfs (drivers/infiniband/core/cma_configfs.c):
 // /sys/kernel/config/rdma_cm/<dev>/ports/<n>/default_roce_mode and default_roce_tos.

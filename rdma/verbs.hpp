@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // libibverbs as a second GID source on a real machine (rdma-core >= 32: ibv_query_gid_table).
 // roce-sim has no verbs device, so nothing else depends on this; the sysfs reader is the default.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian packages (roced, roce-sim) with dpkg-buildpackage from a copy of this tree,
 # so the tree itself stays clean: ./scripts/build-deb.sh [OUTDIR]   (default build/deb)
 # Needs debhelper and the build dependencies (scripts/setup.sh installs them).

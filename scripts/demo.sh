@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job, in well under a minute: a simulated node of four ConnectX-7 ports (roce-sim) and roced,
 # the daemon, in the foreground over it. It shows the plan for the untouched node, roced applying
 # it, the result read back by unmodified dcb/ip/ethtool, a re-apply that writes nothing, a drift

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The libFuzzer targets (fuzz/), run on demand for longer than the suite's bounded runs.
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]   one target, or every target one after the other
 #                                            (default: all, 300 s each)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The test suites under the sanitizers (issue 8, point 2), each in its own clang build:
 #   asan  build-asan/, AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer: every CTest
 #         test that runs our code, except those labelled sanitizer-exempt (each says why in its

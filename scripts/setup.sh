@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything roced needs to build, test and run its demo on Debian bookworm (as root).
 # Idempotent: when every package is already there it does not touch apt at all.
 set -euo pipefail

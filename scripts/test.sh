@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite: set-up, build, then every CTest test (unit, simulated node, third-party
 # cross-checks, real-kernel veth tests). Run as root on Debian bookworm.
 set -euo pipefail

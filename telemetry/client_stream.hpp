@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The client side of one relayed metrics connection (relay_frontend.hpp), as the relay sees it:
 // bytes in and bytes out over a non-blocking socket, either as they come (plain HTTP) or through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // mlx5 `ethtool -S` names -> (metric, priority, direction), so the exporter can put priority and
 // direction in labels instead of in the metric name. Names follow the kernel's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/exporter.hpp"
 
 #include <prometheus/collectable.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Prometheus endpoint: prometheus-cpp's Exposer (civetweb) serving GET /metrics, each scrape
 // sampling the node afresh through a NodeSampler. Optional basic auth and TLS (docs/metrics.md).

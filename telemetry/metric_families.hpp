@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A NodeSample as Prometheus metric families (docs/metrics.md is the catalogue): pure, so the
 // names, labels and units are unit-tested without an HTTP server.

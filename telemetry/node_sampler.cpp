@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/node_sampler.hpp"
 
 #include "netlink/link.hpp"

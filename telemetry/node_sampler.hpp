@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
 // counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Basic-auth credentials checked against a crypt(3) hash (bcrypt, yescrypt, sha512crypt) with
 // libxcrypt. A hash costs milliseconds by design, and Prometheus sends the same credentials on

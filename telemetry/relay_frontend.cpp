@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/relay_frontend.hpp"
 
 #include <arpa/inet.h>

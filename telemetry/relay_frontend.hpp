@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A listener in front of the metrics endpoint that relays the bytes of each connection to the
 // plain HTTP endpoint on 127.0.0.1, terminating TLS first when given a certificate. Two gaps of

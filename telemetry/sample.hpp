@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One port's reading at one instant: the single sampling result that feeds both the Prometheus
 // exporter and the storm watchdog, so the two never disagree about what the NIC said.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Sampling one port: ethtool statistics, RDMA hw_counters, link state and the RoCE v2 GID index,
 // each source read independently so one failure does not hide the others.

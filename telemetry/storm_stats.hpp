@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the storm watchdog has seen and done, as the exporter shows it: the daemon's state like
 // the configuration state, not read from the NIC. Filled by daemon/storms, turned into metric

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "telemetry/tls_context.hpp"
 
 #include <openssl/err.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The server-side OpenSSL context of the metrics relay (relay_frontend.hpp): TLS 1.2 and newer,
 // no renegotiation, one PEM file holding the certificate chain and its unencrypted key.

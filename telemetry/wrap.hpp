@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Monotonic 64-bit totals from raw counter readings. mlx5's RDMA Q counters (out_of_sequence,
 // packet_seq_err, req_*/resp_* errors, ...) are 32-bit in firmware and wrap at 2^32; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * roce-sim's side of the seam: what a simulated node adds to the kernel's own interfaces.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How many storm actions a port may take: at most N in any sliding hour. Every action on mlx5
 // can cost a link flap (a PFC change) and another one to undo it, so a port whose storms keep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The few ethtool counters of one port the storm watchdog reads each poll, out of the ~220 mlx5
 // lists. Built either from a name -> value map (tests, a full telemetry sample) or, on the poll

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "watchdog/recurrence_backoff.hpp"
 
 #include <algorithm>

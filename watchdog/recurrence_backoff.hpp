@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Restoration backoff for a storm that keeps coming back. Restoring too early into a storm that
 // resumes costs two more actions (with disable-pfc on mlx5: two link flaps), so:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The watchdog's settings as the config file gives them, with their range checks. The YAML loader
 // (daemon/config) reads the keys and reports validate()'s problems at the key's position.

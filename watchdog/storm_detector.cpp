@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "watchdog/storm_detector.hpp"
 
 #include <algorithm>

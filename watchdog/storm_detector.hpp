@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The storm state machine of one (port, priority, direction), fed one StormEvidence per poll.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a StormDetector reports, one poll at a time. Each is reported once per storm (the
 // verification ones once per action); the caller logs, signals, counts and acts on them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One poll's storm evidence for one lossless priority and direction of a port, read from two
 // consecutive readings of that port's counters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every port's storm detectors, fed each port's pause counters poll by poll: keeps each port's
 // previous reading, turns each new one into per-(priority, direction) evidence for the port's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The applier's core: a port's changes as steps in Setting order, each written (transient errors
 // retried with backoff) and verified by reading back; on a failure the steps done are undone in
 // reverse order, each undo verified against the state the plan was made from.

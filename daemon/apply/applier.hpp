@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The applier: executes a Plan port by port, in Setting order, one DCB feature per netlink
 // message, each step verified by reading back. A port that fails is rolled back to the observed

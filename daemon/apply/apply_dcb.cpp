@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DCB steps: DCBX mode, the APP table (trust and DSCP map), ETS, PFC (priorities and cable
 // length in one message), buffers. One DCB feature per netlink message; DcbClient checks the
 // status byte of each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The apply result as programs read it (`rocectl apply --json`, the Ansible role). The shape is a
 // contract: docs/plan-json.md.
 #include "daemon/apply/applier.hpp"

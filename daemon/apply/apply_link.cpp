@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The link steps: MTU over rtnetlink, PFC stall prevention through the ethtool tunable.
 #include "daemon/apply/steps.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RDMA steps: per-priority ECN enable (OFED), CNP DSCP and priority, DCQCN knobs (either
 // driver flavour, by upstream name), rdma_cm's configfs defaults.
 #include "daemon/apply/steps.hpp"

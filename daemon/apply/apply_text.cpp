@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The apply result as people read it: per port its outcome, one aligned line per change with how
 // it went, the undo lines of a rollback, unsupported settings and warnings; a summary last.
 #include <algorithm>

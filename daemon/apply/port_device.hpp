@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal to the applier: the port as the applier writes and reads it, one call per write
 // request. SystemPortDevice speaks DCB netlink, rtnetlink, ethtool and files through a System;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal to the applier: a plan's changes as steps. A step is one write (or a short sequence
 // of writes to one feature) that carries one or more changes: PFC priorities and cable length

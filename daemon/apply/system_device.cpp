@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The port device over a System: DCB netlink (DcbClient), rtnetlink (LinkClient), the ethtool
 // tunable, and the files of rdma_cm configfs and the ECN knobs. Every rtnetlink request of the
 // port goes over one socket (plan::planning_view).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading back: after a step, the setting must no longer be a change when the port is planned
 // again; after an undo, it must read as it did when the plan was made.
 #include "daemon/apply/steps.hpp"

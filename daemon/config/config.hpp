@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced.yaml as typed values. The loader (loader.cpp) fills these from YAML and validate.cpp checks
 // the rules that tie settings together; every other layer only ever sees a validated Config.

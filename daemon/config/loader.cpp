@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roced.yaml -> Config: parse with yaml-cpp, read each section over the defaults, then the
 // cross-setting rules (validate.cpp). Every problem is reported, in file order; any error leaves
 // LoadResult.config unset.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The profile's defaults and the small rules every layer shares (which ports, which profile).
 #include <fnmatch.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the `daemon:` section key by key over the defaults (DaemonSettings).
 #include "daemon/config/read_daemon.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The `daemon:` section: how the service keeps the ports right (drift policy, drift-check
 // interval, log level). rocectl's one-shot commands read it but ignore it.

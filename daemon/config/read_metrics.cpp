@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the `metrics:` section over the defaults (MetricsSettings).
 #include "daemon/config/read_metrics.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The `metrics:` section: where the Prometheus endpoint listens, and its optional basic auth and
 // TLS (docs/config.md#metrics, docs/metrics.md).

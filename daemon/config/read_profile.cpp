@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads one profile section key by key. A key given replaces the base's value; dscp_map entries,
 // ets.tcs entries and ecn.dcqcn knobs replace only the entries they name.
 #include "daemon/config/read_profile.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The `profile` section and each `overrides.<pattern>` section: the same keys, read over a base
 // profile (the defaults for `profile`, the merged `profile` for an override).

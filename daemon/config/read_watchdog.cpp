@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the `watchdog:` section over the defaults, then reports WatchdogSettings::validate()'s
 // problems at the key they are about.
 #include "daemon/config/read_watchdog.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The `watchdog:` section: how roced watches for PFC storms and what it does about them
 // (docs/config.md#watchdog). The ranges and the rules between keys are watchdog/settings.hpp's.

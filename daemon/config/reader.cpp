@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed reads of YAML nodes with file:line:column diagnostics.
 #include "daemon/config/reader.hpp"
 

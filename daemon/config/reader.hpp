@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading roced.yaml's nodes as typed values. Every check reports a Diagnostic at the node's
 // line and column and returns nullopt/false, so the loader carries on and reports every problem.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typo suggestions by optimal-string-alignment distance (Levenshtein plus one transposition), so
 // "priorites", "proirities" and "cable-length" all find their key.
 #include "daemon/config/suggest.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // "did you mean 'priorities'?" for a key or value that is close to a known one.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One line on what a valid configuration selects, for `roced --check-config` and
 // `rocectl validate`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cross-setting rules: each catches a configuration that mlx5 would take without complaint but
 // that leaves RoCE lossy, starved or refused later. Errors fail the load; warnings do not.
 #include "daemon/config/validate.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The rules that tie settings together (validate.cpp), checked on the merged profile of the
 // `profile` section and of each override, and on the port selection. docs/config.md lists them.

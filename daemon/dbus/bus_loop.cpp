@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bus thread: poll the connection's fd and the wake-up eventfd, dispatch, run posted work.
 #include "daemon/dbus/bus_loop.hpp"
 

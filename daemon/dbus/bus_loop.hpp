@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bus connection's event loop on a thread of its own, with a way for other threads to hand it
 // work. sdbus-c++ connections are "thread-aware, but not thread-safe" (IConnection.h): signals

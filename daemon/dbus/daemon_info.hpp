@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the daemon tells about itself on the bus (read-only properties): which build, which config
 // file, which node. rocectl uses them to decide whether this daemon can answer for it.

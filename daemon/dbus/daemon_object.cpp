@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io.roced.Daemon1's methods, properties and signals (docs/dbus.md). Big documents (status, plan,
 // apply result) go as JSON strings, the shapes `rocectl --json` already prints; small things
 // (names, settings, ok, diagnostics) are typed D-Bus values.

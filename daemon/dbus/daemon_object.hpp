@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The object /io/roced/Daemon1 with the interface io.roced.Daemon1 (docs/dbus.md): its methods,
 // properties and signals, served by a Reconciler. Built and used on the bus thread only; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced's D-Bus names (docs/dbus.md). One place, shared by the daemon's object and rocectl's
 // client, so the two cannot disagree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wires the connection, the bus thread, the worker, the object and the reconciler's events.
 #include "daemon/dbus/service.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced on the system bus: owns the connection, claims io.roced.Daemon1, serves the object
 // /io/roced/Daemon1 on a thread of its own and turns the reconciler's events into signals.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GetStatus()'s document (docs/dbus.md, "GetStatus").
 #include "daemon/dbus/status_json.hpp"
 

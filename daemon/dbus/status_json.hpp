@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GetStatus()'s document: the reconciler's view of every port (condition, what drifted, the last
 // apply, failures) with what was read back. The shape is a contract: docs/dbus.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/dbus/work_queue.hpp"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One thread for the methods that read or write the ports (GetPlan, Apply, Reload): they take
 // from milliseconds to seconds, and the bus thread must keep answering GetStatus meanwhile. One

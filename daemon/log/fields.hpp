@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The structured fields of the log line being made on this thread: which port and which
 // settings it is about. log::port() sets them around one spdlog call; the journal sink reads

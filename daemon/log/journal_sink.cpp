@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/log/journal_sink.hpp"
 
 #include <sys/uio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An spdlog sink that writes to the systemd journal with structured fields: MESSAGE, PRIORITY,
 // SYSLOG_IDENTIFIER, and PORT= / SETTING= when the line is about a port (log::port), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced's logging: spdlog's default logger, set up once by main. To the console (stderr)
 // normally; to the systemd journal, with structured PORT= and SETTING= fields, under systemd.

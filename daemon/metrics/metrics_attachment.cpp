@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/metrics/metrics_attachment.hpp"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced's Prometheus endpoint as a service attachment: made once the first reconcile is done,
 // serving until roced stops. A failure to listen is logged and roced goes on configuring ports

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The reconciler's view of each port as telemetry targets: which ports to sample, the GID family
 // and index their profile names, and the configuration state of the last check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The compact text of each setting's value, as a plan line shows it: "3" / "none" for PFC, only
 // the differing entries of a DSCP map, the differing parts of ETS. Internal to the planner.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Plan's aggregates and the two entry points that read the system: make_plan (every
 // selected port) and replan_port (one port, for the applier's verification and drift checks).
 #include "daemon/plan/plan.hpp"

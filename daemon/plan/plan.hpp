@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Plan: desired (the config's profile for a port) against observed (read back from the NIC),
 // as an ordered list of changes. It is the one thing `rocectl plan`, `rocectl apply --check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DCB settings: DCBX mode, trust and DSCP map (the APP table), ETS, PFC, buffers.
 #include "daemon/plan/describe.hpp"
 #include "daemon/plan/planner.hpp"

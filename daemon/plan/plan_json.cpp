@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan as programs read it (`rocectl plan --json`, `rocectl apply --check --json`, the
 // Ansible role). The shape is a contract: docs/plan-json.md.
 #include "daemon/plan/plan.hpp"

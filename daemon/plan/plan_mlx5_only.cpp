@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A port whose driver is not mlx5 (rxe, bnxt_re, irdma): roced's DCB, buffer, stall prevention
 // and ECN/DCQCN semantics are mlx5's, so each of those settings is reported unsupported there,
 // never planned as a change and never a read error that fails the port.

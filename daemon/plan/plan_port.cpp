@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plan_port: desired against observed for one port, one function per setting, in Setting order.
 // Pure: it reads only its arguments.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan as people read it: per port a header, then one aligned line per change, unsupported
 // setting and warning.
 #include <algorithm>

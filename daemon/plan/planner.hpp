@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal to plan_port: the per-port planning context and one function per setting (or group
 // of settings that share a read). Each compares the desired profile with the observed status and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/plan/planning_system.hpp"
 
 #include <memory>

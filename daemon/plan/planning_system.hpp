@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A view of a System for the length of one plan: the same files and ethtool, but every
 // rtnetlink request goes over one socket opened on first use, instead of a socket per request.

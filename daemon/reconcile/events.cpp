@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The names the daemon shows for port conditions and events (status line, D-Bus, logs).
 #include "daemon/reconcile/reconciler.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RTNLGRP_LINK, RTNLGRP_DCB and the address groups' notifications -> NetlinkEvent. The layouts are
 // the kernel's: rtnl_fill_ifinfo (struct ifinfomsg + IFLA_*), dcbnl_notify (struct dcbmsg +
 // DCB_ATTR_IFNAME) and inet_fill_ifaddr / inet6_fill_ifaddr (struct ifaddrmsg).

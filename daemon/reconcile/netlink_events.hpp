@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The reconciler's ears: one NETLINK_ROUTE socket joined to RTNLGRP_LINK, RTNLGRP_DCB and the IPv4
 // and IPv6 address groups, and the notifications it receives reduced to "this netdev changed /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A port's worker: the check/apply/report loop, retry backoff and the events it announces.
 #include "daemon/reconcile/port_worker.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One port's worker thread: it sleeps until the port is marked dirty (a netlink event, the drift
 // check, a reload), a retry is due, an Apply is requested or it is told to stop; then it re-reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconciler: the port workers, the event thread (netlink notifications, the drift timer,
 // ports that appear and vanish) and the public API the service and D-Bus layers call.
 #include "daemon/reconcile/reconciler.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The reconciler: keeps every selected port matching the config for as long as roced runs.
 // Each port has its own worker, woken by netlink events (RTNLGRP_LINK, RTNLGRP_DCB), the periodic

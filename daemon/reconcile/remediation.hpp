@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the storm watchdog holds on a port while it remediates a PFC storm: the priorities whose
 // PFC bit it cleared and the stall-prevention timeout it tightened. The port's worker plans the

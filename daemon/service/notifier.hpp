@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // sd_notify(3) for roced: READY=1, STATUS=, RELOADING=1, STOPPING=1, WATCHDOG=1 to
 // $NOTIFY_SOCKET. Without systemd (no $NOTIFY_SOCKET) every call is a no-op.

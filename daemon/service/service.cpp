@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/service/service.hpp"
 
 #include <poll.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roced's service mode: loads the configuration, starts the Reconciler on the real machine or a
 // simulated node, and then serves: signals (SIGHUP reload, SIGTERM/SIGINT stop) through a

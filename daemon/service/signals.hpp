@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // SIGHUP, SIGTERM and SIGINT as readable events (signalfd), for the service's poll loop.
 // The signals are blocked in the constructing thread, so construct it before any other thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One port's pause counters, read each poll with one ETHTOOL_GSTATS: the ethtool names are read
 // (GSTRINGS) only when the string set may have changed — the value count differs, a DCB change

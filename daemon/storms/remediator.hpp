@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What roced does about the storms the loop detects. Per the action configured for the storm's
 // direction it holds the port in a safe state through the reconciler — PFC off on the priority

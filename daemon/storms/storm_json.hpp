@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The storm watchdog's state as JSON: D-Bus GetStorms (docs/dbus.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The words of the storm watchdog's log lines and signals: where a storm is, and the counter
 // evidence an engineer needs at 3 a.m.

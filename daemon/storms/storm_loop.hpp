@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The storm watchdog's poll loop, on a thread of its own: every poll_interval, one ETHTOOL_GSTATS
 // per target port (PortPoller), fed to a watchdog::StormWatch with the port's lossless

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/storms/storm_watchdog.hpp"
 
 #include <set>

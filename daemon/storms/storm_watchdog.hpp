@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The PFC storm watchdog of the roced service: the poll loop over the reconciler's ports, the
 // Remediator acting through the reconciler, and the state the metrics and D-Bus show. Made by the

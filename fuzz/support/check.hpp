@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The fuzz targets' own oracle beyond the sanitizers: a broken promise aborts, so libFuzzer keeps
 // the input as a crash.

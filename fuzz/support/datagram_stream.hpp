@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Fuzz input as the replies a transport would receive: a stream of datagrams, each a u32
 // little-endian length and that many bytes (the last one cut short by the end of the input). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fuzz/support/memory_file_tree.hpp"
 
 #include <cerrno>

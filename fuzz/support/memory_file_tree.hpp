@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A sysfs/configfs/debugfs tree held in memory and described by fuzz input, so the production
 // readers (discovery, hw_counters, GID table, ECN, rdma_cm) parse whatever a kernel could show.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An ethtool ioctl whose every answer comes from fuzz input: each datagram is one roce-sim reply
 // (uapi/roce_sim.h), decoded by the production decode_sim_ethtool_reply.

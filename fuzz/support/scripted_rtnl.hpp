@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A NETLINK_ROUTE transport whose every reply comes from fuzz input, so the production clients
 // (LinkClient, DcbClient) and rtnl_request decode whatever bytes a kernel could send.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds sim/nodes/default.yaml into roce_sim_model as a raw string literal, so default_node()
 # parses the very file that documents the default node (one source of truth).
 # include() this after add_library(roce_sim_model ...) in sim/model/CMakeLists.txt.

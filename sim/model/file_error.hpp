@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Bad input in a node description or scenario file. what() names the place and the field:
 // "node.yaml:12:9: nics[0].ports[1].speed: 'fast' is not a speed (e.g. 400G)".

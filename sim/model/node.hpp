@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A simulated node: its mlx5 ports, interface indexes, driver reloads, injected faults, and the
 // events the server turns into RTNLGRP_LINK / RTNLGRP_DCB notifications.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The node description file: which mlx5 NICs and ports the simulated node has
 // (docs/sim-formats.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Port construction, firmware defaults (driver load) and the link.
 #include "sim/model/port.hpp"
 

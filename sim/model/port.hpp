@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One simulated mlx5 port: the netdev, its DCB state, ethtool view and the RDMA device on it.
 // Every rule cites the kernel function it follows (MLX5-FACTS.md). Methods that stand for a

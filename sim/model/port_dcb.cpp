@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCB ops of a port, following drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c,
 // en/port_buffer.c and the generic APP bookkeeping of net/dcb/dcbnl.c.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCQCN knobs (drivers/infiniband/hw/mlx5/cong.c for the inbox debugfs cc_params; the OFED
 // ecn/ sysfs tree carries the same values under its own names).
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethtool view of a port: drvinfo (en_ethtool.c), stats strings and values (en_stats.c), and the
 // PFC stall prevention tunable (mlx5e_get/set_pfc_prevention_tout).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a simulated port is, as the node description says it (see docs/sim-formats.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The RDMA device on a simulated port: the RoCE GID table (drivers/infiniband/core/roce_gid_mgmt.c,
 // cache.c), rdma_cm's configfs defaults (cma_configfs.c), hw_counters (hw/mlx5/counters.c) and

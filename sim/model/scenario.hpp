@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Scenarios: steady traffic plus events on a simulated timeline (docs/sim-formats.md), and the
 // runner that plays one against a Node.

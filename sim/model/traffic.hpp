@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The traffic engine: advances a node's hardware counters consistently with simulated time —
 // steady flows, PFC storms in either direction and congestion episodes (docs/sim-formats.md,

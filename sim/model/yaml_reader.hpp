@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Strict, typed reading of the sim's YAML files (node description, scenario): unknown keys (with a
 // "did you mean"), duplicate keys, wrong types and out-of-range values become a FileError that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // DIR/roce-sim.clock (docs/sim-formats.md): when the simulated node's scenario time 0 was, on
 // CLOCK_MONOTONIC, and at what speed it runs, so that a client can tell when a scenario event

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/server/ethtool_service.hpp"
 
 #include <linux/ethtool.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // ioctl(SIOCETHTOOL) as net/ethtool/ioctl.c dev_ethtool answers it for an mlx5 netdev, over the
 // simulated ethtool socket (framing in uapi/roce_sim.h: one request, one reply per datagram).

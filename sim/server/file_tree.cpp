@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/server/file_tree.hpp"
 
 #include <sys/inotify.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The simulated node's /sys, /sys/kernel/config and /sys/kernel/debug as real directory trees under
 // DIR (layout: team COMMON.md and uapi/roce_sim.h). The model is the truth: refresh() rewrites

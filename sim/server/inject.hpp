@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `roce-sim inject`: scenario documents played into a running node through DIR/inject
 // (docs/sim-formats.md). The client renames a request NAME.yaml into place and waits for

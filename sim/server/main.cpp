@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roce-sim: a simulated node of mlx5 ports behind the kernel's interfaces (see uapi/roce_sim.h).
 //   roce-sim run [--node FILE] [--scenario FILE] [--speed X] [--duration S] --dir DIR [--quiet]
 //   [--verbose]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/server/nl_wire.hpp"
 
 namespace roce_sim::server {

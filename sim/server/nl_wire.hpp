@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Netlink message building and attribute parsing for the simulated kernel: the few nlmsg/nla
 // helpers of include/net/netlink.h, over byte vectors. Alignment is NLMSG_ALIGNTO/NLA_ALIGNTO (4).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // rtnetlink as the kernel answers it, over the simulated NETLINK_ROUTE sockets: links
 // (net/core/rtnetlink.c), DCB (net/dcb/dcbnl.c), and the roce-sim control messages of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roce-sim's server: one Node behind DIR's sockets and file tree, driven by one epoll loop
 // (single thread; the model is not thread-safe).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // DIR/roce-sim.writes: how many state-changing requests clients made, per port
 // (docs/sim-formats.md, "Write counter"). It proves an idempotent re-apply writes nothing: every

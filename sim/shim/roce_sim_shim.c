@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * LD_PRELOAD shim: puts a roce-sim node (uapi/roce_sim.h) behind the kernel interfaces that
  * unmodified tools use, so `ip`, `dcb`, `ethtool` and libnl clients talk to the device model.

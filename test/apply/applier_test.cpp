@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The applier on an in-memory mlx5 port: nothing written when in sync or unreadable, Setting
 // order with one request per feature (PFC mask and cable length in one), transient errors
 // retried, and a failed port put back in reverse order, each step verified by reading back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format_apply_text and apply_to_json on a hand-made result: an applied port with a retried
 // change, a rolled-back one with its undo lines, an in-sync one with an unsupported setting.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rocectl apply` against a running roce-sim (default node: lan2..lan5, inbox driver, firmware
 // defaults), checked with unmodified iproute2 and ethtool through `roce-sim exec`, the sim's files
 // and its write counter (DIR/roce-sim.writes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An in-memory mlx5 port behind the applier's PortDevice: every write request is logged, changes
 // the state the way mlx5 does (APP entries are the trust state, setdcbx 0 clears only HOST,

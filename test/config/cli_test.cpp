@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rocectl validate` and `roced --check-config`: exit codes and what they print.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every file under test/config/bad/ is a case: its first line says the first diagnostic the
 // loader must give, "# expect: LINE:COLUMN: FIELD: SUBSTRING", and the load must fail.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Finding a diagnostic in a LoadResult, for the config tests.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // load_string: defaults, every key's value, overrides, selection, and each type or range error
 // at its exact line, column and field.
 #include <fstream>

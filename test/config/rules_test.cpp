@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cross-setting rules (daemon/config/validate.cpp), on `profile` and on overrides.
 #include "expect.hpp"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A minimal stand-in for roce-sim's server, to test the LD_PRELOAD shim on its own.
 
 Serves DIR/rtnl.sock (RTM_GETLINK for one port, lan2) and DIR/ethtool.sock (GDRVINFO,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers shared by the cross-check scripts: start a simulated node, run tools through the
 # shim, assert values. Sourced; the caller sets SHIM (path to libroce_sim_shim.so).
 set -u

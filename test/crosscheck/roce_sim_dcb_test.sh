@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `dcb` (iproute2 6.1, dcbnl over rtnetlink) against roce-sim's default node through the shim.
 # dcb 6.1 can leave an ACK unread and then read it as the answer to its next request
 # (SIM-NOTES.md), so every set is checked by reading the state back, never by dcb's exit code.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `ethtool` 6.1 (ioctl SIOCETHTOOL) against roce-sim's default node through the shim.
 # Usage: roce_sim_ethtool_test.sh ROCE_SIM SHIM
 ROCE_SIM=$1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `ip` (iproute2 6.1, rtnetlink) against roce-sim's default node through the shim.
 # Usage: roce_sim_ip_test.sh ROCE_SIM SHIM
 ROCE_SIM=$1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Under `roce-sim exec` only NETLINK_ROUTE sockets and the sim's interfaces are redirected:
 # genetlink, ioctls on the host's interfaces and ordinary sockets reach the kernel unchanged.
 # Usage: roce_sim_passthrough_test.sh ROCE_SIM SHIM

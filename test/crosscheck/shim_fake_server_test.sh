@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shim against fake_sim_server.py (no roce-sim needed): socket emulation call by call
 # (shim_probe), then ip and ethtool through it, and the kernel's own interfaces left alone.
 # Usage: shim_fake_server_test.sh SHIM PROBE

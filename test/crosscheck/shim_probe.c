@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Exercises the LD_PRELOAD shim's netlink socket emulation call by call, the way iproute2,
  * libmnl and libnl use it. Run under the shim with ROCE_SIM_DIR pointing at fake_sim_server.py

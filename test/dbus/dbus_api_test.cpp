@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The D-Bus API end to end: a private dbus-daemon with the shipped policy, roced's Service over a
 // Reconciler against a roce-sim node, called with busctl, with rocectl, and as user nobody.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The documents of the D-Bus API without a bus: GetStatus's shape, and rocectl reading the plan and
 // apply documents back so that it prints what it prints when it does the work itself.
 #include <gtest/gtest.h>

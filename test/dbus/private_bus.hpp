@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A private dbus-daemon for one test: the system bus's default policy (deny by default, holes
 // punched per service) with roced's shipped policy file included, listening on a unix socket in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The roced binary on a private "system bus": the service attaches the D-Bus API after its first
 // reconcile, answers busctl, routes Reload through the service (STATUS= and logs follow), and
 // leaves the bus on SIGTERM.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The roced binary with its storm watchdog on a private "system bus": StormDetected,
 // StormRemediated, StormRestored and StormEscalated arrive for what happens on the simulated node,
 // with what they say, and GetStorms tells the same story afterwards.

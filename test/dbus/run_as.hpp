@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs a program as another user (fork, drop groups, setgid, setuid, exec) and collects its exit
 // code and output: the non-root caller of the D-Bus tests.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """demo_test.py's checks must be able to fail: a summary as scripts/demo.sh prints it passes, and
 each case breaks one value of it and asserts the checker reports that problem."""
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """scripts/demo.sh end to end: runs `demo.sh --no-build` against the built binaries (its metrics
 on a free port), and checks that it exits 0 by itself, that its piped output carries no terminal
 escapes, and that its closing SUMMARY reports what the tour claims, value by value: every port

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """roced's raw /metrics, without Prometheus in between.
 
   lint   `promtool check metrics` reports nothing on scrapes taken as soon as /metrics answers,

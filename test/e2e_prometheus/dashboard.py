@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The PromQL of a Grafana dashboard JSON, with its template variables substituted the way
 Grafana would for one chosen port, so each query can be run against Prometheus."""
 import json

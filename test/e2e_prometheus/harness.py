@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The processes of an end-to-end run: roce-sim, roced with its exporter, Prometheus.
 
 Each child writes its output to a log file in the run's scratch directory and dies with this

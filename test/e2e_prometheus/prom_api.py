@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Prometheus's HTTP API (/api/v1/query, /api/v1/query_range): PromQL in, numbers out."""
 import json
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The numbers of sim/scenarios/telemetry.yaml the assertions follow from, read from the file
 itself so the test and the scenario cannot disagree in silence. (A few regular expressions over
 the flow-style lines the file uses; Python's standard library has no YAML reader.)

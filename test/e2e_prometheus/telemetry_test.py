@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """roced's exporter scraped by a real Prometheus, end to end.
 
 roce-sim plays sim/scenarios/telemetry.yaml (steady traffic, then one congestion episode on lan3

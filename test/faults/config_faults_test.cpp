@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 4: the configuration file truncated, or replaced, while roced reloads it (SIGHUP).
 #include <cstdio>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 6: NIC counters that go backwards without a driver reload (roce-sim's counter_clear, as
 // `mlxlink --pc` or a firmware bug does it), while traffic flows and the storm watchdog polls.
 #include "fault_harness.hpp"

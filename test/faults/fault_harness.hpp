@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The whole daemon under a fault: roce-sim (default node, lan2..lan5), a private system bus with
 // roced's shipped policy, roced itself with its metrics endpoint on a free loopback port. The

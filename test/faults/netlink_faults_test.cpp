@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 1: netlink errors on some set requests of several ports at once, transient (retried and
 // applied) and persistent (rolled back, reported, applied once the NIC takes it again).
 #include "fault_harness.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 3: SIGTERM and SIGKILL in the middle of an apply, then a restart. The middle is
 // deterministic: roce-sim's hold_reply keeps the reply to lan3's PFC set back (the new cable
 // length written, the MTU not yet) while the test signals roced; DIR/roce-sim.held says when.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 5: a sysfs/configfs file roced cannot read. Root ignores permission bits through
 // CAP_DAC_OVERRIDE, which the production unit does not give roced (systemd/roced.service:
 // CapabilityBoundingSet=CAP_NET_ADMIN). So roced runs here as the unit runs it, under setpriv

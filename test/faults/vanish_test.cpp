@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault 2: a port vanishes in the middle of an apply (roce-sim's vanish_on_write: the port's
 // driver unbinds when roced's MTU set reaches it, after its PFC set went through), and comes back.
 #include "fault_harness.hpp"

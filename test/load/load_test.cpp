@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The roced binary under load during PFC storms (bench/load_run.hpp): 16 clients looping GET
 // /metrics and 3 D-Bus clients looping GetStatus, GetPlan and GetStorms while six RX storms hit
 // lan3 (10 ms poll, 50 ms detection, disable-pfc). Asserts, per storm:

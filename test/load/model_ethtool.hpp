@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The simulated node's ethtool ioctl answered inside this process: roce-sim's own EthtoolService
 // over a roce_sim::Node, fed the bytes its socket would carry, each call stamped by the caller's

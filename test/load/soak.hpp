@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The soak (issue 8, point 4): roced's storm watchdog as the daemon builds it — StormLoop with
 // its PortPollers, StormWatch and the Remediator — and the exporter's sampling and metric

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The soak on a virtual clock (soak.hpp): a simulated day of polls at the default 100 ms over the
 // 4-port node in this process (864,000 rounds, 3.5 million port polls) with a storm every 225 s
 // somewhere, in a few seconds of CPU. Asserts every count exact at each checkpoint (what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // On demand: the soak (soak.hpp) over a whole simulated week of polls, or any length.
 //   soak_week [--days D] [--poll-ms P]
 // Prints the checkpoints and figures; exits 1 on any mismatch, escalation or heap growth (over

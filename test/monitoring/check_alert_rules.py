@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks packaging/prometheus/roced-alerts.yml beyond what promtool does: every alert is named
 Roce*/Roced*, has a severity (critical/warning/info) and summary and description annotations,
 reads only metrics docs/metrics.md lists (or `up`; a histogram through its _bucket, _sum and

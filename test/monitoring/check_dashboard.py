@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks packaging/grafana/roced.json: it parses, every panel queries the ${datasource} variable
 and has a target, every expression reads only metrics docs/metrics.md lists (or `up`; a histogram
 through its _bucket, _sum and _count series), uses only the dashboard's variables, rate()s over

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Parses every expression of packaging/grafana/roced.json with promtool: the Grafana variables
 are replaced by values of their kind ($instance by a regex, $__rate_interval by a duration), each
 expression becomes a recording rule in a temporary rules file, and `promtool check rules` must

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The monitoring checks must be able to fail: each case breaks the shipped dashboard or rules in
 one way (in memory) and asserts the checker reports exactly that problem. Needs ROCED_SOURCE_DIR."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the monitoring checks: the metric names docs/metrics.md promises, and the metric
 names a PromQL expression reads (stdlib only, no PromQL parser packaged for Debian)."""
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DCB codec: golden bytes for a SET, a hand-built IEEE_GET reply, and the status-byte rules
 // of net/dcb/dcbnl.c (dcb_doit, dcbnl_ieee_set, dcbnl_setdcbx).
 #include <gtest/gtest.h>

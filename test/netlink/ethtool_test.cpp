@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EthtoolClient against a fake ioctl that behaves like the kernel's ethtool core
 // (net/ethtool/ioctl.c: replies sized by the count at the time of the call).
 #include "netlink/ethtool.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileTree: the simulated node's path mapping and errno-carrying errors.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The production path against this machine's kernel: a real NETLINK_ROUTE socket and ioctl.
 // "lo" exists everywhere, has MTU 65536 and no dcbnl_ops, so it shows the EOPNOTSUPP path too.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rtnl_request against an in-process fake kernel: framing, sequence matching, errors, timeouts.
 #include "netlink/rtnl_request.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The same production clients against a running roce-sim (the default node: lan2..lan5 on mlx5).
 // The server binary comes from the build (ROCE_SIM_BINARY); each test starts its own node.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated transports' framing (uapi/roce_sim.h) against a tiny in-test SEQPACKET server:
 // BIND first, ADD_MEMBERSHIP on join_group, netlink bytes unchanged, the ethtool request/reply
 // headers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test helpers: a hand-rolled netlink byte writer (independent of libnl, so codec tests compare two
 // encoders) and an in-process fake of the NETLINK_ROUTE transport.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # deb_lifecycle.sh DEBDIR: install, upgrade (conffile untouched, then edited: kept or replaced as
 # the administrator says), remove and purge the packages for real. Run inside a scratch root
 # (in-scratch-root.sh): it changes the system it runs on. Exit 0 when every check held.

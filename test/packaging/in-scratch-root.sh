@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # in-scratch-root.sh SCRATCH -- CMD [ARGS...]
 # Runs CMD as root in a throwaway copy of this machine, so that dpkg, apt and Ansible can install,
 # upgrade and purge for real while the machine itself is untouched: an overlay of / whose changes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # lintian_check.sh DEBDIR: lintian on the built packages fails on any error or warning. A warning
 # kept on purpose is an override in debian/*.lintian-overrides with its reason beside it.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run-in-scratch-root.sh CMD [ARGS...]: in-scratch-root.sh with a fresh scratch folder on tmpfs,
 # removed afterwards (the overlay is gone with the namespace when CMD ends).
 set -euo pipefail

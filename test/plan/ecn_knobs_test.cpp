@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCQCN knob names across the two driver flavours (rdma/ecn_knobs.hpp), checked against the
 // fixture of NVIDIA's ecn/ sysfs tree.
 #include "rdma/ecn_knobs.hpp"

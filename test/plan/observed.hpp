@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hand-made observed states for the planner's unit tests: a port that matches the default
 // profile exactly (inbox driver), which each test then bends in one place.

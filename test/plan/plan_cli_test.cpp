@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rocectl plan` and `rocectl nccl-env` against a running roce-sim (default node: lan2..lan5 on
 // mlx5_0..mlx5_3, firmware defaults, RoCE v2 IPv4 GID at index 3 on every port).
 #include <gtest/gtest.h>

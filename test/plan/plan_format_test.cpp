@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan as text (people) and as JSON (rocectl --json, Ansible): exact output for a plan with
 // a port that has changes, one in sync, one that cannot be read, and a configured name missing.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A PortPlan as lines, so one EXPECT_EQ compares every change or unsupported setting.
 #include <string>

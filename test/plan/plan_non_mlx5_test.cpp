@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plan_port on ports whose driver is not mlx5: a veth under soft-RoCE (no DCB at all) and a
 // bnxt-like port whose DCB reads fine. The mlx5-only settings are unsupported with the right
 // reason, never changes or read errors; MTU and rdma_cm are planned as on mlx5.

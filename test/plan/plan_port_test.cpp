@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plan_port per setting, on hand-made observed states: in sync, each change with its now/wanted
 // text, what disrupts traffic, what the port cannot take, and the GID warnings.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_plan against a running roce-sim: the default node (four ConnectX-7 ports lan2..lan5, inbox
 // driver, firmware defaults) and the OFED node, and a change made by iproute2 `dcb` through
 // `roce-sim exec` disappearing from the plan.

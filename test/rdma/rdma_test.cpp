@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RDMA-side readers against real sysfs captures and against GID tables laid out the way
 // drivers/infiniband/core/sysfs.c shows them.
 #include <gtest/gtest.h>

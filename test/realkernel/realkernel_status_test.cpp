@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rocectl status` on a real kernel: a veth pair in a fresh network namespace. A veth has a link
 // and an MTU but no DCB (net/dcb/dcbnl.c: dcb_doit returns -EOPNOTSUPP without dcbnl_ops), which
 // must be reported per field with a clear message while the command still succeeds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parse_notifications: RTNLGRP_LINK, RTNLGRP_DCB and address messages as the kernel lays them out,
 // several to a datagram, and what must be skipped.
 #include "daemon/reconcile/netlink_events.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A roce-sim node (default: lan2..lan5 at firmware defaults) with an optional scenario the test
 // writes, plus what the reconciler tests look at: the events a Reconciler announced (with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drift: a foreign `dcb pfc set` and a firmware DCBX agent's override, corrected under enforce and
 // only reported under report; a failing port backs off without holding up the others.
 #include "reconcile_sim.hpp"

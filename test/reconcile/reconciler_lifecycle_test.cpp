@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconciler's life: start on a node already right (no writes), a driver reload of every
 // port (forgotten, then configured again; the time is printed), reload with a bad config, and
 // stop() in the middle of applies.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Ansible role (packaging/ansible) against two simulated nodes on this machine, for real.
 
 Run inside a scratch root (test/packaging/in-scratch-root.sh): the role installs the package with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The metrics endpoint listens where metrics.listen says, and nowhere else.
 
 For each address form the configuration takes (an IPv4 literal other than 127.0.0.1, a bracketed

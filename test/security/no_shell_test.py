@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """No process is ever spawned by roced or rocectl, whatever the configuration holds.
 
 Every string the configuration takes (port globs, excludes, drivers, override keys, the basic

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The programs a security test runs, from its command line (--roce-sim, --roced, --rocectl)."""
 import argparse
 

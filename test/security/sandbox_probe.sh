@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # sandbox_probe.sh MODE NODE — what a compromised roced might try. Each attempt prints
 # "allowed|denied escape|need: WHAT"; "need" lines are what roced itself must be able to do.
 # MODE unconfined (the control) leaves out what would change the machine for real (the clock) or

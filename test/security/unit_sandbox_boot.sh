@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs as PID 1 of the scratch root (unit_sandbox_test.sh): installs what the test needs, then
 # becomes systemd, booting into roced-sandbox-test.target.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # unit_sandbox_checks.sh NODE OUT PORT — a oneshot unit of the system unit_sandbox_test.sh boots.
 # Every check prints "ok ..." or "FAIL ..." to OUT/log; OUT/status says "passed" only when all held.
 NODE=$1 OUT=$2 PORT=$3

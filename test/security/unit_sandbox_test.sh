@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # unit_sandbox_test.sh BUILD_DIR
 # roced under its own unit, started by a real systemd: systemd runs as PID 1 in a throwaway copy of
 # this machine (test/packaging/in-scratch-root.sh), with roced, rocectl and the unit, D-Bus policy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `daemon:` section of roced.yaml (daemon/config/read_daemon.cpp): defaults, every key, the
 // duration forms, and each mistake reported at its line and column with the field's name.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The journal sink (daemon/log/journal_sink.cpp) without a journal: the fields it builds for a
 // line, and that log::port() attaches PORT= and SETTING= through spdlog to exactly its own line.
 // Also the level names and the JOURNAL_STREAM check that picks the sink.

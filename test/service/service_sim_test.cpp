@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roced in service mode against a running roce-sim (default node: lan2..lan5), the way systemd
 // runs it: $NOTIFY_SOCKET is a Unix datagram socket this test owns, so READY=1, STATUS=,
 // WATCHDOG=1, RELOADING=1 and STOPPING=1 are seen as systemd would see them. Ports are checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // systemd/roced.service checked with systemd's own tools: `systemd-analyze verify` (on a copy
 // whose ExecStart is this build's roced, since verify wants the binary to exist) and the
 // offline security rating, which must stay below 2.0 (systemd/README.md explains every point).

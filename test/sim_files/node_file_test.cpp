@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The node description: the default node, a dual-port NIC, and each kind of bad input with its
 // exact place and field.
 #include "sim/model/node_file.hpp"

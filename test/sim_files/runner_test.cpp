@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ScenarioRunner: events fire at their simulated instants and act on the node as scenarios say.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario files: every example in sim/scenarios parses; fields land where they should; bad input
 // names its place and field.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The traffic engine: counters follow rate x time, and storms and congestion leave the signatures
 // a PFC watchdog reads (PFC-WATCHDOG.md).
 #include "sim/model/traffic.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The faults the simulated node plays for roced's fault tests (docs/sim-formats.md):
 // vanish_on_write, hold_reply, counter_clear and unreadable_file, on the node and its runner.
 #include <gtest/gtest.h>

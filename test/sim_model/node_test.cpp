@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated node: interface indexes, driver unbind/rebind, injected errors and events.
 #include "sim/model/node.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DCB quirks of the simulated mlx5 port (en_dcbnl.c, en/port_buffer.c, net/dcb/dcbnl.c).
 #include <gtest/gtest.h>
 

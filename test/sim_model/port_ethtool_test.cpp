@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ethtool view of the simulated port: stat names and their order (en_stats.c), drvinfo and the
 // stall prevention tunable (en_ethtool.c).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Link (MTU, admin state, peer carrier), DCQCN knobs and driver reload of the simulated port.
 #include <gtest/gtest.h>
 

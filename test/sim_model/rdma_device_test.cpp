@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RDMA device on a simulated port: GID table (roce_gid_mgmt.c, cache.c), rdma_cm configfs
 // (cma_configfs.c) and hw_counters (hw/mlx5/counters.c).
 #include "sim/model/rdma_device.hpp"

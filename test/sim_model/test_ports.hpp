@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Port specs shared by the model tests: a default ConnectX-7 port like the default node's lan2.
 

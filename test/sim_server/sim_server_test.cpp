@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roce-sim's server seen from raw clients: a SEQPACKET socket speaking netlink bytes (as the shim
 // or roced's transport would) and the ethtool framing of uapi/roce_sim.h. Each test starts the
 // real binary on a fresh directory and waits for its readiness marker.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rocectl's command line: usage, help, exit codes; no simulated node needed.
 #include <gtest/gtest.h>
 

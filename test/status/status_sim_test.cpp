@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rocectl status` against a running roce-sim (the default node: lan2..lan5 on mlx5_0..mlx5_3),
 // and a DCB change made through the server showing up in what rocectl reports.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discovery on a sysfs tree laid out like a real machine's, and the status report's text and JSON
 // built from known fields.
 #include <gtest/gtest.h>

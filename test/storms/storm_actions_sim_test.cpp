@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the storm watchdog does about storms, as the daemon runs it on the simulated node: each
 // action held through the reconciler and undone on restoration, without the reconciler ever
 // calling it drift; verification that escalates when the NIC ignores the action; the per-port

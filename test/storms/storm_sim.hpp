@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A roce-sim node with a storm scenario the test writes, and roced's storm watchdog on it as the
 // daemon runs it: a Reconciler keeping the ports configured, a StormWatchdog acting through it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timer accuracy in the manner of sonic-mgmt's PFC watchdog test, on the simulated node: 20 RX
 // storms on lan3 and 20 TX storms on lan4 (priority 3, PFC on), each 300 ms, at varied phases to
 // the polls; poll 10 ms, detection 50 ms, restoration 200 ms, action alert. Per storm:

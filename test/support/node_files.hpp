@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small helpers the simulated-node tests share: whole-file reads and writes, the node's write
 // counter (DIR/roce-sim.writes, docs/sim-formats.md) and the lossless config most tests apply.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs a program (no shell) and collects its exit code, stdout and stderr, for tests of rocectl.
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A roce-sim server in a scratch directory for one test: started in SetUp (ready once its pid
 // file exists), stopped and removed in TearDown. Override node_file() / scenario_file() to run

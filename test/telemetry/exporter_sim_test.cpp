@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exporter over a running roce-sim, fetched with curl: plain, with basic auth, with TLS, on
 // IPv6, and the errors it gives instead of serving (a certificate without its key, a port in use).
 // TLS and IPv6 are served by roced's own relay (RelayFrontend) in front of the loopback endpoint:

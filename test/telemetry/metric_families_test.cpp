@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // metric_families: names, labels and units of docs/metrics.md from a hand-made NodeSample, and
 // the catalogue kept honest (every family produced is documented there).
 #include "telemetry/metric_families.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NodeSampler over a scratch node directory (no roce-sim: ethtool and link fail, the hw_counters
 // files are ours to write): 32-bit wraps carried into 64-bit totals, resets counted, a port no
 // longer targeted forgotten.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PasswordCheck: basic-auth credentials against crypt(3) hashes made here with libxcrypt.
 #include "telemetry/password_check.hpp"
 

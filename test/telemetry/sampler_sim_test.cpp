@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sample_port against a running roce-sim (default node: lan2..lan5 on mlx5_0..mlx5_3).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CounterAccumulator: exact totals across 32-bit wraps and 64-bit resets.
 #include "telemetry/wrap.hpp"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the VM's initramfs: busybox, the kernel modules soft-RoCE needs (with their dependency
 # closure), iproute2's ip/rdma/dcb, ethtool, the verbs utilities and rxe's provider, roced,
 # rocectl and the case driver, every shared library they load (found with ldd), and init.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches the pinned Debian kernel package and unpacks it into CACHE/kernel (vmlinuz, modules,
 # modules.dep), once: apt-get download + dpkg-deb -x (5 s), not an install, which would rebuild
 # Debian's own initrd for nothing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # /init of the VM: the kernel's own RDMA stack, a soft-RoCE device (rxe0) on veth0, whose peer
 # veth1 lives in a network namespace (the port roced manages is then the only one here), then the
 # cases. The result goes to the serial console (the ROCED-VM-RESULT line) and to qemu's exit status

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The real-kernel RDMA test: Debian's kernel under qemu (software emulation, no KVM needed) with
 # soft-RoCE, roced, rocectl and the cases (vm_cases.cpp) in a small initramfs. One boot runs every
 # case; the result comes back on the serial console and as qemu's exit status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cases run inside the VM (test/vm/init.sh set up the stack first): Debian's kernel, rdma_rxe
 // on veth0 (rxe0), whose peer veth1 sits in the namespace "peer". Every value roced reports is
 // checked against what the kernel says through another door: sysfs read here, libibverbs,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ActionBudget: at most N actions per port in any sliding hour, then held until a slot frees.
 #include "watchdog/action_budget.hpp"
 

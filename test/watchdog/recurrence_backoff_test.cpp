@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RecurrenceBackoff: a storm back within 2 x the last restoration time doubles it, up to the cap.
 #include "watchdog/recurrence_backoff.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test helper: successive readings of one port's pause counters with chosen values and times.
 // Counters are kept between readings, so a test says only what moves in each poll.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchdogSettings::validate: ranges, the two-poll rule, and the action names.
 #include "watchdog/settings.hpp"
 

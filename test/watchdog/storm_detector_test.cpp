@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StormDetector: detection on measured time, resets, restoration, remediation verification and
 // the recurrence backoff, driven poll by poll through read_storm_evidence.
 #include "watchdog/storm_detector.hpp"

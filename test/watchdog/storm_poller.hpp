@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test helper: one lossless priority (3) of one port, polled like the daemon would: each call
 // moves the counters as the named situation does over `interval` (as docs/sim-formats.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // read_storm_evidence: the per-poll verdict and deltas from two samples, on hand-built counters.
 #include "watchdog/storm_signal.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // StormWatch: whole port samples in, events tagged with port, priority and direction out; a storm
 // on one port and priority leaves the others alone; only lossless priorities are watched.
 #include "watchdog/storm_watch.hpp"

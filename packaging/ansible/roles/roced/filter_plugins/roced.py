@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Filters that read rocectl's JSON (docs/plan-json.md, docs/dbus.md) for the roced role."""
 
 import json
