@@ -19,7 +19,8 @@
 #include "daemon/apply/applier.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace {
 
@@ -27,8 +28,8 @@ using namespace roced;
 using Clock = std::chrono::steady_clock;
 using bench::SimProcess;
 
-constexpr double kAimSpeedUp = 20;          // issue 3: >= 20x faster than the script
-constexpr double kAimNoopUsPerPort = 1000;  // issue 3: no-op check < 1 ms per port
+constexpr double kAimSpeedUp = 20;          // >= 20x faster than the script
+constexpr double kAimNoopUsPerPort = 1000;  // no-op check < 1 ms per port
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -91,7 +92,7 @@ void run_node(const std::string& roce_sim, const std::string& node_file, const s
     // ---- roced, cold
     {
       SimProcess sim(roce_sim, node_file);
-      System system = System::simulated(sim.dir());
+      System system = roce_sim::simulated_system(sim.dir());
       const auto start = Clock::now();
       const plan::Plan plan = plan::make_plan(system, config);
       result.roced_plan.ms.push_back(ms_since(start));
@@ -131,7 +132,7 @@ void run_node(const std::string& roce_sim, const std::string& node_file, const s
     // ---- the shell script, cold
     {
       SimProcess sim(roce_sim, node_file);
-      System system = System::simulated(sim.dir());
+      System system = roce_sim::simulated_system(sim.dir());
       const plan::Plan before = plan::make_plan(system, config);  // the ports, for the script
       std::vector<DiscoveredPort> ports;
       for (const plan::PortPlan& port : before.ports) ports.push_back(port.port);
@@ -191,7 +192,7 @@ void print_results(const std::vector<NodeResult>& results, int runs) {
     std::printf("%-14s %-34s %13.1f %13.1f\n", r.name.c_str(), "script dcb/ip/ethtool show, cat",
                 r.script_check.median() * 1000 / ports, r.script_check.min() * 1000 / ports);
   }
-  std::printf("\nAims (issue 3; reported, never enforced)\n");
+  std::printf("\nAims (reported, never enforced)\n");
   for (const NodeResult& r : results) {
     const double ports = static_cast<double>(std::max<size_t>(r.ports, 1));
     const double speed_up = r.roced.median() > 0 ? r.script.median() / r.roced.median() : 0;

@@ -48,7 +48,8 @@
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/netlink_events.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace {
 
@@ -64,8 +65,8 @@ using bench::read_text;
 using bench::SimProcess;
 using reconcile::NetlinkEvent;
 
-constexpr double kAimInSyncMs = 1000;       // issue 4: back in sync within 1 s
-constexpr double kAimIdleCpuPercent = 0.1;  // issue 4: idle CPU under 0.1 % of a core
+constexpr double kAimInSyncMs = 1000;       // back in sync within 1 s
+constexpr double kAimIdleCpuPercent = 0.1;  // idle CPU under 0.1 % of a core
 constexpr auto kCronInterval = 60s;         // the fix-up loop a user would otherwise run
 constexpr auto kPollInterval = 30s;  // the `dcb show` polling loop, at roced's drift interval
 constexpr auto kDeadline = 60s;      // for anything that should take well under a second
@@ -100,7 +101,7 @@ class Node {
  public:
   Node(const std::string& node_file, const std::string& scenario_file, const std::string& config)
       : sim_(ROCE_SIM_BINARY, node_file, scenario_file),
-        system_(System::simulated(sim_.dir())),
+        system_(roce_sim::simulated_system(sim_.dir())),
         notify_(sim_.dir() / "notify.sock"),
         config_path_(config) {
     const config::LoadResult loaded = config::load_file(config);
@@ -571,7 +572,7 @@ void print_report(const std::vector<NodeResult>& nodes, const std::vector<IdleRe
         "", poll_s, r.poll_wall_ms, r.poll_cpu_ms, r.poll_cpu_ms / (poll_s * 1000) * 100,
         r.loop_rss_mib);
   }
-  std::printf("\nAims (issue 4; reported, never enforced)\n");
+  std::printf("\nAims (reported, never enforced)\n");
   for (const NodeResult& r : nodes) {
     auto aim = [&](const char* what, const Samples& s) {
       if (s.ms.empty()) return;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One load run (issue 8, point 4): the roced binary with its storm watchdog (10 ms poll, 50 ms
+// One load run: the roced binary with its storm watchdog (10 ms poll, 50 ms
 // detection, RX disable-pfc), its metrics endpoint and its D-Bus API on a private bus, over a
 // roce-sim node playing RX storms on lan3. Optionally, during the whole storm schedule: `scrapers`
 // clients looping GET /metrics and `dbus_clients` clients looping GetStatus, GetPlan and

@@ -65,7 +65,7 @@ using bench::read_text;
 using bench::Sample;
 using bench::SimProcess;
 
-constexpr double kAimP99Ms = 5;  // issue 5: scrape p99 under 5 ms at 16 ports
+constexpr double kAimP99Ms = 5;  // scrape p99 under 5 ms at 16 ports
 constexpr int kWarmUp = 5;       // scrapes per exporter before the measured ones
 constexpr auto kStartDeadline = 60s;
 
@@ -456,7 +456,7 @@ void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::stri
                   r.exporter.c_str(), r.idle_percent, r.end.hwm_mib, r.end.threads);
     }
   }
-  std::printf("\n\nAims (issue 5; reported, never enforced)\n");
+  std::printf("\n\nAims (reported, never enforced)\n");
   for (const NodeRun& run : runs) {
     const Result* roced = find_result(run, "roced");
     const Result* ne = find_result(run, "node_exporter");

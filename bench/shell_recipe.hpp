@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
-#include "daemon/discovery.hpp"
+#include "port/discovery.hpp"
 
 namespace roced::bench {
 

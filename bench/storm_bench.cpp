@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// bench/storm_bench: the PFC storm watchdog's figures (issue 6), next to SONiC's defaults in the
-// same run:
+// bench/storm_bench: the PFC storm watchdog's figures, next to SONiC's defaults in the same run:
 //   1. detection and restoration latency on the 4-port simulated node: N RX storms on lan3 and N
 //      TX storms on lan4, at phases that walk through the poll, measured from each storm's true
 //      onset (end), as the simulator's clock places the scenario's event, to the poll that
@@ -44,6 +43,7 @@
 #include "daemon/storms/storm_watchdog.hpp"
 #include "dcb/client.hpp"
 #include "sim/server/clock_file.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace {
 
@@ -54,7 +54,7 @@ using Clock = std::chrono::steady_clock;
 using Ms = std::chrono::duration<double, std::milli>;
 
 constexpr auto kRestoration = 200ms;
-constexpr double kAimCpuPercent = 2.0;  // issue 6: under 2 % of one core at 10 ms over 16 ports
+constexpr double kAimCpuPercent = 2.0;  // under 2 % of one core at 10 ms over 16 ports
 
 struct Cadence {
   std::string name;
@@ -193,7 +193,7 @@ LatencyResult measure_latency(const Cadence& cadence, int storms) {
     for (const auto& d : loaded.diagnostics) why += d.to_string() + "\n";
     throw std::runtime_error(why);
   }
-  System system = System::simulated(sim.dir());
+  System system = roce_sim::simulated_system(sim.dir());
   reconcile::Reconciler reconciler(system, *loaded.config);
   reconciler.start();
   std::mutex mutex;
@@ -299,7 +299,7 @@ LatencyResult measure_sonic(const Cadence& cadence, int storms) {
   const StormNode node(t);
   const auto& sim = node.sim;
   auto at = [&](double seconds) { return node.at(seconds); };
-  System system = System::simulated(sim.dir());
+  System system = roce_sim::simulated_system(sim.dir());
   // PFC on priority 3, as a switch's lossless queue would be.
   dcb::DcbClient dcb(system);
   for (const char* netdev : {"lan3", "lan4"}) {

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "daemon/apply/applier.hpp"
 #include "daemon/plan/plan.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
@@ -212,13 +213,9 @@ int apply_command(const Context& context, Args cli_args) {
   const auto config = load_config(args.config);
   if (!config) return kExitError;
 
-  System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
-  if (context.sim_dir && !system.files->exists("/sys/class/net")) {
-    std::cerr << "rocectl: " << *context.sim_dir
-              << " is not a simulated node (no sys/class/net; start one with 'roce-sim run --dir "
-              << *context.sim_dir << "')\n";
-    return kExitError;
-  }
+  std::optional<System> node = open_node(context);
+  if (!node) return kExitError;
+  System& system = *node;
   plan::Plan plan = plan::make_plan(system, *config);
   // A --port that names nothing is a mistake on the command line: write nothing.
   if (!keep_named_ports(plan, args, system.description)) return kExitError;

@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/open_node.hpp"
 #include "cli/load_config.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
@@ -71,7 +72,9 @@ int nccl_env_command(const Context& context, Args cli_args) {
   }
   const auto config = load_config(config_path);
   if (!config) return kExitError;
-  System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
+  std::optional<System> node = open_node(context);
+  if (!node) return kExitError;
+  System& system = *node;
   const plan::Plan plan = plan::make_plan(system, *config);
   if (!plan.error.empty()) {
     std::cerr << "rocectl: " << plan.error << "\n";

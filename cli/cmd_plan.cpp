@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
@@ -98,14 +99,9 @@ int plan_command(const Context& context, Args cli_args) {
   } else {
     const auto config = load_config(args.config);
     if (!config) return kExitError;
-    System system = context.sim_dir ? System::simulated(*context.sim_dir) : System::real();
-    if (context.sim_dir && !system.files->exists("/sys/class/net")) {
-      std::cerr << "rocectl: " << *context.sim_dir
-                << " is not a simulated node (no sys/class/net; start one with 'roce-sim run "
-                   "--dir "
-                << *context.sim_dir << "')\n";
-      return kExitError;
-    }
+    std::optional<System> node = open_node(context);
+    if (!node) return kExitError;
+    System& system = *node;
     plan = plan::make_plan(system, *config);
     source = system.description;
   }

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
-#include "daemon/discovery.hpp"
-#include "daemon/status.hpp"
-#include "netlink/system.hpp"
+#include "port/discovery.hpp"
+#include "port/status.hpp"
+#include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
@@ -108,15 +109,10 @@ int status_command(const Context& context, Args cli_args) {
   if (DaemonChoice choice = find_daemon(context, args.direct, std::nullopt); choice.daemon) {
     if (auto exit_code = status_from_daemon(*choice.daemon, args)) return *exit_code;
   }
+  std::optional<roced::System> node = open_node(context);
+  if (!node) return 1;
+  roced::System& system = *node;
   const auto& sim_dir = context.sim_dir;
-  roced::System system = sim_dir ? roced::System::simulated(*sim_dir) : roced::System::real();
-  if (sim_dir && !system.files->exists("/sys/class/net")) {
-    std::cerr << "rocectl: " << *sim_dir
-              << " is not a simulated node (no sys/class/net; start one with "
-                 "'roce-sim run --dir "
-              << *sim_dir << "')\n";
-    return 1;
-  }
   auto inventory = roced::discover_ports(*system.files, args.ports);
   if (!inventory) {
     std::cerr << "rocectl: cannot list network interfaces on " << system.description << ": "

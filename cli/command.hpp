@@ -9,7 +9,7 @@
 
 namespace roced::cli {
 
-// Exit codes (ARCHITECTURE.md, "Contracts"): 0 ok, 1 error, 2 changes pending (plan, --check).
+// Exit codes (docs/ARCHITECTURE.md, "Contracts"): 0 ok, 1 error, 2 changes pending (plan, --check).
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitPending = 2;

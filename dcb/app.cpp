@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // APP table: DCB_ATTR_IEEE_APP_TABLE nest of DCB_ATTR_IEEE_APP entries, each a struct dcb_app
 // {u8 selector; u8 priority; u16 protocol}. Adding is IEEE_SET, removing is IEEE_DEL; mlx5 turns
-// DSCP trust on with the first DSCP entry (MLX5-FACTS.md).
+// DSCP trust on with the first DSCP entry (en_dcbnl.c: mlx5e_dcbnl_ieee_setapp).
 #include <linux/dcbnl.h>
 
 #include <cstring>

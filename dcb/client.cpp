@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// DcbClient: one exchange per call, one feature per SET, status byte checked (MLX5-FACTS.md).
+// DcbClient: one exchange per call, one feature per SET, status byte checked
+// (dcbnl.c: dcbnl_ieee_set).
 #include "dcb/client.hpp"
 
 #include <linux/dcbnl.h>
 #include <linux/rtnetlink.h>
 
 #include "dcb/codec.hpp"
-#include "netlink/rtnl_request.hpp"
+#include "os/rtnl_request.hpp"
 
 namespace roced::dcb {
 

@@ -2,13 +2,13 @@
 #pragma once
 // DCB over rtnetlink (RTM_GETDCB / RTM_SETDCB). One feature per SET message, so a failure can be
 // attributed; the status byte inside the reply is checked, not just the netlink ACK
-// (MLX5-FACTS.md).
+// (dcbnl.c: dcbnl_ieee_set).
 
 #include <string>
 #include <vector>
 
 #include "dcb/types.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::dcb {
 

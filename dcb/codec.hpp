@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "dcb/types.hpp"
-#include "netlink/message.hpp"
-#include "netlink/result.hpp"
+#include "os/netlink_message.hpp"
+#include "os/result.hpp"
 
 namespace roced::dcb {
 

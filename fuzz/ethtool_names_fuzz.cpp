@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fuzz/support/check.hpp"
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 using roced::fuzz::require;
 
@@ -20,12 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // `ethtool -S` lines: "     rx_prio3_pause: 12"; the name is what precedes the colon.
     while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
     name = name.substr(0, name.find(':'));
-    const auto parsed = roced::telemetry::parse_ethtool_name(name);
+    const auto parsed = roced::parse_ethtool_name(name);
     if (!parsed) continue;
     require(!parsed->metric.empty(), "a parsed name has a metric");
     require(!parsed->priority || (*parsed->priority >= 0 && *parsed->priority <= 7),
             "a priority is 0..7");
-    (void)roced::telemetry::direction_name(parsed->direction);
+    (void)roced::direction_name(parsed->direction);
   }
   return 0;
 }

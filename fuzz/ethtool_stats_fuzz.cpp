@@ -8,8 +8,8 @@
 
 #include "fuzz/support/check.hpp"
 #include "fuzz/support/scripted_ethtool.hpp"
-#include "netlink/ethtool.hpp"
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 using roced::fuzz::require;
 using roced::fuzz::require_explained;
@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto stats = client.stats(port);
   require_explained(stats);
   if (stats) {
-    for (const auto& counter : *stats) (void)roced::telemetry::parse_ethtool_name(counter.name);
+    for (const auto& counter : *stats) (void)roced::parse_ethtool_name(counter.name);
   }
   require_explained(client.driver_info(port));
   require_explained(client.pfc_prevention_timeout(port));

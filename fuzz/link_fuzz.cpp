@@ -7,7 +7,7 @@
 
 #include "fuzz/support/check.hpp"
 #include "fuzz/support/scripted_rtnl.hpp"
-#include "netlink/link.hpp"
+#include "link/link.hpp"
 
 using roced::fuzz::require_explained;
 

@@ -18,9 +18,9 @@
 #include "dcb/client.hpp"
 #include "fuzz/support/datagram_stream.hpp"
 #include "fuzz/support/scripted_rtnl.hpp"
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
-#include "netlink/transport.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_tree.hpp"
@@ -92,7 +92,7 @@ class SimEthtool final : public roced::EthtoolIoctl {
     std::memcpy(request.data() + sizeof(header), buffer.data(), in_len);
     std::vector<uint8_t> reply = service_.handle(request);
     recording_.add(reply);
-    return roced::decode_sim_ethtool_reply(reply, ifname, buffer);
+    return roce_sim::decode_sim_ethtool_reply(reply, ifname, buffer);
   }
 
  private:

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "daemon/discovery.hpp"
+#include "port/discovery.hpp"
 #include "fuzz/support/check.hpp"
 #include "fuzz/support/memory_file_tree.hpp"
 #include "rdma/ecn.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// ECN/DCQCN knobs of an mlx5 port, in either driver flavour (MLX5-FACTS.md, "RDMA side"):
+// ECN/DCQCN knobs of an mlx5 port, in either driver flavour:
 // - inbox (upstream): debugfs /sys/kernel/debug/mlx5/<pci>/cc_params/<name>
 //   (drivers/infiniband/hw/mlx5/cong.c), names np_* / rp_*; debugfs is no stable ABI.
 // - NVIDIA's out-of-tree driver: /sys/class/net/<if>/ecn/roce_np|roce_rp/enable/<prio> and the
@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::rdma {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::rdma {
 
@@ -39,7 +39,7 @@ std::string compact_gid(const std::string& gid);
 
 // The RoCE v2 entry with an IPv4-mapped GID on `netdev` (lowest index when there are several):
 // chosen by what the entry is, never by where it is, since extra IPv6 addresses, VLANs and
-// address churn move it (MLX5-FACTS.md, "RDMA side").
+// address churn move it (cache.c: a new GID takes the first free slot that find_gid reports).
 std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,
                                            const std::string& netdev);
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::rdma {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::rdma {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink/result.hpp"
+#include "os/result.hpp"
 #include "rdma/gid.hpp"
 
 namespace roced::rdma {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The test suites under the sanitizers (issue 8, point 2), each in its own clang build:
+# The test suites under the sanitizers, each in its own clang build:
 #   asan  build-asan/, AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer: every CTest
 #         test that runs our code, except those labelled sanitizer-exempt (each says why in its
 #         CMakeLists.txt), and the libFuzzer targets' bounded runs (fuzz.*).

@@ -24,11 +24,11 @@ class Exporter::Collector final : public prometheus::Collectable {
   ExporterInfo info_;
 };
 
-Exporter::Exporter(const config::MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
+Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
                    ExporterInfo info)
     : collector_(std::make_shared<Collector>(std::move(sampler), std::move(info))) {
   std::string problem;
-  const auto address = config::parse_listen_address(settings.listen, problem);
+  const auto address = parse_listen_address(settings.listen, problem);
   if (!address) throw std::runtime_error("metrics.listen: " + problem);
   const bool tls = settings.tls_certificate.has_value();
   host_ = address->host.empty() ? "0.0.0.0" : address->host;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/config/config.hpp"
+#include "telemetry/exporter_settings.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
 
@@ -26,7 +26,7 @@ class Exporter {
  public:
   // Listens at once; throws std::runtime_error with the reason when it cannot (address in use,
   // a certificate that does not load, a bad listen address).
-  Exporter(const config::MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
+  Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
            ExporterInfo info);
   ~Exporter();
   Exporter(const Exporter&) = delete;

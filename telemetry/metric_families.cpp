@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 namespace roced::telemetry {
 

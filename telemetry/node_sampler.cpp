@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/node_sampler.hpp"
 
-#include "netlink/link.hpp"
+#include "link/link.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace roced::telemetry {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "daemon/discovery.hpp"
-#include "netlink/link.hpp"
-#include "netlink/system.hpp"
+#include "port/discovery.hpp"
+#include "link/link.hpp"
+#include "os/system.hpp"
 #include "telemetry/sample.hpp"
 #include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"

@@ -32,12 +32,12 @@ using Clock = std::chrono::steady_clock;
 
 TlsContext no_tls() { return TlsContext(nullptr, SSL_CTX_free); }
 
-std::string address_text(const config::ListenAddress& listen) {
+std::string address_text(const ListenAddress& listen) {
   const std::string host = listen.host.empty() ? "0.0.0.0" : listen.host;
   return (listen.ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(listen.port);
 }
 
-UniqueFd bind_listener(const config::ListenAddress& listen, bool tls, int& port) {
+UniqueFd bind_listener(const ListenAddress& listen, bool tls, int& port) {
   const auto fail = [&](const char* step) {
     throw std::runtime_error("cannot listen on " + address_text(listen) + (tls ? " (TLS)" : "") +
                              ": " + step + ": " + std::strerror(errno));
@@ -102,7 +102,7 @@ int milliseconds_until(Clock::time_point deadline) {
 
 }  // namespace
 
-RelayFrontend::RelayFrontend(const config::ListenAddress& listen,
+RelayFrontend::RelayFrontend(const ListenAddress& listen,
                              const std::optional<std::string>& tls_pem, int backend_port,
                              Limits limits)
     : context_(tls_pem ? load_tls_context(*tls_pem) : no_tls()),

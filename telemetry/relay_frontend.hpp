@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
-#include "daemon/config/config.hpp"
-#include "netlink/unique_fd.hpp"
+#include "telemetry/exporter_settings.hpp"
+#include "os/unique_fd.hpp"
 #include "telemetry/tls_context.hpp"
 
 namespace roced::telemetry {
@@ -42,9 +42,9 @@ class RelayFrontend {
   // `tls_pem` (certificate chain and private key in one PEM file) it serves HTTPS, else plain
   // bytes. Throws std::runtime_error naming the problem: a file that does not load, a key that
   // does not match the certificate, an address that cannot be bound.
-  RelayFrontend(const config::ListenAddress& listen, const std::optional<std::string>& tls_pem,
+  RelayFrontend(const ListenAddress& listen, const std::optional<std::string>& tls_pem,
                 int backend_port, Limits limits);
-  RelayFrontend(const config::ListenAddress& listen, const std::optional<std::string>& tls_pem,
+  RelayFrontend(const ListenAddress& listen, const std::optional<std::string>& tls_pem,
                 int backend_port)
       : RelayFrontend(listen, tls_pem, backend_port, Limits{}) {}
   // Stops accepting, wakes every connection thread, joins them all and closes every socket.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/sampler.hpp"
 
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
 #include "rdma/gid.hpp"
 #include "rdma/hw_counters.hpp"
 

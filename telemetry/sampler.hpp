@@ -8,9 +8,9 @@
 
 #include <optional>
 
-#include "daemon/discovery.hpp"
-#include "netlink/link.hpp"
-#include "netlink/system.hpp"
+#include "port/discovery.hpp"
+#include "link/link.hpp"
+#include "os/system.hpp"
 #include "telemetry/sample.hpp"
 
 namespace roced::telemetry {

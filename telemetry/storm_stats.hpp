@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 namespace roced::telemetry {
 

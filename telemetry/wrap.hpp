@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Monotonic 64-bit totals from raw counter readings. mlx5's RDMA Q counters (out_of_sequence,
-// packet_seq_err, req_*/resp_* errors, ...) are 32-bit in firmware and wrap at 2^32; the
-// congestion counters (np_cnp_sent, rp_cnp_handled, ...) are 64-bit (MLX5-FACTS.md).
+// packet_seq_err, req_*/resp_* errors, ...) are 32-bit in firmware and wrap at 2^32
+// (counters.c: mlx5_ib_query_q_counters); the congestion counters (np_cnp_sent,
+// rp_cnp_handled, ...) are 64-bit (lag/lag.c: mlx5_lag_query_cong_counters).
 //
 // The rule when a raw reading is lower than the previous one:
 //  - 32-bit counter whose last reading was in its upper half (>= 2^31): a wrap; the total

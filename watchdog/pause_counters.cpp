@@ -21,7 +21,7 @@ const std::vector<Slot>& slots() {
       for (const Direction direction : {Direction::rx, Direction::tx}) {
         const auto d = static_cast<size_t>(direction);
         const std::string prefix =
-            std::string(telemetry::direction_name(direction)) + "_prio" + std::to_string(p) + "_";
+            std::string(roced::direction_name(direction)) + "_prio" + std::to_string(p) + "_";
         out.push_back({prefix + "pause", [p, d](PauseCounters& c) -> std::optional<uint64_t>& {
                          return c.priority[p][d].pause_frames;
                        }});
@@ -42,7 +42,7 @@ const std::vector<Slot>& slots() {
     for (const Direction direction : {Direction::rx, Direction::tx}) {
       const auto d = static_cast<size_t>(direction);
       out.push_back(
-          {std::string(telemetry::direction_name(direction)) + "_pause_ctrl_phy",
+          {std::string(roced::direction_name(direction)) + "_pause_ctrl_phy",
            [d](PauseCounters& c) -> std::optional<uint64_t>& { return c.mac_pause_frames[d]; }});
     }
     out.push_back(

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 namespace roced::watchdog {
 
 using Clock = std::chrono::steady_clock;
-using telemetry::Direction;  // rx: the peer pauses us; tx: we pause the peer
+using roced::Direction;  // rx: the peer pauses us; tx: we pause the peer
 
 // One priority, one direction. Absent = not listed by the driver (mlx5 lists the pause counters
 // of a priority only while PFC is on for it).

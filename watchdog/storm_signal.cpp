@@ -10,7 +10,7 @@ Direction opposite(Direction direction) {
 }
 
 std::string counter_name(Direction direction, int priority, std::string_view what) {
-  return std::string(telemetry::direction_name(direction)) + "_prio" + std::to_string(priority) +
+  return std::string(roced::direction_name(direction)) + "_prio" + std::to_string(priority) +
          "_" + std::string(what);
 }
 
@@ -95,7 +95,7 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
   const auto d = static_cast<size_t>(direction);
   evidence.port_pause_frames = reader.delta(
       earlier.mac_pause_frames[d], later.mac_pause_frames[d], false,
-      [&] { return std::string(telemetry::direction_name(direction)) + "_pause_ctrl_phy"; });
+      [&] { return std::string(roced::direction_name(direction)) + "_pause_ctrl_phy"; });
   if (direction == Direction::tx) {
     evidence.receive_discards = reader.delta(
         earlier.of(priority, Direction::rx).discards, later.of(priority, Direction::rx).discards,

@@ -8,15 +8,15 @@
 //   TX storm (we pause the switch): tx_prio{p}_pause_duration grew by >= 99 % of the interval
 //     and rx_prio{p}_packets did not move.
 //
-// The interval is measured between the readings, never the nominal poll: a late poll must not
-// turn congestion into a storm (SONiC issue 1535). It is judged at its shortest: each reading
-// took its snapshot somewhere within its read time, so the counters may span up to half of both
-// read times less than the readings' midpoints do; a 10 ms poll has only 100 us of slack in 1 %.
-// 95 % paused while still sending is congestion, not a storm. A poll that cannot be judged (a
-// needed counter absent, any counter read here lower than before = driver reload or a wrap, an
-// interval <= 0) is `unknown`: the detector never counts it toward detection. So is one whose
-// reads were too slow for the 1 % rule, unless traffic crossed the other way (then it is healthy
-// whatever the timing).
+// The interval is measured between the readings, never the nominal poll: a late poll must not turn
+// congestion into a storm (SONiC's watchdog on Mellanox switches did). It is judged at its
+// shortest: each reading took its snapshot somewhere within its read time, so the counters may span
+// up to half of both read times less than the readings' midpoints do; a 10 ms poll has only 100 us
+// of slack in 1 %. 95 % paused while still sending is congestion, not a storm. A poll that cannot
+// be judged (a needed counter absent, any counter read here lower than before = driver reload or a
+// wrap, an interval <= 0) is `unknown`: the detector never counts it toward detection. So is one
+// whose reads were too slow for the 1 % rule, unless traffic crossed the other way (then it is
+// healthy whatever the timing).
 
 #include <chrono>
 #include <cstdint>

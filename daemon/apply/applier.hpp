@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "daemon/plan/plan.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::apply {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/apply/applier.hpp"
-#include "daemon/status.hpp"
+#include "port/status.hpp"
 #include "dcb/types.hpp"
 #include "rdma/ecn.hpp"
 

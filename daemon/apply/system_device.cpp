@@ -5,8 +5,8 @@
 #include "daemon/apply/port_device.hpp"
 #include "daemon/plan/planning_system.hpp"
 #include "dcb/client.hpp"
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
 #include "rdma/rdma_cm.hpp"
 
 namespace roced::apply {

@@ -151,7 +151,7 @@ void DaemonObject::register_signals() {
 void DaemonObject::emit(const storms::StormNotice& notice) {
   using Kind = storms::StormNotice::Kind;
   const auto priority = static_cast<uint32_t>(notice.priority);
-  const std::string direction(telemetry::direction_name(notice.direction));
+  const std::string direction(roced::direction_name(notice.direction));
   const auto seconds = [](auto duration) {
     return std::chrono::duration<double>(duration).count();
   };

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
-#include "daemon/discovery.hpp"
-#include "daemon/status.hpp"
-#include "netlink/system.hpp"
+#include "port/discovery.hpp"
+#include "port/status.hpp"
+#include "os/system.hpp"
 
 namespace roced::plan {
 

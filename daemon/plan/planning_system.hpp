@@ -6,7 +6,7 @@
 // costs a handshake the server answers between its other work. The caller's System is untouched,
 // so another thread may keep using it.
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::plan {
 

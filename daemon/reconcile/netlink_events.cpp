@@ -11,7 +11,7 @@
 
 #include <utility>
 
-#include "netlink/message.hpp"
+#include "os/netlink_message.hpp"
 
 namespace roced::reconcile {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::reconcile {
 

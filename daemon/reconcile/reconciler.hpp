@@ -19,7 +19,7 @@
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/remediation.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::reconcile {
 

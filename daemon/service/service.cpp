@@ -14,6 +14,7 @@
 
 #include "daemon/config/summary.hpp"
 #include "daemon/log/log.hpp"
+#include "os/open_system.hpp"
 
 namespace roced::service {
 
@@ -103,7 +104,14 @@ int Service::run() {
     return 1;
   }
   apply_log_level(*loaded.config);
-  system_ = options_.sim_dir ? System::simulated(*options_.sim_dir) : System::real();
+  Result<System> system = open_system(SystemOptions{options_.sim_dir});
+  if (!system) {
+    spdlog::critical("{}; not starting", system.error().message);
+    std::lock_guard lock(state_mutex_);
+    notifier_.status(system.error().message);
+    return 1;
+  }
+  system_ = std::move(system).value();
   spdlog::info("starting on {} with {} ({})", system_.description, options_.config_path,
                config::describe_selection(*loaded.config));
 

@@ -21,7 +21,7 @@
 #include "daemon/service/notifier.hpp"
 #include "daemon/service/signals.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::service {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "netlink/ethtool.hpp"
-#include "netlink/system.hpp"
+#include "ethtool/ethtool.hpp"
+#include "os/system.hpp"
 #include "watchdog/pause_counters.hpp"
 
 namespace roced::storms {

@@ -24,7 +24,7 @@ nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings
     doc["storms"].push_back({
         {"netdev", storm.netdev},
         {"priority", storm.priority},
-        {"direction", telemetry::direction_name(storm.direction)},
+        {"direction", roced::direction_name(storm.direction)},
         {"active", storm.active},
         {"remediated", storm.remediated},
         {"held", storm.held},

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/discovery.hpp"
+#include "port/discovery.hpp"
 #include "daemon/storms/port_poller.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 #include "watchdog/settings.hpp"
 #include "watchdog/storm_watch.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "netlink/result.hpp"
+#include "os/result.hpp"
 
 namespace roced::fuzz {
 

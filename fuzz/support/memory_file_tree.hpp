@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::fuzz {
 

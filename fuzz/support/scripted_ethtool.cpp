@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fuzz/support/scripted_ethtool.hpp"
 
-#include "netlink/transport.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
 
 namespace roced::fuzz {
 
@@ -9,7 +9,7 @@ Result<void> ScriptedEthtoolIoctl::call(const std::string& ifname, std::span<uin
                                         size_t) {
   auto reply = replies_.next();
   if (!reply) return Error{ETIMEDOUT, ifname + ": no answer (input used up)"};
-  return decode_sim_ethtool_reply(*reply, ifname, buffer);
+  return roce_sim::decode_sim_ethtool_reply(*reply, ifname, buffer);
 }
 
 }  // namespace roced::fuzz

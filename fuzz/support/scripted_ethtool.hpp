@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An ethtool ioctl whose every answer comes from fuzz input: each datagram is one roce-sim reply
-// (uapi/roce_sim.h), decoded by the production decode_sim_ethtool_reply.
+// (uapi/roce_sim.h), decoded by roce-sim's decode_sim_ethtool_reply.
 
 #include "fuzz/support/datagram_stream.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::fuzz {
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "fuzz/support/datagram_stream.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::fuzz {
 

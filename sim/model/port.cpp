@@ -113,7 +113,7 @@ int Port::set_mtu(uint32_t mtu) {
   // dev_set_mtu: outside [min_mtu, max_mtu] is -EINVAL before the driver is asked.
   if (mtu < min_mtu() || mtu > max_mtu()) return -EINVAL;
   mtu_ = mtu;
-  // In manual mode mlx5 leaves the buffers alone (MLX5-FACTS.md); the firmware redoes its own.
+  // In manual mode mlx5 leaves the buffers alone; the firmware redoes its own.
   if (!buffers_manual_) auto_buffer_layout();
   return 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One simulated mlx5 port: the netdev, its DCB state, ethtool view and the RDMA device on it.
-// Every rule cites the kernel function it follows (MLX5-FACTS.md). Methods that stand for a
-// driver op return 0 or a negative errno, exactly as the op does, so the server can put the value
-// on the wire. Not thread-safe: roce-sim drives the model from one event loop.
+// Every rule cites the kernel function it follows. Methods that stand for a driver op return 0 or a
+// negative errno, exactly as the op does, so the server can put the value on the wire. Not
+// thread-safe: roce-sim drives the model from one event loop.
 
 #include <linux/dcbnl.h>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The traffic engine: advances a node's hardware counters consistently with simulated time —
-// steady flows, PFC storms in either direction and congestion episodes (docs/sim-formats.md,
-// /work/shared/design/PFC-WATCHDOG.md for the physics the watchdog detects).
+// steady flows, PFC storms in either direction and congestion episodes (docs/sim-formats.md;
+// docs/config.md#watchdog for the signal the watchdog detects).
 
 #include <chrono>
 #include <cstdint>
@@ -46,7 +46,7 @@ class TrafficEngine {
   // A congestion pause episode: one XOFF (sets the pause), one XON (lifts it) frame, this long.
   static constexpr uint64_t kCongestionPauseEpisodeNs = 20'000;
   // mlx5 stall prevention: 0xffff ("auto") means 100 ms; the warning watermark is
-  // max(80 ms, 85 % of the timeout) (MLX5-FACTS.md).
+  // max(80 ms, 85 % of the timeout) (en_ethtool.c: mlx5e_set_pfc_prevention_tout).
   static uint32_t stall_timeout_ms(uint16_t tunable);
   static uint32_t stall_warning_ms(uint32_t timeout_ms);
 

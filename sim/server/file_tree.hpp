@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The simulated node's /sys, /sys/kernel/config and /sys/kernel/debug as real directory trees under
-// DIR (layout: team COMMON.md and uapi/roce_sim.h). The model is the truth: refresh() rewrites
-// what changed; writes by others to the writable files (rdma_cm configfs, debugfs cc_params, OFED
-// ecn/) arrive through inotify and are validated by the model; an invalid write is reverted.
+// DIR (layout: uapi/roce_sim.h). The model is the truth: refresh() rewrites what changed; writes by
+// others to the writable files (rdma_cm configfs, debugfs cc_params, OFED ecn/) arrive through
+// inotify and are validated by the model; an invalid write is reverted.
 // A client's write is an IN_CLOSE_WRITE on the file itself (ours are renames of dot-files), and a
 // configfs mkdir an IN_CREATE of a directory: that is what the write counter counts.
 

@@ -109,7 +109,8 @@ TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
                           "set_pfc mask 0x08 delay 7",  // priorities and cable length: one message
                           "set_mtu 9000",
                           "set_stall 65535",
-                          "set_knob np_cnp_prio_mode 0",  // before the priority (MLX5-FACTS)
+                          // Mode before priority (cong.c: mlx5_ib_set_cc_param_mask_val).
+                          "set_knob np_cnp_prio_mode 0",
                           "set_knob np_cnp_prio 6",
                           "make_rdma_cm_group",
                           "set_rdma_cm_tos 106",

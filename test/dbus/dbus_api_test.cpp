@@ -18,12 +18,13 @@
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/service.hpp"
 #include "daemon/reconcile/reconciler.hpp"
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 #include "node_files.hpp"
 #include "private_bus.hpp"
 #include "run_as.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced {
 namespace {
@@ -90,7 +91,7 @@ class DbusApi : public test::SimNode {
     bus_ = std::make_unique<test::PrivateBus>(policy_file());
     // Where sd-bus (ours, rocectl's, busctl's) finds "the system bus".
     ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_->address().c_str(), 1);
-    system_ = std::make_unique<System>(System::simulated(dir_));
+    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
     auto loaded = config::load_file(config_.string());
     ASSERT_TRUE(loaded.ok());
     reconciler_ = std::make_unique<reconcile::Reconciler>(*system_, *loaded.config);

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 #include "sim/model/node.hpp"
 #include "sim/server/ethtool_service.hpp"
 

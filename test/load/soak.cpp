@@ -23,6 +23,7 @@
 #include "sim/model/traffic.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/sampler.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::load {
 namespace {
@@ -131,7 +132,7 @@ Soak::Soak(const SoakOptions& options)
   empty_dir_ = pattern;
   // Only the ethtool ioctl is used: the files and rtnetlink of an empty directory fail, as they
   // would for a node that has no such sockets (the loop then relies on its names refresh).
-  system_ = std::make_unique<System>(System::simulated(empty_dir_));
+  system_ = std::make_unique<System>(roce_sim::simulated_system(empty_dir_));
   const auto now = [this] { return base_ + model_now_; };
   system_->ethtool = std::make_unique<ModelEthtool>(node_, now);
   remediator_ = std::make_unique<storms::Remediator>(

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The soak (issue 8, point 4): roced's storm watchdog as the daemon builds it — StormLoop with
+// The soak: roced's storm watchdog as the daemon builds it — StormLoop with
 // its PortPollers, StormWatch and the Remediator — and the exporter's sampling and metric
 // families, driven for simulated days on a virtual clock. The node is sim/model's default 4-port
 // node in this process (ModelEthtool), advanced by one poll interval per round, with traffic on

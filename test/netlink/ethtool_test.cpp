@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // EthtoolClient against a fake ioctl that behaves like the kernel's ethtool core
 // (net/ethtool/ioctl.c: replies sized by the count at the time of the call).
-#include "netlink/ethtool.hpp"
+#include "ethtool/ethtool.hpp"
 
 #include <gtest/gtest.h>
 #include <linux/ethtool.h>
@@ -11,7 +11,8 @@
 #include <cstring>
 #include <functional>
 
-#include "netlink/transport.hpp"
+#include "os/local_transports.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
 
 namespace roced {
 namespace {
@@ -235,7 +236,7 @@ TEST(SimEthtoolReply, ErrorOutsideTheErrnoRangeIsAProtocolError) {
     std::vector<uint8_t> reply(sizeof(header));
     std::memcpy(reply.data(), &header, sizeof(header));
     std::array<uint8_t, sizeof(ethtool_stats)> buffer{};
-    auto decoded = decode_sim_ethtool_reply(reply, "lan2", buffer);
+    auto decoded = roce_sim::decode_sim_ethtool_reply(reply, "lan2", buffer);
     ASSERT_FALSE(decoded.ok());
     EXPECT_EQ(decoded.error().code, expected) << error;
   }

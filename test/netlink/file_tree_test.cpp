@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
+#include "sim/transport/simulated_system.hpp"
+#include "os/open_system.hpp"
 
 namespace roced {
 namespace {
@@ -20,7 +22,7 @@ class SimFileTree : public ::testing::Test {
     char pattern[] = "/tmp/roced-filetree-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    system_ = System::simulated(dir_);
+    system_ = roce_sim::simulated_system(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   void write_file(const fs::path& path, const std::string& text) {
@@ -46,7 +48,7 @@ TEST_F(SimFileTree, MapsTheThreeRootsLongestPrefixFirst) {
 }
 
 TEST_F(SimFileTree, RealSystemIsRootedAtSlash) {
-  System real = System::real();
+  System real = roced::real_system();
   EXPECT_EQ(real.files->resolve("/sys/kernel/config/rdma_cm"),
             fs::path("/sys/kernel/config/rdma_cm"));
   EXPECT_EQ(real.description, "this machine");

@@ -9,14 +9,15 @@
 #include <thread>
 
 #include "dcb/client.hpp"
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "os/open_system.hpp"
 
 namespace roced {
 namespace {
 
 TEST(RealKernel, LinkListFindsLoopbackWithItsMtu) {
-  System system = System::real();
+  System system = roced::real_system();
   auto links = LinkClient(system).list();
   ASSERT_TRUE(links.ok()) << links.error().message;
   auto lo =
@@ -29,7 +30,7 @@ TEST(RealKernel, LinkListFindsLoopbackWithItsMtu) {
 }
 
 TEST(RealKernel, LinkGetByName) {
-  System system = System::real();
+  System system = roced::real_system();
   LinkClient links(system);
   auto lo = links.get("lo");
   ASSERT_TRUE(lo.ok()) << lo.error().message;
@@ -41,7 +42,7 @@ TEST(RealKernel, LinkGetByName) {
 }
 
 TEST(RealKernel, DcbOnLoopbackIsUnsupported) {
-  System system = System::real();
+  System system = roced::real_system();
   dcb::DcbClient client(system);
   auto state = client.get("lo");
   ASSERT_FALSE(state.ok());
@@ -58,14 +59,14 @@ TEST(RealKernel, DcbOnLoopbackIsUnsupported) {
 }
 
 TEST(RealKernel, DcbOnMissingDeviceIsEnodev) {
-  System system = System::real();
+  System system = roced::real_system();
   auto state = dcb::DcbClient(system).get("roced-none0");
   ASSERT_FALSE(state.ok());
   EXPECT_EQ(state.error().code, ENODEV);
 }
 
 TEST(RealKernel, EthtoolOnLoopbackHasNoStatistics) {
-  System system = System::real();
+  System system = roced::real_system();
   EthtoolClient ethtool(system);
   auto stats = ethtool.stats("lo");
   ASSERT_FALSE(stats.ok());
@@ -91,7 +92,7 @@ void in_private_netns_with_veth(Body body) {
 
 TEST(RealKernelVeth, MtuAndAdminStateRoundTrip) {
   in_private_netns_with_veth([] {
-    System system = System::real();
+    System system = roced::real_system();
     LinkClient links(system);
     auto before = links.get("roced-v0");
     ASSERT_TRUE(before.ok()) << before.error().message;
@@ -121,7 +122,7 @@ TEST(RealKernelVeth, MtuAndAdminStateRoundTrip) {
 
 TEST(RealKernelVeth, DcbIsUnsupportedWithAClearMessage) {
   in_private_netns_with_veth([] {
-    System system = System::real();
+    System system = roced::real_system();
     dcb::DcbClient client(system);
     auto state = client.get("roced-v0");
     ASSERT_FALSE(state.ok());

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // rtnl_request against an in-process fake kernel: framing, sequence matching, errors, timeouts.
-#include "netlink/rtnl_request.hpp"
+#include "os/rtnl_request.hpp"
 
 #include <gtest/gtest.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "netlink/link.hpp"
+#include "link/link.hpp"
 #include "test/netlink/wire.hpp"
 
 namespace roced {
@@ -81,7 +81,7 @@ TEST(RtnlRequest, DumpSpreadOverDatagrams) {
 TEST(RtnlRequest, StaleAckOfAnEarlierRequestIsSkipped) {
   FakeKernel kernel;
   kernel.respond = [](const nlmsghdr& req) {
-    // What dcb(8) leaves behind (SIM-NOTES.md): the ACK of an earlier GET, then our answer.
+    // What dcb(8) leaves behind: the ACK of an earlier GET, then our answer.
     return std::vector<std::vector<uint8_t>>{
         Wire::error(req.nlmsg_seq - 1, kPid, 0),
         concat({link_message(req.nlmsg_seq - 1, 9, "stale", 1),

@@ -13,8 +13,9 @@
 #include <thread>
 
 #include "dcb/client.hpp"
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 extern char** environ;
 
@@ -42,7 +43,7 @@ class SimNode : public ::testing::Test {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "roce-sim did not become ready";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    system_ = System::simulated(dir_);
+    system_ = roce_sim::simulated_system(dir_);
   }
   void TearDown() override {
     if (server_ > 0) {

@@ -14,10 +14,11 @@
 #include <filesystem>
 #include <thread>
 
-#include "netlink/ethtool.hpp"
-#include "netlink/link.hpp"
-#include "netlink/unique_fd.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "os/unique_fd.hpp"
 #include "test/netlink/wire.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced {
 namespace {
@@ -84,7 +85,7 @@ TEST_F(SimTransport, NetlinkConnectionBindsThenCarriesNetlinkBytes) {
     ASSERT_EQ(::send(conn.get(), reply.data(), reply.size(), 0),
               static_cast<ssize_t>(reply.size()));
   });
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   auto link = LinkClient(system).get("lan2");
   server.join();
   ASSERT_TRUE(link.ok()) << link.error().message;
@@ -143,7 +144,7 @@ TEST_F(SimTransport, EthtoolCallIsOneFramedDatagramEachWay) {
     roce_sim_ethtool_rep error{-EINVAL, 0};
     ASSERT_GT(::send(conn.get(), &error, sizeof(error), 0), 0);
   });
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   EthtoolClient ethtool(system);
   auto info = ethtool.driver_info("lan2");
   auto bad = ethtool.set_pfc_prevention_timeout("lan2", 50);

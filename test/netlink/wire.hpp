@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 
 namespace roced::testing {
 

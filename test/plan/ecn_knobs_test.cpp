@@ -2,6 +2,7 @@
 // DCQCN knob names across the two driver flavours (rdma/ecn_knobs.hpp), checked against the
 // fixture of NVIDIA's ecn/ sysfs tree.
 #include "rdma/ecn_knobs.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +47,7 @@ TEST(EcnKnobs, OfedPathUsesTheOfedNames) {
 // The capture of NVIDIA's ecn/ tree (test/rdma/data): every parameter file it has is known by
 // its upstream name, and knob_path leads back to the same file.
 TEST(EcnKnobs, EveryOfedCaptureFileHasAnUpstreamName) {
-  System capture = System::simulated(ROCED_RDMA_TEST_DATA);
+  System capture = roce_sim::simulated_system(ROCED_RDMA_TEST_DATA);
   auto ecn = read_ecn(*capture.files, "", "eth0");
   ASSERT_TRUE(ecn.ok()) << ecn.error().message;
   ASSERT_EQ(ecn->flavour, EcnFlavour::Ofed);

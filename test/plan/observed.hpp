@@ -5,7 +5,7 @@
 #include <cerrno>
 
 #include "daemon/config/config.hpp"
-#include "daemon/status.hpp"
+#include "port/status.hpp"
 
 namespace roced::test {
 

@@ -10,6 +10,7 @@
 #include "plan_lines.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::plan {
 namespace {
@@ -50,7 +51,7 @@ const Lines kDefaultNodeChanges = {
 class DefaultNode : public test::SimNode {};
 
 TEST_F(DefaultNode, EveryPortNeedsTheLosslessProfile) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   const Plan plan = make_plan(system, default_config());
   EXPECT_EQ(plan.source, system.description);
   EXPECT_EQ(plan.config_path, "test.yaml");
@@ -77,7 +78,7 @@ TEST_F(DefaultNode, EveryPortNeedsTheLosslessProfile) {
 }
 
 TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   config::Config config = default_config();
   config.ports.netdevs = {"lan[23]", "lan5", "lan9"};
   config.ports.exclude = {"lan3"};
@@ -98,7 +99,7 @@ TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
 }
 
 TEST_F(DefaultNode, PfcSetByDcbNoLongerPlanned) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   const auto result = test::run_command({ROCE_SIM_BINARY, "exec", dir_.string(), "--", "dcb", "pfc",
                                          "set", "dev", "lan3", "prio-pfc", "3:on"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -120,7 +121,7 @@ TEST_F(DefaultNode, PfcSetByDcbNoLongerPlanned) {
 }
 
 TEST_F(DefaultNode, ReplanReadsOnePort) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   auto port = describe_netdev(*system.files, "lan4");
   ASSERT_TRUE(port.ok());
   const PortPlan plan = replan_port(system, *port, config::default_profile());
@@ -133,7 +134,7 @@ TEST_F(DefaultNode, ReplanReadsOnePort) {
 // Not a test of speed (nothing is asserted about time): the figure for the report and the
 // benchmark's "no-op check under 1 ms per port" aim, printed.
 TEST_F(DefaultNode, PrintsThePlanningTimePerPort) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   const config::Config config = default_config();
   constexpr int kRounds = 50;
   size_t ports = 0;
@@ -154,7 +155,7 @@ class OfedNode : public test::SimNode {
 };
 
 TEST_F(OfedNode, PerPriorityEcnAndMissingStallPrevention) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   config::Config config = default_config();
   config.profile.ecn.enabled_priorities = 1u << 3;
   config.profile.ecn.dcqcn = {{"rp_ai_rate", 10}, {"np_min_time_between_cnps", 4}};

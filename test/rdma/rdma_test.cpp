@@ -6,26 +6,27 @@
 
 #include <fstream>
 
-#include "netlink/system.hpp"
+#include "os/system.hpp"
 #include "rdma/ecn.hpp"
 #include "rdma/gid.hpp"
 #include "rdma/hw_counters.hpp"
 #include "rdma/rdma_cm.hpp"
 #include "rdma/verbs.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::rdma {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A scratch node directory, removed at the end; files go where System::simulated maps them.
+// A scratch node directory, removed at the end; files go where simulated_system maps them.
 class Tree {
  public:
   Tree() {
     char pattern[] = "/tmp/roced-rdma-test-XXXXXX";
     if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir_ = pattern;
-    system_ = System::simulated(dir_);
+    system_ = roce_sim::simulated_system(dir_);
   }
   ~Tree() { fs::remove_all(dir_); }
   Tree(const Tree&) = delete;
@@ -212,7 +213,7 @@ TEST(RdmaCm, GarbageTosIsAnError) {
 // ---- hw_counters on the real capture ----
 
 TEST(HwCounters, RealConnectX4Capture) {
-  System capture = System::simulated(ROCED_RDMA_TEST_DATA);
+  System capture = roce_sim::simulated_system(ROCED_RDMA_TEST_DATA);
   auto counters = read_hw_counters(*capture.files, "mlx5_0", 1);
   ASSERT_TRUE(counters.ok()) << counters.error().message;
   EXPECT_EQ(counters->size(), 25u);
@@ -225,7 +226,7 @@ TEST(HwCounters, RealConnectX4Capture) {
 }
 
 TEST(HwCounters, MissingDirectoryIsEmptyNotAnError) {
-  System capture = System::simulated(ROCED_RDMA_TEST_DATA);
+  System capture = roce_sim::simulated_system(ROCED_RDMA_TEST_DATA);
   auto counters = read_hw_counters(*capture.files, "mlx5_0", 2);
   ASSERT_TRUE(counters.ok()) << counters.error().message;
   EXPECT_TRUE(counters->empty());
@@ -247,7 +248,7 @@ TEST(HwCounters, NonNumericFilesAreSkipped) {
 // ---- ECN / DCQCN ----
 
 TEST(Ecn, OfedTreeFromRealCapture) {
-  System capture = System::simulated(ROCED_RDMA_TEST_DATA);
+  System capture = roce_sim::simulated_system(ROCED_RDMA_TEST_DATA);
   auto ecn = read_ecn(*capture.files, "0000:17:00.0", "eth0");
   ASSERT_TRUE(ecn.ok()) << ecn.error().message;
   EXPECT_EQ(ecn->flavour, EcnFlavour::Ofed);

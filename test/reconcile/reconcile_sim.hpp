@@ -21,10 +21,11 @@
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/reconciler.hpp"
-#include "netlink/link.hpp"
+#include "link/link.hpp"
 #include "node_files.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::test {
 
@@ -117,7 +118,7 @@ class ReconcileSim : public SimNode {
     }
     SimNode::SetUp();
     test_start_ = SteadyClock::now();  // the scenario's clock started a little earlier
-    system_ = System::simulated(dir_);
+    system_ = roce_sim::simulated_system(dir_);
   }
 
   void TearDown() override {

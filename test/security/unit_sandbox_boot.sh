@@ -10,6 +10,9 @@ NODE=/run/roce-sim/node
 
 install -m 0755 "$BUILD/bin/roced" /usr/sbin/roced
 install -m 0755 "$BUILD/bin/rocectl" /usr/bin/rocectl
+# --sim loads the simulated node's transports from beside the binaries, as the roce-sim package
+# installs them.
+install -D -m 0644 "$BUILD/lib/roced/roce-sim-system.so" /usr/lib/roced/roce-sim-system.so
 install -m 0644 "$REPO/systemd/roced.service" /lib/systemd/system/roced.service
 install -m 0644 "$REPO/packaging/dbus/io.roced.Daemon1.conf" /usr/share/dbus-1/system.d/
 install -d /etc/roced

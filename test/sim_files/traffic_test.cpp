@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The traffic engine: counters follow rate x time, and storms and congestion leave the signatures
-// a PFC watchdog reads (PFC-WATCHDOG.md).
+// a PFC watchdog reads (watchdog/storm_signal.hpp).
 #include "sim/model/traffic.hpp"
 
 #include <gtest/gtest.h>

@@ -13,6 +13,7 @@
 
 #include "dcb/client.hpp"
 #include "run_command.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced {
 namespace {
@@ -142,7 +143,7 @@ TEST_F(SimNode, PortFilterSelectsOnePort) {
 }
 
 TEST_F(SimNode, PfcSetThroughNetlinkShowsForThatPortOnly) {
-  System system = System::simulated(dir_);
+  System system = roce_sim::simulated_system(dir_);
   dcb::DcbClient client(system);
   auto current = client.get("lan2");
   ASSERT_TRUE(current.ok()) << current.error().message;

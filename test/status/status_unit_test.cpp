@@ -6,8 +6,9 @@
 
 #include <fstream>
 
-#include "daemon/discovery.hpp"
-#include "daemon/status.hpp"
+#include "port/discovery.hpp"
+#include "port/status.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced {
 namespace {
@@ -24,7 +25,7 @@ class SysTree {
     fs::create_directories(dir_ / "sys/class/net");
     fs::create_directories(dir_ / "sys/class/infiniband");
     std::ofstream(dir_ / "sys/class/net/bonding_masters") << "\n";
-    system_ = System::simulated(dir_);
+    system_ = roce_sim::simulated_system(dir_);
   }
   ~SysTree() { fs::remove_all(dir_); }
   SysTree(const SysTree&) = delete;

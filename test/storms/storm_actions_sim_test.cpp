@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "dcb/client.hpp"
-#include "netlink/ethtool.hpp"
+#include "ethtool/ethtool.hpp"
 #include "storm_sim.hpp"
 
 namespace roced::storms::test {

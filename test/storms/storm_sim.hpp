@@ -22,6 +22,7 @@
 #include "node_files.hpp"
 #include "sim/server/clock_file.hpp"
 #include "sim_node.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::storms::test {
 
@@ -76,7 +77,7 @@ class StormSim : public roced::test::SimNode {
     auto loaded = config::load_string(text, "storm-test.yaml");
     ASSERT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? text
                                                             : loaded.diagnostics[0].to_string());
-    system_ = std::make_unique<System>(System::simulated(dir_));
+    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
     reconciler_ = std::make_unique<reconcile::Reconciler>(*system_, *loaded.config);
     reconciler_->on_event([this](const reconcile::PortEvent& event) {
       std::lock_guard lock(mutex_);

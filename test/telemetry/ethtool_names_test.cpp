@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // parse_ethtool_name on the real mlx5 `ethtool -S` captures (fixtures/SOURCES.md) and on the
 // per-priority PFC names those captures lack (PFC was off there; names from en_stats.c).
-#include "telemetry/ethtool_names.hpp"
+#include "ethtool/ethtool_names.hpp"
 
 #include <gtest/gtest.h>
 

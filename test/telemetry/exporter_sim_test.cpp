@@ -17,11 +17,12 @@
 #include <future>
 #include <thread>
 
-#include "daemon/discovery.hpp"
+#include "port/discovery.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
 #include "telemetry/exporter.hpp"
 #include "telemetry/relay_frontend.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::telemetry {
 namespace {
@@ -124,7 +125,7 @@ class ExporterSim : public roced::test::SimNode {
  protected:
   void SetUp() override {
     SimNode::SetUp();
-    system_ = std::make_unique<System>(System::simulated(dir_));
+    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
     sampler_ = std::make_shared<NodeSampler>(*system_, [this] {
       std::vector<PortTarget> targets;
       auto inventory = discover_ports(*system_->files, {});
@@ -166,7 +167,7 @@ class ExporterSim : public roced::test::SimNode {
   std::unique_ptr<System> system_;
   std::shared_ptr<NodeSampler> sampler_;
   int port_ = 0;
-  config::MetricsSettings settings_;
+  telemetry::MetricsSettings settings_;
 };
 
 TEST_F(ExporterSim, ServesEveryPortOfTheNode) {
@@ -193,7 +194,7 @@ TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
   ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
   crypt_data data{};
-  settings_.basic_auth = config::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   EXPECT_EQ(fetch(url()).status, 401);
   EXPECT_EQ(fetch(url(), {"-u", "prom:wrong"}).status, 401);
@@ -222,7 +223,7 @@ TEST_F(ExporterSim, TlsAndBasicAuthTogether) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
   ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
   crypt_data data{};
-  settings_.basic_auth = config::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   const std::vector<std::string> trust = {"--cacert", certificate_file("server")};
   auto with = [&](std::vector<std::string> extra) {
@@ -301,7 +302,7 @@ class TlsFrontendSim : public ExporterSim {
     ExporterSim::TearDown();
   }
   std::unique_ptr<RelayFrontend> start() {
-    return std::make_unique<RelayFrontend>(config::ListenAddress{"127.0.0.1", false, 0}, pem_,
+    return std::make_unique<RelayFrontend>(telemetry::ListenAddress{"127.0.0.1", false, 0}, pem_,
                                            port_, limits_);
   }
   std::string https_url(const RelayFrontend& frontend) const {
@@ -419,7 +420,7 @@ class ExporterIpv6Sim : public ExporterSim {
     char salt[CRYPT_GENSALT_OUTPUT_SIZE];
     ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
     crypt_data data{};
-    settings_.basic_auth = config::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+    settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   }
   std::vector<int> stuck_;
 };
@@ -501,7 +502,7 @@ class PlainRelaySim : public ExporterIpv6Sim {
     limits_.idle_timeout = std::chrono::minutes(10);
   }
   std::unique_ptr<RelayFrontend> start() {
-    return std::make_unique<RelayFrontend>(config::ListenAddress{"::1", true, 0}, std::nullopt,
+    return std::make_unique<RelayFrontend>(telemetry::ListenAddress{"::1", true, 0}, std::nullopt,
                                            port_, limits_);
   }
   static std::string relay_url(const RelayFrontend& relay) {

@@ -3,6 +3,7 @@
 // files are ours to write): 32-bit wraps carried into 64-bit totals, resets counted, a port no
 // longer targeted forgotten.
 #include "telemetry/node_sampler.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@ class NodeSamplerTree : public ::testing::Test {
     char pattern[] = "/tmp/roced-node-sampler-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    system_ = std::make_unique<System>(System::simulated(dir_));
+    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
     fs::create_directories(system_->files->resolve(kCounters));
   }
   void TearDown() override { fs::remove_all(dir_); }

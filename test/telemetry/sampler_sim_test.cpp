@@ -2,11 +2,12 @@
 // sample_port against a running roce-sim (default node: lan2..lan5 on mlx5_0..mlx5_3).
 #include <gtest/gtest.h>
 
-#include "daemon/discovery.hpp"
+#include "port/discovery.hpp"
 #include "dcb/client.hpp"
-#include "netlink/link.hpp"
+#include "link/link.hpp"
 #include "sim_node.hpp"
 #include "telemetry/sampler.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::telemetry {
 namespace {
@@ -15,7 +16,7 @@ class SamplerSim : public roced::test::SimNode {
  protected:
   void SetUp() override {
     SimNode::SetUp();
-    system_ = std::make_unique<System>(System::simulated(dir_));
+    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
   }
   DiscoveredPort lan2() {
     auto port = describe_netdev(*system_->files, "lan2");

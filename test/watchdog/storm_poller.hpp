@@ -147,7 +147,7 @@ class StormPoller {
   Clock::time_point now() const { return series_.now(); }
 
  private:
-  std::string prefix() const { return std::string(telemetry::direction_name(direction_)); }
+  std::string prefix() const { return std::string(roced::direction_name(direction_)); }
   std::string other() const { return direction_ == Direction::rx ? "tx" : "rx"; }
   std::string pause() const { return prefix() + "_prio3_pause"; }
   std::string duration() const { return prefix() + "_prio3_pause_duration"; }

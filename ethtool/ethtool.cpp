@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ethtool/ethtool.hpp"
+
+#include <linux/ethtool.h>
+
+#include <cstring>
+
+namespace roced {
+
+namespace {
+
+// A buffer for one ethtool command struct followed by `extra` bytes of its flexible array.
+// Kept as u64 so the struct and its u64 data are naturally aligned.
+class CommandBuffer {
+ public:
+  CommandBuffer(size_t header, size_t extra) : words_((header + extra + 7) / 8, 0) {}
+  template <class T>
+  T* as() {
+    return reinterpret_cast<T*>(words_.data());
+  }
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(words_.data()); }
+  std::span<uint8_t> span() { return {bytes(), words_.size() * 8}; }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+// The kernel sizes GSTRINGS/GSTATS replies by the count *now*, not by the count the caller
+// asked for (ethtool_get_strings, ethtool_get_stats), so a count that grew since GSSET_INFO would
+// be written past the end: leave room for it, then notice the change and retry.
+constexpr size_t kSlackEntries = 256;
+// More statistics than any driver has (mlx5 with every channel has some 20000): a count above it is
+// a broken reply, and buffers sized by it would exhaust memory.
+constexpr uint32_t kMaxStatistics = 1u << 20;
+
+Result<uint32_t> stats_count(EthtoolIoctl& ioctl, const std::string& ifname) {
+  CommandBuffer buffer(sizeof(ethtool_sset_info), sizeof(uint32_t));
+  auto* info = buffer.as<ethtool_sset_info>();
+  info->cmd = ETHTOOL_GSSET_INFO;
+  info->sset_mask = 1ull << ETH_SS_STATS;
+  if (auto called = ioctl.call(ifname, buffer.span(), sizeof(ethtool_sset_info)); !called) {
+    return called.error();
+  }
+  if ((info->sset_mask & (1ull << ETH_SS_STATS)) == 0) {
+    return Error{EOPNOTSUPP, ifname + ": the driver has no ethtool statistics"};
+  }
+  uint32_t count = 0;
+  std::memcpy(&count, buffer.bytes() + sizeof(ethtool_sset_info), sizeof(count));
+  if (count > kMaxStatistics) {
+    return Error{EBADMSG, ifname + ": the driver reports " + std::to_string(count) +
+                              " statistics, more than any driver has"};
+  }
+  return count;
+}
+
+Result<std::vector<std::string>> stats_names(EthtoolIoctl& ioctl, const std::string& ifname,
+                                             uint32_t count) {
+  CommandBuffer buffer(sizeof(ethtool_gstrings), (count + kSlackEntries) * ETH_GSTRING_LEN);
+  auto* strings = buffer.as<ethtool_gstrings>();
+  strings->cmd = ETHTOOL_GSTRINGS;
+  strings->string_set = ETH_SS_STATS;
+  strings->len = count;
+  if (auto called = ioctl.call(ifname, buffer.span(), sizeof(ethtool_gstrings)); !called) {
+    return called.error();
+  }
+  if (strings->len != count) return Error{EAGAIN, ifname + ": statistics changed while read"};
+  std::vector<std::string> names;
+  names.reserve(count);
+  const auto* data = reinterpret_cast<const char*>(buffer.bytes() + sizeof(ethtool_gstrings));
+  for (uint32_t i = 0; i < count; ++i) {
+    const char* name = data + size_t{i} * ETH_GSTRING_LEN;
+    names.emplace_back(name, strnlen(name, ETH_GSTRING_LEN));
+  }
+  return names;
+}
+
+Result<std::vector<uint64_t>> stats_values(EthtoolIoctl& ioctl, const std::string& ifname,
+                                           uint32_t count) {
+  CommandBuffer buffer(sizeof(ethtool_stats), (count + kSlackEntries) * sizeof(uint64_t));
+  auto* stats = buffer.as<ethtool_stats>();
+  stats->cmd = ETHTOOL_GSTATS;
+  stats->n_stats = count;
+  if (auto called = ioctl.call(ifname, buffer.span(), sizeof(ethtool_stats)); !called) {
+    return called.error();
+  }
+  if (stats->n_stats != count) return Error{EAGAIN, ifname + ": statistics changed while read"};
+  std::vector<uint64_t> values(count);
+  // No statistics: values.data() may be null, which memcpy must not be given even for 0 bytes.
+  if (count > 0) {
+    std::memcpy(values.data(), buffer.bytes() + sizeof(ethtool_stats), count * sizeof(uint64_t));
+  }
+  return values;
+}
+
+Result<std::vector<NamedCounter>> read_stats_once(EthtoolIoctl& ioctl, const std::string& ifname) {
+  auto count = stats_count(ioctl, ifname);
+  if (!count) return count.error();
+  auto names = stats_names(ioctl, ifname, *count);
+  if (!names) return names.error();
+  auto values = stats_values(ioctl, ifname, *count);
+  if (!values) return values.error();
+  std::vector<NamedCounter> counters;
+  counters.reserve(*count);
+  for (uint32_t i = 0; i < *count; ++i) counters.push_back({(*names)[i], (*values)[i]});
+  return counters;
+}
+
+constexpr size_t kTunableHeader = sizeof(ethtool_tunable);
+
+}  // namespace
+
+StatsReader::StatsReader(System& system, std::string ifname)
+    : system_(system), ifname_(std::move(ifname)) {}
+
+Result<std::vector<std::string>> StatsReader::names() {
+  auto count = stats_count(*system_.ethtool, ifname_);
+  if (!count) return count.error();
+  auto names = stats_names(*system_.ethtool, ifname_, *count);
+  if (names) known_count_ = names->size();
+  return names;
+}
+
+Result<EthtoolCall> StatsReader::values_call() {
+  static_assert(sizeof(ethtool_stats) % sizeof(uint64_t) == 0);
+  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
+  if (!known_count_) {
+    auto count = stats_count(*system_.ethtool, ifname_);
+    if (!count) return count.error();
+    known_count_ = *count;
+  }
+  // The kernel writes as many values as the driver has now, whatever the buffer holds: room for
+  // the count last seen and as many again as a PFC change can add (kSlackEntries).
+  buffer_.resize(kHeaderWords + *known_count_ + kSlackEntries);
+  auto* stats = reinterpret_cast<ethtool_stats*>(buffer_.data());
+  *stats = ethtool_stats{};
+  stats->cmd = ETHTOOL_GSTATS;
+  stats->n_stats = static_cast<uint32_t>(*known_count_);
+  EthtoolCall call;
+  call.ifname = ifname_;
+  call.buffer = std::span<uint8_t>(reinterpret_cast<uint8_t*>(buffer_.data()),
+                                   buffer_.size() * sizeof(uint64_t));
+  call.in_len = sizeof(ethtool_stats);
+  return call;
+}
+
+Result<std::span<const uint64_t>> StatsReader::values_answered(const EthtoolCall& call) {
+  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
+  if (!call.result) return call.result.error();
+  const size_t count = reinterpret_cast<const ethtool_stats*>(buffer_.data())->n_stats;
+  if (kHeaderWords + count > buffer_.size()) {
+    known_count_.reset();  // sized afresh next time
+    return Error{EAGAIN, ifname_ + ": statistics grew beyond the room left for them"};
+  }
+  known_count_ = count;
+  return std::span<const uint64_t>(buffer_.data() + kHeaderWords, count);
+}
+
+Result<std::span<const uint64_t>> StatsReader::values() {
+  auto call = values_call();
+  if (!call) return call.error();
+  call->result = system_.ethtool->call(ifname_, call->buffer, call->in_len);
+  return values_answered(*call);
+}
+
+Result<DriverInfo> EthtoolClient::driver_info(const std::string& ifname) {
+  CommandBuffer buffer(sizeof(ethtool_drvinfo), 0);
+  auto* info = buffer.as<ethtool_drvinfo>();
+  info->cmd = ETHTOOL_GDRVINFO;
+  if (auto called = system_.ethtool->call(ifname, buffer.span(), sizeof(ethtool_drvinfo));
+      !called) {
+    return called.error();
+  }
+  auto field = [](const char* text, size_t size) { return std::string(text, strnlen(text, size)); };
+  return DriverInfo{field(info->driver, sizeof(info->driver)),
+                    field(info->version, sizeof(info->version)),
+                    field(info->fw_version, sizeof(info->fw_version)),
+                    field(info->bus_info, sizeof(info->bus_info))};
+}
+
+Result<std::vector<NamedCounter>> EthtoolClient::stats(const std::string& ifname) {
+  // The string set changes when PFC changes (en_stats.c: mlx5e_grp_per_prio_pfc_fill_strings):
+  // one retry covers a change that landed between our three calls.
+  auto counters = read_stats_once(*system_.ethtool, ifname);
+  if (!counters && counters.error().code == EAGAIN)
+    counters = read_stats_once(*system_.ethtool, ifname);
+  return counters;
+}
+
+Result<uint16_t> EthtoolClient::pfc_prevention_timeout(const std::string& ifname) {
+  CommandBuffer buffer(kTunableHeader, sizeof(uint16_t));
+  auto* tunable = buffer.as<ethtool_tunable>();
+  tunable->cmd = ETHTOOL_GTUNABLE;
+  tunable->id = ETHTOOL_PFC_PREVENTION_TOUT;
+  tunable->type_id = ETHTOOL_TUNABLE_U16;
+  tunable->len = sizeof(uint16_t);
+  if (auto called = system_.ethtool->call(ifname, buffer.span(), kTunableHeader); !called) {
+    return called.error();
+  }
+  uint16_t value = 0;
+  std::memcpy(&value, buffer.bytes() + kTunableHeader, sizeof(value));
+  return value;
+}
+
+Result<void> EthtoolClient::set_pfc_prevention_timeout(const std::string& ifname, uint16_t value) {
+  CommandBuffer buffer(kTunableHeader, sizeof(uint16_t));
+  auto* tunable = buffer.as<ethtool_tunable>();
+  tunable->cmd = ETHTOOL_STUNABLE;
+  tunable->id = ETHTOOL_PFC_PREVENTION_TOUT;
+  tunable->type_id = ETHTOOL_TUNABLE_U16;
+  tunable->len = sizeof(uint16_t);
+  std::memcpy(buffer.bytes() + kTunableHeader, &value, sizeof(value));
+  return system_.ethtool->call(ifname, buffer.span(), kTunableHeader + sizeof(uint16_t));
+}
+
+}  // namespace roced

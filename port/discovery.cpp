@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "port/discovery.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <utility>
+
+namespace roced {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kClassNet = "/sys/class/net";
+const fs::path kClassInfiniband = "/sys/class/infiniband";
+
+std::string trim(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string link_basename(const FileTree& files, const fs::path& link) {
+  auto target = files.read_link(link);
+  if (!target) return {};
+  return target->lexically_normal().filename().string();
+}
+
+std::vector<int> port_numbers(const FileTree& files, const std::string& device) {
+  std::vector<int> numbers;
+  if (auto names = files.list(kClassInfiniband / device / "ports")) {
+    for (const auto& name : *names) {
+      if (!name.empty() &&
+          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        numbers.push_back(std::stoi(name));
+      }
+    }
+  }
+  std::sort(numbers.begin(), numbers.end());
+  return numbers;
+}
+
+// netdev -> (RDMA device, port) from every GID entry's gid_attrs/ndevs, built once on first use:
+// reading all slots of all devices is the slow path. Empty slots fail to read and are skipped.
+class NdevIndex {
+ public:
+  explicit NdevIndex(const FileTree& files) : files_(files) {}
+  const std::pair<std::string, int>* find(const std::string& netdev) {
+    if (!built_) build();
+    auto it = index_.find(netdev);
+    return it == index_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void build() {
+    built_ = true;
+    auto devices = files_.list(kClassInfiniband);
+    if (!devices) return;
+    for (const auto& device : *devices) {
+      for (const int number : port_numbers(files_, device)) {
+        const fs::path ndevs =
+            kClassInfiniband / device / "ports" / std::to_string(number) / "gid_attrs" / "ndevs";
+        auto slots = files_.list(ndevs);
+        if (!slots) continue;
+        for (const auto& slot : *slots) {
+          if (auto name = files_.read(ndevs / slot)) {
+            index_.emplace(trim(*name), std::pair{device, number});  // first wins
+          }
+        }
+      }
+    }
+  }
+  const FileTree& files_;
+  bool built_ = false;
+  std::map<std::string, std::pair<std::string, int>> index_;
+};
+
+// rxe's ib_device hangs off no bus device (no `device` link) and names its netdev in its own
+// `parent` attribute (drivers/infiniband/sw/rxe/rxe_verbs.c, parent_show).
+bool is_rxe(const FileTree& files, const std::string& device) {
+  const fs::path ib = kClassInfiniband / device;
+  return !files.exists(ib / "device") && files.exists(ib / "parent");
+}
+
+std::string rdma_driver_of(const FileTree& files, const std::string& device) {
+  if (is_rxe(files, device)) return "rxe";
+  return link_basename(files, kClassInfiniband / device / "device" / "driver");
+}
+
+// The rxe device whose parent is `netdev`; empty when there is none.
+std::string rxe_device_on(const FileTree& files, const std::string& netdev) {
+  auto devices = files.list(kClassInfiniband);
+  if (!devices) return {};
+  for (const auto& device : *devices) {
+    if (!is_rxe(files, device)) continue;
+    if (auto parent = files.read(kClassInfiniband / device / "parent");
+        parent && trim(*parent) == netdev) {
+      return device;
+    }
+  }
+  return {};
+}
+
+// The netdev's own RDMA device: the PCI function's ib_device (/sys/class/net/<if>/device/
+// infiniband/<dev>), else the rxe device on it. Empty when it has none.
+std::string own_rdma_device(const FileTree& files, const std::string& netdev) {
+  if (auto devices = files.list(kClassNet / netdev / "device" / "infiniband");
+      devices && !devices->empty()) {
+    return devices->front();
+  }
+  return rxe_device_on(files, netdev);
+}
+
+// The RDMA device behind a netdev: its own (see own_rdma_device), else the device whose GID table
+// names the netdev (gid_attrs/ndevs), which also covers devices whose sysfs parent is not the
+// netdev's (bonds, representors).
+void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPort& port) {
+  if (auto own = own_rdma_device(files, port.netdev); !own.empty()) {
+    port.rdma_device = std::move(own);
+    port.owns_rdma_device = true;
+    const auto numbers = port_numbers(files, port.rdma_device);
+    port.rdma_port = numbers.empty() ? 1 : numbers.front();
+    if (numbers.size() > 1) {
+      // A multi-port device (mlx4): the GID table says which port carries this netdev.
+      if (const auto* found = ndev_index.find(port.netdev);
+          found != nullptr && found->first == port.rdma_device) {
+        port.rdma_port = found->second;
+      }
+    }
+  } else if (const auto* found = ndev_index.find(port.netdev)) {
+    port.rdma_device = found->first;
+    port.rdma_port = found->second;
+  }
+  if (!port.rdma_device.empty()) port.rdma_driver = rdma_driver_of(files, port.rdma_device);
+}
+
+bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort& port) {
+  const auto named = [&](const std::string& driver) {
+    return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
+  };
+  return named(port.driver) || named(port.own_rdma_driver());
+}
+
+Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
+                                const std::string& netdev) {
+  if (netdev.empty() || netdev.find('/') != std::string::npos ||
+      !files.exists(kClassNet / netdev)) {
+    return Error{ENODEV, "no network interface named \"" + netdev + "\""};
+  }
+  DiscoveredPort port;
+  port.netdev = netdev;
+  if (files.exists(kClassNet / netdev / "device")) {
+    port.pci = link_basename(files, kClassNet / netdev / "device");
+    port.driver = link_basename(files, kClassNet / netdev / "device" / "driver");
+  }
+  find_rdma_device(files, ndev_index, port);
+  return port;
+}
+
+}  // namespace
+
+Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string& netdev) {
+  NdevIndex ndev_index(files);
+  return describe(files, ndev_index, netdev);
+}
+
+std::string mlx5_only_reason(const DiscoveredPort& port) {
+  if (!port.rdma_driver.empty()) {
+    return "mlx5 only: " + port.netdev + "'s RDMA driver is " + port.rdma_driver;
+  }
+  if (!port.driver.empty()) return "mlx5 only: " + port.netdev + "'s driver is " + port.driver;
+  return "mlx5 only: " + port.netdev + " has no mlx5 device";
+}
+
+std::string read_own_rdma_driver(const FileTree& files, const std::string& netdev) {
+  if (netdev.empty() || netdev.find('/') != std::string::npos) return {};
+  const std::string device = own_rdma_device(files, netdev);
+  return device.empty() ? std::string() : rdma_driver_of(files, device);
+}
+
+Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::string>& requested,
+                                 const std::vector<std::string>& drivers) {
+  Inventory inventory;
+  NdevIndex ndev_index(files);
+  if (!requested.empty()) {
+    for (const auto& name : requested) {
+      if (auto port = describe(files, ndev_index, name)) {
+        inventory.ports.push_back(std::move(*port));
+      } else {
+        inventory.missing.push_back(name);
+      }
+    }
+    return inventory;
+  }
+  auto names = files.list(kClassNet);
+  if (!names) return names.error();
+  for (const auto& name : *names) {
+    // /sys/class/net also holds plain files (bonding_masters): a netdev has an ifindex.
+    if (!files.exists(kClassNet / name / "ifindex")) continue;
+    auto port = describe(files, ndev_index, name);
+    if (!port) continue;
+    if (names_driver(drivers, *port)) {
+      inventory.ports.push_back(std::move(*port));
+    } else if (!port->rdma_device.empty()) {
+      inventory.other_rdma.push_back(std::move(*port));
+    }
+  }
+  return inventory;
+}
+
+}  // namespace roced

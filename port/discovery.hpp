@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Discovery: which netdevs are RoCE ports, which RDMA device and port each one is, and which
+// drivers run them (mlx5 ports get everything roced does; others what their driver can take).
+// Everything comes from sysfs through the FileTree, so the same code walks the real /sys and a
+// simulated node's DIR/sys.
+
+#include <string>
+#include <vector>
+
+#include "os/system.hpp"
+
+namespace roced {
+
+struct DiscoveredPort {
+  std::string netdev;
+  std::string driver;       // basename of /sys/class/net/<if>/device/driver; empty if virtual
+  std::string pci;          // basename of /sys/class/net/<if>/device; empty if virtual
+  std::string rdma_device;  // "mlx5_0"; empty when the port has no RDMA device
+  int rdma_port = 0;        // 1-based; 0 without an RDMA device
+  // "rxe" for soft-RoCE (its device has a `parent` attribute and no `device` link), else the
+  // basename of /sys/class/infiniband/<dev>/device/driver; empty without an RDMA device.
+  std::string rdma_driver;
+  // The RDMA device is this netdev's own (under its PCI function, or rxe's parent), not a lower
+  // device's found through the GID table (a bond's, a VLAN's): only then does `ports.drivers`
+  // match the RDMA driver, so upper devices are never selected by it.
+  bool owns_rdma_device = false;
+  bool is_mlx5() const { return driver == "mlx5_core"; }
+  // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
+  std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }
+};
+
+// Why a port does not take roced's mlx5-only settings: "mlx5 only: veth0's RDMA driver is rxe".
+std::string mlx5_only_reason(const DiscoveredPort& port);
+
+struct Inventory {
+  // The ports to report: every port of the given drivers, or exactly the requested ones (any
+  // driver) in the order asked for.
+  std::vector<DiscoveredPort> ports;
+  // RDMA-capable ports of another driver (not selected).
+  std::vector<DiscoveredPort> other_rdma;
+  std::vector<std::string> missing;  // requested names that are no netdev here
+};
+
+// `requested` empty: every port whose netdev driver or own RDMA driver is in `drivers` (mlx5 by
+// default). Fails only when /sys/class/net cannot be listed.
+Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::string>& requested,
+                                 const std::vector<std::string>& drivers = {"mlx5_core"});
+
+// The driver of the netdev's own RDMA device ("rxe", "mlx5_core", "irdma"), empty when it has
+// none: cheap (no GID table walk), for selecting ports before describing them.
+std::string read_own_rdma_driver(const FileTree& files, const std::string& netdev);
+
+// One netdev, whatever its driver; ENODEV when /sys/class/net/<netdev> does not exist.
+Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string& netdev);
+
+}  // namespace roced

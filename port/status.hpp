@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The status of one port as read back from the NIC: every piece is a Field that holds a value or
+// an error string, so one failing read (DCB on a veth, debugfs not mounted) never fails the rest.
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "port/discovery.hpp"
+#include "dcb/types.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "rdma/ecn.hpp"
+#include "rdma/gid.hpp"
+#include "rdma/rdma_cm.hpp"
+
+namespace roced {
+
+// A value, or why there is none: "unsupported: DCB is not supported by this device (EOPNOTSUPP)".
+template <class T>
+struct Field {
+  std::optional<T> value;
+  std::string error;
+  int error_code = 0;  // errno when the system said no, else 0
+
+  bool ok() const { return value.has_value(); }
+  static Field of(T v) { return Field{std::move(v), {}, 0}; }
+  static Field failed(std::string message, int code = 0) {
+    return Field{std::nullopt, std::move(message), code};
+  }
+};
+
+// "unsupported: <what> is not supported by this device (EOPNOTSUPP)" for EOPNOTSUPP, else
+// "error: <message> (<ERRNO>)".
+std::string describe_error(const Error& error, const std::string& what);
+std::string errno_name(int code);  // "EOPNOTSUPP"; "" for 0
+
+struct StallPrevention {
+  uint16_t raw = 0;          // ETHTOOL_PFC_PREVENTION_TOUT: 0 off, 0xffff auto, else ms
+  std::string mode() const;  // "off", "auto", "manual"
+  std::optional<unsigned> timeout_ms() const;  // auto = 100 ms (mlx5e_get_pfc_prevention_tout)
+  // mlx5 stores "auto" as a 100 ms timeout and reads 100 back: the two are one hardware state.
+  static bool same_setting(uint16_t a, uint16_t b);
+};
+
+struct GidStatus {
+  std::string source;  // "sysfs" or "libibverbs"
+  std::vector<rdma::GidEntry> entries;
+};
+
+struct PortStatus {
+  DiscoveredPort port;
+  Field<DriverInfo> driver_info;
+  Field<LinkInfo> link;
+  Field<uint8_t> dcbx;
+  Field<dcb::Trust> trust;
+  Field<std::vector<dcb::AppEntry>> dscp_apps;  // the APP table's DSCP entries (selector 5)
+  Field<dcb::Pfc> pfc;
+  Field<dcb::Ets> ets;
+  Field<dcb::Buffer> buffer;
+  Field<StallPrevention> stall_prevention;
+  Field<GidStatus> gids;
+  Field<rdma::GidEntry> roce_v2_ipv4;
+  Field<rdma::RdmaCmDefaults> rdma_cm;
+  Field<rdma::EcnState> ecn;
+  Field<std::map<std::string, uint64_t>> hw_counters;
+
+  nlohmann::ordered_json to_json() const;
+};
+
+struct StatusOptions {
+  // Ask libibverbs for the GID table when sysfs cannot give it. Real machine only: a simulated
+  // node has no verbs device.
+  bool verbs_fallback = false;
+  // The planner compares neither: skipping them saves an ethtool call and a file per counter.
+  // A skipped field reads as failed with "not read".
+  bool driver_info = true;
+  bool hw_counters = true;
+  // All 255 slots of the GID table (gids, roce_v2_ipv4). The planner reads only up to the entry
+  // it looks for (rdma::read_gid_table_until) instead.
+  bool gid_table = true;
+  // The link as already read, e.g. from one RTM_GETLINK dump for many ports; unset = ask.
+  std::optional<LinkInfo> link;
+};
+
+// One group of what read_port_status reads: after a write, the applier re-reads only the group
+// the write touched (one IEEE_GET for a DCB step, not every ECN knob file).
+enum class StatusPart { Link, Dcb, StallPrevention, RdmaCm, Ecn };
+void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
+                         PortStatus& status);
+
+PortStatus read_port_status(System& system, const DiscoveredPort& port,
+                            const StatusOptions& options = {});
+
+struct StatusReport {
+  std::string source;  // System::description
+  std::vector<PortStatus> ports;
+  std::vector<DiscoveredPort> other_rdma;
+  std::vector<std::string> missing;
+
+  nlohmann::ordered_json to_json() const;
+};
+
+// The human-readable report: one block per port, aligned, compact.
+std::string format_status_text(const StatusReport& report);
+std::string format_port_text(const PortStatus& status);
+
+}  // namespace roced

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// The human-readable `rocectl status`: one block per port, a header line and one line per topic,
+// what a network engineer checks first. The JSON carries everything; this stays compact.
+#include <algorithm>
+#include <sstream>
+
+#include "port/status.hpp"
+
+namespace roced {
+
+namespace {
+
+// {0,1,2,3,5,7} -> "0-3,5,7"
+std::string ranges(const std::vector<int>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(values[i]);
+    if (j > i) out += '-' + std::to_string(values[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string mask_text(unsigned mask) {
+  std::vector<int> prios;
+  for (int p = 0; p < 8; ++p) {
+    if (mask & (1u << p)) prios.push_back(p);
+  }
+  return prios.empty() ? "none" : ranges(prios);
+}
+
+std::string pad(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string line(const std::string& label, const std::string& text) {
+  return "  " + pad(label, 9) + text + "\n";
+}
+
+// Two columns: the first padded so the second lines up across topics.
+std::string line(const std::string& label, const std::string& first, const std::string& second) {
+  return line(label, second.empty() ? first : pad(first, 20) + " " + second);
+}
+
+std::string ets_text(const dcb::Ets& ets) {
+  auto tc_text = [&](size_t tc) {
+    std::string text = dcb::tsa_name(ets.tc_tsa[tc]);
+    if (ets.tc_tsa[tc] == dcb::Tsa::Ets) text += " " + std::to_string(ets.tc_tx_bw[tc]) + "%";
+    return text;
+  };
+  std::string out;
+  for (size_t tc = 0; tc < ets.tc_tsa.size();) {
+    size_t last = tc;
+    while (last + 1 < ets.tc_tsa.size() && tc_text(last + 1) == tc_text(tc)) ++last;
+    if (!out.empty()) out += ", ";
+    out += "tc" + std::to_string(tc);
+    if (last > tc) out += ".." + std::to_string(last);
+    out += " " + tc_text(tc);
+    tc = last + 1;
+  }
+  out += " | prio->tc";
+  for (const auto tc : ets.prio_tc) out += " " + std::to_string(tc);
+  return out;
+}
+
+std::string dscp_text(const std::vector<dcb::AppEntry>& apps, dcb::Trust trust) {
+  if (apps.empty()) {
+    return trust == dcb::Trust::Pcp ? "(pcp trust: no DSCP map)" : "(no DSCP entries)";
+  }
+  std::string out;
+  for (int prio = 0; prio < 8; ++prio) {
+    std::vector<int> dscps;
+    for (const auto& app : apps) {
+      if (app.priority == prio) dscps.push_back(app.protocol);
+    }
+    if (dscps.empty()) continue;
+    std::sort(dscps.begin(), dscps.end());
+    dscps.erase(std::unique(dscps.begin(), dscps.end()), dscps.end());
+    if (!out.empty()) out += "  ";
+    out += "p" + std::to_string(prio) + ":" + ranges(dscps);
+  }
+  if (apps.size() < 64) out += "  (others -> p0)";
+  return out;
+}
+
+std::string buffer_text(const dcb::Buffer& buffer) {
+  std::string out = "prio->buf";
+  for (const auto b : buffer.prio2buffer) out += " " + std::to_string(b);
+  std::string sizes;
+  for (size_t i = 0; i < buffer.buffer_size.size(); ++i) {
+    if (buffer.buffer_size[i] == 0) continue;
+    if (!sizes.empty()) sizes += ", ";
+    sizes += "buf" + std::to_string(i) + " " + std::to_string(buffer.buffer_size[i]) + " B";
+  }
+  if (!sizes.empty()) out += " | " + sizes;
+  if (buffer.total_size != 0) out += " | total " + std::to_string(buffer.total_size) + " B";
+  return out;
+}
+
+std::string stall_text(const StallPrevention& stall) {
+  if (stall.mode() == "off") return "off";
+  if (stall.mode() == "auto") return "auto (" + std::to_string(*stall.timeout_ms()) + " ms)";
+  return std::to_string(*stall.timeout_ms()) + " ms";
+}
+
+std::string ecn_text(const rdma::EcnState& ecn) {
+  if (ecn.flavour == rdma::EcnFlavour::None) {
+    return "no ECN/DCQCN knobs found (neither debugfs mlx5 cc_params nor sysfs ecn/)";
+  }
+  std::vector<std::string> parts;
+  if (ecn.np_enabled) parts.push_back("np prios " + mask_text(*ecn.np_enabled));
+  if (ecn.rp_enabled) parts.push_back("rp prios " + mask_text(*ecn.rp_enabled));
+  std::string cnp;
+  if (auto dscp = ecn.cnp_dscp()) cnp += "cnp dscp " + std::to_string(*dscp);
+  if (auto prio = ecn.cnp_priority()) {
+    cnp += (cnp.empty() ? "cnp prio " : " prio ") + std::to_string(*prio);
+  }
+  if (!cnp.empty()) parts.push_back(cnp);
+  parts.push_back(std::to_string(ecn.np_params.size() + ecn.rp_params.size()) + " knobs (" +
+                  rdma::ecn_flavour_name(ecn.flavour) + ")");
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
+  return out;
+}
+
+// Without the HOST bit the firmware's DCBX agent is in charge (mlx5e_dcbnl_getdcbx reports the
+// versions it speaks), and a willing switch may override ETS and PFC.
+std::string dcbx_text(uint8_t mode) {
+  if (mode == 0 || (mode & dcb::kDcbxHost) != 0) return dcb::dcbx_mode_name(mode);
+  return "firmware (" + dcb::dcbx_mode_name(mode) + ")";
+}
+
+struct Header {
+  std::vector<std::string> columns;
+};
+
+Header header_of(const PortStatus& s) {
+  std::string driver = s.port.driver;
+  std::string firmware;
+  if (s.driver_info.ok()) {
+    if (!s.driver_info.value->driver.empty()) driver = s.driver_info.value->driver;
+    firmware = s.driver_info.value->firmware;
+  }
+  if (driver.empty()) driver = "-";
+  if (!firmware.empty() && firmware != "N/A") driver += " fw " + firmware;
+  std::string state = "?";
+  std::string mtu = "mtu ?";
+  if (s.link.ok()) {
+    state = operstate_name(s.link.value->operstate);
+    mtu = "mtu " + std::to_string(s.link.value->mtu);
+    if (s.link.value->max_mtu != 0) mtu += "/" + std::to_string(s.link.value->max_mtu);
+  }
+  std::string rdma = s.port.rdma_device.empty() ? "-" : s.port.rdma_device;
+  // Only a driver the netdev's does not already name: "rxe0 (rxe)" under a veth.
+  if (!s.port.rdma_driver.empty() && s.port.rdma_driver != s.port.driver) {
+    rdma += " (" + s.port.rdma_driver + ")";
+  }
+  return Header{{s.port.netdev, rdma, s.port.pci.empty() ? "-" : s.port.pci, driver, state, mtu}};
+}
+
+std::string header_text(const Header& header, const std::vector<size_t>& widths) {
+  std::string out;
+  for (size_t i = 0; i < header.columns.size(); ++i) {
+    const bool last = i + 1 == header.columns.size();
+    out += last ? header.columns[i] : pad(header.columns[i], widths[i]) + "  ";
+  }
+  return out + "\n";
+}
+
+std::string body_text(const PortStatus& s) {
+  std::string out;
+  if (!s.link.ok()) out += line("link", s.link.error);
+  if (!s.driver_info.ok()) out += line("driver", s.driver_info.error);
+
+  // One IEEE_GET gives trust, DSCP, PFC, ETS and buffer: when it failed, say so once.
+  const bool dcb_failed = !s.pfc.ok() && !s.ets.ok() && !s.trust.ok() &&
+                          s.pfc.error == s.ets.error && s.pfc.error == s.trust.error;
+  if (dcb_failed) {
+    out += line("dcb", s.pfc.error);
+  } else {
+    out += line("dcbx", s.dcbx.ok() ? dcbx_text(*s.dcbx.value) : s.dcbx.error,
+                s.trust.ok()
+                    ? std::string("trust ") + (*s.trust.value == dcb::Trust::Dscp ? "dscp" : "pcp")
+                    : "trust " + s.trust.error);
+    if (s.pfc.ok()) {
+      out += line("pfc", mask_text(s.pfc.value->enabled_mask),
+                  "cable " + std::to_string(s.pfc.value->delay) + " m");
+    } else {
+      out += line("pfc", s.pfc.error);
+    }
+    out += line("ets", s.ets.ok() ? ets_text(*s.ets.value) : s.ets.error);
+    if (s.dscp_apps.ok() && s.trust.ok()) {
+      out += line("dscp", dscp_text(*s.dscp_apps.value, *s.trust.value));
+    } else {
+      out += line("dscp", s.dscp_apps.error);
+    }
+    if (s.buffer.ok()) out += line("buffer", buffer_text(*s.buffer.value));
+  }
+  out += line("stall", s.stall_prevention.ok() ? stall_text(*s.stall_prevention.value)
+                                               : s.stall_prevention.error);
+
+  if (s.port.rdma_device.empty()) {
+    out += line("rdma", "absent: no RDMA device for " + s.port.netdev);
+  } else {
+    std::string gid;
+    if (s.roce_v2_ipv4.ok()) {
+      const auto& entry = *s.roce_v2_ipv4.value;
+      gid = "v2/IPv4 index " + std::to_string(entry.index) + " (" + rdma::compact_gid(entry.gid) +
+            ")";
+    } else {
+      gid = s.roce_v2_ipv4.error;
+    }
+    std::string cm;
+    if (!s.rdma_cm.ok()) {
+      cm = "rdma_cm " + s.rdma_cm.error;
+    } else if (!s.rdma_cm.value->configured) {
+      cm = "rdma_cm not configured";
+    } else {
+      cm = "rdma_cm " + s.rdma_cm.value->roce_mode + " tos " +
+           (s.rdma_cm.value->tos ? std::to_string(*s.rdma_cm.value->tos) : "?");
+    }
+    out += line("gids", pad(gid, 38) + " " + cm);
+  }
+  out += line("ecn", s.ecn.ok() ? ecn_text(*s.ecn.value) : s.ecn.error);
+  return out;
+}
+
+std::vector<size_t> widths_of(const std::vector<Header>& headers) {
+  std::vector<size_t> widths;
+  for (const auto& header : headers) {
+    widths.resize(std::max(widths.size(), header.columns.size()), 0);
+    for (size_t i = 0; i < header.columns.size(); ++i) {
+      widths[i] = std::max(widths[i], header.columns[i].size());
+    }
+  }
+  return widths;
+}
+
+}  // namespace
+
+std::string format_port_text(const PortStatus& status) {
+  const Header header = header_of(status);
+  return header_text(header, widths_of({header})) + body_text(status);
+}
+
+std::string format_status_text(const StatusReport& report) {
+  std::vector<Header> headers;
+  for (const auto& port : report.ports) headers.push_back(header_of(port));
+  const auto widths = widths_of(headers);
+  std::string out;
+  for (size_t i = 0; i < report.ports.size(); ++i) {
+    if (i > 0) out += "\n";
+    out += header_text(headers[i], widths) + body_text(report.ports[i]);
+  }
+  if (!report.other_rdma.empty()) {
+    out += "\nother RDMA ports (not mlx5; managed only when ports.drivers names a driver):";
+    for (const auto& port : report.other_rdma) {
+      out += " " + port.netdev + " (" + (port.driver.empty() ? "?" : port.driver) + ", " +
+             port.rdma_device;
+      if (!port.rdma_driver.empty()) out += " " + port.rdma_driver;
+      out += ")";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace roced

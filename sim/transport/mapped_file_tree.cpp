@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/transport/mapped_file_tree.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace roce_sim {
+
+MappedFileTree::MappedFileTree(std::vector<Mapping> mappings, std::filesystem::path fallback_root)
+    : mappings_(std::move(mappings)), fallback_root_(std::move(fallback_root)) {
+  for (auto& mapping : mappings_) mapping.real_prefix = mapping.real_prefix.lexically_normal();
+  std::sort(mappings_.begin(), mappings_.end(), [](const Mapping& a, const Mapping& b) {
+    return a.real_prefix.string().size() > b.real_prefix.string().size();
+  });
+}
+
+namespace {
+
+// An absolute path without ".", ".." or empty components: its string is already normal, so the
+// prefix can be matched as text (std::filesystem's lexical functions cost microseconds a call,
+// and a scrape resolves hundreds of counter paths).
+bool is_plain_absolute(const std::string& path) {
+  if (path.empty() || path.front() != '/') return false;
+  if (path.find("//") != std::string::npos || path.find("/./") != std::string::npos ||
+      path.find("/../") != std::string::npos) {
+    return false;
+  }
+  return !path.ends_with("/.") && !path.ends_with("/..") &&
+         (path.size() == 1 || path.back() != '/');
+}
+
+}  // namespace
+
+std::filesystem::path MappedFileTree::resolve(const std::filesystem::path& real_path) const {
+  if (const std::string& text = real_path.native(); is_plain_absolute(text)) {
+    for (const auto& mapping : mappings_) {
+      const std::string& prefix = mapping.real_prefix.native();
+      if (text == prefix) return mapping.target;
+      if (text.size() > prefix.size() && text.compare(0, prefix.size(), prefix) == 0 &&
+          (text[prefix.size()] == '/' || prefix == "/")) {
+        return mapping.target.native() + (prefix == "/" ? text : text.substr(prefix.size()));
+      }
+    }
+    return fallback_root_.native() + text;
+  }
+  const std::filesystem::path normal = real_path.lexically_normal();
+  for (const auto& mapping : mappings_) {
+    const std::filesystem::path rest = normal.lexically_relative(mapping.real_prefix);
+    if (rest.empty() || *rest.begin() == "..") continue;
+    return rest == "." ? mapping.target : mapping.target / rest;
+  }
+  return fallback_root_ / normal.relative_path();
+}
+
+}  // namespace roce_sim

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/transport/sim_ethtool_ioctl.hpp"
+
+#include <net/if.h>
+#include <roce_sim.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "os/local_transports.hpp"
+
+namespace roce_sim {
+
+using roced::EthtoolCall;
+using roced::Error;
+using roced::Result;
+using roced::UniqueFd;
+using roced::ok;
+
+namespace {
+
+constexpr std::chrono::milliseconds kSimEthtoolTimeout{5000};
+
+}  // namespace
+
+Result<void> SimEthtoolIoctl::ensure_connected() {
+  if (fd_.valid()) return ok();
+  const std::string what = "roce-sim " + socket_path_.string();
+  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Error::from_errno(errno, what + ": socket");
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = socket_path_.string();
+  if (path.size() >= sizeof(addr.sun_path)) return Error{ENAMETOOLONG, what + ": path too long"};
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
+    return Error::from_errno(errno, what + ": connect");
+  }
+  // The reply's deadline, for every recv on this socket.
+  timeval timeout{};
+  timeout.tv_sec = static_cast<time_t>(kSimEthtoolTimeout.count() / 1000);
+  timeout.tv_usec = static_cast<suseconds_t>(kSimEthtoolTimeout.count() % 1000 * 1000);
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) < 0) {
+    return Error::from_errno(errno, what + ": SO_RCVTIMEO");
+  }
+  fd_ = std::move(fd);
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::encode_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                             size_t in_len, std::vector<uint8_t>& out) {
+  if (ifname.size() >= IFNAMSIZ) {
+    return Error{EINVAL, std::string(ifname) + ": interface name too long"};
+  }
+  if (in_len > buffer.size() || buffer.size() < sizeof(uint32_t)) {
+    return Error{EINVAL, std::string(ifname) + ": ethtool request larger than its buffer"};
+  }
+  roce_sim_ethtool_req header{};
+  std::memcpy(header.ifname, ifname.data(), ifname.size());
+  std::memcpy(&header.cmd, buffer.data(), sizeof(header.cmd));
+  header.len = static_cast<uint32_t>(in_len);
+  out.resize(sizeof(header) + in_len);
+  std::memcpy(out.data(), &header, sizeof(header));
+  std::memcpy(out.data() + sizeof(header), buffer.data(), in_len);
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                           size_t in_len) {
+  if (auto encoded = encode_request(ifname, buffer, in_len, request_); !encoded) return encoded;
+  if (auto connected = ensure_connected(); !connected) return connected.error();
+  ssize_t sent = 0;
+  do {
+    sent = ::send(fd_.get(), request_.data(), request_.size(), MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) {
+    const int err = errno;
+    fd_.reset();  // reconnect next time (the server may have restarted)
+    return Error::from_errno(err,
+                             roced::ethtool_call_context(ifname, buffer) + ": send to roce-sim");
+  }
+  return ok();
+}
+
+Result<void> decode_sim_ethtool_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                      std::span<uint8_t> buffer) {
+  const auto context = [&] { return roced::ethtool_call_context(ifname, buffer); };
+  roce_sim_ethtool_rep reply_header{};
+  if (reply.size() < sizeof(reply_header)) {
+    return Error{EBADMSG, context() + ": truncated reply from roce-sim"};
+  }
+  std::memcpy(&reply_header, reply.data(), sizeof(reply_header));
+  if (reply_header.error < 0) {
+    // An errno is 1..MAX_ERRNO (4095); anything else is a broken reply (and -INT_MIN overflows).
+    const int err = reply_header.error >= -4095 ? -reply_header.error : EPROTO;
+    return Error::from_errno(err, context());
+  }
+  const size_t payload =
+      std::min<size_t>({reply_header.len, reply.size() - sizeof(reply_header), buffer.size()});
+  std::memcpy(buffer.data(), reply.data() + sizeof(reply_header), payload);
+  return ok();
+}
+
+Result<void> SimEthtoolIoctl::decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
+                                           std::span<uint8_t> buffer) {
+  // A reply too short for its header: the connection is in doubt, reconnect next time.
+  if (reply.size() < sizeof(roce_sim_ethtool_rep)) fd_.reset();
+  return decode_sim_ethtool_reply(reply, ifname, buffer);
+}
+
+Error SimEthtoolIoctl::receive_failed(int err, std::string_view ifname, std::span<uint8_t> buffer) {
+  fd_.reset();  // a late reply must not be read as the answer to the next call
+  const std::string context = roced::ethtool_call_context(ifname, buffer);
+  if (err == EAGAIN || err == EWOULDBLOCK) {
+    return Error{ETIMEDOUT, context + ": no answer from roce-sim"};
+  }
+  return Error::from_errno(err, context + ": roce-sim ethtool");
+}
+
+Result<void> SimEthtoolIoctl::receive_reply(std::string_view ifname, std::span<uint8_t> buffer) {
+  // The reply is the header and what the kernel would write back into `buffer`; anything longer
+  // would not fit there either (SOCK_SEQPACKET drops the excess).
+  reply_.resize(sizeof(roce_sim_ethtool_rep) + buffer.size());
+  ssize_t got = 0;
+  do {
+    got = ::recv(fd_.get(), reply_.data(), reply_.size(), 0);
+  } while (got < 0 && errno == EINTR);
+  if (got <= 0) return receive_failed(got == 0 ? ECONNRESET : errno, ifname, buffer);
+  return decode_reply({reply_.data(), static_cast<size_t>(got)}, ifname, buffer);
+}
+
+Result<void> SimEthtoolIoctl::call(const std::string& ifname, std::span<uint8_t> buffer,
+                                   size_t in_len) {
+  std::lock_guard lock(mutex_);
+  if (auto sent = send_request(ifname, buffer, in_len); !sent) return sent.error();
+  return receive_reply(ifname, buffer);
+}
+
+void SimEthtoolIoctl::call_batch(std::span<EthtoolCall> calls) {
+  std::lock_guard lock(mutex_);
+  // The server answers one connection's requests in order: every request goes out in one
+  // sendmmsg, then the replies are read.
+  if (batch_.size() < calls.size()) batch_.resize(calls.size());
+  std::vector<mmsghdr> messages;
+  std::vector<iovec> vectors(calls.size());
+  std::vector<size_t> sent_index;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EthtoolCall& one = calls[i];
+    one.result = encode_request(one.ifname, one.buffer, one.in_len, batch_[i]);
+    if (!one.result) continue;
+    vectors[i] = iovec{batch_[i].data(), batch_[i].size()};
+    mmsghdr message{};
+    message.msg_hdr.msg_iov = &vectors[i];
+    message.msg_hdr.msg_iovlen = 1;
+    messages.push_back(message);
+    sent_index.push_back(i);
+  }
+  size_t sent = 0;
+  if (auto connected = ensure_connected(); !connected) {
+    for (const size_t i : sent_index) calls[i].result = connected.error();
+    return;
+  }
+  const auto issued = std::chrono::steady_clock::now();
+  while (sent < messages.size()) {
+    const int n = ::sendmmsg(fd_.get(), messages.data() + sent,
+                             static_cast<unsigned>(messages.size() - sent), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const Error error = Error::from_errno(errno, "roce-sim ethtool: sendmmsg");
+      fd_.reset();
+      for (size_t k = sent; k < sent_index.size(); ++k) calls[sent_index[k]].result = error;
+      break;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  for (size_t k = 0; k < sent; ++k) {
+    EthtoolCall& one = calls[sent_index[k]];
+    one.issued = issued;
+    one.result = fd_.valid() ? receive_reply(one.ifname, one.buffer)
+                             : Result<void>(Error{ECONNRESET, "roce-sim ethtool: connection lost"});
+    one.answered = std::chrono::steady_clock::now();
+  }
+}
+
+}  // namespace roce_sim

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/transport/simulated_system.hpp"
+
+#include <roce_sim.h>
+
+#include <memory>
+#include <vector>
+
+#include "sim/transport/mapped_file_tree.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
+#include "sim/transport/sim_netlink_socket.hpp"
+
+namespace roce_sim {
+
+roced::System simulated_system(const std::filesystem::path& sim_dir) {
+  const std::filesystem::path dir = std::filesystem::absolute(sim_dir).lexically_normal();
+  roced::System system;
+  system.open_rtnl = [rtnl = dir / ROCE_SIM_RTNL_SOCKET] {
+    return SimNetlinkSocket::connect(rtnl);
+  };
+  system.ethtool = std::make_unique<SimEthtoolIoctl>(dir / ROCE_SIM_ETHTOOL_SOCKET);
+  system.files = std::make_unique<MappedFileTree>(
+      std::vector<MappedFileTree::Mapping>{
+          {"/sys/kernel/config", dir / ROCE_SIM_CONFIG_DIR},
+          {"/sys/kernel/debug", dir / ROCE_SIM_DEBUG_DIR},
+          {"/sys", dir / ROCE_SIM_SYS_DIR},
+      },
+      dir);
+  system.description = "simulated node at " + dir.string();
+  return system;
+}
+
+}  // namespace roce_sim
