@@ -535,7 +535,9 @@ std::vector<std::string> FileTree::on_inotify() {
       if (content.empty()) {
         // Nothing written (the kernel calls no store()), or a second writer's O_TRUNC came
         // before this event was read: its own event follows. Restore the value later if not.
-        truncated_.insert_or_assign(path, watch);
+        // Our own rename (IN_MOVED_TO) read empty is a client between its O_TRUNC and its write:
+        // a restore could land after that write and undo it, so only the client's close decides.
+        if (event->mask & IN_CLOSE_WRITE) truncated_.insert_or_assign(path, watch);
         continue;
       }
       truncated_.erase(path);
