@@ -14,7 +14,6 @@
 #include <cerrno>
 #include <cstring>
 
-
 namespace roced {
 
 std::string ethtool_call_context(std::string_view ifname, std::span<const uint8_t> buffer) {
@@ -81,8 +80,7 @@ Result<std::string> LocalFileTree::read(const std::filesystem::path& real_path) 
 
 // Like echo > attribute: no O_CREAT (a missing sysfs attribute is ENOENT), one write() so the
 // kernel's store() sees the whole value and its error comes back.
-Result<void> LocalFileTree::write(const std::filesystem::path& real_path,
-                                   const std::string& text) {
+Result<void> LocalFileTree::write(const std::filesystem::path& real_path, const std::string& text) {
   const std::string context = "write " + real_path.string();
   UniqueFd fd(::open(resolve(real_path).c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
   if (!fd.valid()) return Error::from_errno(errno, context);
@@ -95,8 +93,7 @@ Result<void> LocalFileTree::write(const std::filesystem::path& real_path,
   return ok();
 }
 
-Result<std::vector<std::string>> LocalFileTree::list(
-    const std::filesystem::path& real_path) const {
+Result<std::vector<std::string>> LocalFileTree::list(const std::filesystem::path& real_path) const {
   const std::string context = "list " + real_path.string();
   DIR* dir = ::opendir(resolve(real_path).c_str());
   if (dir == nullptr) return Error::from_errno(errno, context);

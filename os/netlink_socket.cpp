@@ -60,7 +60,6 @@ Result<void> send_datagram(int fd, std::span<const uint8_t> datagram, const char
   return ok();
 }
 
-
 Result<std::unique_ptr<NetlinkSocket>> KernelNetlinkSocket::open() {
   NlSockPtr sock(nl_socket_alloc());
   if (!sock) return Error{ENOMEM, "netlink: cannot allocate a socket"};

@@ -14,8 +14,6 @@ using config::DaemonSettings;
 
 // How often a worker waiting for its predecessor looks up (and shows it is alive).
 constexpr std::chrono::seconds kHeartbeatTick{1};
-// The same drift again this soon after its correction means something keeps setting it.
-constexpr std::chrono::seconds kFightWindow{5};
 
 std::vector<std::string> setting_names(const std::vector<plan::Change>& changes) {
   std::vector<std::string> names;
@@ -357,15 +355,74 @@ void PortWorker::log_new_warnings(const std::vector<std::string>& warnings) {
 }
 
 void PortWorker::check_once(CheckKind kind, Requests requests) {
-  const bool forced = kind != CheckKind::Routine;
   System& system = host_.system();
   const auto config = host_.current_config();
   auto described = describe_netdev(*system.files, netdev_);
   if (!described && described.error().code == ENODEV) {
-    answer(requests, not_applied(netdev_, "the netdev is gone"));
-    host_.port_gone(*this);
+    forget_port(requests);
     return;
   }
+  plan::PortPlan plan = read_plan(described, *config);
+
+  CheckFacts facts;
+  facts.kind = kind;
+  facts.readable = plan.error.empty();
+  // Unreadable because it went away while being read: forgotten, as for RTM_DELLINK.
+  facts.netdev_exists = facts.readable || system.files->exists("/sys/class/net/" + netdev_);
+  facts.in_sync = plan.in_sync();
+  facts.enforce_policy = config->daemon.drift_policy == DaemonSettings::DriftPolicy::Enforce;
+  facts.signature = drift_signature(plan);
+  facts.configured_once = configured_once_;
+  facts.reported_drift = reported_drift_;
+  facts.last_correction = last_correction_;
+  facts.last_corrected_drift = last_corrected_drift_;
+  facts.now = SteadyClock::now();
+  const CheckDecision decision = decide_check(facts);
+
+  switch (decision.action) {
+    case CheckAction::Gone:
+      forget_port(requests);
+      return;
+    case CheckAction::Unreadable: {
+      const auto result = not_applied(netdev_, plan.error);
+      if (kind == CheckKind::Remediation) keep_previous_remediation();
+      record_failure(result, "cannot be read: " + plan.error);
+      answer(requests, result);
+      return;
+    }
+    case CheckAction::Remediate:
+      apply_remediation(std::move(plan), requests);
+      return;
+    case CheckAction::InSync:
+      if (decision.forget_fights) fights_ = 0;
+      settle_in_sync(plan, requests);
+      return;
+    case CheckAction::BackOff:
+    case CheckAction::Report:
+    case CheckAction::Apply:
+      note_drift(decision, plan, facts.signature);
+      break;
+  }
+  if (decision.action == CheckAction::BackOff) {
+    back_off(setting_names(plan.changes), facts.now);
+  } else if (decision.action == CheckAction::Report) {
+    std::lock_guard lock(mutex_);
+    snapshot_.condition = PortCondition::Drifted;
+    snapshot_.consecutive_failures = 0;
+    snapshot_.next_retry.reset();
+    next_retry_.reset();
+  } else {
+    correct(plan, facts.signature, requests);
+  }
+}
+
+void PortWorker::forget_port(Requests& requests) {
+  answer(requests, not_applied(netdev_, "the netdev is gone"));
+  host_.port_gone(*this);
+}
+
+plan::PortPlan PortWorker::read_plan(const Result<DiscoveredPort>& described,
+                                     const config::Config& config) {
   Remediation remediation;
   {
     std::lock_guard lock(mutex_);
@@ -373,137 +430,111 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
   }
   plan::PortPlan plan;
   if (described) {
-    plan = plan::replan_port(system, *described,
-                             remediated(config->profile_for(netdev_), remediation));
+    plan = plan::replan_port(host_.system(), *described,
+                             remediated(config.profile_for(netdev_), remediation));
     log_new_warnings(plan.warnings);  // the planner's (the storm hold has its own log lines)
-    if (!remediation.empty()) {
-      plan.warnings.push_back(hold_warning(remediation));
-    }
+    if (!remediation.empty()) plan.warnings.push_back(hold_warning(remediation));
   } else {
     plan.port = snapshot().port;
     plan.error = described.error().message;
   }
+  std::lock_guard lock(mutex_);
+  snapshot_.port = plan.port;
+  snapshot_.last_plan = plan;
+  snapshot_.last_check = Clock::now();
+  return plan;
+}
+
+void PortWorker::settle_in_sync(const plan::PortPlan& plan, Requests& requests) {
+  record_in_sync(plan);
+  reported_drift_.clear();
+  configured_once_ = true;
+  apply::PortResult result;
+  result.netdev = netdev_;
+  result.unsupported = plan.unsupported;
+  result.warnings = plan.warnings;
+  host_.log(LogLevel::Debug, netdev_, "in sync");
+  answer(requests, result);
+}
+
+void PortWorker::note_drift(const CheckDecision& decision, const plan::PortPlan& plan,
+                            const std::string& signature) {
+  if (decision.count_drift) count_drift(plan.changes);
+  const auto settings = setting_names(plan.changes);
+  if (decision.notice == DriftNotice::Reported) {
+    announce(PortEvent::Kind::Drifted, settings,
+             "drifted: " + describe_changes(plan.changes) + " (reported, not corrected)");
+  } else if (decision.notice == DriftNotice::Corrected) {
+    announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_changes(plan.changes));
+  }
+  if (decision.remember_drift) reported_drift_ = signature;
+}
+
+// The very change just corrected is back: another agent (a willing DCBX peer, mlnx_qos, a second
+// daemon) keeps setting it. Back off instead of rewriting it in a loop.
+void PortWorker::back_off(const std::vector<std::string>& settings, SteadyClock::time_point now) {
+  const auto delay = backoff_delay(++fights_);
   {
     std::lock_guard lock(mutex_);
-    snapshot_.port = plan.port;
-    snapshot_.last_plan = plan;
-    snapshot_.last_check = Clock::now();
+    snapshot_.condition = PortCondition::Drifted;
+    next_retry_ = now + delay;
+    snapshot_.next_retry = wall_time(*next_retry_);
+    dirty_ = true;
   }
+  host_.log(LogLevel::Warn, netdev_,
+            "changed back within " + std::to_string(kFightWindow.count()) +
+                " s of its correction: another agent sets " + joined(settings) + "; retry in " +
+                std::to_string(delay.count()) + " ms");
+}
 
-  if (!plan.error.empty()) {
-    // Unreadable because it went away while being read: forget it, as for RTM_DELLINK.
-    if (!system.files->exists("/sys/class/net/" + netdev_)) {
-      answer(requests, not_applied(netdev_, "the netdev is gone"));
-      host_.port_gone(*this);
+void PortWorker::correct(const plan::PortPlan& plan, const std::string& signature,
+                         Requests& requests) {
+  System& system = host_.system();
+  const auto settings = setting_names(plan.changes);
+  {
+    std::lock_guard lock(mutex_);
+    // Told to stop before the apply began: leave the port as it is.
+    if (stop_) {
+      answer(requests, not_applied(netdev_, "roced is stopping"));
       return;
     }
-    const auto result = not_applied(netdev_, plan.error);
-    if (kind == CheckKind::Remediation) keep_previous_remediation();
-    record_failure(result, "cannot be read: " + plan.error);
-    answer(requests, result);
-  } else if (kind == CheckKind::Remediation) {
-    apply_remediation(std::move(plan), requests);
-  } else if (plan.in_sync()) {
-    if (last_correction_ && SteadyClock::now() - *last_correction_ >= kFightWindow) fights_ = 0;
-    record_in_sync(plan);
-    reported_drift_.clear();
-    configured_once_ = true;
-    apply::PortResult result;
-    result.netdev = netdev_;
-    result.unsupported = plan.unsupported;
-    result.warnings = plan.warnings;
-    host_.log(LogLevel::Debug, netdev_, "in sync");
-    answer(requests, result);
-  } else {
-    const bool enforce =
-        forced || config->daemon.drift_policy == DaemonSettings::DriftPolicy::Enforce;
-    const std::string signature = drift_signature(plan);
-    const auto settings = setting_names(plan.changes);
-    // The first check of a port (start, or it came back) configures it: that is no drift.
-    // Under report there is nothing else to show, so it is announced once per distinct drift.
-    if (!enforce || configured_once_) {
-      if (enforce || signature != reported_drift_) count_drift(plan.changes);
-      if (!enforce && signature != reported_drift_) {
-        announce(PortEvent::Kind::Drifted, settings,
-                 "drifted: " + describe_changes(plan.changes) + " (reported, not corrected)");
-      } else if (enforce) {
-        announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_changes(plan.changes));
+    snapshot_.condition = PortCondition::Applying;
+  }
+  host_.log(LogLevel::Info, netdev_, "applying " + joined(settings));
+  const auto result = apply::apply_port(system, plan, host_.options().apply);
+  {
+    std::lock_guard lock(mutex_);
+    snapshot_.last_apply = result;
+    snapshot_.last_apply_time = Clock::now();
+    const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
+    ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
+    if (applied && configured_once_) {
+      for (const auto& group : setting_groups(plan.changes)) {
+        ++snapshot_.counters.corrections[group];
       }
-      reported_drift_ = signature;
-    }
-    const auto now = SteadyClock::now();
-    const bool fighting = enforce && !forced && last_correction_ &&
-                          signature == last_corrected_drift_ &&
-                          now - *last_correction_ < kFightWindow;
-    if (fighting) {
-      // The very change just corrected is back: another agent (a willing DCBX peer, mlnx_qos,
-      // a second daemon) keeps setting it. Back off instead of rewriting it in a loop.
-      const auto delay = backoff_delay(++fights_);
-      {
-        std::lock_guard lock(mutex_);
-        snapshot_.condition = PortCondition::Drifted;
-        next_retry_ = now + delay;
-        snapshot_.next_retry = wall_time(*next_retry_);
-        dirty_ = true;
-      }
-      host_.log(LogLevel::Warn, netdev_,
-                "changed back within " + std::to_string(kFightWindow.count()) +
-                    " s of its correction: another agent sets " + joined(settings) + "; retry in " +
-                    std::to_string(delay.count()) + " ms");
-      return;
-    }
-    if (!enforce) {
-      std::lock_guard lock(mutex_);
-      snapshot_.condition = PortCondition::Drifted;
-      snapshot_.consecutive_failures = 0;
-      snapshot_.next_retry.reset();
-      next_retry_.reset();
-    } else {
-      {
-        std::lock_guard lock(mutex_);
-        // Told to stop before the apply began: leave the port as it is.
-        if (stop_) {
-          answer(requests, not_applied(netdev_, "roced is stopping"));
-          return;
-        }
-        snapshot_.condition = PortCondition::Applying;
-      }
-      host_.log(LogLevel::Info, netdev_, "applying " + joined(settings));
-      const auto result = apply::apply_port(system, plan, host_.options().apply);
-      {
-        std::lock_guard lock(mutex_);
-        snapshot_.last_apply = result;
-        snapshot_.last_apply_time = Clock::now();
-        const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
-        ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
-        if (applied && configured_once_) {
-          for (const auto& group : setting_groups(plan.changes)) {
-            ++snapshot_.counters.corrections[group];
-          }
-        }
-      }
-      if (result.outcome == apply::PortResult::Outcome::Applied) {
-        // What the snapshot shows is the port as it reads now, not the plan before the apply.
-        plan::PortPlan after = plan::replan_port(system, plan.port, plan.desired);
-        if (!after.in_sync()) {
-          std::lock_guard lock(mutex_);
-          dirty_ = true;  // changed again since the apply verified it: look once more
-        }
-        if (!after.error.empty()) after = plan;  // unreadable just now: the verified plan
-        after.changes.clear();
-        record_in_sync(after);
-        reported_drift_.clear();
-        last_correction_ = SteadyClock::now();
-        last_corrected_drift_ = signature;
-        announce(PortEvent::Kind::Corrected, settings,
-                 (configured_once_ ? "corrected: " : "configured: ") + joined(settings));
-        configured_once_ = true;
-      } else {
-        record_failure(result, apply::outcome_name(result.outcome) + ": " + result.error);
-      }
-      answer(requests, result);
     }
   }
+  if (result.outcome != apply::PortResult::Outcome::Applied) {
+    record_failure(result, apply::outcome_name(result.outcome) + ": " + result.error);
+    answer(requests, result);
+    return;
+  }
+  // What the snapshot shows is the port as it reads now, not the plan before the apply.
+  plan::PortPlan after = plan::replan_port(system, plan.port, plan.desired);
+  if (!after.in_sync()) {
+    std::lock_guard lock(mutex_);
+    dirty_ = true;  // changed again since the apply verified it: look once more
+  }
+  if (!after.error.empty()) after = plan;  // unreadable just now: the verified plan
+  after.changes.clear();
+  record_in_sync(after);
+  reported_drift_.clear();
+  last_correction_ = SteadyClock::now();
+  last_corrected_drift_ = signature;
+  announce(PortEvent::Kind::Corrected, settings,
+           (configured_once_ ? "corrected: " : "configured: ") + joined(settings));
+  configured_once_ = true;
+  answer(requests, result);
 }
 
 }  // namespace roced::reconcile

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/reconcile/check_decision.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 
 namespace roced::reconcile {
@@ -71,9 +72,6 @@ class PortWorker {
   std::shared_future<void> done() const { return done_future_; }
 
  private:
-  // Routine: an event, the drift check, a reload, a retry. Apply: an Apply request (whatever the
-  // drift policy). Remediation: a change of the storm watchdog's hold, applied alone.
-  enum class CheckKind { Routine, Apply, Remediation };
   using Requests = std::vector<std::promise<apply::PortResult>>;
 
   void run();
@@ -81,9 +79,17 @@ class PortWorker {
   // once when the worker has stopped.
   std::future<apply::PortResult> enqueue(
       const std::function<void(std::promise<apply::PortResult>)>& add);
-  // One check: re-read, re-plan, then apply or report.
+  // One check: re-read, re-plan, decide (check_decision.hpp), then do what was decided.
   void check(CheckKind kind, Requests requests);
   void check_once(CheckKind kind, Requests requests);
+  plan::PortPlan read_plan(const Result<DiscoveredPort>& described, const config::Config& config);
+  void forget_port(Requests& requests);
+  void settle_in_sync(const plan::PortPlan& plan, Requests& requests);
+  void note_drift(const CheckDecision& decision, const plan::PortPlan& plan,
+                  const std::string& signature);
+  void back_off(const std::vector<std::string>& settings,
+                std::chrono::steady_clock::time_point now);
+  void correct(const plan::PortPlan& plan, const std::string& signature, Requests& requests);
   void log_new_warnings(const std::vector<std::string>& warnings);
   void apply_remediation(plan::PortPlan plan, Requests& requests);
   void keep_previous_remediation();

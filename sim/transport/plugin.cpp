@@ -8,8 +8,10 @@
 #include "os/open_system.hpp"
 #include "sim/transport/simulated_system.hpp"
 
-extern "C" __attribute__((visibility("default"))) int roce_sim_open_system(
-    const char* dir, roced::System* out, char* message, size_t message_size) {
+extern "C" __attribute__((visibility("default"))) int roce_sim_open_system(const char* dir,
+                                                                           roced::System* out,
+                                                                           char* message,
+                                                                           size_t message_size) {
   static_assert(std::is_same_v<decltype(&roce_sim_open_system), roced::SimPluginEntry>);
   try {
     *out = roce_sim::simulated_system(dir);

@@ -14,11 +14,11 @@
 
 namespace roce_sim {
 
-using roced::EthtoolCall;
 using roced::Error;
+using roced::EthtoolCall;
+using roced::ok;
 using roced::Result;
 using roced::UniqueFd;
-using roced::ok;
 
 namespace {
 

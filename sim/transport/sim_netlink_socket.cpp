@@ -30,7 +30,8 @@ Result<std::unique_ptr<roced::NetlinkSocket>> SimNetlinkSocket::connect(
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
     return Error::from_errno(errno, what + ": connect");
   }
-  std::unique_ptr<SimNetlinkSocket> sock(new SimNetlinkSocket(std::move(fd), roced::next_port_id()));
+  std::unique_ptr<SimNetlinkSocket> sock(
+      new SimNetlinkSocket(std::move(fd), roced::next_port_id()));
   if (auto bound = sock->send_control(ROCE_SIM_CTL_BIND, sock->port_id_, 0); !bound) {
     return bound.error();
   }

@@ -15,7 +15,8 @@ namespace roce_sim {
 // from bind() and setsockopt() is reported with ROCE_SIM_NLMSG_CTL messages (uapi/roce_sim.h).
 class SimNetlinkSocket final : public roced::NetlinkSocket {
  public:
-  static roced::Result<std::unique_ptr<roced::NetlinkSocket>> connect(const std::filesystem::path& socket_path);
+  static roced::Result<std::unique_ptr<roced::NetlinkSocket>> connect(
+      const std::filesystem::path& socket_path);
 
   uint32_t port_id() const override { return port_id_; }
   roced::Result<void> send(std::span<const uint8_t> datagram) override;

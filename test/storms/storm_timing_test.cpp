@@ -39,8 +39,8 @@ using SteadyClock = std::chrono::steady_clock;
 using Kind = StormNotice::Kind;
 
 constexpr int kStorms = 20;
-constexpr Us kFirst = 1s;         // the first RX storm
-constexpr Us kPeriod = 1s;        // storm 300 ms + restoration 200 ms + more than 2 x 200 ms apart
+constexpr Us kFirst = 1s;          // the first RX storm
+constexpr Us kPeriod = 1s;         // storm 300 ms + restoration 200 ms + more than 2 x 200 ms apart
 constexpr Us kPhaseStep = 3700us;  // walks the onset through the 10 ms poll
 constexpr Us kTxLag = 500ms;       // lan4's storm i begins this long after lan3's
 constexpr Us kLength = 300ms;
