@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// The reconciler's event thread: netlink notifications (links, DCB, addresses) mark ports dirty,
+// the drift timer re-reads every port, netdevs that appear are picked up, a broken or overrun
+// event socket makes every port be read again.
+#include <thread>
+
+#include "daemon/reconcile/netlink_events.hpp"
+#include "daemon/reconcile/reconciler_impl.hpp"
+
+namespace roced::reconcile {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The event thread's longest sleep: how soon it notices stop() and beats its heartbeat.
+constexpr std::chrono::milliseconds kEventPoll{1000};
+// A netdev announced before its sysfs entry exists is looked for this often.
+constexpr std::chrono::milliseconds kAppearPoll{50};
+// After the event socket failed, it is reopened this often.
+constexpr std::chrono::seconds kReopenDelay{1};
+
+}  // namespace
+
+void Reconciler::Impl::event_loop() {
+  auto next_drift_check = SteadyClock::now() + current_config()->daemon.drift_check_interval;
+  auto next_reopen = SteadyClock::now();
+  while (!stopping_) {
+    event_heartbeat_ = SteadyClock::now().time_since_epoch().count();
+    ports_.reap();
+    std::vector<PortEvent> events;
+    if (ports_.awaiting_appearance()) {
+      ports_.look_for_appearing(*current_config(), SteadyClock::now(), events);
+    }
+    announce(events);
+    events.clear();
+
+    auto now = SteadyClock::now();
+    const auto interval = current_config()->daemon.drift_check_interval;
+    if (interval.count() > 0 && now >= next_drift_check) {
+      resync(true, true, false);
+      next_drift_check = now + interval;
+    } else if (interval.count() <= 0) {
+      next_drift_check = now + kEventPoll;
+    }
+    auto timeout = std::min<std::chrono::milliseconds>(
+        kEventPoll, std::chrono::duration_cast<std::chrono::milliseconds>(next_drift_check - now) +
+                        std::chrono::milliseconds(1));
+    if (ports_.awaiting_appearance()) timeout = std::min(timeout, kAppearPoll);
+    if (const auto follow_up = ports_.follow_up_gids(now)) {
+      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      *follow_up - now + std::chrono::milliseconds(1)));
+    }
+    timeout = std::max(timeout, std::chrono::milliseconds(1));
+
+    if (!socket_) {
+      if (now >= next_reopen) {
+        auto opened = open_event_socket(system_);
+        if (opened) {
+          socket_ = std::move(*opened);
+          resync(true, true, false);  // what happened while deaf
+        } else {
+          log(LogLevel::Error, {}, "netlink events: " + opened.error().message);
+          next_reopen = now + kReopenDelay;
+        }
+      }
+      if (!socket_) {
+        std::this_thread::sleep_for(timeout);
+        continue;
+      }
+    }
+    auto datagram = socket_->receive(timeout);
+    if (!datagram) {
+      // ENOBUFS: notifications were lost; anything else: the socket is broken. Either way
+      // every port is re-read, as nothing can be known of what was missed.
+      log(LogLevel::Warn, {}, "netlink events: " + datagram.error().message);
+      if (datagram.error().code != ENOBUFS) {
+        socket_.reset();
+        next_reopen = SteadyClock::now() + kReopenDelay;
+      }
+      resync(true, true, false);
+      continue;
+    }
+    const auto received = SteadyClock::now();
+    for (const auto& event : parse_notifications(*datagram)) ports_.handle(event, received, events);
+    announce(events);
+  }
+}
+
+}  // namespace roced::reconcile

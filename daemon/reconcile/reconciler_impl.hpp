@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The reconciler's insides, shared by its public API (reconciler.cpp) and its event thread
+// (event_loop.cpp): the host the port workers call back, the registry of ports, the lifecycle.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "daemon/reconcile/port_registry.hpp"
+#include "daemon/reconcile/reconciler.hpp"
+
+namespace roced::reconcile {
+
+struct Reconciler::Impl final : WorkerHost {
+  Impl(System& system, config::Config config, ReconcilerOptions options)
+      : system_(system),
+        options_(std::move(options)),
+        config_(std::make_shared<const config::Config>(std::move(config))) {}
+
+  // ---- WorkerHost ----
+  System& system() override { return system_; }
+  const ReconcilerOptions& options() const override { return options_; }
+  std::shared_ptr<const config::Config> current_config() const override {
+    std::lock_guard lock(config_mutex_);
+    return config_;
+  }
+  void emit(const PortEvent& event) override;
+  void log(LogLevel level, const std::string& netdev, const std::string& message) override {
+    if (options_.log) options_.log(level, netdev, {}, message);
+  }
+  void port_gone(PortWorker& worker) override;
+  void check_finished() override {
+    { std::lock_guard lock(progress_mutex_); }
+    progress_.notify_all();
+  }
+
+  void announce(const std::vector<PortEvent>& events);
+  void resync(bool announce_new, bool recheck_all, bool reset_backoff);
+  // The event thread (event_loop.cpp): notifications, the drift timer, ports that appear.
+  void event_loop();
+
+  System& system_;
+  const ReconcilerOptions options_;
+
+  mutable std::mutex config_mutex_;
+  std::shared_ptr<const config::Config> config_;
+
+  std::mutex listeners_mutex_;
+  std::vector<std::function<void(const PortEvent&)>> listeners_;
+
+  PortRegistry ports_{*this};
+
+  std::mutex progress_mutex_;
+  std::condition_variable progress_;
+
+  std::mutex lifecycle_mutex_;  // start() / stop()
+  bool started_ = false;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopped_{false};
+  std::unique_ptr<NetlinkSocket> socket_;  // event thread only, once started
+  std::thread event_thread_;
+  // Set once event_thread_ runs: healthy() reads this, never the std::thread that start() and
+  // stop() assign and join on other threads.
+  std::atomic<bool> event_thread_running_{false};
+  std::atomic<std::chrono::steady_clock::rep> event_heartbeat_{0};
+};
+
+}  // namespace roced::reconcile
