@@ -10,7 +10,7 @@
 
 #include "daemon/apply/applier.hpp"
 #include "daemon/dbus/names.hpp"
-#include "daemon/dbus/status_json.hpp"
+#include "daemon/dbus/status_document.hpp"
 #include "daemon/plan/plan.hpp"
 #include "daemon/storms/storm_json.hpp"
 

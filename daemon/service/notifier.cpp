@@ -10,7 +10,7 @@ namespace roced::service {
 Notifier::Notifier() {
   uint64_t usec = 0;
   if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
-    watchdog_timeout_ = std::chrono::microseconds(usec);
+    systemd_watchdog_timeout_ = std::chrono::microseconds(usec);
   }
 }
 
@@ -23,7 +23,7 @@ void Notifier::send(const std::string& state) {
 void Notifier::ready() { send("READY=1"); }
 void Notifier::reloading() { send("RELOADING=1"); }
 void Notifier::stopping() { send("STOPPING=1"); }
-void Notifier::watchdog() { send("WATCHDOG=1"); }
+void Notifier::ping_systemd_watchdog() { send("WATCHDOG=1"); }
 
 void Notifier::status(const std::string& text) {
   if (text == last_status_) return;

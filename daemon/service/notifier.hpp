@@ -16,16 +16,16 @@ class Notifier {
   void ready();
   void reloading();
   void stopping();
-  void watchdog();
+  void ping_systemd_watchdog();
   // Sends STATUS=<text> when it differs from the last one sent.
   void status(const std::string& text);
 
   // WatchdogSec= as systemd passed it; nullopt when the watchdog is off.
-  std::optional<std::chrono::microseconds> watchdog_timeout() const { return watchdog_timeout_; }
+  std::optional<std::chrono::microseconds> systemd_watchdog_timeout() const { return systemd_watchdog_timeout_; }
 
  private:
   void send(const std::string& state);
-  std::optional<std::chrono::microseconds> watchdog_timeout_;
+  std::optional<std::chrono::microseconds> systemd_watchdog_timeout_;
   std::string last_status_;
 };
 

@@ -121,12 +121,12 @@ int Service::run() {
     log_event(event);
     wake();
   });
-  if (auto timeout = notifier_.watchdog_timeout()) {
+  if (auto timeout = notifier_.systemd_watchdog_timeout()) {
     spdlog::debug("watchdog: {} ms, fed every {} ms while healthy",
                   std::chrono::duration_cast<std::chrono::milliseconds>(*timeout).count(),
                   std::chrono::duration_cast<std::chrono::milliseconds>(*timeout / 2).count());
   }
-  next_watchdog_ = std::chrono::steady_clock::now();
+  next_systemd_watchdog_ = std::chrono::steady_clock::now();
 
   // start() returns once every port was checked (and applied) once. It runs on its own thread
   // so that, meanwhile, the watchdog is fed and signals are taken.
@@ -188,9 +188,9 @@ void Service::serve(const std::function<bool()>& done) {
   using Clock = std::chrono::steady_clock;
   while (!stop_requested_ && !done()) {
     auto timeout = kStatusPoll;
-    if (notifier_.watchdog_timeout()) {
+    if (notifier_.systemd_watchdog_timeout()) {
       const auto until_watchdog =
-          std::chrono::duration_cast<std::chrono::milliseconds>(next_watchdog_ - Clock::now());
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_systemd_watchdog_ - Clock::now());
       timeout = std::clamp(until_watchdog, std::chrono::milliseconds(0), timeout);
     }
     pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
@@ -209,7 +209,7 @@ void Service::serve(const std::function<bool()>& done) {
       reload();
     }
     update_status();
-    feed_watchdog();
+    feed_systemd_watchdog();
   }
 }
 
@@ -288,26 +288,26 @@ void Service::update_status() {
   notifier_.status(text);
 }
 
-void Service::feed_watchdog() {
-  if (!notifier_.watchdog_timeout()) return;
+void Service::feed_systemd_watchdog() {
+  if (!notifier_.systemd_watchdog_timeout()) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now < next_watchdog_) return;
+  if (now < next_systemd_watchdog_) return;
   const auto half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      *notifier_.watchdog_timeout() / 2);
+      *notifier_.systemd_watchdog_timeout() / 2);
   const bool healthy = reconciler_->healthy() && (!storms_ || storms_->healthy(now));
   // Unhealthy loops starve the watchdog on purpose: systemd then restarts roced (Restart=).
   // They are asked again soon, so a moment's stall does not cost a whole half period.
-  next_watchdog_ =
+  next_systemd_watchdog_ =
       now + (healthy ? half : std::min<std::chrono::steady_clock::duration>(half, kStatusPoll));
   std::lock_guard lock(state_mutex_);
   if (healthy) {
-    notifier_.watchdog();
-    if (watchdog_unhealthy_) spdlog::info("watchdog: the reconcile loops are healthy again");
-  } else if (!watchdog_unhealthy_ && running_) {
+    notifier_.ping_systemd_watchdog();
+    if (systemd_watchdog_unhealthy_) spdlog::info("watchdog: the reconcile loops are healthy again");
+  } else if (!systemd_watchdog_unhealthy_ && running_) {
     // (While start() runs the loops are still being made: not news.)
     spdlog::error("watchdog: the reconcile loops stopped making progress; not feeding it");
   }
-  watchdog_unhealthy_ = !healthy && running_;
+  systemd_watchdog_unhealthy_ = !healthy && running_;
 }
 
 void Service::log_event(const reconcile::PortEvent& event) {

@@ -74,7 +74,7 @@ class Service {
   void start_storm_watchdog();
   void handle_signals();
   void update_status();
-  void feed_watchdog();
+  void feed_systemd_watchdog();
   void wake();
   void log_event(const reconcile::PortEvent& event);
   void apply_log_level(const config::Config& config);
@@ -94,11 +94,11 @@ class Service {
   std::atomic<bool> running_{false};  // start() returned
 
   std::mutex reload_mutex_;  // one reload at a time (SIGHUP, D-Bus)
-  std::mutex state_mutex_;   // notifier_, reload_problem_, watchdog_unhealthy_
+  std::mutex state_mutex_;   // notifier_, reload_problem_, systemd_watchdog_unhealthy_
   Notifier notifier_;
   std::optional<std::string> reload_problem_;  // why the last reload failed
-  bool watchdog_unhealthy_ = false;
-  std::chrono::steady_clock::time_point next_watchdog_;
+  bool systemd_watchdog_unhealthy_ = false;
+  std::chrono::steady_clock::time_point next_systemd_watchdog_;
 };
 
 }  // namespace roced::service

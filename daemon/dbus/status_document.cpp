@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // GetStatus()'s document (docs/dbus.md, "GetStatus").
-#include "daemon/dbus/status_json.hpp"
+#include "daemon/dbus/status_document.hpp"
 
 #include <ctime>
 
