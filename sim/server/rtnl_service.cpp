@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
+// The NETLINK_ROUTE socket's receive path (net/core/rtnetlink.c rtnetlink_rcv_msg): control
+// messages, then one handler per message type. Links are in rtnl_link.cpp, addresses in
+// rtnl_addr.cpp.
 #include "sim/server/rtnl_service.hpp"
 
-#include <arpa/inet.h>
 #include <linux/dcbnl.h>
-#include <linux/if.h>
-#include <linux/if_addr.h>
-#include <linux/if_arp.h>
-#include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <sys/socket.h>
 
-#include <algorithm>
-#include <array>
 #include <cerrno>
-#include <cstdio>
 
 #include "roce_sim.h"
+#include "sim/server/rtnl_internal.hpp"
 
 namespace roce_sim::server {
+
+using rtnl::normalise_errno;
+using rtnl::to_group;
+using rtnl::to_self;
 
 namespace {
 
@@ -24,89 +25,7 @@ namespace {
 constexpr uint16_t kDcbAttrDcbBuffer = 10;      // DCB_ATTR_DCB_BUFFER
 constexpr uint16_t kDcbAttrAppTrustTable = 11;  // DCB_ATTR_DCB_APP_TRUST_TABLE (6.2+)
 constexpr uint16_t kDcbAttrDcbAppTrust = 1;     // DCB_ATTR_DCB_APP_TRUST
-
-std::array<uint8_t, 6> parse_mac(const std::string& text) {
-  std::array<uint8_t, 6> mac{};
-  unsigned int b[6] = {};
-  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]) ==
-      6) {
-    for (size_t i = 0; i < 6; ++i) mac[i] = static_cast<uint8_t>(b[i]);
-  }
-  return mac;
-}
-
-int normalise_errno(int err) { return err > 0 ? -err : err; }
-
-Outgoing to_self(Bytes datagram) { return Outgoing{false, 0, std::move(datagram)}; }
-Outgoing to_group(uint32_t group, Bytes datagram) {
-  return Outgoing{true, group, std::move(datagram)};
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Link layout: net/core/rtnetlink.c rtnl_fill_ifinfo (6.1), the attributes a physical mlx5 netdev
-// carries, in the kernel's order. Values the model does not track are mlx5e defaults.
-Bytes link_message(const LinkView& link, uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid,
-                   uint32_t change) {
-  const bool running = link.admin_up;            // netif_running
-  const bool oper_up = running && link.carrier;  // netif_oper_up
-  NlMessage m(type, flags, seq, pid);
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_UNSPEC;
-  ifi.ifi_type = ARPHRD_ETHER;
-  ifi.ifi_index = link.ifindex;
-  // dev_get_flags
-  ifi.ifi_flags = IFF_BROADCAST | IFF_MULTICAST;
-  if (link.admin_up) ifi.ifi_flags |= IFF_UP;
-  if (oper_up) ifi.ifi_flags |= IFF_RUNNING | IFF_LOWER_UP;
-  ifi.ifi_change = change;
-  m.put_header(ifi);
-
-  const uint64_t down_count = link.carrier_changes / 2;
-  const uint64_t up_count = link.carrier_changes - down_count;
-  m.put_string(IFLA_IFNAME, link.name);
-  m.put_u32(IFLA_TXQLEN, 1000);
-  m.put_u8(IFLA_OPERSTATE, oper_up ? IF_OPER_UP : IF_OPER_DOWN);
-  m.put_u8(IFLA_LINKMODE, 0);
-  m.put_u32(IFLA_MTU, link.mtu);
-  m.put_u32(IFLA_MIN_MTU, link.min_mtu);
-  m.put_u32(IFLA_MAX_MTU, link.max_mtu);
-  m.put_u32(IFLA_GROUP, 0);
-  m.put_u32(IFLA_PROMISCUITY, 0);
-  m.put_u32(IFLA_NUM_TX_QUEUES, 512);
-  m.put_u32(IFLA_GSO_MAX_SEGS, 65535);
-  m.put_u32(IFLA_GSO_MAX_SIZE, 65536);
-  m.put_u32(IFLA_GRO_MAX_SIZE, 65536);
-  m.put_u32(IFLA_TSO_MAX_SIZE, 524280);
-  m.put_u32(IFLA_TSO_MAX_SEGS, 65535);
-  m.put_u32(IFLA_NUM_RX_QUEUES, 64);
-  m.put_u8(IFLA_CARRIER, oper_up ? 1 : 0);
-  m.put_string(IFLA_QDISC, "mq");
-  m.put_u32(IFLA_CARRIER_CHANGES, static_cast<uint32_t>(link.carrier_changes));
-  m.put_u32(IFLA_CARRIER_UP_COUNT, static_cast<uint32_t>(up_count));
-  m.put_u32(IFLA_CARRIER_DOWN_COUNT, static_cast<uint32_t>(down_count));
-  m.put_u8(IFLA_PROTO_DOWN, 0);
-  rtnl_link_ifmap map{};  // rtnl_fill_link_ifmap
-  m.put_attr(IFLA_MAP, &map, sizeof map);
-  const auto mac = parse_mac(link.mac);
-  const std::array<uint8_t, 6> broadcast = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-  m.put_attr(IFLA_ADDRESS, mac.data(), mac.size());
-  m.put_attr(IFLA_BROADCAST, broadcast.data(), broadcast.size());
-  rtnl_link_stats64 stats64{};  // rtnl_fill_stats: the model keeps no netdev totals here
-  m.put_attr(IFLA_STATS64, &stats64, sizeof stats64);
-  rtnl_link_stats stats{};
-  m.put_attr(IFLA_STATS, &stats, sizeof stats);
-  const size_t xdp = m.begin_nest(IFLA_XDP);  // rtnl_xdp_fill: nothing attached
-  m.put_u8(IFLA_XDP_ATTACHED, XDP_ATTACHED_NONE);
-  m.end_nest(xdp);
-  m.put_attr(IFLA_PERM_ADDRESS, mac.data(), mac.size());
-  if (!link.pci.empty()) {
-    m.put_string(IFLA_PARENT_DEV_NAME, link.pci);
-    m.put_string(IFLA_PARENT_DEV_BUS_NAME, "pci");
-  }
-  return m.finish();
-}
 
 // ---------------------------------------------------------------------------------------------
 // DCB layout: net/dcb/dcbnl.c dcbnl_newmsg (struct dcbmsg) + dcbnl_ieee_fill, with mlx5's ops
@@ -146,24 +65,6 @@ Bytes dcb_ieee_message(const Port& port, uint16_t type, uint8_t cmd, uint16_t fl
   NlMessage m = dcb_newmsg(type, cmd, flags, seq, pid);
   fill_ieee(m, port);
   return m.finish();
-}
-
-// ---------------------------------------------------------------------------------------------
-
-LinkView RtnlService::view(Port& port) {
-  LinkView v;
-  v.name = port.netdev();
-  v.ifindex = node_.ifindex(port.netdev());
-  v.admin_up = port.admin_up();
-  v.carrier = port.carrier();
-  v.mtu = port.mtu();
-  v.min_mtu = port.min_mtu();
-  v.max_mtu = port.max_mtu();
-  v.carrier_changes = port.carrier_changes();
-  v.mac = port.spec().mac;
-  v.pci = port.spec().pci_address;
-  last_view_[v.ifindex] = v;
-  return v;
 }
 
 void RtnlService::events_to(std::vector<Outgoing>& out) {
@@ -271,23 +172,9 @@ int RtnlService::dispatch(const NlRequest& request, const NlPeer& peer, std::vec
       request_log_.push_back(request.header.nlmsg_type == RTM_NEWLINK ? "RTM_NEWLINK"
                                                                       : "RTM_SETLINK");
       return set_link(request);
-    case RTM_DELLINK: {
+    case RTM_DELLINK:
       request_log_.push_back("RTM_DELLINK");
-      // rtnl_dellink: a device without rtnl_link_ops (a physical port) cannot be deleted.
-      ifinfomsg ifi{};
-      if (request.payload.size() < sizeof ifi) return -EINVAL;
-      std::memcpy(&ifi, request.payload.data(), sizeof ifi);
-      AttrTable attrs = parse_attrs(request.payload.subspan(NLMSG_ALIGN(sizeof ifi)));
-      Port* port = nullptr;
-      if (ifi.ifi_index > 0) {
-        port = node_.find(ifi.ifi_index);
-      } else if (attrs.count(IFLA_IFNAME)) {
-        port = node_.find(attr_string(attrs[IFLA_IFNAME]));
-      } else {
-        return -EINVAL;
-      }
-      return port ? -EOPNOTSUPP : -ENODEV;
-    }
+      return del_link(request);
     case RTM_GETADDR:
       request_log_.push_back("RTM_GETADDR");
       return get_addr(request, peer, out, dumped);
@@ -300,203 +187,6 @@ int RtnlService::dispatch(const NlRequest& request, const NlPeer& peer, std::vec
       // rtnetlink_rcv_msg: no handler registered for this type.
       return -EOPNOTSUPP;
   }
-}
-
-// rtnl_getlink / rtnl_dump_ifinfo
-int RtnlService::get_link(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
-                          bool& dumped) {
-  const uint32_t seq = request.header.nlmsg_seq;
-  if (request.header.nlmsg_flags & NLM_F_DUMP) {
-    dumped = true;
-    Bytes datagram;
-    for (Port* port : node_.ports()) {
-      Bytes message = link_message(view(*port), RTM_NEWLINK, NLM_F_MULTI, seq, peer.pid, 0);
-      datagram.insert(datagram.end(), message.begin(), message.end());
-    }
-    append_done(datagram, seq, peer.pid);
-    out.push_back(to_self(std::move(datagram)));
-    return 0;
-  }
-  ifinfomsg ifi{};
-  if (request.payload.size() < sizeof ifi) return -EINVAL;
-  std::memcpy(&ifi, request.payload.data(), sizeof ifi);
-  AttrTable attrs = parse_attrs(request.payload.subspan(NLMSG_ALIGN(sizeof ifi)));
-  Port* port = nullptr;
-  if (ifi.ifi_index > 0) {
-    port = node_.find(ifi.ifi_index);
-  } else if (attrs.count(IFLA_IFNAME)) {
-    port = node_.find(attr_string(attrs[IFLA_IFNAME]));
-  } else if (attrs.count(IFLA_ALT_IFNAME)) {
-    port = node_.find(attr_string(attrs[IFLA_ALT_IFNAME]));
-  } else {
-    return -EINVAL;
-  }
-  if (!port) return -ENODEV;
-  out.push_back(to_self(link_message(view(*port), RTM_NEWLINK, 0, seq, peer.pid, 0)));
-  return 0;
-}
-
-// rtnl_setlink / rtnl_newlink on an existing device -> do_setlink: IFLA_MTU (dev_set_mtu_ext),
-// then the flags (dev_change_flags with rtnl_dev_combine_flags).
-int RtnlService::set_link(const NlRequest& request) {
-  ifinfomsg ifi{};
-  if (request.payload.size() < sizeof ifi) return -EINVAL;
-  std::memcpy(&ifi, request.payload.data(), sizeof ifi);
-  AttrTable attrs = parse_attrs(request.payload.subspan(NLMSG_ALIGN(sizeof ifi)));
-  Port* port = nullptr;
-  if (ifi.ifi_index > 0) {
-    port = node_.find(ifi.ifi_index);
-  } else if (attrs.count(IFLA_IFNAME)) {
-    port = node_.find(attr_string(attrs[IFLA_IFNAME]));
-  }
-  const bool wants_mtu = attrs.count(IFLA_MTU) != 0;
-  const bool wants_flags = ifi.ifi_flags != 0 || ifi.ifi_change != 0;
-  // A request that sets something is a write, whether it changes anything or fails; naming
-  // attributes alone (an empty set) is not.
-  const bool sets_something =
-      wants_mtu || wants_flags || std::any_of(attrs.begin(), attrs.end(), [](const auto& attr) {
-        return attr.first != IFLA_IFNAME && attr.first != IFLA_EXT_MASK &&
-               attr.first != IFLA_ALT_IFNAME;
-      });
-  if (sets_something) {
-    std::string named = port ? port->netdev() : std::string();
-    if (!port && attrs.count(IFLA_IFNAME)) named = attr_string(attrs[IFLA_IFNAME]);
-    count_write(named);
-  }
-  if (!port && ifi.ifi_index <= 0 && !attrs.count(IFLA_IFNAME) &&
-      request.header.nlmsg_type == RTM_SETLINK) {
-    return -EINVAL;
-  }
-  if (!port) {
-    if (request.header.nlmsg_type == RTM_NEWLINK && (request.header.nlmsg_flags & NLM_F_CREATE)) {
-      return -EOPNOTSUPP;  // creating virtual links (IFLA_LINKINFO kinds) is not simulated
-    }
-    return -ENODEV;
-  }
-  if (request.header.nlmsg_type == RTM_NEWLINK && (request.header.nlmsg_flags & NLM_F_EXCL))
-    return -EEXIST;
-
-  if (!wants_mtu && !wants_flags) return 0;
-  // One injected error per request; an MTU set also matches `op: link`.
-  if (const int injected = normalise_errno(
-          node_.take_injected_error(port->netdev(), wants_mtu ? SetOp::Mtu : SetOp::Link));
-      injected != 0) {
-    return injected;
-  }
-  bool changed = false;
-  if (wants_mtu) {
-    uint32_t mtu = 0;
-    if (!attr_as(attrs, IFLA_MTU, mtu)) return -EINVAL;
-    if (mtu != port->mtu()) {
-      if (const int err = port->set_mtu(mtu); err != 0) return normalise_errno(err);
-      changed = true;
-    }
-  }
-  if (wants_flags) {
-    uint32_t current = port->admin_up() ? IFF_UP : 0;
-    uint32_t flags = ifi.ifi_flags;  // "ifi_change == 0 is treated as ~0"
-    if (ifi.ifi_change) flags = (flags & ifi.ifi_change) | (current & ~ifi.ifi_change);
-    const bool up = (flags & IFF_UP) != 0;
-    if (up != port->admin_up()) {
-      if (const int err = port->set_admin_up(up); err != 0) return normalise_errno(err);
-      changed = true;
-    }
-  }
-  if (changed) node_.note_link_changed(port->netdev());
-  return 0;
-}
-
-// inet_dump_ifaddr / inet6_dump_addr: the ports' configured addresses (IPv6 link-local from the
-// MAC's EUI-64 first, as addrconf adds it at link up).
-int RtnlService::get_addr(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
-                          bool& dumped) {
-  if (!(request.header.nlmsg_flags & NLM_F_DUMP)) return -EOPNOTSUPP;  // no doit for RTM_GETADDR
-  dumped = true;
-  uint8_t family = AF_UNSPEC;
-  if (!request.payload.empty()) family = request.payload[0];
-  const uint32_t seq = request.header.nlmsg_seq;
-  Bytes datagram;
-  auto add = [&](int af, const void* addr, size_t len, uint8_t prefix, uint8_t scope, int ifindex,
-                 const std::string& label, const void* broadcast) {
-    NlMessage m(RTM_NEWADDR, NLM_F_MULTI, seq, peer.pid);
-    ifaddrmsg ifa{};
-    ifa.ifa_family = static_cast<uint8_t>(af);
-    ifa.ifa_prefixlen = prefix;
-    ifa.ifa_flags = IFA_F_PERMANENT;
-    ifa.ifa_scope = scope;
-    ifa.ifa_index = static_cast<uint32_t>(ifindex);
-    m.put_header(ifa);
-    ifa_cacheinfo cache{};
-    cache.ifa_prefered = 0xffffffffu;
-    cache.ifa_valid = 0xffffffffu;
-    if (af == AF_INET) {
-      m.put_attr(IFA_ADDRESS, addr, len);
-      m.put_attr(IFA_LOCAL, addr, len);
-      if (broadcast) m.put_attr(IFA_BROADCAST, broadcast, len);
-      m.put_string(IFA_LABEL, label);
-      m.put_u32(IFA_FLAGS, IFA_F_PERMANENT);
-      m.put_attr(IFA_CACHEINFO, &cache, sizeof cache);
-    } else {
-      m.put_attr(IFA_ADDRESS, addr, len);
-      m.put_attr(IFA_CACHEINFO, &cache, sizeof cache);
-      m.put_u32(IFA_FLAGS, IFA_F_PERMANENT);
-    }
-    m.append_to(datagram);
-  };
-  auto split = [](const std::string& cidr, std::string& ip, int& prefix, int fallback) {
-    const auto slash = cidr.find('/');
-    ip = cidr.substr(0, slash);
-    prefix = slash == std::string::npos ? fallback : std::atoi(cidr.c_str() + slash + 1);
-  };
-  if (family == AF_UNSPEC || family == AF_INET) {
-    for (Port* port : node_.ports()) {
-      for (const std::string& cidr : port->spec().ipv4) {
-        std::string ip;
-        int prefix = 32;
-        split(cidr, ip, prefix, 32);
-        in_addr addr{};
-        if (inet_pton(AF_INET, ip.c_str(), &addr) != 1) continue;
-        in_addr broadcast = addr;
-        if (prefix < 32) {
-          const uint32_t host_mask = prefix == 0 ? 0xffffffffu : (0xffffffffu >> prefix);
-          broadcast.s_addr = htonl(ntohl(addr.s_addr) | host_mask);
-        }
-        add(AF_INET, &addr, sizeof addr, static_cast<uint8_t>(prefix), RT_SCOPE_UNIVERSE,
-            node_.ifindex(port->netdev()), port->netdev(), prefix < 31 ? &broadcast : nullptr);
-      }
-    }
-  }
-  if (family == AF_UNSPEC || family == AF_INET6) {
-    for (Port* port : node_.ports()) {
-      const int ifindex = node_.ifindex(port->netdev());
-      for (const std::string& cidr : port->spec().ipv6) {
-        std::string ip;
-        int prefix = 128;
-        split(cidr, ip, prefix, 128);
-        in6_addr addr{};
-        if (inet_pton(AF_INET6, ip.c_str(), &addr) != 1) continue;
-        add(AF_INET6, &addr, sizeof addr, static_cast<uint8_t>(prefix), RT_SCOPE_UNIVERSE, ifindex,
-            port->netdev(), nullptr);
-      }
-      const auto mac = parse_mac(port->spec().mac);
-      in6_addr link_local{};
-      link_local.s6_addr[0] = 0xfe;
-      link_local.s6_addr[1] = 0x80;
-      link_local.s6_addr[8] = static_cast<uint8_t>(mac[0] ^ 0x02);
-      link_local.s6_addr[9] = mac[1];
-      link_local.s6_addr[10] = mac[2];
-      link_local.s6_addr[11] = 0xff;
-      link_local.s6_addr[12] = 0xfe;
-      link_local.s6_addr[13] = mac[3];
-      link_local.s6_addr[14] = mac[4];
-      link_local.s6_addr[15] = mac[5];
-      add(AF_INET6, &link_local, sizeof link_local, 64, RT_SCOPE_LINK, ifindex, port->netdev(),
-          nullptr);
-    }
-  }
-  append_done(datagram, seq, peer.pid);
-  out.push_back(to_self(std::move(datagram)));
-  return 0;
 }
 
 // dcb_doit + the reply_funcs of net/dcb/dcbnl.c for the commands mlx5 answers.
