@@ -4,7 +4,7 @@
 // (net/core/rtnetlink.c), addresses (net/ipv4/devinet.c, net/ipv6/addrconf.c), DCB
 // (net/dcb/dcbnl.c), and the roce-sim control messages of uapi/roce_sim.h. Each reply layout
 // lives next to the kernel function it follows, split as the kernel splits them: rtnl_link.cpp,
-// rtnl_addr.cpp, and DCB in rtnl_service.cpp.
+// rtnl_addr.cpp, dcbnl.cpp; rtnl_service.cpp only dispatches.
 
 #include <cstdint>
 #include <map>
