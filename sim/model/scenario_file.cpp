@@ -83,37 +83,210 @@ SetOp set_op(const Reader& reader, const Field& field) {
   return static_cast<SetOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
 }
 
-ScenarioEvent parse_event(const Reader& reader, const Field& field) {
-  static const std::vector<std::string> kinds = {
-      "congestion",      "pfc_storm",  "link_flap",      "driver_reload",
-      "foreign_tool",    "dcbx_peer",  "netlink_errors", "address",
-      "vanish_on_write", "hold_reply", "counter_clear",  "unreadable_file"};
-  static const std::map<std::string, std::vector<std::string>> kind_keys = {
-      {"congestion", {"priority", "duration", "ecn_mark_ratio", "cnp_rate", "pause_ratio"}},
-      {"pfc_storm", {"priority", "direction", "duration", "ignores_remediation"}},
-      {"link_flap", {"down_for"}},
-      {"driver_reload", {"down_for"}},
-      {"foreign_tool", {"tool", "set"}},
-      {"dcbx_peer", {"pfc", "ets"}},
-      {"netlink_errors", {"errno", "count", "op"}},
-      {"address", {"add", "remove"}},
-      {"vanish_on_write", {"op", "down_for"}},
-      {"hold_reply", {"op", "duration"}},
-      {"counter_clear", {"counters"}},
-      {"unreadable_file", {"file", "duration"}},
-  };
-  // The kind decides which keys are allowed; read it first from a permissive look.
-  if (!field.value.IsMap()) reader.fail(field, "expected a map (at, kind, port, ...)");
-  std::string kind;
-  {
-    std::vector<std::string> all = {"at", "kind", "port"};
-    for (const auto& [k, keys] : kind_keys) all.insert(all.end(), keys.begin(), keys.end());
-    const auto loose = reader.map(field, all);
-    kind = reader.choice(loose.require("kind"), kinds);
+using Map = Reader::Map;
+using Body = ScenarioEvent::Body;
+
+Body parse_congestion(const Reader& reader, const Map& map) {
+  ev::Congestion c;
+  c.priority = priority(reader, map.require("priority"));
+  c.duration = positive_duration(reader, map.require("duration"));
+  if (const auto f = map.get("ecn_mark_ratio")) c.ecn_mark_ratio = reader.number(*f, 0, 1);
+  if (const auto f = map.get("cnp_rate")) c.cnp_per_second = reader.number(*f, 0, 1e9);
+  if (const auto f = map.get("pause_ratio")) {
+    c.pause_ratio = reader.number(*f, 0, 1);
+    if (c.pause_ratio >= 1) {
+      reader.fail(*f,
+                  "must be below 1 (congestion still makes progress; a "
+                  "pause_ratio of 1 is a "
+                  "pfc_storm)");
+    }
   }
+  return c;
+}
+
+Body parse_pfc_storm(const Reader& reader, const Map& map) {
+  ev::PfcStorm s;
+  s.priority = priority(reader, map.require("priority"));
+  s.direction =
+      reader.choice(map.require("direction"), {"rx", "tx"}) == "rx" ? Direction::Rx : Direction::Tx;
+  s.duration = positive_duration(reader, map.require("duration"));
+  if (const auto f = map.get("ignores_remediation")) s.ignores_remediation = reader.boolean(*f);
+  return s;
+}
+
+Body parse_link_flap(const Reader& reader, const Map& map) {
+  return ev::LinkFlap{positive_duration(reader, map.require("down_for"))};
+}
+
+Body parse_driver_reload(const Reader& reader, const Map& map) {
+  return ev::DriverReload{positive_duration(reader, map.require("down_for"))};
+}
+
+// foreign_tool's set.dscp: keys are DSCP values, values priorities.
+void read_dscp_map(const Reader& reader, const Field& field, std::map<int, int>& dscp_to_priority) {
+  const auto entries = reader.map(field, {});  // keys are DSCP values; checked below
+  for (auto it = field.value.begin(); it != field.value.end(); ++it) {
+    const Field key{it->first, it->first.Mark(),
+                    yaml_reader::child_path(field.path, it->first.Scalar())};
+    const Field value{it->second, it->second.Mark(), key.path};
+    dscp_to_priority[static_cast<int>(reader.integer(key, 0, 63))] = priority(reader, value);
+  }
+  (void)entries;
+}
+
+// foreign_tool's set.stall_prevention: off, auto, or a timeout in mlx5's range.
+uint16_t stall_prevention_ms(const Reader& reader, const Field& field) {
+  if (field.value.IsScalar() && field.value.Scalar() == "off") return 0;
+  if (field.value.IsScalar() && field.value.Scalar() == "auto") return 0xffff;
+  const auto d = reader.duration(field);
+  if (d < std::chrono::milliseconds(80) || d > std::chrono::milliseconds(8000)) {
+    reader.fail(field, "must be off, auto or 80ms-8s (mlx5's range)");
+  }
+  return static_cast<uint16_t>(d.count() / 1000);
+}
+
+Body parse_foreign_tool(const Reader& reader, const Map& map) {
+  ev::ForeignTool t;
+  if (const auto f = map.get("tool")) t.tool = reader.string(*f);
+  const auto set_field = map.require("set");
+  const auto set =
+      reader.map(set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention", "ets"});
+  if (const auto f = set.get("pfc")) t.pfc_enable = priority_mask(reader, *f);
+  if (const auto f = set.get("trust")) t.trust_dscp = reader.choice(*f, {"pcp", "dscp"}) == "dscp";
+  if (const auto f = set.get("dscp")) read_dscp_map(reader, *f, t.dscp_to_priority);
+  if (const auto f = set.get("dcbx"))
+    t.dcbx_host = reader.choice(*f, {"firmware", "host"}) == "host";
+  if (const auto f = set.get("mtu")) t.mtu = static_cast<uint32_t>(reader.integer(*f, 68, 65535));
+  if (const auto f = set.get("stall_prevention"))
+    t.stall_prevention_ms = stall_prevention_ms(reader, *f);
+  if (const auto f = set.get("ets")) read_ets(reader, *f, t.ets_bandwidth, t.prio_tc);
+  if (set_field.value.size() == 0) reader.fail(set_field, "names nothing to change");
+  return t;
+}
+
+Body parse_dcbx_peer(const Reader& reader, const Map& map) {
+  ev::DcbxPeer d;
+  if (const auto f = map.get("pfc")) d.pfc_enable = priority_mask(reader, *f);
+  if (const auto f = map.get("ets")) read_ets(reader, *f, d.ets_bandwidth, d.prio_tc);
+  if (!d.pfc_enable && !d.ets_bandwidth && !d.prio_tc) {
+    reader.fail(map.self(), "a dcbx_peer event needs pfc or ets");
+  }
+  return d;
+}
+
+Body parse_netlink_errors(const Reader& reader, const Map& map) {
+  ev::NetlinkErrors n;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : errno_names()) names.push_back(name);
+  n.err_name = reader.choice(map.require("errno"), names);
+  for (const auto& [name, value] : errno_names()) {
+    if (name == n.err_name) n.err = value;
+  }
+  if (const auto f = map.get("count")) n.count = static_cast<int>(reader.integer(*f, 1, 100000));
+  if (const auto f = map.get("op")) n.op = set_op(reader, *f);
+  return n;
+}
+
+Body parse_address(const Reader& reader, const Map& map) {
+  ev::AddressChange a;
+  for (const char* key : {"add", "remove"}) {
+    if (const auto f = map.get(key)) {
+      for (const auto& item : reader.list(*f)) {
+        std::string address;
+        yaml_reader::parse_cidr(reader, item, address);
+        (std::string(key) == "add" ? a.add : a.remove).push_back(item.value.Scalar());
+      }
+    }
+  }
+  if (a.add.empty() && a.remove.empty())
+    reader.fail(map.self(), "an address event needs add or remove");
+  return a;
+}
+
+Body parse_vanish_on_write(const Reader& reader, const Map& map) {
+  ev::VanishOnWrite v;
+  if (const auto f = map.get("op")) v.op = set_op(reader, *f);
+  v.down_for = positive_duration(reader, map.require("down_for"));
+  return v;
+}
+
+Body parse_hold_reply(const Reader& reader, const Map& map) {
+  ev::HoldReply h;
+  if (const auto f = map.get("op")) h.op = set_op(reader, *f);
+  h.duration = positive_duration(reader, map.require("duration"));
+  return h;
+}
+
+Body parse_counter_clear(const Reader& reader, const Map& map) {
+  ev::CounterClear c;
+  const auto list_field = map.require("counters");
+  for (const auto& item : reader.list(list_field)) c.counters.push_back(reader.string(item));
+  if (c.counters.empty()) reader.fail(list_field, "names no counter");
+  return c;
+}
+
+Body parse_unreadable_file(const Reader& reader, const Map& map) {
+  ev::UnreadableFile u;
+  const auto file_field = map.require("file");
+  u.file = reader.string(file_field);
+  const std::filesystem::path path(u.file);
+  const bool escapes = std::any_of(path.begin(), path.end(),
+                                   [](const std::filesystem::path& part) { return part == ".."; });
+  if (u.file.empty() || path.is_absolute() || escapes) {
+    reader.fail(file_field, "must be a path inside the node's directory (like sys/class/...)");
+  }
+  u.duration = positive_duration(reader, map.require("duration"));
+  return u;
+}
+
+// One event kind: its name in the file, the keys it takes besides at/kind/port, its parser.
+struct EventKind {
+  std::string name;
+  std::vector<std::string> keys;
+  Body (*parse)(const Reader&, const Map&);
+};
+
+// In the order the kind choice lists them (and "did you mean" weighs them).
+const std::vector<EventKind>& event_kinds() {
+  static const std::vector<EventKind> kinds = {
+      {"congestion",
+       {"priority", "duration", "ecn_mark_ratio", "cnp_rate", "pause_ratio"},
+       parse_congestion},
+      {"pfc_storm", {"priority", "direction", "duration", "ignores_remediation"}, parse_pfc_storm},
+      {"link_flap", {"down_for"}, parse_link_flap},
+      {"driver_reload", {"down_for"}, parse_driver_reload},
+      {"foreign_tool", {"tool", "set"}, parse_foreign_tool},
+      {"dcbx_peer", {"pfc", "ets"}, parse_dcbx_peer},
+      {"netlink_errors", {"errno", "count", "op"}, parse_netlink_errors},
+      {"address", {"add", "remove"}, parse_address},
+      {"vanish_on_write", {"op", "down_for"}, parse_vanish_on_write},
+      {"hold_reply", {"op", "duration"}, parse_hold_reply},
+      {"counter_clear", {"counters"}, parse_counter_clear},
+      {"unreadable_file", {"file", "duration"}, parse_unreadable_file},
+  };
+  return kinds;
+}
+
+// The kind decides which keys are allowed; it is read first from a permissive look, which allows
+// every kind's keys (in kind name order, as "did you mean" weighs them).
+const EventKind& read_kind(const Reader& reader, const Field& field) {
+  if (!field.value.IsMap()) reader.fail(field, "expected a map (at, kind, port, ...)");
+  std::map<std::string, const EventKind*> by_name;
+  std::vector<std::string> names;
+  for (const EventKind& k : event_kinds()) {
+    by_name[k.name] = &k;
+    names.push_back(k.name);
+  }
+  std::vector<std::string> all = {"at", "kind", "port"};
+  for (const auto& [name, k] : by_name) all.insert(all.end(), k->keys.begin(), k->keys.end());
+  const auto loose = reader.map(field, all);
+  return *by_name.at(reader.choice(loose.require("kind"), names));
+}
+
+ScenarioEvent parse_event(const Reader& reader, const Field& field) {
+  const EventKind& kind = read_kind(reader, field);
   std::vector<std::string> known = {"at", "kind", "port"};
-  const auto& extra = kind_keys.at(kind);
-  known.insert(known.end(), extra.begin(), extra.end());
+  known.insert(known.end(), kind.keys.begin(), kind.keys.end());
   const auto map = reader.map(field, known);
 
   ScenarioEvent event;
@@ -125,137 +298,10 @@ ScenarioEvent parse_event(const Reader& reader, const Field& field) {
   event.port = reader.string(port_field);
   event.port_place = place_of(port_field);
   if (event.port == "all") {
-    if (kind != "driver_reload") reader.fail(port_field, "'all' is only for driver_reload");
+    if (kind.name != "driver_reload") reader.fail(port_field, "'all' is only for driver_reload");
     event.port.clear();
   }
-
-  if (kind == "congestion") {
-    ev::Congestion c;
-    c.priority = priority(reader, map.require("priority"));
-    c.duration = positive_duration(reader, map.require("duration"));
-    if (const auto f = map.get("ecn_mark_ratio")) c.ecn_mark_ratio = reader.number(*f, 0, 1);
-    if (const auto f = map.get("cnp_rate")) c.cnp_per_second = reader.number(*f, 0, 1e9);
-    if (const auto f = map.get("pause_ratio")) {
-      c.pause_ratio = reader.number(*f, 0, 1);
-      if (c.pause_ratio >= 1) {
-        reader.fail(*f,
-                    "must be below 1 (congestion still makes progress; a pause_ratio of 1 is a "
-                    "pfc_storm)");
-      }
-    }
-    event.body = c;
-  } else if (kind == "pfc_storm") {
-    ev::PfcStorm s;
-    s.priority = priority(reader, map.require("priority"));
-    s.direction = reader.choice(map.require("direction"), {"rx", "tx"}) == "rx" ? Direction::Rx
-                                                                                : Direction::Tx;
-    s.duration = positive_duration(reader, map.require("duration"));
-    if (const auto f = map.get("ignores_remediation")) s.ignores_remediation = reader.boolean(*f);
-    event.body = s;
-  } else if (kind == "link_flap") {
-    event.body = ev::LinkFlap{positive_duration(reader, map.require("down_for"))};
-  } else if (kind == "driver_reload") {
-    event.body = ev::DriverReload{positive_duration(reader, map.require("down_for"))};
-  } else if (kind == "foreign_tool") {
-    ev::ForeignTool t;
-    if (const auto f = map.get("tool")) t.tool = reader.string(*f);
-    const auto set_field = map.require("set");
-    const auto set =
-        reader.map(set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention", "ets"});
-    if (const auto f = set.get("pfc")) t.pfc_enable = priority_mask(reader, *f);
-    if (const auto f = set.get("trust"))
-      t.trust_dscp = reader.choice(*f, {"pcp", "dscp"}) == "dscp";
-    if (const auto f = set.get("dscp")) {
-      const auto entries = reader.map(*f, {});  // keys are DSCP values; checked below
-      for (auto it = f->value.begin(); it != f->value.end(); ++it) {
-        const Field key{it->first, it->first.Mark(),
-                        yaml_reader::child_path(f->path, it->first.Scalar())};
-        const Field value{it->second, it->second.Mark(), key.path};
-        t.dscp_to_priority[static_cast<int>(reader.integer(key, 0, 63))] = priority(reader, value);
-      }
-      (void)entries;
-    }
-    if (const auto f = set.get("dcbx"))
-      t.dcbx_host = reader.choice(*f, {"firmware", "host"}) == "host";
-    if (const auto f = set.get("mtu")) t.mtu = static_cast<uint32_t>(reader.integer(*f, 68, 65535));
-    if (const auto f = set.get("stall_prevention")) {
-      if (f->value.IsScalar() && f->value.Scalar() == "off") {
-        t.stall_prevention_ms = 0;
-      } else if (f->value.IsScalar() && f->value.Scalar() == "auto") {
-        t.stall_prevention_ms = 0xffff;
-      } else {
-        const auto d = reader.duration(*f);
-        if (d < std::chrono::milliseconds(80) || d > std::chrono::milliseconds(8000)) {
-          reader.fail(*f, "must be off, auto or 80ms-8s (mlx5's range)");
-        }
-        t.stall_prevention_ms = static_cast<uint16_t>(d.count() / 1000);
-      }
-    }
-    if (const auto f = set.get("ets")) read_ets(reader, *f, t.ets_bandwidth, t.prio_tc);
-    if (set_field.value.size() == 0) reader.fail(set_field, "names nothing to change");
-    event.body = t;
-  } else if (kind == "dcbx_peer") {
-    ev::DcbxPeer d;
-    if (const auto f = map.get("pfc")) d.pfc_enable = priority_mask(reader, *f);
-    if (const auto f = map.get("ets")) read_ets(reader, *f, d.ets_bandwidth, d.prio_tc);
-    if (!d.pfc_enable && !d.ets_bandwidth && !d.prio_tc) {
-      reader.fail(map.self(), "a dcbx_peer event needs pfc or ets");
-    }
-    event.body = d;
-  } else if (kind == "vanish_on_write") {
-    ev::VanishOnWrite v;
-    if (const auto f = map.get("op")) v.op = set_op(reader, *f);
-    v.down_for = positive_duration(reader, map.require("down_for"));
-    event.body = v;
-  } else if (kind == "hold_reply") {
-    ev::HoldReply h;
-    if (const auto f = map.get("op")) h.op = set_op(reader, *f);
-    h.duration = positive_duration(reader, map.require("duration"));
-    event.body = h;
-  } else if (kind == "counter_clear") {
-    ev::CounterClear c;
-    const auto list_field = map.require("counters");
-    for (const auto& item : reader.list(list_field)) c.counters.push_back(reader.string(item));
-    if (c.counters.empty()) reader.fail(list_field, "names no counter");
-    event.body = c;
-  } else if (kind == "unreadable_file") {
-    ev::UnreadableFile u;
-    const auto file_field = map.require("file");
-    u.file = reader.string(file_field);
-    const std::filesystem::path path(u.file);
-    const bool escapes = std::any_of(
-        path.begin(), path.end(), [](const std::filesystem::path& part) { return part == ".."; });
-    if (u.file.empty() || path.is_absolute() || escapes) {
-      reader.fail(file_field, "must be a path inside the node's directory (like sys/class/...)");
-    }
-    u.duration = positive_duration(reader, map.require("duration"));
-    event.body = u;
-  } else if (kind == "netlink_errors") {
-    ev::NetlinkErrors n;
-    std::vector<std::string> names;
-    for (const auto& [name, value] : errno_names()) names.push_back(name);
-    n.err_name = reader.choice(map.require("errno"), names);
-    for (const auto& [name, value] : errno_names()) {
-      if (name == n.err_name) n.err = value;
-    }
-    if (const auto f = map.get("count")) n.count = static_cast<int>(reader.integer(*f, 1, 100000));
-    if (const auto f = map.get("op")) n.op = set_op(reader, *f);
-    event.body = n;
-  } else {
-    ev::AddressChange a;
-    for (const char* key : {"add", "remove"}) {
-      if (const auto f = map.get(key)) {
-        for (const auto& item : reader.list(*f)) {
-          std::string address;
-          yaml_reader::parse_cidr(reader, item, address);
-          (std::string(key) == "add" ? a.add : a.remove).push_back(item.value.Scalar());
-        }
-      }
-    }
-    if (a.add.empty() && a.remove.empty())
-      reader.fail(map.self(), "an address event needs add or remove");
-    event.body = a;
-  }
+  event.body = kind.parse(reader, map);
   return event;
 }
 
