@@ -32,6 +32,54 @@ std::string mask_text(uint8_t mask) {
   return text.empty() ? "none" : text;
 }
 
+// ETS fields an event sets over the port's current ones: bandwidth (a TC with a share is ETS,
+// one without strict) and the priority to TC map.
+void merge_ets(ieee_ets& ets, const std::optional<std::array<uint8_t, 8>>& bandwidth,
+               const std::optional<std::array<uint8_t, 8>>& prio_tc) {
+  if (bandwidth) {
+    for (size_t tc = 0; tc < 8; ++tc) {
+      ets.tc_tx_bw[tc] = (*bandwidth)[tc];
+      ets.tc_tsa[tc] = (*bandwidth)[tc] > 0 ? IEEE_8021QAZ_TSA_ETS : IEEE_8021QAZ_TSA_STRICT;
+    }
+  }
+  if (prio_tc) std::copy(prio_tc->begin(), prio_tc->end(), ets.prio_tc);
+}
+
+// A tool's trust setting: dscp adds the default 64-entry DSCP map, pcp removes every DSCP entry.
+// The last failure, if any.
+int set_trust(Port& port, bool dscp_trust) {
+  int rc = 0;
+  if (dscp_trust) {
+    for (uint16_t dscp = 0; dscp < 64; ++dscp) {
+      const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, static_cast<uint8_t>(dscp >> 3), dscp};
+      if (const int r = port.ieee_setapp(app); r != 0) rc = r;
+    }
+  } else {
+    for (const dcb_app& app : port.app_table()) {
+      if (app.selector != IEEE_8021QAZ_APP_SEL_DSCP) continue;
+      if (const int r = port.ieee_delapp(app); r != 0) rc = r;
+    }
+  }
+  return rc;
+}
+
+int set_pfc(Port& port, uint8_t pfc_enable) {
+  ieee_pfc pfc{};
+  int rc = port.ieee_getpfc(pfc);
+  pfc.pfc_en = pfc_enable;
+  if (rc == 0) rc = port.ieee_setpfc(pfc);
+  return rc;
+}
+
+int set_ets(Port& port, const std::optional<std::array<uint8_t, 8>>& bandwidth,
+            const std::optional<std::array<uint8_t, 8>>& prio_tc) {
+  ieee_ets ets{};
+  int rc = port.ieee_getets(ets);
+  merge_ets(ets, bandwidth, prio_tc);
+  if (rc == 0) rc = port.ieee_setets(ets);
+  return rc;
+}
+
 }  // namespace
 
 ScenarioRunner::ScenarioRunner(Node& node, Scenario scenario)
@@ -184,6 +232,167 @@ void ScenarioRunner::fire(const Action& action) {
   }
 }
 
+// The start of each kind of event, one operator() per kind; a nested class of the runner, so it
+// reaches the node, the traffic and the log.
+struct ScenarioRunner::EventStart {
+  ScenarioRunner& runner;
+  const std::string& netdev;
+  Port* port;  // null when the event names all ports or the port is absent
+  size_t event_index;
+
+  void log(const std::string& text) const { runner.log(netdev, text); }
+
+  void operator()(const ev::Congestion& b) const {
+    runner.traffic_.start_congestion(netdev, b.priority,
+                                     {b.ecn_mark_ratio, b.cnp_per_second, b.pause_ratio});
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "congestion on priority %d begins (ECN marks %.0f%%, %g CNP/s, paused "
+                  "%.0f%% of the time) for %s",
+                  b.priority, b.ecn_mark_ratio * 100, b.cnp_per_second, b.pause_ratio * 100,
+                  yaml_reader::format_duration(b.duration).c_str());
+    log(text);
+  }
+
+  void operator()(const ev::PfcStorm& b) const {
+    runner.traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
+    std::string note;
+    ieee_pfc pfc{};
+    if (b.ignores_remediation) {
+      note = b.direction == Direction::Rx
+                 ? " (ignores remediation: the NIC honours the pauses even "
+                   "with PFC off)"
+                 : " (ignores remediation: the NIC keeps pausing with PFC off "
+                   "and past "
+                   "stall prevention)";
+    } else if (port != nullptr && port->ieee_getpfc(pfc) == 0 &&
+               !((pfc.pfc_en >> b.priority) & 1U)) {
+      note = b.direction == Direction::Rx
+                 ? " (PFC is off on it: the NIC ignores the pauses)"
+                 : " (PFC is off on it: the stalled receive side drops instead "
+                   "of pausing)";
+    }
+    log("PFC storm (" + direction_name(b.direction) + ") on priority " +
+        std::to_string(b.priority) + " begins for " + yaml_reader::format_duration(b.duration) +
+        note);
+  }
+
+  void operator()(const ev::LinkFlap& b) const {
+    port->set_peer_carrier(false);
+    runner.node_.note_link_changed(netdev);
+    log("link down (peer) for " + yaml_reader::format_duration(b.down_for));
+  }
+
+  void operator()(const ev::DriverReload& b) const {
+    runner.node_.unbind(netdev);
+    log("driver unbound for " + yaml_reader::format_duration(b.down_for));
+  }
+
+  void operator()(const ev::ForeignTool& b) const {
+    const uint64_t toggles = port->link_toggles();
+    const uint32_t mtu_before = port->mtu();
+    std::vector<std::string> done;
+    const auto record = [&](const std::string& what, int rc) {
+      done.push_back(rc == 0 ? what : what + " failed (" + std::to_string(rc) + ")");
+    };
+    if (b.dcbx_host) {
+      const uint8_t mode = *b.dcbx_host ? (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE) : 0;
+      record(std::string("dcbx ") + (*b.dcbx_host ? "host" : "firmware"), port->setdcbx(mode));
+    }
+    if (b.trust_dscp) {
+      record(std::string("trust ") + (*b.trust_dscp ? "dscp" : "pcp"),
+             set_trust(*port, *b.trust_dscp));
+    }
+    for (const auto& [dscp, prio] : b.dscp_to_priority) {
+      const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, static_cast<uint8_t>(prio),
+                        static_cast<uint16_t>(dscp)};
+      record("dscp " + std::to_string(dscp) + "->" + std::to_string(prio), port->ieee_setapp(app));
+    }
+    if (b.pfc_enable) record("pfc " + mask_text(*b.pfc_enable), set_pfc(*port, *b.pfc_enable));
+    if (b.ets_bandwidth || b.prio_tc) record("ets", set_ets(*port, b.ets_bandwidth, b.prio_tc));
+    if (b.mtu) record("mtu " + std::to_string(*b.mtu), port->set_mtu(*b.mtu));
+    if (b.stall_prevention_ms) {
+      record("pfc-prevention-tout " + std::to_string(*b.stall_prevention_ms),
+             port->set_pfc_prevention_tout(*b.stall_prevention_ms));
+    }
+    runner.node_.note_dcb_changed(netdev);
+    if (port->link_toggles() != toggles || port->mtu() != mtu_before) {
+      runner.node_.note_link_changed(netdev);
+    }
+    std::string summary;
+    for (const auto& d : done) summary += (summary.empty() ? "" : ", ") + d;
+    log(b.tool + " changes " + summary);
+  }
+
+  void operator()(const ev::DcbxPeer& b) const {
+    ieee_pfc pfc{};
+    ieee_ets ets{};
+    port->ieee_getpfc(pfc);
+    port->ieee_getets(ets);
+    if (b.pfc_enable) pfc.pfc_en = *b.pfc_enable;
+    merge_ets(ets, b.ets_bandwidth, b.prio_tc);
+    const uint64_t toggles = port->link_toggles();
+    const bool changed = port->apply_peer_dcbx(b.ets_bandwidth || b.prio_tc ? &ets : nullptr,
+                                               b.pfc_enable ? &pfc : nullptr);
+    if (!changed) {
+      log("DCBX peer TLVs change nothing (host DCBX mode, or already equal)");
+      return;
+    }
+    runner.node_.note_dcb_changed(netdev);
+    if (port->link_toggles() != toggles) runner.node_.note_link_changed(netdev);
+    log("DCBX peer (willing firmware agent) applies" +
+        (b.pfc_enable ? " PFC " + mask_text(*b.pfc_enable) : std::string()) +
+        (b.ets_bandwidth || b.prio_tc ? " ETS" : ""));
+  }
+
+  void operator()(const ev::NetlinkErrors& b) const {
+    runner.node_.inject_set_errors(netdev, b.err, b.count, b.op);
+    const std::string what = b.op == SetOp::Any ? std::string("set") : set_op_name(b.op) + " set";
+    log("the next " + std::to_string(b.count) + " " + what + " operation(s) fail with " +
+        b.err_name);
+  }
+
+  void operator()(const ev::VanishOnWrite& b) const {
+    runner.node_.arm_trigger({WriteTrigger::Kind::Vanish, netdev, b.op, b.down_for, event_index});
+    log("vanishes at its next " + op_text(b.op) + " for " +
+        yaml_reader::format_duration(b.down_for));
+  }
+
+  void operator()(const ev::HoldReply& b) const {
+    runner.node_.arm_trigger({WriteTrigger::Kind::Hold, netdev, b.op, b.duration, event_index});
+    log("the reply to its next " + op_text(b.op) + " is held for " +
+        yaml_reader::format_duration(b.duration));
+  }
+
+  void operator()(const ev::CounterClear& b) const {
+    std::string cleared, missing;
+    for (const std::string& name : b.counters) {
+      // Both cleared (no short circuit): a name can be an ethtool stat and an RDMA counter.
+      const bool in_stats = port->clear_stat(name);
+      const bool in_hw_counters = port->rdma().clear_hw_counter(name);
+      const bool found = in_stats || in_hw_counters;
+      (found ? cleared : missing) += (found ? cleared : missing).empty() ? name : ", " + name;
+    }
+    log("counters restart from 0 without a driver reload: " +
+        (cleared.empty() ? std::string("none") : cleared) +
+        (missing.empty() ? std::string() : " (not counters of the port now: " + missing + ")"));
+  }
+
+  void operator()(const ev::UnreadableFile& b) const {
+    runner.node_.set_file_unreadable(b.file, true);
+    log(b.file + " is unreadable (mode 0000) for " + yaml_reader::format_duration(b.duration));
+  }
+
+  void operator()(const ev::AddressChange& b) const {
+    for (const auto& cidr : b.add) port->rdma().add_address(cidr);
+    for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);
+    std::string text = "address change:";
+    for (const auto& cidr : b.add) text += " +" + cidr;
+    for (const auto& cidr : b.remove) text += " -" + cidr;
+    log(text);
+  }
+};
+
 void ScenarioRunner::begin(const ScenarioEvent& event) {
   const std::string& netdev = event.port;
   // Ports can be absent during a driver reload; events on them then have nothing to act on.
@@ -197,178 +406,7 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
     log(netdev, event.kind() + " skipped: the port is absent (driver unbound)");
     return;
   }
-
-  std::visit(
-      [&](const auto& b) {
-        using T = std::decay_t<decltype(b)>;
-        if constexpr (std::is_same_v<T, ev::Congestion>) {
-          traffic_.start_congestion(netdev, b.priority,
-                                    {b.ecn_mark_ratio, b.cnp_per_second, b.pause_ratio});
-          char text[160];
-          std::snprintf(text, sizeof text,
-                        "congestion on priority %d begins (ECN marks %.0f%%, %g CNP/s, paused "
-                        "%.0f%% of the time) for %s",
-                        b.priority, b.ecn_mark_ratio * 100, b.cnp_per_second, b.pause_ratio * 100,
-                        yaml_reader::format_duration(b.duration).c_str());
-          log(netdev, text);
-        } else if constexpr (std::is_same_v<T, ev::PfcStorm>) {
-          traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
-          std::string note;
-          ieee_pfc pfc{};
-          if (b.ignores_remediation) {
-            note = b.direction == Direction::Rx
-                       ? " (ignores remediation: the NIC honours the pauses even with PFC off)"
-                       : " (ignores remediation: the NIC keeps pausing with PFC off and past "
-                         "stall prevention)";
-          } else if (port != nullptr && port->ieee_getpfc(pfc) == 0 &&
-                     !((pfc.pfc_en >> b.priority) & 1U)) {
-            note = b.direction == Direction::Rx
-                       ? " (PFC is off on it: the NIC ignores the pauses)"
-                       : " (PFC is off on it: the stalled receive side drops instead of pausing)";
-          }
-          log(netdev, "PFC storm (" + direction_name(b.direction) + ") on priority " +
-                          std::to_string(b.priority) + " begins for " +
-                          yaml_reader::format_duration(b.duration) + note);
-        } else if constexpr (std::is_same_v<T, ev::LinkFlap>) {
-          port->set_peer_carrier(false);
-          node_.note_link_changed(netdev);
-          log(netdev, "link down (peer) for " + yaml_reader::format_duration(b.down_for));
-        } else if constexpr (std::is_same_v<T, ev::DriverReload>) {
-          node_.unbind(netdev);
-          log(netdev, "driver unbound for " + yaml_reader::format_duration(b.down_for));
-        } else if constexpr (std::is_same_v<T, ev::ForeignTool>) {
-          const uint64_t toggles = port->link_toggles();
-          const uint32_t mtu_before = port->mtu();
-          std::vector<std::string> done;
-          const auto record = [&](const std::string& what, int rc) {
-            done.push_back(rc == 0 ? what : what + " failed (" + std::to_string(rc) + ")");
-          };
-          if (b.dcbx_host) {
-            const uint8_t mode = *b.dcbx_host ? (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE) : 0;
-            record(std::string("dcbx ") + (*b.dcbx_host ? "host" : "firmware"),
-                   port->setdcbx(mode));
-          }
-          if (b.trust_dscp) {
-            int rc = 0;
-            if (*b.trust_dscp) {
-              for (uint16_t dscp = 0; dscp < 64; ++dscp) {
-                const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, static_cast<uint8_t>(dscp >> 3), dscp};
-                if (const int r = port->ieee_setapp(app); r != 0) rc = r;
-              }
-            } else {
-              for (const dcb_app& app : port->app_table()) {
-                if (app.selector != IEEE_8021QAZ_APP_SEL_DSCP) continue;
-                if (const int r = port->ieee_delapp(app); r != 0) rc = r;
-              }
-            }
-            record(std::string("trust ") + (*b.trust_dscp ? "dscp" : "pcp"), rc);
-          }
-          for (const auto& [dscp, prio] : b.dscp_to_priority) {
-            const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, static_cast<uint8_t>(prio),
-                              static_cast<uint16_t>(dscp)};
-            record("dscp " + std::to_string(dscp) + "->" + std::to_string(prio),
-                   port->ieee_setapp(app));
-          }
-          if (b.pfc_enable) {
-            ieee_pfc pfc{};
-            int rc = port->ieee_getpfc(pfc);
-            pfc.pfc_en = *b.pfc_enable;
-            if (rc == 0) rc = port->ieee_setpfc(pfc);
-            record("pfc " + mask_text(*b.pfc_enable), rc);
-          }
-          if (b.ets_bandwidth || b.prio_tc) {
-            ieee_ets ets{};
-            int rc = port->ieee_getets(ets);
-            if (b.ets_bandwidth) {
-              for (size_t tc = 0; tc < 8; ++tc) {
-                ets.tc_tx_bw[tc] = (*b.ets_bandwidth)[tc];
-                ets.tc_tsa[tc] =
-                    (*b.ets_bandwidth)[tc] > 0 ? IEEE_8021QAZ_TSA_ETS : IEEE_8021QAZ_TSA_STRICT;
-              }
-            }
-            if (b.prio_tc) std::copy(b.prio_tc->begin(), b.prio_tc->end(), ets.prio_tc);
-            if (rc == 0) rc = port->ieee_setets(ets);
-            record("ets", rc);
-          }
-          if (b.mtu) record("mtu " + std::to_string(*b.mtu), port->set_mtu(*b.mtu));
-          if (b.stall_prevention_ms) {
-            record("pfc-prevention-tout " + std::to_string(*b.stall_prevention_ms),
-                   port->set_pfc_prevention_tout(*b.stall_prevention_ms));
-          }
-          node_.note_dcb_changed(netdev);
-          if (port->link_toggles() != toggles || port->mtu() != mtu_before) {
-            node_.note_link_changed(netdev);
-          }
-          std::string summary;
-          for (const auto& d : done) summary += (summary.empty() ? "" : ", ") + d;
-          log(netdev, b.tool + " changes " + summary);
-        } else if constexpr (std::is_same_v<T, ev::DcbxPeer>) {
-          ieee_pfc pfc{};
-          ieee_ets ets{};
-          port->ieee_getpfc(pfc);
-          port->ieee_getets(ets);
-          if (b.pfc_enable) pfc.pfc_en = *b.pfc_enable;
-          if (b.ets_bandwidth) {
-            for (size_t tc = 0; tc < 8; ++tc) {
-              ets.tc_tx_bw[tc] = (*b.ets_bandwidth)[tc];
-              ets.tc_tsa[tc] =
-                  (*b.ets_bandwidth)[tc] > 0 ? IEEE_8021QAZ_TSA_ETS : IEEE_8021QAZ_TSA_STRICT;
-            }
-          }
-          if (b.prio_tc) std::copy(b.prio_tc->begin(), b.prio_tc->end(), ets.prio_tc);
-          const uint64_t toggles = port->link_toggles();
-          const bool changed = port->apply_peer_dcbx(b.ets_bandwidth || b.prio_tc ? &ets : nullptr,
-                                                     b.pfc_enable ? &pfc : nullptr);
-          if (changed) {
-            node_.note_dcb_changed(netdev);
-            if (port->link_toggles() != toggles) node_.note_link_changed(netdev);
-            log(netdev, "DCBX peer (willing firmware agent) applies" +
-                            (b.pfc_enable ? " PFC " + mask_text(*b.pfc_enable) : std::string()) +
-                            (b.ets_bandwidth || b.prio_tc ? " ETS" : ""));
-          } else {
-            log(netdev, "DCBX peer TLVs change nothing (host DCBX mode, or already equal)");
-          }
-        } else if constexpr (std::is_same_v<T, ev::NetlinkErrors>) {
-          node_.inject_set_errors(netdev, b.err, b.count, b.op);
-          const std::string what =
-              b.op == SetOp::Any ? std::string("set") : set_op_name(b.op) + " set";
-          log(netdev, "the next " + std::to_string(b.count) + " " + what +
-                          " operation(s) fail with " + b.err_name);
-        } else if constexpr (std::is_same_v<T, ev::VanishOnWrite>) {
-          node_.arm_trigger({WriteTrigger::Kind::Vanish, netdev, b.op, b.down_for, event_index});
-          log(netdev, "vanishes at its next " + op_text(b.op) + " for " +
-                          yaml_reader::format_duration(b.down_for));
-        } else if constexpr (std::is_same_v<T, ev::HoldReply>) {
-          node_.arm_trigger({WriteTrigger::Kind::Hold, netdev, b.op, b.duration, event_index});
-          log(netdev, "the reply to its next " + op_text(b.op) + " is held for " +
-                          yaml_reader::format_duration(b.duration));
-        } else if constexpr (std::is_same_v<T, ev::CounterClear>) {
-          std::string cleared, missing;
-          for (const std::string& name : b.counters) {
-            // Both cleared (no short circuit): a name can be an ethtool stat and an RDMA counter.
-            const bool in_stats = port->clear_stat(name);
-            const bool in_hw_counters = port->rdma().clear_hw_counter(name);
-            const bool found = in_stats || in_hw_counters;
-            (found ? cleared : missing) += (found ? cleared : missing).empty() ? name : ", " + name;
-          }
-          log(netdev, "counters restart from 0 without a driver reload: " +
-                          (cleared.empty() ? std::string("none") : cleared) +
-                          (missing.empty() ? std::string()
-                                           : " (not counters of the port now: " + missing + ")"));
-        } else if constexpr (std::is_same_v<T, ev::UnreadableFile>) {
-          node_.set_file_unreadable(b.file, true);
-          log(netdev, b.file + " is unreadable (mode 0000) for " +
-                          yaml_reader::format_duration(b.duration));
-        } else {
-          for (const auto& cidr : b.add) port->rdma().add_address(cidr);
-          for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);
-          std::string text = "address change:";
-          for (const auto& cidr : b.add) text += " +" + cidr;
-          for (const auto& cidr : b.remove) text += " -" + cidr;
-          log(netdev, text);
-        }
-      },
-      event.body);
+  std::visit(EventStart{*this, netdev, port, event_index}, event.body);
 }
 
 void ScenarioRunner::finish(const ScenarioEvent& event) {

@@ -51,6 +51,7 @@ class ScenarioRunner {
   void schedule_fired_vanishes();
   void fire(const Action& action);
   void begin(const ScenarioEvent& event);
+  struct EventStart;  // begin()'s visitor, one operator() per event kind
   void finish(const ScenarioEvent& event);
   void log(const std::string& netdev, const std::string& text);
   std::vector<std::string> targets(const ScenarioEvent& event);  // ports an event applies to
