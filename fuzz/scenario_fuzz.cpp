@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// roce-sim's scenario loader (sim/model/scenario.cpp), for a node's scenario and for `roce-sim
-// inject` documents, then a scenario that loads played against the default node: checked against
-// its ports and run to its end. Promise: bad input is a FileError naming the place, nothing else.
+// roce-sim's scenario loader (sim/model/scenario_file.cpp), for a node's scenario and for
+// `roce-sim inject` documents, then a scenario that loads played against the default node by the
+// runner (sim/model/scenario.cpp): checked against its ports and run to its end. Promise: bad
+// input is a FileError naming the place, nothing else.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // rtnetlink as the kernel answers it, over the simulated NETLINK_ROUTE sockets: links
-// (net/core/rtnetlink.c), DCB (net/dcb/dcbnl.c), and the roce-sim control messages of
-// uapi/roce_sim.h. Every reply layout lives in rtnl_service.cpp next to the kernel function it
-// follows.
+// (net/core/rtnetlink.c), addresses (net/ipv4/devinet.c, net/ipv6/addrconf.c), DCB
+// (net/dcb/dcbnl.c), and the roce-sim control messages of uapi/roce_sim.h. Each reply layout
+// lives next to the kernel function it follows, split as the kernel splits them: rtnl_link.cpp,
+// rtnl_addr.cpp, dcbnl.cpp; rtnl_service.cpp only dispatches.
 
 #include <cstdint>
 #include <map>
@@ -14,6 +15,8 @@
 #include "sim/model/node.hpp"
 #include "sim/server/nl_wire.hpp"
 #include "sim/server/write_counter.hpp"
+
+struct ifinfomsg;  // <linux/rtnetlink.h>
 
 namespace roce_sim::server {
 
@@ -61,6 +64,8 @@ class RtnlService {
   int get_link(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
                bool& dumped);
   int set_link(const NlRequest& request);
+  int do_setlink(Port& port, const ifinfomsg& ifi, const AttrTable& attrs);
+  int del_link(const NlRequest& request);
   int get_addr(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out,
                bool& dumped);
   int dcb(const NlRequest& request, const NlPeer& peer, std::vector<Outgoing>& out);

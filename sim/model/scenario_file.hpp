@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Scenarios: steady traffic plus events on a simulated timeline (docs/sim-formats.md), as read
+// from a scenario file. The runner that plays one against a Node is in scenario.hpp.
+
+#include <linux/dcbnl.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/model/file_error.hpp"
+#include "sim/model/node.hpp"
+#include "sim/model/traffic.hpp"
+
+namespace roce_sim {
+
+// Where a scenario item was written, so later checks (ports missing from the node) can point there.
+struct SourcePlace {
+  int line = 0;       // 1-based
+  int column = 0;     // 1-based
+  std::string field;  // "events[2].port"
+};
+
+namespace scenario_event {
+
+// ECN marks, CNPs and partial pausing on one port/priority; progress continues.
+struct Congestion {
+  int priority = 3;
+  std::chrono::microseconds duration{0};
+  double ecn_mark_ratio = 0;  // share of received packets on the priority that arrive CE-marked
+  double cnp_per_second = 0;  // CNPs our reaction point receives (and the most our NP sends)
+  double pause_ratio = 0;     // share of time the switch pauses us, < 1
+};
+
+// The peer pauses us without end (rx), or our stalled receive side pauses the peer (tx).
+struct PfcStorm {
+  int priority = 3;
+  StormDirection direction = StormDirection::Rx;
+  std::chrono::microseconds duration{0};
+  // Firmware that accepts roced's remediation (PFC off, stall prevention) and does not act on it.
+  bool ignores_remediation = false;
+};
+
+// Carrier lost (cable, switch port) and back.
+struct LinkFlap {
+  std::chrono::microseconds down_for{0};
+};
+
+// Driver unbind/rebind: the port (all ports when port is empty) vanishes and returns with
+// firmware defaults.
+struct DriverReload {
+  std::chrono::microseconds down_for{0};
+};
+
+// Another tool (mlnx_qos, dcb, ethtool) changing settings through the same driver ops.
+struct ForeignTool {
+  std::string tool = "mlnx_qos";
+  std::optional<uint8_t> pfc_enable;    // bitmask of priorities
+  std::optional<bool> trust_dscp;       // dscp: add the default 64-entry map; pcp: remove all
+  std::map<int, int> dscp_to_priority;  // extra APP entries
+  std::optional<bool> dcbx_host;        // host | firmware
+  std::optional<uint32_t> mtu;
+  std::optional<uint16_t> stall_prevention_ms;          // 0 off, 0xffff auto
+  std::optional<std::array<uint8_t, 8>> ets_bandwidth;  // per traffic class, sum 100
+  std::optional<std::array<uint8_t, 8>> prio_tc;        // priority -> traffic class
+};
+
+// The switch's DCBX TLVs as a willing firmware agent applies them.
+struct DcbxPeer {
+  std::optional<uint8_t> pfc_enable;
+  std::optional<std::array<uint8_t, 8>> ets_bandwidth;
+  std::optional<std::array<uint8_t, 8>> prio_tc;
+};
+
+// The next `count` set operations of kind `op` on the port fail with -err.
+struct NetlinkErrors {
+  int err = 16;  // EBUSY
+  std::string err_name = "EBUSY";
+  int count = 1;
+  SetOp op = SetOp::Any;
+};
+
+// Addresses added to / removed from the netdev; the RoCE GID table follows.
+struct AddressChange {
+  std::vector<std::string> add;
+  std::vector<std::string> remove;
+};
+
+// The port vanishes (its driver unbinds) when its next matching set request arrives; the request
+// fails with ENODEV and the port comes back with firmware defaults `down_for` later.
+struct VanishOnWrite {
+  SetOp op = SetOp::Any;
+  std::chrono::microseconds down_for{0};
+};
+
+// The next matching set request on the port is carried out, and its reply held back this long.
+struct HoldReply {
+  SetOp op = SetOp::Any;
+  std::chrono::microseconds duration{0};
+};
+
+// Counters of the port restart from 0 without a driver reload (mlxlink --pc, firmware bugs):
+// ethtool -S names and hw_counters file names.
+struct CounterClear {
+  std::vector<std::string> counters;
+};
+
+// A file of the node's tree (path relative to its directory) reads as mode 0000 for a while.
+struct UnreadableFile {
+  std::string file;
+  std::chrono::microseconds duration{0};
+};
+
+}  // namespace scenario_event
+
+struct ScenarioEvent {
+  using Body = std::variant<
+      scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
+      scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
+      scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
+      scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile>;
+  std::chrono::microseconds at{0};
+  std::string port;  // netdev; empty = all ports (driver_reload only)
+  Body body;
+  SourcePlace place;         // the event itself ("events[2]")
+  SourcePlace port_place;    // its port key
+  SourcePlace at_place;      // its time
+  std::string kind() const;  // "congestion", "pfc_storm", ... as written in the file
+  // When the event's effect ends (at + duration/down_for), or `at` for instant events.
+  std::chrono::microseconds end() const;
+};
+
+struct Scenario {
+  std::string file;  // for error messages
+  std::string name;
+  std::string description;
+  double clock_speed = 1.0;  // simulated seconds per real second
+  // Scenario end; when absent, the end of the last event. Traffic keeps flowing afterwards.
+  std::optional<std::chrono::microseconds> duration;
+  std::vector<Flow> traffic;
+  std::vector<SourcePlace> traffic_places;  // traffic[i]'s port key
+  std::vector<ScenarioEvent> events;        // sorted by `at` (stable: file order at equal times)
+  std::chrono::microseconds end() const;
+};
+
+// What a document is read for: the scenario a node starts with, or events played into a running
+// node (`roce-sim inject`), which need no name.
+enum class ScenarioUse { Run, Inject };
+
+Scenario load_scenario_file(const std::filesystem::path& path);  // throws FileError
+Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name,
+                             ScenarioUse use = ScenarioUse::Run);
+
+}  // namespace roce_sim
