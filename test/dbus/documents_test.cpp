@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/daemon_documents.hpp"
-#include "daemon/dbus/status_json.hpp"
+#include "daemon/dbus/status_document.hpp"
 
 namespace roced {
 namespace {
