@@ -12,6 +12,7 @@ import sys
 
 # Lowest first. A folder may include its own files and any folder of a lower rank, nothing else.
 RANKS = [
+    ["util"],
     ["os"],
     ["dcb", "ethtool", "link", "rdma"],
     ["port"],
