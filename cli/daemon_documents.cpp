@@ -50,11 +50,7 @@ std::vector<plan::Unsupported> unsupported_from_json(const Json& list) {
 }
 
 apply::PortResult::Outcome parse_outcome(const std::string& name) {
-  using Outcome = apply::PortResult::Outcome;
-  for (auto outcome : {Outcome::InSync, Outcome::Applied, Outcome::RolledBack,
-                       Outcome::RollbackFailed, Outcome::Unreadable}) {
-    if (apply::outcome_name(outcome) == name) return outcome;
-  }
+  if (auto outcome = apply::kOutcomeNames.parse(name)) return *outcome;
   throw std::invalid_argument("unknown outcome \"" + name + "\"");
 }
 

@@ -84,7 +84,7 @@ struct IeeeState {
 };
 
 enum class Trust { Pcp, Dscp };
-inline constexpr auto kTrustNames = enum_names<Trust>({{Trust::Pcp, "pcp"}, {Trust::Dscp, "dscp"}});
+inline constexpr auto kTrustNames = enum_names<Trust>({{Trust::Dscp, "dscp"}, {Trust::Pcp, "pcp"}});
 static_assert(kTrustNames.covers<Trust::Dscp>(), "name every Trust");
 // mlx5 has no trust op: any DSCP APP entry means DSCP trust.
 Trust trust_from_apps(const std::vector<AppEntry>& apps);

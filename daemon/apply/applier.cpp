@@ -260,19 +260,7 @@ ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOption
 }
 
 std::string outcome_name(PortResult::Outcome outcome) {
-  switch (outcome) {
-    case PortResult::Outcome::InSync:
-      return "in-sync";
-    case PortResult::Outcome::Applied:
-      return "applied";
-    case PortResult::Outcome::RolledBack:
-      return "rolled-back";
-    case PortResult::Outcome::RollbackFailed:
-      return "rollback-failed";
-    case PortResult::Outcome::Unreadable:
-      return "unreadable";
-  }
-  return "unknown";
+  return std::string(kOutcomeNames.name(outcome));
 }
 
 bool ApplyResult::ok() const {

@@ -11,6 +11,7 @@
 
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced::apply {
 
@@ -36,6 +37,14 @@ struct PortResult {
   std::vector<std::string> warnings;
   std::string error;  // the failure that caused a rollback
 };
+inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
+    {PortResult::Outcome::InSync, "in-sync"},
+    {PortResult::Outcome::Applied, "applied"},
+    {PortResult::Outcome::RolledBack, "rolled-back"},
+    {PortResult::Outcome::RollbackFailed, "rollback-failed"},
+    {PortResult::Outcome::Unreadable, "unreadable"},
+});
+static_assert(kOutcomeNames.covers<PortResult::Outcome::Unreadable>(), "name every Outcome");
 std::string outcome_name(PortResult::Outcome outcome);  // "in-sync", "applied", "rolled-back", ...
 
 struct ApplyResult {

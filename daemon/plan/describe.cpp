@@ -40,10 +40,10 @@ std::string dcbx(uint8_t observed_mode) {
 }
 
 std::string dcbx(config::DcbxMode wanted_mode) {
-  return wanted_mode == config::DcbxMode::Host ? "host" : "firmware";
+  return std::string(config::kDcbxModeNames.name(wanted_mode));
 }
 
-std::string trust(dcb::Trust trust) { return trust == dcb::Trust::Dscp ? "dscp" : "pcp"; }
+std::string trust(dcb::Trust trust) { return std::string(dcb::kTrustNames.name(trust)); }
 
 std::string stall(uint16_t raw) {
   if (raw == 0) return "off";
