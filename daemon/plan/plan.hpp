@@ -11,36 +11,20 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
+#include "daemon/settings/setting.hpp"
+#include "os/system.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
-#include "os/system.hpp"
 
 namespace roced::plan {
 
-// In the order the applier writes them (issue 3: DCBX host mode first, then trust and DSCP map,
-// ETS, PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm).
-enum class Setting {
-  Dcbx,
-  Trust,
-  DscpMap,
-  Ets,
-  PfcPriorities,
-  CableLength,
-  Buffers,
-  Mtu,
-  StallPrevention,
-  EcnPriorities,
-  CnpDscp,
-  CnpPriority,
-  Dcqcn,  // one change per knob; Change::key names it ("rp_ai_rate")
-  RdmaCmMode,
-  RdmaCmTos,
-};
+// The settings, in the order the applier writes them, and their names: the settings table
+// (daemon/settings/setting.hpp), under the name the rest of the daemon has always used.
+using settings::Setting;
 // The profile's YAML key under `profile:`, so a plan line leads straight to the config:
-// "dcbx", "trust", "dscp_map", "ets", "pfc.priorities", "pfc.cable_length", "buffers", "mtu",
-// "stall_prevention", "ecn.priorities", "ecn.cnp_dscp", "ecn.cnp_priority", "ecn.dcqcn.<key>",
-// "roce.rdma_cm_mode", "roce.tos".
-std::string setting_name(Setting setting, const std::string& key = {});
+// "dcbx", "pfc.priorities", ..., "ecn.dcqcn.<key>" (the table's key, and the knob for DCQCN).
+// The table's own function, so a call that finds it by argument lookup finds the same one.
+using settings::setting_name;
 // The config key of the setting without a knob: "ecn.dcqcn" for every DCQCN knob.
 std::string setting_group_name(Setting setting);
 // Every Setting, in apply order.

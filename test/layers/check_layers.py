@@ -18,6 +18,7 @@ RANKS = [
     ["port"],
     ["telemetry", "watchdog"],
     ["daemon/config", "daemon/log"],
+    ["daemon/settings"],
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],
