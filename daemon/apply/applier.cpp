@@ -5,7 +5,6 @@
 #include "daemon/apply/applier.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "daemon/apply/steps.hpp"
 
@@ -69,23 +68,6 @@ void add_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::v
 }
 
 }  // namespace
-
-bool is_transient(const Error& error) { return error.code == EBUSY || error.code == EAGAIN; }
-
-bool Writer::retry_after(const Error& error, int attempt) {
-  if (!is_transient(error) || attempt >= options_.max_attempts) return false;
-  std::this_thread::sleep_for(options_.first_backoff * (1 << std::min(attempt - 1, 16)));
-  return true;
-}
-
-Result<void> Writer::write(const std::function<Result<void>()>& request, bool partial) {
-  for (int attempt = 1;; ++attempt) {
-    attempts_ = std::max(attempts_, attempt);
-    auto result = request();
-    if (result || partial) maybe_changed_ = true;
-    if (result || !retry_after(result.error(), attempt)) return result;
-  }
-}
 
 std::vector<Step> make_steps(const plan::PortPlan& port_plan) {
   std::vector<Step> steps;

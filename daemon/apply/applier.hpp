@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/plan/plan.hpp"
+#include "daemon/settings/device.hpp"
 #include "os/system.hpp"
 #include "util/enum_names.hpp"
 
@@ -53,10 +54,7 @@ struct ApplyResult {
   bool changed() const;  // some port was written (Applied, RolledBack or RollbackFailed)
 };
 
-struct ApplyOptions {
-  int max_attempts = 5;                         // per step, for transient errors
-  std::chrono::milliseconds first_backoff{20};  // doubles per retry
-};
+using ApplyOptions = settings::WriteOptions;  // max_attempts, first_backoff
 
 ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOptions& options = {});
 PortResult apply_port(System& system, const plan::PortPlan& port_plan,

@@ -13,39 +13,9 @@
 
 namespace roced::apply::detail {
 
-// Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with
-// exponential backoff; remembers whether the device may have changed.
-class Writer {
- public:
-  Writer(PortDevice& device, const ApplyOptions& options) : device_(device), options_(options) {}
-
-  PortDevice& device() { return device_; }
-  // One write request. `partial` marks a request the kernel may apply in part before failing
-  // (several APP entries in one message): its failure still leaves something to undo.
-  Result<void> write(const std::function<Result<void>()>& request, bool partial = false);
-  // A read between writes (the APP table before deleting); retried like a write.
-  template <class T>
-  Result<T> read(const std::function<Result<T>()>& request) {
-    for (int attempt = 1;; ++attempt) {
-      auto result = request();
-      if (result || !retry_after(result.error(), attempt)) return result;
-    }
-  }
-
-  int attempts() const { return attempts_; }             // most tries one request of the step took
-  bool maybe_changed() const { return maybe_changed_; }  // a request reached the device
-
- private:
-  // Sleeps and returns true when `error` is transient and attempts remain.
-  bool retry_after(const Error& error, int attempt);
-
-  PortDevice& device_;
-  const ApplyOptions& options_;
-  int attempts_ = 0;
-  bool maybe_changed_ = false;
-};
-
-bool is_transient(const Error& error);  // EBUSY, EAGAIN
+// The Writer runs a step's requests with retries (daemon/settings/device.hpp).
+using settings::is_transient;
+using settings::Writer;
 
 struct Step {
   std::vector<plan::Change> changes;  // the plan's changes this step carries, in plan order
