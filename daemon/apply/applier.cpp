@@ -12,79 +12,30 @@ namespace roced::apply {
 
 namespace detail {
 
-namespace {
-
-using plan::Setting;
-
-// Changes of one feature share a write; a DCQCN knob is a feature of its own.
-int feature_of(Setting setting) {
-  switch (setting) {
-    case Setting::Trust:
-    case Setting::DscpMap:
-      return static_cast<int>(Setting::Trust);
-    case Setting::PfcPriorities:
-    case Setting::CableLength:
-      return static_cast<int>(Setting::PfcPriorities);
-    default:
-      return static_cast<int>(setting);
-  }
-}
-
-bool same_feature(const plan::Change& a, const plan::Change& b) {
-  return feature_of(a.setting) == feature_of(b.setting) && a.key == b.key;
-}
-
-void add_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out) {
-  switch (changes.front().setting) {
-    case Setting::Dcbx:
-      return dcbx_step(p, std::move(changes), out);
-    case Setting::Trust:
-    case Setting::DscpMap:
-      return app_table_step(p, std::move(changes), out);
-    case Setting::Ets:
-      return ets_step(p, std::move(changes), out);
-    case Setting::PfcPriorities:
-    case Setting::CableLength:
-      return pfc_step(p, std::move(changes), out);
-    case Setting::Buffers:
-      return buffer_step(p, std::move(changes), out);
-    case Setting::Mtu:
-      return mtu_step(p, std::move(changes), out);
-    case Setting::StallPrevention:
-      return stall_step(p, std::move(changes), out);
-    case Setting::EcnPriorities:
-      return ecn_priorities_step(p, std::move(changes), out);
-    case Setting::CnpDscp:
-      return cnp_dscp_step(p, std::move(changes), out);
-    case Setting::CnpPriority:
-      return cnp_priority_step(p, std::move(changes), out);
-    case Setting::Dcqcn:
-      return dcqcn_step(p, std::move(changes), out);
-    case Setting::RdmaCmMode:
-      return rdma_cm_mode_step(p, std::move(changes), out);
-    case Setting::RdmaCmTos:
-      return rdma_cm_tos_step(p, std::move(changes), out);
-  }
-}
-
-}  // namespace
-
 std::vector<Step> make_steps(const plan::PortPlan& port_plan) {
   std::vector<Step> steps;
   const auto& changes = port_plan.changes;
   for (size_t first = 0; first < changes.size();) {
+    // Changes of one feature share a write; each DCQCN knob is an instance of its own.
+    const settings::Feature feature = settings::info(changes[first].setting).feature;
+    const std::string& instance = changes[first].key;
     size_t end = first + 1;
-    while (end < changes.size() && same_feature(changes[first], changes[end])) ++end;
+    while (end < changes.size() && settings::info(changes[end].setting).feature == feature &&
+           changes[end].key == instance) {
+      ++end;
+    }
     std::vector<plan::Change> group(changes.begin() + first, changes.begin() + end);
-    const size_t before = steps.size();
-    add_step(port_plan, group, steps);
-    if (steps.size() == before) {
+    const settings::WriteCtx ctx{port_plan.port, port_plan.desired, port_plan.observed, instance};
+    if (auto writes = settings::feature_row(feature).writes(ctx)) {
+      steps.push_back(
+          Step{std::move(group), feature, std::move(writes->apply), std::move(writes->undo)});
+    } else {
       // No way to write it (the state it depends on was not read): a failure, never a skip.
       const std::string name = plan::setting_name(group.front().setting, group.front().key);
       auto cannot = [name](Writer&) -> Result<void> {
         return Error{ENODATA, "no write for " + name + " from what was read"};
       };
-      steps.push_back(Step{std::move(group), cannot, cannot});
+      steps.push_back(Step{std::move(group), feature, cannot, cannot});
     }
     first = end;
   }
@@ -105,33 +56,6 @@ std::string describe(const Error& error) {
 
 StepResult step_result(plan::Change change, const Writer& writer, const std::string& failure) {
   return StepResult{std::move(change), failure.empty(), writer.attempts(), failure};
-}
-
-// What a write of `setting` can change, to be read back.
-StatusPart status_part(plan::Setting setting) {
-  switch (setting) {
-    case plan::Setting::Dcbx:
-    case plan::Setting::Trust:
-    case plan::Setting::DscpMap:
-    case plan::Setting::Ets:
-    case plan::Setting::PfcPriorities:
-    case plan::Setting::CableLength:
-    case plan::Setting::Buffers:
-      return StatusPart::Dcb;
-    case plan::Setting::Mtu:
-      return StatusPart::Link;
-    case plan::Setting::StallPrevention:
-      return StatusPart::StallPrevention;
-    case plan::Setting::EcnPriorities:
-    case plan::Setting::CnpDscp:
-    case plan::Setting::CnpPriority:
-    case plan::Setting::Dcqcn:
-      return StatusPart::Ecn;
-    case plan::Setting::RdmaCmMode:
-    case plan::Setting::RdmaCmTos:
-      return StatusPart::RdmaCm;
-  }
-  return StatusPart::Dcb;
 }
 
 // The change an undo makes: from what was written back to what was observed.
@@ -195,7 +119,7 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
     if (auto written = step.apply(writer); !written) {
       failure = describe(written.error());
     } else {
-      current = device.read_part(current, status_part(step.changes.front().setting));
+      current = device.read_part(current, settings::feature_row(step.feature).part);
       const plan::PortPlan replanned = plan::plan_port(port_plan.port, port_plan.desired, current);
       for (const auto& change : step.changes) {
         failure = detail::still_pending(replanned, change);
