@@ -48,8 +48,7 @@ Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort&
                                             return match && match->ndev == port.netdev;
                                           });
   if (!table) {
-    return Field<GidStatus>::failed(describe_error(table.error(), "the GID table"),
-                                    table.error().code);
+    return Field<GidStatus>::from(table.error(), "the GID table");
   }
   return Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
 }

@@ -12,9 +12,8 @@ namespace {
 template <class T>
 void unsupported_here(PortPlanner& p, const Field<T>& field, Setting setting,
                       const std::string& key = {}) {
-  std::optional<std::string> reason;
-  if (!field.ok()) reason = unsupported_reason(field.error, field.error_code);
-  p.unsupported(setting, reason ? *reason : mlx5_only_reason(p.out.port), key);
+  const bool kernel_said_no = !field.ok() && field.unsupported_here();
+  p.unsupported(setting, kernel_said_no ? field.reason : mlx5_only_reason(p.out.port), key);
 }
 
 }  // namespace

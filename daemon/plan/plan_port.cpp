@@ -2,7 +2,6 @@
 // plan_port: desired against observed for one port, one function per setting, in Setting order.
 // Pure: it reads only its arguments.
 #include <algorithm>
-#include <cerrno>
 
 #include "daemon/plan/describe.hpp"
 #include "daemon/plan/planner.hpp"
@@ -21,24 +20,7 @@ constexpr const char* kMtuQueueRestart =
 // Below this the RoCE path MTU cannot be 4096 (4096 payload + RoCE v2 headers).
 constexpr uint32_t kRoceMtuFloor = 4200;
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-
-std::string without_prefix(const std::string& text, const std::string& prefix) {
-  return starts_with(text, prefix) ? text.substr(prefix.size()) : text;
-}
-
 }  // namespace
-
-std::optional<std::string> unsupported_reason(const std::string& error, int code) {
-  if (code == EOPNOTSUPP || code == ENOTSUP || starts_with(error, "unsupported: ")) {
-    return without_prefix(error, "unsupported: ");
-  }
-  // read_port_status: "absent: no RDMA device for lan2".
-  if (code == ENODEV && starts_with(error, "absent: ")) return without_prefix(error, "absent: ");
-  return std::nullopt;
-}
 
 void PortPlanner::change(Setting setting, std::string now, std::string wanted, std::string key) {
   Change change;
@@ -60,9 +42,9 @@ void PortPlanner::unsupported(Setting setting, std::string reason, std::string k
   out.unsupported.push_back(Unsupported{setting, std::move(key), std::move(reason)});
 }
 
-void PortPlanner::read_error(const std::string& what, const std::string& error) {
+void PortPlanner::read_error(const std::string& what, const std::string& reason) {
   // Several settings share one read (DCB): say it once.
-  const std::string message = "cannot read " + what + ": " + without_prefix(error, "error: ");
+  const std::string message = "cannot read " + what + ": " + reason;
   if (out.error.find(message) != std::string::npos) return;
   if (!out.error.empty()) out.error += "; ";
   out.error += message;
@@ -111,7 +93,7 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   if (!observed.link.ok()) {
     // No link, no port to plan: every other read is suspect.
     detail::PortPlanner planner{desired, observed, out};
-    planner.read_error("the link", observed.link.error);
+    planner.read_error("the link", observed.link.reason);
     return out;
   }
   detail::PortPlanner planner{desired, observed, out};

@@ -140,9 +140,7 @@ void plan_gid(PortPlanner& p) {
   const Field<GidStatus>& gids = p.have.gids;
   if (!gids.ok()) {
     // No RDMA device is already reported by the rdma_cm settings; anything else is worth a word.
-    if (!unsupported_reason(gids.error, gids.error_code)) {
-      p.warn("cannot read the GID table: " + gids.error);
-    }
+    if (!gids.unsupported_here()) p.warn("cannot read the GID table: " + gids.error);
     return;
   }
   const std::string& family = p.want.roce.gid_family;

@@ -4,17 +4,11 @@
 // of settings that share a read). Each compares the desired profile with the observed status and
 // records a Change, an Unsupported or a read error on the PortPlan.
 
-#include <optional>
 #include <string>
 
 #include "daemon/plan/plan.hpp"
 
 namespace roced::plan::detail {
-
-// Why a field has no value when that means "this port cannot take the setting": EOPNOTSUPP
-// (DCB on a veth, no stall prevention in firmware), a feature the driver does not report, or no
-// RDMA device. nullopt for a real read error.
-std::optional<std::string> unsupported_reason(const std::string& error, int code);
 
 struct PortPlanner {
   const config::Profile& want;
@@ -25,7 +19,8 @@ struct PortPlanner {
   void disruptive_change(Setting setting, std::string now, std::string wanted,
                          std::string disruption);
   void unsupported(Setting setting, std::string reason, std::string key = {});
-  void read_error(const std::string& what, const std::string& error);
+  // "cannot read <what>: <reason>", once per read (several settings share one).
+  void read_error(const std::string& what, const std::string& reason);
   void warn(std::string warning) { out.warnings.push_back(std::move(warning)); }
 
   // The field's value; nullptr after recording why there is none (unsupported, or a read error
@@ -34,10 +29,10 @@ struct PortPlanner {
   const T* need(const Field<T>& field, Setting setting, const std::string& what,
                 const std::string& key = {}) {
     if (field.ok()) return &*field.value;
-    if (auto reason = unsupported_reason(field.error, field.error_code)) {
-      unsupported(setting, *reason, key);
+    if (field.unsupported_here()) {
+      unsupported(setting, field.reason, key);
     } else {
-      read_error(what, field.error);
+      read_error(what, field.reason);
     }
     return nullptr;
   }
