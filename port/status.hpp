@@ -3,13 +3,11 @@
 // The status of one port as read back from the NIC: every piece is a Field that holds a value or
 // an error string, so one failing read (DCB on a veth, debugfs not mounted) never fails the rest.
 
-#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "dcb/types.hpp"
@@ -74,22 +72,9 @@ struct Field {
   static Field lacking_as(const Field<U>& other) {
     return Field{std::nullopt, other.error, other.error_code, other.lack, other.reason};
   }
-  // A failure given as text. Transitional, until the tests build their Fields with the typed
-  // factories: the lack is classified from the errno and the lead word here, once, as the
-  // planner did before.
+  // A read error given as text, shown as it is: no lead word is looked for in it.
   static Field failed(std::string message, int code = 0) {
-    const auto strip = [&message](std::string_view lead) {
-      return message.starts_with(lead) ? message.substr(lead.size()) : message;
-    };
-    if (code == EOPNOTSUPP || code == ENOTSUP || message.starts_with("unsupported: ")) {
-      std::string why = strip("unsupported: ");
-      return Field{std::nullopt, std::move(message), code, Lack::Unsupported, std::move(why)};
-    }
-    if (code == ENODEV && message.starts_with("absent: ")) {
-      std::string why = strip("absent: ");
-      return Field{std::nullopt, std::move(message), code, Lack::Absent, std::move(why)};
-    }
-    std::string why = strip("error: ");
+    std::string why = message;
     return Field{std::nullopt, std::move(message), code, Lack::Error, std::move(why)};
   }
 };

@@ -43,7 +43,7 @@ class Dice {
 
 template <class T>
 Field<T> read_error(const std::string& what) {
-  return Field<T>::failed("error: " + what + " failed: Input/output error (EIO)", EIO);
+  return Field<T>::from(Error{EIO, what + " failed: Input/output error"}, what);
 }
 
 std::vector<dcb::AppEntry> default_apps() {
@@ -84,7 +84,7 @@ PortStatus observed_port(Dice& dice, std::string& summary) {
     status.stall_prevention =
         test::unsupported<StallPrevention>("the PFC stall prevention tunable");
     if (dice.chance(70)) {
-      status.ecn = Field<rdma::EcnState>::failed("unsupported: " + mlx5_only_reason(status.port));
+      status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(status.port));
     }
   }
 
@@ -115,10 +115,9 @@ PortStatus observed_port(Dice& dice, std::string& summary) {
     status.buffer = read_error<dcb::Buffer>("DCB_CMD_IEEE_GET");
     summary += " dcb-error";
   } else if (dcb_state == 3) {
-    status.pfc = Field<dcb::Pfc>::failed("unsupported: the driver reports no PFC");
-    status.ets = Field<dcb::Ets>::failed("unsupported: the driver reports no ETS");
-    status.buffer =
-        Field<dcb::Buffer>::failed("unsupported: the driver reports no buffer configuration");
+    status.pfc = Field<dcb::Pfc>::unsupported("the driver reports no PFC");
+    status.ets = Field<dcb::Ets>::unsupported("the driver reports no ETS");
+    status.buffer = Field<dcb::Buffer>::unsupported("the driver reports no buffer configuration");
     summary += " no-pfc-ets-buffer";
   }
   if (status.dcbx.ok()) {
