@@ -79,7 +79,7 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
     } else {
       const PortStatus now = device.read();
       for (const auto& change : step.changes) {
-        failure = detail::not_restored(port_plan.observed, now, change);
+        failure = detail::not_restored(port_plan, now, change);
         if (!failure.empty()) {
           failure = "verify: " + failure;
           break;

@@ -34,7 +34,7 @@ std::vector<Step> make_steps(const plan::PortPlan& port_plan);
 std::string still_pending(const plan::PortPlan& replanned, const plan::Change& change);
 // After an undo: the setting reads other than in `observed` (the plan's) -> why; empty when it is
 // back.
-std::string not_restored(const PortStatus& observed, const PortStatus& now,
+std::string not_restored(const plan::PortPlan& port_plan, const PortStatus& now,
                          const plan::Change& change);
 
 }  // namespace roced::apply::detail

@@ -18,15 +18,6 @@ std::string compare(const Field<T>& then, const Field<T>& now, const std::string
   return same(*then.value, *now.value) ? "" : what + " differs from before the apply";
 }
 
-bool ets_same(const dcb::Ets& a, const dcb::Ets& b) {
-  if (a.prio_tc != b.prio_tc || a.tc_tsa != b.tc_tsa) return false;
-  for (size_t tc = 0; tc < a.tc_tsa.size(); ++tc) {
-    // Bandwidth means something only for an ETS TC (plan_dcb.cpp).
-    if (a.tc_tsa[tc] == dcb::Tsa::Ets && a.tc_tx_bw[tc] != b.tc_tx_bw[tc]) return false;
-  }
-  return true;
-}
-
 std::optional<uint64_t> knob(const rdma::EcnState& ecn, const std::string& name) {
   const auto knobs = rdma::knobs_by_upstream_name(ecn);
   auto it = knobs.find(name);
@@ -45,34 +36,14 @@ std::string still_pending(const plan::PortPlan& replanned, const plan::Change& c
   return {};
 }
 
-std::string not_restored(const PortStatus& observed, const PortStatus& now,
+std::string not_restored(const plan::PortPlan& p, const PortStatus& now,
                          const plan::Change& change) {
+  // A setting with a row compares with the row's own equality, the one its plan used.
+  if (const settings::Row& row = settings::row(change.setting); row.restored) {
+    return row.restored(settings::Ctx{p.port, p.desired, change.key}, p.observed, now);
+  }
+  const PortStatus& observed = p.observed;
   switch (change.setting) {
-    case Setting::Dcbx:
-      return compare(observed.dcbx, now.dcbx, "the DCBX mode", [](uint8_t a, uint8_t b) {
-        return (a & dcb::kDcbxHost) == (b & dcb::kDcbxHost);
-      });
-    case Setting::Trust:
-    case Setting::DscpMap:
-      return compare(observed.dscp_apps, now.dscp_apps, "the APP table",
-                     [](const auto& a, const auto& b) {
-                       return dcb::trust_from_apps(a) == dcb::trust_from_apps(b) &&
-                              dcb::dscp_map_from_apps(a) == dcb::dscp_map_from_apps(b);
-                     });
-    case Setting::Ets:
-      return compare(observed.ets, now.ets, "ETS", ets_same);
-    case Setting::PfcPriorities:
-      return compare(
-          observed.pfc, now.pfc, "the PFC priorities",
-          [](const dcb::Pfc& a, const dcb::Pfc& b) { return a.enabled_mask == b.enabled_mask; });
-    case Setting::CableLength:
-      return compare(observed.pfc, now.pfc, "the cable length",
-                     [](const dcb::Pfc& a, const dcb::Pfc& b) { return a.delay == b.delay; });
-    case Setting::Buffers:
-      return compare(observed.buffer, now.buffer, "the buffers",
-                     [](const dcb::Buffer& a, const dcb::Buffer& b) {
-                       return a.prio2buffer == b.prio2buffer && a.buffer_size == b.buffer_size;
-                     });
     case Setting::Mtu:
       return compare(observed.link, now.link, "the MTU",
                      [](const LinkInfo& a, const LinkInfo& b) { return a.mtu == b.mtu; });
@@ -110,6 +81,8 @@ std::string not_restored(const PortStatus& observed, const PortStatus& now,
       return compare(
           observed.rdma_cm, now.rdma_cm, "the rdma_cm ToS",
           [](const auto& a, const auto& b) { return a.effective_tos() == b.effective_tos(); });
+    default:
+      break;
   }
   return "unknown setting";
 }

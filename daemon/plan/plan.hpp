@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
+#include "daemon/settings/outcome.hpp"
 #include "daemon/settings/setting.hpp"
 #include "os/system.hpp"
 #include "port/discovery.hpp"
@@ -33,22 +34,11 @@ const std::vector<Setting>& all_settings();
 // left to the driver unless named; every other setting always has a wanted value.
 bool profile_manages(const config::Profile& profile, Setting setting);
 
-struct Change {
-  Setting setting;
-  std::string key;     // Dcqcn knob name; empty otherwise
-  std::string now;     // human-readable, e.g. "none", "3", "firmware (cee ieee)"
-  std::string wanted;  // same form as `now`
-  bool disruptive = false;
-  std::string disruption;  // why, e.g. "mlx5 flaps the link when the PFC mask changes"
-};
-
-// A setting this port cannot take (DCB on a veth, no stall prevention in firmware, the inbox
-// driver's lack of per-priority ECN enable): reported, never a failure of the run.
-struct Unsupported {
-  Setting setting;
-  std::string key;
-  std::string reason;  // "DCB is not supported by this device (EOPNOTSUPP)"
-};
+// A change, and a setting this port cannot take (DCB on a veth, no stall prevention in firmware,
+// the inbox driver's lack of per-priority ECN enable): reported, never a failure of the run. The
+// settings table's types (daemon/settings/outcome.hpp).
+using settings::Change;
+using settings::Unsupported;
 
 struct PortPlan {
   DiscoveredPort port;

@@ -3,8 +3,8 @@
 // Pure: it reads only its arguments.
 #include <algorithm>
 
-#include "daemon/plan/describe.hpp"
 #include "daemon/plan/planner.hpp"
+#include "daemon/settings/spec.hpp"
 
 namespace roced::plan {
 
@@ -98,11 +98,15 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   }
   detail::PortPlanner planner{desired, observed, out};
   if (port.is_mlx5()) {
-    detail::plan_dcbx(planner);
-    detail::plan_trust_and_dscp_map(planner);
-    detail::plan_ets(planner);
-    detail::plan_pfc(planner);
-    detail::plan_buffers(planner);
+    // The settings whose rows are written (DCB) plan from the settings table.
+    settings::Findings found;
+    for (const settings::Row& row : settings::rows()) {
+      if (row.plan) row.plan(port, desired, observed, found);
+    }
+    out.changes = std::move(found.changes);
+    out.unsupported = std::move(found.unsupported);
+    out.warnings = std::move(found.warnings);
+    out.error = std::move(found.error);
     detail::plan_mtu(planner);
     detail::plan_stall_prevention(planner);
     detail::plan_ecn(planner);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // The RDMA side: ECN/DCQCN in either driver flavour, rdma_cm defaults, the RoCE v2 GID index.
-#include "daemon/plan/describe.hpp"
 #include "daemon/plan/planner.hpp"
 #include "rdma/ecn_knobs.hpp"
 

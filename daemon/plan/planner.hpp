@@ -7,8 +7,11 @@
 #include <string>
 
 #include "daemon/plan/plan.hpp"
+#include "daemon/settings/describe.hpp"
 
 namespace roced::plan::detail {
+
+namespace describe = settings::describe;
 
 struct PortPlanner {
   const config::Profile& want;
@@ -38,12 +41,6 @@ struct PortPlanner {
   }
 };
 
-// plan_dcb.cpp
-void plan_dcbx(PortPlanner& p);
-void plan_trust_and_dscp_map(PortPlanner& p);
-void plan_ets(PortPlanner& p);
-void plan_pfc(PortPlanner& p);  // priorities and cable length
-void plan_buffers(PortPlanner& p);
 // plan_port.cpp
 void plan_mtu(PortPlanner& p);
 void plan_stall_prevention(PortPlanner& p);

@@ -13,10 +13,17 @@ namespace roced::settings {
 namespace {
 
 template <std::size_t... I>
+constexpr std::array<Row, kSettingCount> make_rows(std::index_sequence<I...>) {
+  return {make_row<static_cast<Setting>(I)>()...};
+}
+
+template <std::size_t... I>
 constexpr std::array<FeatureRow, kFeatureCount> make_feature_rows(std::index_sequence<I...>) {
   return {make_feature_row<static_cast<Feature>(I)>()...};
 }
 
+constexpr std::array<Row, kSettingCount> kRows =
+    make_rows(std::make_index_sequence<kSettingCount>{});
 constexpr std::array<FeatureRow, kFeatureCount> kFeatureRows =
     make_feature_rows(std::make_index_sequence<kFeatureCount>{});
 
@@ -33,6 +40,8 @@ static_assert(every_feature_used(), "a Feature no setting is written with");
 
 }  // namespace
 
+const std::array<Row, kSettingCount>& rows() { return kRows; }
+const Row& row(Setting setting) { return kRows[static_cast<std::size_t>(setting)]; }
 const FeatureRow& feature_row(Feature feature) {
   return kFeatureRows[static_cast<std::size_t>(feature)];
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/plan/describe.hpp"
+#include "daemon/settings/describe.hpp"
 
 #include <algorithm>
 
-namespace roced::plan::describe {
+namespace roced::settings::describe {
 
 namespace {
 
@@ -120,4 +120,4 @@ std::string buffers(const std::array<uint8_t, 8>& prio2buffer,
   return out;
 }
 
-}  // namespace roced::plan::describe
+}  // namespace roced::settings::describe
