@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// plan_port: desired against observed for one port, one function per setting, in Setting order.
-// Pure: it reads only its arguments.
+// plan_port: desired against observed for one port, the settings table's rows in Setting order,
+// then the GID check, which is no setting. Pure: it reads only its arguments.
 #include <algorithm>
+#include <iterator>
 
 #include "daemon/plan/planner.hpp"
 #include "daemon/settings/spec.hpp"
@@ -9,18 +10,6 @@
 namespace roced::plan {
 
 namespace detail {
-
-namespace {
-
-constexpr const char* kMtuChannelReset =
-    "mlx5 rebuilds its channels on an MTU change (mlx5e_change_mtu -> "
-    "mlx5e_safe_switch_params): traffic stops briefly, the link stays up";
-constexpr const char* kMtuQueueRestart =
-    "drivers may restart their queues on an MTU change: traffic can stop briefly";
-// Below this the RoCE path MTU cannot be 4096 (4096 payload + RoCE v2 headers).
-constexpr uint32_t kRoceMtuFloor = 4200;
-
-}  // namespace
 
 void PortPlanner::change(Setting setting, std::string now, std::string wanted, std::string key) {
   Change change;
@@ -50,38 +39,6 @@ void PortPlanner::read_error(const std::string& what, const std::string& reason)
   out.error += message;
 }
 
-void plan_mtu(PortPlanner& p) {
-  const LinkInfo& link = *p.have.link.value;
-  const uint32_t want = p.want.mtu;
-  if (want < kRoceMtuFloor) {
-    p.warn("MTU " + std::to_string(want) + " < " + std::to_string(kRoceMtuFloor) +
-           ": the RoCE path MTU drops below 4096");
-  }
-  if (link.mtu == want) return;
-  if (link.max_mtu != 0 && want > link.max_mtu) {
-    p.unsupported(Setting::Mtu, "MTU " + std::to_string(want) + " is above this link's maximum " +
-                                    std::to_string(link.max_mtu));
-    return;
-  }
-  if (link.min_mtu != 0 && want < link.min_mtu) {
-    p.unsupported(Setting::Mtu, "MTU " + std::to_string(want) + " is below this link's minimum " +
-                                    std::to_string(link.min_mtu));
-    return;
-  }
-  p.disruptive_change(Setting::Mtu, std::to_string(link.mtu), std::to_string(want),
-                      p.out.port.is_mlx5() ? kMtuChannelReset : kMtuQueueRestart);
-}
-
-void plan_stall_prevention(PortPlanner& p) {
-  const auto* stall =
-      p.need(p.have.stall_prevention, Setting::StallPrevention, "PFC stall prevention");
-  if (!stall) return;
-  const uint16_t want = p.want.stall_prevention.tunable_value();
-  // Auto and a manual 100 ms read back alike; either satisfies the other.
-  if (StallPrevention::same_setting(stall->raw, want)) return;
-  p.change(Setting::StallPrevention, describe::stall(stall->raw), describe::stall(want));
-}
-
 }  // namespace detail
 
 PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
@@ -97,24 +54,21 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
     return out;
   }
   detail::PortPlanner planner{desired, observed, out};
+  settings::Findings found;
   if (port.is_mlx5()) {
-    // The settings whose rows are written (DCB) plan from the settings table.
-    settings::Findings found;
-    for (const settings::Row& row : settings::rows()) {
-      if (row.plan) row.plan(port, desired, observed, found);
-    }
-    out.changes = std::move(found.changes);
-    out.unsupported = std::move(found.unsupported);
-    out.warnings = std::move(found.warnings);
-    out.error = std::move(found.error);
-    detail::plan_mtu(planner);
-    detail::plan_stall_prevention(planner);
-    detail::plan_ecn(planner);
+    for (const settings::Row& row : settings::rows()) row.plan(port, desired, observed, found);
   } else {
+    // roced's DCB, stall prevention and ECN semantics are mlx5's: reported unsupported.
     detail::plan_mlx5_only_unsupported(planner);
-    detail::plan_mtu(planner);
+    for (const settings::Row& row : settings::rows()) {
+      if (row.info->scope == settings::Scope::AnyRoce) row.plan(port, desired, observed, found);
+    }
   }
-  detail::plan_rdma_cm(planner);
+  out.changes = std::move(found.changes);
+  out.unsupported.insert(out.unsupported.end(), std::make_move_iterator(found.unsupported.begin()),
+                         std::make_move_iterator(found.unsupported.end()));
+  out.warnings = std::move(found.warnings);
+  out.error = std::move(found.error);
   detail::plan_gid(planner);
   // The applier rolls back to `observed`: what could not be read cannot be changed safely.
   if (!out.error.empty()) out.changes.clear();

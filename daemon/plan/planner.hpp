@@ -41,12 +41,7 @@ struct PortPlanner {
   }
 };
 
-// plan_port.cpp
-void plan_mtu(PortPlanner& p);
-void plan_stall_prevention(PortPlanner& p);
 // plan_rdma.cpp
-void plan_ecn(PortPlanner& p);  // priorities, CNP DSCP and priority, DCQCN knobs
-void plan_rdma_cm(PortPlanner& p);
 void plan_gid(PortPlanner& p);  // no change: the RoCE v2 GID index and its warnings
 // plan_mlx5_only.cpp: a non-mlx5 port's DCB, buffers, stall prevention and ECN, all unsupported
 void plan_mlx5_only_unsupported(PortPlanner& p);

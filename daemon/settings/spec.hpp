@@ -67,10 +67,13 @@ struct Writes {
 //                                                       const Value& wanted);
 // Optional:
 //   static bool manages(const config::Profile&);                        default: always
+//   static std::vector<std::string> instances(const config::Profile&);  keyed settings only
 //   static std::optional<std::string_view> disruption(const Ctx&);      a change disrupts traffic
+//   static std::optional<NotHere> refuse(const Ctx&, const Value& now, const Value& wanted);
+//   static void warn(const Ctx&, const Value& wanted, std::vector<std::string>& warnings);
 //
-// The primary template is a setting still planned by daemon/plan (plan_port.cpp,
-// plan_rdma.cpp, verify.cpp); its Row has no functions until its Spec is written.
+// The primary template is a setting still planned by daemon/plan; its Row has no functions until
+// its Spec is written.
 template <Setting S>
 struct Spec {
   static constexpr bool legacy = true;
@@ -116,10 +119,26 @@ concept SettingSpec = requires(const Ctx& c, const typename Spec<S>::Value& v,
 
 template <Setting S>
 bool manages(const config::Profile& profile) {
-  if constexpr (requires { Spec<S>::manages(profile); }) {
+  if constexpr (requires { Spec<S>::instances(profile); }) {
+    return !Spec<S>::instances(profile).empty();
+  } else if constexpr (requires { Spec<S>::manages(profile); }) {
     return Spec<S>::manages(profile);
   } else {
     return true;
+  }
+}
+
+// The instances the profile manages: a keyed setting's (the DCQCN knobs it names), else one
+// unnamed instance when the setting is managed at all.
+template <Setting S>
+std::vector<std::string> instances(const config::Profile& profile) {
+  if constexpr (requires { Spec<S>::instances(profile); }) {
+    static_assert(info(S).keyed, "only a keyed setting (kSettings) has instances");
+    return Spec<S>::instances(profile);
+  } else {
+    static_assert(!info(S).keyed, "a keyed setting's Spec lists its instances");
+    return manages<S>(profile) ? std::vector<std::string>{std::string()}
+                               : std::vector<std::string>{};
   }
 }
 
@@ -147,7 +166,14 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   }
   const V& now = std::get<V>(reading);
   const V want = T::wanted(c, now);
+  if constexpr (requires { T::warn(c, want, out.warnings); }) T::warn(c, want, out.warnings);
   if (T::same(now, want)) return;
+  if constexpr (requires { T::refuse(c, now, want); }) {
+    if (auto no = T::refuse(c, now, want)) {
+      not_here(no->kind, std::move(no->reason));
+      return;
+    }
+  }
   auto [now_text, wanted_text] = T::describe(c, now, want);
   Change change{S, std::string(c.instance), std::move(now_text), std::move(wanted_text), false, {}};
   if constexpr (requires { T::disruption(c); }) {
@@ -159,11 +185,13 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   out.changes.push_back(std::move(change));
 }
 
-// Planned when the profile manages it.
+// Every instance the profile manages.
 template <Setting S>
 void plan_all(const DiscoveredPort& port, const config::Profile& want, const PortStatus& have,
               Findings& out) {
-  if (manages<S>(want)) plan_instance<S>(Ctx{port, want, {}}, have, out);
+  for (const std::string& instance : instances<S>(want)) {
+    plan_instance<S>(Ctx{port, want, instance}, have, out);
+  }
 }
 
 // After an undo: "" when the setting reads as in `before` (the plan's observation), else why.
@@ -172,7 +200,7 @@ template <Setting S>
 std::string restored(const Ctx& c, const PortStatus& before, const PortStatus& now) {
   using T = Spec<S>;
   using V = typename T::Value;
-  const std::string what(T::label);
+  const std::string what = info(S).keyed ? std::string(c.instance) : std::string(T::label);
   const auto& then_field = before.*T::field;
   const auto& now_field = now.*T::field;
   if (!now_field.ok()) return "cannot read back " + what + ": " + now_field.error;
