@@ -1,45 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
-// plan_port: desired against observed for one port, the settings table's rows in Setting order,
-// then the GID check, which is no setting. Pure: it reads only its arguments.
+// plan_port: desired against observed for one port. The settings table plans each setting; this
+// file frames the port (the link first), runs the rows in Setting order and adds the GID check,
+// which is no setting. Pure: it reads only its arguments.
 #include <algorithm>
-#include <iterator>
 
-#include "daemon/plan/planner.hpp"
+#include "daemon/plan/plan.hpp"
 #include "daemon/settings/spec.hpp"
+#include "rdma/gid.hpp"
 
 namespace roced::plan {
 
-namespace detail {
+namespace {
 
-void PortPlanner::change(Setting setting, std::string now, std::string wanted, std::string key) {
-  Change change;
-  change.setting = setting;
-  change.key = std::move(key);
-  change.now = std::move(now);
-  change.wanted = std::move(wanted);
-  out.changes.push_back(std::move(change));
+// No change: the RoCE v2 GID index of the configured family, and its warnings.
+void plan_gid(const config::Profile& want, const PortStatus& have, PortPlan& out) {
+  const Field<GidStatus>& gids = have.gids;
+  if (!gids.ok()) {
+    // No RDMA device is already reported by the rdma_cm settings; anything else is worth a word.
+    if (!gids.unsupported_here())
+      out.warnings.push_back("cannot read the GID table: " + gids.error);
+    return;
+  }
+  const std::string& family = want.roce.gid_family;
+  const auto entry = family == "ipv6"
+                         ? rdma::roce_v2_ipv6_entry(gids.value->entries, out.port.netdev)
+                         : rdma::roce_v2_ipv4_entry(gids.value->entries, out.port.netdev);
+  const auto& jobs_use = want.roce.gid_index;
+  if (!entry) {
+    std::string warning = "no RoCE v2 GID with an " +
+                          std::string(family == "ipv6" ? "IPv6" : "IPv4") + " address on " +
+                          out.port.netdev;
+    if (jobs_use) warning += ", the config says jobs use " + std::to_string(*jobs_use);
+    out.warnings.push_back(warning);
+    return;
+  }
+  out.roce_v2_gid_index = entry->index;
+  if (jobs_use && *jobs_use != entry->index) {
+    out.warnings.push_back("RoCE v2 GID index is " + std::to_string(entry->index) +
+                           ", the config says jobs use " + std::to_string(*jobs_use));
+  }
 }
 
-void PortPlanner::disruptive_change(Setting setting, std::string now, std::string wanted,
-                                    std::string disruption) {
-  change(setting, std::move(now), std::move(wanted));
-  out.changes.back().disruptive = true;
-  out.changes.back().disruption = std::move(disruption);
-}
-
-void PortPlanner::unsupported(Setting setting, std::string reason, std::string key) {
-  out.unsupported.push_back(Unsupported{setting, std::move(key), std::move(reason)});
-}
-
-void PortPlanner::read_error(const std::string& what, const std::string& reason) {
-  // Several settings share one read (DCB): say it once.
-  const std::string message = "cannot read " + what + ": " + reason;
-  if (out.error.find(message) != std::string::npos) return;
-  if (!out.error.empty()) out.error += "; ";
-  out.error += message;
-}
-
-}  // namespace detail
+}  // namespace
 
 PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
                    const PortStatus& observed) {
@@ -47,31 +49,22 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   out.port = port;
   out.desired = desired;
   out.observed = observed;
+  settings::Findings found;
   if (!observed.link.ok()) {
     // No link, no port to plan: every other read is suspect.
-    detail::PortPlanner planner{desired, observed, out};
-    planner.read_error("the link", observed.link.reason);
+    found.read_error("the link", observed.link.reason);
+    out.error = std::move(found.error);
     return out;
   }
-  detail::PortPlanner planner{desired, observed, out};
-  settings::Findings found;
-  if (port.is_mlx5()) {
-    for (const settings::Row& row : settings::rows()) row.plan(port, desired, observed, found);
-  } else {
-    // roced's DCB, stall prevention and ECN semantics are mlx5's: reported unsupported.
-    detail::plan_mlx5_only_unsupported(planner);
-    for (const settings::Row& row : settings::rows()) {
-      if (row.info->scope == settings::Scope::AnyRoce) row.plan(port, desired, observed, found);
-    }
-  }
+  for (const settings::Row& row : settings::rows()) row.plan(port, desired, observed, found);
   out.changes = std::move(found.changes);
-  out.unsupported.insert(out.unsupported.end(), std::make_move_iterator(found.unsupported.begin()),
-                         std::make_move_iterator(found.unsupported.end()));
+  out.unsupported = std::move(found.unsupported);
   out.warnings = std::move(found.warnings);
   out.error = std::move(found.error);
-  detail::plan_gid(planner);
+  plan_gid(desired, observed, out);
   // The applier rolls back to `observed`: what could not be read cannot be changed safely.
   if (!out.error.empty()) out.changes.clear();
+  // Rows run in Setting order already; the sort keeps the contract if a row ever plans late.
   std::stable_sort(out.changes.begin(), out.changes.end(),
                    [](const Change& a, const Change& b) { return a.setting < b.setting; });
   return out;

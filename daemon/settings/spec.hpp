@@ -4,7 +4,8 @@
 // with the setting), and the generic code that plans and checks the undo of every setting the
 // same way. A Spec says how to get its Value from the port's status, what Value the profile
 // wants, when two Values are the same, and how a change reads; everything else (unsupported, read
-// errors, change records, the check after an undo) is written once, here.
+// errors, the ports a setting applies to, change records, the check after an undo) is written
+// once, here.
 //
 // A feature's write (the write of a group of settings that go to the port together) is a
 // FeatureSpec<F> per Feature: what to read back after it, and how to write the profile's values
@@ -71,13 +72,8 @@ struct Writes {
 //   static std::optional<std::string_view> disruption(const Ctx&);      a change disrupts traffic
 //   static std::optional<NotHere> refuse(const Ctx&, const Value& now, const Value& wanted);
 //   static void warn(const Ctx&, const Value& wanted, std::vector<std::string>& warnings);
-//
-// The primary template is a setting still planned by daemon/plan; its Row has no functions until
-// its Spec is written.
 template <Setting S>
-struct Spec {
-  static constexpr bool legacy = true;
-};
+struct Spec;
 
 // One specialisation per Feature (spec_dcb.hpp, spec_link.hpp, spec_rdma.hpp):
 //   static constexpr StatusPart part;   what to read back after the write
@@ -151,6 +147,11 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   const auto not_here = [&](Lacking kind, std::string reason) {
     out.unsupported.push_back(Unsupported{S, std::string(c.instance), std::move(reason), kind});
   };
+  if (info(S).scope == Scope::Mlx5 && !c.port.is_mlx5()) {
+    // The kernel's own "no" when it said one (veth DCB: EOPNOTSUPP), else why roced does not try.
+    not_here(Lacking::Mlx5Only, field.unsupported_here() ? field.reason : mlx5_only_reason(c.port));
+    return;
+  }
   if (!field.ok()) {
     if (field.unsupported_here()) {
       not_here(field.lack == Lack::Absent ? Lacking::NoRdmaDevice : Lacking::Device, field.reason);
@@ -212,7 +213,7 @@ std::string restored(const Ctx& c, const PortStatus& before, const PortStatus& n
   return same ? std::string() : what + " differs from before the apply";
 }
 
-// The type-erased row the loops see. A legacy setting's functions are null.
+// The type-erased row the loops see.
 struct Row {
   const SettingInfo* info;
   bool (*manages)(const config::Profile&);
@@ -222,12 +223,8 @@ struct Row {
 
 template <Setting S>
 constexpr Row make_row() {
-  if constexpr (requires { Spec<S>::legacy; }) {
-    return Row{&info(S), nullptr, nullptr, nullptr};
-  } else {
-    static_assert(SettingSpec<S>, "Spec<S> lacks a required member (see spec.hpp)");
-    return Row{&info(S), &manages<S>, &plan_all<S>, &restored<S>};
-  }
+  static_assert(SettingSpec<S>, "Spec<S> lacks a required member (see spec.hpp)");
+  return Row{&info(S), &manages<S>, &plan_all<S>, &restored<S>};
 }
 
 struct FeatureRow {
