@@ -58,6 +58,32 @@ StepResult step_result(plan::Change change, const Writer& writer, const std::str
   return StepResult{std::move(change), failure.empty(), writer.attempts(), failure};
 }
 
+// After a write: each change of the step must plan no more on what reads back now. Each row
+// re-plans itself, so a read error elsewhere in the re-read part does not fail this step.
+std::string verify_written(const plan::PortPlan& p, const Step& step, const PortStatus& now) {
+  for (const auto& change : step.changes) {
+    const settings::Ctx ctx{p.port, p.desired, change.key};
+    if (auto failure = settings::row(change.setting).pending(ctx, now); !failure.empty()) {
+      return "verify: " + failure;
+    }
+  }
+  return {};
+}
+
+// After an undo: every setting of the feature (not only those that changed: the undo rewrote the
+// whole feature) must read as the plan observed it.
+std::string verify_restored(const plan::PortPlan& p, const Step& step, const PortStatus& now) {
+  const std::string& instance = step.changes.front().key;
+  for (const settings::Row& row : settings::rows()) {
+    if (row.info->feature != step.feature) continue;
+    const settings::Ctx ctx{p.port, p.desired, instance};
+    if (auto failure = row.restored(ctx, p.observed, now); !failure.empty()) {
+      return "verify: " + failure;
+    }
+  }
+  return {};
+}
+
 // The change an undo makes: from what was written back to what was observed.
 plan::Change reversed(const plan::Change& change) {
   plan::Change out = change;
@@ -77,14 +103,7 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
     if (auto undone = step.undo(writer); !undone) {
       failure = describe(undone.error());
     } else {
-      const PortStatus now = device.read();
-      for (const auto& change : step.changes) {
-        failure = detail::not_restored(port_plan, now, change);
-        if (!failure.empty()) {
-          failure = "verify: " + failure;
-          break;
-        }
-      }
+      failure = verify_restored(port_plan, step, device.read());
     }
     for (const auto& change : step.changes) {
       result.rollback.push_back(step_result(reversed(change), writer, failure));
@@ -120,14 +139,7 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
       failure = describe(written.error());
     } else {
       current = device.read_part(current, settings::feature_row(step.feature).part);
-      const plan::PortPlan replanned = plan::plan_port(port_plan.port, port_plan.desired, current);
-      for (const auto& change : step.changes) {
-        failure = detail::still_pending(replanned, change);
-        if (!failure.empty()) {
-          failure = "verify: " + failure;
-          break;
-        }
-      }
+      failure = verify_written(port_plan, step, current);
     }
     for (const auto& change : step.changes) {
       result.steps.push_back(step_result(change, writer, failure));

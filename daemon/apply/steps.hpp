@@ -29,12 +29,4 @@ struct Step {
 // become one step, written by the feature's FeatureSpec (daemon/settings/spec_*.cpp).
 std::vector<Step> make_steps(const plan::PortPlan& port_plan);
 
-// Verification (verify.cpp). After a step: `replanned` (plan_port on what reads back now) still
-// lists the change -> why it failed; empty when the setting reads as wanted.
-std::string still_pending(const plan::PortPlan& replanned, const plan::Change& change);
-// After an undo: the setting reads other than in `observed` (the plan's) -> why; empty when it is
-// back.
-std::string not_restored(const plan::PortPlan& port_plan, const PortStatus& now,
-                         const plan::Change& change);
-
 }  // namespace roced::apply::detail

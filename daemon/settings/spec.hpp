@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A setting's behaviour, as a traits specialisation Spec<S> per Setting (the value type travels
-// with the setting), and the generic code that plans and checks the undo of every setting the
-// same way. A Spec says how to get its Value from the port's status, what Value the profile
-// wants, when two Values are the same, and how a change reads; everything else (unsupported, read
-// errors, the ports a setting applies to, change records, the check after an undo) is written
-// once, here.
+// with the setting), and the generic code that plans, verifies and checks the undo of every
+// setting the same way. A Spec says how to get its Value from the port's status, what Value the
+// profile wants, when two Values are the same, and how a change reads; everything else
+// (unsupported, read errors, the ports a setting applies to, change records, the verification after
+// a write, the check after an undo) is written once, here.
 //
 // A feature's write (the write of a group of settings that go to the port together) is a
 // FeatureSpec<F> per Feature: what to read back after it, and how to write the profile's values
@@ -63,7 +63,7 @@ struct Writes {
 //   static constexpr std::string_view label = "the PFC priorities";   rollback messages
 //   static Reading<Value> project(const Ctx&, const T& read);  T is the field's; never reads c.want
 //   static Value wanted(const Ctx&, const Value& now);         `now` only for port-dependent parts
-//   static bool same(const Value&, const Value&);   THE equality: plan and undo both use it
+//   static bool same(const Value&, const Value&);   THE equality: plan, verify and undo all use it
 //   static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
 //                                                       const Value& wanted);
 // Optional:
@@ -195,6 +195,18 @@ void plan_all(const DiscoveredPort& port, const config::Profile& want, const Por
   }
 }
 
+// After a write: "" when the instance no longer plans a change on `now`, else why. The same
+// plan_instance, so the verification cannot disagree with the plan.
+template <Setting S>
+std::string pending_after_write(const Ctx& c, const PortStatus& now) {
+  Findings again;
+  plan_instance<S>(c, now, again);
+  if (!again.error.empty()) return "cannot read back: " + again.error;
+  if (again.changes.empty()) return {};
+  const Change& still = again.changes.front();
+  return "reads " + still.now + " after the write (wanted " + still.wanted + ")";
+}
+
 // After an undo: "" when the setting reads as in `before` (the plan's observation), else why.
 // The same project and same as the plan, so the two cannot disagree.
 template <Setting S>
@@ -218,13 +230,14 @@ struct Row {
   const SettingInfo* info;
   bool (*manages)(const config::Profile&);
   void (*plan)(const DiscoveredPort&, const config::Profile&, const PortStatus&, Findings&);
+  std::string (*pending)(const Ctx&, const PortStatus& now);
   std::string (*restored)(const Ctx&, const PortStatus& before, const PortStatus& now);
 };
 
 template <Setting S>
 constexpr Row make_row() {
   static_assert(SettingSpec<S>, "Spec<S> lacks a required member (see spec.hpp)");
-  return Row{&info(S), &manages<S>, &plan_all<S>, &restored<S>};
+  return Row{&info(S), &manages<S>, &plan_all<S>, &pending_after_write<S>, &restored<S>};
 }
 
 struct FeatureRow {
