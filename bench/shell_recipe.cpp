@@ -15,20 +15,6 @@ std::string quote(const std::string& text) {  // for sh: single quotes, ' as '\'
   return out + "'";
 }
 
-std::string ets_tsa_word(dcb::Tsa tsa) {
-  switch (tsa) {
-    case dcb::Tsa::Strict:
-      return "strict";
-    case dcb::Tsa::Cbs:
-      return "cbs";
-    case dcb::Tsa::Ets:
-      return "ets";
-    case dcb::Tsa::Vendor:
-      return "vendor";
-  }
-  return "ets";
-}
-
 std::string echo_into(const std::string& value, const fs::path& file) {
   return "echo " + quote(value) + " > " + quote(file.string()) + "\n";
 }
@@ -64,7 +50,7 @@ ShellRecipe shell_recipe(const std::vector<DiscoveredPort>& ports, const config:
     }
     a += " tc-tsa";
     for (int tc = 0; tc < 8; ++tc)
-      a += " " + std::to_string(tc) + ":" + ets_tsa_word(p.ets.tsa[tc]);
+      a += " " + std::to_string(tc) + ":" + dcb::tsa_name(p.ets.tsa[tc]);
     a += " tc-bw";
     for (int tc = 0; tc < 8; ++tc) {
       a += " " + std::to_string(tc) + ":" + std::to_string(p.ets.bandwidth[tc]);

@@ -28,7 +28,7 @@ nlohmann::json to_json(const config::LoadResult& loaded) {
   nlohmann::json diagnostics = nlohmann::json::array();
   for (const auto& d : loaded.diagnostics) {
     diagnostics.push_back({
-        {"severity", d.severity == config::Diagnostic::Severity::Error ? "error" : "warning"},
+        {"severity", config::kSeverityNames.name(d.severity)},
         {"file", d.file},
         {"line", d.line},
         {"column", d.column},

@@ -15,16 +15,9 @@ using Json = nlohmann::ordered_json;
 std::string text(const Json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
 // The inverse of plan::setting_name: "pfc.priorities" -> PfcPriorities, "ecn.dcqcn.rp_ai_rate"
-// -> Dcqcn with key "rp_ai_rate".
+// -> Dcqcn with key "rp_ai_rate". From the settings table, so every setting reads back.
 std::pair<plan::Setting, std::string> parse_setting(const std::string& name) {
-  const std::string dcqcn_prefix = "ecn.dcqcn.";
-  if (name.rfind(dcqcn_prefix, 0) == 0) {
-    return {plan::Setting::Dcqcn, name.substr(dcqcn_prefix.size())};
-  }
-  for (int i = 0; i <= static_cast<int>(plan::Setting::RdmaCmTos); ++i) {
-    const auto setting = static_cast<plan::Setting>(i);
-    if (plan::setting_name(setting) == name) return {setting, {}};
-  }
+  if (auto parsed = settings::parse_setting_name(name)) return *parsed;
   throw std::invalid_argument("unknown setting \"" + name + "\"");
 }
 
@@ -50,11 +43,7 @@ std::vector<plan::Unsupported> unsupported_from_json(const Json& list) {
 }
 
 apply::PortResult::Outcome parse_outcome(const std::string& name) {
-  using Outcome = apply::PortResult::Outcome;
-  for (auto outcome : {Outcome::InSync, Outcome::Applied, Outcome::RolledBack,
-                       Outcome::RollbackFailed, Outcome::Unreadable}) {
-    if (apply::outcome_name(outcome) == name) return outcome;
-  }
+  if (auto outcome = apply::kOutcomeNames.parse(name)) return *outcome;
   throw std::invalid_argument("unknown outcome \"" + name + "\"");
 }
 

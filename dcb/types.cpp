@@ -28,16 +28,7 @@ std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps) {
 }
 
 std::string tsa_name(Tsa tsa) {
-  switch (tsa) {
-    case Tsa::Strict:
-      return "strict";
-    case Tsa::Cbs:
-      return "cbs";
-    case Tsa::Ets:
-      return "ets";
-    case Tsa::Vendor:
-      return "vendor";
-  }
+  if (kTsaNames.names(tsa)) return std::string(kTsaNames.name(tsa));
   return "tsa " + std::to_string(static_cast<unsigned>(tsa));
 }
 

@@ -8,12 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.hpp"
+
 namespace roced::dcb {
 
 constexpr int kPriorities = 8;
 constexpr int kTrafficClasses = 8;
 
 enum class Tsa : uint8_t { Strict = 0, Cbs = 1, Ets = 2, Vendor = 255 };  // IEEE_8021QAZ_TSA_*
+// As iproute2's `dcb ets` prints and reads them. Sparse values: unique, not covers<>-checked.
+inline constexpr auto kTsaNames = enum_names<Tsa>(
+    {{Tsa::Strict, "strict"}, {Tsa::Cbs, "cbs"}, {Tsa::Ets, "ets"}, {Tsa::Vendor, "vendor"}});
 
 struct Pfc {
   uint8_t cap = 0;
@@ -79,6 +84,8 @@ struct IeeeState {
 };
 
 enum class Trust { Pcp, Dscp };
+inline constexpr auto kTrustNames = enum_names<Trust>({{Trust::Dscp, "dscp"}, {Trust::Pcp, "pcp"}});
+static_assert(kTrustNames.covers<Trust::Dscp>(), "name every Trust");
 // mlx5 has no trust op: any DSCP APP entry means DSCP trust.
 Trust trust_from_apps(const std::vector<AppEntry>& apps);
 // DSCP -> priority from the APP table; unmapped DSCPs read as priority 0 (mlx5).

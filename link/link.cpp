@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "os/rtnl_request.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced {
 
@@ -62,26 +63,25 @@ Result<std::unique_ptr<NetlinkSocket>> open_socket(System& system) {
 
 }  // namespace
 
+// RFC 2863 states as iproute2 prints them. IF_OPER_* are an unnamed enum in linux/if.h.
+using OperState = decltype(IF_OPER_UP);
+constexpr auto kOperStateNames = enum_names<OperState>({
+    {IF_OPER_UNKNOWN, "unknown"},
+    {IF_OPER_NOTPRESENT, "notpresent"},
+    {IF_OPER_DOWN, "down"},
+    {IF_OPER_LOWERLAYERDOWN, "lowerlayerdown"},
+    {IF_OPER_TESTING, "testing"},
+    {IF_OPER_DORMANT, "dormant"},
+    {IF_OPER_UP, "up"},
+});
+static_assert(kOperStateNames.covers<IF_OPER_UP>(), "name every IF_OPER_* state");
+
 std::string operstate_name(uint8_t operstate) {
-  // RFC 2863 states as iproute2 prints them (IF_OPER_* in linux/if.h).
-  switch (operstate) {
-    case IF_OPER_UNKNOWN:
-      return "unknown";
-    case IF_OPER_NOTPRESENT:
-      return "notpresent";
-    case IF_OPER_DOWN:
-      return "down";
-    case IF_OPER_LOWERLAYERDOWN:
-      return "lowerlayerdown";
-    case IF_OPER_TESTING:
-      return "testing";
-    case IF_OPER_DORMANT:
-      return "dormant";
-    case IF_OPER_UP:
-      return "up";
-    default:
-      return "operstate " + std::to_string(operstate);
+  // Checked first: a value past the last enumerator is outside the enum's range.
+  if (operstate <= IF_OPER_UP) {
+    return std::string(kOperStateNames.name(static_cast<OperState>(operstate)));
   }
+  return "operstate " + std::to_string(operstate);
 }
 
 Result<std::vector<LinkInfo>> LinkClient::list() {

@@ -19,13 +19,8 @@ std::string errno_name(int code) {
 }
 
 std::string describe_error(const Error& error, const std::string& what) {
-  if (error.is_unsupported()) {
-    return "unsupported: " + what + " is not supported by this device (" + errno_name(error.code) +
-           ")";
-  }
-  std::string text = "error: " + error.message;
-  if (error.code != 0) text += " (" + errno_name(error.code) + ")";
-  return text;
+  // One wording: the text a failed Field shows.
+  return Field<int>::from(error, what).error;
 }
 
 std::string StallPrevention::mode() const {
@@ -51,26 +46,20 @@ namespace {
 template <class T>
 Field<T> field_from(Result<T> result, const std::string& what) {
   if (result) return Field<T>::of(std::move(*result));
-  return Field<T>::failed(describe_error(result.error(), what), result.error().code);
-}
-
-template <class T>
-Field<T> failed_like(const std::string& message, int code) {
-  return Field<T>::failed(message, code);
+  return Field<T>::from(result.error(), what);
 }
 
 void read_dcb(System& system, const std::string& ifname, PortStatus& status) {
   dcb::DcbClient client(system);
   auto ieee = client.get(ifname);
   if (!ieee) {
-    const std::string message = describe_error(ieee.error(), "DCB");
-    const int code = ieee.error().code;
-    status.trust = failed_like<dcb::Trust>(message, code);
-    status.dscp_apps = failed_like<std::vector<dcb::AppEntry>>(message, code);
-    status.pfc = failed_like<dcb::Pfc>(message, code);
-    status.ets = failed_like<dcb::Ets>(message, code);
-    status.buffer = failed_like<dcb::Buffer>(message, code);
-    status.dcbx = failed_like<uint8_t>(message, code);
+    const auto failed = Field<uint8_t>::from(ieee.error(), "DCB");
+    status.trust = Field<dcb::Trust>::lacking_as(failed);
+    status.dscp_apps = Field<std::vector<dcb::AppEntry>>::lacking_as(failed);
+    status.pfc = Field<dcb::Pfc>::lacking_as(failed);
+    status.ets = Field<dcb::Ets>::lacking_as(failed);
+    status.buffer = Field<dcb::Buffer>::lacking_as(failed);
+    status.dcbx = failed;
     return;
   }
   // mlx5 has no trust op: DSCP entries in the APP table are the trust state (en_dcbnl.c,
@@ -82,13 +71,12 @@ void read_dcb(System& system, const std::string& ifname, PortStatus& status) {
   }
   status.dscp_apps = Field<std::vector<dcb::AppEntry>>::of(std::move(dscp));
   status.pfc = ieee->pfc ? Field<dcb::Pfc>::of(*ieee->pfc)
-                         : Field<dcb::Pfc>::failed("unsupported: the driver reports no PFC");
+                         : Field<dcb::Pfc>::unsupported("the driver reports no PFC");
   status.ets = ieee->ets ? Field<dcb::Ets>::of(*ieee->ets)
-                         : Field<dcb::Ets>::failed("unsupported: the driver reports no ETS");
+                         : Field<dcb::Ets>::unsupported("the driver reports no ETS");
   status.buffer =
-      ieee->buffer
-          ? Field<dcb::Buffer>::of(*ieee->buffer)
-          : Field<dcb::Buffer>::failed("unsupported: the driver reports no buffer configuration");
+      ieee->buffer ? Field<dcb::Buffer>::of(*ieee->buffer)
+                   : Field<dcb::Buffer>::unsupported("the driver reports no buffer configuration");
   if (ieee->dcbx) {
     status.dcbx = Field<uint8_t>::of(*ieee->dcbx);
   } else {
@@ -100,15 +88,15 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
                PortStatus& status) {
   const FileTree& files = *system.files;
   if (port.rdma_device.empty()) {
-    const std::string message = "absent: no RDMA device for " + port.netdev;
-    status.gids = Field<GidStatus>::failed(message, ENODEV);
-    status.roce_v2_ipv4 = Field<rdma::GidEntry>::failed(message, ENODEV);
-    status.rdma_cm = Field<rdma::RdmaCmDefaults>::failed(message, ENODEV);
-    status.hw_counters = Field<std::map<std::string, uint64_t>>::failed(message, ENODEV);
+    const std::string why = "no RDMA device for " + port.netdev;
+    status.gids = Field<GidStatus>::absent(why, ENODEV);
+    status.roce_v2_ipv4 = Field<rdma::GidEntry>::absent(why, ENODEV);
+    status.rdma_cm = Field<rdma::RdmaCmDefaults>::absent(why, ENODEV);
+    status.hw_counters = Field<std::map<std::string, uint64_t>>::absent(why, ENODEV);
     return;
   }
   if (!options.gid_table) {
-    status.gids = Field<GidStatus>::failed("not read");
+    status.gids = Field<GidStatus>::not_read();
   } else if (auto table = rdma::read_gid_table(files, port.rdma_device, port.rdma_port)) {
     status.gids = Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
   } else if (auto verbs = options.verbs_fallback
@@ -116,18 +104,17 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
                               : Result<std::vector<rdma::GidEntry>>(table.error())) {
     status.gids = Field<GidStatus>::of(GidStatus{"libibverbs", std::move(*verbs)});
   } else {
-    status.gids = Field<GidStatus>::failed(describe_error(table.error(), "the GID table"),
-                                           table.error().code);
+    status.gids = Field<GidStatus>::from(table.error(), "the GID table");
   }
   if (status.gids.ok()) {
     if (auto entry = rdma::roce_v2_ipv4_entry(status.gids.value->entries, port.netdev)) {
       status.roce_v2_ipv4 = Field<rdma::GidEntry>::of(*entry);
     } else {
-      status.roce_v2_ipv4 = Field<rdma::GidEntry>::failed(
-          "absent: no RoCE v2 GID with an IPv4 address on " + port.netdev, ENOENT);
+      status.roce_v2_ipv4 = Field<rdma::GidEntry>::absent(
+          "no RoCE v2 GID with an IPv4 address on " + port.netdev, ENOENT);
     }
   } else {
-    status.roce_v2_ipv4 = Field<rdma::GidEntry>::failed(status.gids.error, status.gids.error_code);
+    status.roce_v2_ipv4 = Field<rdma::GidEntry>::lacking_as(status.gids);
   }
   status.rdma_cm =
       field_from(rdma::read_rdma_cm(files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
@@ -135,7 +122,7 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
     status.hw_counters =
         field_from(rdma::read_hw_counters(files, port.rdma_device, port.rdma_port), "hw_counters");
   } else {
-    status.hw_counters = Field<std::map<std::string, uint64_t>>::failed("not read");
+    status.hw_counters = Field<std::map<std::string, uint64_t>>::not_read();
   }
 }
 
@@ -148,7 +135,7 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   EthtoolClient ethtool(system);
   status.driver_info = options.driver_info
                            ? field_from(ethtool.driver_info(port.netdev), "driver info")
-                           : Field<DriverInfo>::failed("not read");
+                           : Field<DriverInfo>::not_read();
   if (options.link) {
     status.link = Field<LinkInfo>::of(*options.link);
   } else {
@@ -188,7 +175,7 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
     case StatusPart::Ecn:
       // The knobs read are mlx5's (debugfs cc_params, sysfs ecn/): nothing to read elsewhere.
       if (!port.is_mlx5()) {
-        status.ecn = Field<rdma::EcnState>::failed("unsupported: " + mlx5_only_reason(port));
+        status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(port));
         return;
       }
       status.ecn = field_from(rdma::read_ecn(*system.files, port.pci, port.netdev), "ECN/DCQCN");

@@ -10,34 +10,74 @@
 #include <string>
 #include <vector>
 
-#include "port/discovery.hpp"
 #include "dcb/types.hpp"
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
+#include "port/discovery.hpp"
 #include "rdma/ecn.hpp"
 #include "rdma/gid.hpp"
 #include "rdma/rdma_cm.hpp"
 
 namespace roced {
 
-// A value, or why there is none: "unsupported: DCB is not supported by this device (EOPNOTSUPP)".
-template <class T>
-struct Field {
-  std::optional<T> value;
-  std::string error;
-  int error_code = 0;  // errno when the system said no, else 0
-
-  bool ok() const { return value.has_value(); }
-  static Field of(T v) { return Field{std::move(v), {}, 0}; }
-  static Field failed(std::string message, int code = 0) {
-    return Field{std::nullopt, std::move(message), code};
-  }
-};
-
 // "unsupported: <what> is not supported by this device (EOPNOTSUPP)" for EOPNOTSUPP, else
 // "error: <message> (<ERRNO>)".
 std::string describe_error(const Error& error, const std::string& what);
 std::string errno_name(int code);  // "EOPNOTSUPP"; "" for 0
+
+// Why a Field has no value. Set by whoever makes the Field (status.cpp), so the planner asks it
+// instead of reading it back out of the text: it reports Unsupported and Absent as "this port
+// cannot take the setting", anything else as a read error.
+enum class Lack : uint8_t {
+  None,         // the Field has a value
+  Unsupported,  // the device said no (EOPNOTSUPP), or the driver reports no such object
+  Absent,       // nothing to read: no RDMA device
+  NotRead,      // skipped on purpose (StatusOptions)
+  Error,        // the read failed
+};
+
+// A value, or why there is none: "unsupported: DCB is not supported by this device (EOPNOTSUPP)".
+template <class T>
+struct Field {
+  std::optional<T> value;
+  std::string error;   // as shown (status text and JSON): the lead word, then the reason
+  int error_code = 0;  // errno when the system said no, else 0
+  Lack lack = Lack::None;
+  std::string reason;  // `error` without its lead word: what plan lines and read errors print
+
+  bool ok() const { return value.has_value(); }
+  // The port cannot take what this Field holds (as opposed to: reading it failed).
+  bool unsupported_here() const { return lack == Lack::Unsupported || lack == Lack::Absent; }
+
+  static Field of(T v) { return Field{std::move(v), {}, 0, Lack::None, {}}; }
+  static Field unsupported(std::string why, int code = 0) {
+    return Field{std::nullopt, "unsupported: " + why, code, Lack::Unsupported, why};
+  }
+  static Field absent(std::string why, int code) {
+    return Field{std::nullopt, "absent: " + why, code, Lack::Absent, why};
+  }
+  static Field not_read() { return Field{std::nullopt, "not read", 0, Lack::NotRead, "not read"}; }
+  // A failed read of `what` ("DCB", "the GID table"), as describe_error shows it.
+  static Field from(const Error& e, const std::string& what) {
+    if (e.is_unsupported()) {
+      return unsupported(what + " is not supported by this device (" + errno_name(e.code) + ")",
+                         e.code);
+    }
+    std::string text = e.message;
+    if (e.code != 0) text += " (" + errno_name(e.code) + ")";
+    return Field{std::nullopt, "error: " + text, e.code, Lack::Error, text};
+  }
+  // Another Field's lack, for a read that fills several Fields (one DCB IEEE_GET).
+  template <class U>
+  static Field lacking_as(const Field<U>& other) {
+    return Field{std::nullopt, other.error, other.error_code, other.lack, other.reason};
+  }
+  // A read error given as text, shown as it is: no lead word is looked for in it.
+  static Field failed(std::string message, int code = 0) {
+    std::string why = message;
+    return Field{std::nullopt, std::move(message), code, Lack::Error, std::move(why)};
+  }
+};
 
 struct StallPrevention {
   uint16_t raw = 0;          // ETHTOOL_PFC_PREVENTION_TOUT: 0 off, 0xffff auto, else ms

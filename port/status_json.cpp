@@ -65,8 +65,7 @@ nlohmann::ordered_json PortStatus::to_json() const {
   out["dcbx"] = field_json(dcbx, [](uint8_t mode) {
     return json{{"mode", mode}, {"name", dcb::dcbx_mode_name(mode)}, {"host", (mode & 1) != 0}};
   });
-  out["trust"] =
-      field_json(trust, [](dcb::Trust t) { return json(t == dcb::Trust::Dscp ? "dscp" : "pcp"); });
+  out["trust"] = field_json(trust, [](dcb::Trust t) { return json(dcb::kTrustNames.name(t)); });
   out["dscp_map"] = field_json(dscp_apps, [](const std::vector<dcb::AppEntry>& apps) {
     json map = json::object();  // DSCP -> priority for the entries present
     for (const auto& app : apps) map[std::to_string(app.protocol)] = app.priority;

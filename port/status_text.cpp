@@ -183,9 +183,8 @@ std::string body_text(const PortStatus& s) {
     out += line("dcb", s.pfc.error);
   } else {
     out += line("dcbx", s.dcbx.ok() ? dcbx_text(*s.dcbx.value) : s.dcbx.error,
-                s.trust.ok()
-                    ? std::string("trust ") + (*s.trust.value == dcb::Trust::Dscp ? "dscp" : "pcp")
-                    : "trust " + s.trust.error);
+                s.trust.ok() ? "trust " + std::string(dcb::kTrustNames.name(*s.trust.value))
+                             : "trust " + s.trust.error);
     if (s.pfc.ok()) {
       out += line("pfc", mask_text(s.pfc.value->enabled_mask),
                   "cable " + std::to_string(s.pfc.value->delay) + " m");

@@ -9,15 +9,7 @@ namespace roced::rdma {
 namespace fs = std::filesystem;
 
 std::string ecn_flavour_name(EcnFlavour flavour) {
-  switch (flavour) {
-    case EcnFlavour::Inbox:
-      return "inbox";
-    case EcnFlavour::Ofed:
-      return "ofed";
-    case EcnFlavour::None:
-      break;
-  }
-  return "none";
+  return std::string(kEcnFlavourNames.name(flavour, "none"));
 }
 
 namespace {

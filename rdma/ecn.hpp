@@ -13,10 +13,14 @@
 #include <string>
 
 #include "os/system.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced::rdma {
 
 enum class EcnFlavour { None, Inbox, Ofed };
+inline constexpr auto kEcnFlavourNames = enum_names<EcnFlavour>(
+    {{EcnFlavour::None, "none"}, {EcnFlavour::Inbox, "inbox"}, {EcnFlavour::Ofed, "ofed"}});
+static_assert(kEcnFlavourNames.covers<EcnFlavour::Ofed>(), "name every EcnFlavour");
 std::string ecn_flavour_name(EcnFlavour flavour);  // "none", "inbox", "ofed"
 
 struct EcnState {

@@ -10,8 +10,8 @@ Direction opposite(Direction direction) {
 }
 
 std::string counter_name(Direction direction, int priority, std::string_view what) {
-  return std::string(roced::direction_name(direction)) + "_prio" + std::to_string(priority) +
-         "_" + std::string(what);
+  return std::string(roced::direction_name(direction)) + "_prio" + std::to_string(priority) + "_" +
+         std::string(what);
 }
 
 // Reads one counter's delta and records the first reason the poll cannot be judged. Names are
@@ -142,34 +142,10 @@ std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence) {
   return *evidence.port_pause_frames > 0 && *evidence.opposite_packets == 0;
 }
 
-std::string_view verdict_name(PollVerdict verdict) {
-  switch (verdict) {
-    case PollVerdict::stormed:
-      return "stormed";
-    case PollVerdict::healthy:
-      return "healthy";
-    case PollVerdict::unknown:
-      break;
-  }
-  return "unknown";
-}
+std::string_view verdict_name(PollVerdict verdict) { return kVerdictNames.name(verdict); }
 
 std::string_view reason_name(UnknownReason reason) {
-  switch (reason) {
-    case UnknownReason::none:
-      return "none";
-    case UnknownReason::missing_counter:
-      return "missing counter";
-    case UnknownReason::counter_reset:
-      return "counter reset";
-    case UnknownReason::bad_interval:
-      return "interval not positive";
-    case UnknownReason::slow_read:
-      return "counters read too slowly for the interval";
-    case UnknownReason::other_port:
-      break;
-  }
-  return "samples of different ports";
+  return kReasonNames.name(reason, "samples of different ports");
 }
 
 }  // namespace roced::watchdog

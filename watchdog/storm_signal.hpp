@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "util/enum_names.hpp"
 #include "watchdog/pause_counters.hpp"
 
 namespace roced::watchdog {
@@ -36,6 +37,19 @@ enum class UnknownReason {
   slow_read,        // the reads blur more than a tenth of the interval: no 1 % judgement
   other_port,       // the two readings are of different netdevs
 };
+inline constexpr auto kVerdictNames = enum_names<PollVerdict>({{PollVerdict::stormed, "stormed"},
+                                                               {PollVerdict::healthy, "healthy"},
+                                                               {PollVerdict::unknown, "unknown"}});
+static_assert(kVerdictNames.covers<PollVerdict::unknown>(), "name every PollVerdict");
+inline constexpr auto kReasonNames = enum_names<UnknownReason>({
+    {UnknownReason::none, "none"},
+    {UnknownReason::missing_counter, "missing counter"},
+    {UnknownReason::counter_reset, "counter reset"},
+    {UnknownReason::bad_interval, "interval not positive"},
+    {UnknownReason::slow_read, "counters read too slowly for the interval"},
+    {UnknownReason::other_port, "samples of different ports"},
+});
+static_assert(kReasonNames.covers<UnknownReason::other_port>(), "name every UnknownReason");
 
 struct StormEvidence {
   int priority = 0;

@@ -5,7 +5,6 @@
 #include "daemon/apply/applier.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "daemon/apply/steps.hpp"
 
@@ -13,96 +12,30 @@ namespace roced::apply {
 
 namespace detail {
 
-namespace {
-
-using plan::Setting;
-
-// Changes of one feature share a write; a DCQCN knob is a feature of its own.
-int feature_of(Setting setting) {
-  switch (setting) {
-    case Setting::Trust:
-    case Setting::DscpMap:
-      return static_cast<int>(Setting::Trust);
-    case Setting::PfcPriorities:
-    case Setting::CableLength:
-      return static_cast<int>(Setting::PfcPriorities);
-    default:
-      return static_cast<int>(setting);
-  }
-}
-
-bool same_feature(const plan::Change& a, const plan::Change& b) {
-  return feature_of(a.setting) == feature_of(b.setting) && a.key == b.key;
-}
-
-void add_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out) {
-  switch (changes.front().setting) {
-    case Setting::Dcbx:
-      return dcbx_step(p, std::move(changes), out);
-    case Setting::Trust:
-    case Setting::DscpMap:
-      return app_table_step(p, std::move(changes), out);
-    case Setting::Ets:
-      return ets_step(p, std::move(changes), out);
-    case Setting::PfcPriorities:
-    case Setting::CableLength:
-      return pfc_step(p, std::move(changes), out);
-    case Setting::Buffers:
-      return buffer_step(p, std::move(changes), out);
-    case Setting::Mtu:
-      return mtu_step(p, std::move(changes), out);
-    case Setting::StallPrevention:
-      return stall_step(p, std::move(changes), out);
-    case Setting::EcnPriorities:
-      return ecn_priorities_step(p, std::move(changes), out);
-    case Setting::CnpDscp:
-      return cnp_dscp_step(p, std::move(changes), out);
-    case Setting::CnpPriority:
-      return cnp_priority_step(p, std::move(changes), out);
-    case Setting::Dcqcn:
-      return dcqcn_step(p, std::move(changes), out);
-    case Setting::RdmaCmMode:
-      return rdma_cm_mode_step(p, std::move(changes), out);
-    case Setting::RdmaCmTos:
-      return rdma_cm_tos_step(p, std::move(changes), out);
-  }
-}
-
-}  // namespace
-
-bool is_transient(const Error& error) { return error.code == EBUSY || error.code == EAGAIN; }
-
-bool Writer::retry_after(const Error& error, int attempt) {
-  if (!is_transient(error) || attempt >= options_.max_attempts) return false;
-  std::this_thread::sleep_for(options_.first_backoff * (1 << std::min(attempt - 1, 16)));
-  return true;
-}
-
-Result<void> Writer::write(const std::function<Result<void>()>& request, bool partial) {
-  for (int attempt = 1;; ++attempt) {
-    attempts_ = std::max(attempts_, attempt);
-    auto result = request();
-    if (result || partial) maybe_changed_ = true;
-    if (result || !retry_after(result.error(), attempt)) return result;
-  }
-}
-
 std::vector<Step> make_steps(const plan::PortPlan& port_plan) {
   std::vector<Step> steps;
   const auto& changes = port_plan.changes;
   for (size_t first = 0; first < changes.size();) {
+    // Changes of one feature share a write; each DCQCN knob is an instance of its own.
+    const settings::Feature feature = settings::info(changes[first].setting).feature;
+    const std::string& instance = changes[first].key;
     size_t end = first + 1;
-    while (end < changes.size() && same_feature(changes[first], changes[end])) ++end;
+    while (end < changes.size() && settings::info(changes[end].setting).feature == feature &&
+           changes[end].key == instance) {
+      ++end;
+    }
     std::vector<plan::Change> group(changes.begin() + first, changes.begin() + end);
-    const size_t before = steps.size();
-    add_step(port_plan, group, steps);
-    if (steps.size() == before) {
+    const settings::WriteCtx ctx{port_plan.port, port_plan.desired, port_plan.observed, instance};
+    if (auto writes = settings::feature_row(feature).writes(ctx)) {
+      steps.push_back(
+          Step{std::move(group), feature, std::move(writes->apply), std::move(writes->undo)});
+    } else {
       // No way to write it (the state it depends on was not read): a failure, never a skip.
       const std::string name = plan::setting_name(group.front().setting, group.front().key);
       auto cannot = [name](Writer&) -> Result<void> {
         return Error{ENODATA, "no write for " + name + " from what was read"};
       };
-      steps.push_back(Step{std::move(group), cannot, cannot});
+      steps.push_back(Step{std::move(group), feature, cannot, cannot});
     }
     first = end;
   }
@@ -125,31 +58,30 @@ StepResult step_result(plan::Change change, const Writer& writer, const std::str
   return StepResult{std::move(change), failure.empty(), writer.attempts(), failure};
 }
 
-// What a write of `setting` can change, to be read back.
-StatusPart status_part(plan::Setting setting) {
-  switch (setting) {
-    case plan::Setting::Dcbx:
-    case plan::Setting::Trust:
-    case plan::Setting::DscpMap:
-    case plan::Setting::Ets:
-    case plan::Setting::PfcPriorities:
-    case plan::Setting::CableLength:
-    case plan::Setting::Buffers:
-      return StatusPart::Dcb;
-    case plan::Setting::Mtu:
-      return StatusPart::Link;
-    case plan::Setting::StallPrevention:
-      return StatusPart::StallPrevention;
-    case plan::Setting::EcnPriorities:
-    case plan::Setting::CnpDscp:
-    case plan::Setting::CnpPriority:
-    case plan::Setting::Dcqcn:
-      return StatusPart::Ecn;
-    case plan::Setting::RdmaCmMode:
-    case plan::Setting::RdmaCmTos:
-      return StatusPart::RdmaCm;
+// After a write: each change of the step must plan no more on what reads back now. Each row
+// re-plans itself, so a read error elsewhere in the re-read part does not fail this step.
+std::string verify_written(const plan::PortPlan& p, const Step& step, const PortStatus& now) {
+  for (const auto& change : step.changes) {
+    const settings::Ctx ctx{p.port, p.desired, change.key};
+    if (auto failure = settings::row(change.setting).pending(ctx, now); !failure.empty()) {
+      return "verify: " + failure;
+    }
   }
-  return StatusPart::Dcb;
+  return {};
+}
+
+// After an undo: every setting of the feature (not only those that changed: the undo rewrote the
+// whole feature) must read as the plan observed it.
+std::string verify_restored(const plan::PortPlan& p, const Step& step, const PortStatus& now) {
+  const std::string& instance = step.changes.front().key;
+  for (const settings::Row& row : settings::rows()) {
+    if (row.info->feature != step.feature) continue;
+    const settings::Ctx ctx{p.port, p.desired, instance};
+    if (auto failure = row.restored(ctx, p.observed, now); !failure.empty()) {
+      return "verify: " + failure;
+    }
+  }
+  return {};
 }
 
 // The change an undo makes: from what was written back to what was observed.
@@ -171,14 +103,7 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
     if (auto undone = step.undo(writer); !undone) {
       failure = describe(undone.error());
     } else {
-      const PortStatus now = device.read();
-      for (const auto& change : step.changes) {
-        failure = detail::not_restored(port_plan.observed, now, change);
-        if (!failure.empty()) {
-          failure = "verify: " + failure;
-          break;
-        }
-      }
+      failure = verify_restored(port_plan, step, device.read());
     }
     for (const auto& change : step.changes) {
       result.rollback.push_back(step_result(reversed(change), writer, failure));
@@ -213,15 +138,8 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
     if (auto written = step.apply(writer); !written) {
       failure = describe(written.error());
     } else {
-      current = device.read_part(current, status_part(step.changes.front().setting));
-      const plan::PortPlan replanned = plan::plan_port(port_plan.port, port_plan.desired, current);
-      for (const auto& change : step.changes) {
-        failure = detail::still_pending(replanned, change);
-        if (!failure.empty()) {
-          failure = "verify: " + failure;
-          break;
-        }
-      }
+      current = device.read_part(current, settings::feature_row(step.feature).part);
+      failure = verify_written(port_plan, step, current);
     }
     for (const auto& change : step.changes) {
       result.steps.push_back(step_result(change, writer, failure));
@@ -260,19 +178,7 @@ ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOption
 }
 
 std::string outcome_name(PortResult::Outcome outcome) {
-  switch (outcome) {
-    case PortResult::Outcome::InSync:
-      return "in-sync";
-    case PortResult::Outcome::Applied:
-      return "applied";
-    case PortResult::Outcome::RolledBack:
-      return "rolled-back";
-    case PortResult::Outcome::RollbackFailed:
-      return "rollback-failed";
-    case PortResult::Outcome::Unreadable:
-      return "unreadable";
-  }
-  return "unknown";
+  return std::string(kOutcomeNames.name(outcome));
 }
 
 bool ApplyResult::ok() const {

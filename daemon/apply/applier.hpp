@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "daemon/plan/plan.hpp"
+#include "daemon/settings/device.hpp"
 #include "os/system.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced::apply {
 
@@ -36,6 +38,14 @@ struct PortResult {
   std::vector<std::string> warnings;
   std::string error;  // the failure that caused a rollback
 };
+inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
+    {PortResult::Outcome::InSync, "in-sync"},
+    {PortResult::Outcome::Applied, "applied"},
+    {PortResult::Outcome::RolledBack, "rolled-back"},
+    {PortResult::Outcome::RollbackFailed, "rollback-failed"},
+    {PortResult::Outcome::Unreadable, "unreadable"},
+});
+static_assert(kOutcomeNames.covers<PortResult::Outcome::Unreadable>(), "name every Outcome");
 std::string outcome_name(PortResult::Outcome outcome);  // "in-sync", "applied", "rolled-back", ...
 
 struct ApplyResult {
@@ -44,10 +54,7 @@ struct ApplyResult {
   bool changed() const;  // some port was written (Applied, RolledBack or RollbackFailed)
 };
 
-struct ApplyOptions {
-  int max_attempts = 5;                         // per step, for transient errors
-  std::chrono::milliseconds first_backoff{20};  // doubles per retry
-};
+using ApplyOptions = settings::WriteOptions;  // max_attempts, first_backoff
 
 ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOptions& options = {});
 PortResult apply_port(System& system, const plan::PortPlan& port_plan,

@@ -3,90 +3,30 @@
 // Internal to the applier: a plan's changes as steps. A step is one write (or a short sequence
 // of writes to one feature) that carries one or more changes: PFC priorities and cable length
 // share one PFC message, trust and the DSCP map share the APP table. Each step knows how to
-// write the wanted values and how to put the observed ones back.
+// write the wanted values and how to put the observed ones back (the feature's Writes).
 
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "daemon/apply/port_device.hpp"
+#include "daemon/settings/spec.hpp"
 
 namespace roced::apply::detail {
 
-// Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with
-// exponential backoff; remembers whether the device may have changed.
-class Writer {
- public:
-  Writer(PortDevice& device, const ApplyOptions& options) : device_(device), options_(options) {}
-
-  PortDevice& device() { return device_; }
-  // One write request. `partial` marks a request the kernel may apply in part before failing
-  // (several APP entries in one message): its failure still leaves something to undo.
-  Result<void> write(const std::function<Result<void>()>& request, bool partial = false);
-  // A read between writes (the APP table before deleting); retried like a write.
-  template <class T>
-  Result<T> read(const std::function<Result<T>()>& request) {
-    for (int attempt = 1;; ++attempt) {
-      auto result = request();
-      if (result || !retry_after(result.error(), attempt)) return result;
-    }
-  }
-
-  int attempts() const { return attempts_; }             // most tries one request of the step took
-  bool maybe_changed() const { return maybe_changed_; }  // a request reached the device
-
- private:
-  // Sleeps and returns true when `error` is transient and attempts remain.
-  bool retry_after(const Error& error, int attempt);
-
-  PortDevice& device_;
-  const ApplyOptions& options_;
-  int attempts_ = 0;
-  bool maybe_changed_ = false;
-};
-
-bool is_transient(const Error& error);  // EBUSY, EAGAIN
+// The Writer runs a step's requests with retries (daemon/settings/device.hpp).
+using settings::is_transient;
+using settings::Writer;
 
 struct Step {
   std::vector<plan::Change> changes;  // the plan's changes this step carries, in plan order
+  settings::Feature feature;          // what they are written with (the settings table's)
   std::function<Result<void>(Writer&)> apply;
   std::function<Result<void>(Writer&)> undo;  // back to PortPlan::observed
 };
 
-// The plan's changes as steps, in Setting order. Changes of one feature become one step.
+// The plan's changes as steps, in Setting order. Changes of one feature (and one DCQCN knob)
+// become one step, written by the feature's FeatureSpec (daemon/settings/spec_*.cpp).
 std::vector<Step> make_steps(const plan::PortPlan& port_plan);
-
-// Per feature (apply_dcb.cpp, apply_link.cpp, apply_rdma.cpp): appends the step for the changes
-// of that feature, when there are any. `changes` are the port's changes of this feature only.
-void dcbx_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out);
-void app_table_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                    std::vector<Step>& out);  // trust and DSCP map
-void ets_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out);
-void pfc_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-              std::vector<Step>& out);  // priorities and cable length
-void buffer_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                 std::vector<Step>& out);
-void mtu_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out);
-void stall_step(const plan::PortPlan& p, std::vector<plan::Change> changes, std::vector<Step>& out);
-void ecn_priorities_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                         std::vector<Step>& out);
-void cnp_dscp_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                   std::vector<Step>& out);
-void cnp_priority_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                       std::vector<Step>& out);
-void dcqcn_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                std::vector<Step>& out);  // one knob: one change
-void rdma_cm_mode_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                       std::vector<Step>& out);
-void rdma_cm_tos_step(const plan::PortPlan& p, std::vector<plan::Change> changes,
-                      std::vector<Step>& out);
-
-// Verification (verify.cpp). After a step: `replanned` (plan_port on what reads back now) still
-// lists the change -> why it failed; empty when the setting reads as wanted.
-std::string still_pending(const plan::PortPlan& replanned, const plan::Change& change);
-// After an undo: the setting reads other than in `observed` (the plan's) -> why; empty when it is
-// back.
-std::string not_restored(const PortStatus& observed, const PortStatus& now,
-                         const plan::Change& change);
 
 }  // namespace roced::apply::detail

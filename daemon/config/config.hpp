@@ -14,11 +14,15 @@
 
 #include "dcb/types.hpp"
 #include "telemetry/exporter_settings.hpp"
+#include "util/enum_names.hpp"
 #include "watchdog/settings.hpp"
 
 namespace roced::config {
 
 enum class DcbxMode { Host, Firmware };
+inline constexpr auto kDcbxModeNames =
+    enum_names<DcbxMode>({{DcbxMode::Host, "host"}, {DcbxMode::Firmware, "firmware"}});
+static_assert(kDcbxModeNames.covers<DcbxMode::Firmware>(), "name every DcbxMode");
 
 struct EtsProfile {
   std::array<uint8_t, 8> prio_tc{0, 1, 2, 3, 4, 5, 6, 7};  // priority -> traffic class
@@ -103,6 +107,10 @@ struct DaemonSettings {
   std::string log_level = "info";  // spdlog level names: trace debug info warn error critical off
   bool operator==(const DaemonSettings&) const = default;
 };
+inline constexpr auto kDriftPolicyNames =
+    enum_names<DaemonSettings::DriftPolicy>({{DaemonSettings::DriftPolicy::Enforce, "enforce"},
+                                             {DaemonSettings::DriftPolicy::Report, "report"}});
+static_assert(kDriftPolicyNames.covers<DaemonSettings::DriftPolicy::Report>());
 
 // `metrics:`: the exporter's own settings (telemetry/exporter_settings.hpp).
 using telemetry::kDefaultMetricsPort;
@@ -132,6 +140,9 @@ struct Diagnostic {
   std::string message;
   std::string to_string() const;
 };
+inline constexpr auto kSeverityNames = enum_names<Diagnostic::Severity>(
+    {{Diagnostic::Severity::Error, "error"}, {Diagnostic::Severity::Warning, "warning"}});
+static_assert(kSeverityNames.covers<Diagnostic::Severity::Warning>());
 
 struct LoadResult {
   std::optional<Config> config;         // set when there is no error (warnings allowed)

@@ -76,9 +76,8 @@ void read_daemon(Reader& reader, const YAML::Node& node, Location where, DaemonS
   reader.entries(node, where, "daemon", kDaemonKeys, [&](const Entry& e) {
     if (e.key == "drift_policy") {
       if (auto policy =
-              reader.choice(e.value, e.value_at, "daemon.drift_policy", {"enforce", "report"})) {
-        settings.drift_policy = *policy == "enforce" ? DaemonSettings::DriftPolicy::Enforce
-                                                     : DaemonSettings::DriftPolicy::Report;
+              reader.choice(e.value, e.value_at, "daemon.drift_policy", kDriftPolicyNames)) {
+        settings.drift_policy = *policy;
       }
     } else if (e.key == "drift_check_interval") {
       read_interval(reader, e, settings);

@@ -305,13 +305,13 @@ void read_profile(Reader& reader, const YAML::Node& node, Location where, const 
   reader.entries(node, where, prefix, kProfileKeys, [&](const Entry& e) {
     const std::string field = s.path(e.key);
     if (e.key == "dcbx") {
-      if (auto mode = reader.choice(e.value, e.value_at, field, {"host", "firmware"})) {
-        profile.dcbx = *mode == "host" ? DcbxMode::Host : DcbxMode::Firmware;
+      if (auto mode = reader.choice(e.value, e.value_at, field, kDcbxModeNames)) {
+        profile.dcbx = *mode;
         s.mark("dcbx", e.value_at);
       }
     } else if (e.key == "trust") {
-      if (auto trust = reader.choice(e.value, e.value_at, field, {"dscp", "pcp"})) {
-        profile.trust = *trust == "dscp" ? dcb::Trust::Dscp : dcb::Trust::Pcp;
+      if (auto trust = reader.choice(e.value, e.value_at, field, dcb::kTrustNames)) {
+        profile.trust = *trust;
         s.mark("trust", e.value_at);
       }
     } else if (e.key == "dscp_map") {

@@ -73,6 +73,13 @@ class Reader {
   std::optional<std::string> choice(const YAML::Node& node, Location where,
                                     const std::string& field,
                                     const std::vector<std::string>& choices);
+  // The same, from an enum's name table: the value named.
+  template <class E, std::size_t N>
+  std::optional<E> choice(const YAML::Node& node, Location where, const std::string& field,
+                          const EnumNames<E, N>& names) {
+    const auto name = choice(node, where, field, names.all_names());
+    return name ? names.parse(*name) : std::nullopt;
+  }
   std::optional<std::string> string(const YAML::Node& node, Location where,
                                     const std::string& field, const std::string& what);
   // A list; `each` reads one item. False when `node` is not a list.

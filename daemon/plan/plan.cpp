@@ -48,8 +48,7 @@ Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort&
                                             return match && match->ndev == port.netdev;
                                           });
   if (!table) {
-    return Field<GidStatus>::failed(describe_error(table.error(), "the GID table"),
-                                    table.error().code);
+    return Field<GidStatus>::from(table.error(), "the GID table");
   }
   return Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
 }
@@ -65,54 +64,15 @@ PortPlan read_and_plan(System& system, const DiscoveredPort& port, const config:
 
 }  // namespace
 
-std::string setting_name(Setting setting, const std::string& key) {
-  switch (setting) {
-    case Setting::Dcbx:
-      return "dcbx";
-    case Setting::Trust:
-      return "trust";
-    case Setting::DscpMap:
-      return "dscp_map";
-    case Setting::Ets:
-      return "ets";
-    case Setting::PfcPriorities:
-      return "pfc.priorities";
-    case Setting::CableLength:
-      return "pfc.cable_length";
-    case Setting::Buffers:
-      return "buffers";
-    case Setting::Mtu:
-      return "mtu";
-    case Setting::StallPrevention:
-      return "stall_prevention";
-    case Setting::EcnPriorities:
-      return "ecn.priorities";
-    case Setting::CnpDscp:
-      return "ecn.cnp_dscp";
-    case Setting::CnpPriority:
-      return "ecn.cnp_priority";
-    case Setting::Dcqcn:
-      return "ecn.dcqcn." + key;
-    case Setting::RdmaCmMode:
-      return "roce.rdma_cm_mode";
-    case Setting::RdmaCmTos:
-      return "roce.tos";
-  }
-  return "setting " + std::to_string(static_cast<int>(setting));
-}
-
-std::string setting_group_name(Setting setting) {
-  return setting == Setting::Dcqcn ? "ecn.dcqcn" : setting_name(setting);
-}
+std::string setting_group_name(Setting setting) { return std::string(settings::key_of(setting)); }
 
 const std::vector<Setting>& all_settings() {
-  static const std::vector<Setting> settings = {
-      Setting::Dcbx,          Setting::Trust,         Setting::DscpMap,
-      Setting::Ets,           Setting::PfcPriorities, Setting::CableLength,
-      Setting::Buffers,       Setting::Mtu,           Setting::StallPrevention,
-      Setting::EcnPriorities, Setting::CnpDscp,       Setting::CnpPriority,
-      Setting::Dcqcn,         Setting::RdmaCmMode,    Setting::RdmaCmTos};
-  return settings;
+  static const std::vector<Setting> all = [] {
+    std::vector<Setting> out;
+    for (const settings::SettingInfo& row : settings::kSettings) out.push_back(row.id);
+    return out;
+  }();
+  return all;
 }
 
 bool profile_manages(const config::Profile& profile, Setting setting) {

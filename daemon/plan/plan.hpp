@@ -11,36 +11,21 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
+#include "daemon/settings/outcome.hpp"
+#include "daemon/settings/setting.hpp"
+#include "os/system.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
-#include "os/system.hpp"
 
 namespace roced::plan {
 
-// In the order the applier writes them (issue 3: DCBX host mode first, then trust and DSCP map,
-// ETS, PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm).
-enum class Setting {
-  Dcbx,
-  Trust,
-  DscpMap,
-  Ets,
-  PfcPriorities,
-  CableLength,
-  Buffers,
-  Mtu,
-  StallPrevention,
-  EcnPriorities,
-  CnpDscp,
-  CnpPriority,
-  Dcqcn,  // one change per knob; Change::key names it ("rp_ai_rate")
-  RdmaCmMode,
-  RdmaCmTos,
-};
+// The settings, in the order the applier writes them, and their names: the settings table
+// (daemon/settings/setting.hpp), under the name the rest of the daemon has always used.
+using settings::Setting;
 // The profile's YAML key under `profile:`, so a plan line leads straight to the config:
-// "dcbx", "trust", "dscp_map", "ets", "pfc.priorities", "pfc.cable_length", "buffers", "mtu",
-// "stall_prevention", "ecn.priorities", "ecn.cnp_dscp", "ecn.cnp_priority", "ecn.dcqcn.<key>",
-// "roce.rdma_cm_mode", "roce.tos".
-std::string setting_name(Setting setting, const std::string& key = {});
+// "dcbx", "pfc.priorities", ..., "ecn.dcqcn.<key>" (the table's key, and the knob for DCQCN).
+// The table's own function, so a call that finds it by argument lookup finds the same one.
+using settings::setting_name;
 // The config key of the setting without a knob: "ecn.dcqcn" for every DCQCN knob.
 std::string setting_group_name(Setting setting);
 // Every Setting, in apply order.
@@ -49,22 +34,11 @@ const std::vector<Setting>& all_settings();
 // left to the driver unless named; every other setting always has a wanted value.
 bool profile_manages(const config::Profile& profile, Setting setting);
 
-struct Change {
-  Setting setting;
-  std::string key;     // Dcqcn knob name; empty otherwise
-  std::string now;     // human-readable, e.g. "none", "3", "firmware (cee ieee)"
-  std::string wanted;  // same form as `now`
-  bool disruptive = false;
-  std::string disruption;  // why, e.g. "mlx5 flaps the link when the PFC mask changes"
-};
-
-// A setting this port cannot take (DCB on a veth, no stall prevention in firmware, the inbox
-// driver's lack of per-priority ECN enable): reported, never a failure of the run.
-struct Unsupported {
-  Setting setting;
-  std::string key;
-  std::string reason;  // "DCB is not supported by this device (EOPNOTSUPP)"
-};
+// A change, and a setting this port cannot take (DCB on a veth, no stall prevention in firmware,
+// the inbox driver's lack of per-priority ECN enable): reported, never a failure of the run. The
+// settings table's types (daemon/settings/outcome.hpp).
+using settings::Change;
+using settings::Unsupported;
 
 struct PortPlan {
   DiscoveredPort port;

@@ -1,106 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
-// plan_port: desired against observed for one port, one function per setting, in Setting order.
-// Pure: it reads only its arguments.
+// plan_port: desired against observed for one port. The settings table plans each setting; this
+// file frames the port (the link first), runs the rows in Setting order and adds the GID check,
+// which is no setting. Pure: it reads only its arguments.
 #include <algorithm>
-#include <cerrno>
 
-#include "daemon/plan/describe.hpp"
-#include "daemon/plan/planner.hpp"
+#include "daemon/plan/plan.hpp"
+#include "daemon/settings/spec.hpp"
+#include "rdma/gid.hpp"
 
 namespace roced::plan {
 
-namespace detail {
-
 namespace {
 
-constexpr const char* kMtuChannelReset =
-    "mlx5 rebuilds its channels on an MTU change (mlx5e_change_mtu -> "
-    "mlx5e_safe_switch_params): traffic stops briefly, the link stays up";
-constexpr const char* kMtuQueueRestart =
-    "drivers may restart their queues on an MTU change: traffic can stop briefly";
-// Below this the RoCE path MTU cannot be 4096 (4096 payload + RoCE v2 headers).
-constexpr uint32_t kRoceMtuFloor = 4200;
-
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-
-std::string without_prefix(const std::string& text, const std::string& prefix) {
-  return starts_with(text, prefix) ? text.substr(prefix.size()) : text;
+// No change: the RoCE v2 GID index of the configured family, and its warnings.
+void plan_gid(const config::Profile& want, const PortStatus& have, PortPlan& out) {
+  const Field<GidStatus>& gids = have.gids;
+  if (!gids.ok()) {
+    // No RDMA device is already reported by the rdma_cm settings; anything else is worth a word.
+    if (!gids.unsupported_here())
+      out.warnings.push_back("cannot read the GID table: " + gids.error);
+    return;
+  }
+  const std::string& family = want.roce.gid_family;
+  const auto entry = family == "ipv6"
+                         ? rdma::roce_v2_ipv6_entry(gids.value->entries, out.port.netdev)
+                         : rdma::roce_v2_ipv4_entry(gids.value->entries, out.port.netdev);
+  const auto& jobs_use = want.roce.gid_index;
+  if (!entry) {
+    std::string warning = "no RoCE v2 GID with an " +
+                          std::string(family == "ipv6" ? "IPv6" : "IPv4") + " address on " +
+                          out.port.netdev;
+    if (jobs_use) warning += ", the config says jobs use " + std::to_string(*jobs_use);
+    out.warnings.push_back(warning);
+    return;
+  }
+  out.roce_v2_gid_index = entry->index;
+  if (jobs_use && *jobs_use != entry->index) {
+    out.warnings.push_back("RoCE v2 GID index is " + std::to_string(entry->index) +
+                           ", the config says jobs use " + std::to_string(*jobs_use));
+  }
 }
 
 }  // namespace
-
-std::optional<std::string> unsupported_reason(const std::string& error, int code) {
-  if (code == EOPNOTSUPP || code == ENOTSUP || starts_with(error, "unsupported: ")) {
-    return without_prefix(error, "unsupported: ");
-  }
-  // read_port_status: "absent: no RDMA device for lan2".
-  if (code == ENODEV && starts_with(error, "absent: ")) return without_prefix(error, "absent: ");
-  return std::nullopt;
-}
-
-void PortPlanner::change(Setting setting, std::string now, std::string wanted, std::string key) {
-  Change change;
-  change.setting = setting;
-  change.key = std::move(key);
-  change.now = std::move(now);
-  change.wanted = std::move(wanted);
-  out.changes.push_back(std::move(change));
-}
-
-void PortPlanner::disruptive_change(Setting setting, std::string now, std::string wanted,
-                                    std::string disruption) {
-  change(setting, std::move(now), std::move(wanted));
-  out.changes.back().disruptive = true;
-  out.changes.back().disruption = std::move(disruption);
-}
-
-void PortPlanner::unsupported(Setting setting, std::string reason, std::string key) {
-  out.unsupported.push_back(Unsupported{setting, std::move(key), std::move(reason)});
-}
-
-void PortPlanner::read_error(const std::string& what, const std::string& error) {
-  // Several settings share one read (DCB): say it once.
-  const std::string message = "cannot read " + what + ": " + without_prefix(error, "error: ");
-  if (out.error.find(message) != std::string::npos) return;
-  if (!out.error.empty()) out.error += "; ";
-  out.error += message;
-}
-
-void plan_mtu(PortPlanner& p) {
-  const LinkInfo& link = *p.have.link.value;
-  const uint32_t want = p.want.mtu;
-  if (want < kRoceMtuFloor) {
-    p.warn("MTU " + std::to_string(want) + " < " + std::to_string(kRoceMtuFloor) +
-           ": the RoCE path MTU drops below 4096");
-  }
-  if (link.mtu == want) return;
-  if (link.max_mtu != 0 && want > link.max_mtu) {
-    p.unsupported(Setting::Mtu, "MTU " + std::to_string(want) + " is above this link's maximum " +
-                                    std::to_string(link.max_mtu));
-    return;
-  }
-  if (link.min_mtu != 0 && want < link.min_mtu) {
-    p.unsupported(Setting::Mtu, "MTU " + std::to_string(want) + " is below this link's minimum " +
-                                    std::to_string(link.min_mtu));
-    return;
-  }
-  p.disruptive_change(Setting::Mtu, std::to_string(link.mtu), std::to_string(want),
-                      p.out.port.is_mlx5() ? kMtuChannelReset : kMtuQueueRestart);
-}
-
-void plan_stall_prevention(PortPlanner& p) {
-  const auto* stall =
-      p.need(p.have.stall_prevention, Setting::StallPrevention, "PFC stall prevention");
-  if (!stall) return;
-  const uint16_t want = p.want.stall_prevention.tunable_value();
-  // Auto and a manual 100 ms read back alike; either satisfies the other.
-  if (StallPrevention::same_setting(stall->raw, want)) return;
-  p.change(Setting::StallPrevention, describe::stall(stall->raw), describe::stall(want));
-}
-
-}  // namespace detail
 
 PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
                    const PortStatus& observed) {
@@ -108,30 +49,22 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   out.port = port;
   out.desired = desired;
   out.observed = observed;
+  settings::Findings found;
   if (!observed.link.ok()) {
     // No link, no port to plan: every other read is suspect.
-    detail::PortPlanner planner{desired, observed, out};
-    planner.read_error("the link", observed.link.error);
+    found.read_error("the link", observed.link.reason);
+    out.error = std::move(found.error);
     return out;
   }
-  detail::PortPlanner planner{desired, observed, out};
-  if (port.is_mlx5()) {
-    detail::plan_dcbx(planner);
-    detail::plan_trust_and_dscp_map(planner);
-    detail::plan_ets(planner);
-    detail::plan_pfc(planner);
-    detail::plan_buffers(planner);
-    detail::plan_mtu(planner);
-    detail::plan_stall_prevention(planner);
-    detail::plan_ecn(planner);
-  } else {
-    detail::plan_mlx5_only_unsupported(planner);
-    detail::plan_mtu(planner);
-  }
-  detail::plan_rdma_cm(planner);
-  detail::plan_gid(planner);
+  for (const settings::Row& row : settings::rows()) row.plan(port, desired, observed, found);
+  out.changes = std::move(found.changes);
+  out.unsupported = std::move(found.unsupported);
+  out.warnings = std::move(found.warnings);
+  out.error = std::move(found.error);
+  plan_gid(desired, observed, out);
   // The applier rolls back to `observed`: what could not be read cannot be changed safely.
   if (!out.error.empty()) out.changes.clear();
+  // Rows run in Setting order already; the sort keeps the contract if a row ever plans late.
   std::stable_sort(out.changes.begin(), out.changes.end(),
                    [](const Change& a, const Change& b) { return a.setting < b.setting; });
   return out;

@@ -5,37 +5,11 @@
 namespace roced::reconcile {
 
 std::string condition_name(PortCondition condition) {
-  switch (condition) {
-    case PortCondition::Pending:
-      return "pending";
-    case PortCondition::InSync:
-      return "in-sync";
-    case PortCondition::Drifted:
-      return "drifted";
-    case PortCondition::Applying:
-      return "applying";
-    case PortCondition::Failed:
-      return "failed";
-    case PortCondition::Vanished:
-      return "vanished";
-  }
-  return "unknown";
+  return std::string(kConditionNames.name(condition));
 }
 
 std::string event_kind_name(PortEvent::Kind kind) {
-  switch (kind) {
-    case PortEvent::Kind::Appeared:
-      return "appeared";
-    case PortEvent::Kind::Vanished:
-      return "vanished";
-    case PortEvent::Kind::Drifted:
-      return "drifted";
-    case PortEvent::Kind::Corrected:
-      return "corrected";
-    case PortEvent::Kind::ApplyFailed:
-      return "apply-failed";
-  }
-  return "unknown";
+  return std::string(kEventKindNames.name(kind));
 }
 
 }  // namespace roced::reconcile

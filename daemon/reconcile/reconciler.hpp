@@ -20,6 +20,7 @@
 #include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/remediation.hpp"
 #include "os/system.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced::reconcile {
 
@@ -31,6 +32,15 @@ enum class PortCondition {
   Failed,    // the last apply rolled back or the port could not be read; retried with backoff
   Vanished,  // the netdev is gone; forgotten until it returns
 };
+inline constexpr auto kConditionNames = enum_names<PortCondition>({
+    {PortCondition::Pending, "pending"},
+    {PortCondition::InSync, "in-sync"},
+    {PortCondition::Drifted, "drifted"},
+    {PortCondition::Applying, "applying"},
+    {PortCondition::Failed, "failed"},
+    {PortCondition::Vanished, "vanished"},
+});
+static_assert(kConditionNames.covers<PortCondition::Vanished>(), "name every PortCondition");
 std::string condition_name(PortCondition condition);  // "pending", "in-sync", "drifted", ...
 
 using Clock = std::chrono::system_clock;
@@ -65,6 +75,14 @@ struct PortEvent {
   std::vector<std::string> settings;  // setting_name()s that drifted / were corrected
   std::string message;                // one human line
 };
+inline constexpr auto kEventKindNames = enum_names<PortEvent::Kind>({
+    {PortEvent::Kind::Appeared, "appeared"},
+    {PortEvent::Kind::Vanished, "vanished"},
+    {PortEvent::Kind::Drifted, "drifted"},
+    {PortEvent::Kind::Corrected, "corrected"},
+    {PortEvent::Kind::ApplyFailed, "apply-failed"},
+});
+static_assert(kEventKindNames.covers<PortEvent::Kind::ApplyFailed>(), "name every event Kind");
 std::string event_kind_name(PortEvent::Kind kind);  // "appeared", "vanished", ...
 
 // Until daemon/log exists the reconciler logs through this sink (nothing when unset). `netdev`

@@ -32,21 +32,7 @@ std::string seconds_text(Clock::duration duration) {
 }  // namespace
 
 std::string_view notice_kind_name(StormNotice::Kind kind) {
-  switch (kind) {
-    case StormNotice::Kind::Detected:
-      return "detected";
-    case StormNotice::Kind::Acted:
-      return "acted";
-    case StormNotice::Kind::Remediated:
-      return "remediated";
-    case StormNotice::Kind::Restored:
-      return "restored";
-    case StormNotice::Kind::Released:
-      return "released";
-    case StormNotice::Kind::Escalated:
-      break;
-  }
-  return "escalated";
+  return kNoticeKindNames.name(kind, "escalated");
 }
 
 Remediator::Remediator(watchdog::WatchdogSettings settings, Remediate remediate)

@@ -32,6 +32,7 @@
 #include "daemon/reconcile/remediation.hpp"
 #include "daemon/storms/storm_loop.hpp"
 #include "telemetry/storm_stats.hpp"
+#include "util/enum_names.hpp"
 #include "watchdog/action_budget.hpp"
 #include "watchdog/settings.hpp"
 
@@ -64,6 +65,15 @@ struct StormNotice {
   Clock::duration duration{0};  // Restored: onset to the last pause
   std::string message;          // one line, with the counter evidence
 };
+inline constexpr auto kNoticeKindNames = enum_names<StormNotice::Kind>({
+    {StormNotice::Kind::Detected, "detected"},
+    {StormNotice::Kind::Acted, "acted"},
+    {StormNotice::Kind::Remediated, "remediated"},
+    {StormNotice::Kind::Restored, "restored"},
+    {StormNotice::Kind::Released, "released"},
+    {StormNotice::Kind::Escalated, "escalated"},
+});
+static_assert(kNoticeKindNames.covers<StormNotice::Kind::Escalated>(), "name every notice Kind");
 std::string_view notice_kind_name(StormNotice::Kind kind);  // "detected", "acted", ...
 
 class Remediator final : public StormHandler {

@@ -90,8 +90,7 @@ TEST_F(Applier, InSyncPortIsNotWrittenToOrRead) {
 
 TEST_F(Applier, UnreadablePortIsNotWrittenTo) {
   PortStatus observed = port.state;
-  observed.link =
-      Field<LinkInfo>::failed("error: lan2: RTM_GETLINK: No such device (ENODEV)", ENODEV);
+  observed.link = Field<LinkInfo>::from(Error{ENODEV, "lan2: RTM_GETLINK: No such device"}, "link");
   const PortResult result = apply(observed);
   EXPECT_EQ(result.outcome, Outcome::Unreadable);
   EXPECT_EQ(port.log, Lines{});

@@ -12,11 +12,13 @@ import sys
 
 # Lowest first. A folder may include its own files and any folder of a lower rank, nothing else.
 RANKS = [
+    ["util"],
     ["os"],
     ["dcb", "ethtool", "link", "rdma"],
     ["port"],
     ["telemetry", "watchdog"],
     ["daemon/config", "daemon/log"],
+    ["daemon/settings"],
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],

@@ -75,16 +75,15 @@ inline PortStatus in_sync_status() {
                    {"np_min_time_between_cnps", 4}};
   ecn.rp_params = {{"rp_ai_rate", 5}, {"rp_time_reset", 300}, {"rp_threshold", 1}};
   status.ecn = Field<rdma::EcnState>::of(ecn);
-  status.driver_info = Field<DriverInfo>::failed("not read");
-  status.hw_counters = Field<std::map<std::string, uint64_t>>::failed("not read");
+  status.driver_info = Field<DriverInfo>::not_read();
+  status.hw_counters = Field<std::map<std::string, uint64_t>>::not_read();
   return status;
 }
 
 // A field that failed the way read_port_status reports EOPNOTSUPP.
 template <class T>
 Field<T> unsupported(const std::string& what) {
-  return Field<T>::failed("unsupported: " + what + " is not supported by this device (EOPNOTSUPP)",
-                          EOPNOTSUPP);
+  return Field<T>::unsupported(what + " is not supported by this device (EOPNOTSUPP)", EOPNOTSUPP);
 }
 
 // The DCB fields of a device without DCB (a veth): every one fails the same way.
@@ -99,12 +98,12 @@ inline void without_dcb(PortStatus& status) {
 
 // The RDMA fields of a netdev without an RDMA device, as read_port_status fills them.
 inline void without_rdma(PortStatus& status) {
-  const std::string message = "absent: no RDMA device for " + status.port.netdev;
+  const std::string why = "no RDMA device for " + status.port.netdev;
   status.port.rdma_device.clear();
   status.port.rdma_port = 0;
-  status.gids = Field<GidStatus>::failed(message, ENODEV);
-  status.roce_v2_ipv4 = Field<rdma::GidEntry>::failed(message, ENODEV);
-  status.rdma_cm = Field<rdma::RdmaCmDefaults>::failed(message, ENODEV);
+  status.gids = Field<GidStatus>::absent(why, ENODEV);
+  status.roce_v2_ipv4 = Field<rdma::GidEntry>::absent(why, ENODEV);
+  status.rdma_cm = Field<rdma::RdmaCmDefaults>::absent(why, ENODEV);
   status.ecn = Field<rdma::EcnState>::of(rdma::EcnState{});
 }
 

@@ -26,7 +26,7 @@ Plan sample_plan() {
 
   PortStatus lan4 = test::in_sync_status();
   lan4.port = DiscoveredPort{"lan4", "mlx5_core", "0000:b1:00.0", "mlx5_2", 1, "mlx5_core", true};
-  lan4.link = Field<LinkInfo>::failed("error: lan4: RTM_GETLINK: No such device (ENODEV)", ENODEV);
+  lan4.link = Field<LinkInfo>::from(Error{ENODEV, "lan4: RTM_GETLINK: No such device"}, "link");
 
   Plan plan;
   plan.source = "simulated node at /tmp/sim";

@@ -34,7 +34,7 @@ PortStatus veth_status() {
   status.port = veth0();
   test::without_dcb(status);
   status.stall_prevention = test::unsupported<StallPrevention>("PFC stall prevention");
-  status.ecn = Field<rdma::EcnState>::failed("unsupported: " + mlx5_only_reason(status.port));
+  status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(status.port));
   status.link.value->name = "veth0";
   status.link.value->mtu = 1500;
   status.link.value->max_mtu = 65535;

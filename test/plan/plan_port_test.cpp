@@ -353,7 +353,7 @@ TEST_F(PlanPort, Ipv6FamilySkipsLinkLocalAndMappedGids) {
 }
 
 TEST_F(PlanPort, UnreadableLinkIsAPortError) {
-  have.link = Field<LinkInfo>::failed("error: lan2: RTM_GETLINK: No such device (ENODEV)", ENODEV);
+  have.link = Field<LinkInfo>::from(Error{ENODEV, "lan2: RTM_GETLINK: No such device"}, "link");
   const PortPlan p = plan();
   EXPECT_EQ(p.error, "cannot read the link: lan2: RTM_GETLINK: No such device (ENODEV)");
   EXPECT_EQ(changes_of(p), Lines{});
@@ -361,12 +361,12 @@ TEST_F(PlanPort, UnreadableLinkIsAPortError) {
 }
 
 TEST_F(PlanPort, DcbReadErrorStopsThePortFromBeingPlanned) {
-  const std::string eio = "error: lan2: RTM_GETDCB: Input/output error (EIO)";
-  have.dcbx = Field<uint8_t>::failed(eio, EIO);
-  have.trust = Field<dcb::Trust>::failed(eio, EIO);
-  have.dscp_apps = Field<std::vector<dcb::AppEntry>>::failed(eio, EIO);
-  have.pfc = Field<dcb::Pfc>::failed(eio, EIO);
-  have.ets = Field<dcb::Ets>::failed(eio, EIO);
+  const Error eio{EIO, "lan2: RTM_GETDCB: Input/output error"};
+  have.dcbx = Field<uint8_t>::from(eio, "DCB");
+  have.trust = Field<dcb::Trust>::from(eio, "DCB");
+  have.dscp_apps = Field<std::vector<dcb::AppEntry>>::from(eio, "DCB");
+  have.pfc = Field<dcb::Pfc>::from(eio, "DCB");
+  have.ets = Field<dcb::Ets>::from(eio, "DCB");
   LinkInfo link = *have.link.value;
   link.mtu = 1500;
   have.link = Field<LinkInfo>::of(link);

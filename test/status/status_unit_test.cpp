@@ -246,7 +246,7 @@ PortStatus sample_port() {
   ets.tc_tsa.fill(dcb::Tsa::Vendor);
   ets.prio_tc = {1, 0, 2, 3, 4, 5, 6, 7};
   s.ets = Field<dcb::Ets>::of(ets);
-  s.buffer = Field<dcb::Buffer>::failed("unsupported: the driver reports no buffer configuration");
+  s.buffer = Field<dcb::Buffer>::unsupported("the driver reports no buffer configuration");
   s.stall_prevention = Field<StallPrevention>::of({0xffff});
   rdma::GidEntry v2{3, "0000:0000:0000:0000:0000:ffff:c0a8:020a", "RoCE v2", "lan2"};
   s.gids = Field<GidStatus>::of({"sysfs", {v2}});
@@ -285,11 +285,12 @@ TEST(StatusText, FailedDcbReadIsOneClearLine) {
   PortStatus s = sample_port();
   const std::string message = describe_error(Error{EOPNOTSUPP, "RTM_GETDCB vethA"}, "DCB");
   EXPECT_EQ(message, "unsupported: DCB is not supported by this device (EOPNOTSUPP)");
-  s.trust = Field<dcb::Trust>::failed(message, EOPNOTSUPP);
-  s.dscp_apps = Field<std::vector<dcb::AppEntry>>::failed(message, EOPNOTSUPP);
-  s.pfc = Field<dcb::Pfc>::failed(message, EOPNOTSUPP);
-  s.ets = Field<dcb::Ets>::failed(message, EOPNOTSUPP);
-  s.dcbx = Field<uint8_t>::failed(message, EOPNOTSUPP);
+  const Error no_dcb{EOPNOTSUPP, "RTM_GETDCB vethA"};
+  s.trust = Field<dcb::Trust>::from(no_dcb, "DCB");
+  s.dscp_apps = Field<std::vector<dcb::AppEntry>>::from(no_dcb, "DCB");
+  s.pfc = Field<dcb::Pfc>::from(no_dcb, "DCB");
+  s.ets = Field<dcb::Ets>::from(no_dcb, "DCB");
+  s.dcbx = Field<uint8_t>::from(no_dcb, "DCB");
   const std::string text = format_port_text(s);
   EXPECT_NE(text.find("  dcb      unsupported: DCB is not supported by this device (EOPNOTSUPP)\n"),
             std::string::npos)
@@ -366,6 +367,30 @@ TEST(StatusReport, ShowsTheRdmaDriverOfANonMlx5Port) {
   // Without an RDMA device there is no driver to name.
   s.port = {"veth2", "", "", "", 0, "", false};
   EXPECT_TRUE(s.to_json()["rdma_driver"].is_null());
+}
+
+// A Field's lack is set by the factory that made it; its text is never looked into.
+TEST(Field, TypedFactoriesSayWhyThereIsNoValue) {
+  const auto no = Field<int>::from(Error{EOPNOTSUPP, "RTM_GETDCB"}, "DCB");
+  EXPECT_EQ(no.lack, Lack::Unsupported);
+  EXPECT_TRUE(no.unsupported_here());
+  EXPECT_EQ(no.reason, "DCB is not supported by this device (EOPNOTSUPP)");
+  EXPECT_EQ(no.error, "unsupported: " + no.reason);
+
+  const auto eio = Field<int>::from(Error{EIO, "RTM_GETDCB: Input/output error"}, "DCB");
+  EXPECT_EQ(eio.lack, Lack::Error);
+  EXPECT_FALSE(eio.unsupported_here());
+  EXPECT_EQ(eio.reason, "RTM_GETDCB: Input/output error (EIO)");
+  EXPECT_EQ(eio.error, "error: " + eio.reason);
+
+  const auto absent = Field<int>::absent("no RDMA device for lan2", ENODEV);
+  EXPECT_TRUE(absent.unsupported_here());
+  EXPECT_EQ(absent.error, "absent: no RDMA device for lan2");
+
+  EXPECT_EQ(Field<int>::not_read().lack, Lack::NotRead);
+  const auto text = Field<int>::failed("unsupported: only the words say so", EIO);
+  EXPECT_EQ(text.lack, Lack::Error);
+  EXPECT_EQ(text.reason, text.error);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The compact text of each setting's value, as a plan line shows it: "3" / "none" for PFC, only
-// the differing entries of a DSCP map, the differing parts of ETS. Internal to the planner.
+// the differing entries of a DSCP map, the differing parts of ETS.
 
 #include <array>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "daemon/config/config.hpp"
 #include "dcb/types.hpp"
 
-namespace roced::plan::describe {
+namespace roced::settings::describe {
 
 std::string priorities(uint8_t mask);            // "3", "3,4", "none"
 std::string dcbx(uint8_t observed_mode);         // "host (ieee)", "firmware", "firmware (cee)"
@@ -39,4 +39,4 @@ std::string ets(const EtsText& ets, bool show_prio_tc, bool show_tcs);
 // "prio2buffer 0,0,0,1,0,0,0,0 size 0:262144 1:131072" (sizes in bytes, zero sizes left out).
 std::string buffers(const std::array<uint8_t, 8>& prio2buffer, const std::array<uint32_t, 8>& size);
 
-}  // namespace roced::plan::describe
+}  // namespace roced::settings::describe

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/plan/describe.hpp"
+#include "daemon/settings/describe.hpp"
 
 #include <algorithm>
 
-namespace roced::plan::describe {
+namespace roced::settings::describe {
 
 namespace {
 
@@ -40,10 +40,10 @@ std::string dcbx(uint8_t observed_mode) {
 }
 
 std::string dcbx(config::DcbxMode wanted_mode) {
-  return wanted_mode == config::DcbxMode::Host ? "host" : "firmware";
+  return std::string(config::kDcbxModeNames.name(wanted_mode));
 }
 
-std::string trust(dcb::Trust trust) { return trust == dcb::Trust::Dscp ? "dscp" : "pcp"; }
+std::string trust(dcb::Trust trust) { return std::string(dcb::kTrustNames.name(trust)); }
 
 std::string stall(uint16_t raw) {
   if (raw == 0) return "off";
@@ -120,4 +120,4 @@ std::string buffers(const std::array<uint8_t, 8>& prio2buffer,
   return out;
 }
 
-}  // namespace roced::plan::describe
+}  // namespace roced::settings::describe

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The DCB writes: DCBX mode, the APP table (trust and DSCP map), ETS, PFC (priorities and cable
+// length in one message), buffers. One DCB feature per netlink message; DcbClient checks the status
+// byte of each.
+#include "daemon/settings/spec_dcb.hpp"
+
+#include <algorithm>
+#include <cerrno>
+
+namespace roced::settings {
+
+namespace {
+
+using dcb::AppEntry;
+
+Error not_read(const std::string& what) {
+  return Error{ENODATA, what + " was not read before the change: nothing to restore"};
+}
+
+// mlx5e_dcbnl_setdcbx: a mode with the HOST bit is host mode and becomes the reported mode; 0 hands
+// the port back to the firmware agent and only clears the HOST bit; anything else (the firmware's
+// "cee ieee" without HOST) is refused, as is LLD_MANAGED. So a firmware mode goes back in two
+// writes: its version bits with HOST, then 0.
+std::vector<uint8_t> dcbx_writes_to_restore(uint8_t observed) {
+  const auto mode = static_cast<uint8_t>(observed & ~dcb::kDcbxLldManaged);
+  if ((mode & dcb::kDcbxHost) != 0) return {mode};
+  if (mode == 0) return {0};
+  return {static_cast<uint8_t>(mode | dcb::kDcbxHost), 0};
+}
+
+// The DSCP APP entries the profile wants: all 64 under DSCP trust (as `mlnx_qos --trust dscp`
+// writes them), none under PCP trust.
+std::vector<AppEntry> wanted_apps(const config::Profile& want) {
+  std::vector<AppEntry> out;
+  if (want.trust != dcb::Trust::Dscp) return out;
+  for (uint16_t dscp = 0; dscp < want.dscp_map.size(); ++dscp) {
+    out.push_back({static_cast<uint8_t>(dcb::AppSelector::Dscp), want.dscp_map[dscp], dscp});
+  }
+  return out;
+}
+
+std::vector<AppEntry> missing_from(const std::vector<AppEntry>& entries,
+                                   const std::vector<AppEntry>& table) {
+  std::vector<AppEntry> out;
+  for (const auto& entry : entries) {
+    if (std::find(table.begin(), table.end(), entry) == table.end()) out.push_back(entry);
+  }
+  return out;
+}
+
+// Makes the DSCP entries of the APP table exactly `target`. Adds first, deletes after: on mlx5 the
+// DSCP entries are the trust state, and deleting the last one flips the port to PCP trust, so a
+// port that keeps DSCP trust never passes through PCP. mlx5 replaces a DSCP's entry on add; what is
+// left over is deleted under the priority it now shows (mlx5 wants that one).
+Result<void> write_app_table(Writer& w, const std::vector<AppEntry>& target) {
+  PortDevice& device = w.device();
+  auto table = w.read<std::vector<AppEntry>>([&] { return device.dscp_apps(); });
+  if (!table) return table.error();
+  const auto to_add = missing_from(target, *table);
+  if (!to_add.empty()) {
+    if (auto added = w.write([&] { return device.add_apps(to_add); }, true); !added) return added;
+    table = w.read<std::vector<AppEntry>>([&] { return device.dscp_apps(); });
+    if (!table) return table.error();
+  }
+  const auto to_delete = missing_from(*table, target);
+  if (to_delete.empty()) return ok();
+  return w.write([&] { return device.delete_apps(to_delete); }, true);
+}
+
+}  // namespace
+
+std::optional<Writes> FeatureSpec<Feature::DcbxMode>::writes(const WriteCtx& c) {
+  const uint8_t wanted =
+      c.want.dcbx == config::DcbxMode::Host ? dcb::kDcbxHost | dcb::kDcbxVerIeee : 0;
+  const auto observed = c.observed.dcbx.value;
+  return Writes{
+      [wanted](Writer& w) { return w.write([&] { return w.device().set_dcbx(wanted); }); },
+      [observed](Writer& w) -> Result<void> {
+        if (!observed) return not_read("the DCBX mode");
+        for (const uint8_t mode : dcbx_writes_to_restore(*observed)) {
+          if (auto set = w.write([&] { return w.device().set_dcbx(mode); }); !set) return set;
+        }
+        return ok();
+      }};
+}
+
+std::optional<Writes> FeatureSpec<Feature::AppTable>::writes(const WriteCtx& c) {
+  const auto observed = c.observed.dscp_apps.value;
+  return Writes{[target = wanted_apps(c.want)](Writer& w) { return write_app_table(w, target); },
+                [observed](Writer& w) -> Result<void> {
+                  if (!observed) return not_read("the APP table");
+                  return write_app_table(w, *observed);
+                }};
+}
+
+std::optional<Writes> FeatureSpec<Feature::Ets>::writes(const WriteCtx& c) {
+  const auto observed = c.observed.ets.value;
+  // willing, cbs, rx_bw and the recommendation are ignored by mlx5: keep what was read.
+  dcb::Ets wanted = observed.value_or(dcb::Ets{});
+  wanted.prio_tc = c.want.ets.prio_tc;
+  wanted.tc_tsa = c.want.ets.tsa;
+  wanted.tc_tx_bw = c.want.ets.bandwidth;
+  return Writes{[wanted](Writer& w) { return w.write([&] { return w.device().set_ets(wanted); }); },
+                [observed](Writer& w) -> Result<void> {
+                  if (!observed) return not_read("ETS");
+                  return w.write([&] { return w.device().set_ets(*observed); });
+                }};
+}
+
+std::optional<Writes> FeatureSpec<Feature::Pfc>::writes(const WriteCtx& c) {
+  const auto observed = c.observed.pfc.value;
+  // Mask and delay both come from the profile: the one not being changed already reads so.
+  dcb::Pfc wanted = observed.value_or(dcb::Pfc{});
+  wanted.enabled_mask = c.want.pfc_priorities;
+  wanted.delay = c.want.cable_length_m;
+  return Writes{[wanted](Writer& w) { return w.write([&] { return w.device().set_pfc(wanted); }); },
+                [observed](Writer& w) -> Result<void> {
+                  if (!observed) return not_read("PFC");
+                  return w.write([&] { return w.device().set_pfc(*observed); });
+                }};
+}
+
+std::optional<Writes> FeatureSpec<Feature::Buffer>::writes(const WriteCtx& c) {
+  if (!c.want.buffers) return std::nullopt;
+  const auto observed = c.observed.buffer.value;
+  dcb::Buffer wanted = observed.value_or(dcb::Buffer{});
+  wanted.prio2buffer = c.want.buffers->prio2buffer;
+  wanted.buffer_size = c.want.buffers->buffer_size;
+  return Writes{
+      [wanted](Writer& w) { return w.write([&] { return w.device().set_buffer(wanted); }); },
+      // mlx5 stays in manual-buffer mode after any buffer SET: the sizes come back, the driver's
+      // automatic layout does not.
+      [observed](Writer& w) -> Result<void> {
+        if (!observed) return not_read("the buffer configuration");
+        return w.write([&] { return w.device().set_buffer(*observed); });
+      }};
+}
+
+}  // namespace roced::settings

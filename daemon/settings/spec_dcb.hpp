@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The DCB settings (one IEEE_GET read; the DCBX mode has its own): DCBX mode, trust and the DSCP
+// map (the APP table), ETS, PFC priorities and cable length (one setpfc), buffers. Their writes,
+// one netlink message per feature (DcbClient checks the status byte of each).
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "daemon/settings/describe.hpp"
+#include "daemon/settings/spec.hpp"
+
+namespace roced::settings {
+
+template <>
+struct Spec<Setting::Dcbx> {
+  struct Value {
+    bool host = false;  // mlx5: any mode with the HOST bit is host-controlled
+    uint8_t raw = 0;    // display only: "firmware (cee ieee)"
+  };
+  static constexpr auto field = &PortStatus::dcbx;
+  static constexpr std::string_view read_what = "DCBX";
+  static constexpr std::string_view label = "the DCBX mode";
+  static Reading<Value> project(const Ctx&, uint8_t mode) {
+    return Value{(mode & dcb::kDcbxHost) != 0, mode};
+  }
+  static Value wanted(const Ctx& c, const Value&) {
+    return Value{c.want.dcbx == config::DcbxMode::Host, 0};
+  }
+  static bool same(const Value& a, const Value& b) { return a.host == b.host; }
+  static std::pair<std::string, std::string> describe(const Ctx& c, const Value& now,
+                                                      const Value&) {
+    return {settings::describe::dcbx(now.raw), settings::describe::dcbx(c.want.dcbx)};
+  }
+};
+
+template <>
+struct Spec<Setting::Trust> {
+  using Value = dcb::Trust;  // mlx5: DSCP APP entries present = DSCP trust
+  static constexpr auto field = &PortStatus::trust;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the APP table";
+  static Reading<Value> project(const Ctx&, dcb::Trust trust) { return trust; }
+  static Value wanted(const Ctx& c, const Value&) { return c.want.trust; }
+  static bool same(const Value& a, const Value& b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    return {settings::describe::trust(now), settings::describe::trust(wanted)};
+  }
+};
+
+template <>
+struct Spec<Setting::DscpMap> {
+  struct Value {
+    std::array<uint8_t, 64> map{};  // unmapped DSCPs read as priority 0 (mlx5)
+    bool empty = false;             // display only: no DSCP entries at all reads "none"
+  };
+  static constexpr auto field = &PortStatus::dscp_apps;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the APP table";
+  // Under PCP trust the map is unused, and wanting PCP means wanting no DSCP entries (Trust's).
+  static bool manages(const config::Profile& p) { return p.trust == dcb::Trust::Dscp; }
+  static Reading<Value> project(const Ctx&, const std::vector<dcb::AppEntry>& apps) {
+    return Value{dcb::dscp_map_from_apps(apps), apps.empty()};
+  }
+  static Value wanted(const Ctx& c, const Value&) { return Value{c.want.dscp_map, false}; }
+  static bool same(const Value& a, const Value& b) { return a.map == b.map; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    return settings::describe::dscp_map_diff(now.map, wanted.map, now.empty);
+  }
+};
+
+template <>
+struct Spec<Setting::Ets> {
+  // Canonical: a TC's bandwidth counts only when it is an ETS TC (mlx5 reports 100 or 0 for the
+  // others), so operator== is the one comparison both the plan and the undo check need.
+  struct Value {
+    std::array<uint8_t, 8> prio_tc{};
+    std::array<dcb::Tsa, 8> tsa{};
+    std::array<uint8_t, 8> bandwidth{};
+    bool operator==(const Value&) const = default;
+  };
+  static Value canonical(const std::array<uint8_t, 8>& prio_tc, const std::array<dcb::Tsa, 8>& tsa,
+                         const std::array<uint8_t, 8>& bandwidth) {
+    Value v{prio_tc, tsa, {}};
+    for (size_t tc = 0; tc < tsa.size(); ++tc) {
+      if (tsa[tc] == dcb::Tsa::Ets) v.bandwidth[tc] = bandwidth[tc];
+    }
+    return v;
+  }
+  static constexpr auto field = &PortStatus::ets;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "ETS";
+  static Reading<Value> project(const Ctx&, const dcb::Ets& ets) {
+    return canonical(ets.prio_tc, ets.tc_tsa, ets.tc_tx_bw);
+  }
+  static Value wanted(const Ctx& c, const Value&) {
+    return canonical(c.want.ets.prio_tc, c.want.ets.tsa, c.want.ets.bandwidth);
+  }
+  static bool same(const Value& a, const Value& b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    const bool prio_tc_differs = now.prio_tc != wanted.prio_tc;
+    const bool tcs_differ = now.tsa != wanted.tsa || now.bandwidth != wanted.bandwidth;
+    return {
+        settings::describe::ets({now.prio_tc, now.tsa, now.bandwidth}, prio_tc_differs, tcs_differ),
+        settings::describe::ets({wanted.prio_tc, wanted.tsa, wanted.bandwidth}, prio_tc_differs,
+                                tcs_differ)};
+  }
+};
+
+template <>
+struct Spec<Setting::PfcPriorities> {
+  using Value = uint8_t;  // bit p = PFC on priority p
+  static constexpr auto field = &PortStatus::pfc;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the PFC priorities";
+  static Reading<Value> project(const Ctx&, const dcb::Pfc& pfc) { return pfc.enabled_mask; }
+  static Value wanted(const Ctx& c, const Value&) { return c.want.pfc_priorities; }
+  static bool same(Value a, Value b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, Value now, Value wanted) {
+    return {settings::describe::priorities(now), settings::describe::priorities(wanted)};
+  }
+  static std::optional<std::string_view> disruption(const Ctx&) {
+    return "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link)";
+  }
+};
+
+template <>
+struct Spec<Setting::CableLength> {
+  using Value = uint16_t;  // ieee_pfc.delay: mlx5 takes it as metres
+  static constexpr auto field = &PortStatus::pfc;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the cable length";
+  static Reading<Value> project(const Ctx&, const dcb::Pfc& pfc) { return pfc.delay; }
+  static Value wanted(const Ctx& c, const Value&) { return c.want.cable_length_m; }
+  static bool same(Value a, Value b) { return a == b; }
+  // The cable length rides in the same PFC message; with the mask unchanged the link stays up.
+  static std::pair<std::string, std::string> describe(const Ctx&, Value now, Value wanted) {
+    return {std::to_string(now) + " m", std::to_string(wanted) + " m"};
+  }
+};
+
+template <>
+struct Spec<Setting::Buffers> {
+  struct Value {
+    std::array<uint8_t, 8> prio2buffer{};
+    std::array<uint32_t, 8> size{};
+    bool operator==(const Value&) const = default;
+  };
+  static constexpr auto field = &PortStatus::buffer;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the buffers";
+  static bool manages(const config::Profile& p) {
+    return p.buffers.has_value();
+  }  // else the driver's
+  static Reading<Value> project(const Ctx&, const dcb::Buffer& b) {
+    return Value{b.prio2buffer, b.buffer_size};
+  }
+  static Value wanted(const Ctx& c, const Value&) {
+    return Value{c.want.buffers->prio2buffer, c.want.buffers->buffer_size};
+  }
+  static bool same(const Value& a, const Value& b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    return {settings::describe::buffers(now.prio2buffer, now.size),
+            settings::describe::buffers(wanted.prio2buffer, wanted.size)};
+  }
+};
+
+template <>
+struct FeatureSpec<Feature::DcbxMode> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+// Trust and the DSCP map: the DSCP entries of the APP table.
+template <>
+struct FeatureSpec<Feature::AppTable> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+template <>
+struct FeatureSpec<Feature::Ets> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+// PFC priorities and cable length: one setpfc with both, from the profile.
+template <>
+struct FeatureSpec<Feature::Pfc> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+template <>
+struct FeatureSpec<Feature::Buffer> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+
+}  // namespace roced::settings
