@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "daemon/settings/spec.hpp"
+
 namespace roced::metrics {
 
 telemetry::ConfigState config_state(const reconcile::PortSnapshot& port) {
@@ -16,11 +18,12 @@ telemetry::ConfigState config_state(const reconcile::PortSnapshot& port) {
   const plan::PortPlan& plan = port.last_plan;
   // Not yet checked, or unreadable: no claim either way.
   if (!port.last_check || !plan.error.empty()) return state;
-  for (const plan::Setting setting : plan::all_settings()) {
-    if (!plan::profile_manages(plan.desired, setting)) continue;
-    const auto same = [setting](const auto& item) { return item.setting == setting; };
+  // A claim for each setting the profile manages (the row's own rule) and the port can take.
+  for (const settings::Row& row : settings::rows()) {
+    if (!row.manages(plan.desired)) continue;
+    const auto same = [&row](const auto& item) { return item.setting == row.info->id; };
     if (std::any_of(plan.unsupported.begin(), plan.unsupported.end(), same)) continue;
-    state.in_sync[plan::setting_group_name(setting)] =
+    state.in_sync[std::string(row.info->key)] =
         std::none_of(plan.changes.begin(), plan.changes.end(), same);
   }
   return state;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "daemon/plan/planning_system.hpp"
+#include "daemon/settings/spec.hpp"
 
 namespace roced::plan {
 
@@ -76,16 +77,7 @@ const std::vector<Setting>& all_settings() {
 }
 
 bool profile_manages(const config::Profile& profile, Setting setting) {
-  switch (setting) {
-    case Setting::Buffers:
-      return profile.buffers.has_value();
-    case Setting::EcnPriorities:
-      return profile.ecn.enabled_priorities.has_value();
-    case Setting::Dcqcn:
-      return !profile.ecn.dcqcn.empty();
-    default:
-      return true;
-  }
+  return settings::row(setting).manages(profile);
 }
 
 bool PortPlan::disruptive() const {

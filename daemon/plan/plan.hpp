@@ -30,8 +30,9 @@ using settings::setting_name;
 std::string setting_group_name(Setting setting);
 // Every Setting, in apply order.
 const std::vector<Setting>& all_settings();
-// Whether `profile` asks for the setting at all: buffers, per-priority ECN and DCQCN knobs are
-// left to the driver unless named; every other setting always has a wanted value.
+// Whether `profile` asks for the setting at all (the setting's row decides): buffers,
+// per-priority ECN and DCQCN knobs are left to the driver unless named, the DSCP map means
+// something only under DSCP trust; every other setting always has a wanted value.
 bool profile_manages(const config::Profile& profile, Setting setting);
 
 // A change, and a setting this port cannot take (DCB on a veth, no stall prevention in firmware,
