@@ -66,7 +66,7 @@ struct BufferProfile {
   bool operator==(const BufferProfile&) const = default;
 };
 
-// The lossless profile for one port. Defaults are the common recipe (MLX5-FACTS.md).
+// The lossless profile for one port. Defaults are the common recipe (docs/config.md).
 struct Profile {
   DcbxMode dcbx = DcbxMode::Host;
   dcb::Trust trust = dcb::Trust::Dscp;

@@ -74,9 +74,9 @@ std::optional<Writes> FeatureSpec<Feature::CnpDscp>::writes(const WriteCtx& c) {
   return knob_writes(ecn.flavour, "np_cnp_dscp", c.want.ecn.cnp_dscp, ecn.cnp_dscp());
 }
 
-// Inbox: np_cnp_prio takes effect only with np_cnp_prio_mode 0 (MLX5-FACTS.md): the mode goes to 0
-// first and, on the way back, returns after the priority (cong.c sets mode 0 with every np_cnp_prio
-// write). OFED has no mode knob.
+// Inbox: np_cnp_prio takes effect only with np_cnp_prio_mode 0 (cong.c:
+// mlx5_ib_set_cc_param_mask_val sets mode 0 with every np_cnp_prio write): the mode goes to 0
+// first and, on the way back, returns after the priority. OFED has no mode knob.
 std::optional<Writes> FeatureSpec<Feature::CnpPriority>::writes(const WriteCtx& c) {
   if (!c.observed.ecn.value) return std::nullopt;
   const rdma::EcnState& ecn = *c.observed.ecn.value;
