@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <exception>
+#include <type_traits>
 
 #include "os/open_system.hpp"
 #include "sim/transport/simulated_system.hpp"
