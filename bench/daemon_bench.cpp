@@ -327,8 +327,10 @@ void measure_external(Node& node, int runs, std::mt19937& random, NodeResult& re
     const auto launched = Clock::now();
     int status = -1;
     std::thread tool([&] {
-      status = bench::run_program({ROCE_SIM_BINARY, "exec", node.sim().dir().string(), "--", "dcb",
-                                   "pfc", "set", "dev", netdev, "prio-pfc", "3:off", "4:on"});
+      status =
+          bench::run_program({ROCE_SIM_BINARY, "exec", node.sim().dir().string(), "--", "sh", "-c",
+                              std::string(bench::kBookwormDcb) + "dcb pfc set dev " + netdev +
+                                  " prio-pfc 3:off 4:on"});
     });
     // The change is made when its DCB notification goes out: the clock starts there.
     std::optional<Clock::time_point> changed;
@@ -381,8 +383,9 @@ void measure_script(Node& node, NodeResult& result) {
   const bench::ShellRecipe recipe =
       bench::shell_recipe(discovered, node.config().profile, node.sim().dir());
   const std::string dir = node.sim().dir().string();
-  bench::run_program({ROCE_SIM_BINARY, "exec", dir, "--", "dcb", "pfc", "set", "dev", "lan3",
-                      "prio-pfc", "3:off", "4:on"});
+  bench::run_program(
+      {ROCE_SIM_BINARY, "exec", dir, "--", "sh", "-c",
+       std::string(bench::kBookwormDcb) + "dcb pfc set dev lan3 prio-pfc 3:off 4:on"});
   const auto start = Clock::now();
   const int status =
       bench::run_program({ROCE_SIM_BINARY, "exec", dir, "--", "sh", "-c", recipe.apply});

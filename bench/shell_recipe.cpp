@@ -24,7 +24,7 @@ std::string echo_into(const std::string& value, const fs::path& file) {
 ShellRecipe shell_recipe(const std::vector<DiscoveredPort>& ports, const config::Profile& profile,
                          const fs::path& dir) {
   ShellRecipe recipe;
-  recipe.apply = "set -e\n";
+  recipe.apply = std::string("set -e\n") + kBookwormDcb;
   const config::Profile& p = profile;
   for (const DiscoveredPort& port : ports) {
     const std::string dev = port.netdev;

@@ -181,7 +181,16 @@ writes() {
 }
 tool() {
   cmd "$*"
-  "$BIN/roce-sim" exec "$SIM_DIR" -- "$@"
+  local err status=0
+  { err=$("$BIN/roce-sim" exec "$SIM_DIR" -- "$@" 2>&1 >&3) || status=$?; } 3>&1
+  [[ -z $err ]] || printf '%s\n' "$err" >&2
+  # Bookworm's dcb (iproute2 6.1) reads its get's ACK as the set's answer and reports EPROTO when
+  # the two fall in different seconds; the set was applied (test/support/sim_exec.hpp).
+  if [[ $1 == dcb && $status == 1 && $err == "Attribute write: Protocol error" ]]; then
+    echo "(iproute2 6.1's known stale-ACK error, fixed in 6.2: the set was applied)"
+    return 0
+  fi
+  return "$status"
 }
 # Runs a command whose exit status is part of the story: its output (the node's directory shown as
 # $SIM), then RC set to its status.

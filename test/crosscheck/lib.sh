@@ -65,11 +65,30 @@ start_sim() {
 # sim CMD...: run a tool against the simulated node through the shim; with ROCE_SIM set, the
 # way users do it (`roce-sim exec DIR -- CMD`), else by setting the environment directly.
 sim() {
-  if [[ -n "${ROCE_SIM:-}" ]]; then
+  if [[ $1 == dcb ]]; then
+    sim_dcb "$@"
+  elif [[ -n "${ROCE_SIM:-}" ]]; then
     "$ROCE_SIM" exec "$SIM_DIR" -- "$@"
   else
     ROCE_SIM_DIR="$SIM_DIR" LD_PRELOAD="$SHIM" "$@"
   fi
+}
+
+# iproute2 6.1's dcb reads the ACK its get left in the socket as the set's answer, and fails with
+# EPROTO when the two fell in different seconds, although the set was applied
+# (test/support/sim_exec.hpp has the sources). Only that failure is forgiven.
+sim_dcb() {
+  local err status=0
+  {
+    if [[ -n "${ROCE_SIM:-}" ]]; then
+      err=$("$ROCE_SIM" exec "$SIM_DIR" -- "$@" 2>&1 >&3) || status=$?
+    else
+      err=$(ROCE_SIM_DIR="$SIM_DIR" LD_PRELOAD="$SHIM" "$@" 2>&1 >&3) || status=$?
+    fi
+  } 3>&1
+  [[ $status == 1 && $err == "Attribute write: Protocol error" ]] && return 0
+  [[ -z $err ]] || printf '%s\n' "$err" >&2
+  return "$status"
 }
 
 # json WHAT JQ_FILTER CMD...: run CMD through the shim, apply a jq filter to its JSON output.

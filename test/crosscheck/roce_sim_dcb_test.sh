@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `dcb` (iproute2 6.1, dcbnl over rtnetlink) against roce-sim's default node through the shim.
-# dcb 6.1 can leave an ACK unread and then read it as the answer to its next request, so every
-# set is checked by reading the state back, never by dcb's exit code.
+# dcb 6.1 can leave an ACK unread and read it as the answer to its next request (see
+# roce_sim_dcb_stale_ack_test.sh), so every set is checked by reading the state back.
 # Usage: roce_sim_dcb_test.sh ROCE_SIM SHIM
 ROCE_SIM=$1
 SHIM=$2

@@ -18,13 +18,14 @@
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/service.hpp"
 #include "daemon/reconcile/reconciler.hpp"
-#include "os/system.hpp"
 #include "node_files.hpp"
+#include "os/system.hpp"
 #include "private_bus.hpp"
 #include "run_as.hpp"
 #include "run_command.hpp"
-#include "sim_node.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "sim_exec.hpp"
+#include "sim_node.hpp"
 
 namespace roced {
 namespace {
@@ -130,8 +131,7 @@ class DbusApi : public test::SimNode {
     return test::run_command(args);
   }
   test::CommandResult exec(std::vector<std::string> command) const {
-    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
-    return test::run_command(command);
+    return test::sim_exec(dir_, command);
   }
 
   fs::path config_;

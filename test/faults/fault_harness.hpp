@@ -26,6 +26,7 @@
 #include "node_files.hpp"
 #include "private_bus.hpp"
 #include "run_command.hpp"
+#include "sim_exec.hpp"
 #include "sim_node.hpp"
 
 namespace roced::test {
@@ -150,8 +151,7 @@ class RocedUnderFault : public SimNode {
   // ---- the node, read with unmodified tools ----
 
   std::string exec(std::vector<std::string> command) const {
-    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
-    const auto result = run_command(command);
+    const auto result = test::sim_exec(dir_, command);
     return result.exit_code == 0 ? result.out : "error: " + result.err;
   }
 

@@ -9,8 +9,9 @@
 #include "daemon/plan/plan.hpp"
 #include "plan_lines.hpp"
 #include "run_command.hpp"
-#include "sim_node.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "sim_exec.hpp"
+#include "sim_node.hpp"
 
 namespace roced::plan {
 namespace {
@@ -100,8 +101,8 @@ TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
 
 TEST_F(DefaultNode, PfcSetByDcbNoLongerPlanned) {
   System system = roce_sim::simulated_system(dir_);
-  const auto result = test::run_command({ROCE_SIM_BINARY, "exec", dir_.string(), "--", "dcb", "pfc",
-                                         "set", "dev", "lan3", "prio-pfc", "3:on"});
+  const auto result =
+      test::sim_exec(dir_, {"dcb", "pfc", "set", "dev", "lan3", "prio-pfc", "3:on"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // The server applies the set before it answers; poll anyway, nothing here is timed.
   Lines lan3;

@@ -24,8 +24,9 @@
 #include "link/link.hpp"
 #include "node_files.hpp"
 #include "run_command.hpp"
-#include "sim_node.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "sim_exec.hpp"
+#include "sim_node.hpp"
 
 namespace roced::test {
 
@@ -153,8 +154,7 @@ class ReconcileSim : public SimNode {
 
   // A command of unmodified iproute2 / ethtool against the node; its stdout.
   std::string exec(std::vector<std::string> command) const {
-    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
-    const auto result = run_command(command);
+    const auto result = test::sim_exec(dir_, command);
     EXPECT_EQ(result.exit_code, 0) << result.err;
     return result.out;
   }

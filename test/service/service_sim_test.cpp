@@ -23,6 +23,7 @@
 
 #include "node_files.hpp"
 #include "run_command.hpp"
+#include "sim_exec.hpp"
 #include "sim_node.hpp"
 
 namespace roced {
@@ -221,8 +222,7 @@ class ServiceSim : public test::SimNode {
 
   // A command of unmodified iproute2 against the node; its stdout.
   std::string exec(std::vector<std::string> command) const {
-    command.insert(command.begin(), {ROCE_SIM_BINARY, "exec", dir_.string(), "--"});
-    const auto result = test::run_command(command);
+    const auto result = test::sim_exec(dir_, command);
     EXPECT_EQ(result.exit_code, 0) << result.err;
     return result.out;
   }

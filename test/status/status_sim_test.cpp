@@ -14,6 +14,7 @@
 #include "dcb/client.hpp"
 #include "run_command.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "sim_exec.hpp"
 
 namespace roced {
 namespace {
@@ -157,8 +158,7 @@ TEST_F(SimNode, PfcSetThroughNetlinkShowsForThatPortOnly) {
 
 #if ROCED_HAVE_SHIM
 TEST_F(SimNode, PfcSetByIproute2DcbShowsForThatPortOnly) {
-  auto result = run_command({kRoceSim, "exec", dir_.string(), "--", "dcb", "pfc", "set", "dev",
-                             "lan2", "prio-pfc", "3:on"});
+  auto result = test::sim_exec(dir_, {"dcb", "pfc", "set", "dev", "lan2", "prio-pfc", "3:on"});
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   expect_pfc_on_3_for_lan2_only();
 }
