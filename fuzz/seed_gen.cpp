@@ -13,18 +13,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "dcb/client.hpp"
+#include "ethtool/ethtool.hpp"
 #include "fuzz/support/datagram_stream.hpp"
 #include "fuzz/support/scripted_rtnl.hpp"
-#include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
-#include "sim/transport/sim_ethtool_ioctl.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_tree.hpp"
 #include "sim/server/rtnl_service.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
 
 namespace fs = std::filesystem;
 using roced::Error;
@@ -321,17 +322,19 @@ void sim_tree_seeds(const std::vector<roce_sim::PortSpec>& specs, const std::str
   fs::remove_all(dir);
 }
 
-void sysfs_seeds(const fs::path& source, const fs::path& fixtures) {
+void sysfs_seeds(const fs::path& source, const std::optional<fs::path>& fixtures) {
   sim_tree_seeds(roce_sim::default_node(), "default");
   sim_tree_seeds(roce_sim::load_node_file(source / "sim/nodes/dual-port-ofed.yaml"),
                  "dual-port-ofed");
-  // Real machines' sysfs (fixtures/SOURCES.md: prometheus/procfs and node_exporter, Apache-2.0).
+  // Real machines' sysfs (FIXTURES_DIR/SOURCES.md: prometheus/procfs and node_exporter,
+  // Apache-2.0).
+  if (!fixtures) return;
   for (const auto& [dir, name] :
        {std::pair{"procfs/sys/class/infiniband", "procfs-infiniband"},
         {"node_exporter/sys/class/infiniband", "node-exporter-infiniband"},
         {"procfs/sys/class/net", "procfs-net"}}) {
     std::string out;
-    serialize_tree(fixtures / dir, fs::path("/sys/class") / fs::path(dir).filename(), out);
+    serialize_tree(*fixtures / dir, fs::path("/sys/class") / fs::path(dir).filename(), out);
     if (!out.empty()) write_seed("sysfs", name, out);
   }
 }
@@ -358,7 +361,9 @@ int main(int argc, char** argv) {
   }
   const fs::path source = argv[1];
   g_out = argv[2];
-  const fs::path fixtures = argc == 4 ? fs::path(argv[3]) : fs::path("/work/shared/fixtures");
+  // Without FIXTURES_DIR, the real machines' sysfs trees are left out of the seeds.
+  const std::optional<fs::path> fixtures =
+      argc == 4 ? std::optional<fs::path>(argv[3]) : std::nullopt;
   try {
     rtnl_and_ethtool_seeds(source);
     sysfs_seeds(source, fixtures);

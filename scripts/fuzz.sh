@@ -4,7 +4,9 @@
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]   one target, or every target one after the other
 #                                            (default: all, 300 s each)
 #   scripts/fuzz.sh --seeds                  rewrites fuzz/corpus/ from the tree's own files and
-#                                            roce-sim's answers (fuzz_seed_gen)
+#                                            roce-sim's answers (fuzz_seed_gen); with
+#                                            ROCED_FIXTURES=DIR also from the real machines'
+#                                            sysfs and ethtool captures there (DIR/SOURCES.md)
 #   scripts/fuzz.sh --list
 # Builds into build-fuzz/ (clang, ASan+UBSan, libFuzzer; ROCED_FUZZ_BUILD_DIR to change it). Each
 # target keeps a working corpus in build-fuzz/fuzz-work/<target>/corpus that grows from run to run
@@ -31,7 +33,7 @@ configure_and_build() {
 # The seeds: text inputs copied from the tree (configs, node files, scenarios, the docs' YAML
 # examples, real `ethtool -S` captures), binary ones recorded by fuzz_seed_gen.
 write_seeds() {
-  local corpus=$ROOT/fuzz/corpus fixtures=${ROCED_FIXTURES:-/work/shared/fixtures}
+  local corpus=$ROOT/fuzz/corpus fixtures=${ROCED_FIXTURES:-}
   configure_and_build fuzz_seed_gen
   rm -rf "$corpus"/{config,scenario,node_file,dcb,link,ethtool_stats,ethtool_names,sysfs}
   mkdir -p "$corpus"/{config,scenario,node_file,ethtool_names}
@@ -44,9 +46,14 @@ write_seeds() {
   done
   for f in "$ROOT"/sim/scenarios/*.yaml; do cp "$f" "$corpus/scenario/"; done
   extract_yaml "$ROOT/docs/sim-formats.md" "$corpus/scenario/docs-sim-formats"
-  cp "$fixtures"/ethtool/*.txt "$corpus/ethtool_names/"
-  cp "$fixtures/node_exporter/ethtool/eth0/statistics" "$corpus/ethtool_names/node-exporter-e1000e"
-  "$BUILD/fuzz/fuzz_seed_gen" "$ROOT" "$corpus" "$fixtures"
+  cp "$ROOT"/test/telemetry/data/*.ethtool-S.txt "$corpus/ethtool_names/"
+  if [[ -n $fixtures ]]; then
+    cp "$fixtures/node_exporter/ethtool/eth0/statistics" "$corpus/ethtool_names/node-exporter-e1000e"
+    "$BUILD/fuzz/fuzz_seed_gen" "$ROOT" "$corpus" "$fixtures"
+  else
+    echo "fuzz.sh: ROCED_FIXTURES unset: no seeds from real machines' sysfs" >&2
+    "$BUILD/fuzz/fuzz_seed_gen" "$ROOT" "$corpus"
+  fi
 }
 
 # Each ```yaml block of a Markdown file into PREFIX-N.yaml.

@@ -91,8 +91,9 @@ inline constexpr OrderRule kOrderRules[] = {
     {Feature::DcbxMode, Feature::Pfc, "host DCBX first: the firmware agent would own PFC"},
     {Feature::Pfc, Feature::Buffer,
      "setbuffer marks a buffer lossless from the PFC mask in force (mlx5e_dcbnl_setbuffer)"},
-    // Proposed, not in force (DESIGN.md 2.7): the headroom (xoff) is computed from the MTU in
-    // force when PFC or the buffers are written, and an MTU change leaves manual buffers alone.
+    // Not in force yet: the headroom (xoff) is computed from the MTU in force when PFC or the
+    // buffers are written (en/port_buffer.c mlx5e_port_manual_buffer_config), and an MTU change
+    // leaves manual buffers alone.
     // {Feature::Mtu, Feature::Pfc, ...}, {Feature::Mtu, Feature::Buffer, ...}
 };
 consteval bool order_rules_hold() {
