@@ -23,7 +23,7 @@
 #include "link/link.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/server/ethtool_service.hpp"
-#include "sim/server/file_tree.hpp"
+#include "sim/server/file_mirror.hpp"
 #include "sim/server/rtnl_service.hpp"
 #include "sim/transport/sim_ethtool_ioctl.hpp"
 
@@ -292,7 +292,7 @@ void sim_tree_seeds(const std::vector<roce_sim::PortSpec>& specs, const std::str
   fs::remove_all(dir);
   fs::create_directories(dir);
   {
-    roce_sim::server::FileTree tree(node, dir);
+    roce_sim::server::FileMirror tree(node, dir);
     tree.build();
     for (const auto& spec : specs) {
       PortFilter filter;

@@ -16,7 +16,7 @@ namespace roce_sim {
 namespace {
 
 using yaml_reader::Field;
-using yaml_reader::Reader;
+using yaml_reader::YamlFile;
 
 struct NicModel {
   std::string name;
@@ -43,7 +43,7 @@ std::vector<std::string> model_names() {
   return names;
 }
 
-uint32_t parse_speed_mbps(const Reader& reader, const Field& field) {
+uint32_t parse_speed_mbps(const YamlFile& reader, const Field& field) {
   const std::string text = field.value.IsScalar() ? field.value.Scalar() : std::string{};
   static const std::regex pattern(R"(^([0-9]+)G(b|bps|bit/s)?$)");
   std::smatch match;
@@ -69,7 +69,7 @@ struct PciAddress {
   }
 };
 
-PciAddress parse_pci(const Reader& reader, const Field& field) {
+PciAddress parse_pci(const YamlFile& reader, const Field& field) {
   const std::string text = reader.string(field);
   static const std::regex pattern(
       R"(^([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$)");
@@ -85,7 +85,7 @@ PciAddress parse_pci(const Reader& reader, const Field& field) {
   return pci;
 }
 
-std::string parse_mac(const Reader& reader, const Field& field) {
+std::string parse_mac(const YamlFile& reader, const Field& field) {
   std::string text = reader.string(field);
   static const std::regex pattern(R"(^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$)");
   if (!std::regex_match(text, pattern)) {
@@ -102,7 +102,8 @@ std::string parse_mac(const Reader& reader, const Field& field) {
 // Remembers where a value was first used so a duplicate can say so.
 class UniqueValues {
  public:
-  UniqueValues(const Reader& reader, std::string what) : reader_(reader), what_(std::move(what)) {}
+  UniqueValues(const YamlFile& reader, std::string what)
+      : reader_(reader), what_(std::move(what)) {}
   void add(const std::string& value, const Field& field) {
     const auto [it, inserted] = first_.emplace(value, field.path);
     if (!inserted) {
@@ -111,7 +112,7 @@ class UniqueValues {
   }
 
  private:
-  const Reader& reader_;
+  const YamlFile& reader_;
   std::string what_;
   std::map<std::string, std::string> first_;
 };
@@ -119,7 +120,7 @@ class UniqueValues {
 }  // namespace
 
 std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string& file_name) {
-  const Reader reader(file_name);
+  const YamlFile reader(file_name);
   const Field root{reader.parse(text), YAML::Mark(), ""};
   const auto top = reader.map(root, {"node", "nics"});
 

@@ -15,7 +15,7 @@ namespace {
 
 using std::chrono::microseconds;
 using yaml_reader::Field;
-using yaml_reader::Reader;
+using yaml_reader::YamlFile;
 namespace ev = scenario_event;
 
 SourcePlace place_of(const Field& field) {
@@ -32,12 +32,12 @@ const std::vector<std::pair<std::string, int>>& errno_names() {
   return names;
 }
 
-int priority(const Reader& reader, const Field& field) {
+int priority(const YamlFile& reader, const Field& field) {
   return static_cast<int>(reader.integer(field, 0, 7));
 }
 
 // [3] or [3, 4]: a PFC enable mask.
-uint8_t priority_mask(const Reader& reader, const Field& field) {
+uint8_t priority_mask(const YamlFile& reader, const Field& field) {
   uint8_t mask = 0;
   for (const auto& item : reader.list(field)) {
     const int p = priority(reader, item);
@@ -47,7 +47,7 @@ uint8_t priority_mask(const Reader& reader, const Field& field) {
   return mask;
 }
 
-std::array<uint8_t, 8> eight_values(const Reader& reader, const Field& field, int64_t max) {
+std::array<uint8_t, 8> eight_values(const YamlFile& reader, const Field& field, int64_t max) {
   const auto items = reader.list(field);
   if (items.size() != 8) {
     reader.fail(field, "needs 8 values (one per traffic class or priority), got " +
@@ -58,7 +58,7 @@ std::array<uint8_t, 8> eight_values(const Reader& reader, const Field& field, in
   return values;
 }
 
-void read_ets(const Reader& reader, const Field& field, std::optional<std::array<uint8_t, 8>>& bw,
+void read_ets(const YamlFile& reader, const Field& field, std::optional<std::array<uint8_t, 8>>& bw,
               std::optional<std::array<uint8_t, 8>>& prio_tc) {
   const auto ets = reader.map(field, {"bandwidth", "prio_tc"});
   if (const auto f = ets.get("bandwidth")) {
@@ -71,22 +71,22 @@ void read_ets(const Reader& reader, const Field& field, std::optional<std::array
   if (const auto f = ets.get("prio_tc")) prio_tc = eight_values(reader, *f, 7);
 }
 
-microseconds positive_duration(const Reader& reader, const Field& field) {
+microseconds positive_duration(const YamlFile& reader, const Field& field) {
   const microseconds d = reader.duration(field);
   if (d.count() <= 0) reader.fail(field, "must be longer than 0");
   return d;
 }
 
-SetOp set_op(const Reader& reader, const Field& field) {
+SetOp set_op(const YamlFile& reader, const Field& field) {
   const std::string op = reader.choice(field, set_op_names());
   const auto& ops = set_op_names();
   return static_cast<SetOp>(std::find(ops.begin(), ops.end(), op) - ops.begin());
 }
 
-using Map = Reader::Map;
+using Map = YamlFile::Map;
 using Body = ScenarioEvent::Body;
 
-Body parse_congestion(const Reader& reader, const Map& map) {
+Body parse_congestion(const YamlFile& reader, const Map& map) {
   ev::Congestion c;
   c.priority = priority(reader, map.require("priority"));
   c.duration = positive_duration(reader, map.require("duration"));
@@ -104,7 +104,7 @@ Body parse_congestion(const Reader& reader, const Map& map) {
   return c;
 }
 
-Body parse_pfc_storm(const Reader& reader, const Map& map) {
+Body parse_pfc_storm(const YamlFile& reader, const Map& map) {
   ev::PfcStorm s;
   s.priority = priority(reader, map.require("priority"));
   s.direction =
@@ -114,16 +114,17 @@ Body parse_pfc_storm(const Reader& reader, const Map& map) {
   return s;
 }
 
-Body parse_link_flap(const Reader& reader, const Map& map) {
+Body parse_link_flap(const YamlFile& reader, const Map& map) {
   return ev::LinkFlap{positive_duration(reader, map.require("down_for"))};
 }
 
-Body parse_driver_reload(const Reader& reader, const Map& map) {
+Body parse_driver_reload(const YamlFile& reader, const Map& map) {
   return ev::DriverReload{positive_duration(reader, map.require("down_for"))};
 }
 
 // foreign_tool's set.dscp: keys are DSCP values, values priorities.
-void read_dscp_map(const Reader& reader, const Field& field, std::map<int, int>& dscp_to_priority) {
+void read_dscp_map(const YamlFile& reader, const Field& field,
+                   std::map<int, int>& dscp_to_priority) {
   const auto entries = reader.map(field, {});  // keys are DSCP values; checked below
   for (auto it = field.value.begin(); it != field.value.end(); ++it) {
     const Field key{it->first, it->first.Mark(),
@@ -135,7 +136,7 @@ void read_dscp_map(const Reader& reader, const Field& field, std::map<int, int>&
 }
 
 // foreign_tool's set.stall_prevention: off, auto, or a timeout in mlx5's range.
-uint16_t stall_prevention_ms(const Reader& reader, const Field& field) {
+uint16_t stall_prevention_ms(const YamlFile& reader, const Field& field) {
   if (field.value.IsScalar() && field.value.Scalar() == "off") return 0;
   if (field.value.IsScalar() && field.value.Scalar() == "auto") return 0xffff;
   const auto d = reader.duration(field);
@@ -145,7 +146,7 @@ uint16_t stall_prevention_ms(const Reader& reader, const Field& field) {
   return static_cast<uint16_t>(d.count() / 1000);
 }
 
-Body parse_foreign_tool(const Reader& reader, const Map& map) {
+Body parse_foreign_tool(const YamlFile& reader, const Map& map) {
   ev::ForeignTool t;
   if (const auto f = map.get("tool")) t.tool = reader.string(*f);
   const auto set_field = map.require("set");
@@ -164,7 +165,7 @@ Body parse_foreign_tool(const Reader& reader, const Map& map) {
   return t;
 }
 
-Body parse_dcbx_peer(const Reader& reader, const Map& map) {
+Body parse_dcbx_peer(const YamlFile& reader, const Map& map) {
   ev::DcbxPeer d;
   if (const auto f = map.get("pfc")) d.pfc_enable = priority_mask(reader, *f);
   if (const auto f = map.get("ets")) read_ets(reader, *f, d.ets_bandwidth, d.prio_tc);
@@ -174,7 +175,7 @@ Body parse_dcbx_peer(const Reader& reader, const Map& map) {
   return d;
 }
 
-Body parse_netlink_errors(const Reader& reader, const Map& map) {
+Body parse_netlink_errors(const YamlFile& reader, const Map& map) {
   ev::NetlinkErrors n;
   std::vector<std::string> names;
   for (const auto& [name, value] : errno_names()) names.push_back(name);
@@ -187,7 +188,7 @@ Body parse_netlink_errors(const Reader& reader, const Map& map) {
   return n;
 }
 
-Body parse_address(const Reader& reader, const Map& map) {
+Body parse_address(const YamlFile& reader, const Map& map) {
   ev::AddressChange a;
   for (const char* key : {"add", "remove"}) {
     if (const auto f = map.get(key)) {
@@ -203,21 +204,21 @@ Body parse_address(const Reader& reader, const Map& map) {
   return a;
 }
 
-Body parse_vanish_on_write(const Reader& reader, const Map& map) {
+Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
   v.down_for = positive_duration(reader, map.require("down_for"));
   return v;
 }
 
-Body parse_hold_reply(const Reader& reader, const Map& map) {
+Body parse_hold_reply(const YamlFile& reader, const Map& map) {
   ev::HoldReply h;
   if (const auto f = map.get("op")) h.op = set_op(reader, *f);
   h.duration = positive_duration(reader, map.require("duration"));
   return h;
 }
 
-Body parse_counter_clear(const Reader& reader, const Map& map) {
+Body parse_counter_clear(const YamlFile& reader, const Map& map) {
   ev::CounterClear c;
   const auto list_field = map.require("counters");
   for (const auto& item : reader.list(list_field)) c.counters.push_back(reader.string(item));
@@ -225,7 +226,7 @@ Body parse_counter_clear(const Reader& reader, const Map& map) {
   return c;
 }
 
-Body parse_unreadable_file(const Reader& reader, const Map& map) {
+Body parse_unreadable_file(const YamlFile& reader, const Map& map) {
   ev::UnreadableFile u;
   const auto file_field = map.require("file");
   u.file = reader.string(file_field);
@@ -243,7 +244,7 @@ Body parse_unreadable_file(const Reader& reader, const Map& map) {
 struct EventKind {
   std::string name;
   std::vector<std::string> keys;
-  Body (*parse)(const Reader&, const Map&);
+  Body (*parse)(const YamlFile&, const Map&);
 };
 
 // In the order the kind choice lists them (and "did you mean" weighs them).
@@ -269,7 +270,7 @@ const std::vector<EventKind>& event_kinds() {
 
 // The kind decides which keys are allowed; it is read first from a permissive look, which allows
 // every kind's keys (in kind name order, as "did you mean" weighs them).
-const EventKind& read_kind(const Reader& reader, const Field& field) {
+const EventKind& read_kind(const YamlFile& reader, const Field& field) {
   if (!field.value.IsMap()) reader.fail(field, "expected a map (at, kind, port, ...)");
   std::map<std::string, const EventKind*> by_name;
   std::vector<std::string> names;
@@ -283,7 +284,7 @@ const EventKind& read_kind(const Reader& reader, const Field& field) {
   return *by_name.at(reader.choice(loose.require("kind"), names));
 }
 
-ScenarioEvent parse_event(const Reader& reader, const Field& field) {
+ScenarioEvent parse_event(const YamlFile& reader, const Field& field) {
   const EventKind& kind = read_kind(reader, field);
   std::vector<std::string> known = {"at", "kind", "port"};
   known.insert(known.end(), kind.keys.begin(), kind.keys.end());
@@ -341,7 +342,7 @@ microseconds Scenario::end() const {
 
 Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name,
                              ScenarioUse use) {
-  const Reader reader(file_name);
+  const YamlFile reader(file_name);
   const Field root{reader.parse(text), YAML::Mark(), ""};
   const auto top =
       reader.map(root, {"name", "description", "clock", "duration", "traffic", "events"});

@@ -93,7 +93,7 @@ std::string index_path(const std::string& parent, size_t index) {
   return parent + "[" + std::to_string(index) + "]";
 }
 
-YAML::Node Reader::parse(const std::string& text) const {
+YAML::Node YamlFile::parse(const std::string& text) const {
   try {
     YAML::Node root = YAML::Load(text);
     if (!root.IsDefined() || root.IsNull()) return YAML::Node(YAML::NodeType::Map);
@@ -103,13 +103,13 @@ YAML::Node Reader::parse(const std::string& text) const {
   }
 }
 
-void Reader::fail(const YAML::Mark& mark, const std::string& path,
-                  const std::string& message) const {
+void YamlFile::fail(const YAML::Mark& mark, const std::string& path,
+                    const std::string& message) const {
   if (mark.is_null()) throw FileError(file_, 0, 0, path, message);
   throw FileError(file_, mark.line + 1, mark.column + 1, path, message);
 }
 
-Reader::Map Reader::map(const Field& field, const std::vector<std::string>& known) const {
+YamlFile::Map YamlFile::map(const Field& field, const std::vector<std::string>& known) const {
   if (!field.value.IsMap()) {
     fail(field, "expected a map of " +
                     (known.empty() ? std::string("keys")
@@ -153,19 +153,19 @@ Reader::Map Reader::map(const Field& field, const std::vector<std::string>& know
   return result;
 }
 
-std::optional<Field> Reader::Map::get(std::string_view key) const {
+std::optional<Field> YamlFile::Map::get(std::string_view key) const {
   for (const auto& [name, field] : entries_) {
     if (name == key) return field;
   }
   return std::nullopt;
 }
 
-Field Reader::Map::require(std::string_view key) const {
+Field YamlFile::Map::require(std::string_view key) const {
   if (auto field = get(key)) return *field;
   reader_->fail(self_.mark, child_path(self_.path, key), "missing (required)");
 }
 
-std::vector<Field> Reader::list(const Field& field) const {
+std::vector<Field> YamlFile::list(const Field& field) const {
   if (!field.value.IsSequence()) fail(field, "expected a list, got " + type_name(field.value));
   std::vector<Field> items;
   size_t index = 0;
@@ -176,14 +176,14 @@ std::vector<Field> Reader::list(const Field& field) const {
   return items;
 }
 
-std::string Reader::string(const Field& field) const {
+std::string YamlFile::string(const Field& field) const {
   if (!field.value.IsScalar() || field.value.Scalar().empty()) {
     fail(field, "expected a text value, got " + type_name(field.value));
   }
   return field.value.Scalar();
 }
 
-bool Reader::boolean(const Field& field) const {
+bool YamlFile::boolean(const Field& field) const {
   if (field.value.IsScalar()) {
     const std::string& text = field.value.Scalar();
     if (text == "true") return true;
@@ -192,7 +192,7 @@ bool Reader::boolean(const Field& field) const {
   fail(field, "expected true or false, got " + type_name(field.value));
 }
 
-int64_t Reader::integer(const Field& field, int64_t min, int64_t max) const {
+int64_t YamlFile::integer(const Field& field, int64_t min, int64_t max) const {
   if (!field.value.IsScalar())
     fail(field, "expected a whole number, got " + type_name(field.value));
   const std::string& text = field.value.Scalar();
@@ -208,7 +208,7 @@ int64_t Reader::integer(const Field& field, int64_t min, int64_t max) const {
   return value;
 }
 
-uint64_t Reader::unsigned_integer(const Field& field, uint64_t min, uint64_t max) const {
+uint64_t YamlFile::unsigned_integer(const Field& field, uint64_t min, uint64_t max) const {
   if (!field.value.IsScalar())
     fail(field, "expected a whole number, got " + type_name(field.value));
   const std::string& text = field.value.Scalar();
@@ -230,7 +230,7 @@ uint64_t Reader::unsigned_integer(const Field& field, uint64_t min, uint64_t max
   return value;
 }
 
-double Reader::number(const Field& field, double min, double max) const {
+double YamlFile::number(const Field& field, double min, double max) const {
   if (!field.value.IsScalar()) fail(field, "expected a number, got " + type_name(field.value));
   const std::string& text = field.value.Scalar();
   double value = 0;
@@ -246,7 +246,7 @@ double Reader::number(const Field& field, double min, double max) const {
   return value;
 }
 
-std::chrono::microseconds Reader::duration(const Field& field) const {
+std::chrono::microseconds YamlFile::duration(const Field& field) const {
   const auto bad = [&]() -> std::chrono::microseconds {
     fail(field, (field.value.IsScalar() ? quoted(field.value.Scalar()) : type_name(field.value)) +
                     " is not a duration (e.g. 500ms, 2s)");
@@ -276,7 +276,7 @@ std::chrono::microseconds Reader::duration(const Field& field) const {
   return std::chrono::microseconds{static_cast<int64_t>(us)};
 }
 
-uint64_t Reader::rate_bps(const Field& field) const {
+uint64_t YamlFile::rate_bps(const Field& field) const {
   const auto bad = [&]() -> uint64_t {
     fail(field, (field.value.IsScalar() ? quoted(field.value.Scalar()) : type_name(field.value)) +
                     " is not a rate (e.g. 80G, 800M)");
@@ -310,7 +310,7 @@ uint64_t Reader::rate_bps(const Field& field) const {
   return static_cast<uint64_t>(bps);
 }
 
-std::string Reader::choice(const Field& field, const std::vector<std::string>& choices) const {
+std::string YamlFile::choice(const Field& field, const std::vector<std::string>& choices) const {
   std::string names;
   for (const auto& c : choices) names += (names.empty() ? "" : ", ") + c;
   if (!field.value.IsScalar())
@@ -325,7 +325,7 @@ std::string Reader::choice(const Field& field, const std::vector<std::string>& c
 }
 
 // "192.168.2.10/24" or "fd00::2/64"; returns whether it is IPv6.
-bool parse_cidr(const Reader& reader, const Field& field, std::string& address_out) {
+bool parse_cidr(const YamlFile& reader, const Field& field, std::string& address_out) {
   const std::string text = reader.string(field);
   const auto slash = text.find('/');
   const std::string address = text.substr(0, slash);

@@ -31,9 +31,11 @@ struct Field {
   std::string path;
 };
 
-class Reader {
+// One YAML file being read: parses it and turns a bad value into a FileError naming the file,
+// line, column and field.
+class YamlFile {
  public:
-  explicit Reader(std::string file_name) : file_(std::move(file_name)) {}
+  explicit YamlFile(std::string file_name) : file_(std::move(file_name)) {}
   const std::string& file() const { return file_; }
 
   // Parses text; a syntax error becomes a FileError. An empty document is an empty map.
@@ -53,8 +55,8 @@ class Reader {
     const Field& self() const { return self_; }
 
    private:
-    friend class Reader;
-    const Reader* reader_ = nullptr;
+    friend class YamlFile;
+    const YamlFile* reader_ = nullptr;
     Field self_;
     std::vector<std::pair<std::string, Field>> entries_;
   };
@@ -79,7 +81,7 @@ class Reader {
 
 // "192.168.2.10/24" or "fd00::2/64" (not link-local: that one comes from the MAC). Sets the
 // address without prefix; returns whether it is IPv6.
-bool parse_cidr(const Reader& reader, const Field& field, std::string& address_out);
+bool parse_cidr(const YamlFile& reader, const Field& field, std::string& address_out);
 
 // For error messages: "2s", "500ms", "12.5s".
 std::string format_duration(std::chrono::microseconds d);

@@ -30,7 +30,7 @@
 #include "sim/model/scenario.hpp"
 #include "sim/server/clock_file.hpp"
 #include "sim/server/ethtool_service.hpp"
-#include "sim/server/file_tree.hpp"
+#include "sim/server/file_mirror.hpp"
 #include "sim/server/inject.hpp"
 #include "sim/server/rtnl_service.hpp"
 #include "sim/server/write_counter.hpp"
@@ -120,7 +120,7 @@ class Server {
         writes_(options.dir / kWritesFile, netdevs(node_)),
         rtnl_(node_, &writes_),
         ethtool_(node_, &writes_),
-        tree_(node_, options.dir, &writes_) {
+        mirror_(node_, options.dir, &writes_) {
     if (scenario) runner_.emplace(node_, std::move(*scenario));
     scenario_given_ = runner_.has_value();
     speed_ = options.speed.value_or(runner_ ? runner_->clock_speed() : 1.0);
@@ -128,7 +128,7 @@ class Server {
 
   int run() {
     fs::create_directories(options_.dir);
-    tree_.build();
+    mirror_.build();
     writes_.flush();       // the counter file exists, with zeros, before the node is ready
     rtnl_.drain_events();  // start-up state is not news
 
@@ -159,7 +159,7 @@ class Server {
     watch(rtnl_listener_.get(), Kind::RtnlListener);
     watch(ethtool_listener_.get(), Kind::EthtoolListener);
     watch(timer_.get(), Kind::Timer);
-    watch(tree_.inotify_fd(), Kind::Inotify);
+    watch(mirror_.inotify_fd(), Kind::Inotify);
     watch_injections();
     watch(signal_fd_.get(), Kind::Signal);
 
@@ -233,7 +233,7 @@ class Server {
         on_tick();
         break;
       case Kind::Inotify:
-        verbose(tree_.on_inotify());
+        verbose(mirror_.on_inotify());
         writes_.flush();
         send_all(rtnl_.drain_events(), nullptr);
         break;
@@ -319,7 +319,7 @@ class Server {
       // Writes to sysfs are synchronous in a kernel: file writes a client made before this
       // request take effect (and are counted) before it is answered.
       const uint64_t writes_before = writes_.total();
-      verbose(tree_.on_inotify());
+      verbose(mirror_.on_inotify());
       std::vector<Outgoing> replies;
       if (client->kind == Kind::Rtnl) {
         replies = rtnl_.handle(datagram, client->peer);
@@ -335,9 +335,9 @@ class Server {
       // write) changes the model; reads skip the walk over every port's files.
       if (writes_.total() != writes_before) {
         if (auto touched = writes_.take_touched()) {
-          tree_.refresh(*touched);
+          mirror_.refresh(*touched);
         } else {
-          tree_.refresh();
+          mirror_.refresh();
         }
       }
       if (hold(fd, replies, answers)) return;
@@ -425,12 +425,12 @@ class Server {
     const Clock::time_point now = advance_to_now();
     send_all(rtnl_.drain_events(), nullptr);
     release_due_holds(now);
-    tree_.apply_file_modes();
+    mirror_.apply_file_modes();
     // Counters move every tick (and before every request); the files follow at 10 Hz (set
     // requests and writes refresh at once): a tenth of the ports each 10 ms tick, so no request
     // waits for every port's files to be rewritten.
     const size_t ports = node_.ports().size();
-    tree_.refresh_next((ports + kRefreshTicks - 1) / kRefreshTicks);
+    mirror_.refresh_next((ports + kRefreshTicks - 1) / kRefreshTicks);
     if (options_.duration) {
       const auto limit = std::chrono::microseconds(static_cast<int64_t>(*options_.duration * 1e6));
       if (sim_elapsed_ >= limit) {
@@ -514,7 +514,7 @@ class Server {
       }
       runner_->advance(std::chrono::microseconds{0});  // what is due at once
       for (const std::string& line : runner_->take_log()) say(line);
-      tree_.apply_file_modes();
+      mirror_.apply_file_modes();
     } catch (const std::exception& error) {
       answer = std::string("error: ") + error.what() + "\n";
       say("roce-sim: injection refused: " + std::string(error.what()));
@@ -566,7 +566,7 @@ class Server {
   WriteCounter writes_;
   RtnlService rtnl_;
   EthtoolService ethtool_;
-  FileTree tree_;
+  FileMirror mirror_;
   std::optional<ScenarioRunner> runner_;
   // Ends the run with --duration when finished; a runner made for injections does not.
   bool scenario_given_ = false;

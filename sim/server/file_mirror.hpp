@@ -21,12 +21,12 @@
 
 namespace roce_sim::server {
 
-class FileTree {
+class FileMirror {
  public:
-  FileTree(Node& node, std::filesystem::path dir, WriteCounter* writes = nullptr);
-  ~FileTree();
-  FileTree(const FileTree&) = delete;
-  FileTree& operator=(const FileTree&) = delete;
+  FileMirror(Node& node, std::filesystem::path dir, WriteCounter* writes = nullptr);
+  ~FileMirror();
+  FileMirror(const FileMirror&) = delete;
+  FileMirror& operator=(const FileMirror&) = delete;
 
   // Creates the static skeleton, every file, and the inotify watches. Throws on I/O errors.
   void build();

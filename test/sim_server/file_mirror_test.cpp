@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // roce-sim's file tree driven by hand (no server loop, no threads): the test chooses the order of
 // a client's O_TRUNC, the tree's reading of its own rename events and its refreshes.
+#include "sim/server/file_mirror.hpp"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,7 +15,6 @@
 
 #include "sim/model/node.hpp"
 #include "sim/model/node_file.hpp"
-#include "sim/server/file_tree.hpp"
 
 namespace roce_sim::server {
 namespace {
@@ -29,13 +30,13 @@ std::string read_all(const fs::path& path) {
 
 // `echo 20 > knob` by a client that is descheduled between its O_TRUNC and its write, while the
 // tree reads the event of its own earlier rename of the file and refreshes: the write stays.
-TEST(FileTree, AWriteInProgressOverOurOwnRenameIsKept) {
+TEST(FileMirror, AWriteInProgressOverOurOwnRenameIsKept) {
   char pattern[] = "/tmp/roce-sim-file-tree-XXXXXX";
   ASSERT_NE(::mkdtemp(pattern), nullptr);
   const fs::path dir = pattern;
   {
     Node node(default_node());
-    FileTree tree(node, dir);
+    FileMirror tree(node, dir);
     tree.build();
     tree.on_inotify();
     Port& port = *node.find("lan3");

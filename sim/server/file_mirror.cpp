@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/server/file_tree.hpp"
+#include "sim/server/file_mirror.hpp"
 
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -115,17 +115,17 @@ std::string ofed_param_name(const std::string& model_name) {
   return model_name.size() > 3 ? model_name.substr(3) : model_name;
 }
 
-FileTree::FileTree(Node& node, fs::path dir, WriteCounter* writes)
+FileMirror::FileMirror(Node& node, fs::path dir, WriteCounter* writes)
     : node_(node), dir_(std::move(dir)), writes_(writes) {
   inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (inotify_fd_ < 0) throw std::system_error(errno, std::generic_category(), "inotify_init1");
 }
 
-FileTree::~FileTree() {
+FileMirror::~FileMirror() {
   if (inotify_fd_ >= 0) ::close(inotify_fd_);
 }
 
-void FileTree::write_file(const fs::path& path, const std::string& content) {
+void FileMirror::write_file(const fs::path& path, const std::string& content) {
   auto it = written_.find(path.native());
   if (it != written_.end() && it->second == content) return;
   // Readers see the old or the new file, never half a write: write aside, then rename.
@@ -143,7 +143,7 @@ void FileTree::write_file(const fs::path& path, const std::string& content) {
   written_[path.native()] = content;
 }
 
-void FileTree::apply_file_modes() {
+void FileMirror::apply_file_modes() {
   const std::set<std::string>& wanted = node_.unreadable_files();
   for (const std::string& relative : wanted) {
     if (unreadable_applied_.count(relative)) continue;
@@ -165,7 +165,7 @@ void FileTree::apply_file_modes() {
   }
 }
 
-void FileTree::add_watch(const fs::path& path, Watch watch) {
+void FileMirror::add_watch(const fs::path& path, Watch watch) {
   const int wd = ::inotify_add_watch(inotify_fd_, path.c_str(),
                                      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_ONLYDIR);
   if (wd < 0)
@@ -174,7 +174,7 @@ void FileTree::add_watch(const fs::path& path, Watch watch) {
   watch_by_path_[path] = wd;
 }
 
-void FileTree::build() {
+void FileMirror::build() {
   fs::create_directories(dir_ / "sys/class/net");
   fs::create_directories(dir_ / "sys/class/infiniband");
   fs::create_directories(dir_ / "sys/bus/pci/devices");
@@ -190,7 +190,7 @@ void FileTree::build() {
   }
 }
 
-void FileTree::build_port(Port& port) {
+void FileMirror::build_port(Port& port) {
   const PortSpec& spec = port.spec();
   const fs::path sys = dir_ / "sys";
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
@@ -236,7 +236,7 @@ void FileTree::build_port(Port& port) {
   specs_.insert_or_assign(spec.netdev, spec);
 }
 
-void FileTree::remove_port(const std::string& netdev) {
+void FileMirror::remove_port(const std::string& netdev) {
   // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
   const auto spec = specs_.find(netdev);
   std::vector<fs::path> roots = {dir_ / "sys/class/net" / netdev};
@@ -258,7 +258,7 @@ void FileTree::remove_port(const std::string& netdev) {
   gid_signature_.erase(netdev);
 }
 
-void FileTree::refresh(const std::set<std::string>& netdevs) {
+void FileMirror::refresh(const std::set<std::string>& netdevs) {
   restore_truncated();
   for (Port* port : node_.ports()) {
     if (netdevs.count(port->netdev()) && present_.count(port->netdev())) {
@@ -267,7 +267,7 @@ void FileTree::refresh(const std::set<std::string>& netdevs) {
   }
 }
 
-void FileTree::restore_truncated() {
+void FileMirror::restore_truncated() {
   for (const auto& [path, watch] : std::exchange(truncated_, {})) {
     Port* port = node_.find(watch.netdev);
     std::error_code ec;
@@ -278,7 +278,7 @@ void FileTree::restore_truncated() {
   }
 }
 
-void FileTree::sync_presence() {
+void FileMirror::sync_presence() {
   std::set<std::string> now;
   for (Port* port : node_.ports()) {
     now.insert(port->netdev());
@@ -292,13 +292,13 @@ void FileTree::sync_presence() {
   }
 }
 
-void FileTree::refresh() {
+void FileMirror::refresh() {
   restore_truncated();
   sync_presence();
   for (Port* port : node_.ports()) refresh_port(*port);
 }
 
-void FileTree::refresh_next(size_t ports) {
+void FileMirror::refresh_next(size_t ports) {
   restore_truncated();
   sync_presence();
   const std::vector<Port*> all = node_.ports();
@@ -308,7 +308,7 @@ void FileTree::refresh_next(size_t ports) {
   }
 }
 
-void FileTree::refresh_port(Port& port, bool counters) {
+void FileMirror::refresh_port(Port& port, bool counters) {
   const PortSpec& spec = port.spec();
   const fs::path net = dir_ / "sys/class/net" / spec.netdev;
   const bool up = port.carrier();
@@ -398,7 +398,7 @@ void FileTree::refresh_port(Port& port, bool counters) {
   }
 }
 
-void FileTree::create_rdma_cm(const std::string& rdma_device) {
+void FileMirror::create_rdma_cm(const std::string& rdma_device) {
   Port* owner = nullptr;
   for (Port* port : node_.ports()) {
     if (port->rdma().name() == rdma_device) owner = port;
@@ -421,7 +421,7 @@ void FileTree::create_rdma_cm(const std::string& rdma_device) {
   write_file(port_dir / "default_roce_tos", model_value(watch, "default_roce_tos", *owner));
 }
 
-std::string FileTree::model_value(const Watch& watch, const std::string& name, Port& port) {
+std::string FileMirror::model_value(const Watch& watch, const std::string& name, Port& port) {
   switch (watch.kind) {
     case WatchKind::RdmaCmPort:
       if (name == "default_roce_mode") return line(port.rdma().default_roce_mode());
@@ -451,8 +451,8 @@ std::string FileTree::model_value(const Watch& watch, const std::string& name, P
   return {};
 }
 
-std::string FileTree::apply_write(const Watch& watch, const std::string& name,
-                                  const std::string& content, Port& port, int& err) {
+std::string FileMirror::apply_write(const Watch& watch, const std::string& name,
+                                    const std::string& content, Port& port, int& err) {
   err = -EINVAL;
   uint32_t value = 0;
   switch (watch.kind) {
@@ -485,7 +485,7 @@ std::string FileTree::apply_write(const Watch& watch, const std::string& name,
   return model_value(watch, name, port);
 }
 
-std::vector<std::string> FileTree::on_inotify() {
+std::vector<std::string> FileMirror::on_inotify() {
   std::vector<std::string> log;
   alignas(inotify_event) char buffer[16384];
   for (;;) {
