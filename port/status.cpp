@@ -58,6 +58,7 @@ void read_dcb(System& system, const std::string& ifname, PortStatus& status) {
     status.dscp_apps = Field<std::vector<dcb::AppEntry>>::lacking_as(failed);
     status.pfc = Field<dcb::Pfc>::lacking_as(failed);
     status.ets = Field<dcb::Ets>::lacking_as(failed);
+    status.maxrate = Field<dcb::Maxrate>::lacking_as(failed);
     status.buffer = Field<dcb::Buffer>::lacking_as(failed);
     status.dcbx = failed;
     return;
@@ -74,6 +75,9 @@ void read_dcb(System& system, const std::string& ifname, PortStatus& status) {
                          : Field<dcb::Pfc>::unsupported("the driver reports no PFC");
   status.ets = ieee->ets ? Field<dcb::Ets>::of(*ieee->ets)
                          : Field<dcb::Ets>::unsupported("the driver reports no ETS");
+  status.maxrate = ieee->maxrate
+                       ? Field<dcb::Maxrate>::of(*ieee->maxrate)
+                       : Field<dcb::Maxrate>::unsupported("the driver reports no rate limits");
   status.buffer =
       ieee->buffer ? Field<dcb::Buffer>::of(*ieee->buffer)
                    : Field<dcb::Buffer>::unsupported("the driver reports no buffer configuration");

@@ -101,6 +101,7 @@ struct PortStatus {
   Field<std::vector<dcb::AppEntry>> dscp_apps;  // the APP table's DSCP entries (selector 5)
   Field<dcb::Pfc> pfc;
   Field<dcb::Ets> ets;
+  Field<dcb::Maxrate> maxrate;
   Field<dcb::Buffer> buffer;
   Field<StallPrevention> stall_prevention;
   Field<GidStatus> gids;

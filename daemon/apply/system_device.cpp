@@ -55,6 +55,9 @@ class SystemPortDevice final : public PortDevice {
   Result<void> set_ets(const dcb::Ets& ets) override {
     return dcb::DcbClient(system_).set_ets(port_.netdev, ets);
   }
+  Result<void> set_maxrate(const dcb::Maxrate& maxrate) override {
+    return dcb::DcbClient(system_).set_maxrate(port_.netdev, maxrate);
+  }
   Result<void> set_pfc(const dcb::Pfc& pfc) override {
     return dcb::DcbClient(system_).set_pfc(port_.netdev, pfc);
   }

@@ -79,6 +79,8 @@ struct Profile {
   StallPrevention stall_prevention;
   RoceProfile roce;
   std::optional<BufferProfile> buffers;  // left to the driver when absent
+  // Per-TC transmit rate caps in Mbit/s, 0 = none (ieee_maxrate); left alone when absent.
+  std::optional<std::array<uint32_t, 8>> maxrate_mbps;
   bool operator==(const Profile&) const = default;
 };
 Profile default_profile();  // the recipe, with ETS: TC0..5 ETS sharing 100, TC6 strict (CNPs)

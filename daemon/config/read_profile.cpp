@@ -14,7 +14,8 @@ namespace roced::config::detail {
 namespace {
 
 const std::vector<std::string> kProfileKeys = {
-    "dcbx", "trust", "dscp_map", "pfc", "ets", "mtu", "ecn", "stall_prevention", "roce", "buffers"};
+    "dcbx",    "trust", "dscp_map",         "pfc",  "ets",    "mtu",
+    "maxrate", "ecn",   "stall_prevention", "roce", "buffers"};
 const std::vector<std::string> kPfcKeys = {"priorities", "cable_length"};
 const std::vector<std::string> kEtsKeys = {"prio_tc", "tcs"};
 const std::vector<std::string> kTcKeys = {"tsa", "bandwidth"};
@@ -297,6 +298,22 @@ void read_buffers(Section& s, const Entry& entry) {
   s.mark("buffers", entry.key_at);
 }
 
+// Eight Mbit/s caps, one per TC; whether each is one mlx5 can hold is validate.cpp's question.
+void read_maxrate(Section& s, const Entry& entry) {
+  if (entry.value.IsNull()) {  // explicitly empty: left alone
+    s.profile.maxrate_mbps.reset();
+    s.mark("maxrate", entry.value_at);
+    return;
+  }
+  auto rates = s.reader.eight_integers(entry.value, entry.value_at, s.path("maxrate"), 0, 255000,
+                                       "a rate in Mbit/s (0 = no cap, at most 255000)");
+  if (!rates) return;
+  std::array<uint32_t, 8> mbps{};
+  for (size_t tc = 0; tc < 8; ++tc) mbps[tc] = static_cast<uint32_t>((*rates)[tc]);
+  s.profile.maxrate_mbps = mbps;
+  s.mark("maxrate", entry.value_at);
+}
+
 }  // namespace
 
 void read_profile(Reader& reader, const YAML::Node& node, Location where, const std::string& prefix,
@@ -335,6 +352,8 @@ void read_profile(Reader& reader, const YAML::Node& node, Location where, const 
       read_roce(s, e);
     } else if (e.key == "buffers") {
       read_buffers(s, e);
+    } else if (e.key == "maxrate") {
+      read_maxrate(s, e);
     }
   });
 }

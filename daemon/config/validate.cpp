@@ -286,6 +286,27 @@ void check_buffers(Rules& r, const Profile& p) {
   }
 }
 
+// mlx5e_dcbnl_ieee_setmaxrate (en_dcbnl.c) keeps a u8 count of 100 Mbit/s units up to 25.5
+// Gbit/s and of 1 Gbit/s units above; a rate between steps reads back rounded down, and one past
+// 255 units wraps. Kernels differ on where 25.6-25.9 Gbit/s go, so only whole steps are taken:
+// every one of those reads back exactly on either.
+bool mlx5_holds_maxrate(uint32_t mbps) {
+  if (mbps == 0) return true;
+  if (mbps <= 25500) return mbps % 100 == 0;
+  return mbps >= 26000 && mbps <= 255000 && mbps % 1000 == 0;
+}
+
+void check_maxrate(Rules& r, const Profile& p) {
+  if (!p.maxrate_mbps) return;
+  for (size_t tc = 0; tc < 8; ++tc) {
+    const uint32_t mbps = (*p.maxrate_mbps)[tc];
+    if (mlx5_holds_maxrate(mbps)) continue;
+    r.error({"maxrate"}, "TC " + std::to_string(tc) + ": " + std::to_string(mbps) +
+                             " Mbit/s is not a rate mlx5 holds: 100 to 25500 in steps of 100, "
+                             "26000 to 255000 in steps of 1000, or 0 for no cap");
+  }
+}
+
 bool is_glob(const std::string& pattern) {
   return pattern.find_first_of("*?[") != std::string::npos;
 }
@@ -308,6 +329,7 @@ void validate_profile(const Profile& profile, const FieldLocations& set_here,
   check_mtu_cable_stall(rules, profile);
   check_ecn_priorities(rules, profile);
   check_buffers(rules, profile);
+  check_maxrate(rules, profile);
 }
 
 void validate_selection(const PortSelection& ports, const SelectionLocations& where,

@@ -120,4 +120,18 @@ std::string buffers(const std::array<uint8_t, 8>& prio2buffer,
   return out;
 }
 
+std::string maxrate(const std::array<uint64_t, 8>& tc_kbps) {
+  std::string out;
+  for (size_t tc = 0; tc < tc_kbps.size(); ++tc) {
+    const uint64_t kbps = tc_kbps[tc];
+    if (kbps == 0) continue;
+    // iproute2 dcb's units: whole Gbit when exact, else Mbit (mlx5 steps are 100 Mbit/s).
+    const std::string rate = kbps % 1000000 == 0 ? std::to_string(kbps / 1000000) + "Gbit"
+                             : kbps % 1000 == 0  ? std::to_string(kbps / 1000) + "Mbit"
+                                                 : std::to_string(kbps) + "Kbit";
+    out += (out.empty() ? "tc " : " ") + std::to_string(tc) + ":" + rate;
+  }
+  return out.empty() ? "no caps" : out;
+}
+
 }  // namespace roced::settings::describe

@@ -39,4 +39,7 @@ std::string ets(const EtsText& ets, bool show_prio_tc, bool show_tcs);
 // "prio2buffer 0,0,0,1,0,0,0,0 size 0:262144 1:131072" (sizes in bytes, zero sizes left out).
 std::string buffers(const std::array<uint8_t, 8>& prio2buffer, const std::array<uint32_t, 8>& size);
 
+// "tc 3:25Gbit 7:400Mbit" (TCs without a cap left out), "no caps".
+std::string maxrate(const std::array<uint64_t, 8>& tc_kbps);
+
 }  // namespace roced::settings::describe

@@ -40,6 +40,7 @@ class PortDevice {
   virtual Result<void> add_apps(const std::vector<dcb::AppEntry>& apps) = 0;
   virtual Result<void> delete_apps(const std::vector<dcb::AppEntry>& apps) = 0;
   virtual Result<void> set_ets(const dcb::Ets& ets) = 0;
+  virtual Result<void> set_maxrate(const dcb::Maxrate& maxrate) = 0;
   virtual Result<void> set_pfc(const dcb::Pfc& pfc) = 0;
   virtual Result<void> set_buffer(const dcb::Buffer& buffer) = 0;
   virtual Result<void> set_mtu(uint32_t mtu) = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The DCB writes: DCBX mode, the APP table (trust and DSCP map), ETS, PFC (priorities and cable
-// length in one message), buffers. One DCB feature per netlink message; DcbClient checks the status
-// byte of each.
+// The DCB writes: DCBX mode, the APP table (trust and DSCP map), ETS, TC rate limits, PFC
+// (priorities and cable length in one message), buffers. One DCB feature per netlink message;
+// DcbClient checks the status byte of each.
 #include "daemon/settings/spec_dcb.hpp"
 
 #include <algorithm>
@@ -105,6 +105,21 @@ std::optional<Writes> FeatureSpec<Feature::Ets>::writes(const WriteCtx& c) {
                   if (!observed) return not_read("ETS");
                   return w.write([&] { return w.device().set_ets(*observed); });
                 }};
+}
+
+std::optional<Writes> FeatureSpec<Feature::Maxrate>::writes(const WriteCtx& c) {
+  if (!c.want.maxrate_mbps) return std::nullopt;
+  dcb::Maxrate wanted;
+  for (size_t tc = 0; tc < wanted.tc_kbps.size(); ++tc) {
+    wanted.tc_kbps[tc] = uint64_t{(*c.want.maxrate_mbps)[tc]} * 1000;
+  }
+  const auto observed = c.observed.maxrate.value;
+  return Writes{
+      [wanted](Writer& w) { return w.write([&] { return w.device().set_maxrate(wanted); }); },
+      [observed](Writer& w) -> Result<void> {
+        if (!observed) return not_read("the TC rate limits");
+        return w.write([&] { return w.device().set_maxrate(*observed); });
+      }};
 }
 
 std::optional<Writes> FeatureSpec<Feature::Pfc>::writes(const WriteCtx& c) {

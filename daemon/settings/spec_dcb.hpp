@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The DCB settings (one IEEE_GET read; the DCBX mode has its own): DCBX mode, trust and the DSCP
-// map (the APP table), ETS, PFC priorities and cable length (one setpfc), buffers. Their writes,
-// one netlink message per feature (DcbClient checks the status byte of each).
+// map (the APP table), ETS, TC rate limits, PFC priorities and cable length (one setpfc), buffers.
+// Their writes, one netlink message per feature (DcbClient checks the status byte of each).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -111,6 +111,27 @@ struct Spec<Setting::Ets> {
 };
 
 template <>
+struct Spec<Setting::Maxrate> {
+  using Value = std::array<uint64_t, 8>;  // kbit/s per TC (ieee_maxrate), 0 = no cap
+  static constexpr auto field = &PortStatus::maxrate;
+  static constexpr std::string_view read_what = "DCB";
+  static constexpr std::string_view label = "the TC rate limits";
+  static bool manages(const config::Profile& p) { return p.maxrate_mbps.has_value(); }
+  static Reading<Value> project(const Ctx&, const dcb::Maxrate& m) { return m.tc_kbps; }
+  static Value wanted(const Ctx& c, const Value&) {
+    Value kbps{};
+    for (size_t tc = 0; tc < kbps.size(); ++tc)
+      kbps[tc] = uint64_t{(*c.want.maxrate_mbps)[tc]} * 1000;
+    return kbps;
+  }
+  static bool same(const Value& a, const Value& b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    return {settings::describe::maxrate(now), settings::describe::maxrate(wanted)};
+  }
+};
+
+template <>
 struct Spec<Setting::PfcPriorities> {
   using Value = uint8_t;  // bit p = PFC on priority p
   static constexpr auto field = &PortStatus::pfc;
@@ -182,6 +203,11 @@ struct FeatureSpec<Feature::AppTable> {
 };
 template <>
 struct FeatureSpec<Feature::Ets> {
+  static constexpr StatusPart part = StatusPart::Dcb;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+template <>
+struct FeatureSpec<Feature::Maxrate> {
   static constexpr StatusPart part = StatusPart::Dcb;
   static std::optional<Writes> writes(const WriteCtx& c);
 };

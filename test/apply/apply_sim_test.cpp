@@ -141,6 +141,32 @@ TEST_F(ApplySim, OneWriteRequestPerFeatureAndASecondApplyWritesNothing) {
   EXPECT_EQ(after_second["lan5"], after_first.at("lan5"));
 }
 
+// maxrate: a setting the profile manages only when it names it; one setmaxrate per port, read
+// back by iproute2, and a second apply has nothing to do.
+TEST_F(ApplySim, TcRateCapsAreWrittenOnceAndReadBackByDcb) {
+  write_file(config_, std::string(kConfig) + "  maxrate: [0, 0, 0, 0, 0, 0, 400, 40000]\n");
+  const auto plan = rocectl({"plan", "--config", config_.string(), "--port", "lan3"});
+  EXPECT_TRUE(contains(plan.out, "maxrate")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "no caps -> tc 6:400Mbit 7:40Gbit")) << plan.out;
+
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  // ieee_maxrate is in kbit/s (include/uapi/linux/dcbnl.h; mlx5's MLX5E_100MB is 100000).
+  // iproute2 before 6.18 reads it as bytes/s and shows 1/125 of the rate ("dcb: fix tc-maxrate
+  // unit conversions"); bookworm has 6.1.
+  const std::string version = exec({"dcb", "-V"});
+  const bool bytes_per_second = contains(version, "iproute2-6.") &&
+                                !contains(version, "iproute2-6.18") &&
+                                !contains(version, "iproute2-6.19");
+  const std::string shown = exec({"dcb", "maxrate", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(shown, bytes_per_second ? "6:3200Kbit 7:320Mbit" : "6:400Mbit 7:40Gbit"))
+      << version << shown;
+
+  const auto again = rocectl({"plan", "--config", config_.string()});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_TRUE(contains(again.out, "all 4 ports in sync")) << again.out;
+}
+
 TEST_F(ApplySim, CheckPlansOnlyAndDiffShowsThePlan) {
   const auto before = writes_after_barrier();
   const auto check = apply({"--check"});

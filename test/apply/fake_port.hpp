@@ -77,6 +77,12 @@ class FakePort final : public apply::PortDevice {
       return 0;
     });
   }
+  Result<void> set_maxrate(const dcb::Maxrate& maxrate) override {
+    return request("set_maxrate", "tc7 " + std::to_string(maxrate.tc_kbps[7]), [&] {
+      state.maxrate.value = maxrate;
+      return 0;
+    });
+  }
   Result<void> set_pfc(const dcb::Pfc& pfc) override {
     return request("set_pfc",
                    "mask " + hex(pfc.enabled_mask) + " delay " + std::to_string(pfc.delay), [&] {
