@@ -8,18 +8,17 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
+#include "cli/open_node.hpp"
+#include "cli/plan_options.hpp"
 #include "daemon/apply/applier.hpp"
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
-
-constexpr const char* kDefaultConfig = "/etc/roced/roced.yaml";
 
 constexpr const char* kApplyUsage =
     "usage: rocectl [--sim DIR] apply [--config FILE] [--check] [--diff] [--json] "
@@ -48,75 +47,29 @@ constexpr const char* kApplyUsage =
     "a port rolled back or unreadable, a configured port that does not exist, --port naming no\n"
     "selected port).\n";
 
-struct ApplyArgs {
-  std::string config = kDefaultConfig;
-  bool config_given = false;
-  bool direct = false;
+struct ApplyArgs : PlanOptions {
   bool check = false;
   bool diff = false;
-  bool json = false;
-  std::vector<std::string> ports;
 };
 
 // Parses the arguments; an exit code when they are wrong (or --help).
 std::optional<int> parse(Args& cli_args, ApplyArgs& args) {
   while (!cli_args.done()) {
-    std::string value;
-    std::string error;
     if (cli_args.flag("-h") || cli_args.flag("--help")) {
       std::cout << kApplyUsage;
       return kExitOk;
     }
+    std::optional<int> exit_code;
     if (cli_args.flag("--check")) {
       args.check = true;
     } else if (cli_args.flag("--diff")) {
       args.diff = true;
-    } else if (cli_args.flag("--json")) {
-      args.json = true;
-    } else if (cli_args.option("--config", value, error)) {
-      if (!error.empty() || value.empty()) return usage_error("--config needs a file", kApplyUsage);
-      args.config = value;
-      args.config_given = true;
-    } else if (cli_args.flag("--direct")) {
-      args.direct = true;
-    } else if (cli_args.option("--port", value, error)) {
-      if (!error.empty() || value.empty()) {
-        return usage_error("--port needs an interface name", kApplyUsage);
-      }
-      args.ports.push_back(value);
-    } else {
+    } else if (!take_plan_option(cli_args, args, kApplyUsage, exit_code)) {
       return usage_error("unknown argument \"" + cli_args.peek() + "\" for apply", kApplyUsage);
     }
+    if (exit_code) return exit_code;
   }
   return std::nullopt;
-}
-
-// Keeps the ports --port names; false when one of them is not a selected port.
-bool keep_named_ports(plan::Plan& plan, const ApplyArgs& args, const std::string& source) {
-  if (args.ports.empty()) return true;
-  std::erase_if(plan.ports, [&](const plan::PortPlan& port) {
-    return std::find(args.ports.begin(), args.ports.end(), port.port.netdev) == args.ports.end();
-  });
-  bool all_known = true;
-  for (const auto& name : args.ports) {
-    const bool planned = std::any_of(plan.ports.begin(), plan.ports.end(),
-                                     [&](const auto& p) { return p.port.netdev == name; });
-    if (!planned) {
-      std::cerr << "rocectl: " << name << " is not a port " << args.config << " selects on "
-                << source << "\n";
-      all_known = false;
-    }
-  }
-  return all_known;
-}
-
-void report_plan_errors(const plan::Plan& plan) {
-  for (const auto& port : plan.ports) {
-    if (!port.error.empty()) {
-      std::cerr << "rocectl: " << port.port.netdev << ": " << port.error << "\n";
-    }
-  }
-  if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
 }
 
 std::string not_found_text(const plan::Plan& plan) {
@@ -129,11 +82,7 @@ std::string not_found_text(const plan::Plan& plan) {
 
 // --check: the plan, as `rocectl plan` shows it.
 int check(const plan::Plan& plan, const ApplyArgs& args) {
-  if (args.json) {
-    std::cout << plan::plan_to_json(plan).dump(2) << "\n";
-  } else {
-    std::cout << plan::format_plan_text(plan);
-  }
+  print_plan(plan, args.json);
   report_plan_errors(plan);
   if (plan.has_errors() || !plan.not_found.empty()) return kExitError;
   return plan.has_changes() ? kExitPending : kExitOk;
@@ -205,9 +154,8 @@ int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
 int apply_command(const Context& context, Args cli_args) {
   ApplyArgs args;
   if (auto exit_code = parse(cli_args, args)) return *exit_code;
-  const std::optional<std::string> config_given =
-      args.config_given ? std::optional(args.config) : std::nullopt;
-  if (DaemonChoice choice = find_daemon(context, args.direct, config_given); choice.daemon) {
+  if (DaemonChoice choice = find_daemon(context, args.direct, args.config_if_given());
+      choice.daemon) {
     return apply_over_dbus(*choice.daemon, args);
   }
   const auto config = load_config(args.config);

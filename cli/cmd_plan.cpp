@@ -8,18 +8,17 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
+#include "cli/open_node.hpp"
+#include "cli/plan_options.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 
 namespace roced::cli {
 namespace {
-
-constexpr const char* kDefaultConfig = "/etc/roced/roced.yaml";
 
 constexpr const char* kPlanUsage =
     "usage: rocectl [--sim DIR] plan [--config FILE] [--json] [--port NAME]... [--direct]\n"
@@ -45,45 +44,22 @@ constexpr const char* kPlanUsage =
     "that cannot be read, a configured port that does not exist, --port naming no selected "
     "port).\n";
 
-struct PlanArgs {
-  std::string config = kDefaultConfig;
-  bool config_given = false;
-  bool direct = false;
-  bool json = false;
-  std::vector<std::string> ports;
-};
-
 }  // namespace
 
 int plan_command(const Context& context, Args cli_args) {
-  PlanArgs args;
+  PlanOptions args;
   while (!cli_args.done()) {
-    std::string value;
-    std::string error;
     if (cli_args.flag("-h") || cli_args.flag("--help")) {
       std::cout << kPlanUsage;
       return kExitOk;
     }
-    if (cli_args.flag("--json")) {
-      args.json = true;
-    } else if (cli_args.option("--config", value, error)) {
-      if (!error.empty() || value.empty()) return usage_error("--config needs a file", kPlanUsage);
-      args.config = value;
-      args.config_given = true;
-    } else if (cli_args.flag("--direct")) {
-      args.direct = true;
-    } else if (cli_args.option("--port", value, error)) {
-      if (!error.empty() || value.empty()) {
-        return usage_error("--port needs an interface name", kPlanUsage);
-      }
-      args.ports.push_back(value);
-    } else {
+    std::optional<int> exit_code;
+    if (!take_plan_option(cli_args, args, kPlanUsage, exit_code)) {
       return usage_error("unknown argument \"" + cli_args.peek() + "\" for plan", kPlanUsage);
     }
+    if (exit_code) return *exit_code;
   }
-  const std::optional<std::string> config_given =
-      args.config_given ? std::optional(args.config) : std::nullopt;
-  DaemonChoice choice = find_daemon(context, args.direct, config_given);
+  DaemonChoice choice = find_daemon(context, args.direct, args.config_if_given());
   plan::Plan plan;
   std::string source;
   if (choice.daemon) {
@@ -106,37 +82,14 @@ int plan_command(const Context& context, Args cli_args) {
     source = system.description;
   }
 
-  bool port_unknown = false;
-  if (!args.ports.empty()) {
-    std::erase_if(plan.ports, [&](const plan::PortPlan& port) {
-      return std::find(args.ports.begin(), args.ports.end(), port.port.netdev) == args.ports.end();
-    });
-    for (const auto& name : args.ports) {
-      const bool planned = std::any_of(plan.ports.begin(), plan.ports.end(),
-                                       [&](const auto& p) { return p.port.netdev == name; });
-      if (!planned) {
-        std::cerr << "rocectl: " << name << " is not a port " << args.config << " selects on "
-                  << source << "\n";
-        port_unknown = true;
-      }
-    }
-  }
-
-  if (args.json) {
-    std::cout << plan::plan_to_json(plan).dump(2) << "\n";
-  } else {
-    std::cout << plan::format_plan_text(plan);
-  }
-  for (const auto& port : plan.ports) {
-    if (!port.error.empty())
-      std::cerr << "rocectl: " << port.port.netdev << ": " << port.error << "\n";
-  }
-  if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
+  const bool ports_known = keep_named_ports(plan, args, source);
+  print_plan(plan, args.json);
+  report_plan_errors(plan);
   if (plan.ports.empty() && args.ports.empty()) {
     std::cerr << "rocectl: " << args.config << " selects no port on " << source << "\n";
     return kExitError;
   }
-  if (port_unknown || plan.has_errors() || !plan.not_found.empty()) return kExitError;
+  if (!ports_known || plan.has_errors() || !plan.not_found.empty()) return kExitError;
   return plan.has_changes() ? kExitPending : kExitOk;
 }
 

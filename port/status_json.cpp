@@ -89,6 +89,9 @@ nlohmann::ordered_json PortStatus::to_json() const {
                 {"tc_tx_bw", e.tc_tx_bw},
                 {"prio_tc", e.prio_tc}};
   });
+  out["maxrate"] = field_json(maxrate, [](const dcb::Maxrate& m) {
+    return json{{"tc_kbps", m.tc_kbps}};  // ieee_maxrate's unit; 0 = no cap
+  });
   out["buffer"] = field_json(buffer, [](const dcb::Buffer& b) {
     return json{{"prio2buffer", b.prio2buffer},
                 {"buffer_size", b.buffer_size},

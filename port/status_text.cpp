@@ -87,6 +87,19 @@ std::string dscp_text(const std::vector<dcb::AppEntry>& apps, dcb::Trust trust) 
   return out;
 }
 
+// "tc6 400 Mbit/s, tc7 40 Gbit/s"; empty when no TC is capped.
+std::string maxrate_text(const dcb::Maxrate& maxrate) {
+  std::string out;
+  for (size_t tc = 0; tc < maxrate.tc_kbps.size(); ++tc) {
+    const uint64_t kbps = maxrate.tc_kbps[tc];
+    if (kbps == 0) continue;
+    const std::string rate = kbps % 1000000 == 0 ? std::to_string(kbps / 1000000) + " Gbit/s"
+                                                 : std::to_string(kbps / 1000) + " Mbit/s";
+    out += (out.empty() ? "tc" : ", tc") + std::to_string(tc) + " " + rate;
+  }
+  return out;
+}
+
 std::string buffer_text(const dcb::Buffer& buffer) {
   std::string out = "prio->buf";
   for (const auto b : buffer.prio2buffer) out += " " + std::to_string(b);
@@ -196,6 +209,9 @@ std::string body_text(const PortStatus& s) {
       out += line("dscp", dscp_text(*s.dscp_apps.value, *s.trust.value));
     } else {
       out += line("dscp", s.dscp_apps.error);
+    }
+    if (s.maxrate.ok() && !maxrate_text(*s.maxrate.value).empty()) {
+      out += line("maxrate", maxrate_text(*s.maxrate.value));
     }
     if (s.buffer.ok()) out += line("buffer", buffer_text(*s.buffer.value));
   }

@@ -281,6 +281,18 @@ TEST(StatusText, ShowsEachTopicOnItsOwnLine) {
   EXPECT_EQ(text.find("buffer"), std::string::npos) << "an unsupported buffer is not a line";
 }
 
+TEST(StatusText, RateCapsAreALineOnlyWhenATcIsCapped) {
+  PortStatus s = sample_port();
+  s.maxrate = Field<dcb::Maxrate>::of({});
+  EXPECT_EQ(format_port_text(s).find("maxrate"), std::string::npos) << "no cap is not a line";
+  dcb::Maxrate capped;
+  capped.tc_kbps[6] = 400000;  // kbit/s, as ieee_maxrate carries it
+  capped.tc_kbps[7] = 40000000;
+  s.maxrate = Field<dcb::Maxrate>::of(capped);
+  const std::string text = format_port_text(s);
+  EXPECT_NE(text.find("  maxrate  tc6 400 Mbit/s, tc7 40 Gbit/s\n"), std::string::npos) << text;
+}
+
 TEST(StatusText, FailedDcbReadIsOneClearLine) {
   PortStatus s = sample_port();
   const std::string message = describe_error(Error{EOPNOTSUPP, "RTM_GETDCB vethA"}, "DCB");
