@@ -50,8 +50,8 @@ Result<void> SimEthtoolIoctl::ensure_connected() {
   return ok();
 }
 
-Result<void> SimEthtoolIoctl::encode_request(std::string_view ifname, std::span<uint8_t> buffer,
-                                             size_t in_len, std::vector<uint8_t>& out) {
+Result<void> encode_sim_ethtool_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                        size_t in_len, std::vector<uint8_t>& out) {
   if (ifname.size() >= IFNAMSIZ) {
     return Error{EINVAL, std::string(ifname) + ": interface name too long"};
   }
@@ -70,7 +70,8 @@ Result<void> SimEthtoolIoctl::encode_request(std::string_view ifname, std::span<
 
 Result<void> SimEthtoolIoctl::send_request(std::string_view ifname, std::span<uint8_t> buffer,
                                            size_t in_len) {
-  if (auto encoded = encode_request(ifname, buffer, in_len, request_); !encoded) return encoded;
+  if (auto encoded = encode_sim_ethtool_request(ifname, buffer, in_len, request_); !encoded)
+    return encoded;
   if (auto connected = ensure_connected(); !connected) return connected.error();
   ssize_t sent = 0;
   do {
@@ -149,7 +150,7 @@ void SimEthtoolIoctl::call_batch(std::span<EthtoolCall> calls) {
   std::vector<size_t> sent_index;
   for (size_t i = 0; i < calls.size(); ++i) {
     EthtoolCall& one = calls[i];
-    one.result = encode_request(one.ifname, one.buffer, one.in_len, batch_[i]);
+    one.result = encode_sim_ethtool_request(one.ifname, one.buffer, one.in_len, batch_[i]);
     if (!one.result) continue;
     vectors[i] = iovec{batch_[i].data(), batch_[i].size()};
     mmsghdr message{};

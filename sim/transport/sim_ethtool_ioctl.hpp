@@ -28,9 +28,6 @@ class SimEthtoolIoctl final : public roced::EthtoolIoctl {
 
  private:
   roced::Result<void> ensure_connected();
-  // A request's datagram (framing of uapi/roce_sim.h) into `out`.
-  static roced::Result<void> encode_request(std::string_view ifname, std::span<uint8_t> buffer,
-                                            size_t in_len, std::vector<uint8_t>& out);
   // One request out, one reply in (mutex_ held).
   roced::Result<void> send_request(std::string_view ifname, std::span<uint8_t> buffer,
                                    size_t in_len);
@@ -46,6 +43,10 @@ class SimEthtoolIoctl final : public roced::EthtoolIoctl {
   std::vector<uint8_t> reply_;
   std::vector<std::vector<uint8_t>> batch_;  // call_batch's requests
 };
+
+// One ethtool call as a roce-sim request datagram (framing of uapi/roce_sim.h), into `out`.
+roced::Result<void> encode_sim_ethtool_request(std::string_view ifname, std::span<uint8_t> buffer,
+                                               size_t in_len, std::vector<uint8_t>& out);
 
 // One roce-sim ethtool reply (uapi/roce_sim.h) into `buffer`, as the kernel's copy_to_user would
 // leave it: a negative `error` is the call's errno. Free of the socket so it can be fuzzed.

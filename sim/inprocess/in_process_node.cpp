@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/inprocess/in_process_node.hpp"
+
+#include <roce_sim.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+
+#include "os/unique_fd.hpp"
+#include "sim/transport/mapped_file_tree.hpp"
+#include "sim/transport/sim_ethtool_ioctl.hpp"
+
+namespace roce_sim {
+
+namespace fs = std::filesystem;
+using roced::Error;
+using roced::Result;
+
+namespace {
+
+std::vector<std::string> netdevs_of(Node& node) {
+  std::vector<std::string> names;
+  for (Port* port : node.ports()) names.push_back(port->netdev());
+  return names;
+}
+
+}  // namespace
+
+// A NETLINK_ROUTE socket on the node: what the node sends it waits in a queue, and fd() is an
+// eventfd that is readable exactly while the queue is not empty, so event loops poll it as they
+// poll a kernel socket.
+class InProcessSocket final : public roced::NetlinkSocket {
+ public:
+  InProcessSocket(InProcessNode& node, uint32_t port_id)
+      : node_(node), event_fd_(::eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC)) {
+    peer_.pid = port_id;
+  }
+  ~InProcessSocket() override {
+    const std::lock_guard node_lock(node_.mutex_);
+    node_.sockets_.erase(this);
+  }
+
+  uint32_t port_id() const override { return peer_.pid; }
+
+  Result<void> send(std::span<const uint8_t> datagram) override {
+    const std::lock_guard node_lock(node_.mutex_);
+    node_.deliver(node_.rtnl_request(datagram, peer_), this);
+    return roced::ok();
+  }
+
+  Result<std::vector<uint8_t>> receive(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(queue_mutex_);
+    // Another thread's request can raise a notification for this socket meanwhile.
+    arrived_.wait_for(lock, timeout, [this] { return !queue_.empty(); });
+    if (queue_.empty()) return std::vector<uint8_t>{};
+    std::vector<uint8_t> datagram = std::move(queue_.front());
+    queue_.pop_front();
+    uint64_t one = 0;
+    [[maybe_unused]] const ssize_t got = ::read(event_fd_.get(), &one, sizeof one);
+    return datagram;
+  }
+
+  Result<void> join_group(uint32_t group) override {
+    const std::lock_guard node_lock(node_.mutex_);
+    peer_.groups.insert(group);
+    return roced::ok();
+  }
+
+  int fd() const override { return event_fd_.get(); }
+
+  // The node's mutex is held.
+  bool member_of(uint32_t group) const { return peer_.groups.count(group) != 0; }
+  void push(const server::Bytes& datagram) {
+    {
+      const std::lock_guard lock(queue_mutex_);
+      queue_.push_back(datagram);
+    }
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t put = ::write(event_fd_.get(), &one, sizeof one);
+    arrived_.notify_all();
+  }
+
+ private:
+  InProcessNode& node_;
+  server::NlPeer peer_;  // guarded by the node's mutex
+  roced::UniqueFd event_fd_;
+  std::mutex queue_mutex_;
+  std::condition_variable arrived_;
+  std::deque<server::Bytes> queue_;
+};
+
+// ioctl(SIOCETHTOOL): the call framed as for the roce-sim socket and answered by the node's
+// ethtool service, so the bytes are the ones the shim and the socket transport carry.
+class InProcessEthtool final : public roced::EthtoolIoctl {
+ public:
+  explicit InProcessEthtool(InProcessNode& node) : node_(node) {}
+  Result<void> call(const std::string& ifname, std::span<uint8_t> buffer, size_t in_len) override {
+    std::vector<uint8_t> request;
+    if (auto encoded = encode_sim_ethtool_request(ifname, buffer, in_len, request); !encoded) {
+      return encoded;
+    }
+    const server::Bytes reply = node_.ethtool_request(request);
+    return decode_sim_ethtool_reply(reply, ifname, buffer);
+  }
+
+ private:
+  InProcessNode& node_;
+};
+
+// The node's files, as the socket transport maps them; a client's write or mkdir takes effect in
+// the model before the call returns, as a sysfs store or configfs mkdir does.
+class InProcessFiles final : public roced::FileTree {
+ public:
+  InProcessFiles(InProcessNode& node, const fs::path& dir)
+      : node_(node),
+        files_({{"/sys/kernel/config", dir / ROCE_SIM_CONFIG_DIR},
+                {"/sys/kernel/debug", dir / ROCE_SIM_DEBUG_DIR},
+                {"/sys", dir / ROCE_SIM_SYS_DIR}},
+               dir) {}
+
+  fs::path resolve(const fs::path& real_path) const override { return files_.resolve(real_path); }
+  Result<std::string> read(const fs::path& real_path) const override {
+    return files_.read(real_path);
+  }
+  Result<void> write(const fs::path& real_path, const std::string& text) override {
+    auto written = files_.write(real_path, text);
+    node_.files_written();
+    return written;
+  }
+  Result<std::vector<std::string>> list(const fs::path& real_path) const override {
+    return files_.list(real_path);
+  }
+  bool exists(const fs::path& real_path) const override { return files_.exists(real_path); }
+  Result<void> make_dir(const fs::path& real_path) override {
+    auto made = files_.make_dir(real_path);
+    node_.files_written();
+    return made;
+  }
+  Result<fs::path> read_link(const fs::path& real_path) const override {
+    return files_.read_link(real_path);
+  }
+
+ private:
+  InProcessNode& node_;
+  MappedFileTree files_;
+};
+
+InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir)
+    : dir_((fs::create_directories(dir), fs::absolute(dir).lexically_normal())),
+      node_(std::move(specs)),
+      writes_(dir_ / server::kWritesFile, netdevs_of(node_)),
+      rtnl_(node_, &writes_),
+      ethtool_(node_, &writes_),
+      mirror_(node_, dir_, &writes_) {
+  mirror_.build();
+  writes_.flush();
+  rtnl_.drain_events();  // the start-up state is not news
+}
+
+InProcessNode::~InProcessNode() = default;
+
+roced::System InProcessNode::system() {
+  roced::System system;
+  system.open_rtnl = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
+    const std::lock_guard lock(mutex_);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++);
+    sockets_.insert(socket.get());
+    return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
+  };
+  system.ethtool = std::make_unique<InProcessEthtool>(*this);
+  system.files = std::make_unique<InProcessFiles>(*this, dir_);
+  system.description = "simulated node in this process at " + dir_.string();
+  return system;
+}
+
+void InProcessNode::change(const std::function<void(Node&)>& change) {
+  const std::lock_guard lock(mutex_);
+  change(node_);
+  deliver(rtnl_.drain_events(), nullptr);
+  mirror_.refresh();
+}
+
+void InProcessNode::inspect(const std::function<void(Node&)>& look) {
+  const std::lock_guard lock(mutex_);
+  look(node_);
+}
+
+std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_t> datagram,
+                                                          server::NlPeer& peer) {
+  take_file_writes();
+  const uint64_t before = writes_.total();
+  std::vector<server::Outgoing> out = rtnl_.handle(datagram, peer);
+  writes_.flush();
+  refresh_files(before);
+  return out;
+}
+
+server::Bytes InProcessNode::ethtool_request(std::span<const uint8_t> datagram) {
+  const std::lock_guard lock(mutex_);
+  take_file_writes();
+  const uint64_t before = writes_.total();
+  server::Bytes answer = ethtool_.handle(datagram);
+  writes_.flush();
+  deliver(rtnl_.drain_events(), nullptr);
+  refresh_files(before);
+  return answer;
+}
+
+void InProcessNode::files_written() {
+  const std::lock_guard lock(mutex_);
+  take_file_writes();
+}
+
+void InProcessNode::take_file_writes() {
+  // A file closed by a write has queued its IN_CLOSE_WRITE before the writer's close returned.
+  mirror_.on_inotify();
+  writes_.flush();
+  deliver(rtnl_.drain_events(), nullptr);
+}
+
+void InProcessNode::refresh_files(uint64_t writes_before) {
+  if (writes_.total() == writes_before) return;
+  if (auto touched = writes_.take_touched()) {
+    mirror_.refresh(*touched);
+  } else {
+    mirror_.refresh();
+  }
+}
+
+void InProcessNode::deliver(const std::vector<server::Outgoing>& messages, InProcessSocket* self) {
+  for (const server::Outgoing& message : messages) {
+    if (!message.multicast) {
+      if (self != nullptr) self->push(message.datagram);
+      continue;
+    }
+    for (InProcessSocket* socket : sockets_) {
+      if (socket->member_of(message.group)) socket->push(message.datagram);
+    }
+  }
+}
+
+}  // namespace roce_sim

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// roce-sim's node inside the calling process: the model and the kernel-like services the roce-sim
+// server runs (rtnetlink with dcbnl, ethtool, the sysfs/configfs/debugfs mirror, the write
+// counter), behind roced's System. Each request is answered on the caller's thread before the
+// call returns, as the kernel answers a syscall, so a test needs no process, no socket and no
+// wait for a reply: what it sees after a call is what the node holds. Tests of roced's own logic
+// use this; tests of the seam itself (the shim, dcb/ip/ethtool) keep the roce-sim process.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "os/system.hpp"
+#include "sim/model/node.hpp"
+#include "sim/server/ethtool_service.hpp"
+#include "sim/server/file_mirror.hpp"
+#include "sim/server/rtnl_service.hpp"
+#include "sim/server/write_counter.hpp"
+
+namespace roce_sim {
+
+class InProcessSocket;
+
+class InProcessNode {
+ public:
+  // `dir`: where the mirror keeps the node's files (DIR/sys, DIR/config, DIR/debug) and the write
+  // counter, as roce-sim run --dir does. Created when missing.
+  InProcessNode(std::vector<PortSpec> specs, std::filesystem::path dir);
+  ~InProcessNode();
+  InProcessNode(const InProcessNode&) = delete;
+  InProcessNode& operator=(const InProcessNode&) = delete;
+
+  // A System on this node; every System made here shares it. The node must outlive them.
+  roced::System system();
+
+  // Changes the world as a scenario event would (a foreign tool, a link flap): `change` runs with
+  // the node to itself, then the notifications it raised go out and the files follow.
+  void change(const std::function<void(Node&)>& change);
+  // Looks at the model between requests.
+  void inspect(const std::function<void(Node&)>& look);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  uint64_t writes_total() const { return writes_.total(); }
+
+ private:
+  friend class InProcessSocket;
+  friend class InProcessEthtool;
+  friend class InProcessFiles;
+
+  // The server's order for one request (sim/server/server.cpp serve): file writes made so far
+  // take effect first, the request is answered, then the files follow the model.
+  std::vector<server::Outgoing> rtnl_request(std::span<const uint8_t> datagram,
+                                             server::NlPeer& peer);
+  server::Bytes ethtool_request(std::span<const uint8_t> datagram);
+  void files_written();  // after a client's write or mkdir
+
+  // Callers hold mutex_.
+  void take_file_writes();
+  void refresh_files(uint64_t writes_before);
+  void deliver(const std::vector<server::Outgoing>& messages, InProcessSocket* self);
+
+  std::filesystem::path dir_;
+  std::mutex mutex_;  // one request at a time, as the server's single loop
+  Node node_;
+  server::WriteCounter writes_;
+  server::RtnlService rtnl_;
+  server::EthtoolService ethtool_;
+  server::FileMirror mirror_;
+  std::set<InProcessSocket*> sockets_;  // open ones, for multicast
+  uint32_t next_port_id_ = 1;
+};
+
+}  // namespace roce_sim
