@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// roce-sim's node in the test's own process (sim/inprocess) for one test: made in SetUp, its files
+// in a scratch directory (in memory when there is a tmpfs), removed in TearDown. Override
+// node_file() to run another node. Link roce_sim_inprocess to use it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "os/system.hpp"
+#include "sim/inprocess/in_process_node.hpp"
+#include "sim/model/node_file.hpp"
+
+namespace roced::test {
+
+class InProcessNode : public ::testing::Test {
+ protected:
+  // The node file to run; empty = the embedded default node (lan2..lan5).
+  virtual std::string node_file() const { return {}; }
+
+  void SetUp() override {
+    char shm_pattern[] = "/dev/shm/roced-inprocess-XXXXXX";
+    char tmp_pattern[] = "/tmp/roced-inprocess-XXXXXX";
+    char* made = ::mkdtemp(shm_pattern);
+    if (made == nullptr) made = ::mkdtemp(tmp_pattern);
+    ASSERT_NE(made, nullptr);
+    dir_ = made;
+    node_ = std::make_unique<roce_sim::InProcessNode>(
+        node_file().empty() ? roce_sim::default_node() : roce_sim::load_node_file(node_file()),
+        dir_);
+    system_ = node_->system();
+  }
+  void TearDown() override {
+    system_ = System{};
+    node_.reset();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<roce_sim::InProcessNode> node_;
+  System system_;
+};
+
+}  // namespace roced::test
