@@ -17,12 +17,11 @@
 #include <future>
 #include <thread>
 
+#include "in_process_node.hpp"
 #include "port/discovery.hpp"
 #include "run_command.hpp"
-#include "sim_node.hpp"
 #include "telemetry/exporter.hpp"
 #include "telemetry/relay_frontend.hpp"
-#include "sim/transport/simulated_system.hpp"
 
 namespace roced::telemetry {
 namespace {
@@ -121,14 +120,13 @@ size_t thread_count() {
   return count;
 }
 
-class ExporterSim : public roced::test::SimNode {
+class ExporterSim : public roced::test::InProcessNode {
  protected:
   void SetUp() override {
-    SimNode::SetUp();
-    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
-    sampler_ = std::make_shared<NodeSampler>(*system_, [this] {
+    InProcessNode::SetUp();
+    sampler_ = std::make_shared<NodeSampler>(system_, [this] {
       std::vector<PortTarget> targets;
-      auto inventory = discover_ports(*system_->files, {});
+      auto inventory = discover_ports(*system_.files, {});
       if (inventory) {
         for (const auto& port : inventory->ports) {
           PortTarget target;
@@ -164,7 +162,6 @@ class ExporterSim : public roced::test::SimNode {
   std::string certificate_file(const std::string& name) const {
     return dir_.string() + "/" + name + ".crt";
   }
-  std::unique_ptr<System> system_;
   std::shared_ptr<NodeSampler> sampler_;
   int port_ = 0;
   telemetry::MetricsSettings settings_;
@@ -194,7 +191,8 @@ TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
   ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
   crypt_data data{};
-  settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  settings_.basic_auth =
+      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   EXPECT_EQ(fetch(url()).status, 401);
   EXPECT_EQ(fetch(url(), {"-u", "prom:wrong"}).status, 401);
@@ -223,7 +221,8 @@ TEST_F(ExporterSim, TlsAndBasicAuthTogether) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
   ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
   crypt_data data{};
-  settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  settings_.basic_auth =
+      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   const std::vector<std::string> trust = {"--cacert", certificate_file("server")};
   auto with = [&](std::vector<std::string> extra) {
@@ -420,7 +419,8 @@ class ExporterIpv6Sim : public ExporterSim {
     char salt[CRYPT_GENSALT_OUTPUT_SIZE];
     ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
     crypt_data data{};
-    settings_.basic_auth = telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+    settings_.basic_auth =
+        telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   }
   std::vector<int> stuck_;
 };

@@ -2,34 +2,29 @@
 // sample_port against a running roce-sim (default node: lan2..lan5 on mlx5_0..mlx5_3).
 #include <gtest/gtest.h>
 
-#include "port/discovery.hpp"
 #include "dcb/client.hpp"
+#include "in_process_node.hpp"
 #include "link/link.hpp"
-#include "sim_node.hpp"
+#include "port/discovery.hpp"
 #include "telemetry/sampler.hpp"
-#include "sim/transport/simulated_system.hpp"
 
 namespace roced::telemetry {
 namespace {
 
-class SamplerSim : public roced::test::SimNode {
+class SamplerSim : public roced::test::InProcessNode {
  protected:
-  void SetUp() override {
-    SimNode::SetUp();
-    system_ = std::make_unique<System>(roce_sim::simulated_system(dir_));
-  }
+  void SetUp() override { InProcessNode::SetUp(); }
   DiscoveredPort lan2() {
-    auto port = describe_netdev(*system_->files, "lan2");
+    auto port = describe_netdev(*system_.files, "lan2");
     EXPECT_TRUE(port.ok()) << (port.ok() ? "" : port.error().message);
     return port.ok() ? *port : DiscoveredPort{};
   }
-  std::unique_ptr<System> system_;
 };
 
 TEST_F(SamplerSim, SamplesEverySourceOfAPort) {
   const DiscoveredPort port = lan2();
   ASSERT_EQ(port.rdma_device, "mlx5_0");
-  const PortSample sample = sample_port(*system_, port);
+  const PortSample sample = sample_port(system_, port);
 
   EXPECT_TRUE(sample.errors.empty()) << sample.errors.front();
   EXPECT_EQ(sample.netdev, "lan2");
@@ -51,9 +46,9 @@ TEST_F(SamplerSim, SamplesEverySourceOfAPort) {
 
 TEST_F(SamplerSim, NamesAreReReadAfterAPfcChange) {
   const DiscoveredPort port = lan2();
-  EXPECT_EQ(sample_port(*system_, port).ethtool.count("rx_prio3_pause"), 0u);
+  EXPECT_EQ(sample_port(system_, port).ethtool.count("rx_prio3_pause"), 0u);
 
-  dcb::DcbClient dcb(*system_);
+  dcb::DcbClient dcb(system_);
   auto state = dcb.get("lan2");
   ASSERT_TRUE(state.ok()) << state.error().message;
   ASSERT_TRUE(state->pfc.has_value());
@@ -61,7 +56,7 @@ TEST_F(SamplerSim, NamesAreReReadAfterAPfcChange) {
   pfc.enabled_mask = 1u << 3;
   ASSERT_TRUE(dcb.set_pfc("lan2", pfc).ok());
 
-  const PortSample after = sample_port(*system_, port);
+  const PortSample after = sample_port(system_, port);
   EXPECT_TRUE(after.errors.empty()) << after.errors.front();
   for (const char* name : {"rx_prio3_pause", "rx_prio3_pause_duration", "rx_prio3_pause_transition",
                            "tx_prio3_pause", "tx_prio3_pause_duration"}) {
@@ -73,10 +68,10 @@ TEST_F(SamplerSim, NamesAreReReadAfterAPfcChange) {
 
 TEST_F(SamplerSim, LinkStateFollowsAdminDownAndMtu) {
   const DiscoveredPort port = lan2();
-  LinkClient links(*system_);
+  LinkClient links(system_);
   ASSERT_TRUE(links.set_mtu("lan2", 4200).ok());
   ASSERT_TRUE(links.set_admin_up("lan2", false).ok());
-  const PortSample sample = sample_port(*system_, port);
+  const PortSample sample = sample_port(system_, port);
   EXPECT_TRUE(sample.link_known);
   EXPECT_FALSE(sample.link_up);
   EXPECT_EQ(sample.mtu, 4200u);
@@ -86,7 +81,7 @@ TEST_F(SamplerSim, PortWithoutRdmaDeviceHasNoRdmaCountersAndNoError) {
   DiscoveredPort port = lan2();
   port.rdma_device.clear();
   port.rdma_port = 0;
-  const PortSample sample = sample_port(*system_, port);
+  const PortSample sample = sample_port(system_, port);
   EXPECT_TRUE(sample.errors.empty()) << sample.errors.front();
   EXPECT_TRUE(sample.rdma.empty());
   EXPECT_FALSE(sample.ethtool.empty());
@@ -95,7 +90,7 @@ TEST_F(SamplerSim, PortWithoutRdmaDeviceHasNoRdmaCountersAndNoError) {
 TEST_F(SamplerSim, AFailedSourceIsRecordedAndLeftEmpty) {
   DiscoveredPort port = lan2();
   port.netdev = "nosuch0";  // ethtool and link fail; hw_counters of mlx5_0 still read
-  const PortSample sample = sample_port(*system_, port);
+  const PortSample sample = sample_port(system_, port);
   EXPECT_TRUE(sample.ethtool.empty());
   EXPECT_FALSE(sample.link_known);
   EXPECT_FALSE(sample.link_up);
