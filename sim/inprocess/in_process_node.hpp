@@ -52,7 +52,8 @@ class InProcessNode {
   friend class InProcessFiles;
 
   // The server's order for one request (sim/server/server.cpp serve): file writes made so far
-  // take effect first, the request is answered, then the files follow the model.
+  // take effect first, the request is answered, then the files follow the model. The socket
+  // holds mutex_ around rtnl_request and the delivery of its answer; the others lock it.
   std::vector<server::Outgoing> rtnl_request(std::span<const uint8_t> datagram,
                                              server::NlPeer& peer);
   server::Bytes ethtool_request(std::span<const uint8_t> datagram);

@@ -38,6 +38,7 @@ class InProcess : public ::testing::Test {
     config_ = *loaded.config;
   }
   void TearDown() override {
+    system_ = System{};  // its objects use the node
     node_.reset();
     fs::remove_all(dir_);
   }
