@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-process node answers roced as the roce-sim server does: a plan, an apply that the model
 // holds before apply_plan returns, the notifications a DCB set raises, file writes taken at once.
-#include "sim/inprocess/in_process_node.hpp"
+#include "in_process_node.hpp"
 
 #include <gtest/gtest.h>
 #include <linux/dcbnl.h>
@@ -10,42 +10,25 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "daemon/apply/applier.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "node_files.hpp"
-#include "sim/model/node_file.hpp"
 
 namespace roced {
 namespace {
 
-namespace fs = std::filesystem;
-using roce_sim::InProcessNode;
-
-class InProcess : public ::testing::Test {
+class InProcess : public test::InProcessNode {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/roced-inprocess-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    node_ = std::make_unique<InProcessNode>(roce_sim::default_node(), dir_);
-    system_ = node_->system();
+    InProcessNode::SetUp();
     auto loaded = config::load_string(test::kLosslessConfig, "roced.yaml");
     ASSERT_TRUE(loaded.ok());
     config_ = *loaded.config;
   }
-  void TearDown() override {
-    system_ = System{};  // its objects use the node
-    node_.reset();
-    fs::remove_all(dir_);
-  }
 
-  fs::path dir_;
-  std::unique_ptr<InProcessNode> node_;
-  System system_;
   config::Config config_;
 };
 
