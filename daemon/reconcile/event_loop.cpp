@@ -2,7 +2,9 @@
 // The reconciler's event thread: netlink notifications (links, DCB, addresses) mark ports dirty,
 // the drift timer re-reads every port, netdevs that appear are picked up, a broken or overrun
 // event socket makes every port be read again.
-#include <thread>
+#include <poll.h>
+
+#include <array>
 
 #include "daemon/reconcile/netlink_events.hpp"
 #include "daemon/reconcile/reconciler_impl.hpp"
@@ -10,8 +12,6 @@
 namespace roced::reconcile {
 
 namespace {
-
-using SteadyClock = std::chrono::steady_clock;
 
 // The event thread's longest sleep: how soon it notices stop() and beats its heartbeat.
 constexpr std::chrono::milliseconds kEventPoll{1000};
@@ -23,19 +23,20 @@ constexpr std::chrono::seconds kReopenDelay{1};
 }  // namespace
 
 void Reconciler::Impl::event_loop() {
-  auto next_drift_check = SteadyClock::now() + current_config()->daemon.drift_check_interval;
-  auto next_reopen = SteadyClock::now();
+  TimeSource& time = *options_.time;
+  auto next_drift_check = time.now() + current_config()->daemon.drift_check_interval;
+  auto next_reopen = time.now();
   while (!stopping_) {
-    event_heartbeat_ = SteadyClock::now().time_since_epoch().count();
+    event_heartbeat_ = time.now().time_since_epoch().count();
     ports_.reap();
     std::vector<PortEvent> events;
     if (ports_.awaiting_appearance()) {
-      ports_.look_for_appearing(*current_config(), SteadyClock::now(), events);
+      ports_.look_for_appearing(*current_config(), time.now(), events);
     }
     announce(events);
     events.clear();
 
-    auto now = SteadyClock::now();
+    auto now = time.now();
     const auto interval = current_config()->daemon.drift_check_interval;
     if (interval.count() > 0 && now >= next_drift_check) {
       resync(true, true, false);
@@ -65,26 +66,34 @@ void Reconciler::Impl::event_loop() {
         }
       }
       if (!socket_) {
-        std::this_thread::sleep_for(timeout);
+        wait_for_news(timeout);
         continue;
       }
     }
-    auto datagram = socket_->receive(timeout);
+    if (!wait_for_news(timeout)) continue;
+    auto datagram = socket_->receive(std::chrono::milliseconds(0));
     if (!datagram) {
       // ENOBUFS: notifications were lost; anything else: the socket is broken. Either way
       // every port is re-read, as nothing can be known of what was missed.
       log(LogLevel::Warn, {}, "netlink events: " + datagram.error().message);
       if (datagram.error().code != ENOBUFS) {
         socket_.reset();
-        next_reopen = SteadyClock::now() + kReopenDelay;
+        next_reopen = time.now() + kReopenDelay;
       }
       resync(true, true, false);
       continue;
     }
-    const auto received = SteadyClock::now();
+    const auto received = time.now();
     for (const auto& event : parse_notifications(*datagram)) ports_.handle(event, received, events);
     announce(events);
   }
+}
+
+bool Reconciler::Impl::wait_for_news(std::chrono::milliseconds timeout) {
+  std::array<pollfd, 2> fds{pollfd{stop_fd_.get(), POLLIN, 0},
+                            pollfd{socket_ ? socket_->fd() : -1, POLLIN, 0}};
+  const int ready = options_.time->poll_until(fds, options_.time->now() + timeout);
+  return ready > 0 && fds[1].revents != 0 && !stopping_;
 }
 
 }  // namespace roced::reconcile

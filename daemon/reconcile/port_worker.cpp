@@ -68,10 +68,6 @@ void answer(std::vector<std::promise<apply::PortResult>>& requests,
   requests.clear();
 }
 
-Clock::time_point wall_time(SteadyClock::time_point when) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(when - SteadyClock::now());
-}
-
 }  // namespace
 
 PortWorker::PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future<void> predecessor,
@@ -79,7 +75,7 @@ PortWorker::PortWorker(WorkerHost& host, DiscoveredPort port, std::shared_future
     : host_(host),
       netdev_(port.netdev),
       predecessor_(std::move(predecessor)),
-      heartbeat_(SteadyClock::now().time_since_epoch().count()),
+      heartbeat_(host.options().time->now().time_since_epoch().count()),
       done_future_(done_.get_future().share()) {
   snapshot_.port = std::move(port);
   snapshot_.counters = std::move(counters);
@@ -157,7 +153,7 @@ bool PortWorker::stopping() const {
   return stop_;
 }
 
-void PortWorker::beat() { heartbeat_ = SteadyClock::now().time_since_epoch().count(); }
+void PortWorker::beat() { heartbeat_ = time().now().time_since_epoch().count(); }
 
 bool PortWorker::alive(SteadyClock::time_point now, std::chrono::milliseconds window) const {
   if (finished_ || idle_) return true;  // a stopped or waiting worker is not a hung one
@@ -204,13 +200,16 @@ void PortWorker::run() {
       lock.lock();
       continue;
     }
-    const auto now = SteadyClock::now();
+    const auto now = time().now();
     const bool retry_due = !next_retry_ || now >= *next_retry_;
     if (dirty_ && retry_due) {
       if (settle_) {
-        // Let the rest of the burst arrive; it is covered by this check.
-        wake_.wait_for(lock, host_.options().event_settle, [this] { return stop_; });
+        // Let the rest of the burst arrive; it is covered by this check, or by a request's
+        // check when one comes meanwhile (a request does not wait for the burst).
+        time().wait_for(lock, wake_, host_.options().event_settle,
+                        [this] { return stop_ || has_requests(); });
         if (stop_) break;
+        if (has_requests()) continue;
       }
       dirty_ = false;
       settle_ = false;
@@ -223,7 +222,9 @@ void PortWorker::run() {
     // periodic wake-up, so an idle node costs no CPU.
     idle_ = true;
     if (dirty_ && next_retry_) {
-      wake_.wait_until(lock, *next_retry_);
+      // Until the retry is due, or news that cannot wait for it: a request, a reset, stop.
+      time().wait_until(lock, wake_, *next_retry_,
+                        [this] { return stop_ || !next_retry_ || has_requests(); });
     } else {
       wake_.wait(lock);
     }
@@ -276,8 +277,8 @@ void PortWorker::record_failure(const apply::PortResult& result, const std::stri
     std::lock_guard lock(mutex_);
     failures = ++snapshot_.consecutive_failures;
     delay = backoff_delay(failures);
-    next_retry_ = SteadyClock::now() + delay;
-    snapshot_.next_retry = wall_time(*next_retry_);
+    next_retry_ = time().now() + delay;
+    snapshot_.next_retry = time().to_wall(*next_retry_);
     snapshot_.condition = PortCondition::Failed;
     dirty_ = true;  // retried when the delay is over
   }
@@ -320,7 +321,7 @@ void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
   {
     std::lock_guard lock(mutex_);
     snapshot_.last_apply = result;
-    snapshot_.last_apply_time = Clock::now();
+    snapshot_.last_apply_time = time().wall_now();
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     // What the port is now (the hold applied, or rolled back): a routine check tells the rest.
     snapshot_.condition = applied ? PortCondition::InSync : PortCondition::Failed;
@@ -376,7 +377,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
   facts.reported_drift = reported_drift_;
   facts.last_correction = last_correction_;
   facts.last_corrected_drift = last_corrected_drift_;
-  facts.now = SteadyClock::now();
+  facts.now = time().now();
   const CheckDecision decision = decide_check(facts);
 
   switch (decision.action) {
@@ -441,7 +442,7 @@ plan::PortPlan PortWorker::read_plan(const Result<DiscoveredPort>& described,
   std::lock_guard lock(mutex_);
   snapshot_.port = plan.port;
   snapshot_.last_plan = plan;
-  snapshot_.last_check = Clock::now();
+  snapshot_.last_check = time().wall_now();
   return plan;
 }
 
@@ -478,7 +479,7 @@ void PortWorker::back_off(const std::vector<std::string>& settings, SteadyClock:
     std::lock_guard lock(mutex_);
     snapshot_.condition = PortCondition::Drifted;
     next_retry_ = now + delay;
-    snapshot_.next_retry = wall_time(*next_retry_);
+    snapshot_.next_retry = time().to_wall(*next_retry_);
     dirty_ = true;
   }
   host_.log(LogLevel::Warn, netdev_,
@@ -505,7 +506,7 @@ void PortWorker::correct(const plan::PortPlan& plan, const std::string& signatur
   {
     std::lock_guard lock(mutex_);
     snapshot_.last_apply = result;
-    snapshot_.last_apply_time = Clock::now();
+    snapshot_.last_apply_time = time().wall_now();
     const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     if (applied && configured_once_) {
@@ -529,7 +530,7 @@ void PortWorker::correct(const plan::PortPlan& plan, const std::string& signatur
   after.changes.clear();
   record_in_sync(after);
   reported_drift_.clear();
-  last_correction_ = SteadyClock::now();
+  last_correction_ = time().now();
   last_corrected_drift_ = signature;
   announce(PortEvent::Kind::Corrected, settings,
            (configured_once_ ? "corrected: " : "configured: ") + joined(settings));

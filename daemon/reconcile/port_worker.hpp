@@ -98,8 +98,11 @@ class PortWorker {
   void count_drift(const std::vector<plan::Change>& changes);
   void announce(PortEvent::Kind kind, std::vector<std::string> settings, std::string message);
   bool stopping() const;
+  // An Apply or a storm hold is waiting (mutex_ held).
+  bool has_requests() const { return !apply_requests_.empty() || !remediation_requests_.empty(); }
   std::chrono::milliseconds backoff_delay(int failures) const;
   void beat();
+  TimeSource& time() const { return *host_.options().time; }
 
   WorkerHost& host_;
   const std::string netdev_;

@@ -3,6 +3,8 @@
 // the event thread in event_loop.cpp.
 #include "daemon/reconcile/reconciler.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -66,7 +68,7 @@ void Reconciler::start() {
       impl.log(LogLevel::Error, {}, "netlink events: " + opened.error().message);
     }
     impl.resync(false, false, false);
-    impl.event_heartbeat_ = SteadyClock::now().time_since_epoch().count();
+    impl.event_heartbeat_ = impl.options_.time->now().time_since_epoch().count();
     impl.event_thread_ = std::thread([&impl] { impl.event_loop(); });
     impl.event_thread_running_ = true;
   }
@@ -79,6 +81,8 @@ void Reconciler::stop() {
   std::lock_guard lifecycle(impl.lifecycle_mutex_);
   if (impl.stopped_) return;
   impl.stopping_ = true;
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t woken = ::write(impl.stop_fd_.get(), &one, sizeof one);
   impl.check_finished();  // releases a start() that is waiting
   if (impl.event_thread_.joinable()) impl.event_thread_.join();
   std::vector<std::unique_ptr<PortWorker>> workers;
@@ -174,7 +178,7 @@ config::Config Reconciler::config() const { return *impl_->current_config(); }
 bool Reconciler::healthy() const {
   const Impl& impl = *impl_;
   if (impl.stopping_ || !impl.event_thread_running_) return false;
-  const auto now = SteadyClock::now();
+  const auto now = impl.options_.time->now();
   const SteadyClock::time_point event_beat{SteadyClock::duration(impl.event_heartbeat_.load())};
   if (now - event_beat > impl.options_.health_window) return false;
   return impl.ports_.all_alive(now, impl.options_.health_window);

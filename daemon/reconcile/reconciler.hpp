@@ -21,6 +21,7 @@
 #include "daemon/reconcile/remediation.hpp"
 #include "os/system.hpp"
 #include "util/enum_names.hpp"
+#include "util/time_source.hpp"
 
 namespace roced::reconcile {
 
@@ -102,6 +103,8 @@ struct ReconcilerOptions {
   // healthy() is false once a thread has shown no progress for this long (an apply that hangs
   // longer than this is a hang).
   std::chrono::milliseconds health_window{std::chrono::seconds(30)};
+  // The clock of the drift timer, event settling, retry backoff and the snapshots' times.
+  TimeSource* time = &real_time();
 };
 
 struct ReloadResult {

@@ -3,6 +3,8 @@
 // The reconciler's insides, shared by its public API (reconciler.cpp) and its event thread
 // (event_loop.cpp): the host the port workers call back, the registry of ports, the lifecycle.
 
+#include <sys/eventfd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -13,6 +15,7 @@
 
 #include "daemon/reconcile/port_registry.hpp"
 #include "daemon/reconcile/reconciler.hpp"
+#include "os/unique_fd.hpp"
 
 namespace roced::reconcile {
 
@@ -43,6 +46,8 @@ struct Reconciler::Impl final : WorkerHost {
   void resync(bool announce_new, bool recheck_all, bool reset_backoff);
   // The event thread (event_loop.cpp): notifications, the drift timer, ports that appear.
   void event_loop();
+  // Sleeps until the event socket has news (true), stop() or `timeout` on the clock.
+  bool wait_for_news(std::chrono::milliseconds timeout);
 
   System& system_;
   const ReconcilerOptions options_;
@@ -62,7 +67,8 @@ struct Reconciler::Impl final : WorkerHost {
   bool started_ = false;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> stopped_{false};
-  std::unique_ptr<NetlinkSocket> socket_;  // event thread only, once started
+  std::unique_ptr<NetlinkSocket> socket_;                       // event thread only, once started
+  UniqueFd stop_fd_{::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)};  // readable once stop() began
   std::thread event_thread_;
   // Set once event_thread_ runs: healthy() reads this, never the std::thread that start() and
   // stop() assign and join on other threads.

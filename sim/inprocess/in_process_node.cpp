@@ -53,7 +53,12 @@ class InProcessSocket final : public roced::NetlinkSocket {
   Result<std::vector<uint8_t>> receive(std::chrono::milliseconds timeout) override {
     std::unique_lock lock(queue_mutex_);
     // Another thread's request can raise a notification for this socket meanwhile.
-    arrived_.wait_for(lock, timeout, [this] { return !queue_.empty(); });
+    const auto arrived = [this] { return !queue_.empty(); };
+    if (node_.time_ != nullptr) {
+      node_.time_->wait_for(lock, arrived_, timeout, arrived);
+    } else {
+      arrived_.wait_for(lock, timeout, arrived);
+    }
     if (queue_.empty()) return std::vector<uint8_t>{};
     std::vector<uint8_t> datagram = std::move(queue_.front());
     queue_.pop_front();
@@ -147,7 +152,7 @@ class InProcessFiles final : public roced::FileTree {
   MappedFileTree files_;
 };
 
-InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir)
+InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir, SimulatedTime* time)
     : dir_((fs::create_directories(dir), fs::absolute(dir).lexically_normal())),
       node_(std::move(specs)),
       writes_(dir_ / server::kWritesFile, netdevs_of(node_)),
@@ -157,9 +162,47 @@ InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir)
   mirror_.build();
   writes_.flush();
   rtnl_.drain_events();  // the start-up state is not news
+  time_ = time;
+  if (time_ != nullptr) {
+    time_listener_ = time_->listen([this](std::chrono::nanoseconds step) { advanced(step); });
+  }
 }
 
-InProcessNode::~InProcessNode() = default;
+InProcessNode::~InProcessNode() {
+  if (time_ != nullptr) time_->unlisten(time_listener_);
+}
+
+void InProcessNode::play(Scenario scenario) {
+  if (time_ == nullptr) throw std::logic_error("InProcessNode::play needs a SimulatedTime");
+  const std::lock_guard lock(mutex_);
+  runner_.emplace(node_, std::move(scenario));
+  runner_lag_ = {};
+  runner_->advance(std::chrono::microseconds{0});  // what is due at once
+  after_scenario_step();
+}
+
+std::vector<std::string> InProcessNode::scenario_log() {
+  const std::lock_guard lock(mutex_);
+  return scenario_log_;
+}
+
+void InProcessNode::advanced(std::chrono::nanoseconds step) {
+  const std::lock_guard lock(mutex_);
+  if (!runner_) return;
+  // The runner counts whole microseconds; the remainder waits for the next step.
+  runner_lag_ += step;
+  const auto whole = std::chrono::duration_cast<std::chrono::microseconds>(runner_lag_);
+  runner_lag_ -= whole;
+  runner_->advance(whole);
+  after_scenario_step();
+}
+
+void InProcessNode::after_scenario_step() {
+  for (std::string& line : runner_->take_log()) scenario_log_.push_back(std::move(line));
+  writes_.flush();
+  deliver(rtnl_.drain_events(), nullptr);
+  mirror_.refresh();
+}
 
 roced::System InProcessNode::system() {
   roced::System system;

@@ -10,12 +10,15 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <vector>
 
 #include "os/system.hpp"
+#include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node.hpp"
+#include "sim/model/scenario.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_mirror.hpp"
 #include "sim/server/rtnl_service.hpp"
@@ -28,8 +31,10 @@ class InProcessSocket;
 class InProcessNode {
  public:
   // `dir`: where the mirror keeps the node's files (DIR/sys, DIR/config, DIR/debug) and the write
-  // counter, as roce-sim run --dir does. Created when missing.
-  InProcessNode(std::vector<PortSpec> specs, std::filesystem::path dir);
+  // counter, as roce-sim run --dir does. Created when missing. `time`: the clock a socket's
+  // receive() waits on and scenarios play on; the real one when null. It outlives the node.
+  InProcessNode(std::vector<PortSpec> specs, std::filesystem::path dir,
+                SimulatedTime* time = nullptr);
   ~InProcessNode();
   InProcessNode(const InProcessNode&) = delete;
   InProcessNode& operator=(const InProcessNode&) = delete;
@@ -42,6 +47,10 @@ class InProcessNode {
   void change(const std::function<void(Node&)>& change);
   // Looks at the model between requests.
   void inspect(const std::function<void(Node&)>& look);
+  // Plays `scenario` from now on the node's SimulatedTime (required), as roce-sim run plays its
+  // scenario on its clock: events due at 0 fire at once, later ones as the clock passes them.
+  void play(Scenario scenario);
+  std::vector<std::string> scenario_log();  // what the scenario did so far, as roce-sim says it
 
   const std::filesystem::path& dir() const { return dir_; }
   uint64_t writes_total() const { return writes_.total(); }
@@ -59,6 +68,9 @@ class InProcessNode {
   server::Bytes ethtool_request(std::span<const uint8_t> datagram);
   void files_written();  // after a client's write or mkdir
 
+  void advanced(std::chrono::nanoseconds step);  // the clock moved: the scenario follows
+  void after_scenario_step();                    // mutex_ held: news out, files follow
+
   // Callers hold mutex_.
   void take_file_writes();
   void refresh_files(uint64_t writes_before);
@@ -73,6 +85,11 @@ class InProcessNode {
   server::FileMirror mirror_;
   std::set<InProcessSocket*> sockets_;  // open ones, for multicast
   uint32_t next_port_id_ = 1;
+  SimulatedTime* time_ = nullptr;
+  int time_listener_ = 0;
+  std::optional<ScenarioRunner> runner_;
+  std::chrono::nanoseconds runner_lag_{0};  // clock time not yet given to the runner (< 1 us)
+  std::vector<std::string> scenario_log_;
 };
 
 }  // namespace roce_sim

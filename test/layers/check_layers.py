@@ -33,6 +33,7 @@ SIMULATOR = {
     "sim/model": {"sim/model"},
     "sim/server": {"sim/model", "sim/server"},
     "sim/transport": {"sim/transport", "os"},
+    "sim/inprocess": {"sim/inprocess", "sim/model", "sim/server", "sim/transport", "os", "util"},
 }
 RANK = {folder: rank for rank, folders in enumerate(RANKS) for folder in folders}
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // roce-sim's node in the test's own process (sim/inprocess) for one test: made in SetUp, its files
-// in a scratch directory (in memory when there is a tmpfs), removed in TearDown. Override
-// node_file() to run another node. Link roce_sim_inprocess to use it.
+// in a scratch directory (in memory when there is a tmpfs), removed in TearDown, on a clock the
+// test advances (time_). Override node_file() to run another node. Link roce_sim_inprocess.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +12,7 @@
 
 #include "os/system.hpp"
 #include "sim/inprocess/in_process_node.hpp"
+#include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node_file.hpp"
 
 namespace roced::test {
@@ -30,7 +31,7 @@ class InProcessNode : public ::testing::Test {
     dir_ = made;
     node_ = std::make_unique<roce_sim::InProcessNode>(
         node_file().empty() ? roce_sim::default_node() : roce_sim::load_node_file(node_file()),
-        dir_);
+        dir_, &time_);
     system_ = node_->system();
   }
   void TearDown() override {
@@ -40,6 +41,7 @@ class InProcessNode : public ::testing::Test {
     std::filesystem::remove_all(dir_, ignored);
   }
 
+  roce_sim::SimulatedTime time_;  // declared first: the node listens to it
   std::filesystem::path dir_;
   std::unique_ptr<roce_sim::InProcessNode> node_;
   System system_;

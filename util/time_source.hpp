@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Where the daemon's loops read the time and wait for it. roced runs on the real clocks; tests
+// run the same loops on a clock they advance themselves (sim/inprocess/simulated_time.hpp, after
+// Envoy's SimulatedTimeSystem), so retry backoff, the drift timer and event settling are checked
+// against the time the test says has passed, never against how fast the machine happens to be.
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+
+namespace roced {
+
+class TimeSource {
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+  using WallTime = std::chrono::system_clock::time_point;
+
+  virtual ~TimeSource() = default;
+
+  virtual TimePoint now() const = 0;      // monotonic: deadlines and intervals
+  virtual WallTime wall_now() const = 0;  // for people: "last checked at"
+  // Waits on `wake`, whose mutex `lock` holds, until `ready()` or until `deadline` on this clock;
+  // returns ready(). A notify of `wake` wakes it as with std::condition_variable::wait_until.
+  virtual bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+                          TimePoint deadline, const std::function<bool()>& ready) = 0;
+  virtual void sleep_until(TimePoint deadline) = 0;
+  // poll(2) until one of `fds` is ready or `deadline` on this clock: poll's answer (0 at the
+  // deadline, -1 with errno).
+  virtual int poll_until(std::span<pollfd> fds, TimePoint deadline) = 0;
+
+  bool wait_for(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+                std::chrono::nanoseconds timeout, const std::function<bool()>& ready) {
+    return wait_until(lock, wake, now() + timeout, ready);
+  }
+  void sleep_for(std::chrono::nanoseconds duration) { sleep_until(now() + duration); }
+  // A point on the monotonic clock as wall-clock time.
+  WallTime to_wall(TimePoint when) const {
+    return wall_now() + std::chrono::duration_cast<WallTime::duration>(when - now());
+  }
+};
+
+class RealTime final : public TimeSource {
+ public:
+  TimePoint now() const override { return std::chrono::steady_clock::now(); }
+  WallTime wall_now() const override { return std::chrono::system_clock::now(); }
+  bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+                  TimePoint deadline, const std::function<bool()>& ready) override {
+    return wake.wait_until(lock, deadline, ready);
+  }
+  void sleep_until(TimePoint deadline) override { std::this_thread::sleep_until(deadline); }
+  int poll_until(std::span<pollfd> fds, TimePoint deadline) override {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now()).count();
+    return ::poll(fds.data(), fds.size(), static_cast<int>(std::max<decltype(left)>(left, 0)));
+  }
+};
+
+// The process's real clocks.
+inline TimeSource& real_time() {
+  static RealTime clocks;
+  return clocks;
+}
+
+}  // namespace roced
