@@ -9,8 +9,8 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 }  // namespace
 
-PortPoller::PortPoller(System& system, std::string netdev, Now now)
-    : system_(system), now_(std::move(now)), reader_(system, std::move(netdev)) {}
+PortPoller::PortPoller(System& system, std::string netdev, TimeSource& time)
+    : system_(system), time_(time), reader_(system, std::move(netdev)) {}
 
 Result<void> PortPoller::read_names() {
   auto names = reader_.names();
@@ -19,7 +19,7 @@ Result<void> PortPoller::read_names() {
   names_ = *names;
   previous_.clear();  // another string set: nothing to compare with
   names_stale_ = false;
-  names_at_ = now_();
+  names_at_ = time_.now();
   return ok();
 }
 
@@ -35,7 +35,7 @@ watchdog::PauseCounters PortPoller::counters(std::span<const uint64_t> values,
 }
 
 Result<EthtoolCall> PortPoller::prepare() {
-  if (names_stale_ || now_() - names_at_ >= kNamesRefresh) {
+  if (names_stale_ || time_.now() - names_at_ >= kNamesRefresh) {
     if (auto names = read_names(); !names) return names.error();
   }
   return reader_.values_call();
@@ -50,9 +50,9 @@ Result<watchdog::PauseCounters> PortPoller::finish(const EthtoolCall& call) {
   }
   // The count differs from the names': PFC changed since they were read. Read both again.
   if (auto names = read_names(); !names) return names.error();
-  const auto issued = now_();
+  const auto issued = time_.now();
   values = reader_.values();
-  const auto answered = now_();
+  const auto answered = time_.now();
   if (!values) return values.error();
   if (values->size() != index_.size()) {
     names_stale_ = true;

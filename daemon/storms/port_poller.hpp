@@ -13,6 +13,7 @@
 
 #include "ethtool/ethtool.hpp"
 #include "os/system.hpp"
+#include "util/time_source.hpp"
 #include "watchdog/pause_counters.hpp"
 
 namespace roced::storms {
@@ -20,10 +21,8 @@ namespace roced::storms {
 class PortPoller {
  public:
   static constexpr std::chrono::seconds kNamesRefresh{10};
-  // Where the time comes from: steady_clock, or a soak test's virtual clock (StormLoop's).
-  using Now = std::function<std::chrono::steady_clock::time_point()>;
-
-  PortPoller(System& system, std::string netdev, Now now = std::chrono::steady_clock::now);
+  // `time`: StormLoop's clock (the real one in roced).
+  PortPoller(System& system, std::string netdev, TimeSource& time = real_time());
 
   // Reads the counters; `at` and `read_time` frame the GSTATS call.
   Result<watchdog::PauseCounters> read();
@@ -43,7 +42,7 @@ class PortPoller {
                                    std::chrono::steady_clock::time_point answered) const;
 
   System& system_;
-  Now now_;
+  TimeSource& time_;
   StatsReader reader_;
   watchdog::PauseCounterIndex index_;
   // Logs a counter lower than in the previous poll (same string set): a counter cleared without

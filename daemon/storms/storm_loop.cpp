@@ -18,18 +18,18 @@ constexpr std::chrono::seconds kTargetsRefresh{1};
 }  // namespace
 
 StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-                     StormHandler& handler, Now now)
+                     StormHandler& handler, TimeSource& time)
     : system_(system),
       settings_(settings),
       targets_(std::move(targets)),
       handler_(handler),
-      now_(std::move(now)),
+      time_(time),
       watch_(watchdog::detector_settings(settings)) {}
 
 StormLoop::~StormLoop() { stop(); }
 
 void StormLoop::start() {
-  last_round_ = now_().time_since_epoch().count();
+  last_round_ = time_.now().time_since_epoch().count();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -95,7 +95,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   for (const auto& watched : ports) {
     const std::string& netdev = watched.port.netdev;
     auto& poller = pollers_[netdev];
-    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev, now_);
+    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev, time_);
     auto call = poller->prepare();
     if (!call) {
       skip(netdev, call.error());
@@ -128,9 +128,9 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
     forget(it->first);
     it = pollers_.erase(it);
   }
-  handler_.on_round(events, watch_, now_());
+  handler_.on_round(events, watch_, time_.now());
   ++polls_;
-  last_round_ = now_().time_since_epoch().count();
+  last_round_ = time_.now().time_since_epoch().count();
 }
 
 void StormLoop::refresh_targets(SteadyClock::time_point now) {
@@ -141,14 +141,14 @@ void StormLoop::refresh_targets(SteadyClock::time_point now) {
 }
 
 void StormLoop::round() {
-  refresh_targets(now_());
+  refresh_targets(time_.now());
   poll_once(ports_);
 }
 
 void StormLoop::run() {
-  auto next = now_();  // when this round should begin
+  auto next = time_.now();  // when this round should begin
   for (;;) {
-    const auto now = now_();
+    const auto now = time_.now();
     // Late: woken late, or the last round overran its interval.
     if (now - next > settings_.poll_interval / 2) ++late_polls_;
     if (now > next) next = now;  // no burst of catch-up rounds after a late one
@@ -158,7 +158,7 @@ void StormLoop::run() {
     // should not drift later by the time a poll takes.
     next += settings_.poll_interval;
     std::unique_lock lock(mutex_);
-    if (wake_.wait_until(lock, next, [this] { return stop_; })) return;
+    if (time_.wait_until(lock, wake_, next, [this] { return stop_; })) return;
   }
 }
 

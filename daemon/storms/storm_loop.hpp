@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "port/discovery.hpp"
 #include "daemon/storms/port_poller.hpp"
 #include "os/system.hpp"
+#include "port/discovery.hpp"
 #include "watchdog/settings.hpp"
 #include "watchdog/storm_watch.hpp"
 
@@ -45,12 +45,10 @@ class StormHandler {
 class StormLoop {
  public:
   using Targets = std::function<std::vector<WatchedPort>()>;
-  using Now = PortPoller::Now;
-
-  // `targets` is asked again every kTargetsRefresh (ports come and go, profiles change). `now`:
-  // steady_clock in the daemon; a virtual clock in the soak test, which calls round() itself.
+  // `targets` is asked again every kTargetsRefresh (ports come and go, profiles change). `time`:
+  // the real clocks in the daemon; a simulated one in tests (the soak calls round() itself).
   StormLoop(System& system, watchdog::WatchdogSettings settings, Targets targets,
-            StormHandler& handler, Now now = std::chrono::steady_clock::now);
+            StormHandler& handler, TimeSource& time = real_time());
   ~StormLoop();  // stop()
   StormLoop(const StormLoop&) = delete;
   StormLoop& operator=(const StormLoop&) = delete;
@@ -78,7 +76,7 @@ class StormLoop {
   const watchdog::WatchdogSettings settings_;
   Targets targets_;
   StormHandler& handler_;
-  const Now now_;
+  TimeSource& time_;
   watchdog::StormWatch watch_;
   std::vector<WatchedPort> ports_;                              // the targets, as last asked
   std::chrono::steady_clock::time_point targets_at_{};          // when

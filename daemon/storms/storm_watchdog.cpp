@@ -8,7 +8,7 @@
 namespace roced::storms {
 
 StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
-                             watchdog::WatchdogSettings settings)
+                             watchdog::WatchdogSettings settings, TimeSource& time)
     : settings_(settings),
       remediator_(settings,
                   [&reconciler](const std::string& netdev, reconcile::Remediation hold) {
@@ -35,7 +35,7 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
             }
             return ports;
           },
-          remediator_) {}
+          remediator_, time) {}
 
 StormWatchdog::~StormWatchdog() { stop(); }
 

@@ -16,8 +16,9 @@ namespace roced::storms {
 
 class StormWatchdog {
  public:
+  // `time`: the poll loop's clock (the reconciler's, in tests a simulated one).
   StormWatchdog(System& system, reconcile::Reconciler& reconciler,
-                watchdog::WatchdogSettings settings);
+                watchdog::WatchdogSettings settings, TimeSource& time = real_time());
   ~StormWatchdog();  // stop()
   StormWatchdog(const StormWatchdog&) = delete;
   StormWatchdog& operator=(const StormWatchdog&) = delete;

@@ -109,6 +109,17 @@ class InProcessEthtool final : public roced::EthtoolIoctl {
     const server::Bytes reply = node_.ethtool_request(request);
     return decode_sim_ethtool_reply(reply, ifname, buffer);
   }
+  // Stamped on the node's clock, as the kernel transport stamps a batch on the real one.
+  void call_batch(std::span<roced::EthtoolCall> calls) override {
+    const auto now = [this] {
+      return node_.time_ != nullptr ? node_.time_->now() : std::chrono::steady_clock::now();
+    };
+    for (roced::EthtoolCall& one : calls) {
+      one.issued = now();
+      one.result = call(std::string(one.ifname), one.buffer, one.in_len);
+      one.answered = now();
+    }
+  }
 
  private:
   InProcessNode& node_;

@@ -19,11 +19,12 @@
 #include "daemon/storms/storm_json.hpp"
 #include "daemon/storms/storm_loop.hpp"
 #include "model_ethtool.hpp"
+#include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/model/traffic.hpp"
+#include "sim/transport/simulated_system.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/sampler.hpp"
-#include "sim/transport/simulated_system.hpp"
 
 namespace roced::load {
 namespace {
@@ -80,7 +81,9 @@ class Soak {
   std::string congestion_port(size_t k) const { return netdevs_[(k + 2) % netdevs_.size()]; }
 
   void fire(const Event& event);
-  void advance_to(Us t);  // the model up to simulated time t, events firing at their instants
+  void advance_to(Us t);
+  void move_to(Us t);  // the model and the loop's clock to t  // the model up to simulated time t,
+                       // events firing at their instants
   bool quiet() const;
   void checkpoint();
   void on_notice(const storms::StormNotice& notice);
@@ -94,7 +97,7 @@ class Soak {
   roce_sim::Node node_;
   roce_sim::TrafficEngine traffic_;
   std::vector<std::string> netdevs_;
-  SteadyClock::time_point base_ = SteadyClock::time_point(std::chrono::hours(1000));
+  roce_sim::SimulatedTime time_;
   Us model_now_{0};
   std::filesystem::path empty_dir_;
   std::unique_ptr<System> system_;
@@ -133,7 +136,7 @@ Soak::Soak(const SoakOptions& options)
   // Only the ethtool ioctl is used: the files and rtnetlink of an empty directory fail, as they
   // would for a node that has no such sockets (the loop then relies on its names refresh).
   system_ = std::make_unique<System>(roce_sim::simulated_system(empty_dir_));
-  const auto now = [this] { return base_ + model_now_; };
+  const auto now = [this] { return time_.now(); };
   system_->ethtool = std::make_unique<ModelEthtool>(node_, now);
   remediator_ = std::make_unique<storms::Remediator>(
       settings_, [this](const std::string& netdev, reconcile::Remediation hold) {
@@ -149,7 +152,7 @@ Soak::Soak(const SoakOptions& options)
         }
         return ports;
       },
-      *remediator_, now);
+      *remediator_, time_);
 }
 
 Soak::Event Soak::event(size_t k, int index) const {
@@ -198,20 +201,24 @@ void Soak::fire(const Event& event) {
   }
 }
 
+void Soak::move_to(Us t) {
+  traffic_.advance(t - model_now_);
+  time_.advance(t - model_now_);
+  model_now_ = t;
+}
+
 void Soak::advance_to(Us t) {
   for (;;) {
     const Event next = event(next_k_, next_index_);
     if (next.at > t) break;
-    traffic_.advance(next.at - model_now_);
-    model_now_ = next.at;
+    move_to(next.at);
     fire(next);
     if (++next_index_ == 4) {
       next_index_ = 0;
       ++next_k_;
     }
   }
-  traffic_.advance(t - model_now_);
-  model_now_ = t;
+  move_to(t);
   traffic_.take_notes();  // the NIC's stall prevention notes: not needed, and they would pile up
 }
 

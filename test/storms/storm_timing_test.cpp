@@ -25,6 +25,7 @@
 
 #include "daemon/storms/remediator.hpp"
 #include "daemon/storms/storm_loop.hpp"
+#include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/model/traffic.hpp"
 #include "sim/transport/simulated_system.hpp"
@@ -100,7 +101,7 @@ class StormTiming : public ::testing::Test {
     empty_dir_ = pattern;
     // Only the ethtool ioctl is used; it is the model's, stamped by the virtual clock.
     system_ = std::make_unique<System>(roce_sim::simulated_system(empty_dir_));
-    const auto now = [this] { return base_ + model_now_; };
+    const auto now = [this] { return time_.now(); };
     system_->ethtool = std::make_unique<load::ModelEthtool>(node_, now);
     remediator_ = std::make_unique<Remediator>(
         settings_, [this](const std::string& netdev, reconcile::Remediation) {
@@ -123,7 +124,7 @@ class StormTiming : public ::testing::Test {
           }
           return ports;
         },
-        *remediator_, now);
+        *remediator_, time_);
   }
 
   void TearDown() override {
@@ -138,17 +139,21 @@ class StormTiming : public ::testing::Test {
   // The model up to `t`, each event at its own instant, then one round of the storm loop.
   void poll_at(Us t) {
     while (next_event_ < events_.size() && events_[next_event_].at <= t) {
-      traffic_.advance(events_[next_event_].at - model_now_);
-      model_now_ = events_[next_event_].at;
+      move_to(events_[next_event_].at);
       events_[next_event_++].action();
     }
-    traffic_.advance(t - model_now_);
-    model_now_ = t;
+    move_to(t);
     traffic_.take_notes();
     loop_->round();
   }
 
   SteadyClock::time_point sim_time(Us t) const { return base_ + t; }
+  // The model and the loop's clock to `t`.
+  void move_to(Us t) {
+    traffic_.advance(t - model_now_);
+    time_.advance(t - model_now_);
+    model_now_ = t;
+  }
 
   struct Event {
     Us at;
@@ -158,7 +163,8 @@ class StormTiming : public ::testing::Test {
   roce_sim::TrafficEngine traffic_{node_};
   std::vector<Event> events_;
   size_t next_event_ = 0;
-  SteadyClock::time_point base_ = SteadyClock::time_point(std::chrono::hours(1000));
+  roce_sim::SimulatedTime time_;
+  const SteadyClock::time_point base_ = time_.now();
   Us model_now_{0};
   watchdog::WatchdogSettings settings_;
   std::filesystem::path empty_dir_;
