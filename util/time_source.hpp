@@ -29,6 +29,9 @@ class TimeSource {
   // returns ready(). A notify of `wake` wakes it as with std::condition_variable::wait_until.
   virtual bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                           TimePoint deadline, const std::function<bool()>& ready) = 0;
+  // Waits on `wake` until `ready()`, however long: what no timer ends.
+  virtual void wait(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+                    const std::function<bool()>& ready) = 0;
   virtual void sleep_until(TimePoint deadline) = 0;
   // poll(2) until one of `fds` is ready or `deadline` on this clock: poll's answer (0 at the
   // deadline, -1 with errno).
@@ -52,6 +55,10 @@ class RealTime final : public TimeSource {
   bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                   TimePoint deadline, const std::function<bool()>& ready) override {
     return wake.wait_until(lock, deadline, ready);
+  }
+  void wait(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+            const std::function<bool()>& ready) override {
+    wake.wait(lock, ready);
   }
   void sleep_until(TimePoint deadline) override { std::this_thread::sleep_until(deadline); }
   int poll_until(std::span<pollfd> fds, TimePoint deadline) override {

@@ -226,7 +226,7 @@ void PortWorker::run() {
       time().wait_until(lock, wake_, *next_retry_,
                         [this] { return stop_ || !next_retry_ || has_requests(); });
     } else {
-      wake_.wait(lock);
+      time().wait(lock, wake_, [this] { return stop_ || dirty_ || has_requests(); });
     }
     idle_ = false;
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/inprocess/simulated_time.hpp"
 
-#include <thread>
+#include <algorithm>
 
 namespace roce_sim {
 
@@ -10,17 +10,43 @@ namespace {
 // A waiter that checked the clock just before an advance and had not yet begun to wait misses its
 // notify; it looks again after this much real time. Only latency, never a wrong answer.
 constexpr std::chrono::milliseconds kRecheck{5};
-// What the other threads get to react to one step of advance_until.
+// What the other threads get after each step of advance_until, for what no timer drives.
 constexpr std::chrono::milliseconds kReactionTime{1};
 
 }  // namespace
 
+class SimulatedTime::Registration {
+ public:
+  Registration(SimulatedTime& time, TimePoint deadline, std::condition_variable* wake)
+      : time_(time) {
+    const std::lock_guard lock(time_.mutex_);
+    id_ = time_.next_registration_++;
+    time_.waiters_.emplace(id_, Waiter{std::this_thread::get_id(), deadline, wake});
+    time_.changed_.notify_all();
+  }
+  ~Registration() {
+    const std::lock_guard lock(time_.mutex_);
+    time_.waiters_.erase(id_);
+    time_.changed_.notify_all();
+  }
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+
+ private:
+  SimulatedTime& time_;
+  uint64_t id_ = 0;
+};
+
 SimulatedTime::SimulatedTime()
     : start_(std::chrono::steady_clock::now()), wall_start_(std::chrono::system_clock::now()) {}
 
+SimulatedTime::TimePoint SimulatedTime::now_locked() const {
+  return start_ + std::chrono::duration_cast<TimePoint::duration>(elapsed_);
+}
+
 SimulatedTime::TimePoint SimulatedTime::now() const {
   const std::lock_guard lock(mutex_);
-  return start_ + std::chrono::duration_cast<TimePoint::duration>(elapsed_);
+  return now_locked();
 }
 
 SimulatedTime::WallTime SimulatedTime::wall_now() const {
@@ -30,30 +56,49 @@ SimulatedTime::WallTime SimulatedTime::wall_now() const {
 
 bool SimulatedTime::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                                TimePoint deadline, const std::function<bool()>& ready) {
-  {
-    const std::lock_guard clock(mutex_);
-    waits_.insert(&wake);
-  }
+  const Registration registered(*this, deadline, &wake);
   while (!ready() && now() < deadline) wake.wait_for(lock, kRecheck);
-  {
-    const std::lock_guard clock(mutex_);
-    waits_.erase(&wake);
-  }
   return ready();
 }
 
+void SimulatedTime::wait(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+                         const std::function<bool()>& ready) {
+  const Registration registered(*this, TimePoint::max(), &wake);
+  wake.wait(lock, ready);
+}
+
 void SimulatedTime::sleep_until(TimePoint deadline) {
+  const Registration registered(*this, deadline, nullptr);
   std::unique_lock lock(mutex_);
-  while (start_ + std::chrono::duration_cast<TimePoint::duration>(elapsed_) < deadline) {
-    sleepers_.wait_for(lock, kRecheck);
-  }
+  while (now_locked() < deadline) changed_.wait_for(lock, kRecheck);
 }
 
 int SimulatedTime::poll_until(std::span<pollfd> fds, TimePoint deadline) {
+  const Registration registered(*this, deadline, nullptr);
   for (;;) {
     const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(kRecheck.count()));
     if (ready != 0 || now() >= deadline) return ready;
   }
+}
+
+SimulatedTime::Due SimulatedTime::due_locked() const {
+  Due due;
+  const TimePoint now = now_locked();
+  for (const auto& [id, waiter] : waiters_) {
+    if (waiter.deadline <= now) due[waiter.thread] = std::max(due[waiter.thread], id);
+  }
+  return due;
+}
+
+void SimulatedTime::settle(const Due& due) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, kSettleLimit, [&] {
+    return std::all_of(due.begin(), due.end(), [&](const auto& thread_due) {
+      return std::any_of(
+          waiters_.upper_bound(thread_due.second), waiters_.end(),
+          [&](const auto& later) { return later.second.thread == thread_due.first; });
+    });
+  });
 }
 
 void SimulatedTime::advance(std::chrono::nanoseconds step) {
@@ -63,10 +108,17 @@ void SimulatedTime::advance(std::chrono::nanoseconds step) {
     elapsed_ += step;
   }
   for (auto& [id, listener] : listeners_) listener(step);
-  const std::lock_guard lock(mutex_);
-  // A registered condition variable outlives its registration, which ends under mutex_.
-  for (std::condition_variable* wake : waits_) wake->notify_all();
-  sleepers_.notify_all();
+  Due due;
+  {
+    const std::lock_guard lock(mutex_);
+    // A registered condition variable outlives its registration, which ends under mutex_.
+    for (const auto& [id, waiter] : waiters_) {
+      if (waiter.wake != nullptr) waiter.wake->notify_all();
+    }
+    changed_.notify_all();
+    due = due_locked();
+  }
+  settle(due);
 }
 
 bool SimulatedTime::advance_until(const std::function<bool()>& done, std::chrono::nanoseconds step,

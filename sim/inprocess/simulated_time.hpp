@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A clock that moves only when the test says so (advance), for roced's loops and the in-process
-// node: a wait ends when what it waits for is ready or when advance() has carried the clock past
-// its deadline, whatever the real time. Threads keep running on their own; only their timers are
-// the test's. Listeners see every step, so a scenario plays in step with the daemon's clock.
+// node, after Envoy's SimulatedTimeSystem: a wait ends when what it waits for is ready or when
+// advance() has carried the clock past its deadline, whatever the real time. Threads keep running
+// on their own; only their timers are the test's. advance() returns once every thread whose timer
+// fell due has dealt with it and waits again, so a loop that polls every 10 ms polls at every
+// 10 ms of the clock however slow the machine. Listeners see every step, so a scenario plays in
+// step with the daemon's clock.
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <set>
+#include <thread>
 
 #include "util/time_source.hpp"
 
@@ -26,29 +30,49 @@ class SimulatedTime final : public roced::TimeSource {
   WallTime wall_now() const override;
   bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                   TimePoint deadline, const std::function<bool()>& ready) override;
+  void wait(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
+            const std::function<bool()>& ready) override;
   void sleep_until(TimePoint deadline) override;
   int poll_until(std::span<pollfd> fds, TimePoint deadline) override;
 
-  // Moves the clock on by `step`; listeners run (in the caller's thread, in the order added),
-  // then every wait whose deadline has come is woken.
+  // Moves the clock on by `step`: listeners run (in the caller's thread, in the order added),
+  // every wait is woken to look at the clock, and the call returns once the threads whose
+  // deadline came are waiting again (or have not after kSettleLimit of real time: a thread that
+  // ended, or a hang, only lets the clock run ahead of it).
   void advance(std::chrono::nanoseconds step);
-  // Moves the clock on by `step` at a time, giving the other threads a millisecond of real time
-  // after each step, until `done()`; gives up (false) after `patience` of real time, which only a
-  // hang can exhaust. The clock runs ahead of a slow machine, never behind it: a test using this
-  // asserts what happens and in which order, not how soon.
+  // Moves the clock on by `step` at a time until `done()`, giving the threads a moment of real
+  // time after each step for what no timer drives (a notification, a request); gives up (false)
+  // after `patience` of real time, which only a hang can exhaust.
   bool advance_until(const std::function<bool()>& done, std::chrono::nanoseconds step,
                      std::chrono::milliseconds patience = std::chrono::seconds(60));
 
   int listen(Listener listener);  // an id for unlisten
   void unlisten(int id);
 
+  static constexpr std::chrono::milliseconds kSettleLimit{500};
+
  private:
-  mutable std::mutex mutex_;  // the clock and the waits; never held while a listener runs
-  std::condition_variable sleepers_;
+  struct Waiter {
+    std::thread::id thread;
+    TimePoint deadline;
+    std::condition_variable* wake;  // null for sleep and poll, which look every kRecheck
+  };
+  // A waiter's registration, from the moment it checks the clock until it returns.
+  class Registration;
+  using Due = std::map<std::thread::id, uint64_t>;  // thread -> its registration that came due
+
+  TimePoint now_locked() const;
+  Due due_locked() const;
+  // Until each thread of `due` has registered again, or kSettleLimit.
+  void settle(const Due& due);
+
+  mutable std::mutex mutex_;         // the clock and the waiters; never held while a listener runs
+  std::condition_variable changed_;  // the clock moved or a waiter came or went
   std::chrono::nanoseconds elapsed_{0};
   const TimePoint start_;
   const WallTime wall_start_;
-  std::set<std::condition_variable*> waits_;
+  std::map<uint64_t, Waiter> waiters_;  // by registration, in order
+  uint64_t next_registration_ = 1;
 
   std::mutex listeners_mutex_;  // one advance at a time, and the listeners
   std::map<int, Listener> listeners_;

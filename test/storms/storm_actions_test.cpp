@@ -1,34 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the storm watchdog does about storms, as the daemon runs it on the simulated node: each
-// action held through the reconciler and undone on restoration, without the reconciler ever
-// calling it drift; verification that escalates when the NIC ignores the action; the per-port
-// action budget that holds a port in its safe state; and no detection across a driver reload or
-// a counter wrap.
+// What the storm watchdog does about storms, as the daemon runs it, on the simulated node and its
+// clock: each action held through the reconciler and undone on restoration, without the
+// reconciler ever calling it drift; verification that escalates when the NIC ignores the action;
+// the per-port action budget that holds a port in its safe state; and no detection across a
+// driver reload or a counter wrap.
 #include <algorithm>
 
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
-#include "storm_sim.hpp"
+#include "storm_node.hpp"
 
 namespace roced::storms::test {
 namespace {
 
 constexpr const char* kFastWatchdog = "{enabled: true, poll_interval: 10ms, detection_time: 50ms, ";
 
-class StormActions : public StormSim {
+class StormActions : public StormNode {
  protected:
   uint8_t pfc_mask(const std::string& netdev) {
-    auto state = dcb::DcbClient(*system_).get(netdev);
+    auto state = dcb::DcbClient(system_).get(netdev);
     EXPECT_TRUE(state.ok() && state->pfc) << netdev;
     return state.ok() && state->pfc ? state->pfc->enabled_mask : uint8_t{0xff};
   }
   uint16_t stall_timeout(const std::string& netdev) {
-    auto value = EthtoolClient(*system_).pfc_prevention_timeout(netdev);
+    auto value = EthtoolClient(system_).pfc_prevention_timeout(netdev);
     EXPECT_TRUE(value.ok()) << netdev;
     return value.ok() ? *value : uint16_t{0xfffe};
   }
   uint64_t counter(const std::string& netdev, const std::string& name) {
-    auto stats = EthtoolClient(*system_).stats(netdev);
+    auto stats = EthtoolClient(system_).stats(netdev);
     EXPECT_TRUE(stats.ok()) << netdev;
     if (!stats.ok()) return 0;
     for (const auto& c : *stats) {
@@ -79,7 +79,7 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
   ASSERT_NO_FATAL_FAILURE(start(
       storm_config(std::string(kFastWatchdog) + "restoration_time: 300ms, action: disable-pfc}")));
   const auto writes_before = roced::test::read_writes(dir_);
-  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Acted) && seen("lan4", Kind::Acted); }))
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Acted) && seen("lan4", Kind::Acted); }))
       << all_notices();
 
   // Held: PFC off on priority 3 of the stormed ports only, and the reconciler plans with it.
@@ -99,11 +99,11 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
   }
   // lan3 ignores the switch's pauses now: it sends again.
   const uint64_t sent = counter("lan3", "tx_prio3_packets");
-  std::this_thread::sleep_for(50ms);
+  run_for(50ms);
   EXPECT_GT(counter("lan3", "tx_prio3_packets"), sent);
 
   // Restoration puts PFC back.
-  ASSERT_TRUE(wait_until([&] {
+  ASSERT_TRUE(run_until([&] {
     return seen("lan3", Kind::Restored) && seen("lan4", Kind::Restored) &&
            pfc_mask("lan3") == 1u << 3 && pfc_mask("lan4") == 1u << 3;
   })) << all_notices();
@@ -120,7 +120,7 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
   EXPECT_EQ(writes_after.at("lan2"), writes_before.at("lan2"));
   EXPECT_EQ(writes_after.at("lan5"), writes_before.at("lan5"));
   // The watchdog learns that the release was applied at its next poll.
-  EXPECT_TRUE(wait_until([&] {
+  EXPECT_TRUE(run_until([&] {
     const auto now = watchdog_->stats().storms;
     const auto* held = stats_of(now, "lan3", Direction::rx);
     return held != nullptr && !held->remediated;
@@ -163,11 +163,11 @@ TEST_F(StallPrevention, TightensTheTimeoutTheNicGivesUpAndTheConfiguredOneComesB
                    "1000")));
   ASSERT_EQ(stall_timeout("lan4"), 1000);
   const uint64_t errors_before = counter("lan4", "tx_pause_storm_error_events");
-  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Acted); })) << all_notices();
+  ASSERT_TRUE(run_until([&] { return seen("lan4", Kind::Acted); })) << all_notices();
   EXPECT_EQ(stall_timeout("lan4"), 80);
   EXPECT_EQ(pfc_mask("lan4"), 1u << 3);  // PFC itself untouched
-  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
-  ASSERT_TRUE(wait_until([&] { return stall_timeout("lan4") == 1000; }));
+  ASSERT_TRUE(run_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
+  ASSERT_TRUE(run_until([&] { return stall_timeout("lan4") == 1000; }));
   EXPECT_EQ(kinds("lan4", Direction::tx),
             (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored}))
       << all_notices();
@@ -187,7 +187,7 @@ TEST_F(StallPrevention, ATxStormTheNicEndedIsDetectedByTheNicAndNeedsNoAction) {
       start(storm_config("{enabled: true, poll_interval: 20ms, detection_time: 200ms, "
                          "restoration_time: 300ms, action: stall-prevention}",
                          "auto")));
-  ASSERT_TRUE(wait_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
+  ASSERT_TRUE(run_until([&] { return seen("lan4", Kind::Restored); })) << all_notices();
   EXPECT_EQ(kinds("lan4", Direction::tx), (std::vector{Kind::Detected, Kind::Restored}))
       << all_notices();
   const auto detected = notices(Kind::Detected);
@@ -222,7 +222,7 @@ TEST_F(IgnoredRemediation, IsEscalatedAndNeverReportedHandled) {
                        "restoration_time: 300ms, action: {rx: disable-pfc, tx: stall-prevention}, "
                        "verify_polls: 3}",
                    "off")));
-  ASSERT_TRUE(wait_until([&] {
+  ASSERT_TRUE(run_until([&] {
     return seen("lan3", Kind::Restored) && seen("lan4", Kind::Restored) &&
            pfc_mask("lan3") == 1u << 3 && stall_timeout("lan4") == 0;
   })) << all_notices();
@@ -266,8 +266,8 @@ TEST_F(RecurringStorms, TheActionThatSpendsTheBudgetHoldsThePortInItsSafeState) 
       storm_config(std::string(kFastWatchdog) +
                    "action: disable-pfc, max_actions_per_hour: 2, restoration_time: 200ms}")));
   // The first storm is handled and undone; the second spends the budget: held past its end.
-  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Escalated); })) << all_notices();
-  sleep_until_sim(5.0);  // the third storm has come and gone
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Escalated); })) << all_notices();
+  run_to(5.0);  // the third storm has come and gone
   const auto all = notices();
   EXPECT_EQ(
       kinds("lan3", Direction::rx),
@@ -311,7 +311,7 @@ TEST_F(ReloadMidStorm, TheStormsTimeBeforeTheReloadDoesNotCount) {
   ASSERT_NO_FATAL_FAILURE(
       start(storm_config("{enabled: true, poll_interval: 10ms, detection_time: 200ms, "
                          "restoration_time: 300ms, action: alert}")));
-  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
   const auto detected = notices(Kind::Detected);
   ASSERT_EQ(detected.size(), 1u) << all_notices();
   EXPECT_GE(detected[0].at, sim_time(1.25) + 200ms);
@@ -355,7 +355,7 @@ TEST_F(WrappingCounters, AWrapIsNoStormAndTheNextRealStormIsStillDetected) {
             "restoration_time: 300ms, action: alert}\n"));
   const uint64_t before = counter("lan3", "rx_prio3_pause_duration");
   EXPECT_GT(before, uint64_t{18446744073708000000u});
-  ASSERT_TRUE(wait_until([&] { return seen("lan3", Kind::Detected); })) << all_notices();
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Detected); })) << all_notices();
   // The counter did wrap meanwhile, and nothing was detected before the real storm at 3 s.
   EXPECT_LT(counter("lan3", "rx_prio3_pause_duration"), before);
   const auto detected = notices(Kind::Detected);
