@@ -34,7 +34,7 @@ TSAN_TESTS='^(reconcile|sim_inprocess|storms|dbus|telemetry|service|faults)\.'
 TSAN_EXCLUDE='NoThreadBehind$'
 TSAN_TARGETS=(roced rocectl roce-sim roce_sim_shim roce_sim_system
   reconcile_unit_test reconcile_node_test sim_inprocess_test storms_test storms_actions_test
-  dbus_documents_test dbus_api_test dbus_roced_test dbus_roced_storms_test
+  dbus_documents_test dbus_api_test dbus_signals_test dbus_roced_test dbus_roced_storms_test
   telemetry_unit_test telemetry_sim_test service_unit_test service_unit_file_test service_sim_test
   faults_test)
 

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The D-Bus API end to end: a private dbus-daemon with the shipped policy, roced's Service over a
-// Reconciler against a roce-sim node, called with busctl, with rocectl, and as user nobody.
+// Reconciler against a roce-sim node, called with busctl, with rocectl, and as user nobody. The
+// signals are dbus_signals_test's, on the in-process node and its clock.
 #include <gtest/gtest.h>
 #include <sdbus-c++/sdbus-c++.h>
 #include <stdlib.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "daemon/config/config.hpp"
 #include "daemon/dbus/names.hpp"
@@ -24,7 +22,6 @@
 #include "run_as.hpp"
 #include "run_command.hpp"
 #include "sim/transport/simulated_system.hpp"
-#include "sim_exec.hpp"
 #include "sim_node.hpp"
 
 namespace roced {
@@ -39,37 +36,6 @@ constexpr const char* kConfig = test::kLosslessConfig;
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
-
-// The signals one test saw, in order, as "PortDrifted lan3 pfc.priorities" lines.
-class SignalLog {
- public:
-  void add(std::string line) {
-    std::lock_guard lock(mutex_);
-    lines_.push_back(std::move(line));
-    changed_.notify_all();
-  }
-  // Waits (generously: this is not a speed test) for a line starting with `prefix`.
-  std::optional<std::string> wait_for(const std::string& prefix) {
-    std::unique_lock lock(mutex_);
-    std::optional<std::string> found;
-    changed_.wait_for(lock, 60s, [&] {
-      for (const auto& line : lines_) {
-        if (line.rfind(prefix, 0) == 0) found = line;
-      }
-      return found.has_value();
-    });
-    return found;
-  }
-  std::vector<std::string> lines() {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::vector<std::string> lines_;
-};
 
 std::string joined(const std::vector<std::string>& parts) {
   std::string out;
@@ -130,9 +96,6 @@ class DbusApi : public test::SimNode {
     args.insert(args.begin(), {ROCECTL_BINARY, "--sim", dir_.string()});
     return test::run_command(args);
   }
-  test::CommandResult exec(std::vector<std::string> command) const {
-    return test::sim_exec(dir_, command);
-  }
 
   fs::path config_;
   std::unique_ptr<test::PrivateBus> bus_;
@@ -180,122 +143,6 @@ TEST_F(DbusApi, PropertiesSayWhichConfigAndNode) {
       busctl_args({"get-property", dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "SimDir"}));
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_EQ(Json::parse(sim.out)["data"], fs::canonical(dir_).string());
-}
-
-TEST_F(DbusApi, ExternalPfcChangeIsSignalledAsDriftedThenCorrected) {
-  SignalLog log;
-  auto connection = sdbus::createSystemBusConnection();
-  auto proxy = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
-  for (const char* name : {"PortDrifted", "PortCorrected"}) {
-    proxy->uponSignal(name)
-        .onInterface(dbus::kInterface)
-        .call([&log, name](const std::string& netdev, const std::vector<std::string>& settings) {
-          log.add(std::string(name) + " " + netdev + " " + joined(settings));
-        });
-  }
-  proxy->uponSignal("ApplyFailed")
-      .onInterface(dbus::kInterface)
-      .call([&log](const std::string& netdev, const std::string& message) {
-        log.add("ApplyFailed " + netdev + " " + message);
-      });
-  proxy->finishRegistration();
-  connection->enterEventLoopAsync();
-
-  const auto changed = exec({"dcb", "pfc", "set", "dev", "lan3", "prio-pfc", "3:off", "4:on"});
-  ASSERT_EQ(changed.exit_code, 0) << changed.err;
-
-  const auto drifted = log.wait_for("PortDrifted lan3 ");
-  ASSERT_TRUE(drifted) << joined(log.lines());
-  EXPECT_TRUE(contains(*drifted, "pfc.priorities")) << *drifted;
-  const auto corrected = log.wait_for("PortCorrected lan3 ");
-  ASSERT_TRUE(corrected) << joined(log.lines());
-  EXPECT_TRUE(contains(*corrected, "pfc.priorities")) << *corrected;
-  for (const auto& line : log.lines()) EXPECT_FALSE(contains(line, "ApplyFailed")) << line;
-  connection->leaveEventLoop();
-
-  const auto pfc = exec({"dcb", "pfc", "show", "dev", "lan3"});
-  EXPECT_TRUE(contains(pfc.out, "prio-pfc 0:off 1:off 2:off 3:on 4:off")) << pfc.out;
-}
-
-// A driver reload of lan4 (it vanishes and comes back) and a correction of lan5 that fails once
-// (EIO on its PFC write), then succeeds on the retry.
-class DbusApiPortLifecycle : public DbusApi {
- protected:
-  static fs::path scenario_path() {
-    return fs::temp_directory_path() /
-           ("roced-dbus-scenario-" + std::to_string(::getpid()) + ".yaml");
-  }
-  std::string scenario_file() const override {
-    const fs::path path = scenario_path();
-    test::write_file(path,
-                     "name: lifecycle\n"
-                     "clock: {speed: 1}\n"
-                     "events:\n"
-                     "  - {at: 4s, kind: driver_reload, port: lan4, down_for: 1s}\n"
-                     "  - {at: 4s, kind: netlink_errors, port: lan5, errno: EIO, op: pfc}\n"
-                     "  - {at: 4500ms, kind: foreign_tool, port: lan5, set: {pfc: [4]}}\n");
-    return path.string();
-  }
-  void SetUp() override {
-    started_ = std::chrono::steady_clock::now();
-    DbusApi::SetUp();
-  }
-  void TearDown() override {
-    DbusApi::TearDown();
-    std::error_code ec;
-    fs::remove(scenario_path(), ec);
-  }
-  std::chrono::steady_clock::time_point started_;
-};
-
-TEST_F(DbusApiPortLifecycle, VanishedAppearedApplyFailedAndCorrectedAreSignalled) {
-  SignalLog log;
-  auto connection = sdbus::createSystemBusConnection();
-  auto proxy = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
-  for (const char* name : {"PortAppeared", "PortVanished"}) {
-    proxy->uponSignal(name)
-        .onInterface(dbus::kInterface)
-        .call(
-            [&log, name](const std::string& netdev) { log.add(std::string(name) + " " + netdev); });
-  }
-  proxy->uponSignal("PortCorrected")
-      .onInterface(dbus::kInterface)
-      .call([&log](const std::string& netdev, const std::vector<std::string>& settings) {
-        log.add("PortCorrected " + netdev + " " + joined(settings));
-      });
-  proxy->uponSignal("ApplyFailed")
-      .onInterface(dbus::kInterface)
-      .call([&log](const std::string& netdev, const std::string& message) {
-        log.add("ApplyFailed " + netdev + " " + message);
-      });
-  proxy->finishRegistration();
-  connection->enterEventLoopAsync();
-  // The events are timed from the node's start: on a machine too slow to be listening by then,
-  // only the end state below can be checked.
-  const bool listening_in_time = std::chrono::steady_clock::now() - started_ < 3500ms;
-  if (listening_in_time) {
-    EXPECT_TRUE(log.wait_for("PortVanished lan4")) << joined(log.lines());
-    EXPECT_TRUE(log.wait_for("PortAppeared lan4")) << joined(log.lines());
-    EXPECT_TRUE(log.wait_for("PortCorrected lan4")) << joined(log.lines());
-    const auto failed = log.wait_for("ApplyFailed lan5 ");
-    ASSERT_TRUE(failed) << joined(log.lines());
-    EXPECT_TRUE(contains(*failed, "EIO")) << *failed;
-    EXPECT_TRUE(log.wait_for("PortCorrected lan5 pfc.priorities")) << joined(log.lines());
-  } else {
-    std::printf("note: listening only after the scenario's events; checking the end state\n");
-  }
-  connection->leaveEventLoop();
-  // Both ports end as configured: lan4 after coming back, lan5 after the retry.
-  const auto back = [&](const char* netdev) {
-    return contains(exec({"dcb", "pfc", "show", "dev", netdev}).out,
-                    "prio-pfc 0:off 1:off 2:off 3:on 4:off");
-  };
-  const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (std::chrono::steady_clock::now() < deadline && !(back("lan4") && back("lan5"))) {
-    std::this_thread::sleep_for(100ms);
-  }
-  EXPECT_TRUE(back("lan4"));
-  EXPECT_TRUE(back("lan5"));
 }
 
 TEST_F(DbusApi, RocectlTalksToTheDaemonAndSaysSo) {
