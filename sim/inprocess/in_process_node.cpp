@@ -5,8 +5,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <thread>
 
 #include "os/unique_fd.hpp"
 #include "sim/transport/mapped_file_tree.hpp"
@@ -45,8 +47,16 @@ class InProcessSocket final : public roced::NetlinkSocket {
   uint32_t port_id() const override { return peer_.pid; }
 
   Result<void> send(std::span<const uint8_t> datagram) override {
+    std::vector<server::Outgoing> replies;
+    std::chrono::microseconds held{0};
+    {
+      const std::lock_guard node_lock(node_.mutex_);
+      replies = node_.rtnl_request(datagram, peer_);
+      held = node_.take_holds();
+    }
+    node_.wait_out(held);
     const std::lock_guard node_lock(node_.mutex_);
-    node_.deliver(node_.rtnl_request(datagram, peer_), this);
+    node_.deliver(replies, this);
     return roced::ok();
   }
 
@@ -252,14 +262,37 @@ std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_
 }
 
 server::Bytes InProcessNode::ethtool_request(std::span<const uint8_t> datagram) {
-  const std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   take_file_writes();
   const uint64_t before = writes_.total();
   server::Bytes answer = ethtool_.handle(datagram);
   writes_.flush();
-  deliver(rtnl_.drain_events(), nullptr);
   refresh_files(before);
+  const std::chrono::microseconds held = take_holds();
+  lock.unlock();
+  wait_out(held);
+  lock.lock();
+  deliver(rtnl_.drain_events(), nullptr);
   return answer;
+}
+
+std::chrono::microseconds InProcessNode::take_holds() {
+  std::chrono::microseconds longest{0};
+  for (const WriteTrigger& fired : node_.take_fired_holds()) {
+    longest = std::max(longest, fired.duration);
+    scenario_log_.push_back(fired.netdev + ": holding the reply to a " +
+                            set_op_name(fired.fired_by) + " set");
+  }
+  return longest;
+}
+
+void InProcessNode::wait_out(std::chrono::microseconds held) {
+  if (held.count() == 0) return;
+  if (time_ != nullptr) {
+    time_->sleep_for(held);
+  } else {
+    std::this_thread::sleep_for(held);
+  }
 }
 
 void InProcessNode::files_written() {

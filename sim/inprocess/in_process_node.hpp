@@ -69,7 +69,11 @@ class InProcessNode {
   void files_written();  // after a client's write or mkdir
 
   void advanced(std::chrono::nanoseconds step);  // the clock moved: the scenario follows
-  void after_scenario_step();                    // mutex_ held: news out, files follow
+  // A hold_reply fault fired by the request just served (mutex_ held): how long its caller waits
+  // for the reply, as the server holds a client's reply while the model has already changed.
+  std::chrono::microseconds take_holds();
+  void wait_out(std::chrono::microseconds held);  // without mutex_, on the node's clock
+  void after_scenario_step();                     // mutex_ held: news out, files follow
 
   // Callers hold mutex_.
   void take_file_writes();

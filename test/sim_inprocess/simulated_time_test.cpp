@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "in_process_node.hpp"
+#include "link/link.hpp"
 #include "sim/model/scenario.hpp"
 
 namespace roced {
@@ -120,6 +121,28 @@ TEST_F(ScenarioOnTheClock, EventsFireWhenTheClockReachesThem) {
   time_.advance(1ms);
   EXPECT_EQ(mtu(), 4000u);
   EXPECT_FALSE(node_->scenario_log().empty());
+}
+
+TEST_F(ScenarioOnTheClock, AHeldReplyComesWhenTheClockPassesTheHold) {
+  node_->play(roce_sim::parse_scenario_yaml(
+      "name: hold\nevents:\n  - {at: 0s, kind: hold_reply, port: lan3, op: mtu, duration: 2s}\n",
+      "scenario.yaml"));
+  std::atomic<bool> answered{false};
+  std::thread caller([&] {
+    EXPECT_TRUE(LinkClient(system_).set_mtu("lan3", 4000).ok());
+    answered = true;
+  });
+  std::this_thread::sleep_for(kRealPause);
+  EXPECT_FALSE(answered);
+  uint32_t mtu = 0;
+  node_->inspect([&](roce_sim::Node& node) { mtu = node.find("lan3")->mtu(); });
+  EXPECT_EQ(mtu, 4000u);  // carried out at once; only the reply waits
+  time_.advance(1999ms);
+  std::this_thread::sleep_for(kRealPause);
+  EXPECT_FALSE(answered);
+  time_.advance(1ms);
+  caller.join();
+  EXPECT_TRUE(answered);
 }
 
 }  // namespace
