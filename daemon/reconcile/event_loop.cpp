@@ -13,7 +13,7 @@ namespace roced::reconcile {
 
 namespace {
 
-// The event thread's longest sleep: how soon it notices stop() and beats its heartbeat.
+// The event thread's longest sleep: how often it beats its heartbeat (stop() wakes it at once).
 constexpr std::chrono::milliseconds kEventPoll{1000};
 // A netdev announced before its sysfs entry exists is looked for this often.
 constexpr std::chrono::milliseconds kAppearPoll{50};
