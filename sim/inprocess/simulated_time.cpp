@@ -22,6 +22,7 @@ class SimulatedTime::Registration {
     const std::lock_guard lock(time_.mutex_);
     id_ = time_.next_registration_++;
     time_.waiters_.emplace(id_, Waiter{std::this_thread::get_id(), deadline, wake});
+    time_.known_.insert(std::this_thread::get_id());
     time_.changed_.notify_all();
   }
   ~Registration() {
@@ -101,6 +102,22 @@ void SimulatedTime::settle(const Due& due) {
   });
 }
 
+bool SimulatedTime::waiting_locked(std::thread::id thread) const {
+  return std::any_of(waiters_.begin(), waiters_.end(),
+                     [&](const auto& waiter) { return waiter.second.thread == thread; });
+}
+
+void SimulatedTime::quiesce() {
+  const std::thread::id self = std::this_thread::get_id();  // the one moving the clock
+  const auto settled = [&](std::thread::id thread) {
+    return thread == self || waiting_locked(thread);
+  };
+  std::unique_lock lock(mutex_);
+  const bool quiet = changed_.wait_for(
+      lock, kSettleLimit, [&] { return std::all_of(known_.begin(), known_.end(), settled); });
+  if (!quiet) std::erase_if(known_, [&](std::thread::id thread) { return !settled(thread); });
+}
+
 void SimulatedTime::advance(std::chrono::nanoseconds step) {
   const std::lock_guard one_at_a_time(listeners_mutex_);
   {
@@ -126,6 +143,8 @@ bool SimulatedTime::advance_until(const std::function<bool()>& done, std::chrono
   const auto give_up = std::chrono::steady_clock::now() + patience;
   while (!done()) {
     if (std::chrono::steady_clock::now() >= give_up) return done();
+    quiesce();
+    if (done()) return true;
     advance(step);
     std::this_thread::sleep_for(kReactionTime);
   }

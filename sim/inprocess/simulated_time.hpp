@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "util/time_source.hpp"
@@ -40,9 +41,11 @@ class SimulatedTime final : public roced::TimeSource {
   // deadline came are waiting again (or have not after kSettleLimit of real time: a thread that
   // ended, or a hang, only lets the clock run ahead of it).
   void advance(std::chrono::nanoseconds step);
-  // Moves the clock on by `step` at a time until `done()`, giving the threads a moment of real
-  // time after each step for what no timer drives (a notification, a request); gives up (false)
-  // after `patience` of real time, which only a hang can exhaust.
+  // Moves the clock on by `step` at a time until `done()`; before each step it lets every thread
+  // that has waited on this clock finish what it is doing (a notification, a request: what no
+  // timer drives) and wait again, so the clock runs at most a step ahead of the threads. A thread
+  // that does not come back within kSettleLimit is taken to have ended. Gives up (false) after
+  // `patience` of real time, which only a hang can exhaust.
   bool advance_until(const std::function<bool()>& done, std::chrono::nanoseconds step,
                      std::chrono::milliseconds patience = std::chrono::seconds(60));
 
@@ -65,6 +68,10 @@ class SimulatedTime final : public roced::TimeSource {
   Due due_locked() const;
   // Until each thread of `due` has registered again, or kSettleLimit.
   void settle(const Due& due);
+  // Until every thread known to wait on this clock waits on it, or kSettleLimit; those that do
+  // not are forgotten until they wait again.
+  void quiesce();
+  bool waiting_locked(std::thread::id thread) const;
 
   mutable std::mutex mutex_;         // the clock and the waiters; never held while a listener runs
   std::condition_variable changed_;  // the clock moved or a waiter came or went
@@ -73,6 +80,7 @@ class SimulatedTime final : public roced::TimeSource {
   const WallTime wall_start_;
   std::map<uint64_t, Waiter> waiters_;  // by registration, in order
   uint64_t next_registration_ = 1;
+  std::set<std::thread::id> known_;  // threads that have waited on this clock
 
   std::mutex listeners_mutex_;  // one advance at a time, and the listeners
   std::map<int, Listener> listeners_;
