@@ -6,8 +6,9 @@
 // apply::PortDevice and apply::ApplyOptions stay as aliases.
 //
 // PortDevice is the seam to the kernel (DCB netlink, rtnetlink, ethtool, configfs/debugfs files)
-// and to the tests' FakePort. A setting that rides an existing write (a new PFC field, a new
-// DCQCN knob) does not touch it; one that needs a new kind of request adds one call here.
+// and, in the applier's tests, to a ScriptedDevice in front of it. A setting that rides an existing
+// write (a new PFC field, a new DCQCN knob) does not touch it; one that needs a new kind of request
+// adds one call here.
 
 #include <chrono>
 #include <cstdint>

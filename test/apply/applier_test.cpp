@@ -1,37 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// The applier on an in-memory mlx5 port: nothing written when in sync or unreadable, Setting
-// order with one request per feature (PFC mask and cable length in one), transient errors
-// retried, and a failed port put back in reverse order, each step verified by reading back.
+// The applier on roce-sim's port model in this process: nothing written when in sync or
+// unreadable, Setting order with one request per feature (PFC mask and cable length in one),
+// transient errors retried, and a failed port put back in reverse order, each step verified by
+// reading back. Faults come from a ScriptedDevice in front of the real port device; what a
+// request does to the port is the model's (sim/model/port.cpp), as on the daemon's path.
 #include <gtest/gtest.h>
 
-#include "fake_port.hpp"
-#include "observed.hpp"
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "in_process_node.hpp"
+#include "port/discovery.hpp"
+#include "scripted_device.hpp"
+#include "sim/model/port.hpp"
 
 namespace roced::apply {
 namespace {
 
 using Lines = std::vector<std::string>;
 using Outcome = PortResult::Outcome;
-
-// mlx5 as the driver loads it (sim/model reset_to_firmware_defaults): firmware DCBX, PCP trust,
-// vendor ETS, no PFC, MTU 1500, stall prevention 8 s, CNP priority not in effect, no rdma_cm
-// group.
-PortStatus firmware_defaults() {
-  PortStatus status = test::in_sync_status();
-  status.dcbx.value = dcb::kDcbxVerCee | dcb::kDcbxVerIeee;
-  status.dscp_apps.value = std::vector<dcb::AppEntry>{};
-  status.trust.value = dcb::Trust::Pcp;
-  dcb::Ets& ets = *status.ets.value;
-  ets.prio_tc = {1, 0, 2, 3, 4, 5, 6, 7};
-  ets.tc_tsa.fill(dcb::Tsa::Vendor);
-  ets.tc_tx_bw.fill(100);
-  status.pfc.value->enabled_mask = 0;
-  status.link.value->mtu = 1500;
-  status.stall_prevention.value = StallPrevention{8000};
-  status.ecn.value->np_params["np_cnp_prio_mode"] = 1;
-  status.rdma_cm.value = rdma::RdmaCmDefaults{};
-  return status;
-}
 
 // "setting ok attempts error" per step: one string compares all.
 Lines steps_of(const std::vector<StepResult>& steps) {
@@ -55,18 +43,55 @@ Lines outcomes_of(const std::vector<StepResult>& steps) {
   return out;
 }
 
-class Applier : public ::testing::Test {
+// lan2 of the default node, as the driver loads it (sim/model/port.cpp
+// reset_to_firmware_defaults): firmware DCBX, PCP trust, vendor ETS, no PFC, MTU 1500, stall
+// prevention 8 s, CNP priority not in effect, no rdma_cm group.
+class Applier : public test::InProcessNode {
  protected:
-  Applier() { options.first_backoff = std::chrono::milliseconds(0); }
+  void SetUp() override {
+    test::InProcessNode::SetUp();
+    options.first_backoff = std::chrono::milliseconds(0);
+    auto found = describe_netdev(*system_.files, netdev());
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    port_ = *found;
+    port = std::make_unique<test::ScriptedDevice>(system_port_device(system_, port_));
+  }
+  void TearDown() override {
+    port.reset();  // its socket goes before the node
+    test::InProcessNode::TearDown();
+  }
+  virtual std::string netdev() const { return "lan2"; }
 
+  // The port as the planner reads it (not through the script, not counted).
+  PortStatus observe() { return plan::replan_port(system_, port_, want).observed; }
+  PortResult apply() { return apply(observe()); }
   PortResult apply(const PortStatus& observed) {
-    port_plan = plan::plan_port(test::lan2(), want, observed);
-    return apply_port_on(port, port_plan, options);
+    port_plan = plan::plan_port(port_, want, observed);
+    return apply_port_on(*port, port_plan, options);
+  }
+  // The profile applied without the script: the port starts in sync.
+  void bring_in_sync() {
+    auto device = system_port_device(system_, port_);
+    const PortResult result =
+        apply_port_on(*device, plan::plan_port(port_, want, device->read()), options);
+    ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
+  }
+  // A foreign tool changes the port behind roced's back.
+  void foreign(const std::function<void(roce_sim::Port&)>& change) {
+    node_->change([&](roce_sim::Node& node) { change(*node.find(netdev())); });
+  }
+  void foreign_pfc(uint8_t mask, uint16_t cable_length) {
+    foreign([&](roce_sim::Port& p) {
+      ieee_pfc pfc{};
+      pfc.pfc_en = mask;
+      pfc.delay = cable_length;
+      ASSERT_EQ(p.ieee_setpfc(pfc), 0);
+    });
   }
   // What the port reads as now, planned against the profile: empty when it is in sync.
-  Lines pending() const {
+  Lines pending() {
     Lines out;
-    for (const auto& c : plan::plan_port(test::lan2(), want, port.state).changes) {
+    for (const auto& c : plan::plan_port(port_, want, observe()).changes) {
       out.push_back(plan::setting_name(c.setting, c.key));
     }
     return out;
@@ -75,45 +100,47 @@ class Applier : public ::testing::Test {
   config::Profile want = config::default_profile();
   ApplyOptions options;
   plan::PortPlan port_plan;
-  test::FakePort port{firmware_defaults()};
+  DiscoveredPort port_;
+  std::unique_ptr<test::ScriptedDevice> port;
 };
 
 TEST_F(Applier, InSyncPortIsNotWrittenToOrRead) {
-  port.state = test::in_sync_status();
-  const PortResult result = apply(port.state);
+  bring_in_sync();
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::InSync);
-  EXPECT_EQ(port.log, Lines{});
-  EXPECT_EQ(port.reads, 0);
+  EXPECT_EQ(port->log, Lines{});
+  EXPECT_EQ(port->reads, 0);
   EXPECT_EQ(result.steps.size(), 0u);
   EXPECT_EQ(outcome_name(result.outcome), "in-sync");
 }
 
 TEST_F(Applier, UnreadablePortIsNotWrittenTo) {
-  PortStatus observed = port.state;
+  PortStatus observed = observe();
   observed.link = Field<LinkInfo>::from(Error{ENODEV, "lan2: RTM_GETLINK: No such device"}, "link");
   const PortResult result = apply(observed);
   EXPECT_EQ(result.outcome, Outcome::Unreadable);
-  EXPECT_EQ(port.log, Lines{});
+  EXPECT_EQ(port->log, Lines{});
+  EXPECT_EQ(port->reads, 0);
   EXPECT_NE(result.error.find("cannot read the link"), std::string::npos) << result.error;
 }
 
 TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
-  port.state.pfc.value->delay = 3;  // the cable length rides in the PFC message
-  const PortResult result = apply(port.state);
+  foreign_pfc(0, 3);  // the cable length rides in the PFC message
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
-  EXPECT_EQ(port.log, (Lines{
-                          "set_dcbx 0x09",
-                          "add_apps 64",  // trust and DSCP map: one APP table write
-                          "set_ets tc3 50",
-                          "set_pfc mask 0x08 delay 7",  // priorities and cable length: one message
-                          "set_mtu 9000",
-                          "set_stall 65535",
-                          // Mode before priority (cong.c: mlx5_ib_set_cc_param_mask_val).
-                          "set_knob np_cnp_prio_mode 0",
-                          "set_knob np_cnp_prio 6",
-                          "make_rdma_cm_group",
-                          "set_rdma_cm_tos 106",
-                      }));
+  EXPECT_EQ(port->log, (Lines{
+                           "set_dcbx 0x09",
+                           "add_apps 64",  // trust and DSCP map: one APP table write
+                           "set_ets tc3 50",
+                           "set_pfc mask 0x08 delay 7",  // priorities and cable length: one message
+                           "set_mtu 9000",
+                           "set_stall 65535",
+                           // Mode before priority (cong.c: mlx5_ib_set_cc_param_mask_val).
+                           "set_knob np_cnp_prio_mode 0",
+                           "set_knob np_cnp_prio 6",
+                           "make_rdma_cm_group",
+                           "set_rdma_cm_tos 106",
+                       }));
   EXPECT_EQ(result.steps.size(), 10u);  // rdma_cm mode: already RoCE v2
   for (const auto& step : result.steps) {
     EXPECT_TRUE(step.ok) << plan::setting_name(step.change.setting);
@@ -124,29 +151,31 @@ TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
 }
 
 TEST_F(Applier, EachStepIsVerifiedByReadingBack) {
-  port.state = test::in_sync_status();
-  port.state.link.value->mtu = 1500;
-  port.state.stall_prevention.value = StallPrevention{0};
-  const PortResult result = apply(port.state);
+  bring_in_sync();
+  foreign([](roce_sim::Port& p) {
+    ASSERT_EQ(p.set_mtu(1500), 0);
+    ASSERT_EQ(p.set_pfc_prevention_tout(0), 0);
+  });
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied);
-  EXPECT_EQ(port.log, (Lines{"set_mtu 9000", "set_stall 65535"}));
-  EXPECT_EQ(port.reads, 2);  // one read-back per step
+  EXPECT_EQ(port->log, (Lines{"set_mtu 9000", "set_stall 65535"}));
+  EXPECT_EQ(port->reads, 2);  // one read-back per step
 }
 
 TEST_F(Applier, PfcCableLengthAloneKeepsTheMask) {
-  port.state = test::in_sync_status();
-  port.state.pfc.value->delay = 30;
-  const PortResult result = apply(port.state);
+  bring_in_sync();
+  foreign_pfc(1u << 3, 30);
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied);
-  EXPECT_EQ(port.log, Lines{"set_pfc mask 0x08 delay 7"});
+  EXPECT_EQ(port->log, Lines{"set_pfc mask 0x08 delay 7"});
   EXPECT_EQ(steps_of(result.steps), Lines{"pfc.cable_length: 30 m -> 7 m ok x1"});
 }
 
 TEST_F(Applier, TransientErrorsAreRetried) {
-  port.answers["set_mtu"] = {EBUSY, EAGAIN};
-  const PortResult result = apply(port.state);
+  port->answers["set_mtu"] = {EBUSY, EAGAIN};
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
-  EXPECT_EQ(std::count(port.log.begin(), port.log.end(), "set_mtu 9000"), 3);
+  EXPECT_EQ(std::count(port->log.begin(), port->log.end(), "set_mtu 9000"), 3);
   const auto mtu = std::find_if(result.steps.begin(), result.steps.end(), [](const auto& s) {
     return s.change.setting == plan::Setting::Mtu;
   });
@@ -158,21 +187,21 @@ TEST_F(Applier, TransientErrorsAreRetried) {
 
 TEST_F(Applier, RetriesStopAtMaxAttempts) {
   options.max_attempts = 3;
-  port.answers["set_mtu"] = {EBUSY, EBUSY, EBUSY, EBUSY};
-  const PortResult result = apply(port.state);
+  port->answers["set_mtu"] = {EBUSY, EBUSY, EBUSY, EBUSY};
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::RolledBack);
-  EXPECT_EQ(std::count(port.log.begin(), port.log.end(), "set_mtu 9000"), 3);
+  EXPECT_EQ(std::count(port->log.begin(), port->log.end(), "set_mtu 9000"), 3);
   EXPECT_EQ(steps_of(result.steps).back(), "mtu: 1500 -> 9000 FAILED x3 (EBUSY: set_mtu refused)");
 }
 
 TEST_F(Applier, FailedPortIsRolledBackInReverseOrder) {
-  const PortStatus before = port.state;
-  port.answers["set_mtu"] = {EIO};
-  const PortResult result = apply(port.state);
+  const PortStatus before = observe();
+  port->answers["set_mtu"] = {EIO};
+  const PortResult result = apply(before);
   EXPECT_EQ(result.outcome, Outcome::RolledBack);
   EXPECT_EQ(result.error, "mtu: EIO: set_mtu refused");
   // Not retried (EIO is not transient), not undone (nothing was written).
-  EXPECT_EQ(port.log,
+  EXPECT_EQ(port->log,
             (Lines{
                 "set_dcbx 0x09", "add_apps 64", "set_ets tc3 50", "set_pfc mask 0x08 delay 7",
                 "set_mtu 9000", "set_pfc mask 0x00 delay 7", "set_ets tc3 100",
@@ -188,34 +217,38 @@ TEST_F(Applier, FailedPortIsRolledBackInReverseOrder) {
   EXPECT_EQ(result.rollback.front().change.now, "3");
   EXPECT_EQ(result.rollback.front().change.wanted, "none");
   // Every DCB setting reads as before the apply.
-  EXPECT_EQ(*port.state.dcbx.value, *before.dcbx.value);
-  EXPECT_EQ(*port.state.dscp_apps.value, *before.dscp_apps.value);
-  EXPECT_EQ(*port.state.trust.value, dcb::Trust::Pcp);
-  EXPECT_EQ(*port.state.ets.value, *before.ets.value);
-  EXPECT_EQ(*port.state.pfc.value, *before.pfc.value);
-  EXPECT_EQ(port.state.link.value->mtu, 1500u);
+  const PortStatus after = observe();
+  EXPECT_EQ(*after.dcbx.value, *before.dcbx.value);
+  EXPECT_EQ(*after.dscp_apps.value, *before.dscp_apps.value);
+  EXPECT_EQ(*after.trust.value, dcb::Trust::Pcp);
+  EXPECT_EQ(*after.ets.value, *before.ets.value);
+  EXPECT_EQ(*after.pfc.value, *before.pfc.value);
+  EXPECT_EQ(after.link.value->mtu, 1500u);
 }
 
 TEST_F(Applier, VerifyMismatchIsAFailure) {
-  port.state = test::in_sync_status();
-  port.state.link.value->mtu = 1500;
-  port.state.stall_prevention.value = StallPrevention{8000};
-  port.ignored.insert("set_stall");  // answers success, changes nothing
-  const PortResult result = apply(port.state);
+  bring_in_sync();
+  foreign([](roce_sim::Port& p) {
+    ASSERT_EQ(p.set_mtu(1500), 0);
+    ASSERT_EQ(p.set_pfc_prevention_tout(8000), 0);
+  });
+  port->ignored.insert("set_stall");  // answers success, changes nothing
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::RolledBack);
   EXPECT_EQ(steps_of(result.steps),
             (Lines{"mtu: 1500 -> 9000 ok x1",
                    "stall_prevention: 8000 ms -> auto FAILED x1 (verify: reads 8000 ms after the "
                    "write (wanted auto))"}));
   // The unverified step is undone too: it may have changed something.
-  EXPECT_EQ(port.log, (Lines{"set_mtu 9000", "set_stall 65535", "set_stall 8000", "set_mtu 1500"}));
-  EXPECT_EQ(port.state.link.value->mtu, 1500u);
+  EXPECT_EQ(port->log,
+            (Lines{"set_mtu 9000", "set_stall 65535", "set_stall 8000", "set_mtu 1500"}));
+  EXPECT_EQ(observe().link.value->mtu, 1500u);
 }
 
 TEST_F(Applier, FailedUndoIsRollbackFailedAndTheRestIsStillUndone) {
-  port.answers["set_mtu"] = {EIO};
-  port.answers["set_pfc"] = {0, EIO};  // the apply works, the undo does not
-  const PortResult result = apply(port.state);
+  port->answers["set_mtu"] = {EIO};
+  port->answers["set_pfc"] = {0, EIO};  // the apply works, the undo does not
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::RollbackFailed);
   EXPECT_EQ(outcome_name(result.outcome), "rollback-failed");
   EXPECT_EQ(outcomes_of(result.rollback),
@@ -224,52 +257,58 @@ TEST_F(Applier, FailedUndoIsRollbackFailedAndTheRestIsStillUndone) {
 }
 
 TEST_F(Applier, PcpTrustDeletesEveryDscpEntry) {
-  port.state = test::in_sync_status();
+  bring_in_sync();
   want.trust = dcb::Trust::Pcp;
-  const PortResult result = apply(port.state);
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
-  EXPECT_EQ(port.log, Lines{"delete_apps 64"});
-  EXPECT_EQ(*port.state.trust.value, dcb::Trust::Pcp);
+  EXPECT_EQ(port->log, Lines{"delete_apps 64"});
+  EXPECT_EQ(*observe().trust.value, dcb::Trust::Pcp);
 }
 
 TEST_F(Applier, DscpMapChangeWritesOnlyTheDifferingEntries) {
-  port.state = test::in_sync_status();
+  bring_in_sync();
   want.dscp_map[26] = 5;
   want.dscp_map[48] = 7;
-  const PortResult result = apply(port.state);
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
   // mlx5 replaces a DSCP's entry on add: nothing is left over to delete.
-  EXPECT_EQ(port.log, Lines{"add_apps 2"});
-  EXPECT_EQ(dcb::dscp_map_from_apps(*port.state.dscp_apps.value), want.dscp_map);
-}
-
-TEST_F(Applier, OfedEcnPrioritiesAndKnobs) {
-  port.state = test::in_sync_status();
-  rdma::EcnState ofed;
-  ofed.flavour = rdma::EcnFlavour::Ofed;
-  ofed.np_enabled = 0;
-  ofed.rp_enabled = 1u << 3;
-  ofed.np_params = {{"cnp_dscp", 48}, {"cnp_802p_prio", 6}};
-  ofed.rp_params = {{"rpg_ai_rate", 5}};
-  port.state.ecn.value = ofed;
-  want.ecn.enabled_priorities = 1u << 3;
-  want.ecn.dcqcn["rp_ai_rate"] = 10;
-  const PortResult result = apply(port.state);
-  EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
-  EXPECT_EQ(port.log, (Lines{"set_ecn_enable np 3 1", "set_knob rp_ai_rate 10"}));
+  EXPECT_EQ(port->log, Lines{"add_apps 2"});
+  EXPECT_EQ(dcb::dscp_map_from_apps(*observe().dscp_apps.value), want.dscp_map);
 }
 
 TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
-  port.state = test::in_sync_status();
+  bring_in_sync();
   want.ecn.enabled_priorities = 1u << 3;  // the inbox driver cannot
   want.mtu = 1500;
-  port.state.link.value->mtu = 1500;
-  const PortResult result = apply(port.state);
+  foreign([](roce_sim::Port& p) { ASSERT_EQ(p.set_mtu(1500), 0); });
+  const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::InSync);
-  EXPECT_EQ(port.log, Lines{});
+  EXPECT_EQ(port->log, Lines{});
   ASSERT_EQ(result.unsupported.size(), 1u);
   EXPECT_EQ(result.unsupported[0].setting, plan::Setting::EcnPriorities);
   EXPECT_EQ(result.warnings, Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
+}
+
+// A port of NVIDIA's out-of-tree driver: ECN enables per priority and DCQCN knobs under ecn/.
+class OfedApplier : public Applier {
+ protected:
+  std::string node_file() const override { return ROCED_SIM_NODES "/dual-port-ofed.yaml"; }
+  std::string netdev() const override { return "ens1f0np0"; }
+};
+
+TEST_F(OfedApplier, EcnPrioritiesAndKnobs) {
+  bring_in_sync();
+  foreign([](roce_sim::Port& p) {
+    p.ecn().np_enabled.fill(false);
+    p.ecn().rp_enabled.fill(false);
+    p.ecn().rp_enabled[3] = true;
+  });
+  want.ecn.enabled_priorities = 1u << 3;
+  want.ecn.dcqcn["rp_ai_rate"] = 10;
+  const PortResult result = apply();
+  EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
+  EXPECT_EQ(port->log, (Lines{"set_ecn_enable np 3 1", "set_knob rp_ai_rate 10"}));
+  EXPECT_EQ(pending(), Lines{});
 }
 
 TEST_F(Applier, ApplyResultSummaries) {
