@@ -49,8 +49,16 @@ void Reconciler::Impl::resync(bool announce_new, bool recheck_all, bool reset_ba
   announce(events);
 }
 
+namespace {
+// The applier's retry backoff waits on the reconciler's clock too.
+ReconcilerOptions on_one_clock(ReconcilerOptions options) {
+  options.apply.time = options.time;
+  return options;
+}
+}  // namespace
+
 Reconciler::Reconciler(System& system, config::Config config, ReconcilerOptions options)
-    : impl_(std::make_unique<Impl>(system, std::move(config), std::move(options))) {}
+    : impl_(std::make_unique<Impl>(system, std::move(config), on_one_clock(std::move(options)))) {}
 
 Reconciler::~Reconciler() { stop(); }
 

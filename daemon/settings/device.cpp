@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
 namespace roced::settings {
 
@@ -13,7 +12,7 @@ bool is_transient(const Error& error) { return error.code == EBUSY || error.code
 
 bool Writer::retry_after(const Error& error, int attempt) {
   if (!is_transient(error) || attempt >= options_.max_attempts) return false;
-  std::this_thread::sleep_for(options_.first_backoff * (1 << std::min(attempt - 1, 16)));
+  options_.time->sleep_for(options_.first_backoff * (1 << std::min(attempt - 1, 16)));
   return true;
 }
 

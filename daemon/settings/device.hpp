@@ -19,6 +19,7 @@
 #include "dcb/types.hpp"
 #include "port/status.hpp"
 #include "rdma/ecn.hpp"
+#include "util/time_source.hpp"
 
 namespace roced::settings {
 
@@ -58,6 +59,7 @@ class PortDevice {
 struct WriteOptions {
   int max_attempts = 5;                         // per step, for transient errors
   std::chrono::milliseconds first_backoff{20};  // doubles per retry
+  TimeSource* time = &real_time();              // what the backoff sleeps on
 };
 
 // Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with

@@ -2,6 +2,8 @@
 // The reconciler's life: start on a node already right (no writes), a driver reload of every
 // port (forgotten, then configured again), reload with a bad config, and stop() in the middle of
 // applies.
+#include <atomic>
+
 #include "reconcile_node.hpp"
 
 namespace roced::test {
@@ -191,7 +193,7 @@ TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
   ASSERT_EQ(as_it_was.size(), 4u);
 
   auto options = test_options();
-  options.apply.first_backoff = 150ms;  // the PFC step takes 150+300+600+1200 ms
+  options.apply.first_backoff = 150ms;  // the PFC step takes 150+300+600+1200 ms of the clock
   Reconciler reconciler(system_, config, options);
   std::thread starter([&] { reconciler.start(); });
   const bool caught_applying = wait_until([&] {
@@ -200,9 +202,18 @@ TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
     }
     return false;
   });
-  reconciler.stop();
+  // A worker may be in a retry's backoff, which waits on the simulated clock: move it on while
+  // stop() waits for the workers.
+  std::atomic<bool> stop_done{false};
+  std::thread stopper([&] {
+    reconciler.stop();
+    stop_done = true;
+  });
+  const bool stop_returned = run_until([&] { return stop_done.load(); });
+  stopper.join();
   starter.join();
   ASSERT_TRUE(caught_applying);
+  ASSERT_TRUE(stop_returned);
 
   const auto stopped = writes();
   for (const auto& port : plan::make_plan(system_, config).ports) {
