@@ -5,6 +5,7 @@
 #include "daemon/apply/applier.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 #include "daemon/apply/steps.hpp"
 
@@ -113,6 +114,63 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
   return restored;
 }
 
+// mlx5 computes a lossless buffer's Xoff at the link speed of the moment (en/port_buffer.c
+// calculate_xoff: 40 Gb/s when mlx5e_port_linkspeed fails because the link is down), and only in
+// its manual-buffer update (mlx5e_port_manual_buffer_config, from setpfc or setbuffer). A PFC mask
+// change toggles the link first (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc -> mlx5_toggle_port_link), so
+// the Xoff it and a following buffer write program is for 40 Gb/s, and an MTU change never
+// recomputes it. So when roced manages the buffers and wrote any of these, it waits for the
+// carrier and sends setpfc again as it is (no toggle): the driver recomputes Xoff at the real
+// speed (xoff != priv->dcbx.xoff) and rewrites the thresholds.
+bool moves_headroom(const plan::PortPlan& port_plan, const std::vector<const Step*>& written) {
+  if (!port_plan.desired.buffers) return false;  // firmware-owned buffers: the NIC sizes them
+  return std::any_of(written.begin(), written.end(), [](const Step* step) {
+    return step->feature == settings::Feature::Pfc || step->feature == settings::Feature::Mtu ||
+           step->feature == settings::Feature::Buffer;
+  });
+}
+
+std::string settle_headroom(PortDevice& device, const ApplyOptions& options, PortStatus& current,
+                            std::vector<std::string>& warnings) {
+  constexpr auto kCarrierPoll = std::chrono::milliseconds(100);
+  TimeSource& time = *options.time;
+  const auto start = time.now();
+  const auto deadline = start + options.carrier_timeout;
+  for (;;) {
+    current = device.read_part(current, StatusPart::Link);
+    if (current.link.ok() && current.link.value->carrier) break;
+    if (time.now() >= deadline) {
+      const std::string why =
+          "no carrier " + std::to_string(options.carrier_timeout.count()) +
+          " ms after the change: the lossless buffers' Xoff stays as mlx5 computed it with the "
+          "link down (for 40 Gb/s), too little headroom at this port's speed; apply again once "
+          "the link is up";
+      warnings.push_back("headroom: " + why);
+      return "not recomputed: " + why;
+    }
+    time.sleep_for(kCarrierPoll);
+  }
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
+  current = device.read_part(current, StatusPart::Dcb);
+  if (!current.pfc.ok()) return "not recomputed: " + current.pfc.error;
+  const dcb::Pfc pfc = *current.pfc.value;
+  Writer writer(device, options);
+  if (auto sent = writer.write([&] { return device.set_pfc(pfc); }); !sent) {
+    // ENOMEM: a lossless buffer is smaller than Xoff at this speed plus max MTU plus a cell
+    // (en/port_buffer.c update_xoff_threshold); mlx5 keeps the thresholds it had.
+    const std::string why =
+        sent.error().code == ENOMEM
+            ? describe(sent.error()) +
+                  " (a lossless buffer is too small for the headroom at this link speed; its Xoff "
+                  "stays as computed with the link down)"
+            : describe(sent.error());
+    warnings.push_back("headroom: " + why);
+    return "not recomputed: " + why;
+  }
+  return "recomputed at link speed (setpfc, unchanged) after " + std::to_string(waited.count()) +
+         " ms of link training";
+}
+
 }  // namespace
 
 PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
@@ -156,9 +214,15 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
     result.outcome = roll_back(device, port_plan, done, options, result)
                          ? PortResult::Outcome::RolledBack
                          : PortResult::Outcome::RollbackFailed;
+    if (moves_headroom(port_plan, done)) {
+      result.headroom = settle_headroom(device, options, current, result.warnings);
+    }
     return result;
   }
   result.outcome = PortResult::Outcome::Applied;
+  if (moves_headroom(port_plan, done)) {
+    result.headroom = settle_headroom(device, options, current, result.warnings);
+  }
   return result;
 }
 

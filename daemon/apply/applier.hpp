@@ -37,6 +37,9 @@ struct PortResult {
   std::vector<plan::Unsupported> unsupported;
   std::vector<std::string> warnings;
   std::string error;  // the failure that caused a rollback
+  // With manual buffers: what became of the lossless headroom after PFC, MTU or buffers changed
+  // (recomputed at link speed once the carrier was back, or why not). Empty when not needed.
+  std::string headroom;
 };
 inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
     {PortResult::Outcome::InSync, "in-sync"},

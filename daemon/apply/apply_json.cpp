@@ -44,6 +44,7 @@ Json port_json(const PortResult& port) {
           {"rollback", steps_json(port.rollback)},
           {"unsupported", std::move(unsupported)},
           {"warnings", port.warnings},
+          {"headroom", port.headroom},
           {"error", text_or_null(port.error)}};
 }
 

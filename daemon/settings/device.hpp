@@ -60,6 +60,9 @@ struct WriteOptions {
   int max_attempts = 5;                         // per step, for transient errors
   std::chrono::milliseconds first_backoff{20};  // doubles per retry
   TimeSource* time = &real_time();              // what the backoff sleeps on
+  // How long to wait for the carrier after a PFC mask change flapped the link, before the
+  // lossless headroom is recomputed at the link's speed (manual buffers only).
+  std::chrono::milliseconds carrier_timeout{std::chrono::seconds(15)};
 };
 
 // Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with

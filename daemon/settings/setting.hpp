@@ -28,10 +28,10 @@ enum class Setting {
   DscpMap,
   Ets,
   Maxrate,
+  Mtu,
   PfcPriorities,
   CableLength,
   Buffers,
-  Mtu,
   StallPrevention,
   EcnPriorities,
   CnpDscp,
@@ -51,9 +51,9 @@ enum class Feature : uint8_t {
   AppTable,
   Ets,
   Maxrate,
+  Mtu,
   Pfc,
   Buffer,
-  Mtu,
   StallPrevention,
   EcnEnable,
   CnpDscp,
@@ -67,9 +67,9 @@ inline constexpr auto kFeatureNames = enum_names<Feature>({
     {Feature::AppTable, "app-table"},
     {Feature::Ets, "setets"},
     {Feature::Maxrate, "setmaxrate"},
+    {Feature::Mtu, "mtu"},
     {Feature::Pfc, "setpfc"},
     {Feature::Buffer, "setbuffer"},
-    {Feature::Mtu, "mtu"},
     {Feature::StallPrevention, "pfc-prevention-tout"},
     {Feature::EcnEnable, "ecn-enable"},
     {Feature::CnpDscp, "cnp-dscp"},
@@ -95,10 +95,10 @@ inline constexpr OrderRule kOrderRules[] = {
     {Feature::DcbxMode, Feature::Pfc, "host DCBX first: the firmware agent would own PFC"},
     {Feature::Pfc, Feature::Buffer,
      "setbuffer marks a buffer lossless from the PFC mask in force (mlx5e_dcbnl_setbuffer)"},
-    // Not in force yet: the headroom (xoff) is computed from the MTU in force when PFC or the
-    // buffers are written (en/port_buffer.c mlx5e_port_manual_buffer_config), and an MTU change
-    // leaves manual buffers alone.
-    // {Feature::Mtu, Feature::Pfc, ...}, {Feature::Mtu, Feature::Buffer, ...}
+    {Feature::Mtu, Feature::Pfc,
+     "Xoff counts the MTU in force when setpfc reaches mlx5e_port_manual_buffer_config, and an "
+     "MTU change never recomputes it (en/port_buffer.c calculate_xoff)"},
+    {Feature::Mtu, Feature::Buffer, "likewise for a buffer write (mlx5e_dcbnl_setbuffer)"},
 };
 consteval bool order_rules_hold() {
   for (const OrderRule& rule : kOrderRules) {
@@ -129,10 +129,10 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings = {{
     {Setting::DscpMap,         "dscp_map",          Feature::AppTable,        Scope::Mlx5,    false, "{26: 3}"},
     {Setting::Ets,             "ets",               Feature::Ets,             Scope::Mlx5,    false, "{prio_tc: [0, 1, 2, 3, 4, 5, 6, 7]}"},
     {Setting::Maxrate,         "maxrate",           Feature::Maxrate,         Scope::Mlx5,    false, "[0, 0, 0, 0, 0, 0, 0, 25000]"},
+    {Setting::Mtu,             "mtu",               Feature::Mtu,             Scope::AnyRoce, false, "9000"},
     {Setting::PfcPriorities,   "pfc.priorities",    Feature::Pfc,             Scope::Mlx5,    false, "[3]"},
     {Setting::CableLength,     "pfc.cable_length",  Feature::Pfc,             Scope::Mlx5,    false, "7"},
     {Setting::Buffers,         "buffers",           Feature::Buffer,          Scope::Mlx5,    false, "{prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0], size: [262144, 131072, 0, 0, 0, 0, 0, 0]}"},
-    {Setting::Mtu,             "mtu",               Feature::Mtu,             Scope::AnyRoce, false, "9000"},
     {Setting::StallPrevention, "stall_prevention",  Feature::StallPrevention, Scope::Mlx5,    false, "auto"},
     {Setting::EcnPriorities,   "ecn.priorities",    Feature::EcnEnable,       Scope::Mlx5,    false, "[3]"},
     {Setting::CnpDscp,         "ecn.cnp_dscp",      Feature::CnpDscp,         Scope::Mlx5,    false, "48"},

@@ -143,7 +143,13 @@ struct Spec<Setting::PfcPriorities> {
   static std::pair<std::string, std::string> describe(const Ctx&, Value now, Value wanted) {
     return {settings::describe::priorities(now), settings::describe::priorities(wanted)};
   }
-  static std::optional<std::string_view> disruption(const Ctx&) {
+  static std::optional<std::string_view> disruption(const Ctx& c) {
+    // With manual buffers the applier then waits for the carrier and has mlx5 recompute Xoff
+    // (the driver computed it with the link down): see daemon/apply/applier.cpp settle_headroom.
+    if (c.want.buffers) {
+      return "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link); roced then "
+             "waits for the carrier and has the headroom recomputed at link speed";
+    }
     return "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link)";
   }
 };

@@ -173,9 +173,19 @@ class InProcessFiles final : public roced::FileTree {
   MappedFileTree files_;
 };
 
+namespace {
+// Without a clock nothing would ever end a link's training: the link trains inside the operation.
+std::vector<PortSpec> for_clock(std::vector<PortSpec> specs, const SimulatedTime* time) {
+  if (time == nullptr) {
+    for (PortSpec& spec : specs) spec.link_training_ms = 0;
+  }
+  return specs;
+}
+}  // namespace
+
 InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir, SimulatedTime* time)
     : dir_((fs::create_directories(dir), fs::absolute(dir).lexically_normal())),
-      node_(std::move(specs)),
+      node_(for_clock(std::move(specs), time)),
       writes_(dir_ / server::kWritesFile, netdevs_of(node_)),
       rtnl_(node_, &writes_),
       ethtool_(node_, &writes_),
@@ -209,17 +219,22 @@ std::vector<std::string> InProcessNode::scenario_log() {
 
 void InProcessNode::advanced(std::chrono::nanoseconds step) {
   const std::lock_guard lock(mutex_);
-  if (!runner_) return;
-  // The runner counts whole microseconds; the remainder waits for the next step.
+  // The model counts whole microseconds; the remainder waits for the next step.
   runner_lag_ += step;
   const auto whole = std::chrono::duration_cast<std::chrono::microseconds>(runner_lag_);
   runner_lag_ -= whole;
-  runner_->advance(whole);
-  after_scenario_step();
+  if (runner_) {
+    runner_->advance(whole);
+    after_scenario_step();
+  } else if (node_.advance(whole)) {  // no scenario: links still train
+    after_scenario_step();
+  }
 }
 
 void InProcessNode::after_scenario_step() {
-  for (std::string& line : runner_->take_log()) scenario_log_.push_back(std::move(line));
+  if (runner_) {
+    for (std::string& line : runner_->take_log()) scenario_log_.push_back(std::move(line));
+  }
   writes_.flush();
   deliver(rtnl_.drain_events(), nullptr);
   mirror_.refresh();

@@ -140,6 +140,17 @@ void Node::set_file_unreadable(const std::string& path, bool unreadable) {
   }
 }
 
+bool Node::advance(std::chrono::microseconds elapsed) {
+  bool changed = false;
+  for (Port* port : ports()) {
+    if (port->advance(elapsed)) {
+      note_link_changed(port->netdev());
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 void Node::note_link_changed(const std::string& netdev) {
   if (const int index = ifindex(netdev))
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});

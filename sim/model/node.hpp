@@ -52,6 +52,10 @@ class Node {
   // 0 if unknown or absent. Stable while present; a re-probed netdev gets a new ifindex (as Linux).
   int ifindex(const std::string& netdev) const;
 
+  // Time passes for the ports' PHYs: links that finish training get their carrier back, each
+  // with a LinkChanged event (the carrier-on notification a real link sends).
+  bool advance(std::chrono::microseconds elapsed);  // true when a carrier came back
+
   // Driver reload of one port (all when netdev is empty): ports vanish (LinkRemoved), and on
   // rebind come back with firmware defaults and new ifindexes (LinkAdded).
   void unbind(const std::string& netdev);

@@ -207,9 +207,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       reader.fail(ports_field, "a NIC has 1 to 4 ports, not " + std::to_string(ports.size()));
     }
     for (size_t index = 0; index < ports.size(); ++index) {
-      const auto port =
-          reader.map(ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
-                                    "addresses", "firmware_defaults", "counters_start"});
+      const auto port = reader.map(
+          ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
+                         "addresses", "firmware_defaults", "counters_start", "link_training"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -267,6 +267,14 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       }
       if (const auto f = port.get("max_mtu")) {
         spec.max_mtu = static_cast<uint32_t>(reader.integer(*f, 1500, 9978));
+      }
+      if (const auto f = port.get("link_training")) {
+        const auto training = reader.duration(*f);
+        if (training > std::chrono::seconds(60)) {
+          reader.fail(*f, "link_training is at most 60s");
+        }
+        spec.link_training_ms = static_cast<uint32_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(training).count());
       }
       if (const auto f = port.get("addresses")) {
         for (const auto& address_field : reader.list(*f)) {

@@ -89,6 +89,7 @@ void Port::reset_to_firmware_defaults() {
   mtu_ = 1500;
   admin_up_ = true;
   link_toggles_ = 0;
+  training_left_us_ = 0;
   carrier_changes_ = 0;
   link_down_events_ = 0;
 
@@ -135,14 +136,32 @@ void Port::set_peer_carrier(bool carrier_up) {
   }
 }
 
+uint32_t Port::link_training_ms() const {
+  return spec_.link_training_ms.value_or(default_link_training_ms(spec_.speed_mbps));
+}
+
 void Port::toggle_link() {
-  // mlx5_toggle_port_link: port admin down, and up again if it was up. The carrier drops and
-  // returns; this model has no time, so both edges happen inside the op.
+  // mlx5_toggle_port_link (port.c): PAOS admin down, then up again if it was up. The carrier
+  // drops at once and returns only when the PHY has trained (advance()); until then
+  // mlx5e_port_linkspeed fails, so calculate_xoff falls back to 40 Gb/s.
   ++link_toggles_;
-  if (carrier()) {
-    carrier_changes_ += 2;
+  const bool had_carrier = carrier();
+  if (had_carrier) {
+    ++carrier_changes_;
     ++link_down_events_;
   }
+  if (!admin_up_ || !carrier_) return;  // nothing to train against
+  training_left_us_ = uint64_t{link_training_ms()} * 1000;
+  if (training_left_us_ == 0) ++carrier_changes_;  // trained inside the op
+}
+
+bool Port::advance(std::chrono::microseconds elapsed) {
+  if (training_left_us_ == 0 || elapsed.count() <= 0) return false;
+  const auto step = static_cast<uint64_t>(elapsed.count());
+  training_left_us_ = step >= training_left_us_ ? 0 : training_left_us_ - step;
+  if (training_left_us_ != 0 || !carrier()) return false;
+  ++carrier_changes_;
+  return true;
 }
 
 }  // namespace roce_sim

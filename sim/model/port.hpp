@@ -8,6 +8,7 @@
 #include <linux/dcbnl.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -99,7 +100,12 @@ class Port {
   int set_mtu(uint32_t mtu);  // -EINVAL outside [min, max]
   bool admin_up() const { return admin_up_; }
   int set_admin_up(bool up);
-  bool carrier() const { return admin_up_ && carrier_; }
+  bool carrier() const { return admin_up_ && carrier_ && training_left_us_ == 0; }
+  // The link is training after a driver toggle: carrier comes back when it is done.
+  bool link_training() const { return training_left_us_ != 0; }
+  uint32_t link_training_ms() const;
+  // Time passes for the PHY: true when a link training ended (carrier is back).
+  bool advance(std::chrono::microseconds elapsed);
   void set_peer_carrier(bool carrier);  // cable or switch side: link flap scenarios
   uint64_t link_toggles() const {
     return link_toggles_;
@@ -143,6 +149,8 @@ class Port {
   uint16_t stall_minor_watermark_ms() const { return stall_minor_ms_; }
   // Per-buffer Xon/Xoff (bytes) and lossy bits as the firmware holds them (pbmc).
   const std::array<uint32_t, 8>& buffer_xoff() const { return buf_xoff_; }
+  // calculate_xoff's formula at a given speed (and the MTU and cable length now), in bytes.
+  uint32_t xoff_at(uint64_t speed_mbps) const;
   const std::array<uint32_t, 8>& buffer_xon() const { return buf_xon_; }
   const std::array<bool, 8>& buffer_lossy() const { return buf_lossy_; }
   // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by
@@ -159,9 +167,9 @@ class Port {
   void setets_core(const ieee_ets& in);  // mlx5e_dcbnl_ieee_setets_core
   int manual_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,
                            const uint8_t* prio2buffer);  // mlx5e_port_manual_buffer_config
-  void auto_buffer_layout();  // what the firmware does with buffers while not in manual mode
-  uint32_t calculate_xoff() const;
-  void toggle_link();  // mlx5_toggle_port_link
+  void auto_buffer_layout();        // what the firmware does with buffers while not in manual mode
+  uint32_t calculate_xoff() const;  // at the speed of the moment, as mlx5 does
+  void toggle_link();               // mlx5_toggle_port_link
   // DCB
   ieee_ets ets_{};  // driver copy: tc_tsa as last set (priv->dcbx.tc_tsa)
   std::array<uint8_t, 8> fw_prio_tc_{}, fw_tc_group_{}, fw_tc_bw_{};
@@ -185,6 +193,7 @@ class Port {
   uint32_t mtu_ = 1500;
   bool admin_up_ = true;
   bool carrier_ = true;
+  uint64_t training_left_us_ = 0;  // link training after a toggle; carrier is down meanwhile
   uint64_t link_toggles_ = 0;
   uint64_t carrier_changes_ = 0;
   uint64_t link_down_events_ = 0;

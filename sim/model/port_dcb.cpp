@@ -228,10 +228,14 @@ int Port::ieee_setmaxrate(const ieee_maxrate& in) {
 // ---- buffers ----
 
 uint32_t Port::calculate_xoff() const {
-  // calculate_xoff: xoff = (301 + 2.16 * len[m]) * speed[Gb/s] + 2.72 * MTU, speed >= 40 Gb/s;
-  // with the link down mlx5e_port_linkspeed fails and 40 Gb/s is used.
-  uint64_t speed = carrier() ? spec_.speed_mbps : 40000;
-  speed = std::max<uint64_t>(speed, 40000);
+  // calculate_xoff (en/port_buffer.c): with the link down (training after a toggle)
+  // mlx5e_port_linkspeed fails and 40 Gb/s is used.
+  return xoff_at(carrier() ? spec_.speed_mbps : 40000);
+}
+
+uint32_t Port::xoff_at(uint64_t speed_mbps) const {
+  // xoff = (301 + 2.16 * len[m]) * speed[Gb/s] + 2.72 * MTU, speed >= 40 Gb/s.
+  const uint64_t speed = std::max<uint64_t>(speed_mbps, 40000);
   const uint64_t xoff =
       (301 + 216 * uint64_t{cable_len_} / 100) * speed / 1000 + 272 * uint64_t{mtu_} / 100;
   return static_cast<uint32_t>(xoff);
@@ -241,7 +245,7 @@ void Port::auto_buffer_layout() {
   // Not in manual mode the firmware owns the buffers: PFC priorities on a lossless buffer 1,
   // everything else on lossy buffer 0 (a plausible ConnectX-7 layout; not in the kernel source).
   const uint32_t max_mtu_eff = std::max(spec_.max_mtu, kMinimumMaxMtu);
-  const uint32_t xoff = calculate_xoff();
+  const uint32_t xoff = xoff_at(spec_.speed_mbps);  // the firmware knows its own link
   buffer_ = dcbnl_buffer{};
   buf_xoff_.fill(0);
   buf_xon_.fill(0);

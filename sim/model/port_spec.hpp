@@ -3,6 +3,7 @@
 // What a simulated port is, as the node description says it (see docs/sim-formats.md).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct Capabilities {
   bool ecn = true;                    // DCQCN knobs present
 };
 
+// Link training after an admin down/up: about a second and a half at up to 100G, a few seconds
+// at 200G and 400G (PAM4 links train longer). Not in the kernel source: the PHY's time.
+constexpr uint32_t default_link_training_ms(uint32_t speed_mbps) {
+  return speed_mbps >= 200000 ? 3000 : 1500;
+}
+
 struct PortSpec {
   std::string netdev;       // "lan2"
   std::string rdma_device;  // "mlx5_0"
@@ -33,6 +40,9 @@ struct PortSpec {
   std::string driver_version = "6.1.0-27-amd64";  // what ETHTOOL_GDRVINFO reports as version
   DriverFlavour flavour = DriverFlavour::Inbox;
   uint32_t max_mtu = 9978;
+  // How long the carrier stays down after the driver toggles the link (a PFC mask change), while
+  // the PHY retrains; unset: default_link_training_ms(speed). 0: back inside the operation.
+  std::optional<uint32_t> link_training_ms;
   Capabilities caps;
   std::vector<std::string> ipv4;  // "192.168.2.10/24"
   std::vector<std::string> ipv6;  // "fd00::2/64"

@@ -198,6 +198,7 @@ void ScenarioRunner::advance(microseconds simulated_dt) {
   while (next_action_ < actions_.size() && actions_[next_action_].at <= target) {
     const Action action = actions_[next_action_];
     if (action.at > now_) {
+      node_.advance(action.at - now_);
       traffic_.advance(action.at - now_);
       now_ = action.at;
       for (auto& note : traffic_.take_notes()) log_.push_back(seconds_text(now_) + " " + note);
@@ -206,6 +207,7 @@ void ScenarioRunner::advance(microseconds simulated_dt) {
     fire(action);
   }
   if (target > now_) {
+    node_.advance(target - now_);
     traffic_.advance(target - now_);
     now_ = target;
   }

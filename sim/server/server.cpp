@@ -539,6 +539,8 @@ class Server {
       if (runner_) {
         runner_->advance(step);
         for (const std::string& text : runner_->take_log()) say(text);
+      } else {
+        node_.advance(step);  // no scenario: links still train
       }
     }
     return now;

@@ -14,6 +14,7 @@
 #include "port/discovery.hpp"
 #include "scripted_device.hpp"
 #include "sim/model/port.hpp"
+#include "stepping_time.hpp"
 
 namespace roced::apply {
 namespace {
@@ -51,6 +52,7 @@ class Applier : public test::InProcessNode {
   void SetUp() override {
     test::InProcessNode::SetUp();
     options.first_backoff = std::chrono::milliseconds(0);
+    options.time = &clock_;  // waits for the carrier pass on the node's clock
     auto found = describe_netdev(*system_.files, netdev());
     ASSERT_TRUE(found.ok()) << found.error().message;
     port_ = *found;
@@ -98,6 +100,7 @@ class Applier : public test::InProcessNode {
   }
 
   config::Profile want = config::default_profile();
+  test::SteppingTime clock_{time_};
   ApplyOptions options;
   plan::PortPlan port_plan;
   DiscoveredPort port_;
@@ -132,8 +135,8 @@ TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
                            "set_dcbx 0x09",
                            "add_apps 64",  // trust and DSCP map: one APP table write
                            "set_ets tc3 50",
+                           "set_mtu 9000",               // before PFC: Xoff counts the MTU
                            "set_pfc mask 0x08 delay 7",  // priorities and cable length: one message
-                           "set_mtu 9000",
                            "set_stall 65535",
                            // Mode before priority (cong.c: mlx5_ib_set_cc_param_mask_val).
                            "set_knob np_cnp_prio_mode 0",
@@ -196,26 +199,28 @@ TEST_F(Applier, RetriesStopAtMaxAttempts) {
 
 TEST_F(Applier, FailedPortIsRolledBackInReverseOrder) {
   const PortStatus before = observe();
-  port->answers["set_mtu"] = {EIO};
+  port->answers["set_stall"] = {EIO};
   const PortResult result = apply(before);
   EXPECT_EQ(result.outcome, Outcome::RolledBack);
-  EXPECT_EQ(result.error, "mtu: EIO: set_mtu refused");
+  EXPECT_EQ(result.error, "stall_prevention: EIO: set_stall refused");
   // Not retried (EIO is not transient), not undone (nothing was written).
-  EXPECT_EQ(port->log,
-            (Lines{
-                "set_dcbx 0x09", "add_apps 64", "set_ets tc3 50", "set_pfc mask 0x08 delay 7",
-                "set_mtu 9000", "set_pfc mask 0x00 delay 7", "set_ets tc3 100",
-                "delete_apps 64",  // the last DSCP entry takes trust back to PCP
-                "set_dcbx 0x0d",   // firmware's version bits back (with HOST) ...
-                "set_dcbx 0x00",   // ... then HOST off: firmware (cee ieee) again
-            }));
-  EXPECT_EQ(outcomes_of(result.steps), (Lines{"dcbx ok", "trust ok", "dscp_map ok", "ets ok",
-                                              "pfc.priorities ok", "mtu FAILED"}));
-  EXPECT_EQ(result.steps.back().error, "EIO: set_mtu refused");
+  EXPECT_EQ(port->log, (Lines{
+                           "set_dcbx 0x09", "add_apps 64", "set_ets tc3 50", "set_mtu 9000",
+                           "set_pfc mask 0x08 delay 7", "set_stall 65535",
+                           "set_pfc mask 0x00 delay 7", "set_mtu 1500", "set_ets tc3 100",
+                           "delete_apps 64",  // the last DSCP entry takes trust back to PCP
+                           "set_dcbx 0x0d",   // firmware's version bits back (with HOST) ...
+                           "set_dcbx 0x00",   // ... then HOST off: firmware (cee ieee) again
+                       }));
+  EXPECT_EQ(outcomes_of(result.steps),
+            (Lines{"dcbx ok", "trust ok", "dscp_map ok", "ets ok", "mtu ok", "pfc.priorities ok",
+                   "stall_prevention FAILED"}));
+  EXPECT_EQ(result.steps.back().error, "EIO: set_stall refused");
   EXPECT_EQ(outcomes_of(result.rollback),
-            (Lines{"pfc.priorities ok", "ets ok", "trust ok", "dscp_map ok", "dcbx ok"}));
+            (Lines{"pfc.priorities ok", "mtu ok", "ets ok", "trust ok", "dscp_map ok", "dcbx ok"}));
   EXPECT_EQ(result.rollback.front().change.now, "3");
   EXPECT_EQ(result.rollback.front().change.wanted, "none");
+  EXPECT_EQ(result.headroom, "");  // firmware-owned buffers: nothing to recompute
   // Every DCB setting reads as before the apply.
   const PortStatus after = observe();
   EXPECT_EQ(*after.dcbx.value, *before.dcbx.value);
@@ -246,13 +251,13 @@ TEST_F(Applier, VerifyMismatchIsAFailure) {
 }
 
 TEST_F(Applier, FailedUndoIsRollbackFailedAndTheRestIsStillUndone) {
-  port->answers["set_mtu"] = {EIO};
+  port->answers["set_stall"] = {EIO};
   port->answers["set_pfc"] = {0, EIO};  // the apply works, the undo does not
   const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::RollbackFailed);
   EXPECT_EQ(outcome_name(result.outcome), "rollback-failed");
-  EXPECT_EQ(outcomes_of(result.rollback),
-            (Lines{"pfc.priorities FAILED", "ets ok", "trust ok", "dscp_map ok", "dcbx ok"}));
+  EXPECT_EQ(outcomes_of(result.rollback), (Lines{"pfc.priorities FAILED", "mtu ok", "ets ok",
+                                                 "trust ok", "dscp_map ok", "dcbx ok"}));
   EXPECT_EQ(result.rollback.front().error, "EIO: set_pfc refused");
 }
 
@@ -287,6 +292,65 @@ TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
   ASSERT_EQ(result.unsupported.size(), 1u);
   EXPECT_EQ(result.unsupported[0].setting, plan::Setting::EcnPriorities);
   EXPECT_EQ(result.warnings, Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
+}
+
+// With roced managing the buffers, mlx5 computes the lossless buffer's Xoff while the link is
+// down after the PFC toggle (for 40 Gb/s: en/port_buffer.c calculate_xoff); the applier waits
+// for the carrier and has it recomputed at 400 Gb/s.
+class ManualBuffers : public Applier {
+ protected:
+  void SetUp() override {
+    Applier::SetUp();
+    config::BufferProfile buffers;
+    buffers.prio2buffer = {0, 0, 0, 1, 0, 0, 0, 0};
+    buffers.buffer_size = {262144, 393216, 0, 0, 0, 0, 0, 0};
+    want.buffers = buffers;
+  }
+  // What the firmware holds as buffer 1's Xoff threshold (not visible through dcbnl).
+  uint32_t xoff_threshold() {
+    uint32_t xoff = 0;
+    node_->inspect([&](roce_sim::Node& node) { xoff = node.find("lan2")->buffer_xoff()[1]; });
+    return xoff;
+  }
+  uint32_t expected_at(uint64_t speed_mbps) {
+    uint32_t xoff = 0;
+    node_->inspect([&](roce_sim::Node& node) { xoff = node.find("lan2")->xoff_at(speed_mbps); });
+    return (393216u - xoff) / 128 * 128;
+  }
+};
+
+TEST_F(ManualBuffers, XoffIsRecomputedAtLinkSpeedOnceTheCarrierIsBack) {
+  const PortResult result = apply();
+  ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
+  // MTU first, PFC (the link toggles), buffers (written while it trains), then setpfc again.
+  EXPECT_EQ(port->log[3], "set_mtu 9000");
+  EXPECT_EQ(port->log[4], "set_pfc mask 0x08 delay 7");
+  EXPECT_EQ(port->log[5], "set_buffer 262144");
+  EXPECT_EQ(port->log.back(), "set_pfc mask 0x08 delay 7");
+  EXPECT_EQ(result.headroom,
+            "recomputed at link speed (setpfc, unchanged) after 3000 ms of link training");
+  EXPECT_EQ(xoff_threshold(), expected_at(400000));
+  EXPECT_NE(expected_at(400000), expected_at(40000));
+  EXPECT_EQ(pending(), Lines{});
+}
+
+TEST_F(ManualBuffers, NoCarrierIsReportedNotHidden) {
+  foreign([](roce_sim::Port& p) { p.set_peer_carrier(false); });  // the cable is out
+  const PortResult result = apply();
+  ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
+  EXPECT_EQ(result.headroom.rfind("not recomputed: no carrier 15000 ms after the change", 0), 0u)
+      << result.headroom;
+  ASSERT_FALSE(result.warnings.empty());
+  EXPECT_EQ(result.warnings.back().rfind("headroom: no carrier", 0), 0u);
+  EXPECT_EQ(xoff_threshold(), expected_at(40000));  // what mlx5 did with the link down
+}
+
+TEST_F(Applier, FirmwareOwnedBuffersNeedNoWaitForTheCarrier) {
+  const auto before = time_.now();
+  const PortResult result = apply();
+  ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
+  EXPECT_EQ(result.headroom, "");
+  EXPECT_EQ(time_.now(), before);  // no time passed: nothing waited
 }
 
 // A port of NVIDIA's out-of-tree driver: ECN enables per priority and DCQCN knobs under ecn/.

@@ -27,6 +27,7 @@
 #include "scripted_device.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/model/port.hpp"
+#include "stepping_time.hpp"
 
 namespace roced::apply {
 namespace {
@@ -154,6 +155,8 @@ std::string ApplyCorpus::run_corpus() {
   ApplyOptions options;
   options.max_attempts = 3;
   options.first_backoff = std::chrono::milliseconds(0);
+  test::SteppingTime clock(time_);
+  options.time = &clock;  // link training passes on the nodes' clock
   for (int i = 0; i < kCases; ++i) {
     // lan2: inbox, 400G; ens1f0np0: NVIDIA's driver, host DCBX and DSCP trust from the
     // firmware; ens2np0: inbox, no stall prevention.

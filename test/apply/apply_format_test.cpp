@@ -95,7 +95,7 @@ TEST(ApplyFormat, Json) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : lan4.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"netdev", "outcome", "changed", "changes", "rollback",
-                                            "unsupported", "warnings", "error"}));
+                                            "unsupported", "warnings", "headroom", "error"}));
 }
 
 }  // namespace

@@ -2,11 +2,12 @@
 // DCQCN knob names across the two driver flavours (rdma/ecn_knobs.hpp), checked against the
 // fixture of NVIDIA's ecn/ sysfs tree.
 #include "rdma/ecn_knobs.hpp"
-#include "sim/transport/simulated_system.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced::rdma {
 namespace {

@@ -36,8 +36,8 @@ const Lines kDefaultNodeChanges = {
     "dscp_map: none -> d>>3",
     "ets: prio_tc 1,0,2,3,4,5,6,7 tc all vendor -> "
     "prio_tc 0,1,2,3,4,5,6,7 tc 10,10,10,50,10,5,strict,5",
-    "pfc.priorities: none -> 3 !",
     "mtu: 1500 -> 9000 !",
+    "pfc.priorities: none -> 3 !",
     "stall_prevention: 8000 ms -> auto",
     "ecn.cnp_priority: 6 (np_cnp_prio_mode 1: not in effect) -> 6",
     "roce.tos: 0 (kernel default) -> 106",
@@ -87,7 +87,7 @@ TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
   EXPECT_EQ(plan.ports[1].port.netdev, "lan5");
   EXPECT_EQ(plan.not_found, Lines{"lan9"});
   Lines lan5_changes = kDefaultNodeChanges;
-  lan5_changes.erase(lan5_changes.begin() + 5);  // the MTU already is 1500
+  lan5_changes.erase(lan5_changes.begin() + 4);  // the MTU already is 1500
   EXPECT_EQ(changes_of(plan.ports[1]), lan5_changes);
   EXPECT_EQ(plan.ports[1].warnings, (Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096",
                                            "RoCE v2 GID index is 3, the config says jobs use 5"}));

@@ -392,9 +392,9 @@ TEST_F(PlanPort, ChangesComeInSettingOrder) {
   have.stall_prevention = Field<StallPrevention>::of(StallPrevention{8000});
   std::vector<Setting> order;
   for (const auto& c : plan().changes) order.push_back(c.setting);
-  EXPECT_EQ(order,
-            (std::vector<Setting>{Setting::Dcbx, Setting::PfcPriorities, Setting::CableLength,
-                                  Setting::Mtu, Setting::StallPrevention, Setting::RdmaCmTos}));
+  EXPECT_EQ(order, (std::vector<Setting>{Setting::Dcbx, Setting::Mtu, Setting::PfcPriorities,
+                                         Setting::CableLength, Setting::StallPrevention,
+                                         Setting::RdmaCmTos}));
 }
 
 TEST(SettingName, IsTheProfileKey) {

@@ -20,6 +20,9 @@ void enable_pfc(Port& port, uint8_t mask) {
   ASSERT_EQ(port.ieee_getpfc(pfc), 0);
   pfc.pfc_en = mask;
   ASSERT_EQ(port.ieee_setpfc(pfc), 0);
+  // A changed mask toggles the link: these tests start once it has trained again.
+  port.advance(std::chrono::milliseconds(port.link_training_ms()));
+  ASSERT_TRUE(port.carrier());
 }
 
 class Traffic : public ::testing::Test {

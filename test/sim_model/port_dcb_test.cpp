@@ -157,8 +157,14 @@ TEST(PortPfc, ChangingTheMaskTogglesTheLinkButTheSameMaskDoesNot) {
   Port port(test::cx7_port());
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
   EXPECT_EQ(port.link_toggles(), 1u);
-  EXPECT_EQ(port.carrier_changes(), 2u);  // down and up again
+  EXPECT_EQ(port.carrier_changes(), 1u);  // down: the link trains again
+  EXPECT_FALSE(port.carrier());
+  EXPECT_EQ(port.link_training_ms(), 3000u);  // 400G
+  EXPECT_FALSE(port.advance(std::chrono::milliseconds(2999)));
+  EXPECT_FALSE(port.carrier());
+  EXPECT_TRUE(port.advance(std::chrono::milliseconds(1)));
   EXPECT_TRUE(port.carrier());
+  EXPECT_EQ(port.carrier_changes(), 2u);  // and up again
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
   EXPECT_EQ(port.link_toggles(), 1u);
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x00)), 0);
@@ -313,6 +319,7 @@ TEST(PortBuffer, FirmwareLayoutIsAutoWithLossyBuffer0) {
 TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
   Port port(test::cx7_port());
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);  // prio 3 lossless on buffer 1 (auto)
+  port.advance(std::chrono::seconds(3));           // carrier back: 400 Gb/s
   dcbnl_buffer buffer{};
   ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
   ASSERT_EQ(buffer.prio2buffer[3], 1);
@@ -327,6 +334,37 @@ TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
   ASSERT_EQ(port.dcbnl_getbuffer(now), 0);
   EXPECT_EQ(now.buffer_size[1], 140672u);
   EXPECT_EQ(port.buffer_xoff()[1], (140672u - 130480u) / 128 * 128);
+}
+
+// en_dcbnl.c mlx5e_dcbnl_ieee_setpfc toggles the link, then mlx5e_port_manual_buffer_config
+// runs calculate_xoff while the link trains: 40 Gb/s. Only a setpfc that reaches the driver with
+// the carrier back recomputes it (xoff != priv->dcbx.xoff); an MTU change does not.
+TEST(PortBuffer, XoffAfterAMaskChangeIsAt40GUntilSetpfcAgainWithCarrier) {
+  Port port(test::cx7_port());
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  port.advance(std::chrono::seconds(3));
+  dcbnl_buffer buffer{};
+  ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+  buffer.buffer_size[1] = 393216;
+  ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);  // manual mode, link up: 400G
+  ASSERT_TRUE(port.buffers_manual());
+  const uint32_t at_400g = port.buffer_xoff()[1];
+  EXPECT_EQ(at_400g, (393216u - port.xoff_at(400000)) / 128 * 128);
+
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // toggles the link: recomputed at 40G
+  EXPECT_FALSE(port.carrier());
+  const uint32_t at_40g = (393216u - port.xoff_at(40000)) / 128 * 128;
+  EXPECT_EQ(port.buffer_xoff()[1], at_40g);
+  EXPECT_GT(at_40g, at_400g);  // less headroom above Xoff: drops at 400G
+
+  ASSERT_EQ(port.set_mtu(4200), 0);  // no recompute
+  EXPECT_EQ(port.buffer_xoff()[1], at_40g);
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, link still training: 40G
+  EXPECT_EQ(port.buffer_xoff()[1], (393216u - port.xoff_at(40000)) / 128 * 128);
+
+  port.advance(std::chrono::seconds(3));
+  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, carrier back: 400G
+  EXPECT_EQ(port.buffer_xoff()[1], (393216u - port.xoff_at(400000)) / 128 * 128);
 }
 
 TEST(PortBuffer, LosslessBufferOfSizeZeroIsEINVAL) {

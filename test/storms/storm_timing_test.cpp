@@ -63,6 +63,7 @@ class StormTiming : public ::testing::Test {
       port->ieee_getpfc(pfc);
       pfc.pfc_en = kLossless;  // as roced's recipe leaves it
       port->ieee_setpfc(pfc);
+      port->advance(std::chrono::milliseconds(port->link_training_ms()));        // and trained
       if (port->spec().caps.stall_prevention) port->set_pfc_prevention_tout(0);  // off
     }
     using roce_sim::Direction;

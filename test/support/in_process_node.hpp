@@ -21,6 +21,8 @@ class InProcessNode : public ::testing::Test {
  protected:
   // The node file to run; empty = the embedded default node (lan2..lan5).
   virtual std::string node_file() const { return {}; }
+  // Changes the node's ports before the node starts (none by default).
+  virtual void adjust(std::vector<roce_sim::PortSpec>& specs) const { (void)specs; }
 
   void SetUp() override {
     char shm_pattern[] = "/dev/shm/roced-inprocess-XXXXXX";
@@ -29,9 +31,10 @@ class InProcessNode : public ::testing::Test {
     if (made == nullptr) made = ::mkdtemp(tmp_pattern);
     ASSERT_NE(made, nullptr);
     dir_ = made;
-    node_ = std::make_unique<roce_sim::InProcessNode>(
-        node_file().empty() ? roce_sim::default_node() : roce_sim::load_node_file(node_file()),
-        dir_, &time_);
+    auto specs =
+        node_file().empty() ? roce_sim::default_node() : roce_sim::load_node_file(node_file());
+    adjust(specs);
+    node_ = std::make_unique<roce_sim::InProcessNode>(std::move(specs), dir_, &time_);
     system_ = node_->system();
   }
   void TearDown() override {
