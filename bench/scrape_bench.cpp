@@ -329,6 +329,11 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     }
     exporters.push_back(std::move(roced));
   }
+  // roced's PFC change flapped every link: scrape a node whose links have trained again.
+  if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
+    run.problems.push_back("the links did not come back after roced configured them");
+    return run;
+  }
   struct NodeExporterVariant {
     const char* name;
     bool self_metrics;

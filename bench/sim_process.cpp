@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <thread>
 
 namespace roced::bench {
 
@@ -63,7 +64,8 @@ int run_program(const std::vector<std::string>& argv, std::string* output) {
 }
 
 SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file,
-                       const std::string& scenario_file) {
+                       const std::string& scenario_file,
+                       const std::vector<std::string>& extra_args) {
   // sysfs, configfs and debugfs live in memory; so does the simulated node's tree when a tmpfs is
   // there, so neither side pays for ext4 inode creation the real kernel never does.
   char shm_pattern[] = "/dev/shm/roced-bench-XXXXXX";
@@ -82,6 +84,7 @@ SimProcess::SimProcess(const std::string& roce_sim, const std::string& node_file
     argv.push_back("--scenario");
     argv.push_back(scenario_file);
   }
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   pid_ = spawn(argv, -1);
   // The destructor does not run for a constructor that throws: stop and clean up here.
   auto fail = [&](const std::string& what) {
@@ -114,6 +117,23 @@ SimProcess::~SimProcess() {
   }
   std::error_code ec;
   fs::remove_all(dir_, ec);
+}
+
+bool SimProcess::wait_for_carrier(const std::vector<std::string>& netdevs,
+                                  std::chrono::milliseconds patience) const {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    bool all_up = true;
+    for (const std::string& netdev : netdevs) {
+      std::ifstream in(dir_ / "sys/class/net" / netdev / "carrier");
+      std::string value;
+      in >> value;
+      all_up = all_up && value == "1";
+    }
+    if (all_up) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 uint64_t SimProcess::writes_total() const {

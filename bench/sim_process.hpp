@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -17,7 +18,8 @@ class SimProcess {
   // node_file empty: roce-sim's built-in default node; scenario_file empty: none. Throws
   // std::runtime_error when the node does not become ready.
   SimProcess(const std::string& roce_sim, const std::string& node_file,
-             const std::string& scenario_file = "");
+             const std::string& scenario_file = "",
+             const std::vector<std::string>& extra_args = {});
   ~SimProcess();
   SimProcess(const SimProcess&) = delete;
   SimProcess& operator=(const SimProcess&) = delete;
@@ -25,6 +27,10 @@ class SimProcess {
   const std::filesystem::path& dir() const { return dir_; }
   // DIR/roce-sim.writes' total: client set requests so far (docs/sim-formats.md).
   uint64_t writes_total() const;
+  // Waits (real time, up to `patience`) until every netdev's sysfs carrier reads 1: a PFC change
+  // flaps an mlx5 link and it trains for seconds. False when one is still down.
+  bool wait_for_carrier(const std::vector<std::string>& netdevs,
+                        std::chrono::milliseconds patience) const;
 
  private:
   std::filesystem::path dir_;

@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: roce-sim run [--node FILE] [--scenario FILE] [--speed X] [--duration S] --dir DIR\n"
-    "                    [--quiet] [--verbose]\n"
+    "                    [--link-training MS] [--quiet] [--verbose]\n"
     "       roce-sim exec DIR -- CMD [ARGS...]\n"
     "       roce-sim inject DIR FILE    play FILE's events (and traffic) into the node running\n"
     "                                   in DIR, their times from now; FILE - reads stdin\n";
@@ -72,6 +72,11 @@ int run_command(const std::vector<std::string>& args) {
       if (!value(text) || !parse_double(text, speed))
         return usage("--speed needs a positive number");
       options.speed = speed;
+    } else if (arg == "--link-training") {
+      double ms = 0;
+      if (!value(text) || !(text == "0" || parse_double(text, ms)) || ms > 60000)
+        return usage("--link-training needs milliseconds (0 to 60000)");
+      options.link_training_ms = static_cast<uint32_t>(ms);
     } else if (arg == "--duration") {
       double duration = 0;
       if (!value(text) || !parse_double(text, duration))

@@ -591,6 +591,9 @@ int run(const RunOptions& options) {
   std::optional<Scenario> scenario;
   try {
     specs = options.node_file ? load_node_file(*options.node_file) : default_node();
+    if (options.link_training_ms) {
+      for (PortSpec& spec : specs) spec.link_training_ms = options.link_training_ms;
+    }
     if (options.scenario_file) scenario = load_scenario_file(*options.scenario_file);
     Server server(options, std::move(specs), std::move(scenario));
     return server.run();

@@ -16,6 +16,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> scenario_file;
   std::optional<double> speed;     // simulated seconds per real second
   std::optional<double> duration;  // simulated seconds
+  // Every port's link training after a PFC toggle, instead of the node's (0: at once).
+  std::optional<uint32_t> link_training_ms;
   bool quiet = false;
   bool verbose = false;
 };

@@ -60,12 +60,12 @@ TEST_F(SignalMidApply, SigtermLetsTheApplyFinishAndARestartFindsNothingToDo) {
 TEST_F(SignalMidApply, SigkillLeavesAHalfApplyThatTheRestartCompletes) {
   ASSERT_NO_FATAL_FAILURE(reach_the_middle("3s"));
   EXPECT_EQ(stop_roced(SIGKILL), -1);
-  // Half: the cable length of the new profile, the MTU of the old (roced died waiting for the
-  // PFC set's reply).
+  // Half: the MTU and cable length of the new profile (MTU goes first; roced died waiting for
+  // the PFC set's reply), the rest of the old.
   ASSERT_TRUE(eventually([&] { return !fs::exists(dir_ / "roce-sim.held"); }));
   const PortValues half = read_port("lan3");
   EXPECT_TRUE(contains(half.at("pfc"), "delay 25")) << describe(half);
-  EXPECT_EQ(half.at("mtu"), "9000") << describe(half);
+  EXPECT_EQ(half.at("mtu"), "4200") << describe(half);
 
   start_roced("second.log");
   ASSERT_TRUE(eventually([&] { return all_in_sync(); })) << status().dump(2) << log();

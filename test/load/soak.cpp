@@ -202,6 +202,8 @@ void Soak::fire(const Event& event) {
 }
 
 void Soak::move_to(Us t) {
+  node_.advance(t - model_now_);  // links train again after a PFC change
+  node_.take_events();            // no one listens for notifications here
   traffic_.advance(t - model_now_);
   time_.advance(t - model_now_);
   model_now_ = t;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <optional>
 #include <vector>
 
 namespace roced::test {
@@ -22,6 +23,8 @@ class SimNode : public ::testing::Test {
   virtual std::string node_file() const { return {}; }
   // A scenario to run from the start; empty = none (a steady node).
   virtual std::string scenario_file() const { return {}; }
+  // Every port's link training after a PFC toggle, in ms; none = the node's (seconds).
+  virtual std::optional<uint32_t> link_training_ms() const { return std::nullopt; }
 
   void SetUp() override {
     // In memory when there is a tmpfs, as sysfs is: on a disk the simulator's 10 Hz file refresh
@@ -40,6 +43,10 @@ class SimNode : public ::testing::Test {
     if (!scenario_file().empty()) {
       args.push_back("--scenario");
       args.push_back(scenario_file());
+    }
+    if (const auto training = link_training_ms()) {
+      args.push_back("--link-training");
+      args.push_back(std::to_string(*training));
     }
     server_ = ::fork();
     ASSERT_GE(server_, 0);
