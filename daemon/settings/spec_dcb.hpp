@@ -160,7 +160,17 @@ struct Spec<Setting::CableLength> {
   static constexpr auto field = &PortStatus::pfc;
   static constexpr std::string_view read_what = "DCB";
   static constexpr std::string_view label = "the cable length";
-  static Reading<Value> project(const Ctx&, const dcb::Pfc& pfc) { return pfc.delay; }
+  // mlx5e_dcbnl_ieee_getpfc (en_dcbnl.c) reports the cable length only when the port has buffer
+  // commands (MLX5_BUFFER_SUPPORTED), and setpfc never stores 0: a delay of 0 is a port without
+  // them, where the value is used nowhere and never reads back.
+  static Reading<Value> project(const Ctx&, const dcb::Pfc& pfc) {
+    if (pfc.delay == 0) {
+      return NotHere{Lacking::Device,
+                     "this port has no buffer commands: mlx5 reads the cable length back as 0 and "
+                     "uses it nowhere"};
+    }
+    return pfc.delay;
+  }
   static Value wanted(const Ctx& c, const Value&) { return c.want.cable_length_m; }
   static bool same(Value a, Value b) { return a == b; }
   // The cable length rides in the same PFC message; with the mask unchanged the link stays up.

@@ -353,6 +353,29 @@ TEST_F(Applier, FirmwareOwnedBuffersNeedNoWaitForTheCarrier) {
   EXPECT_EQ(time_.now(), before);  // no time passed: nothing waited
 }
 
+// A port whose firmware has no buffer commands (no PBMC/PPTB): mlx5e_dcbnl_ieee_getpfc reports
+// delay 0 whatever was set, and the driver uses the cable length nowhere.
+class NoBufferSupport : public Applier {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.caps.buffers = false;
+  }
+};
+
+TEST_F(NoBufferSupport, CableLengthIsUnsupportedNotAChangeForever) {
+  const PortResult result = apply();
+  ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
+  const auto cable = std::find_if(
+      result.unsupported.begin(), result.unsupported.end(),
+      [](const plan::Unsupported& u) { return u.setting == plan::Setting::CableLength; });
+  ASSERT_NE(cable, result.unsupported.end());
+  EXPECT_EQ(cable->reason,
+            "this port has no buffer commands: mlx5 reads the cable length back as 0 and uses it "
+            "nowhere");
+  EXPECT_EQ(pending(), Lines{});
+  EXPECT_EQ(port->log[4], "set_pfc mask 0x08 delay 7");  // the mask still goes
+}
+
 // A port of NVIDIA's out-of-tree driver: ECN enables per priority and DCQCN knobs under ecn/.
 class OfedApplier : public Applier {
  protected:

@@ -386,7 +386,7 @@ TEST_F(PlanPort, ChangesComeInSettingOrder) {
   have.link = Field<LinkInfo>::of(link);
   dcb::Pfc pfc = *have.pfc.value;
   pfc.enabled_mask = 0;
-  pfc.delay = 0;
+  pfc.delay = 30;
   have.pfc = Field<dcb::Pfc>::of(pfc);
   have.rdma_cm = Field<rdma::RdmaCmDefaults>::of(rdma::RdmaCmDefaults{});
   have.stall_prevention = Field<StallPrevention>::of(StallPrevention{8000});

@@ -158,8 +158,8 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   EXPECT_TRUE(reconciler.healthy());
 }
 
-// Every port's PFC write is busy for a while (the applier retries), then its MTU write fails:
-// each apply is long and ends in a rollback.
+// Every port's MTU write is busy for a while (the applier retries on the clock), then its PFC
+// write fails: each apply is long and ends in a rollback.
 class ReconcileStop : public ReconcileNode {
  protected:
   std::string scenario_text() const override {
@@ -168,9 +168,9 @@ class ReconcileStop : public ReconcileNode {
         "events:\n";
     for (const auto& netdev : kPorts) {
       text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +
-              ", errno: EBUSY, op: pfc, count: 4}\n";
+              ", errno: EBUSY, op: mtu, count: 4}\n";
       text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +
-              ", errno: EIO, op: mtu, count: 1}\n";
+              ", errno: EIO, op: pfc, count: 1}\n";
     }
     return text;
   }
@@ -193,7 +193,7 @@ TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
   ASSERT_EQ(as_it_was.size(), 4u);
 
   auto options = test_options();
-  options.apply.first_backoff = 150ms;  // the PFC step takes 150+300+600+1200 ms of the clock
+  options.apply.first_backoff = 150ms;  // the MTU step takes 150+300+600+1200 ms of the clock
   Reconciler reconciler(system_, config, options);
   std::thread starter([&] { reconciler.start(); });
   const bool caught_applying = wait_until([&] {
