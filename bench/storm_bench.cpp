@@ -150,9 +150,9 @@ Percentiles percentiles(std::vector<double> values) {
 // The 4-port node playing a timeline's storms, and its clock (when a scenario time happens here).
 struct StormNode {
   explicit StormNode(const Timeline& t)
-      // Links that train at once: disable-pfc flaps an mlx5 link for seconds, and the watchdog
-      // still counts that carrier loss as storm-free time (restoring early). Until it does
-      // not, the latency figures are for the watchdog's own logic.
+      // Links that train at once: the timeline plays a storm about every second, closer than a
+      // 400G link trains after disable-pfc's flap. These figures are the watchdog's own; what
+      // the flap costs shows in the demo and StormActions.DisablePfcOnLinksThatTrain.
       : sim(ROCE_SIM_BINARY, "", write_scenario(t).string(), {"--link-training", "0"}),
         clock(roce_sim::ClockFile::read(sim.dir()).value_or(roce_sim::ClockFile{})) {
     fs::remove(scenario_path());

@@ -40,6 +40,9 @@ struct PauseCounters {
   std::array<std::optional<uint64_t>, 2> mac_pause_frames{};   // {dir}_pause_ctrl_phy
   std::optional<uint64_t> storm_warning_events;                // tx_pause_storm_warning_events
   std::optional<uint64_t> storm_error_events;                  // tx_pause_storm_error_events
+  // The link's carrier when the counters were read; empty when it could not be read. A PFC mask
+  // change flaps an mlx5 link for seconds, and no counter moves while it is down.
+  std::optional<bool> carrier;
 
   const DirectionCounters& of(int p, Direction direction) const {
     return priority[static_cast<size_t>(p)][static_cast<size_t>(direction)];

@@ -17,7 +17,8 @@
 //     the storm's direction, placed where the counters put it: the end of the pause the priority's
 //     duration counter measured in that poll, or, with PFC off, the MAC's frame count times the
 //     storm's own frame interval) and the last action. A stormed poll, or one whose frames cannot
-//     be known, counts as a pause at its end; so does, for a TX storm, one in which the stalled
+//     be known (a reset, or no carrier: the link still training after the action's own flap),
+//     counts as a pause at its end; so does, for a TX storm, one in which the stalled
 //     receive side dropped packets on the priority (with PFC off, or after the NIC's stall
 //     prevention gave up, no pause frame is sent, but the storm is not over).
 //   - Verification (only after on_action): the verify_polls-th judged poll after the action

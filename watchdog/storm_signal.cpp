@@ -73,6 +73,11 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
   evidence.longest = evidence.interval + (earlier.read_time + later.read_time) / 2;
 
   DeltaReader reader(evidence);
+  // First: while the link trains (after disable-pfc's own flap, say) no pause can arrive, so a
+  // quiet poll is no sign that the storm ended.
+  if (earlier.carrier == false || later.carrier == false) {
+    reader.mark(UnknownReason::link_down, later.netdev);
+  }
   if (earlier.netdev != later.netdev) reader.mark(UnknownReason::other_port, later.netdev);
   if (evidence.interval <= Clock::duration::zero()) {
     reader.mark(UnknownReason::bad_interval, "");
@@ -129,8 +134,9 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
 std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence) {
   if (evidence.unknown_reason == UnknownReason::counter_reset ||
       evidence.unknown_reason == UnknownReason::bad_interval ||
-      evidence.unknown_reason == UnknownReason::other_port) {
-    return std::nullopt;  // the deltas span a reset or no time: they prove nothing
+      evidence.unknown_reason == UnknownReason::other_port ||
+      evidence.unknown_reason == UnknownReason::link_down) {
+    return std::nullopt;  // a reset, no time, or no link: the deltas prove nothing
   }
   return evidence.pause_frames ? evidence.pause_frames : evidence.port_pause_frames;
 }

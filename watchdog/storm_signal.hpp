@@ -36,6 +36,7 @@ enum class UnknownReason {
   bad_interval,     // the later reading is not later
   slow_read,        // the reads blur more than a tenth of the interval: no 1 % judgement
   other_port,       // the two readings are of different netdevs
+  link_down,        // no carrier at either reading: quiet counters say nothing of the storm
 };
 inline constexpr auto kVerdictNames = enum_names<PollVerdict>({{PollVerdict::stormed, "stormed"},
                                                                {PollVerdict::healthy, "healthy"},
@@ -48,8 +49,9 @@ inline constexpr auto kReasonNames = enum_names<UnknownReason>({
     {UnknownReason::bad_interval, "interval not positive"},
     {UnknownReason::slow_read, "counters read too slowly for the interval"},
     {UnknownReason::other_port, "samples of different ports"},
+    {UnknownReason::link_down, "the link is down"},
 });
-static_assert(kReasonNames.covers<UnknownReason::other_port>(), "name every UnknownReason");
+static_assert(kReasonNames.covers<UnknownReason::link_down>(), "name every UnknownReason");
 
 struct StormEvidence {
   int priority = 0;

@@ -31,6 +31,14 @@ watchdog::PauseCounters PortPoller::counters(std::span<const uint64_t> values,
   out.read_time = answered - issued;
   out.at = issued + out.read_time / 2;
   index_.fill(values, out);
+  // sysfs carrier (netif_carrier_ok: no firmware command). Unreadable (admin down: EINVAL, or
+  // no file) leaves it unknown, and the counters alone decide.
+  if (system_.files) {
+    if (auto text = system_.files->read("/sys/class/net/" + reader_.ifname() + "/carrier")) {
+      if (text->rfind('1', 0) == 0) out.carrier = true;
+      if (text->rfind('0', 0) == 0) out.carrier = false;
+    }
+  }
   return out;
 }
 

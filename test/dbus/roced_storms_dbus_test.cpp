@@ -47,8 +47,8 @@ constexpr const char* kWatchdog =
     "restoration_time: 300ms, action: {rx: disable-pfc, tx: stall-prevention}}\n";
 
 class RocedStormsOnTheBus : public test::SimNode {
-  // disable-pfc flaps the link; with mlx5's seconds of training the storm stops with the carrier.
-  // These tests are about the signals: links train at once.
+  // disable-pfc flaps the link, and restoration then waits seconds for the carrier
+  // (DisablePfcOnLinksThatTrain). These tests time the signals of 1 s storms: links train at once.
   std::optional<uint32_t> link_training_ms() const override { return 0; }
 
  protected:

@@ -141,6 +141,38 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
   for (const auto& [reason, count] : lan3->escalations) EXPECT_EQ(count, 0u) << reason;
 }
 
+// disable-pfc on links that train as mlx5's do: clearing the PFC bit flaps the link
+// (mlx5_toggle_port_link) and a 400G link is down for seconds. No pause can arrive meanwhile, so
+// that time is no quiet time: restoration waits for the carrier and then for restoration_time.
+class DisablePfcOnLinksThatTrain : public StormActions {
+  bool instant_links() const override { return false; }
+  std::string scenario() const override {
+    return "name: disable-pfc-training\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan3, priority: 3, direction: rx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 5s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
+  }
+};
+
+TEST_F(DisablePfcOnLinksThatTrain, RestorationWaitsForTheCarrier) {
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) + "restoration_time: 300ms, action: disable-pfc}")));
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Acted); })) << all_notices();
+  const auto acted = time_.now();
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
+  const auto restored = time_.now();
+  // 3 s of link training after the action's flap, then 300 ms without a pause frame (less the
+  // 10 ms steps and polls that place the notice): not 300 ms after the action.
+  EXPECT_GE(restored - acted, 3250ms) << all_notices();
+  EXPECT_LT(restored - acted, 3600ms) << all_notices();
+  EXPECT_EQ(kinds("lan3", Direction::rx),
+            (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored}))
+      << all_notices();
+  EXPECT_TRUE(run_until([&] { return pfc_mask("lan3") == 1u << 3; }));
+}
+
 // ---- stall-prevention, TX ----
 
 class StallPrevention : public StormActions {

@@ -54,7 +54,7 @@ class StormNode : public roced::test::InProcessNode {
 
   // The watchdog's own logic runs on links that train inside a PFC change: with mlx5's seconds of
   // carrier loss after each (disable-pfc and its restoration flap the link) traffic, and so the
-  // storm, stops meanwhile. StormLinkTraining keeps the real training time.
+  // storm, stops meanwhile. DisablePfcOnLinksThatTrain keeps the real training time.
   void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
     if (instant_links()) {
       for (auto& spec : specs) spec.link_training_ms = 0;

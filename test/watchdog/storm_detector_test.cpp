@@ -101,6 +101,9 @@ struct Script {
         case 'D':
           evidence = poller.pfc_off_dropping(interval);
           break;
+        case 'L':  // the link trains (no carrier), e.g. after disable-pfc's own flap
+          evidence = poller.link_training(interval);
+          break;
         default:
           ADD_FAILURE() << "unknown script letter " << kind;
           continue;
@@ -395,6 +398,17 @@ TEST(StormDetector, FailedReportsThePollsSinceTheAction) {
   EXPECT_EQ(failed.stormed_polls, 2);
   EXPECT_EQ(failed.action_at, failed.at - milliseconds(30));
   EXPECT_EQ(failed.evidence.verdict, PollVerdict::stormed);
+}
+
+// disable-pfc flaps an mlx5 link: while it trains no pause can arrive, so those polls are no
+// quiet time. Restoration counts from the first poll with the carrier at both ends (poll 36
+// still began without it).
+TEST(StormDetector, PollsWithoutCarrierAreNoQuietTimeAndNoVerdict) {
+  Script script;
+  EXPECT_EQ(script.run(n(5, 'S') + "X" + n(30, 'L') + n(11, 'Q')),
+            (std::vector<std::string>{"5:detected", "39:verified", "46:restored"}));
+  const auto& restored = std::get<StormRestored>(script.all.back());
+  EXPECT_EQ(restored.at - restored.last_pause, milliseconds(100));
 }
 
 TEST(StormDetector, RestorationBeforeTheVerdictVerifiesFirst) {

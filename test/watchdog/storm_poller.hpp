@@ -143,6 +143,13 @@ class StormPoller {
     traffic();
     return poll(interval);
   }
+  // The link trains after a PFC change flapped it: no carrier, nothing moves.
+  StormEvidence link_training(std::chrono::microseconds interval) {
+    carrier_ = false;
+    StormEvidence evidence = poll(interval);
+    carrier_ = true;
+    return evidence;
+  }
 
   Clock::time_point now() const { return series_.now(); }
 
@@ -178,7 +185,8 @@ class StormPoller {
     pfc_ = false;
   }
   StormEvidence poll(std::chrono::microseconds interval) {
-    const PauseCounters sample = series_.take(interval);
+    PauseCounters sample = series_.take(interval);
+    sample.carrier = carrier_;
     StormEvidence evidence = read_storm_evidence(last_, sample, 3, direction_);
     last_ = sample;
     return evidence;
@@ -188,6 +196,7 @@ class StormPoller {
   SampleSeries series_;
   PauseCounters last_;
   bool pfc_ = true;
+  bool carrier_ = true;
   bool warned_ = false;
   uint64_t kept_pause_ = 0;
   uint64_t kept_duration_ = 0;

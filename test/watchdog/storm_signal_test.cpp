@@ -252,6 +252,24 @@ TEST(StormSignal, OtherPortsSamplesAreUnknown) {
   EXPECT_EQ(evidence.unknown_reason, UnknownReason::other_port);
 }
 
+TEST(StormSignal, NoCarrierAtEitherReadingIsUnknownAndNoFrameCount) {
+  SampleSeries series = pfc_port();
+  auto first = series.take(milliseconds(0));
+  series.add("tx_prio3_packets", 100);  // even with traffic counted: the link went down
+  auto second = series.take(milliseconds(10));
+  second.carrier = false;
+  StormEvidence evidence = read_storm_evidence(first, second, 3, Direction::rx);
+  EXPECT_EQ(evidence.verdict, PollVerdict::unknown);
+  EXPECT_EQ(evidence.unknown_reason, UnknownReason::link_down);
+  EXPECT_EQ(restoration_pause_frames(evidence), std::nullopt);
+  first.carrier = false;
+  second.carrier = true;
+  EXPECT_EQ(read_storm_evidence(first, second, 3, Direction::rx).unknown_reason,
+            UnknownReason::link_down);
+  first.carrier.reset();  // not readable: the counters decide
+  EXPECT_EQ(read_storm_evidence(first, second, 3, Direction::rx).verdict, PollVerdict::healthy);
+}
+
 TEST(StormSignal, RestorationFramesPreferThePrioritysOwnCounter) {
   SampleSeries series = pfc_port();
   const auto first = series.take(milliseconds(0));
