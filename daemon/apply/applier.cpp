@@ -152,7 +152,10 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
   }
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
   current = device.read_part(current, StatusPart::Dcb);
-  if (!current.pfc.ok()) return "not recomputed: " + current.pfc.error;
+  if (!current.pfc.ok()) {
+    warnings.push_back("headroom: cannot read PFC to have Xoff recomputed: " + current.pfc.error);
+    return "not recomputed: " + current.pfc.error;
+  }
   const dcb::Pfc pfc = *current.pfc.value;
   Writer writer(device, options);
   if (auto sent = writer.write([&] { return device.set_pfc(pfc); }); !sent) {
@@ -167,6 +170,7 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
     warnings.push_back("headroom: " + why);
     return "not recomputed: " + why;
   }
+  if (waited.count() == 0) return "recomputed at link speed (setpfc, unchanged)";
   return "recomputed at link speed (setpfc, unchanged) after " + std::to_string(waited.count()) +
          " ms of link training";
 }
