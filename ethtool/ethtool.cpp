@@ -25,13 +25,15 @@ class CommandBuffer {
   std::vector<uint64_t> words_;
 };
 
-// The kernel sizes GSTRINGS/GSTATS replies by the count *now*, not by the count the caller
-// asked for (ethtool_get_strings, ethtool_get_stats), so a count that grew since GSSET_INFO would
-// be written past the end: leave room for it, then notice the change and retry.
-constexpr size_t kSlackEntries = 256;
 // More statistics than any driver has (mlx5 with every channel has some 20000): a count above it is
 // a broken reply, and buffers sized by it would exhaust memory.
 constexpr uint32_t kMaxStatistics = 1u << 20;
+
+// A reply longer than the buffer sized for the count just read: the driver's count grew in between
+// (channels, PFC), and copy_to_user stopped at the guard page.
+Error grew_while_read(const std::string& ifname) {
+  return Error{EAGAIN, ifname + ": statistics changed while read"};
+}
 
 Result<uint32_t> stats_count(EthtoolIoctl& ioctl, const std::string& ifname) {
   CommandBuffer buffer(sizeof(ethtool_sset_info), sizeof(uint32_t));
@@ -55,18 +57,21 @@ Result<uint32_t> stats_count(EthtoolIoctl& ioctl, const std::string& ifname) {
 
 Result<std::vector<std::string>> stats_names(EthtoolIoctl& ioctl, const std::string& ifname,
                                              uint32_t count) {
-  CommandBuffer buffer(sizeof(ethtool_gstrings), (count + kSlackEntries) * ETH_GSTRING_LEN);
-  auto* strings = buffer.as<ethtool_gstrings>();
+  GuardedBuffer buffer;
+  auto room = buffer.reserve(sizeof(ethtool_gstrings) + size_t{count} * ETH_GSTRING_LEN);
+  if (!room) return room.error();
+  auto* strings = reinterpret_cast<ethtool_gstrings*>(room->data());
   strings->cmd = ETHTOOL_GSTRINGS;
   strings->string_set = ETH_SS_STATS;
   strings->len = count;
-  if (auto called = ioctl.call(ifname, buffer.span(), sizeof(ethtool_gstrings)); !called) {
+  if (auto called = ioctl.call(ifname, *room, sizeof(ethtool_gstrings)); !called) {
+    if (called.error().code == EFAULT) return grew_while_read(ifname);
     return called.error();
   }
-  if (strings->len != count) return Error{EAGAIN, ifname + ": statistics changed while read"};
+  if (strings->len != count) return grew_while_read(ifname);
   std::vector<std::string> names;
   names.reserve(count);
-  const auto* data = reinterpret_cast<const char*>(buffer.bytes() + sizeof(ethtool_gstrings));
+  const auto* data = reinterpret_cast<const char*>(room->data() + sizeof(ethtool_gstrings));
   for (uint32_t i = 0; i < count; ++i) {
     const char* name = data + size_t{i} * ETH_GSTRING_LEN;
     names.emplace_back(name, strnlen(name, ETH_GSTRING_LEN));
@@ -74,22 +79,33 @@ Result<std::vector<std::string>> stats_names(EthtoolIoctl& ioctl, const std::str
   return names;
 }
 
-Result<std::vector<uint64_t>> stats_values(EthtoolIoctl& ioctl, const std::string& ifname,
-                                           uint32_t count) {
-  CommandBuffer buffer(sizeof(ethtool_stats), (count + kSlackEntries) * sizeof(uint64_t));
-  auto* stats = buffer.as<ethtool_stats>();
+// The GSTATS call for `count` values, in `buffer`: the ethtool_stats header, then the values.
+Result<EthtoolCall> stats_values_call(GuardedBuffer& buffer, const std::string& ifname,
+                                      uint32_t count) {
+  static_assert(sizeof(ethtool_stats) % sizeof(uint64_t) == 0);
+  auto room = buffer.reserve(sizeof(ethtool_stats) + size_t{count} * sizeof(uint64_t));
+  if (!room) return room.error();
+  auto* stats = reinterpret_cast<ethtool_stats*>(room->data());
   stats->cmd = ETHTOOL_GSTATS;
   stats->n_stats = count;
-  if (auto called = ioctl.call(ifname, buffer.span(), sizeof(ethtool_stats)); !called) {
-    return called.error();
+  EthtoolCall call;
+  call.ifname = ifname;
+  call.buffer = *room;
+  call.in_len = sizeof(ethtool_stats);
+  return call;
+}
+
+// The values a GSTATS call brought back, inside its buffer.
+Result<std::span<const uint64_t>> stats_values_answered(const EthtoolCall& call) {
+  if (!call.result) {
+    if (call.result.error().code == EFAULT) return grew_while_read(std::string(call.ifname));
+    return call.result.error();
   }
-  if (stats->n_stats != count) return Error{EAGAIN, ifname + ": statistics changed while read"};
-  std::vector<uint64_t> values(count);
-  // No statistics: values.data() may be null, which memcpy must not be given even for 0 bytes.
-  if (count > 0) {
-    std::memcpy(values.data(), buffer.bytes() + sizeof(ethtool_stats), count * sizeof(uint64_t));
-  }
-  return values;
+  const size_t count = reinterpret_cast<const ethtool_stats*>(call.buffer.data())->n_stats;
+  const size_t room = (call.buffer.size() - sizeof(ethtool_stats)) / sizeof(uint64_t);
+  if (count > room) return grew_while_read(std::string(call.ifname));
+  return std::span<const uint64_t>(
+      reinterpret_cast<const uint64_t*>(call.buffer.data() + sizeof(ethtool_stats)), count);
 }
 
 Result<std::vector<NamedCounter>> read_stats_once(EthtoolIoctl& ioctl, const std::string& ifname) {
@@ -97,8 +113,13 @@ Result<std::vector<NamedCounter>> read_stats_once(EthtoolIoctl& ioctl, const std
   if (!count) return count.error();
   auto names = stats_names(ioctl, ifname, *count);
   if (!names) return names.error();
-  auto values = stats_values(ioctl, ifname, *count);
+  GuardedBuffer buffer;
+  auto call = stats_values_call(buffer, ifname, *count);
+  if (!call) return call.error();
+  call->result = ioctl.call(ifname, call->buffer, call->in_len);
+  auto values = stats_values_answered(*call);
   if (!values) return values.error();
+  if (values->size() != names->size()) return grew_while_read(ifname);
   std::vector<NamedCounter> counters;
   counters.reserve(*count);
   for (uint32_t i = 0; i < *count; ++i) counters.push_back({(*names)[i], (*values)[i]});
@@ -115,44 +136,25 @@ StatsReader::StatsReader(System& system, std::string ifname)
 Result<std::vector<std::string>> StatsReader::names() {
   auto count = stats_count(*system_.ethtool, ifname_);
   if (!count) return count.error();
-  auto names = stats_names(*system_.ethtool, ifname_, *count);
-  if (names) known_count_ = names->size();
-  return names;
+  return stats_names(*system_.ethtool, ifname_, *count);
 }
 
 Result<EthtoolCall> StatsReader::values_call() {
-  static_assert(sizeof(ethtool_stats) % sizeof(uint64_t) == 0);
-  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
-  if (!known_count_) {
-    auto count = stats_count(*system_.ethtool, ifname_);
-    if (!count) return count.error();
-    known_count_ = *count;
-  }
-  // The kernel writes as many values as the driver has now, whatever the buffer holds: room for
-  // the count last seen and as many again as a PFC change can add (kSlackEntries).
-  buffer_.resize(kHeaderWords + *known_count_ + kSlackEntries);
-  auto* stats = reinterpret_cast<ethtool_stats*>(buffer_.data());
-  *stats = ethtool_stats{};
-  stats->cmd = ETHTOOL_GSTATS;
-  stats->n_stats = static_cast<uint32_t>(*known_count_);
-  EthtoolCall call;
-  call.ifname = ifname_;
-  call.buffer = std::span<uint8_t>(reinterpret_cast<uint8_t*>(buffer_.data()),
-                                   buffer_.size() * sizeof(uint64_t));
-  call.in_len = sizeof(ethtool_stats);
-  return call;
+  // Sized from the count of this moment (GSSET_INFO costs no firmware command): a count kept
+  // from an earlier read is overrun when channels or PFC priorities were added since.
+  auto count = stats_count(*system_.ethtool, ifname_);
+  if (!count) return count.error();
+  return stats_values_call(buffer_, ifname_, *count);
 }
 
 Result<std::span<const uint64_t>> StatsReader::values_answered(const EthtoolCall& call) {
-  constexpr size_t kHeaderWords = sizeof(ethtool_stats) / sizeof(uint64_t);
-  if (!call.result) return call.result.error();
-  const size_t count = reinterpret_cast<const ethtool_stats*>(buffer_.data())->n_stats;
-  if (kHeaderWords + count > buffer_.size()) {
-    known_count_.reset();  // sized afresh next time
-    return Error{EAGAIN, ifname_ + ": statistics grew beyond the room left for them"};
-  }
-  known_count_ = count;
-  return std::span<const uint64_t>(buffer_.data() + kHeaderWords, count);
+  auto values = stats_values_answered(call);
+  if (values || values.error().code != EAGAIN) return values;
+  // The count grew between GSSET_INFO and GSTATS: count again and read once more.
+  auto again = values_call();
+  if (!again) return again.error();
+  again->result = system_.ethtool->call(ifname_, again->buffer, again->in_len);
+  return stats_values_answered(*again);
 }
 
 Result<std::span<const uint64_t>> StatsReader::values() {

@@ -3,12 +3,12 @@
 // The ethtool ioctl: driver info, the statistics string set and values, and tunables.
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ethtool/guarded_buffer.hpp"
 #include "os/system.hpp"
 
 namespace roced {
@@ -26,28 +26,28 @@ struct NamedCounter {
 };
 
 // One port's ethtool statistics, read again and again: the names only when asked (they change
-// with PFC on mlx5), the values alone otherwise, into a buffer kept between reads. The kernel
-// answers ETHTOOL_GSTATS with as many values as the driver has *now*, so a count that differs
-// from the names' says the string set changed.
+// with PFC and channels on mlx5), the values alone otherwise. The kernel answers ETHTOOL_GSTATS
+// with as many values as the driver has *now*, so each read is sized from a fresh count, into a
+// buffer that ends at a guard page; a count that differs from the names' says the string set
+// changed.
 class StatsReader {
  public:
   StatsReader(System& system, std::string ifname);
 
   const std::string& ifname() const { return ifname_; }
   Result<std::vector<std::string>> names();  // ETHTOOL_GSSET_INFO + GSTRINGS
-  // ETHTOOL_GSTATS (after a GSSET_INFO the first time, to size the buffer); valid until the
-  // next call.
+  // ETHTOOL_GSSET_INFO + GSTATS; valid until the next call. A count that grew in between (EFAULT
+  // at the guard) is counted again and read once more.
   Result<std::span<const uint64_t>> values();
-  // The same in two halves, for EthtoolIoctl::call_batch: the GSTATS call to make, then the
-  // values once it was made.
+  // The same in two halves, for EthtoolIoctl::call_batch: the GSTATS call to make (after its
+  // GSSET_INFO), then the values once it was made.
   Result<EthtoolCall> values_call();
   Result<std::span<const uint64_t>> values_answered(const EthtoolCall& call);
 
  private:
   System& system_;
   std::string ifname_;
-  std::optional<size_t> known_count_;  // the driver's count when last seen
-  std::vector<uint64_t> buffer_;       // ethtool_stats, then its values
+  GuardedBuffer buffer_;  // ethtool_stats, then its values
 };
 
 class EthtoolClient {

@@ -207,9 +207,10 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       reader.fail(ports_field, "a NIC has 1 to 4 ports, not " + std::to_string(ports.size()));
     }
     for (size_t index = 0; index < ports.size(); ++index) {
-      const auto port = reader.map(
-          ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
-                         "addresses", "firmware_defaults", "counters_start", "link_training"});
+      const auto port =
+          reader.map(ports[index],
+                     {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu", "addresses",
+                      "firmware_defaults", "counters_start", "link_training", "channels"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -275,6 +276,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         }
         spec.link_training_ms = static_cast<uint32_t>(
             std::chrono::duration_cast<std::chrono::milliseconds>(training).count());
+      }
+      if (const auto f = port.get("channels")) {
+        spec.channels = static_cast<uint32_t>(reader.integer(*f, 1, kMaxChannels));
       }
       if (const auto f = port.get("addresses")) {
         for (const auto& address_field : reader.list(*f)) {

@@ -97,6 +97,8 @@ void Port::reset_to_firmware_defaults() {
   cached_xoff_ = 0;
   auto_buffer_layout();
 
+  channels_ = spec_.channels;
+  stats_channels_ = spec_.channels;
   pfc_prevention_tout_ = kStallTimeoutDefaultMs;
   stall_minor_ms_ = static_cast<uint16_t>(std::max(80, kStallTimeoutDefaultMs * 85 / 100));
 

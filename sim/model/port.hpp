@@ -117,6 +117,9 @@ class Port {
   std::vector<std::string> stat_names()
       const;                                  // changes with PFC: per-prio pause only where enabled
   std::vector<uint64_t> stat_values() const;  // same order as stat_names()
+  // ethtool -L combined N (mlx5e_set_channels): -EINVAL outside 1..kMaxChannels.
+  int set_channels(uint32_t channels);
+  uint32_t channels() const { return channels_; }
   int get_pfc_prevention_tout(uint16_t& ms) const;  // -EOPNOTSUPP without caps.stall_prevention
   int set_pfc_prevention_tout(uint16_t ms);         // 0 off, 0xffff auto (reads back 100), 80-8000
                                                     // else -EINVAL
@@ -198,6 +201,9 @@ class Port {
   uint64_t carrier_changes_ = 0;
   uint64_t link_down_events_ = 0;
   // ethtool
+  uint32_t channels_ = 1;
+  // priv->stats_nch: channels whose statistics exist; it only grows until the driver reloads.
+  uint32_t stats_channels_ = 1;
   uint16_t pfc_prevention_tout_ = 0;
   uint16_t stall_minor_ms_ = 0;
   PortCounters counters_{};

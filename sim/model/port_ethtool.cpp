@@ -172,23 +172,32 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
   for (const char* name :
        {"module_unplug", "module_bus_stuck", "module_high_temp", "module_bad_shorted"})
     add(name, 0);
-  // channels: one channel shown
-  for (const char* name :
-       {"ch0_events", "ch0_poll", "ch0_arm", "ch0_aff_change", "ch0_force_irq", "ch0_eq_rearm"})
-    add(name, 0);
-  add("rx0_packets", c.rx_packets);
-  add("rx0_bytes", c.rx_bytes);
-  for (const char* name :
-       {"rx0_csum_complete", "rx0_csum_unnecessary", "rx0_csum_none", "rx0_xdp_drop",
-        "rx0_xdp_redirect", "rx0_lro_packets", "rx0_lro_bytes", "rx0_ecn_mark",
-        "rx0_removed_vlan_packets", "rx0_wqe_err", "rx0_buff_alloc_err", "rx0_recover"})
-    add(name, 0);
-  add("tx0_packets", c.tx_packets);
-  add("tx0_bytes", c.tx_bytes);
-  for (const char* name : {"tx0_tso_packets", "tx0_tso_bytes", "tx0_csum_partial", "tx0_nop",
-                           "tx0_csum_none", "tx0_stopped", "tx0_dropped", "tx0_xmit_more",
-                           "tx0_recover", "tx0_cqes", "tx0_wake", "tx0_cqe_err"})
-    add(name, 0);
+  // channels (mlx5e_grp_channels_fill_strings): every channel's ch stats, then every channel's
+  // rq stats, then every channel's sq stats, for priv->stats_nch channels: the set grows with
+  // `ethtool -L` and does not shrink until the driver reloads. Channel 0 carries the traffic.
+  const uint32_t channels = stats_channels_;
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    for (const char* what : {"events", "poll", "arm", "aff_change", "force_irq", "eq_rearm"})
+      add("ch" + std::to_string(ch) + "_" + what, 0);
+  }
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    const std::string rx = "rx" + std::to_string(ch) + "_";
+    add(rx + "packets", ch == 0 ? c.rx_packets : 0);
+    add(rx + "bytes", ch == 0 ? c.rx_bytes : 0);
+    for (const char* what : {"csum_complete", "csum_unnecessary", "csum_none", "xdp_drop",
+                             "xdp_redirect", "lro_packets", "lro_bytes", "ecn_mark",
+                             "removed_vlan_packets", "wqe_err", "buff_alloc_err", "recover"})
+      add(rx + what, 0);
+  }
+  for (uint32_t ch = 0; ch < channels; ++ch) {
+    const std::string tx = "tx" + std::to_string(ch) + "_";
+    add(tx + "packets", ch == 0 ? c.tx_packets : 0);
+    add(tx + "bytes", ch == 0 ? c.tx_bytes : 0);
+    for (const char* what :
+         {"tso_packets", "tso_bytes", "csum_partial", "nop", "csum_none", "stopped", "dropped",
+          "xmit_more", "recover", "cqes", "wake", "cqe_err"})
+      add(tx + what, 0);
+  }
   // per_port_buff_congest (needs sbcam_reg)
   if (spec_.caps.prio_discard_counters) {
     for (int p = 0; p < 8; ++p) {
@@ -230,6 +239,16 @@ std::vector<uint64_t> Port::stat_values() const {
   std::vector<uint64_t> values;
   for (auto& [name, value] : stats()) values.push_back(value);
   return values;
+}
+
+int Port::set_channels(uint32_t channels) {
+  // mlx5e_ethtool_set_channels: count 0 is -EINVAL (ethtool_set_channels), more than the port
+  // has is -EINVAL; opening the new channels allocates their statistics (mlx5e_channel_stats_alloc
+  // raises priv->stats_nch, never lowers it).
+  if (channels == 0 || channels > kMaxChannels) return -EINVAL;
+  channels_ = channels;
+  stats_channels_ = std::max(stats_channels_, channels);
+  return 0;
 }
 
 int Port::get_pfc_prevention_tout(uint16_t& ms) const {

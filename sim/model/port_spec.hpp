@@ -28,6 +28,9 @@ constexpr uint32_t default_link_training_ms(uint32_t speed_mbps) {
   return speed_mbps >= 200000 ? 3000 : 1500;
 }
 
+// The most channels a port takes (en.h MLX5E_MAX_NUM_CHANNELS is 128 per CPU-limited port).
+constexpr uint32_t kMaxChannels = 128;
+
 struct PortSpec {
   std::string netdev;       // "lan2"
   std::string rdma_device;  // "mlx5_0"
@@ -43,6 +46,8 @@ struct PortSpec {
   // How long the carrier stays down after the driver toggles the link (a PFC mask change), while
   // the PHY retrains; unset: default_link_training_ms(speed). 0: back inside the operation.
   std::optional<uint32_t> link_training_ms;
+  // Combined channels at driver load (ethtool -l); each adds its ch/rx/tx statistics.
+  uint32_t channels = 1;
   Capabilities caps;
   std::vector<std::string> ipv4;  // "192.168.2.10/24"
   std::vector<std::string> ipv6;  // "fd00::2/64"

@@ -317,6 +317,9 @@ struct ScenarioRunner::EventStart {
       record("pfc-prevention-tout " + std::to_string(*b.stall_prevention_ms),
              port->set_pfc_prevention_tout(*b.stall_prevention_ms));
     }
+    if (b.channels) {
+      record("channels " + std::to_string(*b.channels), port->set_channels(*b.channels));
+    }
     runner.node_.note_dcb_changed(netdev);
     if (port->link_toggles() != toggles || port->mtu() != mtu_before) {
       runner.node_.note_link_changed(netdev);

@@ -150,8 +150,8 @@ Body parse_foreign_tool(const YamlFile& reader, const Map& map) {
   ev::ForeignTool t;
   if (const auto f = map.get("tool")) t.tool = reader.string(*f);
   const auto set_field = map.require("set");
-  const auto set =
-      reader.map(set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention", "ets"});
+  const auto set = reader.map(
+      set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention", "ets", "channels"});
   if (const auto f = set.get("pfc")) t.pfc_enable = priority_mask(reader, *f);
   if (const auto f = set.get("trust")) t.trust_dscp = reader.choice(*f, {"pcp", "dscp"}) == "dscp";
   if (const auto f = set.get("dscp")) read_dscp_map(reader, *f, t.dscp_to_priority);
@@ -161,6 +161,8 @@ Body parse_foreign_tool(const YamlFile& reader, const Map& map) {
   if (const auto f = set.get("stall_prevention"))
     t.stall_prevention_ms = stall_prevention_ms(reader, *f);
   if (const auto f = set.get("ets")) read_ets(reader, *f, t.ets_bandwidth, t.prio_tc);
+  if (const auto f = set.get("channels"))
+    t.channels = static_cast<uint32_t>(reader.integer(*f, 1, kMaxChannels));
   if (set_field.value.size() == 0) reader.fail(set_field, "names nothing to change");
   return t;
 }

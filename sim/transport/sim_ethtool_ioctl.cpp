@@ -8,7 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "os/local_transports.hpp"
 
@@ -23,6 +28,45 @@ using roced::UniqueFd;
 namespace {
 
 constexpr std::chrono::milliseconds kSimEthtoolTimeout{5000};
+
+// Whether the process can write at `address`, as copy_to_user finds out: from the mapping that
+// holds it (/proc/self/maps), so the probe itself touches nothing.
+bool writable(const void* address) {
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    uintptr_t start = 0;
+    uintptr_t end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s", &start, &end, perms) != 3) {
+      continue;
+    }
+    if (at >= start && at < end) return perms[1] == 'w';
+  }
+  return false;
+}
+
+// ethtool_get_strings and ethtool_get_stats copy as many entries as the driver has now, whatever
+// count the caller passed: past the caller's buffer when it grew. copy_to_user stops at the first
+// page it cannot write and the ioctl fails with EFAULT; memory it can write is overwritten. The
+// simulator writes what fits, answers EFAULT at a guard, and refuses to go on where the kernel
+// would have corrupted the caller's memory.
+Result<void> deliver(std::span<const uint8_t> payload, size_t kernel_len, std::string_view ifname,
+                     std::span<uint8_t> buffer) {
+  std::memcpy(buffer.data(), payload.data(), std::min(payload.size(), buffer.size()));
+  if (kernel_len <= buffer.size()) return ok();
+  if (!writable(buffer.data() + buffer.size())) {
+    return Error{EFAULT, roced::ethtool_call_context(ifname, buffer) + ": the reply (" +
+                             std::to_string(kernel_len) + " bytes) is longer than the buffer (" +
+                             std::to_string(buffer.size()) + ")"};
+  }
+  std::fprintf(stderr,
+               "roce-sim: %s: the kernel would write %zu bytes into a buffer of %zu and "
+               "overwrite the caller's memory after it\n",
+               roced::ethtool_call_context(ifname, buffer).c_str(), kernel_len, buffer.size());
+  std::abort();
+}
 
 }  // namespace
 
@@ -99,10 +143,9 @@ Result<void> decode_sim_ethtool_reply(std::span<const uint8_t> reply, std::strin
     const int err = reply_header.error >= -4095 ? -reply_header.error : EPROTO;
     return Error::from_errno(err, context());
   }
-  const size_t payload =
-      std::min<size_t>({reply_header.len, reply.size() - sizeof(reply_header), buffer.size()});
-  std::memcpy(buffer.data(), reply.data() + sizeof(reply_header), payload);
-  return ok();
+  // The datagram may be cut at the receiver's room; the header still says what the kernel wrote.
+  const size_t received = std::min<size_t>(reply_header.len, reply.size() - sizeof(reply_header));
+  return deliver(reply.subspan(sizeof(reply_header), received), reply_header.len, ifname, buffer);
 }
 
 Result<void> SimEthtoolIoctl::decode_reply(std::span<const uint8_t> reply, std::string_view ifname,
