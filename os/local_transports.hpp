@@ -32,8 +32,8 @@ class KernelEthtoolIoctl final : public EthtoolIoctl {
 class LocalFileTree : public FileTree {
  public:
   std::filesystem::path resolve(const std::filesystem::path& real_path) const override;
-  Result<std::string> read(const std::filesystem::path& real_path) const final;
-  Result<void> write(const std::filesystem::path& real_path, const std::string& text) final;
+  Result<std::string> read(const std::filesystem::path& real_path) const override;
+  Result<void> write(const std::filesystem::path& real_path, const std::string& text) override;
   Result<std::vector<std::string>> list(const std::filesystem::path& real_path) const final;
   bool exists(const std::filesystem::path& real_path) const final;
   Result<void> make_dir(const std::filesystem::path& real_path) final;

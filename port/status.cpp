@@ -153,6 +153,26 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   return status;
 }
 
+namespace {
+
+// A locked-down kernel refuses the inbox cc_params files even to root: the knobs are not there
+// for roced, which is no read error and blocks nothing else.
+Field<rdma::EcnState> ecn_field(System& system, const DiscoveredPort& port) {
+  auto ecn = rdma::read_ecn(*system.files, port.pci, port.netdev);
+  if (!ecn && ecn.error().code == EPERM) {
+    if (auto level = rdma::debugfs_lockdown(*system.files)) {
+      return Field<rdma::EcnState>::locked_down(
+          "the kernel is locked down (" + *level +
+              ", as UEFI Secure Boot sets it): debugfs refuses mlx5's cc_params files, even to "
+              "read (EPERM)",
+          EPERM);
+    }
+  }
+  return field_from(std::move(ecn), "ECN/DCQCN");
+}
+
+}  // namespace
+
 void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
                          PortStatus& status) {
   switch (part) {
@@ -182,7 +202,7 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
         status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(port));
         return;
       }
-      status.ecn = field_from(rdma::read_ecn(*system.files, port.pci, port.netdev), "ECN/DCQCN");
+      status.ecn = ecn_field(system, port);
       return;
   }
 }

@@ -32,6 +32,7 @@ enum class Lack : uint8_t {
   None,         // the Field has a value
   Unsupported,  // the device said no (EOPNOTSUPP), or the driver reports no such object
   Absent,       // nothing to read: no RDMA device
+  LockedDown,   // the kernel's lockdown refuses it (debugfs under Secure Boot)
   NotRead,      // skipped on purpose (StatusOptions)
   Error,        // the read failed
 };
@@ -47,7 +48,9 @@ struct Field {
 
   bool ok() const { return value.has_value(); }
   // The port cannot take what this Field holds (as opposed to: reading it failed).
-  bool unsupported_here() const { return lack == Lack::Unsupported || lack == Lack::Absent; }
+  bool unsupported_here() const {
+    return lack == Lack::Unsupported || lack == Lack::Absent || lack == Lack::LockedDown;
+  }
 
   static Field of(T v) { return Field{std::move(v), {}, 0, Lack::None, {}}; }
   static Field unsupported(std::string why, int code = 0) {
@@ -55,6 +58,9 @@ struct Field {
   }
   static Field absent(std::string why, int code) {
     return Field{std::nullopt, "absent: " + why, code, Lack::Absent, why};
+  }
+  static Field locked_down(std::string why, int code) {
+    return Field{std::nullopt, "unsupported: " + why, code, Lack::LockedDown, why};
   }
   static Field not_read() { return Field{std::nullopt, "not read", 0, Lack::NotRead, "not read"}; }
   // A failed read of `what` ("DCB", "the GID table"), as describe_error shows it.

@@ -90,6 +90,17 @@ Result<EcnState> read_ecn(const FileTree& files, const std::string& pci,
   return state;
 }
 
+std::optional<std::string> debugfs_lockdown(const FileTree& files) {
+  auto text = files.read("/sys/kernel/security/lockdown");
+  if (!text) return std::nullopt;
+  const size_t open = text->find('[');
+  const size_t close = text->find(']', open);
+  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+  std::string level = text->substr(open + 1, close - open - 1);
+  if (level == "none") return std::nullopt;
+  return level;
+}
+
 Result<void> write_ecn_knob(FileTree& files, EcnFlavour flavour, const std::string& pci,
                             const std::string& netdev, const std::string& upstream_name,
                             uint64_t value) {

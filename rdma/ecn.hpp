@@ -39,6 +39,11 @@ struct EcnState {
 
 // `pci` is the netdev's PCI address ("0000:17:00.0"), `netdev` its name.
 Result<EcnState> read_ecn(const FileTree& files, const std::string& pci, const std::string& netdev);
+// The kernel's lockdown level when it closes debugfs files with write bits ("integrity",
+// "confidentiality": security/lockdown/lockdown.c lockdown_read brackets the current one), else
+// nothing. Under it the inbox cc_params files (0600) refuse even a read with EPERM
+// (fs/debugfs/file.c debugfs_locked_down).
+std::optional<std::string> debugfs_lockdown(const FileTree& files);
 
 // Writes one knob by its upstream cc_params name ("np_cnp_dscp", "rp_ai_rate") in the port's
 // flavour: inbox debugfs cc_params/<name>, OFED ecn/roce_np|roce_rp/<ofed name> (beside enable/,

@@ -305,6 +305,9 @@ constexpr FamilySpec kGidExpected{
     "The GID index the configuration says jobs use (roce.gid_index)."};
 constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::Gauge,
                              "1 when the setting matched the profile at roced's last check."};
+constexpr FamilySpec kUnsupported{
+    "roce_config_unsupported", MetricType::Gauge,
+    "1 for a setting the profile manages that the port cannot take, with the reason."};
 constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::Gauge,
                                 "1 for the port's current state in roced."};
 constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::Counter,
@@ -389,6 +392,9 @@ void add_config(Families& out, const PortSample& port) {
   const Labels netdev = {{"netdev", port.netdev}};
   for (const auto& [setting, in_sync] : config.in_sync) {
     out.add(kInSync, with(netdev, {{"setting", setting}}), in_sync ? 1 : 0);
+  }
+  for (const auto& [setting, reason] : config.unsupported) {
+    out.add(kUnsupported, with(netdev, {{"setting", setting}, {"reason", reason}}), 1);
   }
   for (const auto& state : kStates) {
     out.add(kPortState, with(netdev, {{"state", state}}), state == config.state ? 1 : 0);

@@ -18,6 +18,9 @@ namespace roced::telemetry {
 struct ConfigState {
   std::string state;                    // reconcile::condition_name: "in-sync", "drifted", ...
   std::map<std::string, bool> in_sync;  // setting group ("pfc.priorities") -> matched
+  // Settings the profile manages that the port cannot take ("ecn.dcqcn.rp_ai_rate") -> why, as a
+  // word ("kernel-lockdown", "device", "no-knob").
+  std::map<std::string, std::string> unsupported;
   uint64_t applies_ok = 0;
   uint64_t applies_failed = 0;
   std::map<std::string, uint64_t> drifts;       // by setting group

@@ -355,6 +355,25 @@ void PortWorker::log_new_warnings(const std::vector<std::string>& warnings) {
   logged_warnings_ = warnings;
 }
 
+// A setting the port cannot take is said once per port and reason (a locked-down kernel's DCQCN
+// knobs stay out of reach on every check), and again only if it comes back after going away.
+void PortWorker::log_new_unsupported(const std::vector<plan::Unsupported>& unsupported) {
+  std::vector<std::string> lines;
+  for (const auto& item : unsupported) {
+    std::string line = settings::setting_name(item.setting, item.key) +
+                       " cannot be configured on this port: " + item.reason;
+    if (std::find(logged_unsupported_.begin(), logged_unsupported_.end(), line) ==
+        logged_unsupported_.end()) {
+      // What the hardware lacks is a fact of the port; a kernel that shuts roced out is a choice
+      // of the node's set-up that someone may want to revisit.
+      const bool lockdown = item.kind == settings::Lacking::KernelLockdown;
+      host_.log(lockdown ? LogLevel::Warn : LogLevel::Info, netdev_, line);
+    }
+    lines.push_back(std::move(line));
+  }
+  logged_unsupported_ = std::move(lines);
+}
+
 void PortWorker::check_once(CheckKind kind, Requests requests) {
   System& system = host_.system();
   const auto config = host_.current_config();
@@ -434,6 +453,7 @@ plan::PortPlan PortWorker::read_plan(const Result<DiscoveredPort>& described,
     plan = plan::replan_port(host_.system(), *described,
                              remediated(config.profile_for(netdev_), remediation));
     log_new_warnings(plan.warnings);  // the planner's (the storm hold has its own log lines)
+    log_new_unsupported(plan.unsupported);
     if (!remediation.empty()) plan.warnings.push_back(hold_warning(remediation));
   } else {
     plan.port = snapshot().port;

@@ -91,6 +91,7 @@ class PortWorker {
                 std::chrono::steady_clock::time_point now);
   void correct(const plan::PortPlan& plan, const std::string& signature, Requests& requests);
   void log_new_warnings(const std::vector<std::string>& warnings);
+  void log_new_unsupported(const std::vector<plan::Unsupported>& unsupported);
   void apply_remediation(plan::PortPlan plan, Requests& requests);
   void keep_previous_remediation();
   void record_in_sync(const plan::PortPlan& plan);
@@ -121,7 +122,8 @@ class PortWorker {
   PortSnapshot snapshot_;
 
   // Worker-thread only.
-  std::vector<std::string> logged_warnings_;  // the last check's warnings, logged as they came
+  std::vector<std::string> logged_warnings_;     // the last check's warnings, logged as they came
+  std::vector<std::string> logged_unsupported_;  // likewise, what the port cannot take
   std::string reported_drift_;    // the drift last announced under report: announced once
   bool configured_once_ = false;  // a check has found or made the port right
   std::optional<std::chrono::steady_clock::time_point> last_correction_;

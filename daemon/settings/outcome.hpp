@@ -26,11 +26,12 @@ struct Change {
 // Why a port cannot take a setting. Typed, so callers (the storm remediator, metrics) ask
 // `kind`, and no one parses `reason`.
 enum class Lacking : uint8_t {
-  Device,        // the kernel said so (EOPNOTSUPP) or the driver reports no such object
-  NoRdmaDevice,  // the setting lives on the RDMA device and the port has none
-  Mlx5Only,      // roced's semantics for it are mlx5's and the port is not mlx5
-  NoKnob,        // the ECN/DCQCN flavour on this port has no such knob or enable
-  OutOfRange,    // the port has it, but not the wanted value (MTU above max_mtu)
+  Device,          // the kernel said so (EOPNOTSUPP) or the driver reports no such object
+  NoRdmaDevice,    // the setting lives on the RDMA device and the port has none
+  Mlx5Only,        // roced's semantics for it are mlx5's and the port is not mlx5
+  NoKnob,          // the ECN/DCQCN flavour on this port has no such knob or enable
+  OutOfRange,      // the port has it, but not the wanted value (MTU above max_mtu)
+  KernelLockdown,  // the kernel's lockdown refuses the interface (debugfs under Secure Boot)
 };
 inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::Device, "device"},
@@ -38,8 +39,9 @@ inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::Mlx5Only, "mlx5-only"},
     {Lacking::NoKnob, "no-knob"},
     {Lacking::OutOfRange, "out-of-range"},
+    {Lacking::KernelLockdown, "kernel-lockdown"},
 });
-static_assert(kLackingNames.covers<Lacking::OutOfRange>());
+static_assert(kLackingNames.covers<Lacking::KernelLockdown>());
 
 // Reported, never a failure of the run. `kind` last: aggregate initialisers that stop at `reason`
 // (the tests') still compile and mean Device.

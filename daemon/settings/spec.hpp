@@ -154,7 +154,10 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   }
   if (!field.ok()) {
     if (field.unsupported_here()) {
-      not_here(field.lack == Lack::Absent ? Lacking::NoRdmaDevice : Lacking::Device, field.reason);
+      not_here(field.lack == Lack::Absent       ? Lacking::NoRdmaDevice
+               : field.lack == Lack::LockedDown ? Lacking::KernelLockdown
+                                                : Lacking::Device,
+               field.reason);
     } else {
       out.read_error(T::read_what, field.reason);
     }

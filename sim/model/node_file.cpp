@@ -124,8 +124,15 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
   const Field root{reader.parse(text), YAML::Mark(), ""};
   const auto top = reader.map(root, {"node", "nics"});
 
+  KernelLockdown lockdown = KernelLockdown::None;
   if (const auto node = top.get("node")) {
-    const auto node_map = reader.map(*node, {"hostname"});
+    const auto node_map = reader.map(*node, {"hostname", "lockdown"});
+    if (const auto f = node_map.get("lockdown")) {
+      const std::string level = reader.choice(*f, {"none", "integrity", "confidentiality"});
+      lockdown = level == "integrity"         ? KernelLockdown::Integrity
+                 : level == "confidentiality" ? KernelLockdown::Confidentiality
+                                              : KernelLockdown::None;
+    }
     if (const auto hostname = node_map.get("hostname")) {
       const std::string name = reader.string(*hostname);
       static const std::regex pattern(
@@ -300,6 +307,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       if (const auto f = port.get("counters_start")) {
         spec.counters_start = reader.unsigned_integer(*f, 0, std::numeric_limits<uint64_t>::max());
       }
+      spec.lockdown = lockdown;
       specs.push_back(std::move(spec));
     }
   }

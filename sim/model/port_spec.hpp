@@ -13,6 +13,11 @@ namespace roce_sim {
 // out-of-tree (MLNX_OFED / DOCA) driver with /sys/class/net/<if>/ecn/.
 enum class DriverFlavour { Inbox, Ofed };
 
+// The kernel's lockdown (security/lockdown): what UEFI Secure Boot turns on in Ubuntu, RHEL and
+// Fedora (integrity). debugfs then refuses every file with write bits (fs/debugfs/file.c
+// debugfs_locked_down), even for reading: mlx5's cc_params files (0600) included.
+enum class KernelLockdown { None, Integrity, Confidentiality };
+
 struct Capabilities {
   // ETHTOOL_PFC_PREVENTION_TOUT (MLX5_CAP_PCAM pfcc_mask and MLX5_CAP_DEBUG stall_detect)
   bool stall_prevention = true;
@@ -57,6 +62,8 @@ struct PortSpec {
   // Added (mod 2^64) to every ethtool statistic, from start and after a driver reload: lets a
   // test see counters wrap without waiting for 2^64 of traffic.
   uint64_t counters_start = 0;
+  // The node's kernel (the same on every port): its lockdown level.
+  KernelLockdown lockdown = KernelLockdown::None;
 };
 
 }  // namespace roce_sim

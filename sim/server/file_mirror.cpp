@@ -125,7 +125,7 @@ FileMirror::~FileMirror() {
   if (inotify_fd_ >= 0) ::close(inotify_fd_);
 }
 
-void FileMirror::write_file(const fs::path& path, const std::string& content) {
+void FileMirror::write_file(const fs::path& path, const std::string& content, mode_t mode) {
   auto it = written_.find(path.native());
   if (it != written_.end() && it->second == content) return;
   // Readers see the old or the new file, never half a write: write aside, then rename.
@@ -138,6 +138,8 @@ void FileMirror::write_file(const fs::path& path, const std::string& content) {
   if (!node_.unreadable_files().empty() &&
       node_.unreadable_files().count(path.lexically_relative(dir_).string())) {
     ::chmod(temp.c_str(), 0);  // before the rename: a reader never sees it readable
+  } else if (mode != 0644) {
+    ::chmod(temp.c_str(), mode);
   }
   fs::rename(temp, path);
   written_[path.native()] = content;
@@ -182,12 +184,25 @@ void FileMirror::build() {
   fs::create_directories(dir_ / "sys" / kPciRoot);
   fs::create_directories(dir_ / "config/rdma_cm");
   fs::create_directories(dir_ / "debug/mlx5");
+  write_lockdown();
   add_watch(dir_ / "config/rdma_cm", Watch{WatchKind::RdmaCmRoot, "", false});
   refresh();
   // Groups made before we watched (a reused DIR).
   for (const auto& entry : fs::directory_iterator(dir_ / "config/rdma_cm")) {
     if (entry.is_directory()) create_rdma_cm(entry.path().filename().string());
   }
+}
+
+void FileMirror::write_lockdown() {
+  // security/lockdown/lockdown.c lockdown_read: every level, the current one in brackets.
+  KernelLockdown level = KernelLockdown::None;
+  for (Port* port : node_.ports()) level = port->spec().lockdown;
+  const char* text = level == KernelLockdown::Integrity ? "none [integrity] confidentiality\n"
+                     : level == KernelLockdown::Confidentiality
+                         ? "none integrity [confidentiality]\n"
+                         : "[none] integrity confidentiality\n";
+  fs::create_directories(dir_ / "sys/kernel/security");
+  write_file(dir_ / "sys/kernel/security/lockdown", text);
 }
 
 void FileMirror::build_port(Port& port) {
@@ -382,7 +397,8 @@ void FileMirror::refresh_port(Port& port, bool counters) {
   const EcnState& ecn = port.ecn();
   if (spec.flavour == DriverFlavour::Inbox) {
     const fs::path cc = dir_ / "debug/mlx5" / spec.pci_address / "cc_params";
-    for (const auto& [name, value] : ecn.params) write_file(cc / name, line(value));
+    // mlx5_ib_init_cong_debugfs (infiniband/hw/mlx5/cong.c) makes each file 0600.
+    for (const auto& [name, value] : ecn.params) write_file(cc / name, line(value), 0600);
   } else {
     for (bool rp : {false, true}) {
       const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");

@@ -53,7 +53,9 @@ class FileMirror {
     bool reaction_point = false;  // ecn: roce_rp (true) or roce_np
   };
 
-  void write_file(const std::filesystem::path& path, const std::string& content);
+  void write_file(const std::filesystem::path& path, const std::string& content,
+                  mode_t mode = 0644);
+  void write_lockdown();  // sys/kernel/security/lockdown
   void build_port(Port& port);
   void remove_port(const std::string& netdev);
   // `counters`: also the hw_counters/ and counters/ files, which move with traffic, not requests.

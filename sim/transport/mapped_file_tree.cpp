@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/transport/mapped_file_tree.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <utility>
 
@@ -30,7 +33,33 @@ bool is_plain_absolute(const std::string& path) {
          (path.size() == 1 || path.back() != '/');
 }
 
+// debugfs_locked_down (fs/debugfs/file.c): a file whose mode has any bit beyond 0444 is refused
+// when security_locked_down(LOCKDOWN_DEBUGFS), which the integrity level already includes.
+bool locked_down(const MappedFileTree& tree, const std::filesystem::path& real_path) {
+  if (real_path.native().rfind("/sys/kernel/debug/", 0) != 0) return false;
+  auto level = tree.LocalFileTree::read("/sys/kernel/security/lockdown");
+  if (!level || level->find("[none]") != std::string::npos) return false;
+  struct stat st {};
+  if (::stat(tree.resolve(real_path).c_str(), &st) != 0) return false;  // open's own error
+  return (st.st_mode & 07777 & ~0444) != 0;
+}
+
 }  // namespace
+
+roced::Result<std::string> MappedFileTree::read(const std::filesystem::path& real_path) const {
+  if (locked_down(*this, real_path)) {
+    return roced::Error::from_errno(EPERM, "read " + real_path.string());
+  }
+  return LocalFileTree::read(real_path);
+}
+
+roced::Result<void> MappedFileTree::write(const std::filesystem::path& real_path,
+                                          const std::string& text) {
+  if (locked_down(*this, real_path)) {
+    return roced::Error::from_errno(EPERM, "write " + real_path.string());
+  }
+  return LocalFileTree::write(real_path, text);
+}
 
 std::filesystem::path MappedFileTree::resolve(const std::filesystem::path& real_path) const {
   if (const std::string& text = real_path.native(); is_plain_absolute(text)) {

@@ -72,6 +72,35 @@ TEST_F(DefaultNode, EveryPortNeedsTheLosslessProfile) {
   EXPECT_FALSE(plan.has_errors());
 }
 
+// A kernel locked down by UEFI Secure Boot (the node's `lockdown: integrity`) refuses the inbox
+// cc_params files even to root, even to read (fs/debugfs/file.c debugfs_locked_down): the DCQCN
+// knobs are unsupported there, and every other setting of the port is planned as before.
+class LockedDownNode : public test::InProcessNode {
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.lockdown = roce_sim::KernelLockdown::Integrity;
+  }
+};
+
+TEST_F(LockedDownNode, DcqcnKnobsAreUnsupportedAndNothingElseIsHeldBack) {
+  const Plan plan = make_plan(system_, default_config());
+  ASSERT_EQ(plan.ports.size(), 4u) << format_plan_text(plan);
+  Lines expected = kDefaultNodeChanges;
+  std::erase_if(expected, [](const std::string& line) { return line.rfind("ecn.", 0) == 0; });
+  for (const auto& port : plan.ports) {
+    SCOPED_TRACE(port.port.netdev);
+    EXPECT_EQ(port.error, "");
+    EXPECT_EQ(changes_of(port), expected);
+    // The two inbox knobs the default profile names; everything else of ECN is OFED's.
+    Lines settings_lacking;
+    for (const auto& item : port.unsupported) {
+      settings_lacking.push_back(setting_name(item.setting, item.key));
+      EXPECT_EQ(item.kind, settings::Lacking::KernelLockdown);
+      EXPECT_NE(item.reason.find("locked down (integrity"), std::string::npos) << item.reason;
+    }
+    EXPECT_EQ(settings_lacking, (Lines{"ecn.cnp_dscp", "ecn.cnp_priority"}));
+  }
+}
+
 TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
   System& system = system_;
   config::Config config = default_config();

@@ -57,6 +57,7 @@ PortSample lan3() {
   ConfigState config;
   config.state = "drifted";
   config.in_sync = {{"pfc.priorities", false}, {"mtu", true}};
+  config.unsupported = {{"ecn.cnp_priority", "kernel-lockdown"}};
   config.applies_ok = 2;
   config.drifts = {{"pfc.priorities", 1}};
   config.corrections = {{"pfc.priorities", 1}};
@@ -196,6 +197,9 @@ TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
   EXPECT_EQ(value(families, "roce_rocev2_gid_index_expected", {{"family", "ipv4"}}), 3);
   EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "pfc.priorities"}}), 0);
   EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "mtu"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_unsupported",
+                  {{"setting", "ecn.cnp_priority"}, {"reason", "kernel-lockdown"}}),
+            1);
   EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "drifted"}}), 1);
   EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "in-sync"}}), 0);
   EXPECT_EQ(value(families, "roce_config_applies_total", {{"result", "ok"}}), 2);
