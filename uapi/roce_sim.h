@@ -79,6 +79,13 @@ struct roce_sim_ethtool_rep {
 	uint32_t len;
 };
 
+/*
+ * Not an ethtool command: the server answers it (error 0, no payload) once every file write a
+ * client made before it has taken effect in the model, as a kernel's store() has when write()
+ * returns. The client's file tree sends it after each write and mkdir.
+ */
+#define ROCE_SIM_ETHTOOL_SYNC_FILES 0x7e000001u
+
 /* Largest datagram either socket carries. */
 #define ROCE_SIM_MAX_DATAGRAM (1u << 20)
 

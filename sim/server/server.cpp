@@ -425,6 +425,11 @@ class Server {
     const Clock::time_point now = advance_to_now();
     send_all(rtnl_.drain_events(), nullptr);
     release_due_holds(now);
+    // Client writes made before the tick take effect before any file is refreshed: a refresh
+    // never lands between a write and its store().
+    verbose(mirror_.on_inotify());
+    writes_.flush();
+    send_all(rtnl_.drain_events(), nullptr);
     mirror_.apply_file_modes();
     // Counters move every tick (and before every request); the files follow at 10 Hz (set
     // requests and writes refresh at once): a tenth of the ports each 10 ms tick, so no request

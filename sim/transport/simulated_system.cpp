@@ -8,6 +8,7 @@
 
 #include "sim/transport/mapped_file_tree.hpp"
 #include "sim/transport/sim_ethtool_ioctl.hpp"
+#include "sim/transport/sim_file_tree.hpp"
 #include "sim/transport/sim_netlink_socket.hpp"
 
 namespace roce_sim {
@@ -19,13 +20,13 @@ roced::System simulated_system(const std::filesystem::path& sim_dir) {
     return SimNetlinkSocket::connect(rtnl);
   };
   system.ethtool = std::make_unique<SimEthtoolIoctl>(dir / ROCE_SIM_ETHTOOL_SOCKET);
-  system.files = std::make_unique<MappedFileTree>(
+  system.files = std::make_unique<SimFileTree>(
       std::vector<MappedFileTree::Mapping>{
           {"/sys/kernel/config", dir / ROCE_SIM_CONFIG_DIR},
           {"/sys/kernel/debug", dir / ROCE_SIM_DEBUG_DIR},
           {"/sys", dir / ROCE_SIM_SYS_DIR},
       },
-      dir);
+      dir, dir / ROCE_SIM_ETHTOOL_SOCKET);
   system.description = "simulated node at " + dir.string();
   return system;
 }

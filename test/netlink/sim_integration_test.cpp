@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <fstream>
 #include <thread>
 
 #include "dcb/client.hpp"
@@ -62,6 +64,30 @@ class SimNode : public ::testing::Test {
 bool has_counter(const std::vector<NamedCounter>& counters, const std::string& name) {
   return std::any_of(counters.begin(), counters.end(),
                      [&](const NamedCounter& c) { return c.name == name; });
+}
+
+// A kernel's store() has done its work when write() returns, and a configfs mkdir has made the
+// group's attributes (cma_configfs make_cma_dev): the simulated node's files are as synchronous,
+// so a write read back as verified is one the model holds.
+TEST_F(SimNode, FileWritesTakeEffectBeforeTheCallReturns) {
+  const std::string group = "/sys/kernel/config/rdma_cm/mlx5_0";
+  ASSERT_TRUE(system_.files->make_dir(group).ok());
+  ASSERT_TRUE(system_.files->exists(group + "/ports/1/default_roce_tos"));
+  auto lan2_writes = [&] {
+    std::ifstream in(dir_ / "roce-sim.writes");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("lan2 ", 0) == 0) return std::stoi(line.substr(5));
+    }
+    return -1;
+  };
+  EXPECT_EQ(lan2_writes(), 1);  // the mkdir
+  for (int i = 1; i <= 20; ++i) {
+    const auto written =
+        system_.files->write(group + "/ports/1/default_roce_tos", std::to_string(100 + i) + "\n");
+    ASSERT_TRUE(written.ok()) << written.error().message;
+    ASSERT_EQ(lan2_writes(), 1 + i) << "write " << i << " returned before the model took it";
+  }
 }
 
 TEST_F(SimNode, LinksAreListedAndMtuChangesReadBack) {
