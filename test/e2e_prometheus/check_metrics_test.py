@@ -29,6 +29,7 @@ profile:
   mtu: 9000
   stall_prevention: auto
   roce: {rdma_cm_mode: v2, tos: 106}
+  ecn: {priorities: [3]}  # not on the inbox driver: served as roce_config_unsupported
 """ + WATCHDOG_CONFIG
 
 # Documented families this node and config legitimately lack (docs/metrics.md says why).

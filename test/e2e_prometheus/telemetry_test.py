@@ -65,6 +65,7 @@ profile:
   mtu: 9000
   stall_prevention: auto
   roce: {{rdma_cm_mode: v2, tos: 106}}
+  ecn: {{priorities: [3]}}  # not on the inbox driver: the "cannot take" panel has a row
 """ + WATCHDOG_CONFIG
 
 # The storm added to the scenario, on a port nothing else measures (lan4). It begins at 12 s:
