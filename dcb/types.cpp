@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "dcb/types.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace roced::dcb {
@@ -18,8 +19,28 @@ Trust trust_from_apps(const std::vector<AppEntry>& apps) {
   return Trust::Pcp;
 }
 
+uint32_t mlx5_lossless_minimum(uint32_t speed_mbps, uint32_t cable_m, uint32_t mtu,
+                               uint32_t max_mtu) {
+  const uint64_t speed = std::max<uint64_t>(speed_mbps, 40000);
+  const uint64_t xoff =
+      (301 + 216 * uint64_t{cable_m} / 100) * speed / 1000 + 272 * uint64_t{mtu} / 100;
+  const uint64_t frame = std::max<uint64_t>(max_mtu, 9216);
+  return static_cast<uint32_t>(xoff + frame + kMlx5BufferCell);
+}
+
+uint64_t dscp_mapped(const std::vector<AppEntry>& apps) {
+  uint64_t mapped = 0;
+  for (const AppEntry& entry : apps) {
+    if (entry.selector == kDscpSelector && entry.protocol < 64)
+      mapped |= uint64_t{1} << entry.protocol;
+  }
+  return mapped;
+}
+
 std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps) {
-  std::array<uint8_t, 64> map{};  // unmapped DSCPs go to priority 0 (mlx5e_dcbnl_ieee_delapp)
+  // 0 where a DSCP has no entry: what the NIC does with it is the firmware's table (d>>3 from
+  // driver load, 0 once deleted: mlx5e_dcbnl_ieee_delapp), which dcbnl does not show.
+  std::array<uint8_t, 64> map{};
   for (const AppEntry& entry : apps) {
     if (entry.selector == kDscpSelector && entry.protocol < 64)
       map[entry.protocol] = entry.priority;

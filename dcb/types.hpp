@@ -54,6 +54,17 @@ struct AppEntry {
   bool operator==(const AppEntry&) const = default;
 };
 
+// mlx5 keeps buffer sizes in cells of this many bytes (en/port_buffer.c: sizes go to the PBMC
+// register divided by port_buff_cell_sz, rounded down; 1 << MLX5E_BUFFER_CELL_SHIFT unless SBCAM
+// says otherwise): a size that is no multiple of it reads back smaller.
+inline constexpr uint32_t kMlx5BufferCell = 128;
+// The smallest lossless buffer mlx5 accepts (en/port_buffer.c update_xoff_threshold, -ENOMEM
+// below it): Xoff (calculate_xoff: (301 + 2.16 * cable_m) * max(speed, 40 Gb/s) + 2.72 * MTU),
+// one frame of max(max_mtu, 9216) (MINIMUM_MAX_MTU) and one cell. speed_mbps 0: 40 Gb/s, what
+// the driver uses when the link is down.
+uint32_t mlx5_lossless_minimum(uint32_t speed_mbps, uint32_t cable_m, uint32_t mtu,
+                               uint32_t max_mtu);
+
 struct Buffer {
   std::array<uint8_t, 8> prio2buffer{};
   std::array<uint32_t, 8> buffer_size{};  // bytes
@@ -90,6 +101,8 @@ static_assert(kTrustNames.covers<Trust::Dscp>(), "name every Trust");
 Trust trust_from_apps(const std::vector<AppEntry>& apps);
 // DSCP -> priority from the APP table; unmapped DSCPs read as priority 0 (mlx5).
 std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps);
+// Bit d set when DSCP d has an APP entry.
+uint64_t dscp_mapped(const std::vector<AppEntry>& apps);
 
 std::string tsa_name(Tsa tsa);             // "strict", "cbs", "ets", "vendor"
 std::string dcbx_mode_name(uint8_t mode);  // "host ieee", "firmware (auto)", ...

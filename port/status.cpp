@@ -4,6 +4,7 @@
 #include <linux/ethtool.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "dcb/client.hpp"
@@ -130,30 +131,17 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   }
 }
 
-}  // namespace
 
-PortStatus read_port_status(System& system, const DiscoveredPort& port,
-                            const StatusOptions& options) {
-  PortStatus status;
-  status.port = port;
-  EthtoolClient ethtool(system);
-  status.driver_info = options.driver_info
-                           ? field_from(ethtool.driver_info(port.netdev), "driver info")
-                           : Field<DriverInfo>::not_read();
-  if (options.link) {
-    status.link = Field<LinkInfo>::of(*options.link);
-  } else {
-    LinkClient links(system);
-    status.link = field_from(links.get(port.netdev), "link");
-  }
-  read_dcb(system, port.netdev, status);
-  refresh_port_status(system, port, StatusPart::StallPrevention, status);
-  read_rdma(system, port, options, status);
-  refresh_port_status(system, port, StatusPart::Ecn, status);
-  return status;
+// /sys/class/net/<if>/speed (speed_show: the ethtool link speed, -1 or EINVAL without carrier).
+std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
+  if (!system.files) return std::nullopt;
+  auto text = system.files->read("/sys/class/net/" + netdev + "/speed");
+  if (!text) return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text->c_str(), &end, 10);
+  if (end == text->c_str() || value <= 0) return std::nullopt;
+  return static_cast<uint32_t>(value);
 }
-
-namespace {
 
 // A locked-down kernel refuses the inbox cc_params files even to root: the knobs are not there
 // for roced, which is no read error and blocks nothing else.
@@ -173,11 +161,35 @@ Field<rdma::EcnState> ecn_field(System& system, const DiscoveredPort& port) {
 
 }  // namespace
 
+PortStatus read_port_status(System& system, const DiscoveredPort& port,
+                            const StatusOptions& options) {
+  PortStatus status;
+  status.port = port;
+  EthtoolClient ethtool(system);
+  status.driver_info = options.driver_info
+                           ? field_from(ethtool.driver_info(port.netdev), "driver info")
+                           : Field<DriverInfo>::not_read();
+  if (options.link) {
+    status.link = Field<LinkInfo>::of(*options.link);
+  } else {
+    LinkClient links(system);
+    status.link = field_from(links.get(port.netdev), "link");
+  }
+  status.speed_mbps = link_speed(system, port.netdev);
+  read_dcb(system, port.netdev, status);
+  refresh_port_status(system, port, StatusPart::StallPrevention, status);
+  read_rdma(system, port, options, status);
+  refresh_port_status(system, port, StatusPart::Ecn, status);
+  return status;
+}
+
+
 void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
                          PortStatus& status) {
   switch (part) {
     case StatusPart::Link:
       status.link = field_from(LinkClient(system).get(port.netdev), "link");
+      status.speed_mbps = link_speed(system, port.netdev);
       return;
     case StatusPart::Dcb:
       read_dcb(system, port.netdev, status);

@@ -102,6 +102,8 @@ struct PortStatus {
   DiscoveredPort port;
   Field<DriverInfo> driver_info;
   Field<LinkInfo> link;
+  // sysfs speed: the negotiated rate, absent while the link has no carrier (mlx5 then answers -1).
+  std::optional<uint32_t> speed_mbps;
   Field<uint8_t> dcbx;
   Field<dcb::Trust> trust;
   Field<std::vector<dcb::AppEntry>> dscp_apps;  // the APP table's DSCP entries (selector 5)

@@ -83,7 +83,9 @@ std::string dscp_text(const std::vector<dcb::AppEntry>& apps, dcb::Trust trust) 
     if (!out.empty()) out += "  ";
     out += "p" + std::to_string(prio) + ":" + ranges(dscps);
   }
-  if (apps.size() < 64) out += "  (others -> p0)";
+  // mlx5 maps a DSCP without an entry by the firmware's table: d>>3 from driver load, p0 for one
+  // deleted since (mlx5e_dcbnl_ieee_delapp); dcbnl shows neither.
+  if (apps.size() < 64) out += "  (others: firmware map, d>>3 or p0 if deleted since load)";
   return out;
 }
 

@@ -63,7 +63,7 @@ StepResult step_result(plan::Change change, const Writer& writer, const std::str
 // re-plans itself, so a read error elsewhere in the re-read part does not fail this step.
 std::string verify_written(const plan::PortPlan& p, const Step& step, const PortStatus& now) {
   for (const auto& change : step.changes) {
-    const settings::Ctx ctx{p.port, p.desired, change.key};
+    const settings::Ctx ctx{p.port, p.desired, change.key, now};
     if (auto failure = settings::row(change.setting).pending(ctx, now); !failure.empty()) {
       return "verify: " + failure;
     }
@@ -77,7 +77,7 @@ std::string verify_restored(const plan::PortPlan& p, const Step& step, const Por
   const std::string& instance = step.changes.front().key;
   for (const settings::Row& row : settings::rows()) {
     if (row.info->feature != step.feature) continue;
-    const settings::Ctx ctx{p.port, p.desired, instance};
+    const settings::Ctx ctx{p.port, p.desired, instance, now};
     if (auto failure = row.restored(ctx, p.observed, now); !failure.empty()) {
       return "verify: " + failure;
     }

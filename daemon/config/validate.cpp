@@ -23,12 +23,10 @@ int roce_path_mtu(uint32_t mtu) {
   return 0;
 }
 
-// mlx5's lower bound for a lossless buffer (en/port_buffer.c): Xoff for the cable and MTU at
-// max(speed, 40 Gbit/s), plus one max-size frame (at least 9216 bytes) and one 128-byte cell.
-// At the port's real speed the driver needs more; this is what no speed can go below.
+// mlx5's lower bound for a lossless buffer at 40 Gbit/s, what no speed goes below (the planner
+// checks the port's real speed).
 uint32_t min_lossless_buffer(uint16_t cable_m, uint32_t mtu) {
-  const uint32_t xoff = (301 + 216u * cable_m / 100) * 40 + 272 * mtu / 100;
-  return xoff + 9216 + 128;
+  return dcb::mlx5_lossless_minimum(0, cable_m, mtu, 0);
 }
 
 std::string priorities_text(uint8_t mask) {
@@ -255,6 +253,15 @@ void check_buffers(Rules& r, const Profile& p) {
   const BufferProfile& b = *p.buffers;
   const uint32_t minimum = min_lossless_buffer(p.cable_length_m, p.mtu);
   for (size_t buffer = 0; buffer < 8; ++buffer) {
+    const uint32_t size = b.buffer_size[buffer];
+    if (size % dcb::kMlx5BufferCell != 0) {
+      const uint32_t down = size / dcb::kMlx5BufferCell * dcb::kMlx5BufferCell;
+      r.error({"buffers.size"},
+              "buffer " + std::to_string(buffer) + " is " + std::to_string(size) +
+                  " bytes; mlx5 keeps buffer sizes in 128-byte cells and would read it back as " +
+                  std::to_string(down) + ", a change that never ends: use " + std::to_string(down) +
+                  " or " + std::to_string(down + dcb::kMlx5BufferCell));
+    }
     uint8_t lossless = 0;
     uint8_t lossy = 0;
     for (size_t priority = 0; priority < 8; ++priority) {

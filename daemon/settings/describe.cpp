@@ -2,6 +2,7 @@
 #include "daemon/settings/describe.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace roced::settings::describe {
 
@@ -51,13 +52,37 @@ std::string stall(uint16_t raw) {
   return std::to_string(raw) + " ms";
 }
 
-std::string dscp_map(const std::array<uint8_t, 64>& map) {
+namespace {
+
+bool is_mapped(uint64_t mapped, size_t dscp) { return (mapped >> dscp) & 1; }
+
+std::string dscp_entry(const std::array<uint8_t, 64>& map, uint64_t mapped, size_t dscp) {
+  return std::to_string(dscp) + "->" +
+         (is_mapped(mapped, dscp) ? std::to_string(map[dscp]) : std::string("fw"));
+}
+
+}  // namespace
+
+std::string dscp_map(const std::array<uint8_t, 64>& map, uint64_t mapped) {
+  // Few DSCPs with an entry (another tool's `dcb app add`): those, and the rest left to the NIC.
+  if (64 - std::popcount(mapped) > kListedDscpEntries) {
+    std::string listed;
+    int count = 0;
+    for (size_t dscp = 0; dscp < map.size(); ++dscp) {
+      if (!is_mapped(mapped, dscp) || ++count > kListedDscpEntries) continue;
+      listed += (listed.empty() ? "" : " ") + dscp_entry(map, mapped, dscp);
+    }
+    if (count > kListedDscpEntries) {
+      listed += " +" + std::to_string(count - kListedDscpEntries) + " more";
+    }
+    return (listed.empty() ? std::string() : listed + ", ") + "the rest fw";
+  }
   std::string exceptions;
   int count = 0;
   for (size_t dscp = 0; dscp < map.size(); ++dscp) {
-    if (map[dscp] == dscp >> 3) continue;
+    if (is_mapped(mapped, dscp) && map[dscp] == dscp >> 3) continue;
     if (++count > kListedDscpEntries) continue;
-    exceptions += " " + std::to_string(dscp) + "->" + std::to_string(map[dscp]);
+    exceptions += " " + dscp_entry(map, mapped, dscp);
   }
   if (count == 0) return "d>>3";
   if (count > kListedDscpEntries) {
@@ -67,20 +92,24 @@ std::string dscp_map(const std::array<uint8_t, 64>& map) {
 }
 
 std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
+                                                  uint64_t now_mapped,
                                                   const std::array<uint8_t, 64>& wanted,
                                                   bool now_empty) {
+  const auto differs = [&](size_t dscp) {
+    return !is_mapped(now_mapped, dscp) || now[dscp] != wanted[dscp];
+  };
   int differing = 0;
-  for (size_t dscp = 0; dscp < now.size(); ++dscp) differing += now[dscp] != wanted[dscp];
+  for (size_t dscp = 0; dscp < now.size(); ++dscp) differing += differs(dscp);
   // Many entries apart (a port without a map, or a different scheme): whole maps read better.
   if (now_empty || differing > kListedDscpEntries) {
-    return {now_empty ? "none" : dscp_map(now), dscp_map(wanted)};
+    return {now_empty ? "none" : dscp_map(now, now_mapped), dscp_map(wanted)};
   }
   std::string now_text;
   std::string wanted_text;
   for (size_t dscp = 0; dscp < now.size(); ++dscp) {
-    if (now[dscp] == wanted[dscp]) continue;
+    if (!differs(dscp)) continue;
     const std::string sep = now_text.empty() ? "" : " ";
-    now_text += sep + std::to_string(dscp) + "->" + std::to_string(now[dscp]);
+    now_text += sep + dscp_entry(now, now_mapped, dscp);
     wanted_text += sep + std::to_string(dscp) + "->" + std::to_string(wanted[dscp]);
   }
   return {now_text, wanted_text};

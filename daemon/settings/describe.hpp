@@ -19,11 +19,16 @@ std::string dcbx(config::DcbxMode wanted_mode);  // "host", "firmware"
 std::string trust(dcb::Trust trust);             // "dscp", "pcp"
 std::string stall(uint16_t raw);                 // "off", "auto", "500 ms"
 
-// A whole DSCP map against the firmware default: "d>>3", "d>>3 except 46->3 48->7".
-std::string dscp_map(const std::array<uint8_t, 64>& map);
-// Only the DSCPs whose priority differs: {"26->0 48->0", "26->3 48->6"}. When many differ, or
-// the port has no DSCP entries at all (now_empty: "none"), the two whole maps instead.
+// Every DSCP (bit d of a mapped mask).
+inline constexpr uint64_t kAllDscps = ~uint64_t{0};
+// A whole DSCP map against the firmware default: "d>>3", "d>>3 except 46->3 48->7". A DSCP
+// outside `mapped` has no APP entry: the NIC uses its firmware map for it, which dcbnl does not
+// show ("10->fw").
+std::string dscp_map(const std::array<uint8_t, 64>& map, uint64_t mapped = kAllDscps);
+// Only the DSCPs whose priority differs or is not known: {"10->fw 26->0", "10->1 26->3"}. When
+// many differ, or the port has no DSCP entries at all (now_empty: "none"), the two whole maps.
 std::pair<std::string, std::string> dscp_map_diff(const std::array<uint8_t, 64>& now,
+                                                  uint64_t now_mapped,
                                                   const std::array<uint8_t, 64>& wanted,
                                                   bool now_empty);
 

@@ -38,6 +38,7 @@ struct Ctx {
   const DiscoveredPort& port;
   const config::Profile& want;
   std::string_view instance;  // the DCQCN knob; empty for a setting that is not keyed
+  const PortStatus& have;     // the whole observation, for a refuse() that needs the link's
 };
 
 // What a feature's write sees: the plan's profile and the observation an undo goes back to.
@@ -194,7 +195,7 @@ template <Setting S>
 void plan_all(const DiscoveredPort& port, const config::Profile& want, const PortStatus& have,
               Findings& out) {
   for (const std::string& instance : instances<S>(want)) {
-    plan_instance<S>(Ctx{port, want, instance}, have, out);
+    plan_instance<S>(Ctx{port, want, instance, have}, have, out);
   }
 }
 

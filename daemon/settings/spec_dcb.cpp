@@ -69,6 +69,31 @@ Result<void> write_app_table(Writer& w, const std::vector<AppEntry>& target) {
 
 }  // namespace
 
+std::optional<NotHere> Spec<Setting::Buffers>::refuse(const Ctx& c, const Value&,
+                                                      const Value& wanted) {
+  if (!c.have.speed_mbps) return std::nullopt;  // no carrier: the driver uses 40 Gbit/s
+  const uint32_t max_mtu = c.have.link.ok() ? c.have.link.value->max_mtu : 0;
+  const uint32_t minimum =
+      dcb::mlx5_lossless_minimum(*c.have.speed_mbps, c.want.cable_length_m, c.want.mtu, max_mtu);
+  for (size_t buffer = 0; buffer < wanted.size.size(); ++buffer) {
+    bool lossless = false;
+    for (size_t priority = 0; priority < 8; ++priority) {
+      lossless |=
+          wanted.prio2buffer[priority] == buffer && ((c.want.pfc_priorities >> priority) & 1);
+    }
+    if (!lossless || wanted.size[buffer] >= minimum) continue;
+    return NotHere{Lacking::OutOfRange,
+                   "buffer " + std::to_string(buffer) + " holds a PFC priority but is " +
+                       std::to_string(wanted.size[buffer]) + " bytes; at " +
+                       std::to_string(*c.have.speed_mbps / 1000) + " Gbit/s with " +
+                       std::to_string(c.want.cable_length_m) + " m of cable and MTU " +
+                       std::to_string(c.want.mtu) + " mlx5 needs at least " +
+                       std::to_string(minimum) +
+                       " (en/port_buffer.c update_xoff_threshold) and would refuse it (-ENOMEM)"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Writes> FeatureSpec<Feature::DcbxMode>::writes(const WriteCtx& c) {
   const uint8_t wanted =
       c.want.dcbx == config::DcbxMode::Host ? dcb::kDcbxHost | dcb::kDcbxVerIeee : 0;

@@ -52,8 +52,12 @@ struct Spec<Setting::Trust> {
 template <>
 struct Spec<Setting::DscpMap> {
   struct Value {
-    std::array<uint8_t, 64> map{};  // unmapped DSCPs read as priority 0 (mlx5)
-    bool empty = false;             // display only: no DSCP entries at all reads "none"
+    std::array<uint8_t, 64> map{};  // the APP entries' priorities; 0 where there is none
+    // DSCPs with an APP entry. mlx5 maps the others by the firmware's table, which dcbnl does
+    // not show: d>>3 from driver load, 0 for a DSCP deleted since (mlx5e_dcbnl_ieee_delapp).
+    uint64_t mapped = 0;
+    bool empty = false;  // display only: no DSCP entries at all reads "none"
+    bool operator==(const Value&) const = default;
   };
   static constexpr auto field = &PortStatus::dscp_apps;
   static constexpr std::string_view read_what = "DCB";
@@ -61,13 +65,19 @@ struct Spec<Setting::DscpMap> {
   // Under PCP trust the map is unused, and wanting PCP means wanting no DSCP entries (Trust's).
   static bool manages(const config::Profile& p) { return p.trust == dcb::Trust::Dscp; }
   static Reading<Value> project(const Ctx&, const std::vector<dcb::AppEntry>& apps) {
-    return Value{dcb::dscp_map_from_apps(apps), apps.empty()};
+    return Value{dcb::dscp_map_from_apps(apps), dcb::dscp_mapped(apps), apps.empty()};
   }
-  static Value wanted(const Ctx& c, const Value&) { return Value{c.want.dscp_map, false}; }
-  static bool same(const Value& a, const Value& b) { return a.map == b.map; }
+  // Every DSCP with its own entry: a DSCP left to the firmware's table is one roced cannot read
+  // back.
+  static Value wanted(const Ctx& c, const Value&) {
+    return Value{c.want.dscp_map, describe::kAllDscps, false};
+  }
+  static bool same(const Value& a, const Value& b) {
+    return a.map == b.map && a.mapped == b.mapped;
+  }
   static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
                                                       const Value& wanted) {
-    return settings::describe::dscp_map_diff(now.map, wanted.map, now.empty);
+    return settings::describe::dscp_map_diff(now.map, now.mapped, wanted.map, now.empty);
   }
 };
 
@@ -199,6 +209,9 @@ struct Spec<Setting::Buffers> {
     return Value{c.want.buffers->prio2buffer, c.want.buffers->buffer_size};
   }
   static bool same(const Value& a, const Value& b) { return a == b; }
+  // mlx5 computes Xoff at the link's speed when the buffers are set: a lossless buffer that the
+  // config's 40 Gbit/s check let through can still be refused (-ENOMEM) at 400 Gbit/s.
+  static std::optional<NotHere> refuse(const Ctx& c, const Value&, const Value& wanted);
   static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
                                                       const Value& wanted) {
     return {settings::describe::buffers(now.prio2buffer, now.size),

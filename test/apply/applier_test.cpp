@@ -281,6 +281,32 @@ TEST_F(Applier, DscpMapChangeWritesOnlyTheDifferingEntries) {
   EXPECT_EQ(dcb::dscp_map_from_apps(*observe().dscp_apps.value), want.dscp_map);
 }
 
+// The first DSCP entry switches mlx5 to DSCP trust, and a DSCP nobody gave an entry keeps the
+// firmware's mapping, d>>3 (mlx5e_dcbnl_ieee_setapp only changes the one DSCP); dcbnl does not
+// show it. A DSCP without an entry is no DSCP mapped to priority 0.
+TEST_F(Applier, ADscpWithoutAnEntryIsTheFirmwaresNotPriorityZero) {
+  want.dscp_map[10] = 0;  // the firmware's is 10 >> 3 = 1
+  foreign([&](roce_sim::Port& p) {
+    for (uint16_t dscp = 0; dscp < 64; ++dscp) {
+      if (dscp == 10) continue;
+      const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, want.dscp_map[dscp], dscp};
+      ASSERT_EQ(p.ieee_setapp(app), 0);
+    }
+  });
+  node_->inspect([](roce_sim::Node& node) { ASSERT_EQ(node.find("lan2")->dscp2prio()[10], 1); });
+  const plan::PortPlan planned = plan::plan_port(port_, want, observe());
+  const auto change =
+      std::find_if(planned.changes.begin(), planned.changes.end(),
+                   [](const plan::Change& c) { return c.setting == plan::Setting::DscpMap; });
+  ASSERT_NE(change, planned.changes.end()) << "DSCP 10 is mapped to 1 by the firmware";
+  EXPECT_EQ(change->now, "10->fw");
+  EXPECT_EQ(change->wanted, "10->0");
+  const PortResult result = apply();
+  EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
+  node_->inspect([](roce_sim::Node& node) { EXPECT_EQ(node.find("lan2")->dscp2prio()[10], 0); });
+  EXPECT_EQ(pending(), Lines{});
+}
+
 TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
   bring_in_sync();
   want.ecn.enabled_priorities = 1u << 3;  // the inbox driver cannot

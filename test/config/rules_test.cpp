@@ -112,7 +112,7 @@ TEST(ConfigRules, LosslessBuffers) {
       "profile.buffers.size", "buffer 1 holds lossless priority 3 but its size is 0");
   // 7 m, MTU 9000 at 40 Gbit/s: (301 + 15) * 40 + 24480 + 9216 + 128 = 46464 bytes.
   EXPECT_CONFIG_ERROR(
-      load("profile:\n  buffers:\n" + map + "    size: [262144, 46463, 0, 0, 0, 0, 0, 0]\n"), 4, 11,
+      load("profile:\n  buffers:\n" + map + "    size: [262144, 46336, 0, 0, 0, 0, 0, 0]\n"), 4, 11,
       "profile.buffers.size", "mlx5 needs at least 46464");
   const LoadResult enough =
       load("profile:\n  buffers:\n" + map + "    size: [262144, 46464, 0, 0, 0, 0, 0, 0]\n");
@@ -121,6 +121,19 @@ TEST(ConfigRules, LosslessBuffers) {
   EXPECT_CONFIG_WARNING(load("profile:\n  buffers:\n    prio2buffer: [0, 0, 0, 1, 0, 0, 0, 1]\n"
                              "    size: [262144, 262144, 0, 0, 0, 0, 0, 0]\n"),
                         3, 18, "profile.buffers.prio2buffer", "and priority 7 without PFC");
+}
+
+// mlx5 stores sizes in 128-byte cells, rounded down (en/port_buffer.c port_set_buffer): any other
+// size reads back smaller and would be a change on every check.
+TEST(ConfigRules, BufferSizesAreWholeCells) {
+  const std::string map = "    prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0]\n";
+  EXPECT_CONFIG_ERROR(
+      load("profile:\n  buffers:\n" + map + "    size: [262144, 200000, 0, 0, 0, 0, 0, 0]\n"), 4,
+      11, "profile.buffers.size",
+      "buffer 1 is 200000 bytes; mlx5 keeps buffer sizes in 128-byte cells and would read it back "
+      "as 199936, a change that never ends: use 199936 or 200064");
+  EXPECT_TRUE(
+      load("profile:\n  buffers:\n" + map + "    size: [262144, 200064, 0, 0, 0, 0, 0, 0]\n").ok());
 }
 
 TEST(ConfigRules, OverridesAreCheckedOnTheirMergedProfile) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// FileTree: the simulated node's path mapping and errno-carrying errors.
+// FileTree: the simulated node's path mapping and errno-carrying errors, on a node's directory
+// without its server (MappedFileTree: what simulated_system's tree reads and writes through).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,9 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "os/system.hpp"
-#include "sim/transport/simulated_system.hpp"
 #include "os/open_system.hpp"
+#include "os/system.hpp"
+#include "sim/transport/mapped_file_tree.hpp"
+#include "sim/transport/simulated_system.hpp"
 
 namespace roced {
 namespace {
@@ -22,7 +24,13 @@ class SimFileTree : public ::testing::Test {
     char pattern[] = "/tmp/roced-filetree-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    system_ = roce_sim::simulated_system(dir_);
+    system_.files = std::make_unique<roce_sim::MappedFileTree>(
+        std::vector<roce_sim::MappedFileTree::Mapping>{
+            {"/sys/kernel/config", dir_ / "config"},
+            {"/sys/kernel/debug", dir_ / "debug"},
+            {"/sys", dir_ / "sys"},
+        },
+        dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   void write_file(const fs::path& path, const std::string& text) {
@@ -101,9 +109,10 @@ TEST_F(SimFileTree, MakeDirInConfigfsAndReadLink) {
 }
 
 TEST_F(SimFileTree, SimulatedTransportsPointIntoDir) {
-  EXPECT_NE(system_.description.find(dir_.string()), std::string::npos);
+  const System sim = roce_sim::simulated_system(dir_);
+  EXPECT_NE(sim.description.find(dir_.string()), std::string::npos);
   // No server is listening: opening the transport fails with the socket's errno, not a hang.
-  auto socket = system_.open_rtnl();
+  auto socket = sim.open_rtnl();
   ASSERT_FALSE(socket.ok());
   EXPECT_EQ(socket.error().code, ENOENT);
   EXPECT_NE(socket.error().message.find("rtnl.sock"), std::string::npos);

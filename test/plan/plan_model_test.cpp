@@ -101,6 +101,31 @@ TEST_F(LockedDownNode, DcqcnKnobsAreUnsupportedAndNothingElseIsHeldBack) {
   }
 }
 
+// The config's check is at 40 Gbit/s, what no link goes below; mlx5 computes Xoff at the link's
+// speed when the buffers are set (en/port_buffer.c calculate_xoff) and refuses a lossless buffer
+// that cannot hold it: at 400 Gbit/s that is a plan line, not an apply rolled back.
+TEST_F(DefaultNode, ALosslessBufferTooSmallForTheLinkSpeedIsRefusedInThePlan) {
+  config::Config config = default_config();
+  config::BufferProfile buffers;
+  buffers.prio2buffer = {0, 0, 0, 1, 0, 0, 0, 0};
+  buffers.buffer_size = {262144, 100096, 0, 0, 0, 0, 0, 0};  // enough at 40G, not at 400G
+  config.profile.buffers = buffers;
+  const Plan plan = make_plan(system_, config);
+  const PortPlan& lan2 = port_plan(plan, "lan2");
+  EXPECT_EQ(lan2.error, "");
+  Lines lacking;
+  for (const auto& item : lan2.unsupported) {
+    lacking.push_back(setting_name(item.setting, item.key));
+    if (item.setting != settings::Setting::Buffers) continue;
+    EXPECT_EQ(item.kind, settings::Lacking::OutOfRange);
+    EXPECT_NE(item.reason.find("buffer 1 holds a PFC priority but is 100096 bytes; at 400 Gbit/s"),
+              std::string::npos)
+        << item.reason;
+  }
+  EXPECT_EQ(lacking, Lines{"buffers"}) << format_plan_text(plan);
+  for (const auto& change : lan2.changes) EXPECT_NE(change.setting, settings::Setting::Buffers);
+}
+
 TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
   System& system = system_;
   config::Config config = default_config();

@@ -73,11 +73,13 @@ TEST_F(PlanPort, ManyDifferingDscpEntriesShowBothMapsAgainstTheDefault) {
             Lines{"dscp_map: d>>3 except 0->5 1->5 2->5 3->5 4->5 5->5 6->5 7->5 +2 more -> d>>3"});
 }
 
-TEST_F(PlanPort, UnmappedDscpReadsAsPriorityZero) {
+TEST_F(PlanPort, UnmappedDscpIsTheFirmwaresAndWritten) {
   auto apps = *have.dscp_apps.value;
-  apps.erase(apps.begin() + 26);  // DSCP 26 has no entry: mlx5 sends it on priority 0
+  // DSCP 26 has no entry: mlx5 maps it by the firmware's table (d>>3, or 0 if deleted since
+  // load), which dcbnl does not show.
+  apps.erase(apps.begin() + 26);
   have.dscp_apps = Field<std::vector<dcb::AppEntry>>::of(apps);
-  EXPECT_EQ(changes_of(plan()), Lines{"dscp_map: 26->0 -> 26->3"});
+  EXPECT_EQ(changes_of(plan()), Lines{"dscp_map: 26->fw -> 26->3"});
 }
 
 TEST_F(PlanPort, PcpTrustWantedComparesNoMap) {

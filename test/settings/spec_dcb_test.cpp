@@ -85,7 +85,7 @@ TEST(DcbRows, TheUndoCheckUsesTheSameEquality) {
   const PortStatus before = test::in_sync_status();
   PortStatus now = before;
   now.ets.value->tc_tx_bw[6] = 100;
-  const Ctx ctx{before.port, want, {}};
+  const Ctx ctx{before.port, want, {}, now};
   EXPECT_EQ(row(Setting::Ets).restored(ctx, before, now), "");
   now.pfc.value->delay = 20;
   EXPECT_EQ(row(Setting::CableLength).restored(ctx, before, now),

@@ -272,7 +272,11 @@ TEST(StatusText, ShowsEachTopicOnItsOwnLine) {
   EXPECT_NE(text.find("  pfc      3                    cable 7 m\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  ets      tc0..7 vendor | prio->tc 1 0 2 3 4 5 6 7\n"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("  dscp     p3:24,26  p6:48  (others -> p0)\n"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find(
+          "  dscp     p3:24,26  p6:48  (others: firmware map, d>>3 or p0 if deleted since load)\n"),
+      std::string::npos)
+      << text;
   EXPECT_NE(text.find("  stall    auto (100 ms)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("v2/IPv4 index 3 (::ffff:192.168.2.10)"), std::string::npos) << text;
   EXPECT_NE(text.find("rdma_cm RoCE v2 tos 106"), std::string::npos) << text;
