@@ -201,8 +201,12 @@ std::string body_text(const PortStatus& s) {
                 s.trust.ok() ? "trust " + std::string(dcb::kTrustNames.name(*s.trust.value))
                              : "trust " + s.trust.error);
     if (s.pfc.ok()) {
+      // Mainline mlx5 stores the cable length and echoes it, but sends it to the NIC only for
+      // buffers the host set (en_dcbnl.c setpfc: manual_buffer); the firmware sizes its own.
       out += line("pfc", mask_text(s.pfc.value->enabled_mask),
-                  "cable " + std::to_string(s.pfc.value->delay) + " m");
+                  s.pfc.value->delay == 0 ? "cable length not supported"
+                                          : "cable " + std::to_string(s.pfc.value->delay) +
+                                                " m (no effect unless the host sizes the headroom)");
     } else {
       out += line("pfc", s.pfc.error);
     }

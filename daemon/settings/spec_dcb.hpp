@@ -184,8 +184,13 @@ struct Spec<Setting::CableLength> {
   static Value wanted(const Ctx& c, const Value&) { return c.want.cable_length_m; }
   static bool same(Value a, Value b) { return a == b; }
   // The cable length rides in the same PFC message; with the mask unchanged the link stays up.
-  static std::pair<std::string, std::string> describe(const Ctx&, Value now, Value wanted) {
-    return {std::to_string(now) + " m", std::to_string(wanted) + " m"};
+  // Mainline mlx5 hands it to the NIC only in manual-buffer mode (en_dcbnl.c
+  // mlx5e_dcbnl_ieee_setpfc calls mlx5e_port_manual_buffer_config only then): with the
+  // firmware's buffers it is stored and read back, and does nothing.
+  static std::pair<std::string, std::string> describe(const Ctx& c, Value now, Value wanted) {
+    std::string after = std::to_string(wanted) + " m";
+    if (!c.want.buffers) after += " (no effect unless roced manages the buffers)";
+    return {std::to_string(now) + " m", after};
   }
 };
 

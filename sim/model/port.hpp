@@ -154,6 +154,10 @@ class Port {
   const std::array<uint32_t, 8>& buffer_xoff() const { return buf_xoff_; }
   // calculate_xoff's formula at a given speed (and the MTU and cable length now), in bytes.
   uint32_t xoff_at(uint64_t speed_mbps) const;
+  uint32_t xoff_at(uint64_t speed_mbps, uint32_t cable_m) const;
+  // What the firmware sizes its own lossless buffer for: MLX5E_DEFAULT_CABLE_LEN, whatever the
+  // host's getpfc echoes (not in the kernel source: the firmware's own, assumed the default).
+  static constexpr uint32_t kFirmwareCableMetres = 7;
   const std::array<uint32_t, 8>& buffer_xon() const { return buf_xon_; }
   const std::array<bool, 8>& buffer_lossy() const { return buf_lossy_; }
   // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by

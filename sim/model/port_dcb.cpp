@@ -233,11 +233,13 @@ uint32_t Port::calculate_xoff() const {
   return xoff_at(carrier() ? spec_.speed_mbps : 40000);
 }
 
-uint32_t Port::xoff_at(uint64_t speed_mbps) const {
+uint32_t Port::xoff_at(uint64_t speed_mbps) const { return xoff_at(speed_mbps, cable_len_); }
+
+uint32_t Port::xoff_at(uint64_t speed_mbps, uint32_t cable_m) const {
   // xoff = (301 + 2.16 * len[m]) * speed[Gb/s] + 2.72 * MTU, speed >= 40 Gb/s.
   const uint64_t speed = std::max<uint64_t>(speed_mbps, 40000);
   const uint64_t xoff =
-      (301 + 216 * uint64_t{cable_len_} / 100) * speed / 1000 + 272 * uint64_t{mtu_} / 100;
+      (301 + 216 * uint64_t{cable_m} / 100) * speed / 1000 + 272 * uint64_t{mtu_} / 100;
   return static_cast<uint32_t>(xoff);
 }
 
@@ -245,7 +247,10 @@ void Port::auto_buffer_layout() {
   // Not in manual mode the firmware owns the buffers: PFC priorities on a lossless buffer 1,
   // everything else on lossy buffer 0 (a plausible ConnectX-7 layout; not in the kernel source).
   const uint32_t max_mtu_eff = std::max(spec_.max_mtu, kMinimumMaxMtu);
-  const uint32_t xoff = xoff_at(spec_.speed_mbps);  // the firmware knows its own link
+  // The firmware knows its own link, but not the host's cable length: mainline mlx5 never sends
+  // it with firmware-owned buffers (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc), so the layout is the
+  // same whatever getpfc echoes.
+  const uint32_t xoff = xoff_at(spec_.speed_mbps, kFirmwareCableMetres);
   buffer_ = dcbnl_buffer{};
   buf_xoff_.fill(0);
   buf_xon_.fill(0);

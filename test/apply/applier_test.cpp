@@ -171,7 +171,9 @@ TEST_F(Applier, PfcCableLengthAloneKeepsTheMask) {
   const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied);
   EXPECT_EQ(port->log, Lines{"set_pfc mask 0x08 delay 7"});
-  EXPECT_EQ(steps_of(result.steps), Lines{"pfc.cable_length: 30 m -> 7 m ok x1"});
+  EXPECT_EQ(
+      steps_of(result.steps),
+      Lines{"pfc.cable_length: 30 m -> 7 m (no effect unless roced manages the buffers) ok x1"});
 }
 
 TEST_F(Applier, TransientErrorsAreRetried) {

@@ -137,8 +137,15 @@ TEST_F(PlanPort, CableLengthAloneDoesNotDisrupt) {
   pfc.delay = 30;
   have.pfc = Field<dcb::Pfc>::of(pfc);
   const PortPlan p = plan();
-  EXPECT_EQ(changes_of(p), Lines{"pfc.cable_length: 30 m -> 7 m"});
+  // Mainline mlx5 hands the cable length to the NIC only for buffers the host set.
+  EXPECT_EQ(changes_of(p),
+            Lines{"pfc.cable_length: 30 m -> 7 m (no effect unless roced manages the buffers)"});
   EXPECT_FALSE(p.disruptive());
+  want.buffers = config::BufferProfile{{0, 0, 0, 1, 0, 0, 0, 0}, {262144, 262144}};
+  const PortPlan with_buffers = plan();
+  EXPECT_NE(std::find(changes_of(with_buffers).begin(), changes_of(with_buffers).end(),
+                      "pfc.cable_length: 30 m -> 7 m"),
+            changes_of(with_buffers).end());
 }
 
 TEST_F(PlanPort, BuffersOnlyWhenTheProfileHasThem) {

@@ -316,6 +316,30 @@ TEST(PortBuffer, FirmwareLayoutIsAutoWithLossyBuffer0) {
   EXPECT_TRUE(port.buffer_lossy()[0]);
 }
 
+// With firmware-owned buffers mainline mlx5 stores the cable length (getpfc echoes it) and never
+// sends it to the NIC (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc): the firmware's layout is the same.
+TEST(PortBuffer, FirmwareLayoutDoesNotFollowTheCableLength) {
+  Port near(test::cx7_port());
+  Port far(test::cx7_port());
+  for (auto [port, metres] : {std::pair{&near, uint16_t{1}}, std::pair{&far, uint16_t{300}}}) {
+    ieee_pfc pfc{};
+    pfc.pfc_en = 1 << 3;
+    pfc.delay = metres;
+    ASSERT_EQ(port->ieee_setpfc(pfc), 0);
+    ieee_pfc read{};
+    ASSERT_EQ(port->ieee_getpfc(read), 0);
+    EXPECT_EQ(read.delay, metres);  // echoed
+  }
+  dcbnl_buffer a{};
+  dcbnl_buffer b{};
+  ASSERT_EQ(near.dcbnl_getbuffer(a), 0);
+  ASSERT_EQ(far.dcbnl_getbuffer(b), 0);
+  EXPECT_FALSE(far.buffers_manual());
+  EXPECT_EQ(std::vector<uint32_t>(a.buffer_size, a.buffer_size + 8),
+            std::vector<uint32_t>(b.buffer_size, b.buffer_size + 8));
+  EXPECT_EQ(near.buffer_xoff(), far.buffer_xoff());
+}
+
 TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
   Port port(test::cx7_port());
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);  // prio 3 lossless on buffer 1 (auto)

@@ -269,7 +269,10 @@ TEST(StatusText, ShowsEachTopicOnItsOwnLine) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  dcbx     firmware (auto)      trust dscp\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("  pfc      3                    cable 7 m\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  pfc      3                    cable 7 m (no effect unless the host sizes "
+                      "the headroom)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  ets      tc0..7 vendor | prio->tc 1 0 2 3 4 5 6 7\n"), std::string::npos)
       << text;
   EXPECT_NE(
