@@ -136,6 +136,11 @@ void PortRegistry::handle(const NetlinkEvent& event, TimePoint now,
   }
 }
 
+void PortRegistry::recheck(const std::string& netdev) {
+  std::lock_guard lock(mutex_);
+  if (auto it = workers_.find(netdev); it != workers_.end()) it->second->mark_dirty(true);
+}
+
 // The GID table follows the addresses: re-check the port whose index it is. An index no link
 // notification has named yet (none since roced started) may be any port's: check them all.
 void PortRegistry::address_changed(int ifindex, TimePoint now) {

@@ -36,6 +36,9 @@ class PortRegistry {
 
   // One netlink notification: links remembered, affected workers marked dirty.
   void handle(const NetlinkEvent& event, TimePoint now, std::vector<PortEvent>& events);
+  // A hint that the port changed without a notification: its worker re-reads it (as for a DCB
+  // notification). Nothing when no worker manages the netdev.
+  void recheck(const std::string& netdev);
   // The second check of ports whose addresses changed; when the next one is due.
   std::optional<TimePoint> follow_up_gids(TimePoint now);
   // Netdevs announced but not yet managed: managed once sysfs shows them, if selected.

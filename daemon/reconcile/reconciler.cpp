@@ -166,6 +166,8 @@ std::future<apply::PortResult> Reconciler::remediate(const std::string& netdev,
   return none.get_future();
 }
 
+void Reconciler::check_soon(const std::string& netdev) { impl_->ports_.recheck(netdev); }
+
 apply::ApplyResult Reconciler::apply_now() {
   std::vector<std::future<apply::PortResult>> pending = impl_->ports_.request_apply_all();
   apply::ApplyResult result;

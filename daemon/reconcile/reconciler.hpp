@@ -141,6 +141,11 @@ class Reconciler {
   // manage (now) a hold answers Unreadable, a release InSync (nothing holds it).
   std::future<apply::PortResult> remediate(const std::string& netdev, Remediation remediation);
 
+  // Something suggests the port changed though no notification said so (mlx5's firmware DCBX
+  // agent never notifies; its PFC change shows as another ethtool string set): re-read it soon,
+  // as for a DCB notification.
+  void check_soon(const std::string& netdev);
+
   std::vector<PortSnapshot> snapshot() const;
   config::Config config() const;
   // The loops are alive: the event thread and every worker made progress recently. Drives the

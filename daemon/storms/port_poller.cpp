@@ -16,6 +16,7 @@ Result<void> PortPoller::read_names() {
   auto names = reader_.names();
   if (!names) return names.error();
   index_ = watchdog::PauseCounterIndex(*names);
+  if (!names_.empty() && *names != names_) names_changed_ = true;
   names_ = *names;
   previous_.clear();  // another string set: nothing to compare with
   names_stale_ = false;

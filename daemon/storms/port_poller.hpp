@@ -9,6 +9,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ethtool/ethtool.hpp"
@@ -34,6 +35,10 @@ class PortPoller {
   void names_stale() { names_stale_ = true; }
   // The port vanished (driver reload): its counters restart, which is no news.
   void forget_values() { previous_.clear(); }
+  // Whether the string set read since the last call differs from the one before it: on mlx5 the
+  // per-priority pause counters come and go with the PFC mask (en_stats.c
+  // mlx5e_grp_per_prio_pfc_fill_strings), so a change nobody announced shows here.
+  bool take_names_changed() { return std::exchange(names_changed_, false); }
 
  private:
   Result<void> read_names();
@@ -50,6 +55,7 @@ class PortPoller {
   void note_decreases(std::span<const uint64_t> values);
 
   bool names_stale_ = true;
+  bool names_changed_ = false;
   std::chrono::steady_clock::time_point names_at_;
   std::vector<std::string> names_;  // the string set the values are read with
   std::vector<uint64_t> previous_;  // the last poll's values, in names_' order

@@ -108,6 +108,9 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   std::vector<watchdog::PortStormEvent> events;
   for (size_t i = 0; i < round_.size(); ++i) {
     auto counters = round_[i].poller->finish(calls_[i]);
+    if (round_[i].poller->take_names_changed() && names_changed_) {
+      names_changed_(std::string(calls_[i].ifname));
+    }
     if (!counters) {
       skip(std::string(calls_[i].ifname), counters.error());
       continue;

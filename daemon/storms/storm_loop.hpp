@@ -53,6 +53,11 @@ class StormLoop {
   StormLoop(const StormLoop&) = delete;
   StormLoop& operator=(const StormLoop&) = delete;
 
+  // Called on the loop's thread with a port whose ethtool string set changed between two reads
+  // (set before start()).
+  void on_names_changed(std::function<void(const std::string& netdev)> listener) {
+    names_changed_ = std::move(listener);
+  }
   void start();
   void stop();
   // One round on the caller's thread, as the loop's thread makes one every poll_interval: for a
@@ -76,6 +81,7 @@ class StormLoop {
   const watchdog::WatchdogSettings settings_;
   Targets targets_;
   StormHandler& handler_;
+  std::function<void(const std::string&)> names_changed_;
   TimeSource& time_;
   watchdog::StormWatch watch_;
   std::vector<WatchedPort> ports_;                              // the targets, as last asked

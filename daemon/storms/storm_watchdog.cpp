@@ -35,7 +35,13 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
             }
             return ports;
           },
-          remediator_, time) {}
+          remediator_, time) {
+  // A PFC mask changed behind everyone's back (mlx5's firmware DCBX agent sends no
+  // notification): the port's ethtool names changed with it, and the reconciler looks now
+  // rather than at its next drift check.
+  loop_.on_names_changed(
+      [&reconciler](const std::string& netdev) { reconciler.check_soon(netdev); });
+}
 
 StormWatchdog::~StormWatchdog() { stop(); }
 

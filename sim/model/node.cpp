@@ -156,9 +156,9 @@ void Node::note_link_changed(const std::string& netdev) {
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});
 }
 
-void Node::note_dcb_changed(const std::string& netdev) {
+void Node::note_dcb_changed(const std::string& netdev, uint8_t dcb_cmd) {
   if (const int index = ifindex(netdev))
-    events_.push_back({NodeEvent::Kind::DcbChanged, netdev, index});
+    events_.push_back({NodeEvent::Kind::DcbChanged, netdev, index, dcb_cmd});
 }
 
 std::vector<NodeEvent> Node::take_events() {

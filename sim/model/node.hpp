@@ -37,6 +37,7 @@ struct NodeEvent {
   Kind kind;
   std::string netdev;
   int ifindex;
+  uint8_t dcb_cmd = 0;  // DcbChanged: the dcbnl command that was handled (IEEE_SET, IEEE_DEL)
 };
 
 class Node {
@@ -87,7 +88,10 @@ class Node {
   // Model changes that others must hear about. Port methods do not know the node, so the server
   // (or scenario) calls note_* after a successful op; drivers' own flaps are reported here too.
   void note_link_changed(const std::string& netdev);
-  void note_dcb_changed(const std::string& netdev);
+  // A dcbnl IEEE_SET or IEEE_DEL another tool made through the kernel (dcbnl_ieee_notify sends
+  // one for every such request, failed ones too). Changes made by the NIC's firmware DCBX agent
+  // are never announced: mlx5 has no notification for them.
+  void note_dcb_changed(const std::string& netdev, uint8_t dcb_cmd);
   std::vector<NodeEvent> take_events();
 
  private:

@@ -297,21 +297,34 @@ struct ScenarioRunner::EventStart {
     const auto record = [&](const std::string& what, int rc) {
       done.push_back(rc == 0 ? what : what + " failed (" + std::to_string(rc) + ")");
     };
+    // Each dcbnl IEEE request is announced, failed or not (dcbnl_ieee_notify); setdcbx, the MTU
+    // and ethtool's tunables and channels are not DCB notifications.
+    const auto dcb_request = [&](const std::string& what, int rc, uint8_t cmd) {
+      record(what, rc);
+      runner.node_.note_dcb_changed(netdev, cmd);
+    };
     if (b.dcbx_host) {
       const uint8_t mode = *b.dcbx_host ? (DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE) : 0;
       record(std::string("dcbx ") + (*b.dcbx_host ? "host" : "firmware"), port->setdcbx(mode));
     }
     if (b.trust_dscp) {
-      record(std::string("trust ") + (*b.trust_dscp ? "dscp" : "pcp"),
-             set_trust(*port, *b.trust_dscp));
+      dcb_request(std::string("trust ") + (*b.trust_dscp ? "dscp" : "pcp"),
+                  set_trust(*port, *b.trust_dscp),
+                  *b.trust_dscp ? DCB_CMD_IEEE_SET : DCB_CMD_IEEE_DEL);
     }
     for (const auto& [dscp, prio] : b.dscp_to_priority) {
       const dcb_app app{IEEE_8021QAZ_APP_SEL_DSCP, static_cast<uint8_t>(prio),
                         static_cast<uint16_t>(dscp)};
-      record("dscp " + std::to_string(dscp) + "->" + std::to_string(prio), port->ieee_setapp(app));
+      dcb_request("dscp " + std::to_string(dscp) + "->" + std::to_string(prio),
+                  port->ieee_setapp(app), DCB_CMD_IEEE_SET);
     }
-    if (b.pfc_enable) record("pfc " + mask_text(*b.pfc_enable), set_pfc(*port, *b.pfc_enable));
-    if (b.ets_bandwidth || b.prio_tc) record("ets", set_ets(*port, b.ets_bandwidth, b.prio_tc));
+    if (b.pfc_enable) {
+      dcb_request("pfc " + mask_text(*b.pfc_enable), set_pfc(*port, *b.pfc_enable),
+                  DCB_CMD_IEEE_SET);
+    }
+    if (b.ets_bandwidth || b.prio_tc) {
+      dcb_request("ets", set_ets(*port, b.ets_bandwidth, b.prio_tc), DCB_CMD_IEEE_SET);
+    }
     if (b.mtu) record("mtu " + std::to_string(*b.mtu), port->set_mtu(*b.mtu));
     if (b.stall_prevention_ms) {
       record("pfc-prevention-tout " + std::to_string(*b.stall_prevention_ms),
@@ -320,7 +333,6 @@ struct ScenarioRunner::EventStart {
     if (b.channels) {
       record("channels " + std::to_string(*b.channels), port->set_channels(*b.channels));
     }
-    runner.node_.note_dcb_changed(netdev);
     if (port->link_toggles() != toggles || port->mtu() != mtu_before) {
       runner.node_.note_link_changed(netdev);
     }
@@ -343,7 +355,8 @@ struct ScenarioRunner::EventStart {
       log("DCBX peer TLVs change nothing (host DCBX mode, or already equal)");
       return;
     }
-    runner.node_.note_dcb_changed(netdev);
+    // mlx5 announces nothing the firmware agent does: only a re-read (or the ethtool string
+    // set, which follows the PFC mask) finds it.
     if (port->link_toggles() != toggles) runner.node_.note_link_changed(netdev);
     log("DCBX peer (willing firmware agent) applies" +
         (b.pfc_enable ? " PFC " + mask_text(*b.pfc_enable) : std::string()) +

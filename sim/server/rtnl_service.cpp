@@ -41,11 +41,11 @@ void RtnlService::events_to(std::vector<Outgoing>& out) {
         break;
       }
       case NodeEvent::Kind::DcbChanged:
-        // What drivers with a firmware DCBX agent send (i40e, ice):
-        // dcbnl_ieee_notify(dev, RTM_GETDCB, DCB_CMD_IEEE_GET, 0, 0).
+        // Another tool's dcbnl request: dcbnl_ieee_set / dcbnl_ieee_del end with
+        // dcbnl_ieee_notify(dev, RTM_SETDCB, cmd, seq, 0), the port's state after it.
         if (Port* port = node_.find(event.netdev)) {
-          out.push_back(to_group(RTNLGRP_DCB,
-                                 dcb_ieee_message(*port, RTM_GETDCB, DCB_CMD_IEEE_GET, 0, 0, 0)));
+          out.push_back(
+              to_group(RTNLGRP_DCB, dcb_ieee_message(*port, RTM_SETDCB, event.dcb_cmd, 0, 0, 0)));
         }
         break;
     }

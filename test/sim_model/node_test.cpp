@@ -103,7 +103,7 @@ TEST(Node, InjectedErrorsAreConsumedOneByOnePerNetdev) {
 
 TEST(Node, NotesBecomeEventsWithTheCurrentIfindex) {
   Node node = two_port_node();
-  node.note_dcb_changed("lan3");
+  node.note_dcb_changed("lan3", DCB_CMD_IEEE_SET);
   node.note_link_changed("lan2");
   node.note_link_changed("nope");
   const auto events = node.take_events();

@@ -398,3 +398,41 @@ TEST_F(WrappingCounters, AWrapIsNoStormAndTheNextRealStormIsStillDetected) {
 
 }  // namespace
 }  // namespace roced::storms::test
+
+namespace roced::storms::test {
+namespace {
+
+// mlx5's firmware DCBX agent (a profile that leaves DCBX to the firmware, willing) takes the
+// switch's PFC without any notification (mlx5 sends none, and no dcbnl request was made). The
+// per-priority pause counters follow the PFC mask (en_stats.c
+// mlx5e_grp_per_prio_pfc_fill_strings), so the watchdog's next read shows another string set, and
+// the reconciler looks then rather than at its drift check ten minutes on.
+class SilentFirmwareChange : public StormNode {
+  std::string scenario() const override {
+    return "name: silent\n"
+           "events:\n"
+           "  - {at: 3s, kind: dcbx_peer, port: lan3, pfc: [3, 4]}\n";
+  }
+};
+
+TEST_F(SilentFirmwareChange, TheCounterNamesTellTheReconcilerAtOnce) {
+  std::string config = storm_config("{enabled: true, poll_interval: 100ms, action: alert}");
+  config.replace(config.find("dcbx: host"), std::string("dcbx: host").size(), "dcbx: firmware");
+  ASSERT_NO_FATAL_FAILURE(start("daemon: {drift_check_interval: 10m}\n" + config));
+  const auto drifts = [&] {
+    size_t n = 0;
+    for (const auto& event : port_events()) {
+      n += event.netdev == "lan3" && event.kind == reconcile::PortEvent::Kind::Drifted;
+    }
+    return n;
+  };
+  run_to(2.9);
+  const size_t before = drifts();
+  // The change at 3 s: found within a poll and the reconciler's settling, not ten minutes later.
+  ASSERT_TRUE(run_until([&] { return drifts() > before || time_.now() >= sim_time(8.0); }));
+  EXPECT_GT(drifts(), before) << "no drift seen 5 s after a silent PFC change";
+  EXPECT_LT(time_.now(), sim_time(3.5));
+}
+
+}  // namespace
+}  // namespace roced::storms::test
