@@ -153,10 +153,14 @@ std::optional<Writes> FeatureSpec<Feature::Pfc>::writes(const WriteCtx& c) {
   dcb::Pfc wanted = observed.value_or(dcb::Pfc{});
   wanted.enabled_mask = c.want.pfc_priorities;
   wanted.delay = c.want.cable_length_m;
+  // A port without buffer commands reads delay 0, which is no cable length: mainline ignores a
+  // 0 in setpfc, NVIDIA's own tree refuses it (-EINVAL). The undo sends what it wrote instead.
+  std::optional<dcb::Pfc> restore = observed;
+  if (restore && restore->delay == 0) restore->delay = wanted.delay;
   return Writes{[wanted](Writer& w) { return w.write([&] { return w.device().set_pfc(wanted); }); },
-                [observed](Writer& w) -> Result<void> {
-                  if (!observed) return not_read("PFC");
-                  return w.write([&] { return w.device().set_pfc(*observed); });
+                [restore](Writer& w) -> Result<void> {
+                  if (!restore) return not_read("PFC");
+                  return w.write([&] { return w.device().set_pfc(*restore); });
                 }};
 }
 

@@ -187,9 +187,15 @@ struct Spec<Setting::CableLength> {
   // Mainline mlx5 hands it to the NIC only in manual-buffer mode (en_dcbnl.c
   // mlx5e_dcbnl_ieee_setpfc calls mlx5e_port_manual_buffer_config only then): with the
   // firmware's buffers it is stored and read back, and does nothing.
+  // NVIDIA's own driver (MLNX_OFED/DOCA: the ecn/ sysfs tree) hands it to the firmware in auto
+  // mode too.
   static std::pair<std::string, std::string> describe(const Ctx& c, Value now, Value wanted) {
     std::string after = std::to_string(wanted) + " m";
-    if (!c.want.buffers) after += " (no effect unless roced manages the buffers)";
+    const bool nvidia_driver =
+        c.have.ecn.ok() && c.have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
+    if (!c.want.buffers && !nvidia_driver) {
+      after += " (no effect unless roced manages the buffers)";
+    }
     return {std::to_string(now) + " m", after};
   }
 };

@@ -158,7 +158,9 @@ int Port::ieee_getpfc(ieee_pfc& out) const {
 }
 
 int Port::ieee_setpfc(const ieee_pfc& in) {
-  // mlx5e_dcbnl_ieee_setpfc
+  // mlx5e_dcbnl_ieee_setpfc. NVIDIA's own driver tree (the OFED flavour) refuses a cable length
+  // of 0 where mainline ignores it.
+  if (spec_.flavour == DriverFlavour::Ofed && in.delay == 0) return -EINVAL;
   const uint32_t old_cable_len = cable_len_;
   uint32_t changed = 0;
   const uint8_t curr_pfc_en = pfc_en_;
@@ -250,7 +252,9 @@ void Port::auto_buffer_layout() {
   // The firmware knows its own link, but not the host's cable length: mainline mlx5 never sends
   // it with firmware-owned buffers (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc), so the layout is the
   // same whatever getpfc echoes.
-  const uint32_t xoff = xoff_at(spec_.speed_mbps, kFirmwareCableMetres);
+  // NVIDIA's own tree (the OFED flavour) does pass it to the firmware in auto mode.
+  const uint32_t xoff = xoff_at(
+      spec_.speed_mbps, spec_.flavour == DriverFlavour::Ofed ? cable_len_ : kFirmwareCableMetres);
   buffer_ = dcbnl_buffer{};
   buf_xoff_.fill(0);
   buf_xon_.fill(0);

@@ -444,5 +444,23 @@ TEST_F(Applier, ApplyResultSummaries) {
   EXPECT_FALSE(result.changed());
 }
 
+// NVIDIA's own driver (the OFED flavour) refuses a cable length of 0, which a port without buffer
+// commands reads back: the undo of a PFC change must not send what it read.
+class OfedNoBufferSupport : public OfedApplier {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.caps.buffers = false;
+  }
+};
+
+TEST_F(OfedNoBufferSupport, APfcChangeIsUndoneWithoutACableLengthOfZero) {
+  const PortStatus before = observe();
+  ASSERT_EQ(before.pfc.value->delay, 0);
+  port->answers["set_rdma_cm_tos"] = {EIO};  // a step after PFC fails
+  const PortResult result = apply(before);
+  EXPECT_EQ(result.outcome, Outcome::RolledBack) << result.error;
+  EXPECT_EQ(observe().pfc.value->enabled_mask, before.pfc.value->enabled_mask);
+}
+
 }  // namespace
 }  // namespace roced::apply
