@@ -183,11 +183,13 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
   result.netdev = port_plan.port.netdev;
   result.unsupported = port_plan.unsupported;
   result.warnings = port_plan.warnings;
-  if (!port_plan.error.empty()) {
+  // Unread settings are left alone; the others are applied when the plan has changes for them.
+  if (!port_plan.error.empty() && (!port_plan.partly_read || port_plan.changes.empty())) {
     result.outcome = PortResult::Outcome::Unreadable;
     result.error = port_plan.error;
     return result;
   }
+  if (port_plan.partly_read) result.unread = port_plan.error;
   if (port_plan.changes.empty()) return result;  // InSync: not one request
 
   const std::vector<Step> steps = detail::make_steps(port_plan);
@@ -253,7 +255,7 @@ bool ApplyResult::ok() const {
   return std::none_of(ports.begin(), ports.end(), [](const PortResult& port) {
     return port.outcome == PortResult::Outcome::RolledBack ||
            port.outcome == PortResult::Outcome::RollbackFailed ||
-           port.outcome == PortResult::Outcome::Unreadable;
+           port.outcome == PortResult::Outcome::Unreadable || !port.unread.empty();
   });
 }
 

@@ -36,6 +36,8 @@ struct PortResult {
   std::vector<StepResult> rollback;  // undo steps, in order, when rolled back
   std::vector<plan::Unsupported> unsupported;
   std::vector<std::string> warnings;
+  // Applied, but these settings could not be read and were left alone: no success.
+  std::string unread;
   std::string error;  // the failure that caused a rollback
   // With manual buffers: what became of the lossless headroom after PFC, MTU or buffers changed
   // (recomputed at link speed once the carrier was back, or why not). Empty when not needed.

@@ -21,7 +21,8 @@ std::string port_header(const PortResult& port) {
       return head + "in sync";
     case Outcome::Applied:
       return head + "applied " + std::to_string(port.steps.size()) +
-             (port.steps.size() == 1 ? " change" : " changes");
+             (port.steps.size() == 1 ? " change" : " changes") +
+             (port.unread.empty() ? "" : "; not read, left as it is: " + port.unread);
     case Outcome::RolledBack:
       return head + "rolled back (" + port.error + ")";
     case Outcome::RollbackFailed:

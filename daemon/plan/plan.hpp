@@ -49,7 +49,10 @@ struct PortPlan {
   std::vector<Unsupported> unsupported;
   std::vector<std::string> warnings;  // "RoCE v2 GID index is 5, jobs use 3", "MTU 1500 < 4200 ..."
   std::optional<int> roce_v2_gid_index;  // of the configured family, when found
-  std::string error;  // set when the port could not be read well enough to plan (no link)
+  std::string error;  // what could not be read: the link (nothing planned), or some settings
+  // `error` names only some settings (their reads failed); the changes of the others stand and
+  // are applied. A port is never left unconfigured because one unrelated part cannot be read.
+  bool partly_read = false;
 
   bool in_sync() const { return error.empty() && changes.empty(); }
   bool disruptive() const;

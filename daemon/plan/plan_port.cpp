@@ -62,8 +62,9 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   out.warnings = std::move(found.warnings);
   out.error = std::move(found.error);
   plan_gid(desired, observed, out);
-  // The applier rolls back to `observed`: what could not be read cannot be changed safely.
-  if (!out.error.empty()) out.changes.clear();
+  // What could not be read is not changed (no change was planned for it: the applier could not
+  // roll it back); every other setting still is.
+  out.partly_read = !out.error.empty();
   // Rows run in Setting order already; the sort keeps the contract if a row ever plans late.
   std::stable_sort(out.changes.begin(), out.changes.end(),
                    [](const Change& a, const Change& b) { return a.setting < b.setting; });

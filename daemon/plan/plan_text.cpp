@@ -21,7 +21,10 @@ std::string port_header(const PortPlan& port) {
   }
   if (port.roce_v2_gid_index) out += ", RoCE v2 GID " + std::to_string(*port.roce_v2_gid_index);
   out += "): ";
-  if (!port.error.empty()) return out + "error: " + port.error;
+  // Partly read with changes: those are listed, the error on a line of its own.
+  if (!port.error.empty() && (!port.partly_read || port.changes.empty())) {
+    return out + "error: " + port.error;
+  }
   if (port.changes.empty()) return out + "in sync";
   out += std::to_string(port.changes.size()) + (port.changes.size() == 1 ? " change" : " changes");
   if (port.disruptive()) out += ", disrupts traffic";
@@ -52,6 +55,9 @@ void write_port(std::ostringstream& out, const PortPlan& port) {
     out << "  " << name(setting_name(u.setting, u.key)) << "unsupported: " << u.reason << "\n";
   }
   for (const auto& warning : port.warnings) out << "  warning: " << warning << "\n";
+  if (port.partly_read && !port.changes.empty()) {
+    out << "  error: " << port.error << " (left as it is; the changes above are made)\n";
+  }
 }
 
 }  // namespace

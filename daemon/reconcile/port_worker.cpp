@@ -386,7 +386,8 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
 
   CheckFacts facts;
   facts.kind = kind;
-  facts.readable = plan.error.empty();
+  // Partly read with changes: those are made (or reported); the unread part fails the next check.
+  facts.readable = plan.error.empty() || (plan.partly_read && !plan.changes.empty());
   // Unreadable because it went away while being read: forgotten, as for RTM_DELLINK.
   facts.netdev_exists = facts.readable || system.files->exists("/sys/class/net/" + netdev_);
   facts.in_sync = plan.in_sync();

@@ -309,6 +309,25 @@ TEST_F(Applier, ADscpWithoutAnEntryIsTheFirmwaresNotPriorityZero) {
   EXPECT_EQ(pending(), Lines{});
 }
 
+// A part of the port that cannot be read (here ECN's debugfs) is left alone; every other setting
+// is still made, and the apply is no success.
+TEST_F(Applier, AnUnreadablePartDoesNotHoldBackTheOthers) {
+  bring_in_sync();
+  foreign([](roce_sim::Port& p) { ASSERT_EQ(p.set_mtu(1500), 0); });
+  PortStatus observed = observe();
+  observed.ecn = Field<rdma::EcnState>::from(Error{EIO, "read cc_params"}, "ECN/DCQCN");
+  const PortResult result = apply(observed);
+  EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
+  EXPECT_EQ(port->log, Lines{"set_mtu 9000"});
+  EXPECT_EQ(result.unread, "cannot read ECN/DCQCN: read cc_params (EIO)");
+  ApplyResult all;
+  all.ports.push_back(result);
+  EXPECT_FALSE(all.ok());
+  EXPECT_NE(format_apply_text(all).find("not read, left as it is: cannot read ECN/DCQCN"),
+            std::string::npos)
+      << format_apply_text(all);
+}
+
 TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
   bring_in_sync();
   want.ecn.enabled_priorities = 1u << 3;  // the inbox driver cannot

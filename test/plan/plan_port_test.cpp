@@ -369,7 +369,7 @@ TEST_F(PlanPort, UnreadableLinkIsAPortError) {
   EXPECT_FALSE(p.in_sync());
 }
 
-TEST_F(PlanPort, DcbReadErrorStopsThePortFromBeingPlanned) {
+TEST_F(PlanPort, DcbReadErrorLeavesDcbAloneAndPlansTheRest) {
   const Error eio{EIO, "lan2: RTM_GETDCB: Input/output error"};
   have.dcbx = Field<uint8_t>::from(eio, "DCB");
   have.trust = Field<dcb::Trust>::from(eio, "DCB");
@@ -380,8 +380,10 @@ TEST_F(PlanPort, DcbReadErrorStopsThePortFromBeingPlanned) {
   link.mtu = 1500;
   have.link = Field<LinkInfo>::of(link);
   const PortPlan p = plan();
-  // Nothing to roll back to for DCB: no change at all is planned, the MTU included.
-  EXPECT_EQ(changes_of(p), Lines{});
+  // Nothing to roll back to for DCB, so no DCB change; the MTU does not depend on it.
+  EXPECT_EQ(changes_of(p), Lines{"mtu: 1500 -> 9000 !"});
+  EXPECT_TRUE(p.partly_read);
+  EXPECT_FALSE(p.in_sync());
   EXPECT_EQ(p.error,
             "cannot read DCBX: lan2: RTM_GETDCB: Input/output error (EIO); cannot read DCB: "
             "lan2: RTM_GETDCB: Input/output error (EIO)");
