@@ -4,7 +4,6 @@
 
 namespace roced::config {
 
-
 namespace detail {
 
 namespace {

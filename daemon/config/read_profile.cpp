@@ -305,8 +305,8 @@ void read_maxrate(Section& s, const Entry& entry) {
     s.mark("maxrate", entry.value_at);
     return;
   }
-  auto rates = s.reader.eight_integers(entry.value, entry.value_at, s.path("maxrate"), 0, 255000,
-                                       "a rate in Mbit/s (0 = no cap, at most 255000)");
+  auto rates = s.reader.eight_integers(entry.value, entry.value_at, s.path("maxrate"), 0, 65535000,
+                                       "a rate in Mbit/s (0 = no cap, at most 65535000)");
   if (!rates) return;
   std::array<uint32_t, 8> mbps{};
   for (size_t tc = 0; tc < 8; ++tc) mbps[tc] = static_cast<uint32_t>((*rates)[tc]);

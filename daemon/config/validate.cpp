@@ -293,14 +293,15 @@ void check_buffers(Rules& r, const Profile& p) {
   }
 }
 
-// mlx5e_dcbnl_ieee_setmaxrate (en_dcbnl.c) keeps a u8 count of 100 Mbit/s units up to 25.5
-// Gbit/s and of 1 Gbit/s units above; a rate between steps reads back rounded down, and one past
-// 255 units wraps. Kernels differ on where 25.6-25.9 Gbit/s go, so only whole steps are taken:
-// every one of those reads back exactly on either.
+// mlx5e_dcbnl_ieee_setmaxrate (en_dcbnl.c) keeps a count of 100 Mbit/s units up to 25.5
+// Gbit/s and of 1 Gbit/s units above (a u8 in mainline, up to 255 Gbit/s, which the planner checks
+// per port; a u16 in NVIDIA's own tree); a rate between steps reads back rounded down. Kernels
+// differ on where 25.6-25.9 Gbit/s go, so only whole steps are taken: every one of those reads
+// back exactly on either.
 bool mlx5_holds_maxrate(uint32_t mbps) {
   if (mbps == 0) return true;
   if (mbps <= 25500) return mbps % 100 == 0;
-  return mbps >= 26000 && mbps <= 255000 && mbps % 1000 == 0;
+  return mbps >= 26000 && mbps <= 65535000 && mbps % 1000 == 0;
 }
 
 void check_maxrate(Rules& r, const Profile& p) {
@@ -310,7 +311,8 @@ void check_maxrate(Rules& r, const Profile& p) {
     if (mlx5_holds_maxrate(mbps)) continue;
     r.error({"maxrate"}, "TC " + std::to_string(tc) + ": " + std::to_string(mbps) +
                              " Mbit/s is not a rate mlx5 holds: 100 to 25500 in steps of 100, "
-                             "26000 to 255000 in steps of 1000, or 0 for no cap");
+                             "26000 and up in steps of 1000 (mainline mlx5 up to 255000), or 0 "
+                             "for no cap");
   }
 }
 

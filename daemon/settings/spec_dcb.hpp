@@ -135,6 +135,21 @@ struct Spec<Setting::Maxrate> {
     return kbps;
   }
   static bool same(const Value& a, const Value& b) { return a == b; }
+  // Mainline mlx5 keeps a u8 count of 1 Gbit/s units and wraps past 255
+  // (mlx5e_dcbnl_ieee_setmaxrate); NVIDIA's own driver (the ecn/ sysfs tree) a u16.
+  static std::optional<NotHere> refuse(const Ctx& c, const Value&, const Value& wanted) {
+    const bool nvidia_driver =
+        c.have.ecn.ok() && c.have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
+    if (nvidia_driver) return std::nullopt;
+    for (size_t tc = 0; tc < wanted.size(); ++tc) {
+      if (wanted[tc] <= 255000000) continue;
+      return NotHere{Lacking::OutOfRange,
+                     "TC " + std::to_string(tc) + ": " + std::to_string(wanted[tc] / 1000000) +
+                         " Gbit/s is above the 255 Gbit/s mainline mlx5 holds (a u8 count of "
+                         "Gbit/s in mlx5e_dcbnl_ieee_setmaxrate; NVIDIA's driver holds more)"};
+    }
+    return std::nullopt;
+  }
   static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
                                                       const Value& wanted) {
     return {settings::describe::maxrate(now), settings::describe::maxrate(wanted)};

@@ -184,7 +184,9 @@ class Port {
   uint8_t pfc_en_ = 0;
   uint32_t cable_len_ = 7;  // MLX5E_DEFAULT_CABLE_LEN
   ieee_maxrate maxrate_{};
-  std::array<uint8_t, 8> max_bw_value_{}, max_bw_unit_{};
+  // QETCR max_bw_value: a u8 in mainline, a u16 in NVIDIA's own tree (the OFED flavour).
+  std::array<uint16_t, 8> max_bw_value_{};
+  std::array<uint8_t, 8> max_bw_unit_{};
   dcbnl_buffer buffer_{};  // prio2buffer, buffer_size, total_size as the firmware reports them
   std::array<uint32_t, 8> buf_xoff_{}, buf_xon_{};
   std::array<bool, 8> buf_lossy_{};

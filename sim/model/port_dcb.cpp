@@ -219,6 +219,10 @@ int Port::ieee_setmaxrate(const ieee_maxrate& in) {
       max_bw_value_[i] = static_cast<uint8_t>(rate / k100Mb);
       if (!max_bw_value_[i]) max_bw_value_[i] = 1;
       max_bw_unit_[i] = k100MbpsUnit;
+    } else if (spec_.flavour == DriverFlavour::Ofed) {
+      // NVIDIA's own tree keeps a u16 count of 1 Gbit/s units: 400 Gbit/s holds.
+      max_bw_value_[i] = static_cast<uint16_t>(rate / k1Gb);
+      max_bw_unit_[i] = kGbpsUnit;
     } else {
       max_bw_value_[i] = static_cast<uint8_t>(rate / k1Gb);
       max_bw_unit_[i] = kGbpsUnit;

@@ -163,6 +163,29 @@ class OfedNode : public test::InProcessNode {
   std::string node_file() const override { return ROCED_SIM_NODES "/dual-port-ofed.yaml"; }
 };
 
+// A TC cap above 255 Gbit/s: mainline mlx5 wraps it (a u8 count of Gbit/s), NVIDIA's own driver
+// holds it (a u16). Refused in the plan where it would wrap, planned where it holds.
+TEST_F(OfedNode, MaxrateAbove255GbitHoldsOnNvidiasDriver) {
+  config::Config config = default_config();
+  config.profile.maxrate_mbps = std::array<uint32_t, 8>{0, 0, 0, 0, 0, 0, 0, 400000};
+  const Plan plan = make_plan(system_, config);
+  ASSERT_FALSE(plan.ports.empty());
+  const Lines changes = changes_of(plan.ports[0]);
+  EXPECT_NE(std::find(changes.begin(), changes.end(), "maxrate: no caps -> tc 7:400Gbit"),
+            changes.end())
+      << format_plan_text(plan);
+}
+
+TEST_F(DefaultNode, MaxrateAbove255GbitIsRefusedOnMainline) {
+  config::Config config = default_config();
+  config.profile.maxrate_mbps = std::array<uint32_t, 8>{0, 0, 0, 0, 0, 0, 0, 400000};
+  const Plan plan = make_plan(system_, config);
+  const PortPlan& lan2 = port_plan(plan, "lan2");
+  ASSERT_EQ(lan2.unsupported.size(), 1u) << format_plan_text(plan);
+  EXPECT_EQ(lan2.unsupported[0].setting, settings::Setting::Maxrate);
+  EXPECT_EQ(lan2.unsupported[0].kind, settings::Lacking::OutOfRange);
+}
+
 TEST_F(OfedNode, PerPriorityEcnAndMissingStallPrevention) {
   System& system = system_;
   config::Config config = default_config();

@@ -303,6 +303,25 @@ TEST(PortMaxrate, RoundsTo100MbitBelow26GbitAnd1GbitAbove) {
   EXPECT_EQ(out.tc_maxrate[5], 144000000u);
 }
 
+// Mainline keeps a u8 count of Gbit/s and wraps past 255; NVIDIA's own tree (the OFED flavour)
+// a u16 (mlx5e_dcbnl_ieee_setmaxrate).
+TEST(PortMaxrate, FourHundredGigabitsHoldOnlyOnNvidiasDriver) {
+  ieee_maxrate in{};
+  in.tc_maxrate[7] = 400000000;  // kbit/s
+  PortSpec mainline_spec = test::cx7_port();
+  PortSpec nvidia_spec = test::cx7_port();
+  nvidia_spec.flavour = DriverFlavour::Ofed;
+  Port mainline(mainline_spec);
+  Port nvidia(nvidia_spec);
+  ieee_maxrate out{};
+  ASSERT_EQ(nvidia.ieee_setmaxrate(in), 0);
+  ASSERT_EQ(nvidia.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[7], 400000000u);
+  ASSERT_EQ(mainline.ieee_setmaxrate(in), 0);
+  ASSERT_EQ(mainline.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[7], uint64_t{400 % 256} * 1000000);  // wrapped
+}
+
 // ---- buffers ----
 
 TEST(PortBuffer, FirmwareLayoutIsAutoWithLossyBuffer0) {
