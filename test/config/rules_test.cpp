@@ -136,6 +136,14 @@ TEST(ConfigRules, BufferSizesAreWholeCells) {
       load("profile:\n  buffers:\n" + map + "    size: [262144, 200064, 0, 0, 0, 0, 0, 0]\n").ok());
 }
 
+// Above 255 Gbit/s is a question of the port's driver (a u8 count in mainline mlx5, a u16 in
+// NVIDIA's), which the planner answers per port: the config takes it.
+TEST(ConfigRules, MaxrateAbove255GbitIsLeftToThePlan) {
+  const LoadResult result = load("profile:\n  maxrate: [0, 0, 0, 0, 0, 0, 0, 400000]\n");
+  EXPECT_TRUE(result.ok()) << test::all_text(result);
+  EXPECT_TRUE(result.diagnostics.empty()) << test::all_text(result);
+}
+
 TEST(ConfigRules, OverridesAreCheckedOnTheirMergedProfile) {
   const LoadResult result = load(R"(profile:
   mtu: 9000
