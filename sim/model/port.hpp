@@ -174,6 +174,17 @@ class Port {
   void setets_core(const ieee_ets& in);  // mlx5e_dcbnl_ieee_setets_core
   int manual_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,
                            const uint8_t* prio2buffer);  // mlx5e_port_manual_buffer_config
+  // NVIDIA's tree (the OFED flavour): en_dcbnl.c mlx5e_dcbnl_ieee_setpfc and
+  // en/port_buffer.c mlx5e_port_manual_buffer_config as Mellanox/nic-kernel has them.
+  int nvidia_setpfc(const ieee_pfc& in);
+  int nvidia_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,
+                           const uint8_t* prio2buffer);
+  enum BufferChange : uint32_t {  // MLX5E_PORT_BUFFER_*
+    kChangeCableLen = 1u << 0,
+    kChangePfc = 1u << 1,
+    kChangePrio2Buffer = 1u << 2,
+    kChangeSize = 1u << 3,
+  };
   void auto_buffer_layout();        // what the firmware does with buffers while not in manual mode
   uint32_t calculate_xoff() const;  // at the speed of the moment, as mlx5 does
   void toggle_link();               // mlx5_toggle_port_link
@@ -191,6 +202,8 @@ class Port {
   std::array<uint32_t, 8> buf_xoff_{}, buf_xon_{};
   std::array<bool, 8> buf_lossy_{};
   uint32_t cached_xoff_ = 0;  // priv->dcbx.xoff
+  // Mainline: priv->dcbx.manual_buffer. NVIDIA's tree: the firmware's PFCC buf_ownership is
+  // SW-owned (a PBMC write from the host succeeded).
   bool buffers_manual_ = false;
   uint8_t dcbx_cap_ = 0;
   bool dcbx_host_ = false;

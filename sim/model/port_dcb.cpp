@@ -2,6 +2,7 @@
 // DCB ops of a port, following drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c,
 // en/port_buffer.c and the generic APP bookkeeping of net/dcb/dcbnl.c.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -22,13 +23,6 @@ constexpr uint32_t kAutoLossyBytes = 262144;
 constexpr uint32_t kAutoLosslessBytes = 262144;
 
 enum BwUnit : uint8_t { kBwNoLimit = 0, k100MbpsUnit = 3, kGbpsUnit = 4 };  // MLX5_*_UNIT
-
-enum BufferChange : uint32_t {  // MLX5E_PORT_BUFFER_*
-  kChangeCableLen = 1u << 0,
-  kChangePfc = 1u << 1,
-  kChangePrio2Buffer = 1u << 2,
-  kChangeSize = 1u << 3,
-};
 
 uint32_t round_down_cells(uint64_t bytes) {
   return static_cast<uint32_t>(bytes / Port::kBufferCellBytes * Port::kBufferCellBytes);
@@ -158,9 +152,8 @@ int Port::ieee_getpfc(ieee_pfc& out) const {
 }
 
 int Port::ieee_setpfc(const ieee_pfc& in) {
-  // mlx5e_dcbnl_ieee_setpfc. NVIDIA's own driver tree (the OFED flavour) refuses a cable length
-  // of 0 where mainline ignores it.
-  if (spec_.flavour == DriverFlavour::Ofed && in.delay == 0) return -EINVAL;
+  if (spec_.flavour == DriverFlavour::Ofed) return nvidia_setpfc(in);
+  // mlx5e_dcbnl_ieee_setpfc (mainline 6.1)
   const uint32_t old_cable_len = cable_len_;
   uint32_t changed = 0;
   const uint8_t curr_pfc_en = pfc_en_;
@@ -206,9 +199,35 @@ int Port::ieee_getmaxrate(ieee_maxrate& out) const {
 }
 
 int Port::ieee_setmaxrate(const ieee_maxrate& in) {
-  // mlx5e_dcbnl_ieee_setmaxrate: below roundup(255 * 100 Mb, 1 Gb) = 26 Gb/s in 100 Mb/s units,
-  // at least one; above in whole Gb/s. The value register is a u8 and the driver does not clamp:
-  // 25.6..25.9 Gb/s and >= 256 Gb/s wrap modulo 256 units, exactly as on real hardware.
+  if (spec_.flavour == DriverFlavour::Ofed) {
+    // NVIDIA's tree with the QCAM qetcr_qshr_max_bw_val_msb feature: a u16 count of 100 Mbit/s
+    // units up to 6553.5 Gbit/s, of 1 Gbit/s units up to 65535 Gbit/s, -EINVAL above.
+    const uint64_t upper_100mbps = uint64_t{UINT16_MAX} * k100Mb;
+    const uint64_t upper_gbps = uint64_t{UINT16_MAX} * k1Gb;
+    std::array<uint16_t, 8> value{};
+    std::array<uint8_t, 8> unit{};
+    for (int i = 0; i <= kMaxTc; ++i) {
+      const uint64_t rate = in.tc_maxrate[i];
+      if (!rate) {
+        unit[i] = kBwNoLimit;
+      } else if (rate <= upper_100mbps) {
+        value[i] = static_cast<uint16_t>(std::max<uint64_t>(rate / k100Mb, 1));
+        unit[i] = k100MbpsUnit;
+      } else if (rate <= upper_gbps) {
+        value[i] = static_cast<uint16_t>(rate / k1Gb);
+        unit[i] = kGbpsUnit;
+      } else {
+        return -EINVAL;
+      }
+    }
+    max_bw_value_ = value;
+    max_bw_unit_ = unit;
+    return 0;
+  }
+  // mlx5e_dcbnl_ieee_setmaxrate (mainline 6.1): below roundup(255 * 100 Mb, 1 Gb) = 26 Gb/s in
+  // 100 Mb/s units, at least one; above in whole Gb/s. The value register is a u8 and the driver
+  // does not clamp: 25.6..25.9 Gb/s and >= 256 Gb/s wrap modulo 256 units, exactly as on real
+  // hardware.
   const uint64_t upper_limit = (255 * k100Mb + k1Gb - 1) / k1Gb * k1Gb;
   for (int i = 0; i <= kMaxTc; ++i) {
     const uint64_t rate = in.tc_maxrate[i];
@@ -219,10 +238,6 @@ int Port::ieee_setmaxrate(const ieee_maxrate& in) {
       max_bw_value_[i] = static_cast<uint8_t>(rate / k100Mb);
       if (!max_bw_value_[i]) max_bw_value_[i] = 1;
       max_bw_unit_[i] = k100MbpsUnit;
-    } else if (spec_.flavour == DriverFlavour::Ofed) {
-      // NVIDIA's own tree keeps a u16 count of 1 Gbit/s units: 400 Gbit/s holds.
-      max_bw_value_[i] = static_cast<uint16_t>(rate / k1Gb);
-      max_bw_unit_[i] = kGbpsUnit;
     } else {
       max_bw_value_[i] = static_cast<uint8_t>(rate / k1Gb);
       max_bw_unit_[i] = kGbpsUnit;
@@ -256,9 +271,11 @@ void Port::auto_buffer_layout() {
   // The firmware knows its own link, but not the host's cable length: mainline mlx5 never sends
   // it with firmware-owned buffers (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc), so the layout is the
   // same whatever getpfc echoes.
-  // NVIDIA's own tree (the OFED flavour) does pass it to the firmware in auto mode.
-  const uint32_t xoff = xoff_at(
-      spec_.speed_mbps, spec_.flavour == DriverFlavour::Ofed ? cable_len_ : kFirmwareCableMetres);
+  // NVIDIA's tree writes it to the firmware (PFCC) where the firmware has the PCAM cable_length
+  // feature (en/port_buffer.c mlx5e_port_set_cable_len), and the firmware then sizes with it.
+  const bool firmware_knows_cable = spec_.flavour == DriverFlavour::Ofed && spec_.caps.cable_length;
+  const uint32_t xoff =
+      xoff_at(spec_.speed_mbps, firmware_knows_cable ? cable_len_ : kFirmwareCableMetres);
   buffer_ = dcbnl_buffer{};
   buf_xoff_.fill(0);
   buf_xon_.fill(0);
@@ -391,6 +408,8 @@ int Port::dcbnl_setbuffer(const dcbnl_buffer& in) {
                   std::begin(buffer_.buffer_size)))
     changed |= kChangeSize;
   if (!changed) return 0;
+  if (spec_.flavour == DriverFlavour::Ofed)
+    return nvidia_buffer_config(changed, pfc_en_, in.buffer_size, in.prio2buffer);
   buffers_manual_ = true;  // set before the config is tried, so a failed set still leaves it on
   return manual_buffer_config(changed, pfc_en_, in.buffer_size, in.prio2buffer);
 }

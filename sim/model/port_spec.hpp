@@ -9,8 +9,10 @@
 
 namespace roce_sim {
 
-// Which driver the ECN/DCQCN knobs look like: upstream's debugfs cc_params, or NVIDIA's
-// out-of-tree (MLNX_OFED / DOCA) driver with /sys/class/net/<if>/ecn/.
+// Which mlx5 driver the port runs: the distribution kernel's (inbox: Debian bookworm's 6.1, with
+// upstream's debugfs cc_params), or NVIDIA's own tree (ofed: the DCQCN knobs under
+// /sys/class/net/<if>/ecn/, and the buffer and cable-length code of Mellanox/nic-kernel's
+// en_dcbnl.c and en/port_buffer.c, which asks the firmware instead of keeping its own state).
 enum class DriverFlavour { Inbox, Ofed };
 
 // The kernel's lockdown (security/lockdown): what UEFI Secure Boot turns on in Ubuntu, RHEL and
@@ -25,6 +27,13 @@ struct Capabilities {
   bool pause_storm_events = true;     // tx_pause_storm_{warning,error}_events
   bool prio_discard_counters = true;  // rx_prio{p}_buf_discard, _cong_discard, _marked
   bool ecn = true;                    // DCQCN knobs present
+  // Firmware features that only NVIDIA's tree reads (the inbox 6.1 driver ignores them):
+  // PCAM cable_length: the cable length lives in the firmware (PFCC), which sizes its own
+  // headroom with it; without it the driver keeps it and refuses 0.
+  bool cable_length = true;
+  // PCAM buffer_ownership: the firmware reports whether the host owns the buffers (it does once a
+  // PBMC write succeeded); without it the driver never resizes them on a PFC or cable change.
+  bool buffer_ownership = true;
 };
 
 // Link training after an admin down/up: about a second and a half at up to 100G, a few seconds
