@@ -123,7 +123,8 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
 // carrier and sends setpfc again as it is (no toggle): the driver recomputes Xoff at the real
 // speed (xoff != priv->dcbx.xoff) and rewrites the thresholds.
 bool moves_headroom(const plan::PortPlan& port_plan, const std::vector<const Step*>& written) {
-  if (!port_plan.desired.buffers) return false;  // firmware-owned buffers: the NIC sizes them
+  // Firmware-owned buffers (or NVIDIA's driver, which sizes them): the NIC's own business.
+  if (!settings::host_sizes_buffers(port_plan.desired, port_plan.observed)) return false;
   return std::any_of(written.begin(), written.end(), [](const Step* step) {
     return step->feature == settings::Feature::Pfc || step->feature == settings::Feature::Mtu ||
            step->feature == settings::Feature::Buffer;

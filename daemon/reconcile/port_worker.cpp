@@ -364,10 +364,12 @@ void PortWorker::log_new_unsupported(const std::vector<plan::Unsupported>& unsup
                        " cannot be configured on this port: " + item.reason;
     if (std::find(logged_unsupported_.begin(), logged_unsupported_.end(), line) ==
         logged_unsupported_.end()) {
-      // What the hardware lacks is a fact of the port; a kernel that shuts roced out is a choice
-      // of the node's set-up that someone may want to revisit.
-      const bool lockdown = item.kind == settings::Lacking::KernelLockdown;
-      host_.log(lockdown ? LogLevel::Warn : LogLevel::Info, netdev_, line);
+      // What the hardware lacks is a fact of the port; a kernel that shuts roced out, or a driver
+      // that keeps a configured setting to itself, is a choice of the node's set-up that someone
+      // may want to revisit.
+      const bool choice = item.kind == settings::Lacking::KernelLockdown ||
+                          item.kind == settings::Lacking::DriverManaged;
+      host_.log(choice ? LogLevel::Warn : LogLevel::Info, netdev_, line);
     }
     lines.push_back(std::move(line));
   }

@@ -32,6 +32,7 @@ enum class Lacking : uint8_t {
   NoKnob,          // the ECN/DCQCN flavour on this port has no such knob or enable
   OutOfRange,      // the port has it, but not the wanted value (MTU above max_mtu)
   KernelLockdown,  // the kernel's lockdown refuses the interface (debugfs under Secure Boot)
+  DriverManaged,   // the driver keeps it itself and would undo, or fail on, roced's value
 };
 inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::Device, "device"},
@@ -40,8 +41,9 @@ inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::NoKnob, "no-knob"},
     {Lacking::OutOfRange, "out-of-range"},
     {Lacking::KernelLockdown, "kernel-lockdown"},
+    {Lacking::DriverManaged, "driver-managed"},
 });
-static_assert(kLackingNames.covers<Lacking::KernelLockdown>());
+static_assert(kLackingNames.covers<Lacking::DriverManaged>());
 
 // Reported, never a failure of the run. `kind` last: aggregate initialisers that stop at `reason`
 // (the tests') still compile and mean Device.

@@ -41,6 +41,18 @@ struct Ctx {
   const PortStatus& have;     // the whole observation, for a refuse() that needs the link's
 };
 
+// NVIDIA's own mlx5 driver (MLNX_OFED/DOCA, and the nic-kernel tree it comes from), told apart
+// from the distribution's by its ecn/ sysfs tree.
+inline bool nvidia_driver(const PortStatus& have) {
+  return have.ecn.ok() && have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
+}
+
+// roced sizes this port's receive buffers: the profile has them and the driver leaves them to
+// the host between writes. NVIDIA's driver does not (see Spec<Setting::Buffers>::project).
+inline bool host_sizes_buffers(const config::Profile& want, const PortStatus& have) {
+  return want.buffers.has_value() && !nvidia_driver(have);
+}
+
 // What a feature's write sees: the plan's profile and the observation an undo goes back to.
 struct WriteCtx {
   const DiscoveredPort& port;

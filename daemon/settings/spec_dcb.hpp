@@ -138,9 +138,7 @@ struct Spec<Setting::Maxrate> {
   // Mainline mlx5 keeps a u8 count of 1 Gbit/s units and wraps past 255
   // (mlx5e_dcbnl_ieee_setmaxrate); NVIDIA's own driver (the ecn/ sysfs tree) a u16.
   static std::optional<NotHere> refuse(const Ctx& c, const Value&, const Value& wanted) {
-    const bool nvidia_driver =
-        c.have.ecn.ok() && c.have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
-    if (nvidia_driver) return std::nullopt;
+    if (nvidia_driver(c.have)) return std::nullopt;
     for (size_t tc = 0; tc < wanted.size(); ++tc) {
       if (wanted[tc] <= 255000000) continue;
       return NotHere{Lacking::OutOfRange,
@@ -171,7 +169,7 @@ struct Spec<Setting::PfcPriorities> {
   static std::optional<std::string_view> disruption(const Ctx& c) {
     // With manual buffers the applier then waits for the carrier and has mlx5 recompute Xoff
     // (the driver computed it with the link down): see daemon/apply/applier.cpp settle_headroom.
-    if (c.want.buffers) {
+    if (host_sizes_buffers(c.want, c.have)) {
       return "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link); roced then "
              "waits for the carrier and has the headroom recomputed at link speed";
     }
@@ -202,13 +200,13 @@ struct Spec<Setting::CableLength> {
   // Mainline mlx5 hands it to the NIC only in manual-buffer mode (en_dcbnl.c
   // mlx5e_dcbnl_ieee_setpfc calls mlx5e_port_manual_buffer_config only then): with the
   // firmware's buffers it is stored and read back, and does nothing.
-  // NVIDIA's own driver (MLNX_OFED/DOCA: the ecn/ sysfs tree) hands it to the firmware in auto
-  // mode too.
+  // NVIDIA's driver writes it to the firmware, which sizes its own buffers with it, where the
+  // firmware has the PCAM cable_length feature (en/port_buffer.c mlx5e_port_set_cable_len).
   static std::pair<std::string, std::string> describe(const Ctx& c, Value now, Value wanted) {
     std::string after = std::to_string(wanted) + " m";
-    const bool nvidia_driver =
-        c.have.ecn.ok() && c.have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
-    if (!c.want.buffers && !nvidia_driver) {
+    if (nvidia_driver(c.have)) {
+      after += " (the firmware sizes the headroom with it, where it has the cable-length feature)";
+    } else if (!c.want.buffers) {
       after += " (no effect unless roced manages the buffers)";
     }
     return {std::to_string(now) + " m", after};
@@ -228,7 +226,19 @@ struct Spec<Setting::Buffers> {
   static bool manages(const config::Profile& p) {
     return p.buffers.has_value();
   }  // else the driver's
-  static Reading<Value> project(const Ctx&, const dcb::Buffer& b) {
+  // NVIDIA's driver resizes host-owned buffers itself: a PFC change that flips a buffer, or a
+  // cable length change, gives every lossless buffer its own computed size
+  // (en/port_buffer.c update_xoffs_threshold), it never resizes a lossy one from setbuffer
+  // (update_xoff_threshold), and with the link retraining after a PFC change it cannot compute
+  // at all, so that setpfc fails (mlx5e_calculate_buf_sz_and_thresholds has no 40 Gb/s
+  // fallback). Owning the buffers there would break PFC changes, the storm watchdog's included.
+  static Reading<Value> project(const Ctx& c, const dcb::Buffer& b) {
+    if (nvidia_driver(c.have)) {
+      return NotHere{Lacking::DriverManaged,
+                     "NVIDIA's mlx5 driver resizes host-owned buffers on every PFC or cable-length "
+                     "change and fails PFC changes while the link retrains; roced leaves the "
+                     "buffers to the firmware, which sizes them from the cable length"};
+    }
     return Value{b.prio2buffer, b.buffer_size};
   }
   static Value wanted(const Ctx& c, const Value&) {
