@@ -157,10 +157,16 @@ std::optional<Writes> FeatureSpec<Feature::Pfc>::writes(const WriteCtx& c) {
   // 0 in setpfc, NVIDIA's own tree refuses it (-EINVAL). The undo sends what it wrote instead.
   std::optional<dcb::Pfc> restore = observed;
   if (restore && restore->delay == 0) restore->delay = wanted.delay;
-  return Writes{[wanted](Writer& w) { return w.write([&] { return w.device().set_pfc(wanted); }); },
+  // mlx5 sets the mask and flaps the link before the steps that can still fail (the cable
+  // length, the buffers: en_dcbnl.c mlx5e_dcbnl_ieee_setpfc), so a failed setpfc may have changed
+  // the port and is undone like one that succeeded.
+  constexpr bool kMayApplyInPart = true;
+  return Writes{[wanted](Writer& w) {
+                  return w.write([&] { return w.device().set_pfc(wanted); }, kMayApplyInPart);
+                },
                 [restore](Writer& w) -> Result<void> {
                   if (!restore) return not_read("PFC");
-                  return w.write([&] { return w.device().set_pfc(*restore); });
+                  return w.write([&] { return w.device().set_pfc(*restore); }, kMayApplyInPart);
                 }};
 }
 
