@@ -4,7 +4,7 @@
 # closure), iproute2's ip/rdma/dcb, ethtool, the verbs utilities and rxe's provider, roced,
 # rocectl and the case driver, every shared library they load (found with ldd), and init.
 #
-#   build_initramfs.sh KERNEL_ROOT KVER INIT OUT.cpio.gz PROGRAM...
+#   [TEST_MODULE=x.ko] build_initramfs.sh KERNEL_ROOT KVER INIT OUT.cpio.gz PROGRAM...
 #
 # KERNEL_ROOT is the extracted kernel package (fetch_kernel.sh), INIT becomes /init, the PROGRAMs
 # (roced, rocectl, vm_cases) go to /usr/bin. Takes ~2 s.
@@ -37,6 +37,11 @@ add_module() {
   ordered+=("$(basename "$file")")
 }
 for m in "${MODULES[@]}"; do add_module "$m"; done
+# The test module (TEST_MODULE, built by test/kmod/build.sh) goes last: it needs only built-ins.
+if [[ -n ${TEST_MODULE:-} ]]; then
+  cp "$TEST_MODULE" "$R/modules/"
+  ordered+=("$(basename "$TEST_MODULE")")
+fi
 printf '%s\n' "${ordered[@]}" > "$R/modules/order"
 
 # Programs, and the libraries they load.

@@ -1,30 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Fetches the pinned Debian kernel package and unpacks it into CACHE/kernel (vmlinuz, modules,
-# modules.dep), once: apt-get download + dpkg-deb -x (5 s), not an install, which would rebuild
-# Debian's own initrd for nothing.
+# Fetches Debian bookworm's current kernel (what linux-image-amd64 points at today) and unpacks
+# it into CACHE/kernel-VERSION (vmlinuz, modules, modules.dep, and .version), once per version:
+# apt-get download + dpkg-deb -x (5 s), not an install, which would rebuild Debian's own initrd for
+# nothing. The security archive keeps only the newest kernel, so the version is resolved at run
+# time: a stale package list is updated once, and without the network the newest kernel already
+# in the cache is used.
 #
 #   fetch_kernel.sh CACHE   -> prints the path of the unpacked tree
 set -euo pipefail
-# Bookworm's kernel, pinned by ABI and version so every run boots the same one. When Debian's
-# mirror no longer carries this version, the download fails and says so: move the pin.
-KERNEL_PACKAGE=linux-image-6.1.0-56-amd64
-KERNEL_VERSION=6.1.192-2
-KVER=${KERNEL_PACKAGE#linux-image-}
 CACHE=$1
-TREE=$CACHE/kernel-$KERNEL_VERSION
-if [[ ! -f $TREE/.complete ]]; then
-  rm -rf "$TREE"
-  mkdir -p "$TREE" "$CACHE/debs"
-  download() { (cd "$CACHE/debs" && apt-get download -q "$KERNEL_PACKAGE=$KERNEL_VERSION" >&2); }
-  # A package list older than the pin (setup.sh updates it only when it installs): update, retry.
-  if ! download && ! { apt-get update -qq >&2 && download; }; then
-    echo "fetch_kernel.sh: cannot download $KERNEL_PACKAGE=$KERNEL_VERSION from Debian's mirror" \
-      "(apt-get update run? version gone? see test/vm/fetch_kernel.sh)" >&2
-    exit 1
+mkdir -p "$CACHE/debs"
+
+# linux-image-amd64's candidate and the ABI package it depends on, e.g.
+# "linux-image-6.1.0-56-amd64 6.1.192-2".
+resolve() {
+  local version package
+  version=$(apt-cache policy linux-image-amd64 2>/dev/null | awk '/Candidate:/ {print $2}')
+  [[ -n $version && $version != "(none)" ]] || return 1
+  package=$(apt-cache show "linux-image-amd64=$version" 2>/dev/null |
+    sed -n 's/^Depends: \(linux-image-[0-9][^ ,]*\).*/\1/p' | head -1)
+  [[ -n $package ]] || return 1
+  echo "$package $version"
+}
+
+# Downloads and unpacks PACKAGE VERSION into the cache; prints the tree.
+fetch() {
+  local package=$1 version=$2 tree=$CACHE/kernel-$2
+  if [[ ! -f $tree/.complete ]]; then
+    (cd "$CACHE/debs" && apt-get download -q "$package=$version" >&2) || return 1
+    rm -rf "$tree"
+    mkdir -p "$tree"
+    dpkg-deb -x "$CACHE/debs/${package}_${version}_amd64.deb" "$tree"
+    depmod -b "$tree" "${package#linux-image-}"  # no modules.dep in the package: postinst makes it
+    echo "$version" > "$tree/.version"
+    touch "$tree/.complete"
   fi
-  dpkg-deb -x "$CACHE/debs/${KERNEL_PACKAGE}_${KERNEL_VERSION}_amd64.deb" "$TREE"
-  depmod -b "$TREE" "$KVER"  # the package ships no modules.dep: dpkg's postinst makes it
-  touch "$TREE/.complete"
+  [[ -f $tree/.version ]] || echo "$version" > "$tree/.version"
+  echo "$tree"
+}
+
+if found=$(resolve) && fetch $found; then exit 0; fi
+# An old package list names a kernel the archive no longer has: update it and try again.
+if apt-get update -qq >&2 && found=$(resolve) && fetch $found; then exit 0; fi
+newest=$(ls -d "$CACHE"/kernel-*/.complete 2>/dev/null | sed 's,/.complete$,,' | sort -V | tail -1)
+if [[ -n $newest && -f $newest/.version ]]; then
+  echo "fetch_kernel.sh: cannot fetch Debian's current kernel; using the cached $newest" >&2
+  echo "$newest"
+  exit 0
 fi
-echo "$TREE"
+echo "fetch_kernel.sh: cannot resolve and download Debian's current kernel (linux-image-amd64" \
+  "from bookworm and bookworm-security): no network or no such package, and none cached in" \
+  "$CACHE" >&2
+exit 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The real-kernel RDMA test: Debian's kernel under qemu (software emulation, no KVM needed) with
-# soft-RoCE, roced, rocectl and the cases (vm_cases.cpp) in a small initramfs. One boot runs every
+# The real-kernel test: Debian's kernel under qemu (software emulation, no KVM needed) with
+# soft-RoCE, the mlx5-like test ports of test/kmod, roced, rocectl and the cases (vm_cases.cpp,
+# testdev_cases.cpp) in a small initramfs. One boot runs every
 # case; the result comes back on the serial console and as qemu's exit status.
 #
 #   run_vm_test.sh CACHE_DIR ROCED ROCECTL VM_CASES
@@ -29,8 +30,10 @@ KTREE=$("$HERE/fetch_kernel.sh" "$CACHE")
 KVER=$(ls "$KTREE/lib/modules")
 WORK=$(mktemp -d "$CACHE/run.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-"$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/init.sh" "$WORK/initramfs.cpio.gz" \
-  "$ROCED" "$ROCECTL" "$CASES"
+# The mlx5-like test ports (test/kmod), built against the headers of exactly this kernel.
+TEST_MODULE=$("$HERE/../kmod/build.sh" "$KVER" "$(cat "$KTREE/.version")" "$WORK/kmod")
+TEST_MODULE=$TEST_MODULE "$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/init.sh" \
+  "$WORK/initramfs.cpio.gz" "$ROCED" "$ROCECTL" "$CASES"
 echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER"
 
 # Software emulation (TCG) always: CI has no KVM, and a /dev/kvm that opens is no promise that

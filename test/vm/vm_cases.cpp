@@ -29,45 +29,25 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "vm_support.hpp"
 
 namespace {
 
 using nlohmann::json;
 using roced::test::CommandResult;
 using roced::test::run_command;
+using namespace roced::vm;
 
-const std::string kIp = "/usr/bin/ip";
 const std::string kRxe = "/sys/class/infiniband/rxe0/ports/1";
 const std::string kRdmaCm = "/sys/kernel/config/rdma_cm/rxe0/ports/1";
 const std::string kMetricsUrl = "http://127.0.0.1:9879/metrics";
 constexpr int kDaemonMtu = 4200;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
+std::string scrape() { return scrape_url(kMetricsUrl); }
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-// Polls until `ready` holds; the bound only stops a hang (software emulation is slow).
-bool eventually(const std::function<bool()>& ready,
-                std::chrono::seconds bound = std::chrono::seconds(90)) {
-  const auto until = std::chrono::steady_clock::now() + bound;
-  while (std::chrono::steady_clock::now() < until) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return ready();
-}
-
-double wall_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+std::optional<double> scraped(const std::string& name,
+                              const std::map<std::string, std::string>& labels) {
+  return metric(scrape(), name, labels);
 }
 
 // "0000:0000:0000:0000:0000:ffff:0a00:0001" for 10.0.0.1: how sysfs prints an IPv4-mapped GID.
@@ -120,68 +100,6 @@ std::optional<int> verbs_gid_index(const std::string& ipv4, const std::string& n
     }
   }
   return std::nullopt;
-}
-
-json run_json(const std::vector<std::string>& argv, int* exit_code = nullptr) {
-  const auto result = run_command(argv);
-  if (exit_code != nullptr) *exit_code = result.exit_code;
-  EXPECT_FALSE(result.out.empty())
-      << argv[0] << " " << argv[1] << ": no output; stderr: " << result.err;
-  return json::parse(result.out.empty() ? "null" : result.out);
-}
-
-const json* port_entry(const json& document, const std::string& netdev) {
-  if (!document.is_object() || !document["ports"].is_array()) return nullptr;
-  for (const auto& port : document["ports"]) {
-    if (port.value("netdev", "") == netdev) return &port;
-  }
-  return nullptr;
-}
-
-std::set<std::string> settings_of(const json& list) {
-  std::set<std::string> names;
-  for (const auto& entry : list) names.insert(entry.value("setting", ""));
-  return names;
-}
-
-int link_mtu(const std::string& netdev) {
-  const auto shown = run_command({kIp, "-j", "link", "show", "dev", netdev});
-  const auto links = json::parse(shown.out.empty() ? "[]" : shown.out);
-  return links.empty() ? -1 : links[0].value("mtu", -1);
-}
-
-// Prometheus text -> the value of the series with this name and these labels (all of them).
-std::optional<double> metric(const std::string& text, const std::string& name,
-                             const std::map<std::string, std::string>& labels) {
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (line.compare(0, name.size(), name) != 0) continue;
-    const char after = line.size() > name.size() ? line[name.size()] : '\0';
-    if (after != '{' && after != ' ') continue;
-    bool all = true;
-    for (const auto& [key, value] : labels) {
-      if (line.find(key + "=\"" + value + "\"") == std::string::npos) all = false;
-    }
-    if (!all) continue;
-    return std::stod(line.substr(line.rfind(' ') + 1));
-  }
-  return std::nullopt;
-}
-
-std::string scrape() {
-  return run_command({"/bin/busybox", "wget", "-q", "-O", "-", kMetricsUrl}).out;
-}
-
-std::optional<double> scraped(const std::string& name,
-                              const std::map<std::string, std::string>& labels) {
-  return metric(scrape(), name, labels);
-}
-
-std::string config_file(const std::string& name, const std::string& text) {
-  const std::string path = "/tmp/" + name;
-  write_text(path, text);
-  return path;
 }
 
 // ---- rocectl, one-shot ----

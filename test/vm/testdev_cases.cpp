@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cases on the test module's mlx5-like ports rtd0 and rtd1 (test/kmod/roce_testdev.c) in the
+// VM: the kernel's own dcbnl, ethtool core, rtnetlink and debugfs between roced and a driver that
+// behaves as mlx5's DCB side does. Every value roced writes is read back through another door:
+// iproute2's dcb and ip, ethtool, debugfs and the module's own state file. The cases run in file
+// order and build on each other; the lockdown case is last, as lockdown cannot be lowered again.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "vm_support.hpp"
+
+namespace {
+
+using namespace roced::vm;
+
+const std::string kDcb = "/usr/bin/dcb";
+const std::string kEthtool = "/usr/bin/ethtool";
+const std::string kModuleDir = "/sys/kernel/debug/roce_testdev/";
+const std::string kCcParams = "/sys/kernel/debug/mlx5/mlx5_core.0/cc_params/";
+const std::string kMetricsUrl = "http://127.0.0.1:9880/metrics";
+
+// The shipped lossless profile (packaging/roced.yaml) on rtd0 only, with one DCQCN knob.
+std::string profile_config(const std::string& name, const std::string& pfc = "[3]",
+                           const std::string& stall = "auto") {
+  return config_file(name, R"(ports: {netdevs: [rtd0]}
+profile:
+  dcbx: host
+  trust: dscp
+  dscp_map: {26: 3, 48: 6}
+  pfc: {priorities: )" + pfc + R"(, cable_length: 7}
+  ets:
+    prio_tc: [0, 1, 2, 3, 4, 5, 6, 7]
+    tcs:
+      0: {tsa: ets, bandwidth: 10}
+      1: {tsa: ets, bandwidth: 10}
+      2: {tsa: ets, bandwidth: 10}
+      3: {tsa: ets, bandwidth: 50}
+      4: {tsa: ets, bandwidth: 10}
+      5: {tsa: ets, bandwidth: 5}
+      6: {tsa: strict}
+      7: {tsa: ets, bandwidth: 5}
+  mtu: 9000
+  ecn: {cnp_dscp: 48, cnp_priority: 6, dcqcn: {rp_ai_rate: 10}}
+  stall_prevention: )" + stall +
+                               "\n");
+}
+
+std::string shown(const std::vector<std::string>& argv) {
+  const auto result = run_command(argv);
+  EXPECT_EQ(result.exit_code, 0) << argv[0] << " " << argv[1] << ": " << result.err;
+  return result.out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string module_state(const std::string& netdev) {
+  return read_text(kModuleDir + netdev + "/state");
+}
+
+int stats_count(const std::string& netdev) {
+  const std::string stats = shown({kEthtool, "-S", netdev});
+  int lines = 0;
+  for (char c : stats) lines += c == '\n';
+  return lines - 1;  // "NIC statistics:"
+}
+
+const json* applied_port(const json& result) {
+  const json* port = port_entry(result, "rtd0");
+  EXPECT_NE(port, nullptr) << result.dump(2);
+  return port;
+}
+
+TEST(TestDev, RocedTakesTheTestPortsForMlx5Ports) {
+  const json status = run_json({"rocectl", "status", "--json", "--port", "rtd0"});
+  const json* port = port_entry(status, "rtd0");
+  ASSERT_NE(port, nullptr) << status.dump(2);
+  EXPECT_EQ((*port)["mlx5"], true) << port->dump(2);
+  // The kernel's view: the device and driver links mlx5 ports have.
+  EXPECT_EQ(
+      shown({"/bin/busybox", "readlink", "/sys/class/net/rtd0/device/driver"}).find("mlx5_core") !=
+          std::string::npos,
+      true);
+  EXPECT_TRUE(contains(shown({kEthtool, "-i", "rtd0"}), "driver: mlx5_core"));
+}
+
+TEST(TestDev, ApplyConfiguresThePortAsDcbIpAndEthtoolShowIt) {
+  ASSERT_TRUE(eventually([] { return read_text("/sys/class/net/rtd0/carrier") == "1"; }));
+  int code = -1;
+  const json result =
+      run_json({"rocectl", "apply", "--json", "--config", profile_config("lossless.yaml")}, &code);
+  EXPECT_EQ(code, 0) << result.dump(2);
+  const json* port = applied_port(result);
+  ASSERT_NE(port, nullptr);
+  EXPECT_EQ((*port)["outcome"], "applied") << port->dump(2);
+
+  const std::string pfc = shown({kDcb, "pfc", "show", "dev", "rtd0"});
+  EXPECT_TRUE(contains(pfc, "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off")) << pfc;
+  EXPECT_TRUE(contains(pfc, "delay 7")) << pfc;
+  const std::string app = shown({kDcb, "-N", "app", "show", "dev", "rtd0"});
+  EXPECT_TRUE(contains(app, " 26:3 ")) << app;
+  EXPECT_TRUE(contains(app, " 48:6 ")) << app;
+  const std::string ets = shown({kDcb, "ets", "show", "dev", "rtd0"});
+  EXPECT_TRUE(contains(ets, "tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:strict 7:ets")) << ets;
+  EXPECT_TRUE(contains(ets, "tc-bw 0:10 1:10 2:10 3:50 4:10 5:5")) << ets;
+  EXPECT_TRUE(contains(ets, "prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7")) << ets;
+  EXPECT_TRUE(contains(shown({kDcb, "dcbx", "show", "dev", "rtd0"}), "host"));
+  EXPECT_EQ(link_mtu("rtd0"), 9000);
+  const std::string stall = shown({kEthtool, "--get-tunable", "rtd0", "pfc-prevention-tout"});
+  EXPECT_TRUE(contains(stall, "pfc-prevention-tout: 100")) << stall;  // auto reads back as 100
+  EXPECT_EQ(read_text(kCcParams + "np_cnp_dscp"), "48");
+  EXPECT_EQ(read_text(kCcParams + "np_cnp_prio"), "6");
+  EXPECT_EQ(read_text(kCcParams + "rp_ai_rate"), "10");
+  // The module's own registers: trust DSCP, PFC on 3, the firmware's lossless buffer for it.
+  const std::string state = module_state("rtd0");
+  EXPECT_TRUE(contains(state, "pfc_en 0x08")) << state;
+  EXPECT_TRUE(contains(state, "trust dscp")) << state;
+  EXPECT_TRUE(contains(state, "buffer1 size 262144")) << state;
+  // rtd1 is not selected: untouched.
+  EXPECT_TRUE(contains(module_state("rtd1"), "pfc_en 0x00"));
+
+  const json again =
+      run_json({"rocectl", "apply", "--json", "--config", profile_config("lossless.yaml")}, &code);
+  EXPECT_EQ(code, 0) << again.dump(2);
+  EXPECT_EQ(again["changed"], false) << again.dump(2);
+}
+
+TEST(TestDev, AStepTheDriverRefusesIsRolledBackAsDcbShows) {
+  // PFC on 3 and 4 and a stall timeout the next set_tunable refuses (EIO): PFC goes back.
+  write_text(kModuleDir + "rtd0/fail", "set_tunable 5");
+  int code = -1;
+  const json result = run_json(
+      {"rocectl", "apply", "--json", "--config", profile_config("refused.yaml", "[3, 4]", "500")},
+      &code);
+  EXPECT_NE(code, 0) << result.dump(2);
+  const json* port = applied_port(result);
+  ASSERT_NE(port, nullptr);
+  EXPECT_EQ((*port)["outcome"], "rolled-back") << port->dump(2);
+  const std::string pfc = shown({kDcb, "pfc", "show", "dev", "rtd0"});
+  EXPECT_TRUE(contains(pfc, "prio-pfc 0:off 1:off 2:off 3:on 4:off")) << pfc;
+  EXPECT_TRUE(contains(module_state("rtd0"), "pfc_en 0x08"));
+  EXPECT_TRUE(contains(shown({kEthtool, "--get-tunable", "rtd0", "pfc-prevention-tout"}),
+                       "pfc-prevention-tout: 100"));
+}
+
+TEST(TestDev, TheStatisticsFollowThePfcMaskAndTheChannels) {
+  const std::string stats = shown({kEthtool, "-S", "rtd0"});
+  EXPECT_TRUE(contains(stats, " tx_prio3_pause: ")) << stats;
+  EXPECT_FALSE(contains(stats, " tx_prio4_pause: ")) << stats;
+  const int before = stats_count("rtd0");
+  ASSERT_EQ(run_command({kEthtool, "-L", "rtd0", "combined", "8"}).exit_code, 0);
+  EXPECT_GT(stats_count("rtd0"), before);
+  EXPECT_TRUE(contains(shown({kEthtool, "-S", "rtd0"}), " rx7_packets: "));
+}
+
+// ---- the daemon on rtd0 ----
+
+class TestDevDaemon : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto config = config_file("testdev-daemon.yaml", R"(ports: {netdevs: [rtd0]}
+daemon:
+  drift_check_interval: 1h  # so a correction comes from the kernel's notification
+profile:
+  dcbx: host
+  trust: dscp
+  dscp_map: {26: 3, 48: 6}
+  pfc: {priorities: [3], cable_length: 7}
+  mtu: 9000
+  stall_prevention: auto
+)");
+    daemon_ = ::fork();
+    if (daemon_ == 0) {
+      const int log = ::open("/tmp/roced-testdev.log", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+      ::dup2(log, STDERR_FILENO);
+      ::dup2(log, STDOUT_FILENO);
+      ::execlp("roced", "roced", "--config", config.c_str(), "--no-dbus", "--log-target", "console",
+               "--metrics-listen", "127.0.0.1:9880", nullptr);
+      ::_exit(127);
+    }
+  }
+  static void TearDownTestSuite() {
+    if (daemon_ > 0) {
+      ::kill(daemon_, SIGTERM);
+      int status = 0;
+      ::waitpid(daemon_, &status, 0);
+      std::printf("roced exited %d; its log:\n%s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                  log().c_str());
+    }
+  }
+  static std::string log() { return read_text("/tmp/roced-testdev.log"); }
+  static std::string scrape() { return scrape_url(kMetricsUrl); }
+  static std::optional<double> scraped(const std::string& name,
+                                       const std::map<std::string, std::string>& labels) {
+    return metric(scrape(), name, labels);
+  }
+  static pid_t daemon_;
+};
+pid_t TestDevDaemon::daemon_ = -1;
+
+TEST_F(TestDevDaemon, KeepsThePortInSync) {
+  ASSERT_TRUE(eventually([] {
+    return scraped("roce_config_port_state", {{"netdev", "rtd0"}, {"state", "in-sync"}}) == 1.0;
+  })) << scrape()
+      << log();
+  EXPECT_EQ(scraped("roce_config_in_sync", {{"netdev", "rtd0"}, {"setting", "pfc.priorities"}}),
+            1.0);
+}
+
+// `dcb pfc set` goes through the kernel's dcbnl, which multicasts RTM_SETDCB on RTNLGRP_DCB:
+// the only thing that can make roced look again within the hour.
+TEST_F(TestDevDaemon, AForeignDcbPfcSetIsCorrected) {
+  run_command({kDcb, "pfc", "set", "dev", "rtd0", "prio-pfc", "3:off"});
+  EXPECT_TRUE(eventually([] {
+    return scraped("roce_config_corrections_total",
+                   {{"netdev", "rtd0"}, {"setting", "pfc.priorities"}})
+               .value_or(0) >= 1.0;
+  })) << scrape()
+      << log();
+  EXPECT_TRUE(eventually([] { return contains(module_state("rtd0"), "pfc_en 0x08"); }))
+      << module_state("rtd0");
+}
+
+// The statistics set grows under the poller (more channels): every later read still gets the
+// whole reply, and the counters keep flowing into the metrics.
+TEST_F(TestDevDaemon, PauseCountersReachTheMetricsAfterTheStatisticsGrow) {
+  ASSERT_EQ(run_command({kEthtool, "-L", "rtd0", "combined", "32"}).exit_code, 0);
+  write_text(kModuleDir + "rtd0/counters", "tx_prio3_pause +5000");
+  EXPECT_TRUE(eventually([] {
+    return scraped("roce_pfc_pause_frames_total",
+                   {{"netdev", "rtd0"}, {"direction", "tx"}, {"priority", "3"}})
+               .value_or(0) >= 5000.0;
+  })) << scrape()
+      << log();
+  EXPECT_EQ(::kill(daemon_, 0), 0) << "roced is gone:\n" << log();
+}
+
+// Under lockdown (integrity, what Secure Boot turns on) debugfs refuses the 0600 cc_params files
+// even to root: the DCQCN knobs are unsupported here, everything else still applies.
+TEST(TestDevLockdown, OnlyTheDcqcnKnobsAreOutOfReach) {
+  write_text("/sys/kernel/security/lockdown", "integrity");
+  ASSERT_TRUE(contains(read_text("/sys/kernel/security/lockdown"), "[integrity]"))
+      << read_text("/sys/kernel/security/lockdown");
+  ASSERT_EQ(run_command({kIp, "link", "set", "rtd0", "mtu", "1500"}).exit_code, 0);
+  int code = -1;
+  const json result =
+      run_json({"rocectl", "apply", "--json", "--config", profile_config("lossless.yaml")}, &code);
+  const json* port = applied_port(result);
+  ASSERT_NE(port, nullptr);
+  EXPECT_EQ((*port)["outcome"], "applied") << port->dump(2);
+  EXPECT_EQ(link_mtu("rtd0"), 9000);
+  std::map<std::string, std::string> reasons;
+  for (const auto& u : (*port)["unsupported"]) reasons[u["setting"]] = u.value("reason", "");
+  for (const char* knob : {"ecn.cnp_dscp", "ecn.cnp_priority", "ecn.dcqcn.rp_ai_rate"}) {
+    ASSERT_TRUE(reasons.count(knob)) << knob << ": " << port->dump(2);
+    EXPECT_TRUE(contains(reasons[knob], "locked down")) << knob << ": " << reasons[knob];
+  }
+}
+
+}  // namespace
