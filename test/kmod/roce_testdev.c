@@ -12,6 +12,9 @@
  *   debugfs roce_testdev/<if>/counters            "name value" per line; write "name value" to
  *                                                 set a counter, "name +delta" to add to it
  *   debugfs roce_testdev/<if>/state               the registers roced cannot read (thresholds)
+ *   debugfs roce_testdev/<if>/storm               "rx <prio>" or "tx <prio>": a PFC storm, whose
+ *                                                 pause counters move with time from now on
+ *                                                 (the duration covers all of it); "off" ends it
  *   debugfs roce_testdev/<if>/fail                "<op> <errno>": the next call of that op
  *                                                 (setets, setpfc, setapp, delapp, setbuffer,
  *                                                 setmaxrate, set_tunable) fails before it acts
@@ -170,6 +173,9 @@ struct tdev {
 	u64 congest[8][ARRAY_SIZE(congest_names)];
 	/* DCQCN */
 	u32 cc[N_CC];
+	/* a storm: pause counters of storm_prio in storm_dir (0 none, 1 rx, 2 tx) move with time */
+	int storm_dir, storm_prio;
+	u64 storm_ns; /* up to when the counters have been advanced */
 	/* the test's fault: the next call of fail_op returns -fail_errno */
 	char fail_op[16];
 	int fail_errno;
@@ -737,11 +743,36 @@ static void stat_emit(struct stat_walk *w, const char *name, u64 *slot)
 	w->index++;
 }
 
+/* A storm's pause counters up to now: paused the whole time, a pause frame per 100 us. */
+static void tdev_storm_advance(struct tdev *t)
+{
+	u64 now = ktime_get_ns(), us;
+	u64 *pause;
+
+	if (!t->storm_dir) {
+		t->storm_ns = now;
+		return;
+	}
+	us = div_u64(now - t->storm_ns, 1000);
+	t->storm_ns += us * 1000;
+	pause = t->pause[t->storm_prio];
+	/* prio_pause: rx pause, rx duration, tx pause, tx duration, rx transition */
+	if (t->storm_dir == 1) {
+		pause[1] += us;
+		pause[0] += div_u64(us, 100);
+	} else {
+		pause[3] += us;
+		pause[2] += div_u64(us, 100);
+	}
+}
+
 static void tdev_walk_stats(struct tdev *t, struct stat_walk *w)
 {
 	char name[ETH_GSTRING_LEN];
 	unsigned int ch, i;
 	int p;
+
+	tdev_storm_advance(t);
 
 	for (i = 0; i < N_FIXED; i++)
 		stat_emit(w, fixed_names[i], &t->fixed[i]);
@@ -1090,6 +1121,38 @@ static ssize_t fail_write(struct file *f, const char __user *buf, size_t count, 
 	return count;
 }
 
+static ssize_t storm_write(struct file *f, const char __user *buf, size_t count, loff_t *pos)
+{
+	struct tdev *t = f->private_data;
+	char text[32] = {}, dir[8];
+	int prio = 0;
+
+	if (count >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buf, count))
+		return -EFAULT;
+	if (sscanf(text, "%7s %d", dir, &prio) < 1 || prio < 0 || prio > 7)
+		return -EINVAL;
+	rtnl_lock();
+	tdev_storm_advance(t);
+	if (!strcmp(dir, "rx"))
+		t->storm_dir = 1;
+	else if (!strcmp(dir, "tx"))
+		t->storm_dir = 2;
+	else
+		t->storm_dir = 0;
+	t->storm_prio = prio;
+	t->storm_ns = ktime_get_ns();
+	rtnl_unlock();
+	return count;
+}
+
+static const struct file_operations storm_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = storm_write,
+};
+
 static const struct file_operations fail_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -1148,6 +1211,7 @@ static void tdev_debugfs_add(struct tdev *t)
 	debugfs_create_file("counters", 0600, t->dbg_dir, t, &counters_fops);
 	debugfs_create_file("state", 0400, t->dbg_dir, t, &state_fops);
 	debugfs_create_file("fail", 0200, t->dbg_dir, t, &fail_fops);
+	debugfs_create_file("storm", 0200, t->dbg_dir, t, &storm_fops);
 }
 
 /* ---- the ports: mlx5e_dcbnl_initialize and mlx5e_ets_init at load ---- */

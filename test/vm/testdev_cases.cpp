@@ -167,6 +167,12 @@ class TestDevDaemon : public ::testing::Test {
     const auto config = config_file("testdev-daemon.yaml", R"(ports: {netdevs: [rtd0]}
 daemon:
   drift_check_interval: 1h  # so a correction comes from the kernel's notification
+watchdog:
+  enabled: true
+  poll_interval: 100ms
+  detection_time: 200ms
+  restoration_time: 500ms
+  action: disable-pfc
 profile:
   dcbx: host
   trust: dscp
@@ -239,6 +245,39 @@ TEST_F(TestDevDaemon, PauseCountersReachTheMetricsAfterTheStatisticsGrow) {
   })) << scrape()
       << log();
   EXPECT_EQ(::kill(daemon_, 0), 0) << "roced is gone:\n" << log();
+}
+
+// The module's pause counters move with time as a storm's do (rx_prio3_pause_duration covers the
+// whole poll, nothing sent on 3): roced detects it, clears PFC on 3 (dcbnl, a link flap), and puts
+// it back once the storm has been over for the restoration time.
+TEST_F(TestDevDaemon, AnRxStormIsDetectedRemediatedAndRestored) {
+  const std::map<std::string, std::string> rx3 = {
+      {"netdev", "rtd0"}, {"priority", "3"}, {"direction", "rx"}};
+  ASSERT_EQ(scraped("roce_pfc_storm_active", rx3), 0.0) << scrape();
+  write_text(kModuleDir + "rtd0/storm", "rx 3");
+  EXPECT_TRUE(eventually([&] { return scraped("roce_pfc_storm_active", rx3) == 1.0; }))
+      << scrape() << log();
+  EXPECT_TRUE(eventually([&] {
+    return scraped("roce_pfc_storm_remediation_active", rx3) == 1.0 &&
+           contains(module_state("rtd0"), "pfc_en 0x00");
+  })) << module_state("rtd0")
+      << log();
+  EXPECT_TRUE(contains(shown({kDcb, "pfc", "show", "dev", "rtd0"}), " 3:off ")) << log();
+  write_text(kModuleDir + "rtd0/storm", "off");
+  EXPECT_TRUE(eventually([&] {
+    return scraped("roce_pfc_storm_active", rx3) == 0.0 &&
+           scraped("roce_pfc_storm_remediation_active", rx3) == 0.0 &&
+           contains(module_state("rtd0"), "pfc_en 0x08");
+  })) << module_state("rtd0")
+      << log();
+  EXPECT_TRUE(contains(shown({kDcb, "pfc", "show", "dev", "rtd0"}), " 3:on ")) << log();
+  EXPECT_EQ(scraped("roce_pfc_storm_actions_total", {{"netdev", "rtd0"},
+                                                     {"priority", "3"},
+                                                     {"direction", "rx"},
+                                                     {"action", "disable-pfc"},
+                                                     {"result", "ok"}}),
+            1.0)
+      << scrape();
 }
 
 // Under lockdown (integrity, what Secure Boot turns on) debugfs refuses the 0600 cc_params files
