@@ -268,8 +268,9 @@ void InProcessNode::inspect(const std::function<void(Node&)>& look) {
 
 std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_t> datagram,
                                                           server::NlPeer& peer) {
-  take_file_writes();
+  // File writes before the request count as its changes: their side effects reach the files too.
   const uint64_t before = writes_.total();
+  take_file_writes();
   std::vector<server::Outgoing> out = rtnl_.handle(datagram, peer);
   writes_.flush();
   refresh_files(before);
@@ -278,8 +279,8 @@ std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_
 
 server::Bytes InProcessNode::ethtool_request(std::span<const uint8_t> datagram) {
   std::unique_lock lock(mutex_);
-  take_file_writes();
   const uint64_t before = writes_.total();
+  take_file_writes();
   server::Bytes answer = ethtool_.handle(datagram);
   writes_.flush();
   refresh_files(before);
@@ -311,8 +312,12 @@ void InProcessNode::wait_out(std::chrono::microseconds held) {
 }
 
 void InProcessNode::files_written() {
+  // As a kernel's store() returns: the write and what it changed elsewhere (cong.c's CNP
+  // priority mode, say) read back from here on.
   const std::lock_guard lock(mutex_);
+  const uint64_t before = writes_.total();
   take_file_writes();
+  refresh_files(before);
 }
 
 void InProcessNode::take_file_writes() {

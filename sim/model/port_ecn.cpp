@@ -8,38 +8,37 @@
 namespace roce_sim {
 namespace {
 
-struct ParamLimit {
+struct ParamField {
   const char* name;
-  uint32_t max;
+  uint32_t bits;
 };
 
-// Upper bounds: the field widths of mlx5_ifc cong_control_r_roce_ecn_{rp,np} / roce_general
-// (1, 3 and 6-bit fields), plus the documented ranges of the DCQCN alpha/g/decrease factor.
-// The driver's MLX5_SET would silently truncate; the model rejects instead, so a bad write is
-// visible (the server reverts the file).
-constexpr ParamLimit kLimits[] = {
+// The field widths of include/linux/mlx5/mlx5_ifc.h cong_control_r_roce_ecn_rp / _np /
+// roce_general: cong.c mlx5_ib_set_cc_param_mask_val stores a written value with MLX5_SET, which
+// keeps its low bits, so a value too wide for the field is truncated, not refused.
+constexpr ParamField kFields[] = {
     {"rp_clamp_tgt_rate", 1},
     {"rp_clamp_tgt_rate_ati", 1},
-    {"rp_time_reset", UINT32_MAX},
-    {"rp_byte_reset", UINT32_MAX},
-    {"rp_threshold", UINT32_MAX},
-    {"rp_ai_rate", UINT32_MAX},
-    {"rp_max_rate", UINT32_MAX},
-    {"rp_hai_rate", UINT32_MAX},
-    {"rp_min_dec_fac", 100},
-    {"rp_min_rate", UINT32_MAX},
-    {"rp_rate_to_set_on_first_cnp", UINT32_MAX},
-    {"rp_dce_tcp_g", 1023},
-    {"rp_dce_tcp_rtt", UINT32_MAX},
-    {"rp_rate_reduce_monitor_period", UINT32_MAX},
-    {"rp_initial_alpha_value", 1023},
-    {"rp_gd", UINT32_MAX},
-    {"np_min_time_between_cnps", UINT32_MAX},
-    {"np_cnp_dscp", 63},
+    {"rp_time_reset", 32},
+    {"rp_byte_reset", 32},
+    {"rp_threshold", 32},
+    {"rp_ai_rate", 32},
+    {"rp_max_rate", 32},
+    {"rp_hai_rate", 32},
+    {"rp_min_dec_fac", 32},
+    {"rp_min_rate", 32},
+    {"rp_rate_to_set_on_first_cnp", 32},
+    {"rp_dce_tcp_g", 32},
+    {"rp_dce_tcp_rtt", 32},
+    {"rp_rate_reduce_monitor_period", 32},
+    {"rp_initial_alpha_value", 32},
+    {"rp_gd", 32},
+    {"np_min_time_between_cnps", 32},
+    {"np_cnp_dscp", 6},
     {"np_cnp_prio_mode", 1},
-    {"np_cnp_prio", 7},
+    {"np_cnp_prio", 3},
     {"rtt_resp_dscp_valid", 1},
-    {"rtt_resp_dscp", 63},
+    {"rtt_resp_dscp", 6},
 };
 
 }  // namespace
@@ -54,9 +53,9 @@ int Port::set_ecn_enabled(bool reaction_point, int priority, bool enabled) {
 
 int Port::set_cc_param(const std::string& name, uint32_t value) {
   if (!spec_.caps.ecn) return -EOPNOTSUPP;
-  for (const auto& limit : kLimits) {
-    if (name != limit.name) continue;
-    if (value > limit.max) return -EINVAL;
+  for (const auto& field : kFields) {
+    if (name != field.name) continue;
+    if (field.bits < 32) value &= (uint32_t{1} << field.bits) - 1;
     ecn_.params[name] = value;
     // mlx5_ib_set_cc_param_mask_val side effects: a CNP priority forces prio mode 0, an RTT
     // response DSCP marks itself valid.

@@ -196,6 +196,29 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       const int err = port.set_pfc_prevention_tout(ms);
       return err > 0 ? -err : err;
     }
+    case ETHTOOL_GCHANNELS: {  // ethtool_get_channels + mlx5e_ethtool_get_channels
+      ethtool_channels channels{};
+      channels.cmd = ETHTOOL_GCHANNELS;
+      channels.max_combined = kMaxChannels;
+      channels.combined_count = port.channels();
+      append(out, channels);
+      return 0;
+    }
+    case ETHTOOL_SCHANNELS: {  // ethtool_set_channels + mlx5e_ethtool_set_channels
+      ethtool_channels channels{};
+      if (!read_struct(in, channels)) return -EFAULT;
+      if (channels.combined_count == port.channels() && !channels.rx_count && !channels.tx_count &&
+          !channels.other_count) {
+        return 0;  // the same counts: the core does not call the driver
+      }
+      // The core: within the maxima the driver reports (no separate rx/tx/other channels), and
+      // some channel left; mlx5 then wants combined channels only.
+      if (channels.combined_count > kMaxChannels || channels.rx_count || channels.tx_count ||
+          channels.other_count || !channels.combined_count) {
+        return -EINVAL;
+      }
+      return port.set_channels(channels.combined_count);
+    }
     case ETHTOOL_GLINK: {  // ethtool_get_link: netif_running && carrier
       ethtool_value value{};
       value.cmd = ETHTOOL_GLINK;
