@@ -12,13 +12,15 @@ namespace {
 struct KnobName {
   const char* upstream;  // debugfs cc_params/<name> (drivers/infiniband/hw/mlx5/cong.c)
   const char* ofed;      // ecn/roce_rp|roce_np/<name>; nullptr: the OFED tree has no such file
+  uint8_t bits = 32;     // the mlx5_ifc field's width: MLX5_SET keeps only these low bits
 };
 
 // In mlx5_ib_dbg_cc_types order. The OFED names are the mlx5_ifc field names that cong.c reads
-// each upstream knob from (cong_control_r_roce_ecn_rp / _np), as the OFED sysfs files are named.
+// each upstream knob from (cong_control_r_roce_ecn_rp / _np), as the OFED sysfs files are named;
+// the widths are those fields' (include/linux/mlx5/mlx5_ifc.h).
 constexpr std::array<KnobName, 20> kKnobs = {{
-    {"rp_clamp_tgt_rate", "clamp_tgt_rate"},
-    {"rp_clamp_tgt_rate_ati", "clamp_tgt_rate_after_time_inc"},
+    {"rp_clamp_tgt_rate", "clamp_tgt_rate", 1},
+    {"rp_clamp_tgt_rate_ati", "clamp_tgt_rate_after_time_inc", 1},
     {"rp_time_reset", "rpg_time_reset"},
     {"rp_byte_reset", "rpg_byte_reset"},
     {"rp_threshold", "rpg_threshold"},
@@ -34,9 +36,9 @@ constexpr std::array<KnobName, 20> kKnobs = {{
     {"rp_initial_alpha_value", "initial_alpha_value"},
     {"rp_gd", "rpg_gd"},
     {"np_min_time_between_cnps", "min_time_between_cnps"},
-    {"np_cnp_dscp", "cnp_dscp"},
-    {"np_cnp_prio_mode", nullptr},  // OFED sets the CNP priority without a mode switch
-    {"np_cnp_prio", "cnp_802p_prio"},
+    {"np_cnp_dscp", "cnp_dscp", 6},
+    {"np_cnp_prio_mode", nullptr, 1},  // OFED sets the CNP priority without a mode switch
+    {"np_cnp_prio", "cnp_802p_prio", 3},
 }};
 
 const KnobName* find_upstream(const std::string& name) {
@@ -51,6 +53,12 @@ bool is_reaction_point(const std::string& upstream_name) {
 }
 
 }  // namespace
+
+uint64_t dcqcn_knob_max(const std::string& upstream_name) {
+  const KnobName* knob = find_upstream(upstream_name);
+  const uint8_t bits = knob ? knob->bits : 32;
+  return (uint64_t{1} << bits) - 1;
+}
 
 const std::vector<std::string>& known_dcqcn_knobs() {
   // The DCQCN thresholds and timers: the reaction point's rp_* and the notification point's

@@ -18,6 +18,9 @@ namespace roced::rdma {
 
 // Every upstream knob name roced knows, for validation and suggestions.
 const std::vector<std::string>& known_dcqcn_knobs();
+// The largest value a knob's field holds: cong.c stores a written value with MLX5_SET, which
+// keeps the field's low bits, so a wider value would read back as something else.
+uint64_t dcqcn_knob_max(const std::string& upstream_name);
 
 // The real path of a knob on this port in this flavour; nullopt when the flavour has no such knob.
 std::optional<std::filesystem::path> knob_path(EcnFlavour flavour, const std::string& pci,

@@ -158,9 +158,12 @@ void read_dcqcn(Section& s, const Entry& entry) {
                                        "np_min_time_between_cnps)");
       return;
     }
-    // cc_params files hold u32 values (mlx5_ib_set_cc_params).
-    if (auto value = s.reader.integer(e.value, e.value_at, field, 0, UINT32_MAX,
-                                      "a knob value (0-4294967295)")) {
+    // cc_params files take a u32 (mlx5_ib_set_cc_params) and keep the field's bits of it.
+    const uint64_t max = rdma::dcqcn_knob_max(e.key);
+    const std::string what =
+        max == 1 ? "0 or 1 (a one-bit field)" : "a knob value (0-" + std::to_string(max) + ")";
+    if (auto value =
+            s.reader.integer(e.value, e.value_at, field, 0, static_cast<int64_t>(max), what)) {
       s.profile.ecn.dcqcn[e.key] = static_cast<uint64_t>(*value);
       s.mark("ecn.dcqcn." + e.key, e.key_at);
     }
