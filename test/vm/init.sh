@@ -37,14 +37,20 @@ $IP netns exec peer $IP addr add 10.0.0.2/24 dev veth1 || fail "veth1 address"
 $IP netns exec peer $IP link set veth1 up || fail "veth1 up"
 $IP netns exec peer $IP link set lo up || fail "peer lo up"
 /usr/bin/rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add rxe0"
-# The test module's mlx5-like ports (rtd0, rtd1): up, their carrier comes after link training.
-for port in rtd0 rtd1; do
-  $IP link set $port up || fail "$port up"
-done
+# The test module's mlx5-like ports (rtd0, rtd1), fresh (the module loaded again) and up; the
+# carrier comes after link training.
+FRESH_PORTS="rmmod roce_testdev && insmod /modules/roce_testdev.ko && $IP link set rtd0 up && $IP link set rtd1 up"
+$IP link set rtd0 up && $IP link set rtd1 up || fail "the test module's ports up"
 echo "ROCED-VM-SETUP-DONE: $(cat /proc/uptime)"
 cd /tmp
+# The conformance cases first, on rtd1 with a fresh module for each, then the other cases.
+ROCED_CONFORMANCE_NETDEV=rtd1 ROCED_CONFORMANCE_WRITE=1 ROCED_CONFORMANCE_FRESH="$FRESH_PORTS" \
+  conformance_kernel --gtest_color=no
+conformance=$?
+sh -c "$FRESH_PORTS" || fail "the test module's ports after the conformance cases"
 vm_cases --gtest_color=no
 result=$?
+[ "$conformance" -ne 0 ] && result=$conformance
 echo "ROCED-VM-RESULT: $result"
 [ "$result" -gt 0 ] && code='\001' || code='\000'
 printf "$code" | dd bs=1 seek=244 count=1 >&3 2>/dev/null

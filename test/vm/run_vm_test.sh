@@ -5,12 +5,12 @@
 # testdev_cases.cpp) in a small initramfs. One boot runs every
 # case; the result comes back on the serial console and as qemu's exit status.
 #
-#   run_vm_test.sh CACHE_DIR ROCED ROCECTL VM_CASES
+#   run_vm_test.sh CACHE_DIR ROCED ROCECTL VM_CASES CONFORMANCE_KERNEL
 #
 # Fails, saying why, when qemu or the kernel package is missing: never skipped.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE=$1 ROCED=$2 ROCECTL=$3 CASES=$4
+CACHE=$1 ROCED=$2 ROCECTL=$3 CASES=$4 CONFORMANCE=$5
 BOOT_TIMEOUT=${ROCED_VM_TIMEOUT:-420}  # s: a hang, not a slow machine (a boot takes ~15 s)
 
 QEMU=$(command -v qemu-system-x86_64 || true)
@@ -33,7 +33,7 @@ trap 'rm -rf "$WORK"' EXIT
 # The mlx5-like test ports (test/kmod), built against the headers of exactly this kernel.
 TEST_MODULE=$("$HERE/../kmod/build.sh" "$KVER" "$(cat "$KTREE/.version")" "$WORK/kmod")
 TEST_MODULE=$TEST_MODULE "$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/init.sh" \
-  "$WORK/initramfs.cpio.gz" "$ROCED" "$ROCECTL" "$CASES"
+  "$WORK/initramfs.cpio.gz" "$ROCED" "$ROCECTL" "$CASES" "$CONFORMANCE"
 echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER"
 
 # Software emulation (TCG) always: CI has no KVM, and a /dev/kvm that opens is no promise that

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cases: each states one thing mlx5 does (the driver function is named), asked through roced's
+// own dcbnl and ethtool clients and read back. Read-only cases first; the ones that change the
+// port need a writable target.
+#include <linux/dcbnl.h>
+#include <linux/ethtool.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conformance.hpp"
+#include "dcb/client.hpp"
+#include "ethtool/ethtool.hpp"
+
+namespace roced::conformance {
+namespace {
+
+dcb::IeeeState read_dcb(PortUnderTest& port) {
+  auto state = dcb::DcbClient(port.system()).get(port.netdev());
+  EXPECT_TRUE(state.ok()) << state.error().message;
+  return state.ok() ? *state : dcb::IeeeState{};
+}
+
+std::vector<std::string> stat_names(PortUnderTest& port) {
+  auto names = StatsReader(port.system(), port.netdev()).names();
+  EXPECT_TRUE(names.ok()) << names.error().message;
+  return names.ok() ? *names : std::vector<std::string>{};
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string carrier(PortUnderTest& port) {
+  auto text = port.system().files->read("/sys/class/net/" + port.netdev() + "/carrier");
+  return text.ok() ? text->substr(0, 1) : "?";
+}
+
+dcb::Pfc pfc_with(PortUnderTest& port, uint8_t mask, uint16_t delay) {
+  dcb::Pfc pfc = read_dcb(port).pfc.value_or(dcb::Pfc{});
+  pfc.enabled_mask = mask;
+  pfc.delay = delay;
+  return pfc;
+}
+
+// Sets the mask and waits out the link training it causes.
+void set_pfc_mask(PortUnderTest& port, uint8_t mask) {
+  const auto before = read_dcb(port).pfc;
+  ASSERT_TRUE(before.has_value());
+  ASSERT_TRUE(dcb::DcbClient(port.system())
+                  .set_pfc(port.netdev(), pfc_with(port, mask, before->delay))
+                  .ok());
+  ASSERT_TRUE(port.carrier_returns());
+}
+
+int error_code(const Result<void>& result) { return result.ok() ? 0 : result.error().code; }
+
+// ---- read-only ----
+
+// mlx5e_dcbnl_ieee_getpfc: pfc_cap = mlx5_max_tc() + 1.
+TEST_P(Mlx5Port, PfcCapabilityIsEightPriorities) {
+  const auto state = read_dcb(port());
+  ASSERT_TRUE(state.pfc.has_value());
+  EXPECT_EQ(state.pfc->cap, 8);
+}
+
+// mlx5e_dcbnl_getdcbx: CEE and IEEE always, HOST in host mode.
+TEST_P(Mlx5Port, DcbxReportsBothVersions) {
+  const auto state = read_dcb(port());
+  ASSERT_TRUE(state.dcbx.has_value());
+  EXPECT_EQ(*state.dcbx & (dcb::kDcbxVerCee | dcb::kDcbxVerIeee),
+            dcb::kDcbxVerCee | dcb::kDcbxVerIeee);
+  EXPECT_EQ(*state.dcbx & dcb::kDcbxLldManaged, 0);
+}
+
+// mlx5e_dcbnl_ieee_getets: ets_cap 8, each TC strict, ETS or vendor, priorities on TCs 0-7.
+TEST_P(Mlx5Port, EtsReportsEightTrafficClassesOfKnownKinds) {
+  const auto state = read_dcb(port());
+  ASSERT_TRUE(state.ets.has_value());
+  EXPECT_EQ(state.ets->ets_cap, 8);
+  for (int tc = 0; tc < 8; ++tc) {
+    const dcb::Tsa tsa = state.ets->tc_tsa[static_cast<size_t>(tc)];
+    EXPECT_TRUE(tsa == dcb::Tsa::Strict || tsa == dcb::Tsa::Ets || tsa == dcb::Tsa::Vendor)
+        << "TC " << tc;
+    EXPECT_LT(state.ets->prio_tc[static_cast<size_t>(tc)], 8);
+  }
+}
+
+// mlx5e_get_sset_count, mlx5e_get_strings and mlx5e_get_ethtool_stats walk the same groups.
+TEST_P(Mlx5Port, EveryStatisticHasOneNameAndAValue) {
+  StatsReader reader(port().system(), port().netdev());
+  auto names = reader.names();
+  ASSERT_TRUE(names.ok()) << names.error().message;
+  auto values = reader.values();
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  EXPECT_EQ(values->size(), names->size());
+  EXPECT_EQ(std::set<std::string>(names->begin(), names->end()).size(), names->size());
+}
+
+// mlx5e_grp_per_prio_pfc_fill_strings: the per-priority pause counters exist only for the
+// priorities with PFC (pfc_combined).
+TEST_P(Mlx5Port, PausePerPriorityCountersOnlyForPfcPriorities) {
+  const auto state = read_dcb(port());
+  ASSERT_TRUE(state.pfc.has_value());
+  const auto names = stat_names(port());
+  for (int p = 0; p < 8; ++p) {
+    const bool pfc = (state.pfc->enabled_mask >> p) & 1;
+    for (const char* dir : {"rx", "tx"}) {
+      for (const char* what : {"_pause", "_pause_duration"}) {
+        const std::string name = std::string(dir) + "_prio" + std::to_string(p) + what;
+        EXPECT_EQ(has(names, name), pfc) << name;
+      }
+    }
+  }
+}
+
+// en/port_buffer.c mlx5e_port_query_buffer: sizes are cells times the cell size.
+TEST_P(Mlx5Port, BufferSizesAreWholeCells) {
+  const auto state = read_dcb(port());
+  if (!state.buffer) GTEST_SKIP() << "no buffer commands on this port";
+  for (uint32_t size : state.buffer->buffer_size) EXPECT_EQ(size % dcb::kMlx5BufferCell, 0u);
+  EXPECT_GT(state.buffer->total_size, 0u);
+}
+
+// mlx5e_get_pfc_prevention_tout: 0 (off) or the critical watermark, 80-8000 ms.
+TEST_P(Mlx5Port, StallPreventionReadsOffOrWithinRange) {
+  auto ms = EthtoolClient(port().system()).pfc_prevention_timeout(port().netdev());
+  if (!ms.ok() && ms.error().code == EOPNOTSUPP) GTEST_SKIP() << "no stall prevention";
+  ASSERT_TRUE(ms.ok()) << ms.error().message;
+  EXPECT_TRUE(*ms == 0 || (*ms >= 80 && *ms <= 8000)) << *ms;
+}
+
+// ---- changing the port ----
+
+// cong.c mlx5_ib_set_cc_param_mask_val: MLX5_SET keeps the field's low bits, so 70 written to the
+// 6-bit cnp_dscp reads back 6; writing the CNP priority switches its mode to 0.
+TEST_P(Mlx5Port, ADcqcnKnobKeepsTheLowBitsOfItsField) {
+  CONFORMANCE_REQUIRE_WRITES();
+  auto pci = port().system().files->read_link("/sys/class/net/" + port().netdev() + "/device");
+  ASSERT_TRUE(pci.ok()) << pci.error().message;
+  const std::string cc = "/sys/kernel/debug/mlx5/" + pci->filename().string() + "/cc_params/";
+  FileTree& files = *port().system().files;
+  if (!files.exists(cc)) GTEST_SKIP() << "no inbox cc_params on this port";
+  const auto read = [&](const std::string& knob) {
+    auto text = files.read(cc + knob);
+    return text.ok() ? std::stoul(*text) : 999ul;
+  };
+  ASSERT_TRUE(files.write(cc + "np_cnp_dscp", "70\n").ok());
+  EXPECT_EQ(read("np_cnp_dscp"), 6u);
+  ASSERT_TRUE(files.write(cc + "np_cnp_prio", "5\n").ok());
+  EXPECT_EQ(read("np_cnp_prio"), 5u);
+  EXPECT_EQ(read("np_cnp_prio_mode"), 0u);
+  ASSERT_TRUE(files.write(cc + "rp_clamp_tgt_rate", "3\n").ok());
+  EXPECT_EQ(read("rp_clamp_tgt_rate"), 1u);
+}
+
+// mlx5e_dbcnl_validate_ets: ETS bandwidths must add up to 100.
+TEST_P(Mlx5Port, EtsBandwidthsNotSummingTo100AreRefusedAndChangeNothing) {
+  CONFORMANCE_REQUIRE_WRITES();
+  const auto before = read_dcb(port()).ets;
+  ASSERT_TRUE(before.has_value());
+  dcb::Ets ets = *before;
+  ets.tc_tsa.fill(dcb::Tsa::Ets);
+  ets.tc_tx_bw = {50, 50, 50, 0, 0, 0, 0, 0};
+  EXPECT_EQ(error_code(dcb::DcbClient(port().system()).set_ets(port().netdev(), ets)), EINVAL);
+  EXPECT_EQ(read_dcb(port()).ets, before);
+}
+
+// mlx5e_dcbnl_ieee_setpfc: a new mask goes in with mlx5_toggle_port_link (the carrier drops
+// while the link trains again); the same mask does not touch the link.
+TEST_P(Mlx5Port, APfcMaskChangeFlapsTheLinkAndTheSameMaskDoesNot) {
+  CONFORMANCE_REQUIRE_WRITES();
+  ASSERT_TRUE(port().carrier_returns());
+  const auto before = read_dcb(port()).pfc;
+  ASSERT_TRUE(before.has_value());
+  const uint8_t mask = before->enabled_mask == 0x08 ? 0x18 : 0x08;
+  dcb::DcbClient client(port().system());
+  ASSERT_TRUE(client.set_pfc(port().netdev(), pfc_with(port(), mask, before->delay)).ok());
+  EXPECT_EQ(carrier(port()), "0");
+  EXPECT_TRUE(port().carrier_returns());
+  EXPECT_EQ(read_dcb(port()).pfc->enabled_mask, mask);
+  ASSERT_TRUE(client.set_pfc(port().netdev(), pfc_with(port(), mask, before->delay)).ok());
+  EXPECT_EQ(carrier(port()), "1");
+}
+
+// Mainline mlx5e_dcbnl_ieee_setpfc takes a cable length only in 1-999 m and ignores the rest.
+TEST_P(Mlx5Port, ACableLengthOutside1To999IsIgnored) {
+  CONFORMANCE_REQUIRE_WRITES();
+  const auto before = read_dcb(port()).pfc;
+  ASSERT_TRUE(before.has_value());
+  dcb::DcbClient client(port().system());
+  ASSERT_TRUE(client.set_pfc(port().netdev(), pfc_with(port(), before->enabled_mask, 25)).ok());
+  EXPECT_EQ(read_dcb(port()).pfc->delay, 25);
+  for (uint16_t ignored : {uint16_t{0}, uint16_t{1000}}) {
+    EXPECT_TRUE(
+        client.set_pfc(port().netdev(), pfc_with(port(), before->enabled_mask, ignored)).ok());
+    EXPECT_EQ(read_dcb(port()).pfc->delay, 25) << "after " << ignored;
+  }
+}
+
+// mlx5e_dcbnl_ieee_setapp / delapp: DSCP entries only; a delete must name the priority the DSCP
+// maps to now (-ENOENT otherwise); the kernel's APP table holds what the driver accepted.
+TEST_P(Mlx5Port, ADscpEntryIsDeletedOnlyWithItsOwnPriority) {
+  CONFORMANCE_REQUIRE_WRITES();
+  dcb::DcbClient client(port().system());
+  const dcb::AppEntry entry{5, 3, 26};
+  ASSERT_TRUE(client.add_apps(port().netdev(), {entry}).ok());
+  auto apps = read_dcb(port()).apps;
+  EXPECT_NE(std::find(apps.begin(), apps.end(), entry), apps.end());
+  EXPECT_EQ(error_code(client.delete_apps(port().netdev(), {dcb::AppEntry{5, 4, 26}})), ENOENT);
+  EXPECT_TRUE(client.delete_apps(port().netdev(), {entry}).ok());
+  apps = read_dcb(port()).apps;
+  EXPECT_EQ(std::find(apps.begin(), apps.end(), entry), apps.end());
+  EXPECT_EQ(error_code(client.add_apps(port().netdev(), {dcb::AppEntry{1, 3, 0x8915}})), EINVAL);
+}
+
+// net/dcb/dcbnl.c dcbnl_ieee_set: every IEEE_SET is multicast on RTNLGRP_DCB as RTM_SETDCB with
+// its command, whether the driver took it or not.
+TEST_P(Mlx5Port, EveryIeeeSetIsNotifiedFailedOnesToo) {
+  CONFORMANCE_REQUIRE_WRITES();
+  auto socket = port().system().open_rtnl();
+  ASSERT_TRUE(socket.ok()) << socket.error().message;
+  ASSERT_TRUE((*socket)->join_group(RTNLGRP_DCB).ok());
+  const auto before = read_dcb(port());
+  ASSERT_TRUE(before.pfc && before.ets);
+  dcb::DcbClient client(port().system());
+  ASSERT_TRUE(client.set_pfc(port().netdev(), *before.pfc).ok());
+  dcb::Ets refused = *before.ets;
+  refused.tc_tsa.fill(dcb::Tsa::Ets);
+  refused.tc_tx_bw = {90, 90, 0, 0, 0, 0, 0, 0};
+  ASSERT_FALSE(client.set_ets(port().netdev(), refused).ok());
+  int notified = 0;
+  for (int reads = 0; reads < 20 && notified < 2; ++reads) {
+    auto datagram = (*socket)->receive(std::chrono::milliseconds(500));
+    ASSERT_TRUE(datagram.ok()) << datagram.error().message;
+    if (datagram->empty()) break;
+    size_t offset = 0;
+    while (offset + sizeof(nlmsghdr) <= datagram->size()) {
+      nlmsghdr header;
+      std::memcpy(&header, datagram->data() + offset, sizeof header);
+      if (header.nlmsg_len < sizeof header || offset + header.nlmsg_len > datagram->size()) break;
+      if (header.nlmsg_type == RTM_SETDCB && header.nlmsg_len >= NLMSG_LENGTH(sizeof(dcbmsg))) {
+        dcbmsg message;
+        std::memcpy(&message, datagram->data() + offset + NLMSG_HDRLEN, sizeof message);
+        EXPECT_EQ(message.cmd, DCB_CMD_IEEE_SET);
+        ++notified;
+      }
+      offset += NLMSG_ALIGN(header.nlmsg_len);
+    }
+  }
+  EXPECT_EQ(notified, 2);
+}
+
+// mlx5e_set_pfc_prevention_tout: auto is 100 ms, 0 off, otherwise 80-8000 ms.
+TEST_P(Mlx5Port, StallPreventionTakesMlx5sRange) {
+  CONFORMANCE_REQUIRE_WRITES();
+  EthtoolClient ethtool(port().system());
+  const std::string& netdev = port().netdev();
+  auto now = ethtool.pfc_prevention_timeout(netdev);
+  if (!now.ok() && now.error().code == EOPNOTSUPP) GTEST_SKIP() << "no stall prevention";
+  for (uint16_t refused : {uint16_t{79}, uint16_t{8001}}) {
+    EXPECT_EQ(error_code(ethtool.set_pfc_prevention_timeout(netdev, refused)), EINVAL) << refused;
+  }
+  ASSERT_TRUE(ethtool.set_pfc_prevention_timeout(netdev, 0xffff).ok());
+  EXPECT_EQ(ethtool.pfc_prevention_timeout(netdev).value_or(0), 100);
+  ASSERT_TRUE(ethtool.set_pfc_prevention_timeout(netdev, 0).ok());
+  EXPECT_EQ(ethtool.pfc_prevention_timeout(netdev).value_or(1), 0);
+  ASSERT_TRUE(ethtool.set_pfc_prevention_timeout(netdev, 500).ok());
+  EXPECT_EQ(ethtool.pfc_prevention_timeout(netdev).value_or(0), 500);
+}
+
+// Mainline mlx5e_dcbnl_ieee_setmaxrate: 100 Mbit/s steps below 26 Gbit/s, whole Gbit/s above,
+// in a u8 that wraps past 255 (NVIDIA's tree holds a u16).
+TEST_P(Mlx5Port, MaxrateStepsAndTheU8Wrap) {
+  CONFORMANCE_REQUIRE_WRITES();
+  dcb::Maxrate rates;
+  rates.tc_kbps = {1234567, 30500000, 300000000, 0, 0, 0, 0, 0};
+  ASSERT_TRUE(dcb::DcbClient(port().system()).set_maxrate(port().netdev(), rates).ok());
+  const auto read = read_dcb(port()).maxrate;
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->tc_kbps[0], 1200000u);
+  EXPECT_EQ(read->tc_kbps[1], 30000000u);
+  EXPECT_EQ(read->tc_kbps[2], uint64_t{300 % 256} * 1000000);
+}
+
+// mlx5e_ethtool_set_channels: new channels get statistics for good (priv->stats_nch grows, and
+// fewer channels later do not shrink the set).
+TEST_P(Mlx5Port, MoreChannelsGrowTheStatisticsForGood) {
+  CONFORMANCE_REQUIRE_WRITES();
+  const size_t before = stat_names(port()).size();
+  ethtool_channels channels{};
+  channels.cmd = ETHTOOL_GCHANNELS;
+  auto bytes = std::span(reinterpret_cast<uint8_t*>(&channels), sizeof channels);
+  ASSERT_TRUE(port().system().ethtool->call(port().netdev(), bytes, sizeof channels).ok());
+  const uint32_t was = channels.combined_count;
+  ASSERT_GE(channels.max_combined, was + 2);
+  channels.cmd = ETHTOOL_SCHANNELS;
+  channels.combined_count = was + 2;
+  ASSERT_TRUE(port().system().ethtool->call(port().netdev(), bytes, sizeof channels).ok());
+  const size_t grown = stat_names(port()).size();
+  EXPECT_GT(grown, before);
+  channels.combined_count = was;
+  ASSERT_TRUE(port().system().ethtool->call(port().netdev(), bytes, sizeof channels).ok());
+  EXPECT_EQ(stat_names(port()).size(), grown);
+}
+
+// en/port_buffer.c port_set_buffer: sizes go to the register in cells, rounded down; a lossless
+// buffer smaller than Xoff + max MTU + a cell is -ENOMEM after the PFC mask is already set
+// (update_xoff_threshold). This leaves the port in manual buffer mode: it comes last.
+TEST_P(Mlx5Port, HostBuffersAreCellsAndAnEmptyLosslessBufferIsRefusedAfterTheMask) {
+  CONFORMANCE_REQUIRE_WRITES();
+  set_pfc_mask(port(), 0);
+  auto buffer = read_dcb(port()).buffer;
+  if (!buffer) GTEST_SKIP() << "no buffer commands on this port";
+  dcb::DcbClient client(port().system());
+  buffer->buffer_size[0] = 100000;
+  buffer->prio2buffer[3] = 2;  // buffer 2 is empty
+  ASSERT_TRUE(client.set_buffer(port().netdev(), *buffer).ok());
+  EXPECT_EQ(read_dcb(port()).buffer->buffer_size[0], 99968u);
+  const int refused = error_code(client.set_pfc(port().netdev(), pfc_with(port(), 0x08, 7)));
+  EXPECT_EQ(refused, ENOMEM);
+  EXPECT_EQ(read_dcb(port()).pfc->enabled_mask, 0x08);
+}
+
+}  // namespace
+}  // namespace roced::conformance
