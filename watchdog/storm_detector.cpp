@@ -56,6 +56,12 @@ void StormDetector::note_pauses(const StormEvidence& poll) {
       poll.verdict == PollVerdict::stormed) {
     frame_interval_ = microseconds(*poll.pause_duration_us) / *poll.pause_frames;
   }
+  // Whether this poll's pausing ran to its end: only then does a pause in the next poll carry on
+  // from that poll's start.
+  const bool carried_over = paused_to_end_;
+  paused_to_end_ =
+      poll.verdict == PollVerdict::stormed ||
+      (poll.pause_duration_us && covers_99_percent(*poll.pause_duration_us, poll.shortest));
   const auto frames = restoration_pause_frames(poll);
   // A TX storm whose pausing stopped (PFC off, the NIC's stall prevention) goes on while the
   // receive side drops: that is the storm too, and nothing tells where in the poll it was.
@@ -66,10 +72,10 @@ void StormDetector::note_pauses(const StormEvidence& poll) {
   }
   if (frames && *frames == 0 && poll.verdict != PollVerdict::stormed) return;
   // Where in the interval the last pause was, at the latest the readings allow. A storm that
-  // ends mid-poll pauses from its start: the paused time from the earlier snapshot is where it
-  // stopped.
+  // ends mid-poll (the poll before paused to its end) pauses from its start: the paused time from
+  // the earlier snapshot is where it stopped. A pause on its own may have been anywhere.
   Clock::time_point at = poll.at + (poll.at - poll.later_earliest);  // this snapshot's latest
-  if (poll.verdict != PollVerdict::stormed && frames) {
+  if (poll.verdict != PollVerdict::stormed && frames && carried_over) {
     if (poll.pause_duration_us) {
       at = std::min(at, poll.earlier_latest + capped_us(*poll.pause_duration_us, poll.interval));
     } else if (frame_interval_) {

@@ -95,6 +95,7 @@ class StormDetector {
   Clock::duration restoration_time_;
   std::optional<Clock::time_point> last_pause_;
   std::optional<Clock::duration> frame_interval_;  // pause / frames while both were listed
+  bool paused_to_end_ = false;                     // the last poll paused until its end
   std::optional<Verification> verification_;
 };
 

@@ -37,8 +37,13 @@ class DeltaReader {
     return *after - *before;
   }
 
+  // The first reason stays, but for a slow read: that only loosens the timing, and whatever
+  // else is wrong with the poll (a reset, above all, which must end a storm run) says more.
   void mark(UnknownReason reason, std::string counter) {
-    if (evidence_.unknown_reason != UnknownReason::none) return;
+    if (evidence_.unknown_reason != UnknownReason::none &&
+        evidence_.unknown_reason != UnknownReason::slow_read) {
+      return;
+    }
     evidence_.unknown_reason = reason;
     evidence_.unknown_counter = std::move(counter);
   }

@@ -389,6 +389,22 @@ TEST(StormDetector, RestoredReportsStormDurationAndRequiredQuiet) {
   EXPECT_EQ(script.detector.accumulated(), milliseconds(0));
 }
 
+// A pause on its own, polls after the storm ended, may have come at any time in its poll: the
+// quiet time runs from the poll's end, the latest the readings allow. Only a pause that carries
+// on from a poll paused to its end (a storm's last moments) is placed at the poll's start.
+TEST(StormDetector, ALonePauseAfterTheStormCountsFromTheEndOfItsPoll) {
+  DetectorSettings settings = test_settings();
+  settings.restoration_time = milliseconds(95);
+  Script script(Direction::rx, settings);
+  const auto start = script.poller.now();
+  // Detected on poll 5; quiet; a two-frame pause somewhere in poll 9 (80-90 ms); quiet again.
+  ASSERT_EQ(script.run(n(5, 'S') + n(3, 'Q') + "B" + n(11, 'Q')),
+            (std::vector<std::string>{"5:detected", "19:restored"}));
+  const auto& restored = std::get<StormRestored>(script.all.at(1));
+  EXPECT_EQ(restored.last_pause, start + milliseconds(90));
+  EXPECT_GE(restored.at - restored.last_pause, milliseconds(95));
+}
+
 TEST(StormDetector, FailedReportsThePollsSinceTheAction) {
   Script script;
   ASSERT_EQ(script.run(n(5, 'S') + "X" + "QSS"),

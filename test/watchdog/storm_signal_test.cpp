@@ -328,6 +328,20 @@ TEST(StormSignal, ReadsTooSlowForTheIntervalAreUnknown) {
   EXPECT_EQ(read_storm_evidence(later, moved, 3, Direction::rx).verdict, PollVerdict::healthy);
 }
 
+// A counter reset must end a storm run whatever else is wrong with the poll: a slow read that
+// also spans a reset is a reset, not a poll to skip.
+TEST(StormSignal, AResetInASlowReadIsAReset) {
+  SampleSeries series = pfc_port();
+  auto earlier = series.take(milliseconds(0));
+  series.reset_all();
+  series.add("rx_prio3_pause_duration", 10'000);
+  auto later = series.take(milliseconds(10));
+  earlier.read_time = later.read_time = microseconds(1'100);  // too slow to judge
+  const StormEvidence evidence = read_storm_evidence(earlier, later, 3, Direction::rx);
+  EXPECT_EQ(evidence.verdict, PollVerdict::unknown);
+  EXPECT_EQ(evidence.unknown_reason, UnknownReason::counter_reset);
+}
+
 TEST(StormSignal, WithoutPfcTheMacTellsWhetherTheStormGoesOn) {
   SampleSeries series = pfc_port();
   series.erase("rx_prio3_pause");
