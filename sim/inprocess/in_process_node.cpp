@@ -299,7 +299,9 @@ std::chrono::microseconds InProcessNode::take_holds() {
     scenario_log_.push_back(fired.netdev + ": holding the reply to a " +
                             set_op_name(fired.fired_by) + " set");
   }
-  return longest;
+  // The firmware commands the request issued run before the driver can answer.
+  mirror_.refresh_commands();
+  return longest + node_.take_firmware_time();
 }
 
 void InProcessNode::wait_out(std::chrono::microseconds held) {

@@ -132,6 +132,12 @@ std::vector<WriteTrigger> Node::take_fired_vanishes() { return std::exchange(fir
 
 std::vector<WriteTrigger> Node::take_fired_holds() { return std::exchange(fired_holds_, {}); }
 
+std::chrono::microseconds Node::take_firmware_time() {
+  std::chrono::microseconds total{0};
+  for (Port* port : ports()) total += port->take_firmware_time();
+  return total;
+}
+
 void Node::set_file_unreadable(const std::string& path, bool unreadable) {
   if (unreadable) {
     unreadable_files_.insert(path);

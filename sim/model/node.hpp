@@ -79,6 +79,9 @@ class Node {
   // `duration`), holds by the server (it delays the reply).
   std::vector<WriteTrigger> take_fired_vanishes();
   std::vector<WriteTrigger> take_fired_holds();
+  // The firmware time every port's commands took since the last call: how much longer the
+  // request that issued them takes to answer.
+  std::chrono::microseconds take_firmware_time();
 
   // Files (paths relative to the node's directory) that must read as mode 0000 (unreadable_file):
   // the server's file tree keeps them so across its rewrites.

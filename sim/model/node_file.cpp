@@ -150,8 +150,8 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
   const auto nics = reader.list(top.require("nics"));
   if (nics.empty()) reader.fail(top.require("nics"), "a node needs at least one NIC");
   for (const auto& nic_field : nics) {
-    const auto nic =
-        reader.map(nic_field, {"pci", "model", "firmware", "driver", "capabilities", "ports"});
+    const auto nic = reader.map(nic_field, {"pci", "model", "firmware", "firmware_command_us",
+                                            "driver", "capabilities", "ports"});
     const auto pci_field = nic.require("pci");
     const PciAddress pci = parse_pci(reader, pci_field);
 
@@ -179,6 +179,10 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       }
     }
 
+    uint32_t command_us = 0;
+    if (const auto f = nic.get("firmware_command_us")) {
+      command_us = static_cast<uint32_t>(reader.integer(*f, 0, 100000));
+    }
     DriverFlavour flavour = DriverFlavour::Inbox;
     std::string driver_version;
     if (const auto driver_field = nic.get("driver")) {
@@ -227,6 +231,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       spec.flavour = flavour;
       spec.driver_version = driver_version;
       spec.caps = caps;
+      spec.firmware_command_us = command_us;
 
       const auto netdev_field = port.require("netdev");
       spec.netdev = reader.string(netdev_field);

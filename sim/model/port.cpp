@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
+
+#include "sim/model/firmware_commands.hpp"
 
 namespace roce_sim {
 namespace {
@@ -106,6 +109,8 @@ void Port::reset_to_firmware_defaults() {
   ecn_ = EcnState{};
   default_ecn(ecn_);
 
+  commands_.clear();  // the driver's command statistics start again with it
+  firmware_time_ = {};
   rdma_.reset_to_defaults();
   rdma_.set_addresses(spec_.mac, spec_.ipv4, spec_.ipv6);
 }
@@ -142,10 +147,22 @@ uint32_t Port::link_training_ms() const {
   return spec_.link_training_ms.value_or(default_link_training_ms(spec_.speed_mbps));
 }
 
+void Port::issue(const char* command, uint32_t count) const {
+  CommandStats& stats = commands_[command];
+  stats.n += count;
+  const auto took = std::chrono::microseconds(uint64_t{spec_.firmware_command_us} * count);
+  stats.total_ns += static_cast<uint64_t>(took.count()) * 1000;
+  firmware_time_ += took;
+  commands_changed_ = true;
+}
+
+std::chrono::microseconds Port::take_firmware_time() { return std::exchange(firmware_time_, {}); }
+
 void Port::toggle_link() {
   // mlx5_toggle_port_link (port.c): PAOS admin down, then up again if it was up. The carrier
   // drops at once and returns only when the PHY has trained (advance()); until then
   // mlx5e_port_linkspeed fails, so calculate_xoff falls back to 40 Gb/s.
+  issue("ACCESS_REG", firmware::kLinkToggle);
   ++link_toggles_;
   const bool had_carrier = carrier();
   if (had_carrier) {

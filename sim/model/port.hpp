@@ -160,6 +160,17 @@ class Port {
   static constexpr uint32_t kFirmwareCableMetres = 7;
   const std::array<uint32_t, 8>& buffer_xon() const { return buf_xon_; }
   const std::array<bool, 8>& buffer_lossy() const { return buf_lossy_; }
+  // The firmware commands the host's requests made this port issue since the driver loaded, by
+  // command (mlx5's debugfs commands/<NAME>/n and average), and the time they took that the
+  // current request's answer has not yet waited for.
+  struct CommandStats {
+    uint64_t n = 0;
+    uint64_t total_ns = 0;
+  };
+  const std::map<std::string, CommandStats>& firmware_commands() const { return commands_; }
+  void issue(const char* command, uint32_t count) const;
+  std::chrono::microseconds take_firmware_time();
+  bool take_commands_changed() { return std::exchange(commands_changed_, false); }
   // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by
   // spec().counters_start (mod 2^64); counters() holds the model's own values.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
@@ -170,6 +181,10 @@ class Port {
  private:
   PortSpec spec_;
   RdmaDevice rdma_;
+  // Firmware commands: counted and timed even from the const getters (a query is a command too).
+  mutable std::map<std::string, CommandStats> commands_;
+  mutable std::chrono::microseconds firmware_time_{0};
+  mutable bool commands_changed_ = false;
   // Firmware registers behind the ops, so reads reproduce what the driver would compute.
   void setets_core(const ieee_ets& in);  // mlx5e_dcbnl_ieee_setets_core
   int manual_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,

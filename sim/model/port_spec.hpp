@@ -71,6 +71,10 @@ struct PortSpec {
   // Added (mod 2^64) to every ethtool statistic, from start and after a driver reload: lets a
   // test see counters wrap without waiting for 2^64 of traffic.
   uint64_t counters_start = 0;
+  // How long one firmware command takes (a register read such as PPCNT, a DCB register write):
+  // what each ETHTOOL_GSTATS and DCB request then costs follows from the commands mlx5 issues for
+  // it (sim/model/firmware_commands.hpp). 0: free, the default for tests.
+  uint32_t firmware_command_us = 0;
   // The node's kernel (the same on every port): its lockdown level.
   KernelLockdown lockdown = KernelLockdown::None;
 };

@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 
+#include "sim/model/firmware_commands.hpp"
 #include "sim/server/rtnl_internal.hpp"
 #include "sim/server/rtnl_service.hpp"
 
@@ -28,6 +29,9 @@ constexpr uint16_t kDcbAttrDcbAppTrust = 1;     // DCB_ATTR_DCB_APP_TRUST
 
 // net/dcb/dcbnl.c dcbnl_ieee_fill
 void fill_ieee(NlMessage& m, const Port& port) {
+  // Each getter is the driver querying the firmware (sim/model/firmware_commands.hpp).
+  port.issue("ACCESS_REG", firmware::kGetEts + firmware::kGetMaxrate + firmware::kGetPfc +
+                               (port.spec().caps.buffers ? firmware::kGetBuffer : 0));
   m.put_string(DCB_ATTR_IFNAME, port.netdev());
   const size_t ieee = m.begin_nest(DCB_ATTR_IEEE);
   ieee_ets ets{};
@@ -109,24 +113,28 @@ void ieee_set_features(IeeeOps& ops, AttrTable& ieee) {
     ieee_ets ets{};
     std::memcpy(&ets, ieee[DCB_ATTR_IEEE_ETS].data(), sizeof ets);
     ops.injected(SetOp::Ets);
+    port.issue("ACCESS_REG", firmware::kSetEts);
     ops.step([&] { return port.ieee_setets(ets); });
   }
   if (ieee.count(DCB_ATTR_IEEE_MAXRATE)) {
     ieee_maxrate maxrate{};
     std::memcpy(&maxrate, ieee[DCB_ATTR_IEEE_MAXRATE].data(), sizeof maxrate);
     ops.injected(SetOp::Maxrate);
+    port.issue("ACCESS_REG", firmware::kSetMaxrate);
     ops.step([&] { return port.ieee_setmaxrate(maxrate); });
   }
   if (ieee.count(DCB_ATTR_IEEE_PFC)) {
     ieee_pfc pfc{};
     std::memcpy(&pfc, ieee[DCB_ATTR_IEEE_PFC].data(), sizeof pfc);
     ops.injected(SetOp::Pfc);
+    port.issue("ACCESS_REG", firmware::kSetPfc);
     ops.step([&] { return port.ieee_setpfc(pfc); });
   }
   if (ieee.count(kDcbAttrDcbBuffer)) {
     dcbnl_buffer buffer{};
     std::memcpy(&buffer, ieee[kDcbAttrDcbBuffer].data(), sizeof buffer);
     ops.injected(SetOp::Buffer);
+    port.issue("ACCESS_REG", firmware::kSetBuffer);
     ops.step([&] {
       for (uint8_t b : buffer.prio2buffer) {
         if (b >= DCBX_MAX_BUFFERS) return -EINVAL;
@@ -149,6 +157,7 @@ void app_table_setdel(IeeeOps& ops, AttrTable& ieee, bool set) {
     }
     dcb_app app{};
     std::memcpy(&app, value.data(), sizeof app);
+    ops.port.issue("ACCESS_REG", firmware::kSetApp);
     ops.step([&] { return set ? ops.port.ieee_setapp(app) : ops.port.ieee_delapp(app); });
   }
 }
@@ -220,6 +229,7 @@ int dcbnl_getdcbx(DcbRequest& r) {
 int dcbnl_setdcbx(DcbRequest& r) {
   if (!r.tb.count(DCB_ATTR_DCBX) || r.tb[DCB_ATTR_DCBX].empty()) return -EINVAL;
   const int injected = normalise_errno(r.node.take_injected_error(r.port.netdev(), SetOp::Dcbx));
+  if (injected == 0) r.port.issue("ACCESS_REG", firmware::kSetDcbx);
   const uint8_t status = injected != 0 ? uint8_t{1} : r.port.setdcbx(r.tb[DCB_ATTR_DCBX][0]);
   r.reply.put_u8(DCB_ATTR_DCBX, status);
   return 0;

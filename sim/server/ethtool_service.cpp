@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "roce_sim.h"
+#include "sim/model/firmware_commands.hpp"
 
 namespace roce_sim::server {
 
@@ -164,6 +165,13 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
     case ETHTOOL_GSTATS: {  // ethtool_get_stats
       ethtool_stats stats{};
       if (!read_struct(in, stats)) return -EFAULT;
+      // mlx5e_stats_update: every group's counters from the firmware first.
+      port.issue("ACCESS_REG", firmware::kStatsAccessRegs + (port.spec().caps.prio_discard_counters
+                                                                 ? firmware::kStatsCongestAccessRegs
+                                                                 : 0));
+      for (const firmware::Commands& query : firmware::kStatsQueries) {
+        port.issue(query.name, query.count);
+      }
       const auto values = port.stat_values();
       stats.n_stats = static_cast<uint32_t>(values.size());
       append(out, stats);
@@ -179,6 +187,7 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
         return -EINVAL;
       }
       if (tunable.len != sizeof(uint16_t) || tunable.type_id != ETHTOOL_TUNABLE_U16) return -EINVAL;
+      port.issue("ACCESS_REG", firmware::kStallTunable);  // PFCC
       if (cmd == ETHTOOL_GTUNABLE) {
         uint16_t ms = 0;
         if (const int err = port.get_pfc_prevention_tout(ms); err != 0) return err > 0 ? -err : err;

@@ -323,6 +323,23 @@ void FileMirror::refresh_next(size_t ports) {
   }
 }
 
+void FileMirror::refresh_commands() {
+  for (Port* port : node_.ports()) {
+    if (port->take_commands_changed()) write_commands(*port);
+  }
+}
+
+// mlx5's command statistics (cmd.c, debugfs commands/<NAME>/): how many, and the average time in
+// nanoseconds.
+void FileMirror::write_commands(const Port& port) {
+  const fs::path commands = dir_ / "debug/mlx5" / port.spec().pci_address / "commands";
+  for (const auto& [name, stats] : port.firmware_commands()) {
+    fs::create_directories(commands / name);
+    write_file(commands / name / "n", line(stats.n));
+    write_file(commands / name / "average", line(stats.n ? stats.total_ns / stats.n : 0));
+  }
+}
+
 void FileMirror::refresh_port(Port& port, bool counters) {
   const PortSpec& spec = port.spec();
   const fs::path net = dir_ / "sys/class/net" / spec.netdev;
@@ -392,6 +409,7 @@ void FileMirror::refresh_port(Port& port, bool counters) {
       write_file(ib_port / "counters" / name, line(value));
     }
   }
+  write_commands(port);
 
   if (!spec.caps.ecn) return;
   const EcnState& ecn = port.ecn();

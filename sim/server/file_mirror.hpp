@@ -38,6 +38,9 @@ class FileMirror {
   // The next `ports` ports' files, counters included, round robin; ports that came or went are
   // built or removed first. Spreads the periodic refresh so that no request waits for all of it.
   void refresh_next(size_t ports);
+  // The firmware command statistics of the ports whose requests issued commands: after every
+  // request, as the driver's counters move with each command.
+  void refresh_commands();
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.
   std::vector<std::string> on_inotify();
@@ -60,6 +63,7 @@ class FileMirror {
   void remove_port(const std::string& netdev);
   // `counters`: also the hw_counters/ and counters/ files, which move with traffic, not requests.
   void refresh_port(Port& port, bool counters = true);
+  void write_commands(const Port& port);
   void sync_presence();
   void restore_truncated();  // files a client emptied and never wrote: the model's value again
   void add_watch(const std::filesystem::path& path, Watch watch);

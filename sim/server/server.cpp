@@ -340,6 +340,7 @@ class Server {
           mirror_.refresh();
         }
       }
+      mirror_.refresh_commands();
       if (hold(fd, replies, answers)) return;
       send_all(replies, client);
     }
@@ -348,22 +349,27 @@ class Server {
 
   // When the request just handled fired a hold_reply, its replies (and the batch's earlier
   // ethtool answers) wait, and the client is not served, until the hold ends.
+  // The firmware commands a request issued delay its answer the same way, without a word.
   bool hold(int fd, std::vector<Outgoing>& replies, std::vector<Bytes>& answers) {
     const std::vector<WriteTrigger> fired = node_.take_fired_holds();
-    if (fired.empty()) return false;
+    const std::chrono::microseconds firmware = node_.take_firmware_time();
+    if (fired.empty() && firmware.count() == 0) return false;
     HeldReply held;
     held.fd = fd;
     held.rtnl_replies = std::move(replies);
     held.ethtool_answers = std::move(answers);
     std::chrono::microseconds longest{0};
     for (const WriteTrigger& trigger : fired) longest = std::max(longest, trigger.duration);
+    longest += firmware;
     held.release_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                          std::chrono::duration<double, std::micro>(
                                              static_cast<double>(longest.count()) / speed_));
-    held.what = fired.front().netdev + " " + set_op_name(fired.front().fired_by);
     ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
-    say(sim_time_text() + " " + fired.front().netdev + ": holding the reply to a " +
-        set_op_name(fired.front().fired_by) + " set");
+    if (!fired.empty()) {
+      held.what = fired.front().netdev + " " + set_op_name(fired.front().fired_by);
+      say(sim_time_text() + " " + fired.front().netdev + ": holding the reply to a " +
+          set_op_name(fired.front().fired_by) + " set");
+    }
     held_.push_back(std::move(held));
     write_held_file();
     return true;
@@ -400,14 +406,17 @@ class Server {
   // Atomically, as the other files of DIR: present exactly while a reply is held.
   void write_held_file() {
     const fs::path path = options_.dir / kHeldFile;
-    if (held_.empty()) {
+    if (std::none_of(held_.begin(), held_.end(),
+                     [](const HeldReply& held) { return !held.what.empty(); })) {
       ::unlink(path.c_str());
       return;
     }
     const fs::path temp = options_.dir / (std::string(".") + kHeldFile + ".tmp");
     {
       std::ofstream out(temp);
-      for (const HeldReply& held : held_) out << held.what << "\n";
+      for (const HeldReply& held : held_) {
+        if (!held.what.empty()) out << held.what << "\n";  // firmware time alone is no hold
+      }
     }
     fs::rename(temp, path);
   }

@@ -9,12 +9,16 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+#include <span>
 #include <string>
+#include <thread>
 
 #include "daemon/apply/applier.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
+#include "ethtool/ethtool.hpp"
 #include "node_files.hpp"
 
 namespace roced {
@@ -80,6 +84,48 @@ TEST_F(InProcess, AForeignChangeIsSeenByTheNextPlan) {
   for (const auto& port : again.ports) {
     EXPECT_EQ(port.changes.empty(), port.port.netdev != "lan4") << port.port.netdev;
   }
+}
+
+}  // namespace
+}  // namespace roced
+
+namespace roced {
+namespace {
+
+// Firmware commands cost time: a statistics read waits for the 34 commands mlx5e_stats_update
+// issues (sim/model/firmware_commands.hpp), on the node's clock, and they are counted where mlx5
+// counts them (debugfs mlx5/<pci>/commands/<NAME>/{n,average}).
+class FirmwareCost : public test::InProcessNode {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.firmware_command_us = 20;
+  }
+};
+
+TEST_F(FirmwareCost, AStatisticsReadWaitsForItsFirmwareCommandsAndCountsThem) {
+  StatsReader reader(system_, "lan2");
+  ASSERT_TRUE(reader.names().ok());
+  auto call = reader.values_call();
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  std::atomic<bool> done{false};
+  std::thread read([&] {
+    system_.ethtool->call_batch(std::span(&*call, 1));
+    done = true;
+  });
+  while (!done) time_.advance(std::chrono::microseconds(50));
+  read.join();
+  ASSERT_TRUE(call->result.ok()) << call->result.error().message;
+  // At least the commands' time (the test's clock steps may overshoot it; the exact charge is
+  // in the statistics below).
+  EXPECT_GE(call->answered - call->issued, std::chrono::microseconds(34 * 20));
+  const std::string commands = "/sys/kernel/debug/mlx5/0000:17:00.0/commands/";
+  auto text = [&](const std::string& path) {
+    auto read_back = system_.files->read(commands + path);
+    return read_back.ok() ? *read_back : "(" + read_back.error().message + ")";
+  };
+  EXPECT_EQ(text("ACCESS_REG/n"), "31\n");
+  EXPECT_EQ(text("ACCESS_REG/average"), "20000\n");
+  EXPECT_EQ(text("QUERY_VPORT_COUNTER/n"), "1\n");
 }
 
 }  // namespace

@@ -137,5 +137,24 @@ TEST(PortReload, FirmwareDefaultsRestoreEverything) {
   EXPECT_EQ(port.rdma().find_gid_index(GidType::RoceV2, "192.168.2.10"), 3);
 }
 
+// Firmware commands are counted per name and charged at the node's per-command time; a PFC
+// mask change's link toggle is three of them (PAOS query, down, up).
+TEST(PortFirmware, CommandsAreCountedAndTheirTimeIsTakenOnce) {
+  PortSpec spec = test::cx7_port();
+  spec.firmware_command_us = 25;
+  Port port(spec);
+  port.issue("ACCESS_REG", 2);
+  port.issue("QUERY_VPORT_COUNTER", 1);
+  EXPECT_EQ(port.firmware_commands().at("ACCESS_REG").n, 2u);
+  EXPECT_EQ(port.firmware_commands().at("ACCESS_REG").total_ns, 50'000u);
+  EXPECT_EQ(port.take_firmware_time(), std::chrono::microseconds(75));
+  EXPECT_EQ(port.take_firmware_time(), std::chrono::microseconds(0));
+  ieee_pfc pfc{};
+  pfc.pfc_en = 0x08;
+  ASSERT_EQ(port.ieee_setpfc(pfc), 0);
+  EXPECT_EQ(port.firmware_commands().at("ACCESS_REG").n, 5u);
+  EXPECT_EQ(port.take_firmware_time(), std::chrono::microseconds(75));
+}
+
 }  // namespace
 }  // namespace roce_sim

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The firmware commands mlx5 (mainline 6.1) issues for what a host asks of a port, so that the
+// model can charge their time and count them as the driver's debugfs commands/<NAME>/{n,average}
+// do. Register accesses (PPCNT, PFCC, QETCR, ...) are all ACCESS_REG commands.
+
+#include <cstdint>
+
+namespace roce_sim::firmware {
+
+struct Commands {
+  const char* name;  // as mlx5_command_str names it
+  uint32_t count;
+};
+
+// ETHTOOL_GSTATS: mlx5e_stats_update runs each group's update_stats (en_stats.c): PPCNT for
+// 802_3, 2863, 2819, phy and its statistical group, eth_ext; MPCNT for pcie; one PPCNT per
+// priority for per_prio; with SBCAM, one per TC and one per priority for per_port_buff_congest;
+// and a vport counter, a q counter and the vnic environment query.
+inline constexpr uint32_t kStatsAccessRegs = 7 + 8;
+inline constexpr uint32_t kStatsCongestAccessRegs = 16;
+inline constexpr Commands kStatsQueries[] = {
+    {"QUERY_VPORT_COUNTER", 1}, {"QUERY_Q_COUNTER", 1}, {"QUERY_VNIC_ENV", 1}};
+
+// DCB (en_dcbnl.c): getets queries prio_tc, tc_group and bw_alloc per TC (QTCT, QETCR: 3 x 8);
+// getmaxrate and getpfc one register each (QETCR, PFCC), getbuffer two (PPTB, PBMC).
+inline constexpr uint32_t kGetEts = 24;
+inline constexpr uint32_t kGetMaxrate = 1;
+inline constexpr uint32_t kGetPfc = 1;
+inline constexpr uint32_t kGetBuffer = 2;
+// setets: QTCT per priority, then QETCR read-modify-write for the groups and the bandwidths.
+inline constexpr uint32_t kSetEts = 8 + 2 + 2;
+inline constexpr uint32_t kSetMaxrate = 2;  // QETCR read-modify-write
+// setpfc: PFCC query and write; a new mask also toggles the link (PAOS query, down, up).
+inline constexpr uint32_t kSetPfc = 2;
+inline constexpr uint32_t kLinkToggle = 3;
+inline constexpr uint32_t kSetBuffer = 4;     // PPTB and PBMC, read and write
+inline constexpr uint32_t kSetApp = 2;        // QPDPM read-modify-write (QPTS too on a switch)
+inline constexpr uint32_t kSetDcbx = 1;       // DCBX_PARAM
+inline constexpr uint32_t kStallTunable = 1;  // PFCC (get or set)
+
+}  // namespace roce_sim::firmware
