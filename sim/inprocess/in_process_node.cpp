@@ -148,6 +148,9 @@ class InProcessFiles final : public roced::FileTree {
 
   fs::path resolve(const fs::path& real_path) const override { return files_.resolve(real_path); }
   Result<std::string> read(const fs::path& real_path) const override {
+    // mlx5's command statistics are read live from the driver: bring them up to date first
+    // (rewriting them on every request would cost each statistics read its own file writes).
+    if (real_path.native().find("/commands/") != std::string::npos) node_.commands_read();
     return files_.read(real_path);
   }
   Result<void> write(const fs::path& real_path, const std::string& text) override {
@@ -300,7 +303,6 @@ std::chrono::microseconds InProcessNode::take_holds() {
                             set_op_name(fired.fired_by) + " set");
   }
   // The firmware commands the request issued run before the driver can answer.
-  mirror_.refresh_commands();
   return longest + node_.take_firmware_time();
 }
 
@@ -311,6 +313,11 @@ void InProcessNode::wait_out(std::chrono::microseconds held) {
   } else {
     std::this_thread::sleep_for(held);
   }
+}
+
+void InProcessNode::commands_read() {
+  const std::lock_guard lock(mutex_);
+  mirror_.refresh_commands();
 }
 
 void InProcessNode::files_written() {

@@ -66,6 +66,7 @@ class InProcessNode {
   std::vector<server::Outgoing> rtnl_request(std::span<const uint8_t> datagram,
                                              server::NlPeer& peer);
   server::Bytes ethtool_request(std::span<const uint8_t> datagram);
+  void commands_read();  // debugfs commands/ read: their files brought up to date
   void files_written();  // after a client's write or mkdir
 
   void advanced(std::chrono::nanoseconds step);  // the clock moved: the scenario follows

@@ -408,8 +408,8 @@ void FileMirror::refresh_port(Port& port, bool counters) {
          pma_counters({c.tx_bytes, c.rx_bytes, c.tx_packets, c.rx_packets})) {
       write_file(ib_port / "counters" / name, line(value));
     }
+    write_commands(port);  // they move with every request: with the counters, periodically
   }
-  write_commands(port);
 
   if (!spec.caps.ecn) return;
   const EcnState& ecn = port.ecn();

@@ -38,8 +38,8 @@ class FileMirror {
   // The next `ports` ports' files, counters included, round robin; ports that came or went are
   // built or removed first. Spreads the periodic refresh so that no request waits for all of it.
   void refresh_next(size_t ports);
-  // The firmware command statistics of the ports whose requests issued commands: after every
-  // request, as the driver's counters move with each command.
+  // The firmware command statistics of the ports whose requests issued commands since (they are
+  // also written with the counters' periodic refresh).
   void refresh_commands();
   int inotify_fd() const { return inotify_fd_; }
   // Reads pending inotify events and applies them; returns lines for --verbose.

@@ -340,7 +340,6 @@ class Server {
           mirror_.refresh();
         }
       }
-      mirror_.refresh_commands();
       if (hold(fd, replies, answers)) return;
       send_all(replies, client);
     }

@@ -670,12 +670,15 @@ TEST_F(SimServer, RdmaCmConfigfsWritesAreAppliedOrReverted) {
   EXPECT_TRUE(eventually([&] { return read_file(mode) == "RoCE v2\n"; })) << read_file(mode);
   write(mode, "bogus");
   EXPECT_TRUE(eventually([&] { return read_file(mode) == "RoCE v2\n"; })) << read_file(mode);
-  // A debugfs knob: out of range is reverted.
+  // A debugfs knob: applied, and a value wider than its 6-bit field keeps the low bits (cong.c
+  // stores it with MLX5_SET); one that is no number at all is reverted.
   const fs::path dscp = node() / "debug/mlx5/0000:17:00.0/cc_params/np_cnp_dscp";
   write(dscp, "46");  // applied: rewritten as "46\n"
   EXPECT_TRUE(eventually([&] { return read_file(dscp) == "46\n"; })) << read_file(dscp);
   write(dscp, "99\n");
-  EXPECT_TRUE(eventually([&] { return read_file(dscp) == "46\n"; })) << read_file(dscp);
+  EXPECT_TRUE(eventually([&] { return read_file(dscp) == "35\n"; })) << read_file(dscp);
+  write(dscp, "lots\n");
+  EXPECT_TRUE(eventually([&] { return read_file(dscp) == "35\n"; })) << read_file(dscp);
 }
 
 TEST_F(SimServer, SigtermRemovesSocketsAndPidfile) {
@@ -1421,8 +1424,8 @@ TEST_F(SimServerInjectScenario, InjectedFlowsFlowFromTheInjectionWithinThePortsS
 // hold_reply: the held request is carried out at once, its reply comes `duration` later while
 // other clients are answered, and DIR/roce-sim.held names it meanwhile.
 TEST_F(SimServerInject, AHeldReplyComesLateWhileOtherClientsAreServed) {
-  const Cli armed =
-      inject("hold.yaml", "events: [{at: 0s, kind: hold_reply, port: lan3, op: mtu, duration: 1s}]\n");
+  const Cli armed = inject(
+      "hold.yaml", "events: [{at: 0s, kind: hold_reply, port: lan3, op: mtu, duration: 1s}]\n");
   ASSERT_EQ(armed.status, 0) << armed.output << log();
   auto held_conn = rtnl(4243);
   auto other = rtnl(4244);
@@ -1447,14 +1450,16 @@ TEST_F(SimServerInject, AHeldReplyComesLateWhileOtherClientsAreServed) {
 // vanish_on_write and unreadable_file through the server: ENODEV and the port's tree gone; a file
 // kept at mode 0000 across the 10 Hz rewrites, its mode back afterwards.
 TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
-  const Cli armed = inject("faults.yaml",
-                           "events:\n"
-                           "  - {at: 0s, kind: vanish_on_write, port: lan4, op: mtu, down_for: 500ms}\n"
-                           "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 600ms,\n"
-                           "     file: sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent}\n");
+  const Cli armed =
+      inject("faults.yaml",
+             "events:\n"
+             "  - {at: 0s, kind: vanish_on_write, port: lan4, op: mtu, down_for: 500ms}\n"
+             "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 600ms,\n"
+             "     file: sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent}\n");
   ASSERT_EQ(armed.status, 0) << armed.output << log();
   const fs::path counter = node() / "sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
-  ASSERT_TRUE(eventually([&] { return (fs::status(counter).permissions() & fs::perms::all) == fs::perms::none; }));
+  ASSERT_TRUE(eventually(
+      [&] { return (fs::status(counter).permissions() & fs::perms::all) == fs::perms::none; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(250));  // two refreshes of its port
   EXPECT_EQ(fs::status(counter).permissions() & fs::perms::all, fs::perms::none);
   const std::string ifindex_before = read_file(node() / "sys/class/net/lan4/ifindex");
@@ -1466,7 +1471,9 @@ TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
     return !now.empty() && now != ifindex_before;
   })) << log();
   EXPECT_EQ(read_file(node() / "sys/class/net/lan4/mtu"), "1500\n") << "firmware defaults";
-  EXPECT_TRUE(eventually([&] { return (fs::status(counter).permissions() & fs::perms::owner_read) != fs::perms::none; }));
+  EXPECT_TRUE(eventually([&] {
+    return (fs::status(counter).permissions() & fs::perms::owner_read) != fs::perms::none;
+  }));
   EXPECT_NE(log().find("lan4: vanished at a mtu set"), std::string::npos) << log();
 }
 
