@@ -7,7 +7,8 @@
 //   (a storm rarely starts on a poll boundary; the counter says where it did). Detection once the
 //   storm's age (now - onset) reaches detection_time, over at least two stormed polls. Any healthy
 //   or unknown poll ends the run (a counter reset mid-storm must not complete a detection), but
-//   for one whose reads were too slow to judge while nothing crossed the other way: it is skipped.
+//   for one whose reads were too slow to judge (more than half its interval uncertain) while
+//   nothing crossed the other way: it is skipped.
 //   TX only: the NIC's own stall-prevention error event in a poll that still paused, or right
 //   after a stormed one, is a detection at once (by_nic): the NIC saw the storm and stopped
 //   pausing, so the duration rule would never see it again.

@@ -84,9 +84,12 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
     reader.mark(UnknownReason::link_down, later.netdev);
   }
   if (earlier.netdev != later.netdev) reader.mark(UnknownReason::other_port, later.netdev);
+  // A slow read widens the span the snapshots may be apart (shortest..longest) and the 99 % rule
+  // is taken against the shortest, so the poll is still judged; only reads that leave less than
+  // half the interval certain say too little to judge.
   if (evidence.interval <= Clock::duration::zero()) {
     reader.mark(UnknownReason::bad_interval, "");
-  } else if (evidence.shortest * 10 < evidence.interval * 9) {
+  } else if (evidence.shortest * 2 < evidence.interval) {
     reader.mark(UnknownReason::slow_read, "");
   }
 

@@ -14,9 +14,10 @@
 // up to half of both read times less than the readings' midpoints do; a 10 ms poll has only 100 us
 // of slack in 1 %. 95 % paused while still sending is congestion, not a storm. A poll that cannot
 // be judged (a needed counter absent, any counter read here lower than before = driver reload or a
-// wrap, an interval <= 0) is `unknown`: the detector never counts it toward detection. So is one
-// whose reads were too slow for the 1 % rule, unless traffic crossed the other way (then it is
-// healthy whatever the timing).
+// wrap, an interval <= 0) is `unknown`: the detector never counts it toward detection. Slow reads
+// only widen the bounds (the shortest span shrinks, and the rule is taken against it); a poll is
+// unknown for its timing only when less than half its interval is certain, unless traffic crossed
+// the other way (then it is healthy whatever the timing).
 
 #include <chrono>
 #include <cstdint>
@@ -34,7 +35,7 @@ enum class UnknownReason {
   missing_counter,  // absent from either reading (mlx5 lists pause counters only with PFC on)
   counter_reset,    // lower than in the previous reading: a driver reload, or a wrap
   bad_interval,     // the later reading is not later
-  slow_read,        // the reads blur more than a tenth of the interval: no 1 % judgement
+  slow_read,        // the reads blur more than half the interval: nothing left to judge
   other_port,       // the two readings are of different netdevs
   link_down,        // no carrier at either reading: quiet counters say nothing of the storm
 };

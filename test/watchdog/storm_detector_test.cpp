@@ -405,6 +405,20 @@ TEST(StormDetector, ALonePauseAfterTheStormCountsFromTheEndOfItsPoll) {
   EXPECT_GE(restored.at - restored.last_pause, milliseconds(95));
 }
 
+// Reads that take 15 % of a 10 ms poll (a real mlx5 stats read is about a millisecond): the
+// snapshots are 8.5-11.5 ms apart, and a pause that covers 99 % of the shortest span while nothing
+// crosses the other way is still a stormed poll. Detection keeps its bound: 50 ms, on the fifth
+// poll, as with instant reads, not after a run of skipped polls.
+TEST(StormDetector, SlowReadsWidenTheBoundsButStillJudgeThePoll) {
+  Script script;
+  script.poller.set_read_time(std::chrono::microseconds(1'500));
+  EXPECT_EQ(script.run(n(6, 'S')), std::vector<std::string>{"6:detected"});
+  // Traffic crossing still makes a poll healthy, and ends the run, however slow the reads.
+  Script congested;
+  congested.poller.set_read_time(std::chrono::microseconds(1'500));
+  EXPECT_EQ(congested.run("SSSCSSS"), std::vector<std::string>{});
+}
+
 TEST(StormDetector, FailedReportsThePollsSinceTheAction) {
   Script script;
   ASSERT_EQ(script.run(n(5, 'S') + "X" + "QSS"),

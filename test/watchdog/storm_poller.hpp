@@ -152,6 +152,8 @@ class StormPoller {
   }
 
   Clock::time_point now() const { return series_.now(); }
+  // How long each read takes from now on (the device's snapshot lies somewhere within it).
+  void set_read_time(std::chrono::microseconds read_time) { read_time_ = read_time; }
 
  private:
   std::string prefix() const { return std::string(roced::direction_name(direction_)); }
@@ -187,6 +189,7 @@ class StormPoller {
   StormEvidence poll(std::chrono::microseconds interval) {
     PauseCounters sample = series_.take(interval);
     sample.carrier = carrier_;
+    sample.read_time = read_time_;
     StormEvidence evidence = read_storm_evidence(last_, sample, 3, direction_);
     last_ = sample;
     return evidence;
@@ -198,6 +201,7 @@ class StormPoller {
   bool pfc_ = true;
   bool carrier_ = true;
   bool warned_ = false;
+  std::chrono::microseconds read_time_{0};
   uint64_t kept_pause_ = 0;
   uint64_t kept_duration_ = 0;
 };
