@@ -13,20 +13,25 @@ namespace roced::telemetry {
 
 class Exporter::Collector final : public prometheus::Collectable {
  public:
-  Collector(std::shared_ptr<NodeSampler> sampler, ExporterInfo info)
-      : sampler_(std::move(sampler)), info_(std::move(info)) {}
+  Collector(std::shared_ptr<NodeSampler> sampler, ExporterInfo info, MetricsSettings settings)
+      : sampler_(std::move(sampler)), info_(std::move(info)), settings_(std::move(settings)) {}
   std::vector<prometheus::MetricFamily> Collect() const override {
-    return metric_families(sampler_->sample(), info_);
+    auto families = metric_families(sampler_->sample(), info_);
+    std::erase_if(families, [&](const prometheus::MetricFamily& family) {
+      return !serves_family(settings_, family.name);
+    });
+    return families;
   }
 
  private:
   std::shared_ptr<NodeSampler> sampler_;
   ExporterInfo info_;
+  MetricsSettings settings_;  // the families to serve
 };
 
 Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
                    ExporterInfo info)
-    : collector_(std::make_shared<Collector>(std::move(sampler), std::move(info))) {
+    : collector_(std::make_shared<Collector>(std::move(sampler), std::move(info), settings)) {
   std::string problem;
   const auto address = parse_listen_address(settings.listen, problem);
   if (!address) throw std::runtime_error("metrics.listen: " + problem);

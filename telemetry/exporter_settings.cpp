@@ -2,7 +2,9 @@
 #include "telemetry/exporter_settings.hpp"
 
 #include <arpa/inet.h>
+#include <fnmatch.h>
 
+#include <algorithm>
 #include <array>
 
 namespace roced::telemetry {
@@ -47,6 +49,17 @@ std::optional<ListenAddress> parse_listen_address(const std::string& text, std::
     address.host = host;
   }
   return address;
+}
+
+bool serves_family(const MetricsSettings& settings, const std::string& family) {
+  const auto matches = [&](const std::string& pattern) {
+    return ::fnmatch(pattern.c_str(), family.c_str(), 0) == 0;
+  };
+  if (!settings.include.empty() &&
+      std::none_of(settings.include.begin(), settings.include.end(), matches)) {
+    return false;
+  }
+  return std::none_of(settings.exclude.begin(), settings.exclude.end(), matches);
 }
 
 }  // namespace roced::telemetry

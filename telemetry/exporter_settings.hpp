@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace roced::telemetry {
 
@@ -23,8 +24,15 @@ struct MetricsSettings {
   };
   std::optional<BasicAuth> basic_auth;
   std::optional<std::string> tls_certificate;  // PEM holding the certificate and its key
+  // Which metric families to serve, as fnmatch patterns over their names (docs/metrics.md): every
+  // family when `include` is empty, less any that `exclude` matches.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
   bool operator==(const MetricsSettings&) const = default;
 };
+
+// Whether `family` is served under `include` and `exclude`.
+bool serves_family(const MetricsSettings& settings, const std::string& family);
 
 // "127.0.0.1:9879", "[::1]:9879", ":9879" -> host (without brackets; empty = any IPv4) and port.
 struct ListenAddress {

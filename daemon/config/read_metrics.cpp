@@ -8,7 +8,9 @@ namespace detail {
 
 namespace {
 
-const std::vector<std::string> kMetricsKeys = {"enabled", "listen", "basic_auth", "tls"};
+const std::vector<std::string> kMetricsKeys = {"enabled", "listen", "basic_auth", "tls",
+                                               "families"};
+const std::vector<std::string> kFamiliesKeys = {"include", "exclude"};
 const std::vector<std::string> kBasicAuthKeys = {"username", "password_hash"};
 const std::vector<std::string> kTlsKeys = {"certificate"};
 
@@ -62,6 +64,30 @@ void read_basic_auth(Reader& reader, const Entry& entry, MetricsSettings& settin
   settings.basic_auth = auth;
 }
 
+// A list of family patterns: roced's families all begin with roce_ or roced_, and a pattern of
+// anything else would silently match nothing.
+void read_family_patterns(Reader& reader, const Entry& entry, const std::string& field,
+                          std::vector<std::string>& out) {
+  out.clear();
+  reader.list(entry.value, entry.value_at, field, "metric family names or patterns",
+              [&](const YAML::Node& item, Location at) {
+                auto pattern = reader.string(item, at, field, "a metric family name or pattern");
+                if (!pattern) return;
+                if (pattern->rfind("roce", 0) != 0 ||
+                    pattern->find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_*?[]!-") !=
+                        std::string::npos) {
+                  reader.diagnostics().error(
+                      at, field,
+                      "'" + *pattern +
+                          "' is no metric family pattern: roced's families are roce_<name> and "
+                          "roced_<name> (docs/metrics.md), e.g. roce_rdma_* or "
+                          "roce_priority_bytes_total");
+                  return;
+                }
+                out.push_back(*pattern);
+              });
+}
+
 }  // namespace
 
 void read_metrics(Reader& reader, const YAML::Node& node, Location where,
@@ -82,6 +108,11 @@ void read_metrics(Reader& reader, const YAML::Node& node, Location where,
       settings.listen = *text;
     } else if (e.key == "basic_auth") {
       read_basic_auth(reader, e, settings);
+    } else if (e.key == "families") {
+      reader.entries(e.value, e.value_at, "metrics.families", kFamiliesKeys, [&](const Entry& f) {
+        read_family_patterns(reader, f, "metrics.families." + f.key,
+                             f.key == "include" ? settings.include : settings.exclude);
+      });
     } else if (e.key == "tls") {
       reader.entries(e.value, e.value_at, "metrics.tls", kTlsKeys, [&](const Entry& t) {
         auto path = reader.string(t.value, t.value_at, "metrics.tls.certificate",

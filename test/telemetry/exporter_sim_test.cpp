@@ -187,6 +187,20 @@ TEST_F(ExporterSim, ServesEveryPortOfTheNode) {
             std::string::npos);
 }
 
+// metrics.families: only what `include` matches, less what `exclude` matches.
+TEST_F(ExporterSim, ServesOnlyTheFamiliesAsked) {
+  settings_.include = {"roce_link_*", "roced_*"};
+  settings_.exclude = {"roce_link_mtu_bytes"};
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  const Fetched got = fetch(url());
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_NE(got.body.find("roce_link_up{"), std::string::npos) << got.body;
+  EXPECT_NE(got.body.find("roced_ports 4"), std::string::npos);
+  EXPECT_EQ(got.body.find("roce_link_mtu_bytes"), std::string::npos);
+  EXPECT_EQ(got.body.find("roce_priority_bytes_total"), std::string::npos);
+  EXPECT_EQ(got.body.find("roce_pfc_pause_frames_total"), std::string::npos);
+}
+
 TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
   char salt[CRYPT_GENSALT_OUTPUT_SIZE];
   ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
