@@ -200,6 +200,8 @@ class Port {
     kChangePrio2Buffer = 1u << 2,
     kChangeSize = 1u << 3,
   };
+  static bool set_lossy_bits(uint8_t pfc_en, const uint8_t* prio2buffer,
+                             std::array<bool, 8>& lossy);
   void auto_buffer_layout();        // what the firmware does with buffers while not in manual mode
   uint32_t calculate_xoff() const;  // at the speed of the moment, as mlx5 does
   void toggle_link();               // mlx5_toggle_port_link

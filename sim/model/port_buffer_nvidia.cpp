@@ -139,21 +139,7 @@ int Port::nvidia_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* 
   // update_buffer_lossy: lossless when at least one PFC priority maps to the buffer; any flip
   // resizes every lossless buffer to the driver's own size.
   auto update_buffer_lossy = [&](uint8_t pfc, const uint8_t* map) -> int {
-    bool flipped = false;
-    for (size_t i = 0; i < 8; ++i) {
-      int prio_count = 0, lossy_count = 0;
-      for (int prio = 0; prio < 8; ++prio) {
-        if (map[prio] != i) continue;
-        ++prio_count;
-        lossy_count += !(pfc & (1 << prio));
-      }
-      const bool now_lossy = lossy_count == prio_count;
-      if (now_lossy != lossy[i]) {
-        lossy[i] = now_lossy;
-        flipped = true;
-      }
-    }
-    if (!flipped) return 0;
+    if (!set_lossy_bits(pfc, map, lossy)) return 0;
     update_buffer = true;
     return update_xoffs_threshold();
   };

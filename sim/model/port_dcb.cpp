@@ -30,6 +30,26 @@ uint32_t round_down_cells(uint64_t bytes) {
 
 }  // namespace
 
+// update_buffer_lossy (en/port_buffer.c), both trees: a buffer is lossless when at least one PFC
+// priority maps to it; true when a bit changed.
+bool Port::set_lossy_bits(uint8_t pfc_en, const uint8_t* prio2buffer, std::array<bool, 8>& lossy) {
+  bool changed = false;
+  for (size_t i = 0; i < 8; ++i) {
+    int prio_count = 0, lossy_count = 0;
+    for (int prio = 0; prio < 8; ++prio) {
+      if (prio2buffer[prio] != i) continue;
+      ++prio_count;
+      lossy_count += !(pfc_en & (1 << prio));
+    }
+    const bool now_lossy = lossy_count == prio_count;
+    if (now_lossy != lossy[i]) {
+      lossy[i] = now_lossy;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 // ---- ETS ----
 
 void Port::setets_core(const ieee_ets& ets) {
@@ -321,21 +341,7 @@ int Port::manual_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* 
   bool update_buffer = false;
   // update_buffer_lossy: a buffer is lossless when at least one PFC priority maps to it.
   auto update_buffer_lossy = [&](uint8_t pfc, const uint8_t* map) -> int {
-    bool changed = false;
-    for (size_t i = 0; i < 8; ++i) {
-      int prio_count = 0, lossy_count = 0;
-      for (int prio = 0; prio < 8; ++prio) {
-        if (map[prio] != i) continue;
-        ++prio_count;
-        lossy_count += !(pfc & (1 << prio));
-      }
-      const bool now_lossy = lossy_count == prio_count;
-      if (now_lossy != lossy[i]) {
-        lossy[i] = now_lossy;
-        changed = true;
-      }
-    }
-    if (changed) {
+    if (set_lossy_bits(pfc, map, lossy)) {
       if (int err = update_xoff_threshold()) return err;
       update_buffer = true;
     }

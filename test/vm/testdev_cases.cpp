@@ -181,25 +181,9 @@ profile:
   mtu: 9000
   stall_prevention: auto
 )");
-    daemon_ = ::fork();
-    if (daemon_ == 0) {
-      const int log = ::open("/tmp/roced-testdev.log", O_CREAT | O_WRONLY | O_TRUNC, 0644);
-      ::dup2(log, STDERR_FILENO);
-      ::dup2(log, STDOUT_FILENO);
-      ::execlp("roced", "roced", "--config", config.c_str(), "--no-dbus", "--log-target", "console",
-               "--metrics-listen", "127.0.0.1:9880", nullptr);
-      ::_exit(127);
-    }
+    daemon_ = start_roced(config, "/tmp/roced-testdev.log", "127.0.0.1:9880");
   }
-  static void TearDownTestSuite() {
-    if (daemon_ > 0) {
-      ::kill(daemon_, SIGTERM);
-      int status = 0;
-      ::waitpid(daemon_, &status, 0);
-      std::printf("roced exited %d; its log:\n%s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                  log().c_str());
-    }
-  }
+  static void TearDownTestSuite() { stop_roced(daemon_, "/tmp/roced-testdev.log"); }
   static std::string log() { return read_text("/tmp/roced-testdev.log"); }
   static std::string scrape() { return scrape_url(kMetricsUrl); }
   static std::optional<double> scraped(const std::string& name,

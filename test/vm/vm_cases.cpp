@@ -229,25 +229,9 @@ profile:
   mtu: 4200
   roce: {rdma_cm_mode: v2, tos: 106, gid_family: ipv4, gid_index: 1}
 )");
-    daemon_ = ::fork();
-    if (daemon_ == 0) {
-      const int log = ::open("/tmp/roced.log", O_CREAT | O_WRONLY | O_TRUNC, 0644);
-      ::dup2(log, STDERR_FILENO);
-      ::dup2(log, STDOUT_FILENO);
-      ::execlp("roced", "roced", "--config", config.c_str(), "--no-dbus", "--log-target", "console",
-               "--metrics-listen", "127.0.0.1:9879", nullptr);
-      ::_exit(127);
-    }
+    daemon_ = start_roced(config, "/tmp/roced.log", "127.0.0.1:9879");
   }
-  static void TearDownTestSuite() {
-    if (daemon_ > 0) {
-      ::kill(daemon_, SIGTERM);
-      int status = 0;
-      ::waitpid(daemon_, &status, 0);
-      std::printf("roced exited %d; its log:\n%s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                  read_text("/tmp/roced.log").c_str());
-    }
-  }
+  static void TearDownTestSuite() { stop_roced(daemon_, "/tmp/roced.log"); }
   static std::string log() { return read_text("/tmp/roced.log"); }
   static pid_t daemon_;
 };

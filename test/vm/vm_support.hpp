@@ -2,10 +2,15 @@
 #pragma once
 // What the VM's cases share: files, polling, rocectl's JSON, the link MTU through iproute2 and
 // the exporter's metrics.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -111,6 +116,31 @@ inline std::string config_file(const std::string& name, const std::string& text)
 
 inline std::string scrape_url(const std::string& url) {
   return run_command({"/bin/busybox", "wget", "-q", "-O", "-", url}).out;
+}
+
+// roced in the foreground (no D-Bus, log on the console into `log_path`, metrics on `listen`),
+// as a test suite's fixture starts it; stop_roced prints its exit status and log.
+inline pid_t start_roced(const std::string& config, const std::string& log_path,
+                         const std::string& listen) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int log = ::open(log_path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    ::dup2(log, STDERR_FILENO);
+    ::dup2(log, STDOUT_FILENO);
+    ::execlp("roced", "roced", "--config", config.c_str(), "--no-dbus", "--log-target", "console",
+             "--metrics-listen", listen.c_str(), nullptr);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+inline void stop_roced(pid_t pid, const std::string& log_path) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::printf("roced exited %d; its log:\n%s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+              read_text(log_path).c_str());
 }
 
 }  // namespace roced::vm
