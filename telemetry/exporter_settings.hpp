@@ -3,6 +3,7 @@
 // What the metrics endpoint needs to know: where to listen, who may scrape, TLS. The config
 // loader fills it from `metrics:` (docs/config.md, docs/metrics.md).
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct MetricsSettings {
   // family when `include` is empty, less any that `exclude` matches.
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  // A scrape serves a port's statistics from the storm watchdog's last reading when it is at
+  // most this old, instead of reading the NIC again; 0: always read.
+  std::chrono::milliseconds max_sample_age{1000};
   bool operator==(const MetricsSettings&) const = default;
 };
 

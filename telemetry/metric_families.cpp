@@ -298,6 +298,10 @@ constexpr FamilySpec kPortInfo{"roce_port_info", MetricType::Gauge,
 constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::Gauge,
                              "1 when the port is administratively up and has carrier."};
 constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::Gauge, "The netdev's MTU."};
+constexpr FamilySpec kSampleAge{
+    "roced_ethtool_sample_age_seconds", MetricType::Gauge,
+    "How old the port's ethtool counters served here were: 0 when read for this scrape, else the "
+    "age of the storm watchdog's last reading, served instead (metrics.max_sample_age)."};
 constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::Gauge,
                                "The RoCE v2 GID index of the configured address family."};
 constexpr FamilySpec kGidExpected{
@@ -422,6 +426,9 @@ void add_port(Families& out, const PortSample& port) {
   if (port.link_known) {
     out.add(kLinkUp, labels, port.link_up ? 1 : 0);
     out.add(kMtu, labels, port.mtu);
+  }
+  if (!port.ethtool.empty()) {
+    out.add(kSampleAge, labels, std::chrono::duration<double>(port.ethtool_age).count());
   }
   if (port.rocev2_gid_index) {
     out.add(kGidIndex, with(labels, {{"family", port.gid_family}}), *port.rocev2_gid_index);

@@ -27,6 +27,12 @@ NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdo
       watchdog_(std::move(watchdog)),
       on_errors_(std::move(on_errors)) {}
 
+void NodeSampler::use_cache(std::shared_ptr<const StatsCache> cache,
+                            std::chrono::steady_clock::duration max_age) {
+  cache_ = std::move(cache);
+  cache_max_age_ = max_age;
+}
+
 void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   for (const auto& [name, raw] : sample.rdma) {
     auto it = memory.totals.find(name);
@@ -61,6 +67,9 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   // The hw_counters directory changes only with the device: listed when the GID table is
   // re-read (a new ifindex, or every kGidRefresh), its files read by name in between.
   if (!options.gid) options.hw_counter_names = &memory.hw_counter_names;
+  std::optional<StatsCache::Reading> recent;
+  if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
+  if (recent) options.stats = &*recent;
   PortSample sample = sample_port(system_, target.port, options);
   if (options.gid) {
     memory.hw_counter_names.clear();

@@ -8,15 +8,17 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "port/discovery.hpp"
 #include "link/link.hpp"
 #include "os/system.hpp"
+#include "port/discovery.hpp"
 #include "telemetry/sample.hpp"
+#include "telemetry/stats_cache.hpp"
 #include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"
 
@@ -50,6 +52,11 @@ class NodeSampler {
   NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {},
               ErrorSink on_errors = {});
 
+  // Serve a port's statistics from `cache` when its reading there is at most `max_age` old (the
+  // storm poller's, polling faster than any scrape), instead of reading the NIC again.
+  void use_cache(std::shared_ptr<const StatsCache> cache,
+                 std::chrono::steady_clock::duration max_age);
+
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
 
@@ -75,6 +82,8 @@ class NodeSampler {
   void carry_totals(PortSample& sample, PortMemory& memory);
 
   System& system_;
+  std::shared_ptr<const StatsCache> cache_;
+  std::chrono::steady_clock::duration cache_max_age_{0};
   Targets targets_;
   WatchdogSource watchdog_;
   ErrorSink on_errors_;

@@ -102,9 +102,8 @@ int milliseconds_until(Clock::time_point deadline) {
 
 }  // namespace
 
-RelayFrontend::RelayFrontend(const ListenAddress& listen,
-                             const std::optional<std::string>& tls_pem, int backend_port,
-                             Limits limits)
+RelayFrontend::RelayFrontend(const ListenAddress& listen, const std::optional<std::string>& tls_pem,
+                             int backend_port, Limits limits)
     : context_(tls_pem ? load_tls_context(*tls_pem) : no_tls()),
       backend_port_(backend_port),
       limits_(limits),

@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
-#include "telemetry/exporter_settings.hpp"
 #include "os/unique_fd.hpp"
+#include "telemetry/exporter_settings.hpp"
 #include "telemetry/tls_context.hpp"
 
 namespace roced::telemetry {

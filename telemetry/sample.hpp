@@ -45,7 +45,10 @@ struct PortSample {
 
   // Raw counters by their kernel names. A counter the NIC does not have is absent, not zero.
   std::map<std::string, uint64_t> ethtool;  // `ethtool -S` names (names re-read each sample)
-  std::map<std::string, uint64_t> rdma;     // hw_counters file names, raw (32-bit ones may wrap)
+  // How old the ethtool values were when sampled: zero when read for this sample, the reading's
+  // age when a recent one (the storm poller's) was served instead.
+  std::chrono::steady_clock::duration ethtool_age{0};
+  std::map<std::string, uint64_t> rdma;  // hw_counters file names, raw (32-bit ones may wrap)
   // The hw_counters as monotonic 64-bit totals (wraps carried over); filled by NodeSampler, which
   // sees the sequence of samples.
   std::map<std::string, uint64_t> rdma_totals;

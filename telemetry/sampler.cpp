@@ -41,6 +41,16 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
   EthtoolClient ethtool(system);
 
   timed(sample, "ethtool", [&] {
+    if (options.stats) {  // names and values of one read: they cannot disagree
+      for (size_t i = 0; i < options.stats->values.size(); ++i) {
+        sample.ethtool.emplace((*options.stats->names)[i], options.stats->values[i]);
+      }
+      sample.ethtool_age = SteadyClock::now() - options.stats->at;
+      if (options.firmware) {
+        if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
+      }
+      return true;
+    }
     // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
     // when PFC changes, so cached names would mislabel values.
     auto stats = ethtool.stats(port.netdev);

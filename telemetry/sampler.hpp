@@ -3,15 +3,15 @@
 // Sampling one port: ethtool statistics, RDMA hw_counters, link state and the RoCE v2 GID index,
 // each source read independently so one failure does not hide the others.
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <optional>
-
-#include "port/discovery.hpp"
 #include "link/link.hpp"
 #include "os/system.hpp"
+#include "port/discovery.hpp"
 #include "telemetry/sample.hpp"
+#include "telemetry/stats_cache.hpp"
 
 namespace roced::telemetry {
 
@@ -26,6 +26,8 @@ struct SampleOptions {
   std::optional<LinkInfo> link;
   // The hw_counters names a listing found earlier; listed afresh when absent.
   const std::vector<std::string>* hw_counter_names = nullptr;
+  // A recent statistics reading of the port (the storm poller's): served instead of a read.
+  const StatsCache::Reading* stats = nullptr;
 };
 
 PortSample sample_port(System& system, const DiscoveredPort& port,

@@ -2,14 +2,16 @@
 // Reads the `metrics:` section over the defaults (MetricsSettings).
 #include "daemon/config/read_metrics.hpp"
 
+#include "daemon/config/read_daemon.hpp"
+
 namespace roced::config {
 
 namespace detail {
 
 namespace {
 
-const std::vector<std::string> kMetricsKeys = {"enabled", "listen", "basic_auth", "tls",
-                                               "families"};
+const std::vector<std::string> kMetricsKeys = {"enabled", "listen",   "basic_auth",
+                                               "tls",     "families", "max_sample_age"};
 const std::vector<std::string> kFamiliesKeys = {"include", "exclude"};
 const std::vector<std::string> kBasicAuthKeys = {"username", "password_hash"};
 const std::vector<std::string> kTlsKeys = {"certificate"};
@@ -108,6 +110,15 @@ void read_metrics(Reader& reader, const YAML::Node& node, Location where,
       settings.listen = *text;
     } else if (e.key == "basic_auth") {
       read_basic_auth(reader, e, settings);
+    } else if (e.key == "max_sample_age") {
+      const std::string what = "a duration such as 500ms or 2s (0: every scrape reads the NICs)";
+      const auto age = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
+      if (!age || *age > std::chrono::minutes(1)) {
+        reader.diagnostics().error(e.value_at, "metrics.max_sample_age",
+                                   "expected " + what + ", at most 1m");
+        return;
+      }
+      settings.max_sample_age = *age;
     } else if (e.key == "families") {
       reader.entries(e.value, e.value_at, "metrics.families", kFamiliesKeys, [&](const Entry& f) {
         read_family_patterns(reader, f, "metrics.families." + f.key,

@@ -53,6 +53,8 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
                     "metrics: cannot read {}", error);
         }
       });
+  // With the watchdog polling, scrapes serve its readings: no extra firmware commands.
+  if (service.storm_watchdog()) sampler->use_cache(service.stats_cache(), settings.max_sample_age);
   try {
     auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
                                                           telemetry::ExporterInfo{options.version});

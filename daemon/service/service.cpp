@@ -175,6 +175,7 @@ void Service::start_storm_watchdog() {
   }
   storms_ = std::make_unique<storms::StormWatchdog>(system_, *reconciler_, settings);
   storms_->on_notice(storms::log_notice);
+  storms_->share_readings(stats_cache_);
   storms_->start();
   spdlog::info(
       "PFC storm watchdog: poll {} ms, detection {} ms, restoration {} ms, action rx {} / tx {}, "
@@ -189,8 +190,8 @@ void Service::serve(const std::function<bool()>& done) {
   while (!stop_requested_ && !done()) {
     auto timeout = kStatusPoll;
     if (notifier_.systemd_watchdog_timeout()) {
-      const auto until_watchdog =
-          std::chrono::duration_cast<std::chrono::milliseconds>(next_systemd_watchdog_ - Clock::now());
+      const auto until_watchdog = std::chrono::duration_cast<std::chrono::milliseconds>(
+          next_systemd_watchdog_ - Clock::now());
       timeout = std::clamp(until_watchdog, std::chrono::milliseconds(0), timeout);
     }
     pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
@@ -302,7 +303,8 @@ void Service::feed_systemd_watchdog() {
   std::lock_guard lock(state_mutex_);
   if (healthy) {
     notifier_.ping_systemd_watchdog();
-    if (systemd_watchdog_unhealthy_) spdlog::info("watchdog: the reconcile loops are healthy again");
+    if (systemd_watchdog_unhealthy_)
+      spdlog::info("watchdog: the reconcile loops are healthy again");
   } else if (!systemd_watchdog_unhealthy_ && running_) {
     // (While start() runs the loops are still being made: not news.)
     spdlog::error("watchdog: the reconcile loops stopped making progress; not feeding it");

@@ -22,6 +22,7 @@
 #include "daemon/service/signals.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
 #include "os/system.hpp"
+#include "telemetry/stats_cache.hpp"
 
 namespace roced::service {
 
@@ -67,6 +68,8 @@ class Service {
   // The PFC storm watchdog; nullptr when `watchdog.enabled` was off at start. Exists before the
   // attachments are made, so they can listen to it.
   storms::StormWatchdog* storm_watchdog() { return storms_.get(); }
+  // The storm watchdog's full statistics readings, for the metrics endpoint to serve.
+  std::shared_ptr<telemetry::StatsCache> stats_cache() { return stats_cache_; }
 
  private:
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
@@ -85,6 +88,7 @@ class Service {
 
   System system_;
   std::unique_ptr<reconcile::Reconciler> reconciler_;
+  std::shared_ptr<telemetry::StatsCache> stats_cache_ = std::make_shared<telemetry::StatsCache>();
   std::unique_ptr<storms::StormWatchdog> storms_;
   std::vector<AttachmentFactory> factories_;
   std::vector<std::unique_ptr<Attachment>> attachments_;

@@ -18,6 +18,7 @@ Result<void> PortPoller::read_names() {
   index_ = watchdog::PauseCounterIndex(*names);
   if (!names_.empty() && *names != names_) names_changed_ = true;
   names_ = *names;
+  shared_names_ = std::make_shared<const std::vector<std::string>>(names_);
   previous_.clear();  // another string set: nothing to compare with
   names_stale_ = false;
   names_at_ = time_.now();
@@ -72,6 +73,7 @@ Result<watchdog::PauseCounters> PortPoller::finish(const EthtoolCall& call) {
 }
 
 void PortPoller::note_decreases(std::span<const uint64_t> values) {
+  if (cache_) cache_->put(reader_.ifname(), shared_names_, {values.begin(), values.end()});
   if (previous_.size() == values.size() && names_.size() == values.size()) {
     size_t lower = 0;
     size_t first = 0;

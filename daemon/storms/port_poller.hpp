@@ -14,6 +14,7 @@
 
 #include "ethtool/ethtool.hpp"
 #include "os/system.hpp"
+#include "telemetry/stats_cache.hpp"
 #include "util/time_source.hpp"
 #include "watchdog/pause_counters.hpp"
 
@@ -39,6 +40,8 @@ class PortPoller {
   // per-priority pause counters come and go with the PFC mask (en_stats.c
   // mlx5e_grp_per_prio_pfc_fill_strings), so a change nobody announced shows here.
   bool take_names_changed() { return std::exchange(names_changed_, false); }
+  // Every full reading also goes to `cache`, for the metrics endpoint to serve.
+  void share_readings(std::shared_ptr<telemetry::StatsCache> cache) { cache_ = std::move(cache); }
 
  private:
   Result<void> read_names();
@@ -58,6 +61,8 @@ class PortPoller {
   bool names_changed_ = false;
   std::chrono::steady_clock::time_point names_at_;
   std::vector<std::string> names_;  // the string set the values are read with
+  std::shared_ptr<const std::vector<std::string>> shared_names_;  // the same, for cache_
+  std::shared_ptr<telemetry::StatsCache> cache_;
   std::vector<uint64_t> previous_;  // the last poll's values, in names_' order
 };
 

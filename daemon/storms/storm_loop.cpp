@@ -95,7 +95,10 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   for (const auto& watched : ports) {
     const std::string& netdev = watched.port.netdev;
     auto& poller = pollers_[netdev];
-    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev, time_);
+    if (!poller) {
+      poller = std::make_unique<PortPoller>(system_, netdev, time_);
+      poller->share_readings(cache_);
+    }
     auto call = poller->prepare();
     if (!call) {
       skip(netdev, call.error());

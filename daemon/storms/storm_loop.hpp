@@ -55,6 +55,8 @@ class StormLoop {
 
   // Called on the loop's thread with a port whose ethtool string set changed between two reads
   // (set before start()).
+  // Every port's full readings also go to `cache` (set before start()).
+  void share_readings(std::shared_ptr<telemetry::StatsCache> cache) { cache_ = std::move(cache); }
   void on_names_changed(std::function<void(const std::string& netdev)> listener) {
     names_changed_ = std::move(listener);
   }
@@ -87,7 +89,8 @@ class StormLoop {
   std::vector<WatchedPort> ports_;                              // the targets, as last asked
   std::chrono::steady_clock::time_point targets_at_{};          // when
   std::map<std::string, std::unique_ptr<PortPoller>> pollers_;  // by netdev
-  std::unique_ptr<NetlinkSocket> events_;                       // RTNLGRP_LINK and _DCB
+  std::shared_ptr<telemetry::StatsCache> cache_;
+  std::unique_ptr<NetlinkSocket> events_;  // RTNLGRP_LINK and _DCB
   struct Reading {
     PortPoller* poller;
     uint8_t lossless;

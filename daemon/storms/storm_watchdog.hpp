@@ -25,6 +25,10 @@ class StormWatchdog {
 
   // Any time; called on the loop's thread.
   void on_notice(Remediator::Listener listener) { remediator_.on_notice(std::move(listener)); }
+  // Its full statistics readings also go to `cache` (before start()).
+  void share_readings(std::shared_ptr<telemetry::StatsCache> cache) {
+    loop_.share_readings(std::move(cache));
+  }
   void start();
   void stop();  // joins the loop; holds stay with the reconciler's workers
 

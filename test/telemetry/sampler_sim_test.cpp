@@ -2,10 +2,15 @@
 // sample_port against a running roce-sim (default node: lan2..lan5 on mlx5_0..mlx5_3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+
 #include "dcb/client.hpp"
+#include "ethtool/ethtool.hpp"
 #include "in_process_node.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
+#include "telemetry/node_sampler.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace roced::telemetry {
@@ -99,6 +104,53 @@ TEST_F(SamplerSim, AFailedSourceIsRecordedAndLeftEmpty) {
   ASSERT_EQ(sample.errors.size(), 2u);
   EXPECT_EQ(sample.errors[0].rfind("ethtool stats: ", 0), 0u) << sample.errors[0];
   EXPECT_EQ(sample.errors[1].rfind("link: ", 0), 0u) << sample.errors[1];
+}
+
+}  // namespace
+}  // namespace roced::telemetry
+
+namespace roced::telemetry {
+namespace {
+
+// With a recent reading in the cache (the storm poller's), a node sample serves it: no
+// statistics read reaches the NIC, so no firmware command (mlx5's debugfs commands/ count them),
+// and the age is said. A reading older than the limit is read again.
+TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
+  const DiscoveredPort port = lan2();
+  StatsReader reader(system_, "lan2");
+  auto names = reader.names();
+  ASSERT_TRUE(names.ok());
+  auto values = reader.values();
+  ASSERT_TRUE(values.ok());
+  std::vector<uint64_t> served(values->begin(), values->end());
+  const auto index = std::find(names->begin(), names->end(), "rx_discards_phy") - names->begin();
+  served[static_cast<size_t>(index)] = 4242;  // told apart from a fresh read
+  auto cache = std::make_shared<StatsCache>();
+  cache->put("lan2", std::make_shared<const std::vector<std::string>>(*names), served);
+
+  const std::string commands = "/sys/kernel/debug/mlx5/" + port.pci + "/commands/ACCESS_REG/n";
+  const auto commands_now = [&] {
+    auto text = system_.files->read(commands);
+    return text.ok() ? std::stoull(*text) : 0ull;
+  };
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = port;
+    return std::vector<PortTarget>{target};
+  });
+  sampler.use_cache(cache, std::chrono::seconds(10));
+  const uint64_t before = commands_now();
+  const NodeSample served_sample = sampler.sample();
+  ASSERT_EQ(served_sample.ports.size(), 1u);
+  EXPECT_EQ(served_sample.ports[0].ethtool.at("rx_discards_phy"), 4242u);
+  EXPECT_GT(served_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
+  EXPECT_EQ(commands_now(), before);
+
+  sampler.use_cache(cache, std::chrono::milliseconds(0));  // always read
+  const NodeSample read_sample = sampler.sample();
+  EXPECT_EQ(read_sample.ports[0].ethtool.at("rx_discards_phy"), 0u);
+  EXPECT_EQ(read_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
+  EXPECT_GT(commands_now(), before);
 }
 
 }  // namespace
