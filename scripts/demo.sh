@@ -275,7 +275,7 @@ BUS_PID=$!
 export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
 for _ in $(seq 1 50); do [[ -S "$SIM_DIR/bus.sock" ]] && break; sleep 0.1; done
 [[ -S "$SIM_DIR/bus.sock" ]] || fail "dbus-daemon did not start"
-# The shipped configuration with the PFC storm watchdog on (it is off by default): a 10 ms poll,
+# The shipped configuration with the PFC storm watchdog acting (it only alerts by default): a 10 ms poll,
 # RX storms remediated by turning PFC off on the priority, TX storms by tighter stall prevention.
 DEMO_CONFIG="$SIM_DIR/roced.yaml"
 cat "$CONFIG" - >"$DEMO_CONFIG" <<'WATCHDOG'
@@ -286,7 +286,7 @@ watchdog:
   restoration_time: 500ms
   action: {rx: disable-pfc, tx: stall-prevention}
 WATCHDOG
-say "\$SIM/roced.yaml is packaging/roced.yaml with the storm watchdog (off by default) turned on:"
+say "\$SIM/roced.yaml is packaging/roced.yaml with the storm watchdog (alerting only by default) set to act:"
 sed -n '/^watchdog:/,$p' "$DEMO_CONFIG" | sed 's/^/    /'
 cmd "roced --sim \$SIM --config \$SIM/roced.yaml --log-target console --metrics-listen $METRICS &"
 writes_before=$(writes)

@@ -30,8 +30,10 @@ struct WatchdogProblem {
 };
 
 struct WatchdogSettings {
-  // Off until asked for: a poll every 100 ms costs more than the rest of an idle roced.
-  bool enabled = false;
+  // On, alerting only: its reads are the ones a scrape serves (metrics.max_sample_age), so
+  // watching costs one statistics read per port and poll, and acting (which flaps links) is
+  // opt-in per direction.
+  bool enabled = true;
   std::chrono::milliseconds poll_interval{100};     // 10-1000 ms
   std::chrono::milliseconds detection_time{200};    // 20-5000 ms, at least two polls
   std::chrono::milliseconds restoration_time{200};  // 100-60000 ms
