@@ -145,6 +145,15 @@ def names(stack, args):
     if problems:
         raise Failure("; ".join(problems))
     print("  ok  every served family is documented and every documented one is served")
+    # The watchdog polls every port: a scrape serves its readings (metrics.max_sample_age, 1 s)
+    # and reads no NIC, so every port's ethtool counters are a little old, never read fresh.
+    ages = wait_for("every port's ethtool counters served from the watchdog's readings",
+                    lambda: (lambda a: a if len(a) == len(PORTS) and all(0 < v <= 1 for v in
+                                                                         a.values()) else None)(
+                        {re.search(r'netdev="([^"]*)"', labels).group(1): float(value)
+                         for name, labels, value in samples(stack.scrape())
+                         if name == "roced_ethtool_sample_age_seconds"}))
+    print(f"  ok  ethtool counters served from the watchdog's readings, ages {sorted(ages.values())}")
 
 
 def main():
