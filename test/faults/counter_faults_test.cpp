@@ -52,10 +52,13 @@ TEST_F(CounterFaults, ACounterGoingBackwardsMakesNoStormNoWrapAndIsLogged) {
       "                     rx_prio3_pause, tx_prio3_pause_duration, rp_cnp_handled]}]\n");
   ASSERT_EQ(cleared.exit_code, 0) << cleared.err;
 
+  // The RDMA counters are read by the scrape; the ethtool ones are the storm watchdog's last
+  // reading (metrics.max_sample_age), which may predate the clear by a poll: wait for both.
   std::string after;
   ASSERT_TRUE(eventually([&] {
     after = scrape();
-    return metric(after, resets).value_or(0) >= 1;
+    return metric(after, resets).value_or(0) >= 1 &&
+           metric(after, tx_packets).value_or(-1) < metric(before, tx_packets).value();
   })) << after
       << log();
   // The raw NIC counter restarted (a counter reset, as Prometheus's rate() expects one), and is
