@@ -183,12 +183,15 @@ class Server {
     int exit_code = 0;
     while (!stop_) {
       epoll_event events[32];
-      const int n = ::epoll_wait(epoll_.get(), events, 32, -1);
+      const int n = ::epoll_wait(epoll_.get(), events, 32, hold_wait_ms());
       if (n < 0) {
         if (errno == EINTR) continue;
         fail("epoll_wait");
       }
       for (int i = 0; i < n && !stop_; ++i) dispatch(events[i]);
+      // A held reply (a firmware command's time, a scenario's hold) goes out when it is due,
+      // not at the next tick.
+      if (!held_.empty()) release_due_holds(Clock::now());
     }
     cleanup();
     return exit_code;
@@ -372,6 +375,16 @@ class Server {
     held_.push_back(std::move(held));
     write_held_file();
     return true;
+  }
+
+  // How long epoll may sleep: until the first held reply is due (rounded up to a millisecond),
+  // or for ever when none is held.
+  int hold_wait_ms() const {
+    if (held_.empty()) return -1;
+    Clock::time_point first = held_.front().release_at;
+    for (const HeldReply& held : held_) first = std::min(first, held.release_at);
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(first - Clock::now());
+    return static_cast<int>(std::max<int64_t>(0, wait.count()));
   }
 
   void release_due_holds(Clock::time_point now) {
