@@ -156,6 +156,7 @@ struct Result {
   double cpu_ticks_ms = 0, cpu_sched_ms = 0;  // per scrape
   double sim_ms = 0;                          // the sim's CPU per scrape beyond its idle rate
   double idle_percent = 0;                    // the exporter's CPU while not scraped
+  double firmware_commands = 0;  // the node's firmware commands per scrape beyond the idle rate
   ProcessCost end;
   size_t series = 0, port_series = 0, bytes = 0;
   int failed = 0;  // scrapes without a 200
@@ -214,7 +215,7 @@ void check_series(const Exporter& exporter, const std::string& last_body,
                          std::to_string(*after) + ")");
     }
   };
-  if (exporter.name == "roced") {
+  if (exporter.name.rfind("roced", 0) == 0) {
     const auto ports = bench::find_sample(last.samples, "roced_ports", {});
     if (!ports || *ports != static_cast<double>(netdevs.size())) {
       problems.push_back("roced: roced_ports is " + (ports ? std::to_string(*ports) : "absent") +
@@ -260,7 +261,22 @@ void check_series(const Exporter& exporter, const std::string& last_body,
 }
 
 // N sequential scrapes of one exporter, with its and the sim's CPU around them.
-Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s, int scrapes,
+// The firmware commands the simulated node's ports have issued (debugfs commands/*/n, as mlx5
+// counts them); the node rewrites those files with its periodic refresh.
+double firmware_commands(const fs::path& dir) {
+  double total = 0;
+  std::error_code ec;
+  for (const auto& device : fs::directory_iterator(dir / "debug/mlx5", ec)) {
+    for (const auto& command : fs::directory_iterator(device.path() / "commands", ec)) {
+      const std::string n = read_text(command.path() / "n");
+      if (!n.empty()) total += std::stod(n);
+    }
+  }
+  return total;
+}
+
+Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s,
+               double commands_idle_per_s, const fs::path& dir, int scrapes,
                const std::string& node_name, std::string& last_body) {
   Result result;
   result.node = node_name;
@@ -268,6 +284,7 @@ Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s, int 
   for (int i = 0; i < kWarmUp; ++i) exporter.client->get("/metrics");
   const ProcessCost before = read_cost(exporter.process->pid());
   const ProcessCost sim_before = read_cost(sim_pid);
+  const double commands_before = firmware_commands(dir);
   const auto started = Clock::now();
   for (int i = 0; i < scrapes; ++i) {
     const auto sent = Clock::now();
@@ -286,6 +303,9 @@ Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s, int 
   result.cpu_sched_ms = (result.end.cpu_sched_ms - before.cpu_sched_ms) / scrapes;
   result.sim_ms =
       (sim_after.cpu_sched_ms - sim_before.cpu_sched_ms - sim_idle_ms_per_s * window_s) / scrapes;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the node's files catch up
+  result.firmware_commands =
+      (firmware_commands(dir) - commands_before - commands_idle_per_s * (window_s + 0.3)) / scrapes;
   const bench::ParsedMetrics parsed = bench::parse_metrics_text(last_body);
   result.series = parsed.samples.size();
   result.port_series = count_port_series(parsed.samples, exporter.prefix);
@@ -329,6 +349,26 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     }
     exporters.push_back(std::move(roced));
   }
+  // The old behaviour beside it: the same configuration, but every scrape reads the NICs
+  // (metrics.max_sample_age: 0) instead of serving the storm watchdog's readings.
+  if (!smoke) {
+    std::string config = read_text(ROCED_DEFAULT_CONFIG);
+    const size_t metrics = config.find("\nmetrics:");
+    if (metrics == std::string::npos) throw std::runtime_error("no metrics: section to extend");
+    const size_t line_end = config.find('\n', metrics + 1);
+    config.insert(line_end + 1, "  max_sample_age: 0\n");
+    const fs::path fresh_config = dir / "roced-reads-afresh.yaml";
+    std::ofstream(fresh_config) << config;
+    const uint16_t port = bench::free_local_port();
+    Exporter fresh{"roced (reads afresh)", "roce_", nullptr, nullptr, dir / "roced-fresh.log", ""};
+    fresh.process = std::make_unique<Child>(
+        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
+                                 fresh_config.string(), "--no-dbus", "--metrics-listen",
+                                 "127.0.0.1:" + std::to_string(port)},
+        std::vector<std::string>{}, fresh.log);
+    fresh.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    exporters.push_back(std::move(fresh));
+  }
   // roced's PFC change flapped every link: scrape a node whose links have trained again.
   if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
     run.problems.push_back("the links did not come back after roced configured them");
@@ -371,9 +411,11 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
   std::vector<ProcessCost> idle_before;
   for (Exporter& exporter : exporters) idle_before.push_back(read_cost(exporter.process->pid()));
   const ProcessCost sim_idle_before = read_cost(sim_pid);
+  const double commands_idle_before = firmware_commands(dir);
   const auto idle_start = Clock::now();
   std::this_thread::sleep_for(idle);
   const double idle_s = std::chrono::duration<double>(Clock::now() - idle_start).count();
+  const double commands_idle_per_s = (firmware_commands(dir) - commands_idle_before) / idle_s;
   const double sim_idle_ms_per_s =
       (read_cost(sim_pid).cpu_sched_ms - sim_idle_before.cpu_sched_ms) / idle_s;
   std::vector<double> idle_percent;
@@ -388,7 +430,8 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     std::cerr << "scrape_bench: " << name << ": " << scrapes << " scrapes of " << exporter.name
               << "...\n";
     std::string last_body;
-    Result result = measure(exporter, sim_pid, sim_idle_ms_per_s, scrapes, name, last_body);
+    Result result = measure(exporter, sim_pid, sim_idle_ms_per_s, commands_idle_per_s, dir, scrapes,
+                            name, last_body);
     result.idle_percent = idle_percent[i];
     if (result.failed) {
       run.problems.push_back(exporter.name + ": " + std::to_string(result.failed) + " of " +
@@ -403,7 +446,7 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
   for (Exporter& exporter : exporters) {
     // Go programs leave on SIGTERM by the signal's default action: 128 + 15 is their clean stop.
     const int code = exporter.process->stop();
-    if (code != 0 && !(code == 128 + SIGTERM && exporter.name != "roced")) {
+    if (code != 0 && !(code == 128 + SIGTERM && exporter.name.rfind("roced", 0) != 0)) {
       run.problems.push_back(exporter.name + " exited " + std::to_string(code) + " on SIGTERM");
     }
   }
@@ -459,6 +502,15 @@ void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::stri
     for (const Result& r : run.results) {
       std::printf("\n  %-13s %-20s %.3f %%, VmHWM %.1f MiB, %d threads", r.node.c_str(),
                   r.exporter.c_str(), r.idle_percent, r.end.hwm_mib, r.end.threads);
+    }
+  }
+  std::printf(
+      "\n\nFirmware commands per scrape, beyond the node's idle rate (the simulated node counts "
+      "them as mlx5's debugfs commands/ does; the watchdogs of both roceds poll meanwhile):\n");
+  for (const NodeRun& run : runs) {
+    for (const Result& r : run.results) {
+      std::printf("  %-13s %-22s %8.1f\n", run.name.c_str(), r.exporter.c_str(),
+                  r.firmware_commands);
     }
   }
   std::printf("\n\nAims (reported, never enforced)\n");
