@@ -200,9 +200,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
 
     Capabilities caps;
     if (const auto caps_field = nic.get("capabilities")) {
-      const auto c = reader.map(
-          *caps_field, {"stall_prevention", "buffers", "pause_storm_events",
-                        "prio_discard_counters", "ecn", "cable_length", "buffer_ownership"});
+      const auto c = reader.map(*caps_field, {"stall_prevention", "buffers", "pause_storm_events",
+                                              "prio_discard_counters", "ecn", "cable_length",
+                                              "buffer_ownership", "pause_counted_without_pfc"});
       const auto flag = [&](const char* key, bool& out) {
         if (const auto f = c.get(key)) out = reader.boolean(*f);
       };
@@ -213,6 +213,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       flag("ecn", caps.ecn);
       flag("cable_length", caps.cable_length);
       flag("buffer_ownership", caps.buffer_ownership);
+      flag("pause_counted_without_pfc", caps.pause_counted_without_pfc);
     }
 
     const auto ports_field = nic.require("ports");

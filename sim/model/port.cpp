@@ -106,6 +106,7 @@ void Port::reset_to_firmware_defaults() {
   stall_minor_ms_ = static_cast<uint16_t>(std::max(80, kStallTimeoutDefaultMs * 85 / 100));
 
   counters_ = PortCounters{};
+  cached_pause_ = {};  // a new priv: nothing read yet
   ecn_ = EcnState{};
   default_ecn(ecn_);
 

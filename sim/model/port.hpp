@@ -68,8 +68,9 @@ class Port {
   // ---- DCB (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) ----
   int ieee_getets(ieee_ets& out) const;
   int ieee_setets(const ieee_ets& in);  // -EINVAL: prio_tc >= 8, ETS bw sum != 100
-  int ieee_getpfc(
-      ieee_pfc& out) const;  // delay = cable length (m); requests/indications from counters
+  // delay = cable length (m); requests/indications: every priority's pause frames as the last
+  // update_stats() read them.
+  int ieee_getpfc(ieee_pfc& out) const;
   // A changed pfc_en toggles the link. delay is the cable length: 1..999 m is taken, anything else
   // (0, >= 1000) is silently ignored, as mlx5e_dcbnl_ieee_setpfc does (no -EINVAL). In manual
   // buffer mode the headroom is recomputed and may fail with -ENOMEM (the PFC mask stays changed).
@@ -174,6 +175,11 @@ class Port {
   // The whole ethtool -S view in one go: (name, value) in mlx5's order, each value offset by
   // spec().counters_start (mod 2^64); counters() holds the model's own values.
   std::vector<std::pair<std::string, uint64_t>> stats() const;
+  // mlx5e_stats_update, which only ETHTOOL_GSTATS runs for the port counters (the NIC profile's
+  // periodic update_stats is mlx5e_stats_update_ndo_stats: software groups only): the driver's
+  // cached per-priority counters (priv->stats.pport.per_prio_counters) are read from the
+  // firmware here, and getpfc reports what was read then.
+  void update_stats();
   // counter_clear: the ethtool -S counter `name` restarts from 0 now, without a driver reload.
   // False when the port does not list it now (a per-priority pause name with PFC off).
   bool clear_stat(const std::string& name);
@@ -244,6 +250,11 @@ class Port {
   uint16_t stall_minor_ms_ = 0;
   PortCounters counters_{};
   std::map<std::string, uint64_t> stat_base_;  // cleared counters: what they read at the clear
+  struct CachedPause {
+    uint64_t tx = 0;
+    uint64_t rx = 0;
+  };
+  std::array<CachedPause, 8> cached_pause_{};  // per priority, at the last update_stats()
   EcnState ecn_{};
 };
 

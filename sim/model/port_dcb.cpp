@@ -162,9 +162,10 @@ int Port::ieee_getpfc(ieee_pfc& out) const {
   // mlx5e_dcbnl_ieee_getpfc
   out = ieee_pfc{};
   out.pfc_cap = kMaxTc + 1;
+  // Every priority's, PFC or not, from priv->stats.pport as the last ETHTOOL_GSTATS left it.
   for (size_t i = 0; i < 8; ++i) {
-    out.requests[i] = counters_.prio[i].tx_pause;
-    out.indications[i] = counters_.prio[i].rx_pause;
+    out.requests[i] = cached_pause_[i].tx;
+    out.indications[i] = cached_pause_[i].rx;
   }
   if (spec_.caps.buffers) out.delay = static_cast<uint16_t>(cable_len_);
   out.pfc_en = pfc_en_;

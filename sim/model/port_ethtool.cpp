@@ -10,6 +10,14 @@
 
 namespace roce_sim {
 
+namespace {
+
+std::string prio_name(const char* dir, int prio, const char* what) {
+  return std::string(dir) + "_prio" + std::to_string(prio) + "_" + what;
+}
+
+}  // namespace
+
 DriverInfo Port::drvinfo() const {
   // mlx5e_ethtool_get_drvinfo: "%d.%d.%04d (%.16s)" with the board id (PSID).
   DriverInfo info;
@@ -34,9 +42,6 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
   std::vector<std::pair<std::string, uint64_t>> out;
   out.reserve(256);
   auto add = [&out](std::string name, uint64_t value) { out.emplace_back(std::move(name), value); };
-  auto prio_name = [](const char* dir, int prio, const char* what) {
-    return std::string(dir) + "_prio" + std::to_string(prio) + "_" + what;
-  };
 
   // sw (software ring totals: the model has no separate host stack, the port totals stand in)
   add("rx_packets", c.rx_packets);
@@ -227,6 +232,20 @@ bool Port::clear_stat(const std::string& name) {
     return true;
   }
   return false;
+}
+
+void Port::update_stats() {
+  // The same hardware counters ethtool lists as {rx,tx}_prio{p}_pause while PFC is on.
+  const auto read = [&](const std::string& name, uint64_t value) {
+    value += spec_.counters_start;
+    if (auto base = stat_base_.find(name); base != stat_base_.end()) value -= base->second;
+    return value;
+  };
+  for (int p = 0; p < 8; ++p) {
+    const PriorityCounters& pc = counters_.prio[static_cast<size_t>(p)];
+    cached_pause_[static_cast<size_t>(p)] = {read(prio_name("tx", p, "pause"), pc.tx_pause),
+                                             read(prio_name("rx", p, "pause"), pc.rx_pause)};
+  }
 }
 
 std::vector<std::string> Port::stat_names() const {

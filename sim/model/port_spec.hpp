@@ -34,6 +34,12 @@ struct Capabilities {
   // PCAM buffer_ownership: the firmware reports whether the host owns the buffers (it does once a
   // PBMC write succeeded); without it the driver never resizes them on a PFC or cable change.
   bool buffer_ownership = true;
+  // The per-priority pause frame counters (PPCNT per-priority group, rx_pause and tx_pause) count
+  // a priority's PFC frames whether PFC is on for it or not. mlx5 only lists them in ethtool -S
+  // for PFC priorities, but its dcbnl getpfc reports all eight. Not in any driver source: it is
+  // the MAC's behaviour. Assumed true (the MAC parses every PFC frame, and rx_pause_ctrl_phy
+  // counts them all); false models a MAC that counts only the frames it acts on.
+  bool pause_counted_without_pfc = true;
 };
 
 // Link training after an admin down/up: about a second and a half at up to 100G, a few seconds

@@ -145,8 +145,8 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
 
     // --- The peer pausing us (rx pause): stops our transmission on this priority, if honoured.
     // A NIC with PFC off on the priority ignores the frames (the MAC still counts them), unless
-    // the storm ignores remediation. The per-priority counters count what the NIC does, whether
-    // ethtool lists them (PFC on) or not.
+    // the storm ignores remediation. The per-priority frame counter counts them too where the
+    // MAC does (caps.pause_counted_without_pfc); the pause duration only what the NIC honoured.
     const bool rx_stubborn = state.rx_storm && state.rx_ignores_remediation;
     uint64_t rx_paused_ppm = 0;
     if (state.rx_storm) {
@@ -165,8 +165,8 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
     }
     counters.rx_pause_ctrl_phy += rx_pause_frames;
     const bool honoured = (pfc || rx_stubborn) && rx_paused_ppm > 0;
+    if (honoured || port.spec().caps.pause_counted_without_pfc) prio.rx_pause += rx_pause_frames;
     if (honoured) {
-      prio.rx_pause += rx_pause_frames;
       prio.rx_pause_duration_us +=
           take_whole(state.rx_duration_ns_remainder, rx_paused_ns, uint64_t{1000});
       // rx_prio_pause_transition counts XOFF -> XON: the end of each pause.

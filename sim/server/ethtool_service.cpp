@@ -172,6 +172,7 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       for (const firmware::Commands& query : firmware::kStatsQueries) {
         port.issue(query.name, query.count);
       }
+      port.update_stats();
       const auto values = port.stat_values();
       stats.n_stats = static_cast<uint32_t>(values.size());
       append(out, stats);

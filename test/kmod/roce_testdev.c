@@ -169,6 +169,9 @@ struct tdev {
 	u64 fixed[N_FIXED];
 	u64 traffic[8][ARRAY_SIZE(prio_traffic)];
 	u64 pause[8][ARRAY_SIZE(prio_pause)];
+	/* priv->stats.pport's per-priority pause counts, which getpfc reports: read by
+	 * get_ethtool_stats only (mlx5e_stats_update) */
+	u64 cached_requests[8], cached_indications[8];
 	u64 storm[ARRAY_SIZE(storm_names)];
 	u64 congest[8][ARRAY_SIZE(congest_names)];
 	/* DCQCN */
@@ -591,8 +594,8 @@ static int tdev_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	memset(pfc, 0, sizeof(*pfc));
 	pfc->pfc_cap = MAX_TC + 1;
 	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
-		pfc->requests[i] = t->pause[i][2];    /* tx_prio%d_pause */
-		pfc->indications[i] = t->pause[i][0]; /* rx_prio%d_pause */
+		pfc->requests[i] = t->cached_requests[i];
+		pfc->indications[i] = t->cached_indications[i];
 	}
 	pfc->delay = t->cable_len;
 	pfc->pfc_en = t->pfc_en;
@@ -837,8 +840,14 @@ static void tdev_get_strings(struct net_device *dev, u32 sset, u8 *data)
 static void tdev_get_ethtool_stats(struct net_device *dev, struct ethtool_stats *stats, u64 *data)
 {
 	struct stat_walk w = { .values = data };
+	struct tdev *t = netdev_priv(dev);
+	int i;
 
-	tdev_walk_stats(netdev_priv(dev), &w);
+	tdev_walk_stats(t, &w);
+	for (i = 0; i < 8; i++) {
+		t->cached_requests[i] = t->pause[i][2];    /* tx_prio%d_pause */
+		t->cached_indications[i] = t->pause[i][0]; /* rx_prio%d_pause */
+	}
 }
 
 /* ---- the rest of ethtool ---- */

@@ -89,6 +89,7 @@ TEST_F(Traffic, RxStormWithPfcStopsTransmissionAndAccruesPause) {
   EXPECT_EQ(p3.tx_packets, tx_before);              // nothing leaves on priority 3
   EXPECT_EQ(p3.rx_pause, 1'000'000'000u / 41942u);  // one frame per refresh interval
   ieee_pfc pfc{};
+  lan2.update_stats();
   lan2.ieee_getpfc(pfc);
   EXPECT_EQ(pfc.indications[3], p3.rx_pause);  // ieee_getpfc reports what we counted
   EXPECT_EQ(p3.rx_pause_transition, 0u);       // never un-paused during the storm
@@ -104,10 +105,25 @@ TEST_F(Traffic, RxStormWithPfcOffIsIgnored) {
   engine.add_flow({"lan2", 3, Direction::Tx, 100'000'000'000, 4096});
   engine.start_storm("lan2", 3, Direction::Rx);
   engine.advance(1s);
-  EXPECT_EQ(p3.tx_bytes, 12'500'000'000u);  // full rate
-  EXPECT_EQ(p3.rx_pause_duration_us, 0u);
-  EXPECT_EQ(p3.rx_pause, 0u);
+  EXPECT_EQ(p3.tx_bytes, 12'500'000'000u);           // full rate
+  EXPECT_EQ(p3.rx_pause_duration_us, 0u);            // never paused
   EXPECT_GT(lan2.counters().rx_pause_ctrl_phy, 0u);  // the MAC still sees the frames
+  // and so does the priority's frame counter, which ethtool no longer lists (getpfc does).
+  EXPECT_EQ(p3.rx_pause, lan2.counters().rx_pause_ctrl_phy);
+  EXPECT_EQ(lan2.counters().prio[4].rx_pause, 0u);
+}
+
+TEST(TrafficWithoutPfcCounts, AMacThatCountsOnlyWhatItHonoursLeavesThePriorityAtZero) {
+  auto specs = default_node();
+  for (auto& spec : specs) spec.caps.pause_counted_without_pfc = false;
+  Node node{specs};
+  TrafficEngine engine{node};
+  Port& lan2 = *node.find("lan2");
+  enable_pfc(lan2, 1 << 4);
+  engine.start_storm("lan2", 3, Direction::Rx);
+  engine.advance(1s);
+  EXPECT_EQ(lan2.counters().prio[3].rx_pause, 0u);
+  EXPECT_GT(lan2.counters().rx_pause_ctrl_phy, 0u);
 }
 
 TEST_F(Traffic, TxStormStopsReceptionAndStallPreventionEndsIt) {

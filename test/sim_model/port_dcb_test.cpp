@@ -175,7 +175,9 @@ TEST(PortPfc, GetReportsCapDelayAndPauseCountersPerPriority) {
   Port port(test::cx7_port());
   port.counters().prio[3].tx_pause = 11;
   port.counters().prio[3].rx_pause = 22;
+  port.counters().prio[4].rx_pause = 33;  // no PFC on priority 4: reported all the same
   ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  port.update_stats();
   ieee_pfc pfc{};
   ASSERT_EQ(port.ieee_getpfc(pfc), 0);
   EXPECT_EQ(pfc.pfc_cap, 8);
@@ -183,6 +185,27 @@ TEST(PortPfc, GetReportsCapDelayAndPauseCountersPerPriority) {
   EXPECT_EQ(pfc.delay, 7);  // MLX5E_DEFAULT_CABLE_LEN
   EXPECT_EQ(pfc.requests[3], 11u);
   EXPECT_EQ(pfc.indications[3], 22u);
+  EXPECT_EQ(pfc.indications[4], 33u);
+}
+
+// mlx5e_dcbnl_ieee_getpfc reads priv->stats.pport, which only mlx5e_stats_update (ETHTOOL_GSTATS)
+// refreshes: the counts are those of the last statistics read, not of the moment.
+TEST(PortPfc, PauseCountsAreThoseOfTheLastStatisticsRead) {
+  Port port(test::cx7_port());
+  ieee_pfc pfc{};
+  port.counters().prio[3].rx_pause = 5;
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.indications[3], 0u);  // nothing read since the driver loaded
+  port.update_stats();
+  port.counters().prio[3].rx_pause = 9;
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.indications[3], 5u);
+  port.update_stats();
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.indications[3], 9u);
+  port.reset_to_firmware_defaults();  // a driver reload: a new priv, nothing read
+  ASSERT_EQ(port.ieee_getpfc(pfc), 0);
+  EXPECT_EQ(pfc.indications[3], 0u);
 }
 
 TEST(PortPfc, DelayOutsideOneTo999IsIgnoredNotRejected) {
