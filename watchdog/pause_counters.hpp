@@ -28,6 +28,11 @@ struct DirectionCounters {
   std::optional<uint64_t> pause_duration_us;  // {dir}_prio{p}_pause_duration
   std::optional<uint64_t> packets;            // {dir}_prio{p}_packets
   std::optional<uint64_t> discards;           // rx only: rx_prio{p}_discards
+  // The priority's pause frames as dcbnl getpfc reports them (tx: requests, rx: indications),
+  // which it does for every priority, PFC or not. Read only while a lossless priority of the
+  // port has no ethtool pause counters (PFC off on it): the port's MAC count cannot tell whose
+  // pause frames it counts.
+  std::optional<uint64_t> dcb_pause_frames;
 };
 
 struct PauseCounters {

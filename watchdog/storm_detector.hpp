@@ -16,8 +16,9 @@
 //   does not. Either way restoration is watched from the detection on:
 //   - Restoration: StormRestored once restoration_time has passed since both the last pause (in
 //     the storm's direction, placed where the counters put it: the end of the pause the priority's
-//     duration counter measured in that poll, or, with PFC off, the MAC's frame count times the
-//     storm's own frame interval) and the last action. A stormed poll, or one whose frames cannot
+//     duration counter measured in that poll, or, with PFC off, the priority's frame count (dcbnl
+//     getpfc's, else the MAC's for every priority) times the storm's own frame interval) and the
+//     last action. A stormed poll, or one whose frames cannot
 //     be known (a reset, or no carrier: the link still training after the action's own flap),
 //     counts as a pause at its end; so does, for a TX storm, one in which the stalled
 //     receive side dropped packets on the priority (with PFC off, or after the NIC's stall
@@ -25,9 +26,9 @@
 //   - Verification (only after on_action): the verify_polls-th judged poll after the action
 //     decides: stormed -> RemediationFailed, otherwise RemediationVerified. Judged = healthy,
 //     stormed, or, with the priority's pause counters unlisted (PFC off on it, as after
-//     disable-pfc), what the port's MAC shows: pause frames still coming and nothing moving the
-//     other way counts as stormed (still_paused_without_pfc). Other unknown polls (a reset, a bad
-//     interval) do not count. A restoration before the verdict verifies.
+//     disable-pfc), what its getpfc count (else the port's MAC) shows: pause frames still coming
+//     and nothing moving the other way counts as stormed (still_paused_without_pfc). Other unknown
+//     polls (a reset, a bad interval) do not count. A restoration before the verdict verifies.
 // After StormRestored the detector watches again, from zero.
 
 #include <chrono>

@@ -105,6 +105,9 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
   // Frames matter for restoration, not for the verdict (the duration is the storm's measure).
   evidence.pause_frames = reader.delta(before.pause_frames, after.pause_frames, false,
                                        [&] { return counter_name(direction, priority, "pause"); });
+  evidence.dcb_pause_frames =
+      reader.delta(before.dcb_pause_frames, after.dcb_pause_frames, false,
+                   [&] { return counter_name(direction, priority, "pause (dcbnl getpfc)"); });
   const auto d = static_cast<size_t>(direction);
   evidence.port_pause_frames = reader.delta(
       earlier.mac_pause_frames[d], later.mac_pause_frames[d], false,
@@ -146,14 +149,15 @@ std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence) 
       evidence.unknown_reason == UnknownReason::link_down) {
     return std::nullopt;  // a reset, no time, or no link: the deltas prove nothing
   }
-  return evidence.pause_frames ? evidence.pause_frames : evidence.port_pause_frames;
+  if (evidence.pause_frames) return evidence.pause_frames;
+  return evidence.dcb_pause_frames ? evidence.dcb_pause_frames : evidence.port_pause_frames;
 }
 
 std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence) {
-  if (evidence.pause_duration_us || !evidence.port_pause_frames || !evidence.opposite_packets) {
-    return std::nullopt;
-  }
-  return *evidence.port_pause_frames > 0 && *evidence.opposite_packets == 0;
+  const auto& frames =
+      evidence.dcb_pause_frames ? evidence.dcb_pause_frames : evidence.port_pause_frames;
+  if (evidence.pause_duration_us || !frames || !evidence.opposite_packets) return std::nullopt;
+  return *frames > 0 && *evidence.opposite_packets == 0;
 }
 
 std::string_view verdict_name(PollVerdict verdict) { return kVerdictNames.name(verdict); }

@@ -76,6 +76,8 @@ struct StormEvidence {
   // Deltas over the interval; empty when the counter is absent from either reading or reset.
   std::optional<uint64_t> pause_duration_us;  // {dir}_prio{p}_pause_duration
   std::optional<uint64_t> pause_frames;       // {dir}_prio{p}_pause
+  // With PFC off on the priority: its own frames as dcbnl getpfc counts them (dcb_pause_frames).
+  std::optional<uint64_t> dcb_pause_frames;
   std::optional<uint64_t> port_pause_frames;  // {dir}_pause_ctrl_phy: every priority of the port
   std::optional<uint64_t> opposite_packets;   // {other dir}_prio{p}_packets
   // TX only: what the stalled receive side dropped on the priority (rx_prio{p}_discards). Once
@@ -91,13 +93,15 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
                                   int priority, Direction direction);
 
 // Pause frames received (rx) or sent (tx) this poll, as the restoration clock needs them: the
-// priority's own counter while mlx5 lists it (PFC on), else the port's MAC count, which still
-// counts the frames after PFC was turned off on the priority. Empty when neither is known.
+// priority's own counter while mlx5 lists it (PFC on), else its count as dcbnl getpfc reports it,
+// else the port's MAC count, which counts every priority's frames (a storm on another priority
+// would keep this one lossy). Empty when none is known.
 std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence);
 
 // With PFC off on the priority (its pause counters unlisted, as after disable-pfc): whether the
-// storm's signal is still there as the port's MAC sees it: pause frames keep arriving (rx) or
-// going out (tx) and nothing moves the other way on the priority. Empty when it cannot be told.
+// storm's signal is still there: the priority's pause frames (getpfc's count, else the port's
+// MAC count) keep arriving (rx) or going out (tx) and nothing moves the other way on the
+// priority. Empty when it cannot be told.
 std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence);
 
 // Whether `paused_us` covers at least 99 % of `interval` (exact integer arithmetic).

@@ -2,6 +2,7 @@
 #include "daemon/storms/port_poller.hpp"
 
 #include "daemon/log/log.hpp"
+#include "dcb/client.hpp"
 
 namespace roced::storms {
 
@@ -91,6 +92,39 @@ void PortPoller::note_decreases(std::span<const uint64_t> values) {
     }
   }
   previous_.assign(values.begin(), values.end());
+}
+
+void PortPoller::add_unlisted_pause_counts(watchdog::PauseCounters& counters, uint8_t lossless) {
+  bool unlisted = false;
+  for (int p = 0; p < 8; ++p) {
+    if ((lossless >> p & 1) != 0 && !counters.of(p, Direction::rx).pause_frames) unlisted = true;
+  }
+  if (!unlisted) {
+    dcb_counts_.reset();
+    return;
+  }
+  if (!dcb_counts_ || dcb_counts_->mac_pause_frames != counters.mac_pause_frames ||
+      !counters.mac_pause_frames[0] || !counters.mac_pause_frames[1]) {
+    // mlx5e_dcbnl_ieee_getpfc (en_dcbnl.c) reports priv->stats.pport's per-priority pause
+    // counts, which only mlx5e_stats_update refreshes (en_stats.c; the NIC profile's periodic
+    // update is mlx5e_stats_update_ndo_stats, software groups only), that is ETHTOOL_GSTATS:
+    // asked right after ours, they are that read's. A DCB get runs every dcbnl getter (some 28
+    // firmware commands on mlx5): it is made only when the MAC counted pause frames since the
+    // last one.
+    auto state = dcb::DcbClient(system_).get(reader_.ifname());
+    if (!state || !state->pfc) {
+      dcb_counts_.reset();
+      return;
+    }
+    dcb_counts_ =
+        DcbPauseCounts{counters.mac_pause_frames, {state->pfc->indications, state->pfc->requests}};
+  }
+  for (size_t p = 0; p < 8; ++p) {
+    for (const Direction direction : {Direction::rx, Direction::tx}) {
+      const auto d = static_cast<size_t>(direction);
+      counters.priority[p][d].dcb_pause_frames = dcb_counts_->frames[d][p];
+    }
+  }
 }
 
 Result<watchdog::PauseCounters> PortPoller::read() {

@@ -5,8 +5,10 @@
 // was announced for the port, or kNamesRefresh passed (a firmware DCBX agent changes PFC without
 // telling anyone) — and mapped to the watchdog's counters once (watchdog::PauseCounterIndex).
 
+#include <array>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -32,10 +34,17 @@ class PortPoller {
   // (the names read first when stale), then the counters from its answer.
   Result<EthtoolCall> prepare();
   Result<watchdog::PauseCounters> finish(const EthtoolCall& call);
+  // With a `lossless` priority whose ethtool pause counters are unlisted (PFC off on it, as
+  // disable-pfc leaves it), every priority's dcb_pause_frames from a DCB get right after the
+  // GSTATS that read `counters`. Left empty when the get fails.
+  void add_unlisted_pause_counts(watchdog::PauseCounters& counters, uint8_t lossless);
   // The string set may have changed (a DCB notification, our own PFC change): names next read.
   void names_stale() { names_stale_ = true; }
   // The port vanished (driver reload): its counters restart, which is no news.
-  void forget_values() { previous_.clear(); }
+  void forget_values() {
+    previous_.clear();
+    dcb_counts_.reset();
+  }
   // Whether the string set read since the last call differs from the one before it: on mlx5 the
   // per-priority pause counters come and go with the PFC mask (en_stats.c
   // mlx5e_grp_per_prio_pfc_fill_strings), so a change nobody announced shows here.
@@ -64,6 +73,13 @@ class PortPoller {
   std::shared_ptr<const std::vector<std::string>> shared_names_;  // the same, for cache_
   std::shared_ptr<telemetry::StatsCache> cache_;
   std::vector<uint64_t> previous_;  // the last poll's values, in names_' order
+  // The last DCB get's pause counts, and the port's MAC pause counts when it was made: while the
+  // MAC counted no pause frame since, no priority's count can have moved either.
+  struct DcbPauseCounts {
+    std::array<std::optional<uint64_t>, 2> mac_pause_frames;
+    std::array<std::array<uint64_t, 8>, 2> frames{};  // [Direction][priority]
+  };
+  std::optional<DcbPauseCounts> dcb_counts_;
 };
 
 }  // namespace roced::storms

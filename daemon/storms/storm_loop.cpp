@@ -118,6 +118,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
       skip(std::string(calls_[i].ifname), counters.error());
       continue;
     }
+    round_[i].poller->add_unlisted_pause_counts(*counters, round_[i].lossless);
     for (auto& event : watch_.feed(*counters, round_[i].lossless)) {
       events.push_back(std::move(event));
     }

@@ -173,6 +173,74 @@ TEST_F(DisablePfcOnLinksThatTrain, RestorationWaitsForTheCarrier) {
   EXPECT_TRUE(run_until([&] { return pfc_mask("lan3") == 1u << 3; }));
 }
 
+// disable-pfc while the switch also pauses priority 4, which has no PFC here: the port's MAC
+// counts both priorities' pause frames, so only priority 3's own count (dcbnl getpfc reports it
+// with PFC off) can say when its storm ended.
+class DisablePfcBesideAnotherPriority : public StormActions {
+ protected:
+  std::string scenario() const override {
+    return "name: disable-pfc-beside-priority-4\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "  - {port: lan3, priority: 3, direction: rx, rate: 100G}\n"
+           "  - {port: lan3, priority: 4, direction: tx, rate: 50G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 4, direction: rx, duration: 3s}\n";
+  }
+  void start_watchdog() {
+    ASSERT_NO_FATAL_FAILURE(start(storm_config(std::string(kFastWatchdog) +
+                                               "restoration_time: 300ms, action: disable-pfc}")));
+  }
+};
+
+TEST_F(DisablePfcBesideAnotherPriority, RestorationFollowsThePrioritysOwnPauseFrames) {
+  ASSERT_NO_FATAL_FAILURE(start_watchdog());
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
+  const auto restored = notices(Kind::Restored);
+  ASSERT_EQ(restored.size(), 1u) << all_notices();
+  // 300 ms after priority 3's storm ended (within a poll and the 5 ms steps), not after 4's.
+  const auto quiet = restored[0].at - sim_time(2.0);
+  EXPECT_GE(quiet, 300ms) << all_notices();
+  EXPECT_LT(quiet, 320ms) << all_notices();
+  // The storm's length as the log says it: onset to its last pause frame.
+  EXPECT_GE(restored[0].duration, 990ms) << all_notices();
+  EXPECT_LE(restored[0].duration, 1010ms) << all_notices();
+  EXPECT_EQ(kinds("lan3", Direction::rx),
+            (std::vector{Kind::Detected, Kind::Acted, Kind::Remediated, Kind::Restored}))
+      << all_notices();
+  EXPECT_TRUE(run_until([&] { return pfc_mask("lan3") == 1u << 3; }));
+}
+
+// A MAC that counts a priority's pause frames only while it acts on them leaves nothing to tell
+// priority 3's storm from 4's once PFC is off: restoration then comes on time alone, and a storm
+// still going is detected again with a doubled restoration time. Never held for another
+// priority's storm.
+class DisablePfcBesideAnotherPriorityUncounted : public DisablePfcBesideAnotherPriority {
+ protected:
+  std::string node() const override {
+    std::string text = roce_sim::default_node_yaml();
+    const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
+    for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
+      text.insert(at + driver.size(), "    capabilities: {pause_counted_without_pfc: false}\n");
+    }
+    return text;
+  }
+};
+
+TEST_F(DisablePfcBesideAnotherPriorityUncounted, TheHoldNeverWaitsForTheOtherPriority) {
+  ASSERT_NE(node().find("pause_counted_without_pfc: false"), std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(start_watchdog());
+  run_to(3.5);  // priority 4 is still stormed
+  const auto restored = notices(Kind::Restored);
+  ASSERT_FALSE(restored.empty()) << all_notices();
+  // Detected again while priority 3's storm went on, restored once it ended.
+  EXPECT_EQ(notices().back().kind, Kind::Restored) << all_notices();
+  EXPECT_LT(restored.back().at, sim_time(2.0) + 4 * 300ms) << all_notices();
+  EXPECT_EQ(count(Kind::Detected), restored.size()) << all_notices();
+  EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
+}
+
 // ---- stall-prevention, TX ----
 
 class StallPrevention : public StormActions {

@@ -27,8 +27,13 @@ class SampleSeries {
   // A driver reload: every counter restarts from zero.
   void reset_all() {
     for (auto& entry : counters_) entry.second = 0;
+    for (auto& entry : dcb_) entry.second = 0;
   }
   uint64_t value(const std::string& name) const { return counters_.at(name); }
+  // A priority's pause frames as dcbnl getpfc reports them (dcb_pause_frames), from now on.
+  void add_dcb(Direction direction, int priority, uint64_t by) {
+    dcb_[{direction, priority}] += by;
+  }
 
   // The reading taken `after` the previous one (the first at a fixed origin), instantaneous.
   PauseCounters take(Clock::duration after) {
@@ -36,6 +41,10 @@ class SampleSeries {
     PauseCounters sample = pause_counters_from(counters_);
     sample.netdev = netdev_;
     sample.at = now_;
+    for (const auto& [key, value] : dcb_) {
+      sample.priority[static_cast<size_t>(key.second)][static_cast<size_t>(key.first)]
+          .dcb_pause_frames = value;
+    }
     return sample;
   }
 
@@ -44,6 +53,7 @@ class SampleSeries {
  private:
   std::string netdev_;
   std::map<std::string, uint64_t> counters_;
+  std::map<std::pair<Direction, int>, uint64_t> dcb_;
   Clock::time_point now_ = Clock::time_point{} + std::chrono::hours(1);
 };
 

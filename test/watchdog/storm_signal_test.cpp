@@ -293,6 +293,31 @@ TEST(StormSignal, RestorationFramesPreferThePrioritysOwnCounter) {
   EXPECT_FALSE(restoration_pause_frames(read_storm_evidence(third, fourth, 3, Direction::rx)));
 }
 
+// With PFC off on the priority, dcbnl getpfc still counts its own frames: the MAC's count of
+// every priority's frames (another priority paused) does not hold it.
+TEST(StormSignal, WithoutPfcThePrioritysGetpfcCountOutranksTheMac) {
+  SampleSeries series = pfc_port();
+  series.erase("rx_prio3_pause");
+  series.erase("rx_prio3_pause_duration");
+  series.add_dcb(Direction::rx, 3, 0);
+  const auto first = series.take(milliseconds(0));
+  series.add("rx_pause_ctrl_phy", 60);  // priority 4's storm
+  series.add_dcb(Direction::rx, 4, 60);
+  const auto second = series.take(milliseconds(10));
+  const StormEvidence quiet = read_storm_evidence(first, second, 3, Direction::rx);
+  EXPECT_EQ(quiet.dcb_pause_frames, 0u);
+  EXPECT_EQ(restoration_pause_frames(quiet), 0u);
+  EXPECT_EQ(still_paused_without_pfc(quiet), false);
+
+  series.add("rx_pause_ctrl_phy", 90);  // both now
+  series.add_dcb(Direction::rx, 4, 60);
+  series.add_dcb(Direction::rx, 3, 30);
+  const auto third = series.take(milliseconds(10));
+  const StormEvidence paused = read_storm_evidence(second, third, 3, Direction::rx);
+  EXPECT_EQ(restoration_pause_frames(paused), 30u);
+  EXPECT_EQ(still_paused_without_pfc(paused), true);  // and nothing sent on priority 3
+}
+
 // Each reading's snapshot lies somewhere within its read time: the 99 % rule allows for the
 // shortest interval the two can have spanned.
 TEST(StormSignal, JudgedOnTheShortestIntervalTheReadsAllow) {
