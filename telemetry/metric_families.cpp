@@ -344,6 +344,17 @@ constexpr FamilySpec kWatchdogLatePolls{
     "Watchdog rounds that began more than half a poll interval late (an overloaded host)."};
 constexpr FamilySpec kWatchdogInterval{"roced_watchdog_poll_interval_seconds", MetricType::Gauge,
                                        "The watchdog's configured poll interval."};
+constexpr FamilySpec kWatchdogEffectiveInterval{
+    "roced_watchdog_effective_poll_interval_seconds", MetricType::Gauge,
+    "The poll interval in use: the configured one unless the poll budget needs longer."};
+constexpr FamilySpec kWatchdogBudgetLimited{
+    "roced_watchdog_poll_budget_limited", MetricType::Gauge,
+    "1 while this share of the poll budget (cpu, firmware) sets a longer poll interval."};
+constexpr FamilySpec kWatchdogReadCpu{"roced_watchdog_read_cpu_seconds_total", MetricType::Counter,
+                                      "CPU time the storm watchdog's rounds of reads took."};
+constexpr FamilySpec kWatchdogReadTime{
+    "roced_watchdog_read_seconds_total", MetricType::Counter,
+    "Time the port's statistics reads took (on mlx5: its firmware command time)."};
 constexpr FamilySpec kStormActive{
     "roce_pfc_storm_active", MetricType::Gauge,
     "1 while a PFC storm is detected on the priority and direction and not yet restored."};
@@ -370,6 +381,16 @@ void add_watchdog(Families& out, const WatchdogStats& stats) {
   out.add(kWatchdogPolls, {}, static_cast<double>(stats.polls));
   out.add(kWatchdogLatePolls, {}, static_cast<double>(stats.late_polls));
   out.add(kWatchdogInterval, {}, std::chrono::duration<double>(stats.poll_interval).count());
+  out.add(kWatchdogEffectiveInterval, {},
+          std::chrono::duration<double>(stats.effective_interval).count());
+  for (const char* resource : {"cpu", "firmware"}) {
+    out.add(kWatchdogBudgetLimited, {{"resource", resource}},
+            stats.budget_limit == resource ? 1 : 0);
+  }
+  out.add(kWatchdogReadCpu, {}, std::chrono::duration<double>(stats.read_cpu).count());
+  for (const auto& [netdev, time] : stats.read_time) {
+    out.add(kWatchdogReadTime, {{"netdev", netdev}}, std::chrono::duration<double>(time).count());
+  }
   for (const auto& storm : stats.storms) {
     const Labels labels = {{"netdev", storm.netdev},
                            {"priority", std::to_string(storm.priority)},

@@ -51,8 +51,14 @@ struct StormStats {
 };
 
 struct WatchdogStats {
-  std::chrono::milliseconds poll_interval{0};
-  uint64_t polls = 0;       // poll rounds over every port
+  std::chrono::milliseconds poll_interval{0};  // configured
+  // In use: poll_interval unless the poll budget needs longer; `budget_limit` says which share
+  // ("cpu", "firmware") set it, "none" when the configuration did.
+  std::chrono::nanoseconds effective_interval{0};
+  std::string budget_limit = "none";
+  std::chrono::nanoseconds read_cpu{0};                       // the loop's CPU time in rounds
+  std::map<std::string, std::chrono::nanoseconds> read_time;  // by netdev: its statistics reads
+  uint64_t polls = 0;                                         // poll rounds over every port
   uint64_t late_polls = 0;  // rounds that began more than half a poll late
   std::vector<StormStats> storms;
 };

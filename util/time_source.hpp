@@ -5,6 +5,7 @@
 // Envoy's SimulatedTimeSystem), so retry backoff, the drift timer and event settling are checked
 // against the time the test says has passed, never against how fast the machine happens to be.
 #include <poll.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,6 +37,9 @@ class TimeSource {
   // poll(2) until one of `fds` is ready or `deadline` on this clock: poll's answer (0 at the
   // deadline, -1 with errno).
   virtual int poll_until(std::span<pollfd> fds, TimePoint deadline) = 0;
+  // The CPU time the calling thread has used (what a poll budget counts). A simulated clock
+  // reports what the test charged, so that a busy machine changes nothing.
+  virtual std::chrono::nanoseconds thread_cpu_time() const = 0;
 
   bool wait_for(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                 std::chrono::nanoseconds timeout, const std::function<bool()>& ready) {
@@ -64,6 +68,11 @@ class RealTime final : public TimeSource {
   int poll_until(std::span<pollfd> fds, TimePoint deadline) override {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now()).count();
     return ::poll(fds.data(), fds.size(), static_cast<int>(std::max<decltype(left)>(left, 0)));
+  }
+  std::chrono::nanoseconds thread_cpu_time() const override {
+    timespec used{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
+    return std::chrono::seconds(used.tv_sec) + std::chrono::nanoseconds(used.tv_nsec);
   }
 };
 

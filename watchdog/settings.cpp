@@ -68,6 +68,12 @@ std::vector<WatchdogProblem> WatchdogSettings::validate() const {
     problems.push_back({"action.tx", "not one of alert, disable-pfc, stall-prevention"});
   }
   check_range(problems, "stall_prevention_timeout", stall_prevention_timeout, 80, 8000);
+  for (const auto& [field, share] : {std::pair{"poll_budget.cpu", poll_budget_cpu},
+                                     std::pair{"poll_budget.firmware", poll_budget_firmware}}) {
+    if (!(share >= 0.001 && share <= 1.0)) {
+      problems.push_back({field, "must be 0.1% to 100%"});
+    }
+  }
   check_range(problems, "verify_polls", verify_polls, 1, 100);
   check_range(problems, "max_actions_per_hour", max_actions_per_hour, 1, 100);
   return problems;

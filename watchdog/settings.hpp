@@ -43,8 +43,12 @@ struct WatchdogSettings {
   WatchdogAction tx_action = WatchdogAction::alert;  // alert | disable-pfc | stall-prevention
   // What `stall-prevention` sets pfc-prevention-tout to (mlx5 takes 80-8000 ms).
   std::chrono::milliseconds stall_prevention_timeout{80};
-  int verify_polls = 3;          // 1-100 polls after an action
-  int max_actions_per_hour = 6;  // 1-100 per port
+  // The poll budget (watchdog/poll_budget.hpp): the share of one core the reads may take, and
+  // of each port's firmware command time. Beyond either the poll slows, and says so.
+  double poll_budget_cpu = 0.05;       // 0.1-100 %
+  double poll_budget_firmware = 0.10;  // 0.1-100 %
+  int verify_polls = 3;                // 1-100 polls after an action
+  int max_actions_per_hour = 6;        // 1-100 per port
 
   // Every problem, in field order; empty when the settings are usable.
   std::vector<WatchdogProblem> validate() const;

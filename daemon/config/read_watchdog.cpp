@@ -3,7 +3,11 @@
 // problems at the key they are about.
 #include "daemon/config/read_watchdog.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "daemon/config/read_daemon.hpp"
 
@@ -11,10 +15,48 @@ namespace roced::config::detail {
 
 namespace {
 
-const std::vector<std::string> kWatchdogKeys = {"enabled",        "poll_interval",
-                                                "detection_time", "restoration_time",
-                                                "action",         "stall_prevention_timeout",
-                                                "verify_polls",   "max_actions_per_hour"};
+const std::vector<std::string> kWatchdogKeys = {
+    "enabled",          "poll_interval", "detection_time",
+    "restoration_time", "action",        "stall_prevention_timeout",
+    "poll_budget",      "verify_polls",  "max_actions_per_hour"};
+
+// "5%", "0.5%": a share as a fraction (0.05), or nothing after saying what is wrong.
+std::optional<double> percentage(Reader& reader, const YAML::Node& value, Location at,
+                                 const std::string& field) {
+  const std::string what = "a percentage such as 5% or 0.5%";
+  const std::string text = value.IsScalar() ? value.Scalar() : std::string();
+  if (text.size() < 2 || text.back() != '%') {
+    reader.diagnostics().error(at, field, "expected " + what);
+    return std::nullopt;
+  }
+  const std::string_view number(text.data(), text.size() - 1);
+  double parsed = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), parsed,
+                                            std::chars_format::fixed);
+  if (error != std::errc() || end != number.data() + number.size() || !std::isfinite(parsed)) {
+    reader.diagnostics().error(at, field, "'" + text + "' is not " + what);
+    return std::nullopt;
+  }
+  return parsed / 100.0;
+}
+
+// `poll_budget: {cpu: 5%, firmware: 10%}`.
+bool read_poll_budget(Reader& reader, const Entry& e, watchdog::WatchdogSettings& settings,
+                      std::map<std::string, Location>& at) {
+  bool ok = true;
+  reader.entries(
+      e.value, e.value_at, "watchdog.poll_budget", {"cpu", "firmware"}, [&](const Entry& share) {
+        const std::string field = "watchdog.poll_budget." + share.key;
+        const auto value = percentage(reader, share.value, share.value_at, field);
+        if (!value) {
+          ok = false;
+          return;
+        }
+        (share.key == "cpu" ? settings.poll_budget_cpu : settings.poll_budget_firmware) = *value;
+        at["poll_budget." + share.key] = share.value_at;
+      });
+  return ok;
+}
 
 // `action: NAME` for both directions, or `action: {rx: NAME, tx: NAME}`. A single
 // `stall-prevention` is for TX storms only (it cannot end an RX storm): RX ones are alerted.
@@ -87,6 +129,8 @@ void read_watchdog(Reader& reader, const YAML::Node& node, Location where,
       }
     } else if (e.key == "action") {
       ok = read_action(reader, e, settings, at);
+    } else if (e.key == "poll_budget") {
+      ok = read_poll_budget(reader, e, settings, at);
     } else if (e.key == "verify_polls" || e.key == "max_actions_per_hour") {
       if (auto value = reader.integer(e.value, e.value_at, field, 1, 100, "an integer (1-100)")) {
         (e.key == "verify_polls" ? settings.verify_polls : settings.max_actions_per_hour) =

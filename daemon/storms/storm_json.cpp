@@ -13,6 +13,11 @@ nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings
   doc["action"] = {{"rx", watchdog::action_name(settings.rx_action)},
                    {"tx", watchdog::action_name(settings.tx_action)}};
   doc["max_actions_per_hour"] = settings.max_actions_per_hour;
+  doc["poll_budget"] = {{"cpu_percent", settings.poll_budget_cpu * 100},
+                        {"firmware_percent", settings.poll_budget_firmware * 100}};
+  doc["effective_poll_interval_ms"] =
+      std::chrono::duration<double, std::milli>(stats.effective_interval).count();
+  doc["poll_budget_limit"] = stats.budget_limit;
   doc["polls"] = stats.polls;
   doc["late_polls"] = stats.late_polls;
   doc["storms"] = nlohmann::ordered_json::array();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "daemon/log/log.hpp"
 #include "daemon/reconcile/netlink_events.hpp"
 
 namespace roced::storms {
@@ -24,7 +25,9 @@ StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Target
       targets_(std::move(targets)),
       handler_(handler),
       time_(time),
-      watch_(watchdog::detector_settings(settings)) {}
+      watch_(watchdog::detector_settings(settings)),
+      budget_(settings.poll_interval, settings.poll_budget_cpu, settings.poll_budget_firmware),
+      interval_ns_(std::chrono::nanoseconds(settings.poll_interval).count()) {}
 
 StormLoop::~StormLoop() { stop(); }
 
@@ -44,8 +47,72 @@ void StormLoop::stop() {
 
 bool StormLoop::healthy(SteadyClock::time_point now) const {
   const SteadyClock::time_point last{SteadyClock::duration(last_round_.load())};
-  return now - last <=
-         std::max<SteadyClock::duration>(10 * settings_.poll_interval, std::chrono::seconds(5));
+  return now - last <= std::max<SteadyClock::duration>(10 * interval(), std::chrono::seconds(5));
+}
+
+std::map<std::string, std::chrono::nanoseconds> StormLoop::read_time() const {
+  std::lock_guard lock(read_time_mutex_);
+  return read_time_;
+}
+
+void StormLoop::account(std::chrono::nanoseconds cpu) {
+  watchdog::RoundCost cost;
+  cost.cpu = cpu;
+  read_cpu_ns_ += cpu.count();
+  // A port's read is from its call, or from the answer before it when a transport sent the batch
+  // at once: the time its own answer took either way.
+  SteadyClock::time_point previous{};
+  {
+    std::lock_guard lock(read_time_mutex_);
+    for (const EthtoolCall& call : calls_) {
+      const auto read = call.answered - std::max(call.issued, previous);
+      previous = call.answered;
+      if (read <= SteadyClock::duration::zero()) continue;
+      read_time_[std::string(call.ifname)] += read;
+      if (read > cost.slowest_read) {
+        cost.slowest_read = read;
+        cost.slowest_port = std::string(call.ifname);
+      }
+    }
+  }
+  const watchdog::BudgetLimit before = budget_.limit();
+  if (!budget_.after_round(cost)) return;
+  interval_ns_ = std::chrono::nanoseconds(budget_.interval()).count();
+  budget_limit_ = budget_.limit();
+  report_budget(before);
+}
+
+void StormLoop::report_budget(watchdog::BudgetLimit before) const {
+  using Ms = std::chrono::duration<double, std::milli>;
+  const auto ms = [](auto d) { return std::chrono::duration_cast<Ms>(d).count(); };
+  const watchdog::BudgetLimit now = budget_.limit();
+  // Detection needs the storm's age and two stormed polls, and its last poll may begin up to
+  // one interval after the storm reaches detection_time.
+  const auto bound = [&](SteadyClock::duration interval) {
+    return ms(std::max<SteadyClock::duration>(settings_.detection_time, 2 * interval) + interval);
+  };
+  if (now == watchdog::BudgetLimit::none) {
+    spdlog::log(spdlog::level::info,
+                "storm watchdog: polling every {:.0f} ms again, as configured: its reads fit "
+                "the poll budget",
+                ms(budget_.interval()));
+    return;
+  }
+  const std::string why =
+      now == watchdog::BudgetLimit::cpu
+          ? fmt::format(
+                "a round of reads takes {:.2f} ms of CPU, more than {:g}% of a core "
+                "allows at the configured interval",
+                ms(budget_.cpu_per_round()), budget_.cpu_share() * 100)
+          : fmt::format(
+                "a statistics read of {} takes {:.2f} ms of its firmware's time, more "
+                "than {:g}% allows at the configured interval",
+                budget_.slowest_port(), ms(budget_.slowest_read()), budget_.firmware_share() * 100);
+  spdlog::log(now == before ? spdlog::level::debug : spdlog::level::warn,
+              "storm watchdog: polling every {:.0f} ms, not the configured {:.0f} ms: {}; storms "
+              "are detected within {:.0f} ms instead of {:.0f} ms (watchdog.poll_budget)",
+              ms(budget_.interval()), ms(budget_.configured()), why, bound(budget_.interval()),
+              bound(budget_.configured()));
 }
 
 void StormLoop::take_notifications() {
@@ -88,6 +155,7 @@ void StormLoop::skip(const std::string& netdev, const Error& error) {
 }
 
 void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
+  const auto cpu_before = time_.thread_cpu_time();
   take_notifications();
   // Every port's GSTATS in one batch (EthtoolIoctl::call_batch), then each port's answer.
   round_.clear();
@@ -135,6 +203,7 @@ void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
     forget(it->first);
     it = pollers_.erase(it);
   }
+  account(time_.thread_cpu_time() - cpu_before);
   handler_.on_round(events, watch_, time_.now());
   ++polls_;
   last_round_ = time_.now().time_since_epoch().count();
@@ -157,13 +226,13 @@ void StormLoop::run() {
   for (;;) {
     const auto now = time_.now();
     // Late: woken late, or the last round overran its interval.
-    if (now - next > settings_.poll_interval / 2) ++late_polls_;
+    if (now - next > budget_.interval() / 2) ++late_polls_;
     if (now > next) next = now;  // no burst of catch-up rounds after a late one
     refresh_targets(now);
     poll_once(ports_);
     // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls
     // should not drift later by the time a poll takes.
-    next += settings_.poll_interval;
+    next += budget_.interval();
     std::unique_lock lock(mutex_);
     if (time_.wait_until(lock, wake_, next, [this] { return stop_; })) return;
   }

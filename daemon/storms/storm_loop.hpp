@@ -18,6 +18,7 @@
 #include "daemon/storms/port_poller.hpp"
 #include "os/system.hpp"
 #include "port/discovery.hpp"
+#include "watchdog/poll_budget.hpp"
 #include "watchdog/settings.hpp"
 #include "watchdog/storm_watch.hpp"
 
@@ -68,6 +69,16 @@ class StormLoop {
 
   uint64_t polls() const { return polls_; }            // rounds done
   uint64_t late_polls() const { return late_polls_; }  // rounds begun > half a poll late
+  // The interval in use: poll_interval unless the poll budget needs a longer one (and why).
+  std::chrono::nanoseconds interval() const {
+    return std::chrono::nanoseconds(interval_ns_.load());
+  }
+  watchdog::BudgetLimit budget_limit() const { return budget_limit_.load(); }
+  // The loop thread's CPU time in rounds, and each port's time in its statistics reads.
+  std::chrono::nanoseconds read_cpu() const {
+    return std::chrono::nanoseconds(read_cpu_ns_.load());
+  }
+  std::map<std::string, std::chrono::nanoseconds> read_time() const;
   // The loop made a round recently (within ten polls, at least 5 s).
   bool healthy(std::chrono::steady_clock::time_point now) const;
 
@@ -78,6 +89,9 @@ class StormLoop {
   void take_notifications();
   void forget(const std::string& netdev);
   void skip(const std::string& netdev, const Error& error);  // a port that could not be read
+  // This round's reads: their cost goes to the poll budget, which may change the interval.
+  void account(std::chrono::nanoseconds cpu);
+  void report_budget(watchdog::BudgetLimit before) const;
 
   System& system_;
   const watchdog::WatchdogSettings settings_;
@@ -104,6 +118,12 @@ class StormLoop {
   std::atomic<uint64_t> polls_{0};
   std::atomic<uint64_t> late_polls_{0};
   std::atomic<std::chrono::steady_clock::rep> last_round_{0};
+  watchdog::PollBudget budget_;
+  std::atomic<int64_t> interval_ns_;
+  std::atomic<watchdog::BudgetLimit> budget_limit_{watchdog::BudgetLimit::none};
+  std::atomic<int64_t> read_cpu_ns_{0};
+  mutable std::mutex read_time_mutex_;
+  std::map<std::string, std::chrono::nanoseconds> read_time_;  // by netdev, since start
   std::thread thread_;
 };
 

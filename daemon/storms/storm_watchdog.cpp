@@ -52,6 +52,10 @@ void StormWatchdog::stop() { loop_.stop(); }
 telemetry::WatchdogStats StormWatchdog::stats() const {
   telemetry::WatchdogStats stats;
   stats.poll_interval = settings_.poll_interval;
+  stats.effective_interval = loop_.interval();
+  stats.budget_limit = std::string(watchdog::budget_limit_name(loop_.budget_limit()));
+  stats.read_cpu = loop_.read_cpu();
+  stats.read_time = loop_.read_time();
   stats.polls = loop_.polls();
   stats.late_polls = loop_.late_polls();
   stats.storms = remediator_.snapshot();

@@ -7,6 +7,7 @@
 // fell due has dealt with it and waits again, so a loop that polls every 10 ms polls at every
 // 10 ms of the clock however slow the machine. Listeners see every step, so a scenario plays in
 // step with the daemon's clock.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -35,6 +36,11 @@ class SimulatedTime final : public roced::TimeSource {
             const std::function<bool()>& ready) override;
   void sleep_until(TimePoint deadline) override;
   int poll_until(std::span<pollfd> fds, TimePoint deadline) override;
+  // What charge_cpu() added, whichever thread asks.
+  std::chrono::nanoseconds thread_cpu_time() const override {
+    return std::chrono::nanoseconds(cpu_ns_.load());
+  }
+  void charge_cpu(std::chrono::nanoseconds used) { cpu_ns_ += used.count(); }
 
   // Moves the clock on by `step`: listeners run (in the caller's thread, in the order added),
   // every wait is woken to look at the clock, and the call returns once the threads whose
@@ -73,6 +79,7 @@ class SimulatedTime final : public roced::TimeSource {
   void quiesce();
   bool waiting_locked(std::thread::id thread) const;
 
+  std::atomic<int64_t> cpu_ns_{0};
   mutable std::mutex mutex_;         // the clock and the waiters; never held while a listener runs
   std::condition_variable changed_;  // the clock moved or a waiter came or went
   std::chrono::nanoseconds elapsed_{0};

@@ -539,6 +539,17 @@ class Run:
         # The watchdog's own cadence.
         interval = self.api.scalar(self.sel("roced_watchdog_poll_interval_seconds"), at=now)
         self.expect_equal("roced_watchdog_poll_interval_seconds", interval, WATCHDOG_POLL_S)
+        # The poll budget leaves 4 simulated ports at 100 ms alone (a round is well under 1 ms).
+        effective = self.api.scalar(
+            self.sel("roced_watchdog_effective_poll_interval_seconds"), at=now)
+        self.expect_equal("roced_watchdog_effective_poll_interval_seconds", effective,
+                          WATCHDOG_POLL_S)
+        cpu = self.api.scalar(f"rate({self.sel('roced_watchdog_read_cpu_seconds_total')}[{LOOKBACK}])",
+                              at=now)
+        if cpu is None or not 0 < cpu < 0.05:
+            raise Failure(f"roced_watchdog_read_cpu_seconds_total: {cpu} of a core, not within "
+                          f"the 5 % budget")
+        print(f"  ok  watchdog reads: {cpu:.2%} of a core")
         polls = self.api.samples(self.sel("roced_watchdog_polls_total"), LOOKBACK, at=now)
         (t0, p0), (t1, p1) = polls[0], polls[-1]
         done = (p1 - p0) / (t1 - t0) * WATCHDOG_POLL_S

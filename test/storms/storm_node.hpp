@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ class StormNode : public roced::test::InProcessNode {
     }
   }
   virtual bool instant_links() const { return true; }
+  // The node's firmware commands take time (firmware_command_us): requests wait on the clock.
+  virtual bool firmware_takes_time() const { return false; }
 
   void SetUp() override {
     InProcessNode::SetUp();
@@ -70,6 +73,14 @@ class StormNode : public roced::test::InProcessNode {
   }
 
   void TearDown() override {
+    if (firmware_takes_time() && watchdog_) {
+      // The loop may be waiting out a read's firmware time on the clock.
+      auto stopped = std::async(std::launch::async, [this] { watchdog_->stop(); });
+      time_.advance_until(
+          [&] { return stopped.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+          std::chrono::milliseconds(1));
+      stopped.get();
+    }
     watchdog_.reset();
     if (reconciler_) reconciler_->stop();
     reconciler_.reset();
@@ -88,7 +99,16 @@ class StormNode : public roced::test::InProcessNode {
       std::lock_guard lock(mutex_);
       port_events_.push_back(event);
     });
-    reconciler_->start();
+    if (firmware_takes_time()) {
+      // The initial apply waits out its firmware commands on the clock: move it meanwhile.
+      auto started = std::async(std::launch::async, [this] { reconciler_->start(); });
+      ASSERT_TRUE(time_.advance_until(
+          [&] { return started.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+          std::chrono::milliseconds(1)));
+      started.get();
+    } else {
+      reconciler_->start();
+    }
     watchdog_ =
         std::make_unique<StormWatchdog>(system_, *reconciler_, loaded.config->watchdog, time_);
     watchdog_->on_notice([this](const StormNotice& notice) {

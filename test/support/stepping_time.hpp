@@ -16,6 +16,7 @@ class SteppingTime final : public TimeSource {
 
   TimePoint now() const override { return time_.now(); }
   WallTime wall_now() const override { return time_.wall_now(); }
+  std::chrono::nanoseconds thread_cpu_time() const override { return time_.thread_cpu_time(); }
   bool wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                   TimePoint deadline, const std::function<bool()>& ready) override {
     (void)wake;

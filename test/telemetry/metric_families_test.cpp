@@ -253,6 +253,10 @@ TEST(MetricFamilies, SeriesAreUniqueAndCountersEndInTotal) {
 WatchdogStats watchdog_of_lan3() {
   WatchdogStats stats;
   stats.poll_interval = std::chrono::milliseconds(10);
+  stats.effective_interval = std::chrono::milliseconds(25);
+  stats.budget_limit = "cpu";
+  stats.read_cpu = std::chrono::milliseconds(1500);
+  stats.read_time["lan3"] = std::chrono::milliseconds(250);
   stats.polls = 1234;
   stats.late_polls = 2;
   StormStats storm;
@@ -298,7 +302,12 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
         "roce_pfc_storm_detection_latency_seconds_sum{" + labels + "} 0.285\n",
         std::string("roced_watchdog_polls_total 1234\n"),
         std::string("roced_watchdog_late_polls_total 2\n"),
-        std::string("roced_watchdog_poll_interval_seconds 0.01\n")}) {
+        std::string("roced_watchdog_poll_interval_seconds 0.01\n"),
+        std::string("roced_watchdog_effective_poll_interval_seconds 0.025\n"),
+        std::string("roced_watchdog_poll_budget_limited{resource=\"cpu\"} 1\n"),
+        std::string("roced_watchdog_poll_budget_limited{resource=\"firmware\"} 0\n"),
+        std::string("roced_watchdog_read_cpu_seconds_total 1.5\n"),
+        std::string("roced_watchdog_read_seconds_total{netdev=\"lan3\"} 0.25\n")}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << text;
   }
   EXPECT_NE(text.find("# TYPE roce_pfc_storm_detection_latency_seconds histogram\n"),

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// The poll budget as the daemon runs it: on a node whose firmware takes 50 us a command (an
+// ETHTOOL_GSTATS is 34 of them: 1.7 ms), a 10 ms poll would keep each port's command interface
+// 17 % busy. With the default 10 % firmware budget the watchdog polls every 17-20 ms (the 1 ms
+// steps of the simulated clock round each read up), says so, and still detects a storm within the
+// bound it states; with a 50 % budget it polls as configured.
+#include "daemon/storms/storm_loop.hpp"
+#include "storm_node.hpp"
+
+namespace roced::storms::test {
+namespace {
+
+class PollBudgetOnSlowFirmware : public StormNode {
+ protected:
+  bool firmware_takes_time() const override { return true; }
+  std::string node() const override {
+    std::string text = roce_sim::default_node_yaml();
+    const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
+    for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
+      text.insert(at + driver.size(), "    firmware_command_us: 50\n");
+    }
+    return text;
+  }
+  std::string scenario() const override {
+    return "name: storm-on-slow-firmware\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
+  }
+  // In 1 ms steps: a read's firmware time is waited out on the clock to the next step.
+  bool run_to_precisely(double seconds) {
+    const auto until = sim_time(seconds);
+    return time_.advance_until([&] { return time_.now() >= until; }, std::chrono::milliseconds(1));
+  }
+};
+
+TEST_F(PollBudgetOnSlowFirmware, TheDefaultBudgetLengthensThePollAndDetectionKeepsItsBound) {
+  ASSERT_NO_FATAL_FAILURE(start(storm_config(
+      "{enabled: true, poll_interval: 10ms, detection_time: 50ms, restoration_time: 300ms}")));
+  ASSERT_TRUE(run_to_precisely(0.9));
+  const auto before = watchdog_->stats();
+  EXPECT_EQ(before.poll_interval, std::chrono::milliseconds(10));
+  EXPECT_GE(before.effective_interval, std::chrono::milliseconds(17));
+  EXPECT_LE(before.effective_interval, std::chrono::milliseconds(20));
+  EXPECT_EQ(before.budget_limit, "firmware");
+  ASSERT_TRUE(before.read_time.count("lan3"));
+  EXPECT_GT(before.read_time.at("lan3"), std::chrono::milliseconds(0));
+
+  ASSERT_TRUE(
+      time_.advance_until([&] { return count(Kind::Detected) > 0; }, std::chrono::milliseconds(1)))
+      << all_notices();
+  // max(detection_time, two polls) + one poll, as the log line says it: 60 ms at most here.
+  const auto interval = watchdog_->stats().effective_interval;
+  const auto bound =
+      std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(50), 2 * interval) + interval;
+  const auto detected = notices(Kind::Detected).front().at - sim_time(1.0);
+  EXPECT_GE(detected, std::chrono::milliseconds(50)) << all_notices();
+  EXPECT_LE(detected, bound + std::chrono::milliseconds(1)) << all_notices();
+}
+
+TEST_F(PollBudgetOnSlowFirmware, ALargerBudgetKeepsTheConfiguredPoll) {
+  ASSERT_NO_FATAL_FAILURE(
+      start(storm_config("{enabled: true, poll_interval: 10ms, detection_time: 50ms, "
+                         "restoration_time: 300ms, poll_budget: {cpu: 5%, firmware: 50%}}")));
+  ASSERT_TRUE(run_to_precisely(0.9));
+  const auto stats = watchdog_->stats();
+  EXPECT_EQ(stats.effective_interval, std::chrono::milliseconds(10));
+  EXPECT_EQ(stats.budget_limit, "none");
+}
+
+}  // namespace
+}  // namespace roced::storms::test

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// How often the storm watchdog may poll so that its reads stay within their budget: a share of
+// one core (the CPU time a round of reads takes) and a share of each port's firmware command
+// time (an mlx5 ETHTOOL_GSTATS is some 30 register reads one after another, holding the port's
+// state lock: the read's wall time is the port's command interface kept busy). The interval is
+// the configured one unless the smoothed cost needs a longer one; it rises as soon as the cost
+// does and comes back down only when the cost leaves room for a fifth less, so it does not flap.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "util/enum_names.hpp"
+#include "watchdog/pause_counters.hpp"
+
+namespace roced::watchdog {
+
+enum class BudgetLimit { none, cpu, firmware };
+inline constexpr auto kBudgetLimitNames = enum_names<BudgetLimit>(
+    {{BudgetLimit::none, "none"}, {BudgetLimit::cpu, "cpu"}, {BudgetLimit::firmware, "firmware"}});
+static_assert(kBudgetLimitNames.covers<BudgetLimit::firmware>(), "name every BudgetLimit");
+
+// What one round of reads cost.
+struct RoundCost {
+  Clock::duration cpu{0};           // the loop thread's CPU time in the round
+  Clock::duration slowest_read{0};  // the longest one port's statistics read took
+  std::string slowest_port;
+};
+
+class PollBudget {
+ public:
+  // The longest interval the budget may set: the longest poll_interval the configuration takes.
+  static constexpr std::chrono::milliseconds kCeiling{1000};
+
+  // `cpu_share`, `firmware_share`: fractions (0.05 = 5 %).
+  PollBudget(Clock::duration configured, double cpu_share, double firmware_share);
+
+  // Takes a round's cost; true when the interval changed.
+  bool after_round(const RoundCost& cost);
+
+  Clock::duration configured() const { return configured_; }
+  Clock::duration interval() const { return interval_; }
+  BudgetLimit limit() const { return limit_; }  // what set the interval (none: the configuration)
+  Clock::duration cpu_per_round() const;        // smoothed
+  Clock::duration slowest_read() const;         // smoothed
+  const std::string& slowest_port() const { return slowest_port_; }
+  double cpu_share() const { return cpu_share_; }
+  double firmware_share() const { return firmware_share_; }
+
+ private:
+  Clock::duration configured_;
+  double cpu_share_;
+  double firmware_share_;
+  Clock::duration interval_;
+  BudgetLimit limit_ = BudgetLimit::none;
+  bool seen_ = false;
+  double cpu_ns_ = 0;   // exponentially smoothed over about five rounds
+  double read_ns_ = 0;  // likewise
+  std::string slowest_port_;
+};
+
+std::string_view budget_limit_name(BudgetLimit limit);  // "none", "cpu", "firmware"
+
+}  // namespace roced::watchdog
