@@ -27,6 +27,8 @@ class ActionBudget {
 
   // While held (the budget is spent): when the next action will be allowed.
   std::optional<Clock::time_point> held_until(const std::string& port, Clock::time_point now) const;
+  // A new limit; the actions taken so far still count.
+  void set_max_actions(size_t max_actions) { max_actions_ = max_actions; }
   // Actions in the window (now - window, now].
   size_t actions_in_window(const std::string& port, Clock::time_point now) const;
 

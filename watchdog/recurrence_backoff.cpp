@@ -18,4 +18,10 @@ RecurrenceBackoff::Clock::duration RecurrenceBackoff::on_detected(Clock::time_po
 
 void RecurrenceBackoff::on_restored(Clock::time_point at) { restored_at_ = at; }
 
+void RecurrenceBackoff::reconfigure(Clock::duration base, Clock::duration cap) {
+  base_ = base;
+  cap_ = std::max(base, cap);
+  current_ = std::clamp(current_, base_, cap_);
+}
+
 }  // namespace roced::watchdog

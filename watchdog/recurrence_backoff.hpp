@@ -27,6 +27,10 @@ class RecurrenceBackoff {
   // That storm was declared restored at `at`.
   void on_restored(Clock::time_point at);
 
+  // New settings: the next storm's restoration time starts from `base` (or stays backed off,
+  // within the new cap, if the last storm was a recurrence).
+  void reconfigure(Clock::duration base, Clock::duration cap);
+
   Clock::duration current() const { return current_; }
   bool last_was_recurrence() const { return last_was_recurrence_; }
 

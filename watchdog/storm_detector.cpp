@@ -43,6 +43,11 @@ std::vector<StormEvent> StormDetector::feed(const StormEvidence& poll) {
   return events;
 }
 
+void StormDetector::reconfigure(DetectorSettings settings) {
+  settings_ = settings;
+  backoff_.reconfigure(settings.restoration_time, settings.restoration_cap);
+}
+
 bool StormDetector::on_action(Clock::time_point at) {
   if (state_ != StormState::storming) return false;
   verification_ = Verification{at, 0, 0};

@@ -63,6 +63,10 @@ class StormDetector {
   // Returns false, and changes nothing, when no storm is being handled.
   bool on_action(Clock::time_point at);
 
+  // New settings, the state kept: a storm being handled keeps the restoration time it was
+  // given at detection; detection_time and verify_polls apply from the next poll.
+  void reconfigure(DetectorSettings settings);
+
   StormState state() const { return state_; }
   Clock::duration accumulated() const { return accumulated_; }
   int stormed_polls() const { return stormed_polls_; }

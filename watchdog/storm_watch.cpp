@@ -34,6 +34,11 @@ std::vector<PortStormEvent> StormWatch::feed(const PauseCounters& sample, uint8_
   return out;
 }
 
+void StormWatch::reconfigure(DetectorSettings settings) {
+  settings_ = settings;
+  for (auto& [key, detector] : detectors_) detector.reconfigure(settings);
+}
+
 bool StormWatch::on_action(const std::string& netdev, int priority, Direction direction,
                            Clock::time_point at) {
   const auto it = detectors_.find(Key{netdev, priority, direction});

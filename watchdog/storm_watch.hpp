@@ -37,6 +37,9 @@ class StormWatch {
   bool on_action(const std::string& netdev, int priority, Direction direction,
                  Clock::time_point at);
 
+  // New settings for every detector and those made from now on (StormDetector::reconfigure).
+  void reconfigure(DetectorSettings settings);
+
   // The port vanished (driver reload): its counters restart, so its baseline and its detectors
   // go; it starts afresh when it returns.
   void forget(const std::string& netdev);

@@ -185,6 +185,28 @@ void Service::start_storm_watchdog() {
       watchdog::action_name(settings.tx_action), settings.max_actions_per_hour);
 }
 
+void Service::reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
+                                         const watchdog::WatchdogSettings& after) {
+  if (after == before) return;
+  // The metrics endpoint and the D-Bus object hold the watchdog they were given at start.
+  if (after.enabled != before.enabled) {
+    spdlog::warn(
+        "watchdog: {} takes effect when roced restarts; the other settings are not "
+        "changed until then",
+        after.enabled ? "switching it on" : "switching it off");
+    return;
+  }
+  if (!storms_) return;
+  storms_->reconfigure(after);
+  spdlog::info(
+      "PFC storm watchdog reconfigured: poll {} ms, detection {} ms, restoration {} ms, action "
+      "rx {} / tx {}, at most {} actions per port and hour; storms being handled keep their "
+      "action until restored",
+      after.poll_interval.count(), after.detection_time.count(), after.restoration_time.count(),
+      watchdog::action_name(after.rx_action), watchdog::action_name(after.tx_action),
+      after.max_actions_per_hour);
+}
+
 void Service::serve(const std::function<bool()>& done) {
   using Clock = std::chrono::steady_clock;
   while (!stop_requested_ && !done()) {
@@ -244,10 +266,7 @@ reconcile::ReloadResult Service::reload() {
     if (!(reconciler_->config().metrics == metrics_before)) {
       spdlog::warn("metrics: the changed settings take effect when roced restarts");
     }
-    // Restarting the loop would lose the storms it is handling (and their holds' release).
-    if (!(reconciler_->config().watchdog == watchdog_before)) {
-      spdlog::warn("watchdog: the changed settings take effect when roced restarts");
-    }
+    reconfigure_storm_watchdog(watchdog_before, reconciler_->config().watchdog);
   } else {
     spdlog::error("reload of {} failed: keeping the running configuration", options_.config_path);
   }

@@ -75,6 +75,10 @@ class Service {
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
   void serve(const std::function<bool()>& done);
   void start_storm_watchdog();
+  // A reload's new watchdog settings to the running watchdog (switching it on or off waits
+  // for a restart).
+  void reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
+                                  const watchdog::WatchdogSettings& after);
   void handle_signals();
   void update_status();
   void feed_systemd_watchdog();

@@ -40,6 +40,11 @@ Remediator::Remediator(watchdog::WatchdogSettings settings, Remediate remediate)
       remediate_(std::move(remediate)),
       budget_(static_cast<size_t>(settings.max_actions_per_hour)) {}
 
+void Remediator::on_settings(const watchdog::WatchdogSettings& settings) {
+  settings_ = settings;
+  budget_.set_max_actions(static_cast<size_t>(settings.max_actions_per_hour));
+}
+
 void Remediator::on_notice(Listener listener) {
   std::lock_guard lock(listeners_mutex_);
   listeners_.push_back(std::move(listener));

@@ -88,6 +88,10 @@ class Remediator final : public StormHandler {
   Remediator(watchdog::WatchdogSettings settings, Remediate remediate);
 
   void on_notice(Listener listener);  // any time; called on the loop's thread
+  // New settings, on the loop's thread (StormHandler::on_settings): storms being handled keep
+  // the action decided at their detection, and its hold, until they are restored; the new
+  // actions, budget and timeouts apply from the next detection.
+  void on_settings(const watchdog::WatchdogSettings& settings) override;
   std::vector<telemetry::StormStats> snapshot() const;
 
   // StormHandler
@@ -141,7 +145,7 @@ class Remediator final : public StormHandler {
   void escalate(const Key& key, Storm& storm, std::string reason, bool critical,
                 std::string message, std::vector<StormNotice>& out);
 
-  const watchdog::WatchdogSettings settings_;
+  watchdog::WatchdogSettings settings_;
   Remediate remediate_;
   watchdog::ActionBudget budget_;
   std::mutex listeners_mutex_;

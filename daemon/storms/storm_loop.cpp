@@ -36,6 +36,28 @@ void StormLoop::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+void StormLoop::reconfigure(const watchdog::WatchdogSettings& settings) {
+  std::lock_guard lock(mutex_);
+  new_settings_ = settings;
+}
+
+void StormLoop::take_settings() {
+  std::optional<watchdog::WatchdogSettings> settings;
+  {
+    std::lock_guard lock(mutex_);
+    settings.swap(new_settings_);
+  }
+  if (!settings) return;
+  settings_ = *settings;
+  watch_.reconfigure(watchdog::detector_settings(settings_));
+  handler_.on_settings(settings_);
+  // A new budget: the cost is measured afresh against it.
+  budget_ = watchdog::PollBudget(settings_.poll_interval, settings_.poll_budget_cpu,
+                                 settings_.poll_budget_firmware);
+  interval_ns_ = std::chrono::nanoseconds(budget_.interval()).count();
+  budget_limit_ = budget_.limit();
+}
+
 void StormLoop::stop() {
   {
     std::lock_guard lock(mutex_);
@@ -217,6 +239,7 @@ void StormLoop::refresh_targets(SteadyClock::time_point now) {
 }
 
 void StormLoop::round() {
+  take_settings();
   refresh_targets(time_.now());
   poll_once(ports_);
 }
@@ -228,6 +251,7 @@ void StormLoop::run() {
     // Late: woken late, or the last round overran its interval.
     if (now - next > budget_.interval() / 2) ++late_polls_;
     if (now > next) next = now;  // no burst of catch-up rounds after a late one
+    take_settings();
     refresh_targets(now);
     poll_once(ports_);
     // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls

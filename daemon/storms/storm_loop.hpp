@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,8 @@ class StormHandler {
   virtual void on_port_forgotten(const std::string& netdev) = 0;
   // The ports watched from now on (asked again every kTargetsRefresh).
   virtual void on_targets(const std::vector<WatchedPort>& ports) = 0;
+  // New settings (a reload), before the round that first uses them.
+  virtual void on_settings(const watchdog::WatchdogSettings& settings) = 0;
 };
 
 class StormLoop {
@@ -61,6 +64,9 @@ class StormLoop {
   void on_names_changed(std::function<void(const std::string& netdev)> listener) {
     names_changed_ = std::move(listener);
   }
+  // New settings from any thread, taken at the next round (StormWatch::reconfigure, the
+  // handler's on_settings, a new poll budget): the detectors and their storms stay.
+  void reconfigure(const watchdog::WatchdogSettings& settings);
   void start();
   void stop();
   // One round on the caller's thread, as the loop's thread makes one every poll_interval: for a
@@ -94,7 +100,7 @@ class StormLoop {
   void report_budget(watchdog::BudgetLimit before) const;
 
   System& system_;
-  const watchdog::WatchdogSettings settings_;
+  watchdog::WatchdogSettings settings_;  // the loop thread's
   Targets targets_;
   StormHandler& handler_;
   std::function<void(const std::string&)> names_changed_;
@@ -112,9 +118,12 @@ class StormLoop {
   std::vector<Reading> round_;      // this round's ports, in order: kept to reuse the memory
   std::vector<EthtoolCall> calls_;  // and their GSTATS
 
+  void take_settings();  // what reconfigure() left, on the loop thread
+
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::optional<watchdog::WatchdogSettings> new_settings_;  // from reconfigure()
   std::atomic<uint64_t> polls_{0};
   std::atomic<uint64_t> late_polls_{0};
   std::atomic<std::chrono::steady_clock::rep> last_round_{0};

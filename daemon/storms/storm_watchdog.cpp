@@ -49,9 +49,22 @@ void StormWatchdog::start() { loop_.start(); }
 
 void StormWatchdog::stop() { loop_.stop(); }
 
+void StormWatchdog::reconfigure(const watchdog::WatchdogSettings& settings) {
+  {
+    std::lock_guard lock(settings_mutex_);
+    settings_ = settings;
+  }
+  loop_.reconfigure(settings);
+}
+
+watchdog::WatchdogSettings StormWatchdog::settings() const {
+  std::lock_guard lock(settings_mutex_);
+  return settings_;
+}
+
 telemetry::WatchdogStats StormWatchdog::stats() const {
   telemetry::WatchdogStats stats;
-  stats.poll_interval = settings_.poll_interval;
+  stats.poll_interval = settings().poll_interval;
   stats.effective_interval = loop_.interval();
   stats.budget_limit = std::string(watchdog::budget_limit_name(loop_.budget_limit()));
   stats.read_cpu = loop_.read_cpu();

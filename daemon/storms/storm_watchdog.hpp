@@ -2,10 +2,13 @@
 #pragma once
 // The PFC storm watchdog of the roced service: the poll loop over the reconciler's ports, the
 // Remediator acting through the reconciler, and the state the metrics and D-Bus show. Made by the
-// Service when `watchdog.enabled`, after the first reconcile; its settings are read then (a
-// reload that changes them takes effect at the next start).
+// Service when `watchdog.enabled`, after the first reconcile; a reload that changes the settings
+// hands them over (reconfigure) without losing the storms being handled.
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/storms/remediator.hpp"
@@ -31,13 +34,17 @@ class StormWatchdog {
   }
   void start();
   void stop();  // joins the loop; holds stay with the reconciler's workers
+  // New settings (a reload): from the next round; storms being handled keep their action and
+  // hold until restored.
+  void reconfigure(const watchdog::WatchdogSettings& settings);
 
-  const watchdog::WatchdogSettings& settings() const { return settings_; }
+  watchdog::WatchdogSettings settings() const;
   telemetry::WatchdogStats stats() const;
   bool healthy(std::chrono::steady_clock::time_point now) const { return loop_.healthy(now); }
 
  private:
-  const watchdog::WatchdogSettings settings_;
+  mutable std::mutex settings_mutex_;
+  watchdog::WatchdogSettings settings_;
   Remediator remediator_;
   StormLoop loop_;
 };

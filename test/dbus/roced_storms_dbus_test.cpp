@@ -222,6 +222,34 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
     }
   }
   EXPECT_EQ(seen, 2) << storms.dump();
+
+  // A reload that changes the section reaches the running watchdog, its storms' history kept.
+  test::write_file(config_, std::string(test::kLosslessConfig) +
+                                "watchdog: {enabled: true, poll_interval: 20ms, "
+                                "detection_time: 60ms, restoration_time: 500ms, action: alert}\n");
+  const auto reload =
+      test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                         dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "Reload"});
+  ASSERT_EQ(reload.exit_code, 0) << reload.err;
+  EXPECT_EQ(Json::parse(reload.out).at("data").at(0), true) << reload.out;
+  const auto after =
+      test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                         dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "GetStorms"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  const Json now = Json::parse(Json::parse(after.out).at("data").at(0).get<std::string>());
+  EXPECT_EQ(now.at("poll_interval_ms"), 20) << now.dump();
+  EXPECT_EQ(now.at("restoration_time_ms"), 500) << now.dump();
+  EXPECT_EQ(now.at("action").at("rx"), "alert") << now.dump();
+  EXPECT_GE(now.at("polls").get<uint64_t>(), storms.at("polls").get<uint64_t>());
+  for (const Json& storm : now.at("storms")) {
+    const std::string where =
+        storm.at("netdev").get<std::string>() + "/" + storm.at("direction").get<std::string>();
+    const bool stormed = where == "lan3/rx" || where == "lan4/tx";
+    EXPECT_EQ(storm.at("detections"), stormed ? 1 : 0) << where;
+  }
+  EXPECT_NE(test::read_file(log_).find("PFC storm watchdog reconfigured: poll 20 ms"),
+            std::string::npos)
+      << test::read_file(log_);
 }
 
 }  // namespace

@@ -241,6 +241,53 @@ TEST_F(DisablePfcBesideAnotherPriorityUncounted, TheHoldNeverWaitsForTheOtherPri
   EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
 }
 
+// A reload's new watchdog settings mid-storm: the storm being handled keeps its action, its
+// hold and its restoration time; the next storm gets the new ones (here alert only, a longer
+// restoration time).
+class ReconfiguredMidStorm : public StormActions {
+  std::string scenario() const override {
+    return "name: reconfigured-mid-storm\n"
+           "traffic:\n"
+           "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
+           "events:\n"
+           "  - {at: 1s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n"
+           "  - {at: 4s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
+  }
+};
+
+TEST_F(ReconfiguredMidStorm, TheStormBeingHandledKeepsItsActionAndTheNextGetsTheNewOnes) {
+  ASSERT_NO_FATAL_FAILURE(start(
+      storm_config(std::string(kFastWatchdog) + "restoration_time: 300ms, action: disable-pfc}")));
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Acted); })) << all_notices();
+  EXPECT_EQ(pfc_mask("lan3"), 0);
+
+  auto loaded = config::load_string(
+      storm_config(std::string(kFastWatchdog) + "restoration_time: 600ms, action: alert}"),
+      "reloaded.yaml");
+  ASSERT_TRUE(loaded.ok());
+  watchdog_->reconfigure(loaded.config->watchdog);
+  EXPECT_EQ(watchdog_->settings().restoration_time, 600ms);
+
+  // The first storm: still held, released 300 ms after it ended.
+  run_to(1.5);
+  EXPECT_EQ(pfc_mask("lan3"), 0);
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Restored); })) << all_notices();
+  const auto first = notices(Kind::Restored).front();
+  EXPECT_GE(first.at - sim_time(2.0), 300ms) << all_notices();
+  EXPECT_LT(first.at - sim_time(2.0), 320ms) << all_notices();
+  EXPECT_TRUE(run_until([&] { return pfc_mask("lan3") == 1u << 3; }));
+
+  // The second: alerted only (PFC stays on), restored 600 ms after it ended.
+  run_to(5.8);
+  EXPECT_EQ(count(Kind::Detected), 2u) << all_notices();
+  EXPECT_EQ(count(Kind::Acted), 1u) << all_notices();
+  EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
+  ASSERT_TRUE(run_until([&] { return count(Kind::Restored) == 2; })) << all_notices();
+  const auto second = notices(Kind::Restored).back();
+  EXPECT_GE(second.at - sim_time(5.0), 600ms) << all_notices();
+  EXPECT_LT(second.at - sim_time(5.0), 620ms) << all_notices();
+}
+
 // ---- stall-prevention, TX ----
 
 class StallPrevention : public StormActions {

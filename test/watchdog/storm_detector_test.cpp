@@ -508,6 +508,25 @@ TEST(StormDetector, RecurrenceDoublesTheNextRestorationTime) {
   EXPECT_EQ(detected.restoration_time, milliseconds(100));
 }
 
+// A reload's new settings: the storm being handled keeps the restoration time it was given at
+// detection; the next storm is detected and restored with the new ones.
+TEST(StormDetector, ReconfiguredSettingsApplyFromTheNextStorm) {
+  Script script;
+  EXPECT_EQ(script.run(n(5, 'S')), (std::vector<std::string>{"5:detected"}));
+  DetectorSettings longer = test_settings();
+  longer.detection_time = milliseconds(80);
+  longer.restoration_time = milliseconds(300);
+  script.detector.reconfigure(longer);
+  // Still 100 ms of quiet for this one (10 polls), not 300.
+  EXPECT_EQ(script.run(n(10, 'Q')), (std::vector<std::string>{"10:restored"}));
+  EXPECT_EQ(std::get<StormRestored>(script.all.back()).restoration_time, milliseconds(100));
+  // Well after it (no recurrence): 80 ms to detect, 300 ms to restore.
+  EXPECT_TRUE(script.run(n(100, 'Q')).empty());
+  EXPECT_EQ(script.run(n(8, 'S') + n(30, 'Q')),
+            (std::vector<std::string>{"8:detected", "38:restored"}));
+  EXPECT_EQ(std::get<StormRestored>(script.all.back()).restoration_time, milliseconds(300));
+}
+
 TEST(StormDetector, SettingsComeFromTheWatchdogSettings) {
   WatchdogSettings watchdog;
   watchdog.detection_time = milliseconds(70);
