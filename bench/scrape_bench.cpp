@@ -57,6 +57,7 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using bench::Child;
+using bench::firmware_commands;
 using bench::HttpClient;
 using bench::NotifySocket;
 using bench::ProcessCost;
@@ -261,20 +262,6 @@ void check_series(const Exporter& exporter, const std::string& last_body,
 }
 
 // N sequential scrapes of one exporter, with its and the sim's CPU around them.
-// The firmware commands the simulated node's ports have issued (debugfs commands/*/n, as mlx5
-// counts them); the node rewrites those files with its periodic refresh.
-double firmware_commands(const fs::path& dir) {
-  double total = 0;
-  std::error_code ec;
-  for (const auto& device : fs::directory_iterator(dir / "debug/mlx5", ec)) {
-    for (const auto& command : fs::directory_iterator(device.path() / "commands", ec)) {
-      const std::string n = read_text(command.path() / "n");
-      if (!n.empty()) total += std::stod(n);
-    }
-  }
-  return total;
-}
-
 Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s,
                double commands_idle_per_s, const fs::path& dir, int scrapes,
                const std::string& node_name, std::string& last_body) {

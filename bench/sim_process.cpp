@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <thread>
 
 namespace roced::bench {
@@ -142,6 +142,20 @@ uint64_t SimProcess::writes_total() const {
   uint64_t total = 0;
   in >> word >> total;
   if (word != "total") throw std::runtime_error("no write counter in " + dir_.string());
+  return total;
+}
+
+double firmware_commands(const std::filesystem::path& dir) {
+  double total = 0;
+  std::error_code ec;
+  for (const auto& device : std::filesystem::directory_iterator(dir / "debug/mlx5", ec)) {
+    for (const auto& command :
+         std::filesystem::directory_iterator(device.path() / "commands", ec)) {
+      std::ifstream in(command.path() / "n");
+      double n = 0;
+      if (in >> n) total += n;
+    }
+  }
   return total;
 }
 

@@ -13,6 +13,10 @@
 
 namespace roced::bench {
 
+// The firmware commands the ports of the node in `dir` have issued since they loaded (debugfs
+// mlx5/<pci>/commands/*/n, as mlx5 counts them; the node rewrites them periodically).
+double firmware_commands(const std::filesystem::path& dir);
+
 class SimProcess {
  public:
   // node_file empty: roce-sim's built-in default node; scenario_file empty: none. Throws
@@ -27,6 +31,7 @@ class SimProcess {
   const std::filesystem::path& dir() const { return dir_; }
   // DIR/roce-sim.writes' total: client set requests so far (docs/sim-formats.md).
   uint64_t writes_total() const;
+
   // Waits (real time, up to `patience`) until every netdev's sysfs carrier reads 1: a PFC change
   // flaps an mlx5 link and it trains for seconds. False when one is still down.
   bool wait_for_carrier(const std::vector<std::string>& netdevs,

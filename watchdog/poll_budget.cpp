@@ -30,13 +30,16 @@ PollBudget::PollBudget(Clock::duration configured, double cpu_share, double firm
 bool PollBudget::after_round(const RoundCost& cost) {
   const double cpu = nanoseconds(cost.cpu);
   const double read = nanoseconds(cost.slowest_read);
+  const double reads = nanoseconds(cost.reads);
   if (!seen_) {
     cpu_ns_ = cpu;
     read_ns_ = read;
+    reads_ns_ = reads;
     seen_ = true;
   } else {
     cpu_ns_ += kSmoothing * (cpu - cpu_ns_);
     read_ns_ += kSmoothing * (read - read_ns_);
+    reads_ns_ += kSmoothing * (reads - reads_ns_);
   }
   if (!cost.slowest_port.empty()) slowest_port_ = cost.slowest_port;
 
@@ -58,6 +61,10 @@ bool PollBudget::after_round(const RoundCost& cost) {
 
 Clock::duration PollBudget::cpu_per_round() const {
   return std::chrono::nanoseconds(static_cast<int64_t>(cpu_ns_));
+}
+
+Clock::duration PollBudget::round_reads() const {
+  return std::chrono::nanoseconds(static_cast<int64_t>(reads_ns_));
 }
 
 Clock::duration PollBudget::slowest_read() const {

@@ -26,6 +26,7 @@ struct RoundCost {
   Clock::duration cpu{0};           // the loop thread's CPU time in the round
   Clock::duration slowest_read{0};  // the longest one port's statistics read took
   std::string slowest_port;
+  Clock::duration reads{0};  // all the round's reads, one after another
 };
 
 class PollBudget {
@@ -44,6 +45,7 @@ class PollBudget {
   BudgetLimit limit() const { return limit_; }  // what set the interval (none: the configuration)
   Clock::duration cpu_per_round() const;        // smoothed
   Clock::duration slowest_read() const;         // smoothed
+  Clock::duration round_reads() const;          // smoothed: the round's reads end to end
   const std::string& slowest_port() const { return slowest_port_; }
   double cpu_share() const { return cpu_share_; }
   double firmware_share() const { return firmware_share_; }
@@ -57,6 +59,7 @@ class PollBudget {
   bool seen_ = false;
   double cpu_ns_ = 0;   // exponentially smoothed over about five rounds
   double read_ns_ = 0;  // likewise
+  double reads_ns_ = 0;
   std::string slowest_port_;
 };
 

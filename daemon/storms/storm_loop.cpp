@@ -91,6 +91,7 @@ void StormLoop::account(std::chrono::nanoseconds cpu) {
       previous = call.answered;
       if (read <= SteadyClock::duration::zero()) continue;
       read_time_[std::string(call.ifname)] += read;
+      cost.reads += read;
       if (read > cost.slowest_read) {
         cost.slowest_read = read;
         cost.slowest_port = std::string(call.ifname);
@@ -108,10 +109,12 @@ void StormLoop::report_budget(watchdog::BudgetLimit before) const {
   using Ms = std::chrono::duration<double, std::milli>;
   const auto ms = [](auto d) { return std::chrono::duration_cast<Ms>(d).count(); };
   const watchdog::BudgetLimit now = budget_.limit();
-  // Detection needs the storm's age and two stormed polls, and its last poll may begin up to
-  // one interval after the storm reaches detection_time.
+  // Detection needs the storm's age and two stormed polls; its last poll may begin up to one
+  // interval after the storm reaches detection_time, and reads the port up to a round's reads
+  // later.
   const auto bound = [&](SteadyClock::duration interval) {
-    return ms(std::max<SteadyClock::duration>(settings_.detection_time, 2 * interval) + interval);
+    return ms(std::max<SteadyClock::duration>(settings_.detection_time, 2 * interval) + interval +
+              budget_.round_reads());
   };
   if (now == watchdog::BudgetLimit::none) {
     spdlog::log(spdlog::level::info,
