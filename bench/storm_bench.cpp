@@ -203,7 +203,8 @@ std::string default_node_with_firmware_time(int command_us) {
   std::string text = bench::read_text(ROCED_SIM_NODES "/default.yaml");
   const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
   for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
-    text.insert(at + driver.size(), "    firmware_command_us: " + std::to_string(command_us) + "\n");
+    text.insert(at + driver.size(),
+                "    firmware_command_us: " + std::to_string(command_us) + "\n");
   }
   return text;
 }
@@ -442,8 +443,8 @@ CpuResult measure_cpu(const std::string& name, const Cadence& cadence, bool enab
   for (int port = 0; port < 16; ++port) ports += (port ? ", lan" : "lan") + std::to_string(port);
   const fs::path config = sim.dir() / "roced.yaml";
   std::string text = config_text(cadence, enabled, ports);
-  std::vector<std::string> argv = {ROCED_BINARY, "--sim", sim.dir().string(), "--config",
-                                   config.string(), "--no-dbus"};
+  std::vector<std::string> argv = {ROCED_BINARY, "--sim",         sim.dir().string(),
+                                   "--config",   config.string(), "--no-dbus"};
   const uint16_t metrics_port = scraping.on ? bench::free_local_port() : 0;
   if (scraping.on) {
     const std::string off = "metrics: {enabled: false}\n";
@@ -592,8 +593,8 @@ int main(int argc, char** argv) {
       }
       // One poll as the poll budget set it (roced's), and a round's reads: the last port is
       // read that much after the round began.
-      const auto poll = r.interval > r.cadence.poll ? r.interval
-                                                    : std::chrono::nanoseconds(r.cadence.poll);
+      const auto poll =
+          r.interval > r.cadence.poll ? r.interval : std::chrono::nanoseconds(r.cadence.poll);
       const double bound = Ms(r.cadence.detection + poll + r.round_reads).count();
       std::printf(
           "  %-46s aim: detection p99 < detection time + one poll + a round's reads = %.1f ms: "

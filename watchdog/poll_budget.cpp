@@ -31,16 +31,10 @@ bool PollBudget::after_round(const RoundCost& cost) {
   const double cpu = nanoseconds(cost.cpu);
   const double read = nanoseconds(cost.slowest_read);
   const double reads = nanoseconds(cost.reads);
-  if (!seen_) {
-    cpu_ns_ = cpu;
-    read_ns_ = read;
-    reads_ns_ = reads;
-    seen_ = true;
-  } else {
-    cpu_ns_ += kSmoothing * (cpu - cpu_ns_);
-    read_ns_ += kSmoothing * (read - read_ns_);
-    reads_ns_ += kSmoothing * (reads - reads_ns_);
-  }
+  // From zero: the first rounds read the ports' names and cost more than those after them.
+  cpu_ns_ += kSmoothing * (cpu - cpu_ns_);
+  read_ns_ += kSmoothing * (read - read_ns_);
+  reads_ns_ += kSmoothing * (reads - reads_ns_);
   if (!cost.slowest_port.empty()) slowest_port_ = cost.slowest_port;
 
   const double for_cpu = cpu_share_ > 0 ? cpu_ns_ / cpu_share_ : 0;

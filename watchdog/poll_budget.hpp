@@ -4,8 +4,8 @@
 // one core (the CPU time a round of reads takes) and a share of each port's firmware command
 // time (an mlx5 ETHTOOL_GSTATS is some 30 register reads one after another, holding the port's
 // state lock: the read's wall time is the port's command interface kept busy). The interval is
-// the configured one unless the smoothed cost needs a longer one; it rises as soon as the cost
-// does and comes back down only when the cost leaves room for a fifth less, so it does not flap.
+// the configured one unless the smoothed cost needs a longer one; it rises as soon as the smoothed
+// cost does and comes back down only when it leaves room for a fifth less, so it does not flap.
 
 #include <chrono>
 #include <string>
@@ -56,8 +56,7 @@ class PollBudget {
   double firmware_share_;
   Clock::duration interval_;
   BudgetLimit limit_ = BudgetLimit::none;
-  bool seen_ = false;
-  double cpu_ns_ = 0;   // exponentially smoothed over about five rounds
+  double cpu_ns_ = 0;   // exponentially smoothed over about five rounds, from zero
   double read_ns_ = 0;  // likewise
   double reads_ns_ = 0;
   std::string slowest_port_;
