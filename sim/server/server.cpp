@@ -183,7 +183,7 @@ class Server {
     int exit_code = 0;
     while (!stop_) {
       epoll_event events[32];
-      const int n = ::epoll_wait(epoll_.get(), events, 32, hold_wait_ms());
+      const int n = wait_for_events(events, 32);
       if (n < 0) {
         if (errno == EINTR) continue;
         fail("epoll_wait");
@@ -377,14 +377,24 @@ class Server {
     return true;
   }
 
-  // How long epoll may sleep: until the first held reply is due (rounded up to a millisecond),
-  // or for ever when none is held.
-  int hold_wait_ms() const {
-    if (held_.empty()) return -1;
+  // epoll until the first held reply is due, or for ever when none is held. To the microsecond
+  // (epoll_pwait2): a firmware command is tens of microseconds, and a millisecond's rounding would
+  // double a statistics read's time. epoll_wait's milliseconds where the kernel lacks it (< 5.11).
+  int wait_for_events(epoll_event* events, int size) {
+    if (held_.empty()) return ::epoll_wait(epoll_.get(), events, size, -1);
     Clock::time_point first = held_.front().release_at;
     for (const HeldReply& held : held_) first = std::min(first, held.release_at);
-    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(first - Clock::now());
-    return static_cast<int>(std::max<int64_t>(0, wait.count()));
+    const auto wait = std::max<Clock::duration>(Clock::duration::zero(), first - Clock::now());
+    if (pwait2_) {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+      const timespec timeout{static_cast<time_t>(ns / 1'000'000'000),
+                             static_cast<long>(ns % 1'000'000'000)};
+      const int n = ::epoll_pwait2(epoll_.get(), events, size, &timeout, nullptr);
+      if (n >= 0 || errno != ENOSYS) return n;
+      pwait2_ = false;
+    }
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wait).count();
+    return ::epoll_wait(epoll_.get(), events, size, static_cast<int>(ms));
   }
 
   void release_due_holds(Clock::time_point now) {
@@ -604,6 +614,7 @@ class Server {
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<HeldReply> held_;
+  bool pwait2_ = true;  // epoll_pwait2 answered (not ENOSYS)
   std::vector<uint8_t> buffer_ = std::vector<uint8_t>(ROCE_SIM_MAX_DATAGRAM);
   Clock::time_point epoch_;  // simulated time 0 (DIR/roce-sim.clock)
   std::chrono::microseconds sim_elapsed_{0};
