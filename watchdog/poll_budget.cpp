@@ -44,7 +44,9 @@ bool PollBudget::after_round(const RoundCost& cost) {
   const Clock::duration wanted = whole_ms(std::max(for_cpu, for_firmware));
   const Clock::duration needed = std::clamp(wanted, configured_, ceiling);
   const Clock::duration before = interval_;
-  if (needed > interval_ || wanted * 5 <= interval_ * 4) interval_ = needed;
+  // A band between rising (a tenth over) and falling (a fifth under): a cost that hovers at the
+  // budget does not move the interval to and fro.
+  if (wanted * 10 > interval_ * 11 || wanted * 5 <= interval_ * 4) interval_ = needed;
   if (interval_ == configured_) {
     limit_ = BudgetLimit::none;
   } else {

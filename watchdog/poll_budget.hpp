@@ -4,8 +4,9 @@
 // one core (the CPU time a round of reads takes) and a share of each port's firmware command
 // time (an mlx5 ETHTOOL_GSTATS is some 30 register reads one after another, holding the port's
 // state lock: the read's wall time is the port's command interface kept busy). The interval is
-// the configured one unless the smoothed cost needs a longer one; it rises as soon as the smoothed
-// cost does and comes back down only when it leaves room for a fifth less, so it does not flap.
+// the configured one unless the smoothed cost needs a longer one; it rises once the smoothed cost
+// needs a tenth more and comes back down only when it leaves room for a fifth less, so a cost
+// that hovers at the budget does not make it flap.
 
 #include <chrono>
 #include <string>
