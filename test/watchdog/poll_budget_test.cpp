@@ -26,16 +26,19 @@ TEST(PollBudget, CostlyRoundsLengthenTheIntervalToWhatTheBudgetAllows) {
   // rounds also read the names); it rises with each one.
   EXPECT_TRUE(budget.after_round(cost(5ms)));  // 1 ms smoothed: 20 ms
   EXPECT_EQ(budget.interval(), 20ms);
-  // 1.2 ms of CPU a round is 5 % of 24 ms.
+  // 1.2 ms of CPU a round is 5 % of 24 ms; the interval follows once the cost needs a tenth
+  // more than it, so it ends within a tenth under that.
   for (int i = 0; i < 60; ++i) budget.after_round(cost(1200us));
-  EXPECT_EQ(budget.interval(), 24ms);
+  EXPECT_GE(budget.interval(), 22ms);
+  EXPECT_LE(budget.interval(), 24ms);
   EXPECT_EQ(budget.limit(), BudgetLimit::cpu);
   const double smoothed_us =
       std::chrono::duration<double, std::micro>(budget.cpu_per_round()).count();
   EXPECT_NEAR(smoothed_us, 1200, 1);
   // A port whose read takes 3.5 ms is 10 % of its firmware time at 35 ms: that limit wins.
   for (int i = 0; i < 40; ++i) budget.after_round(cost(1200us, 3500us, "lan5"));
-  EXPECT_EQ(budget.interval(), 35ms);
+  EXPECT_GE(budget.interval(), 32ms);
+  EXPECT_LE(budget.interval(), 35ms);
   EXPECT_EQ(budget.limit(), BudgetLimit::firmware);
   EXPECT_EQ(budget.slowest_port(), "lan5");
 }
