@@ -8,7 +8,7 @@ namespace roced::watchdog {
 
 namespace {
 
-constexpr double kSmoothing = 0.2;  // weight of the newest round
+constexpr double kSmoothing = 0.5;  // weight of the newest window
 
 double nanoseconds(Clock::duration d) {
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
@@ -28,14 +28,22 @@ PollBudget::PollBudget(Clock::duration configured, double cpu_share, double firm
       interval_(configured) {}
 
 bool PollBudget::after_round(const RoundCost& cost) {
-  const double cpu = nanoseconds(cost.cpu);
-  const double read = nanoseconds(cost.slowest_read);
-  const double reads = nanoseconds(cost.reads);
-  // From zero: the first rounds read the ports' names and cost more than those after them.
-  cpu_ns_ += kSmoothing * (cpu - cpu_ns_);
-  read_ns_ += kSmoothing * (read - read_ns_);
-  reads_ns_ += kSmoothing * (reads - reads_ns_);
+  // A window's rounds are summed: one round's cost is at the mercy of the scheduler, a second's
+  // is what the reads take.
+  window_.cpu_ns += nanoseconds(cost.cpu);
+  window_.read_ns += nanoseconds(cost.slowest_read);
+  window_.reads_ns += nanoseconds(cost.reads);
+  window_.elapsed += interval_;
+  ++window_.rounds;
   if (!cost.slowest_port.empty()) slowest_port_ = cost.slowest_port;
+  if (window_.elapsed < kWindow) return false;
+  const auto rounds = static_cast<double>(window_.rounds);
+  // Smoothed over windows as well (a fifth per window), from zero: the first rounds read the
+  // ports' names and cost more than those after them.
+  cpu_ns_ += kSmoothing * (window_.cpu_ns / rounds - cpu_ns_);
+  read_ns_ += kSmoothing * (window_.read_ns / rounds - read_ns_);
+  reads_ns_ += kSmoothing * (window_.reads_ns / rounds - reads_ns_);
+  window_ = {};
 
   const double for_cpu = cpu_share_ > 0 ? cpu_ns_ / cpu_share_ : 0;
   const double for_firmware = firmware_share_ > 0 ? read_ns_ / firmware_share_ : 0;

@@ -3,8 +3,9 @@
 // How often the storm watchdog may poll so that its reads stay within their budget: a share of
 // one core (the CPU time a round of reads takes) and a share of each port's firmware command
 // time (an mlx5 ETHTOOL_GSTATS is some 30 register reads one after another, holding the port's
-// state lock: the read's wall time is the port's command interface kept busy). The interval is
-// the configured one unless the smoothed cost needs a longer one; it rises once the smoothed cost
+// state lock: the read's wall time is the port's command interface kept busy). Judged once a
+// second of polling, on the rounds' mean cost: the interval is the configured one unless that
+// cost, smoothed, needs a longer one; it rises once the smoothed cost
 // needs a tenth more and comes back down only when it leaves room for a fifth less, so a cost
 // that hovers at the budget does not make it flap.
 
@@ -34,11 +35,13 @@ class PollBudget {
  public:
   // The longest interval the budget may set: the longest poll_interval the configuration takes.
   static constexpr std::chrono::milliseconds kCeiling{1000};
+  // How much polling the budget judges at a time.
+  static constexpr std::chrono::seconds kWindow{1};
 
   // `cpu_share`, `firmware_share`: fractions (0.05 = 5 %).
   PollBudget(Clock::duration configured, double cpu_share, double firmware_share);
 
-  // Takes a round's cost; true when the interval changed.
+  // Takes a round's cost; true when the interval changed (at most once per kWindow of rounds).
   bool after_round(const RoundCost& cost);
 
   Clock::duration configured() const { return configured_; }
@@ -57,7 +60,13 @@ class PollBudget {
   double firmware_share_;
   Clock::duration interval_;
   BudgetLimit limit_ = BudgetLimit::none;
-  double cpu_ns_ = 0;   // exponentially smoothed over about five rounds, from zero
+  struct Window {
+    double cpu_ns = 0, read_ns = 0, reads_ns = 0;
+    Clock::duration elapsed{0};
+    int rounds = 0;
+  };
+  Window window_;       // the rounds since the last judgement
+  double cpu_ns_ = 0;   // per round, smoothed over windows, from zero
   double read_ns_ = 0;  // likewise
   double reads_ns_ = 0;
   std::string slowest_port_;
