@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "cli/open_node.hpp"
 #include "cli/load_config.hpp"
+#include "cli/open_node.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"

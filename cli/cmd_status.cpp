@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "cli/open_node.hpp"
 #include "cli/daemon_documents.hpp"
 #include "cli/dbus_client.hpp"
+#include "cli/open_node.hpp"
+#include "os/system.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
-#include "os/system.hpp"
 
 namespace roced::cli {
 namespace {

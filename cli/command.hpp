@@ -45,5 +45,6 @@ int validate_command(const Context& context, Args args);  // rocectl validate FI
 int plan_command(const Context& context, Args args);      // rocectl plan
 int apply_command(const Context& context, Args args);  // rocectl apply [--check] [--diff] [--json]
 int nccl_env_command(const Context& context, Args args);  // rocectl nccl-env
+int reload_command(const Context& context, Args args);    // rocectl reload
 
 }  // namespace roced::cli

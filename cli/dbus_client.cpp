@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "daemon/dbus/names.hpp"
@@ -67,13 +68,21 @@ std::string DaemonClient::apply() {
   return json;
 }
 
-DaemonChoice find_daemon(const Context& context, bool direct,
-                         const std::optional<std::string>& config) {
+std::pair<bool, std::vector<std::string>> DaemonClient::reload() {
+  bool ok = false;
+  std::vector<std::string> diagnostics;
+  proxy_->callMethod("Reload")
+      .onInterface(dbus::kInterface)
+      .withTimeout(kApplyTimeout)
+      .storeResultsTo(ok, diagnostics);
+  return {ok, std::move(diagnostics)};
+}
+
+namespace {
+
+// The roced on the system bus, with its properties; `choice.why_direct` says why not.
+DaemonChoice ask_bus(const std::function<std::string(const DaemonClient::Properties&)>& refuse) {
   DaemonChoice choice;
-  if (direct) {
-    choice.why_direct = "--direct";
-    return choice;
-  }
   try {
     auto connection = sdbus::createSystemBusConnection();
     auto bus = sdbus::createProxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
@@ -92,14 +101,8 @@ DaemonChoice find_daemon(const Context& context, bool direct,
         string_property(*daemon, "Version"), string_property(*daemon, "ConfigPath"),
         string_property(*daemon, "SimDir"), string_property(*daemon, "Source")};
     daemon.reset();
-    const std::string wanted_node = context.sim_dir ? canonical(*context.sim_dir) : "";
-    const std::string daemon_node = properties.sim_dir.empty() ? "" : canonical(properties.sim_dir);
-    if (wanted_node != daemon_node) {
-      choice.why_direct = "the running roced serves " + properties.source;
-      return choice;
-    }
-    if (config && canonical(*config) != canonical(properties.config_path)) {
-      choice.why_direct = "the running roced uses " + properties.config_path;
+    if (std::string why = refuse(properties); !why.empty()) {
+      choice.why_direct = std::move(why);
       return choice;
     }
     choice.daemon = std::make_unique<DaemonClient>(std::move(connection), std::move(properties));
@@ -108,6 +111,30 @@ DaemonChoice find_daemon(const Context& context, bool direct,
     choice.why_direct = std::string("cannot ask the system bus: ") + e.what();
   }
   return choice;
+}
+
+}  // namespace
+
+DaemonChoice find_daemon(const Context& context, bool direct,
+                         const std::optional<std::string>& config) {
+  if (direct) {
+    DaemonChoice choice;
+    choice.why_direct = "--direct";
+    return choice;
+  }
+  return ask_bus([&](const DaemonClient::Properties& properties) -> std::string {
+    const std::string wanted_node = context.sim_dir ? canonical(*context.sim_dir) : "";
+    const std::string daemon_node = properties.sim_dir.empty() ? "" : canonical(properties.sim_dir);
+    if (wanted_node != daemon_node) return "the running roced serves " + properties.source;
+    if (config && canonical(*config) != canonical(properties.config_path)) {
+      return "the running roced uses " + properties.config_path;
+    }
+    return {};
+  });
+}
+
+DaemonChoice find_any_daemon() {
+  return ask_bus([](const DaemonClient::Properties&) { return std::string(); });
 }
 
 void note_daemon_path(const DaemonClient& daemon) {

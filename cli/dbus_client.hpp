@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/command.hpp"
 
@@ -38,6 +40,9 @@ class DaemonClient {
   std::string get_status();
   std::string get_plan();
   std::string apply();
+  // Reload: whether the daemon now runs the file, and the file's problems (file:line:column:
+  // field: message) when it does not.
+  std::pair<bool, std::vector<std::string>> reload();
 
  private:
   std::unique_ptr<sdbus::IConnection> connection_;
@@ -56,6 +61,8 @@ struct DaemonChoice {
 // the file it runs with. Never throws: any failure to ask means direct.
 DaemonChoice find_daemon(const Context& context, bool direct,
                          const std::optional<std::string>& config);
+// The roced on the system bus, whatever node and file it serves (reload is about that daemon).
+DaemonChoice find_any_daemon();
 
 // The note on stderr that says which path answered: "rocectl: from roced 0.1.0 over D-Bus
 // (config /etc/roced/roced.yaml); --direct to read the ports yourself".

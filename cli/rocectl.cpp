@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  plan       show what apply would change on each selected port\n"
     "  apply      make every selected port match the configuration\n"
     "  nccl-env   print the NCCL variables for these ports\n"
+    "  reload     ask the running roced to read its configuration again\n"
     "\n"
     "options:\n"
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
@@ -36,6 +37,7 @@ CommandFn find_command(const std::string& name) {
   if (name == "plan") return plan_command;
   if (name == "apply") return apply_command;
   if (name == "nccl-env") return nccl_env_command;
+  if (name == "reload") return reload_command;
   return nullptr;
 }
 

@@ -171,6 +171,7 @@ std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service:
   if (options.sim_dir) info.sim_dir = fs::weakly_canonical(*options.sim_dir, ec).string();
   info.source = service.source();
   info.reload = [&service] { return service.reload(); };
+  info.status_line = [&service] { return service.status_text(); };
   info.storms = service.storm_watchdog();
   try {
     auto bus = std::make_unique<roced::dbus::Service>(service.reconciler(), info);

@@ -323,6 +323,13 @@ constexpr FamilySpec kCorrections{"roce_config_corrections_total", MetricType::C
 constexpr FamilySpec kLastCheck{"roce_config_last_check_timestamp_seconds", MetricType::Gauge,
                                 "Unix time of roced's last check of the port."};
 constexpr FamilySpec kBuildInfo{"roced_build_info", MetricType::Gauge, "roced's version."};
+constexpr FamilySpec kReloadOk{
+    "roced_config_last_reload_successful", MetricType::Gauge,
+    "1 when the last configuration reload worked (or none was asked since the start), 0 when it "
+    "failed and roced runs the previous configuration."};
+constexpr FamilySpec kReloadTime{
+    "roced_config_last_reload_success_timestamp_seconds", MetricType::Gauge,
+    "When roced last took its configuration file: the start, or the last reload that worked."};
 constexpr FamilySpec kPorts{"roced_ports", MetricType::Gauge, "Ports roced manages now."};
 constexpr FamilySpec kCollectorSuccess{"roced_scrape_collector_success", MetricType::Gauge,
                                        "1 when the collector read every port in this scrape."};
@@ -499,6 +506,11 @@ std::vector<MetricFamily> metric_families(const NodeSample& sample, const Export
   for (const auto& port : sample.ports) add_port(out, port);
   for (const auto& port : sample.ports) add_config(out, port);
   if (sample.watchdog) add_watchdog(out, *sample.watchdog);
+  if (sample.reload) {
+    out.add(kReloadOk, {}, sample.reload->ok ? 1 : 0);
+    out.add(kReloadTime, {},
+            std::chrono::duration<double>(sample.reload->last_success.time_since_epoch()).count());
+  }
   return out.take();
 }
 

@@ -101,6 +101,7 @@ NodeSample NodeSampler::sample() {
   const auto config_start = SteadyClock::now();
   std::vector<PortTarget> targets = targets_();
   if (watchdog_) out.watchdog = watchdog_();
+  if (reload_) out.reload = reload_();
   out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
 
   // One RTM_GETLINK dump for every port; a port missing from it is read on its own.

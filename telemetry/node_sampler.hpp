@@ -39,6 +39,12 @@ struct NodeSample {
   std::map<std::string, SourceOutcome> sources;
   // The storm watchdog's state, when it runs (daemon state, like PortSample::config).
   std::optional<WatchdogStats> watchdog;
+  // How the last configuration reload went, in the daemon (a start counts as one that worked).
+  struct Reload {
+    bool ok = true;
+    std::chrono::system_clock::time_point last_success;
+  };
+  std::optional<Reload> reload;
 };
 
 class NodeSampler {
@@ -56,6 +62,9 @@ class NodeSampler {
   // storm poller's, polling faster than any scrape), instead of reading the NIC again.
   void use_cache(std::shared_ptr<const StatsCache> cache,
                  std::chrono::steady_clock::duration max_age);
+
+  // The daemon's reload state, asked at each sample (before the first sample()).
+  void use_reload_state(std::function<NodeSample::Reload()> source) { reload_ = std::move(source); }
 
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
@@ -86,6 +95,7 @@ class NodeSampler {
   std::chrono::steady_clock::duration cache_max_age_{0};
   Targets targets_;
   WatchdogSource watchdog_;
+  std::function<NodeSample::Reload()> reload_;
   ErrorSink on_errors_;
   std::mutex mutex_;
   std::map<std::string, PortMemory> memory_;  // by netdev

@@ -23,6 +23,9 @@ struct DaemonInfo {
   std::function<reconcile::ReloadResult()> reload;
   // The PFC storm watchdog, when it runs: GetStorms and the Storm* signals. Outlives the API.
   storms::StormWatchdog* storms = nullptr;
+  // The daemon's one-line status (STATUS=: the reconciler's, and a failed reload's problem).
+  // Empty: the reconciler's.
+  std::function<std::string()> status_line = {};
 };
 
 }  // namespace roced::dbus

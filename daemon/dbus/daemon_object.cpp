@@ -110,7 +110,7 @@ void DaemonObject::register_properties() {
   // Changes all the time; the Port* signals say when something worth knowing happened.
   object_->registerProperty("StatusLine")
       .onInterface(kInterface)
-      .withGetter([this] { return reconciler_.status_line(); })
+      .withGetter([this] { return status_line(); })
       .withUpdateBehavior(sdbus::Flags::EMITS_NO_SIGNAL);
 }
 
@@ -220,8 +220,12 @@ void DaemonObject::require_root() const {
   }
 }
 
+std::string DaemonObject::status_line() const {
+  return info_.status_line ? info_.status_line() : reconciler_.status_line();
+}
+
 std::string DaemonObject::get_status() const {
-  return status_to_json(info_, reconciler_.status_line(), reconciler_.snapshot()).dump();
+  return status_to_json(info_, status_line(), reconciler_.snapshot()).dump();
 }
 
 std::string DaemonObject::get_storms() const {

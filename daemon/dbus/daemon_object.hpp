@@ -46,6 +46,7 @@ class DaemonObject {
   std::string apply();
   std::pair<bool, std::vector<std::string>> reload();
   std::string get_storms() const;
+  std::string status_line() const;  // DaemonInfo::status_line, else the reconciler's
 
   BusLoop& loop_;
   WorkQueue& work_;

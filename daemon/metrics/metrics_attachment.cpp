@@ -53,6 +53,10 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
                     "metrics: cannot read {}", error);
         }
       });
+  sampler->use_reload_state([&service] {
+    const service::Service::ReloadState state = service.reload_state();
+    return telemetry::NodeSample::Reload{state.ok, state.last_success};
+  });
   // With the watchdog polling, scrapes serve its readings: no extra firmware commands.
   if (service.storm_watchdog()) sampler->use_cache(service.stats_cache(), settings.max_sample_age);
   try {

@@ -274,6 +274,7 @@ reconcile::ReloadResult Service::reload() {
     std::lock_guard lock(state_mutex_);
     if (result.ok) {
       reload_problem_.reset();
+      last_good_config_ = std::chrono::system_clock::now();
     } else {
       reload_problem_ = first_error(result.diagnostics);
     }
@@ -293,7 +294,7 @@ void Service::wake() {
   (void)::write(wake_fd_, &one, sizeof(one));
 }
 
-void Service::update_status() {
+std::string Service::status_text() const {
   std::string text;
   if (running_) {
     text = reconciler_->status_line();
@@ -305,6 +306,17 @@ void Service::update_status() {
   if (reload_problem_) {
     text += "; reload failed, running the previous configuration: " + *reload_problem_;
   }
+  return text;
+}
+
+Service::ReloadState Service::reload_state() const {
+  std::lock_guard lock(state_mutex_);
+  return {!reload_problem_.has_value(), last_good_config_};
+}
+
+void Service::update_status() {
+  const std::string text = status_text();
+  std::lock_guard lock(state_mutex_);
   notifier_.status(text);
 }
 

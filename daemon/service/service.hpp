@@ -10,6 +10,7 @@
 //   return service.run();                  // until SIGTERM
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,14 @@ class Service {
   // Re-reads the configuration file. A broken file keeps the running configuration; the
   // problems are logged and STATUS= says so until a reload succeeds. Serialised with SIGHUP.
   reconcile::ReloadResult reload();
+  // The one-line status STATUS= carries: the reconciler's, and a failed reload's problem.
+  std::string status_text() const;
+  // How the last reload went (a start counts as a successful one), for the metrics.
+  struct ReloadState {
+    bool ok = true;
+    std::chrono::system_clock::time_point last_success;
+  };
+  ReloadState reload_state() const;
   void request_stop();
   const ServiceOptions& options() const { return options_; }
   const std::string& source() const { return system_.description; }  // "simulated node at DIR"
@@ -101,10 +110,11 @@ class Service {
   bool reload_pending_ = false;       // a SIGHUP during start-up, served once running
   std::atomic<bool> running_{false};  // start() returned
 
-  std::mutex reload_mutex_;  // one reload at a time (SIGHUP, D-Bus)
-  std::mutex state_mutex_;   // notifier_, reload_problem_, systemd_watchdog_unhealthy_
+  std::mutex reload_mutex_;         // one reload at a time (SIGHUP, D-Bus)
+  mutable std::mutex state_mutex_;  // notifier_, reload_problem_, last_good_config_, ...
   Notifier notifier_;
   std::optional<std::string> reload_problem_;  // why the last reload failed
+  std::chrono::system_clock::time_point last_good_config_ = std::chrono::system_clock::now();
   bool systemd_watchdog_unhealthy_ = false;
   std::chrono::steady_clock::time_point next_systemd_watchdog_;
 };

@@ -64,6 +64,16 @@ class RocedOnTheBus : public test::SimNode {
                               dbus::kBusName, dbus::kObjectPath, dbus::kInterface, method});
   }
 
+  std::string status_line() const {
+    return test::run_command({"busctl", "--address=" + bus_->address(), "get-property",
+                              dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "StatusLine"})
+        .out;
+  }
+  test::CommandResult rocectl(const std::string& command) const {
+    return test::run_command({"env", "DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address(), ROCECTL_BINARY,
+                              "--sim", dir_.string(), command});
+  }
+
   // GetStatus once roced has claimed the name (after its first reconcile).
   Json status_when_up() const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -102,6 +112,19 @@ TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
   // The service's own reload path logs what SIGHUP's does.
   EXPECT_TRUE(contains(test::read_file(log_), "keeping the running configuration"))
       << test::read_file(log_);
+  // The daemon's status line says so, on the bus as in STATUS=.
+  EXPECT_TRUE(contains(status_line(), "reload failed, running the previous configuration"))
+      << status_line();
+
+  // rocectl reload, the unit's ExecReload: its exit status is the reload's outcome.
+  const auto refused = rocectl("reload");
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "roced.yaml:")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "keeps running the configuration it had")) << refused.err;
+  test::write_file(config_, std::string(test::kLosslessConfig));
+  const auto reloaded = rocectl("reload");
+  EXPECT_EQ(reloaded.exit_code, 0) << reloaded.err;
+  EXPECT_FALSE(contains(status_line(), "reload failed")) << status_line();
 
   ::kill(pid_, SIGTERM);
   int status_code = 0;

@@ -76,3 +76,21 @@ for unit in roced-probe roced-probe-unconfined; do
     check "$unit: escapes allowed with no sandbox" 7 "$(grep -c '^allowed escape' <<<"$log")"
   fi
 done
+
+# 4. systemctl reload runs the unit's ExecReload (rocectl reload over D-Bus, inside the sandbox):
+# a good file reloads; a broken one fails the reload, roced keeps running and says why.
+check "systemctl reload, good file" 0 "$(systemctl reload roced >/dev/null 2>&1; echo $?)"
+cp /etc/roced/roced.yaml /etc/roced/roced.yaml.good
+printf 'profile:\n  mtu: lots\n' >>/etc/roced/roced.yaml
+check "systemctl reload, broken file: fails" 1 "$(systemctl reload roced >/dev/null 2>&1; echo $?)"
+check "roced still active after it" active "$(systemctl is-active roced)"
+status_text=$(systemctl show -p StatusText --value roced)
+if grep -q "reload failed, running the previous configuration" <<<"$status_text"; then
+  ok "STATUS= says the reload failed"
+else
+  fail "STATUS= after the failed reload: $status_text"
+fi
+check "roced_config_last_reload_successful" "roced_config_last_reload_successful 0" \
+  "$(curl -s --max-time 10 http://127.0.0.1:$PORT/metrics | grep '^roced_config_last_reload_successful ')"
+mv /etc/roced/roced.yaml.good /etc/roced/roced.yaml
+check "systemctl reload, fixed file" 0 "$(systemctl reload roced >/dev/null 2>&1; echo $?)"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // systemd/roced.service checked with systemd's own tools: `systemd-analyze verify` (on a copy
-// whose ExecStart is this build's roced, since verify wants the binary to exist) and the
+// whose ExecStart and ExecReload are this build's roced and rocectl, since verify wants the
+// binaries to exist) and the
 // offline security rating, which must stay below 2.0 (systemd/README.md explains every point).
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@ class UnitFile : public ::testing::Test {
     const auto at = unit.find(shipped);
     ASSERT_NE(at, std::string::npos) << "the unit starts /usr/sbin/roced";
     unit.replace(at, shipped.size(), std::string("ExecStart=") + ROCED_BINARY + " ");
+    const std::string reload = "ExecReload=/usr/bin/rocectl ";
+    const auto reload_at = unit.find(reload);
+    ASSERT_NE(reload_at, std::string::npos) << "the unit reloads with /usr/bin/rocectl";
+    unit.replace(reload_at, reload.size(), std::string("ExecReload=") + ROCECTL_BINARY + " ");
     unit_ = dir_ / "roced.service";
     std::ofstream(unit_) << unit;
   }
@@ -66,7 +71,7 @@ TEST_F(UnitFile, SecurityExposureIsBelowTwo) {
 TEST_F(UnitFile, NotifyWatchdogAndReloadAreWiredToRoced) {
   const std::string unit = read_file(ROCED_UNIT_FILE);
   for (const char* line : {"Type=notify\n", "NotifyAccess=main\n", "WatchdogSec=30s\n",
-                           "ExecReload=/bin/kill -HUP $MAINPID\n", "Restart=on-failure\n",
+                           "ExecReload=/usr/bin/rocectl reload\n", "Restart=on-failure\n",
                            "ExecStart=/usr/sbin/roced --config /etc/roced/roced.yaml\n",
                            "CapabilityBoundingSet=CAP_NET_ADMIN\n"}) {
     EXPECT_NE(unit.find(line), std::string::npos) << line;

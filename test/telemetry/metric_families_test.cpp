@@ -280,6 +280,8 @@ WatchdogStats watchdog_of_lan3() {
 TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
   NodeSample sample = node_of({lan3()});
   sample.watchdog = watchdog_of_lan3();
+  sample.reload = NodeSample::Reload{
+      false, std::chrono::system_clock::time_point{} + std::chrono::seconds(1'700'000'000)};
   const std::string text = prometheus::TextSerializer().Serialize(metric_families(sample, {"1"}));
   const std::string labels = "netdev=\"lan3\",priority=\"3\",direction=\"rx\"";
   for (const std::string& line :
@@ -307,7 +309,9 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
         std::string("roced_watchdog_poll_budget_limited{resource=\"cpu\"} 1\n"),
         std::string("roced_watchdog_poll_budget_limited{resource=\"firmware\"} 0\n"),
         std::string("roced_watchdog_read_cpu_seconds_total 1.5\n"),
-        std::string("roced_watchdog_read_seconds_total{netdev=\"lan3\"} 0.25\n")}) {
+        std::string("roced_watchdog_read_seconds_total{netdev=\"lan3\"} 0.25\n"),
+        std::string("roced_config_last_reload_successful 0\n"),
+        std::string("roced_config_last_reload_success_timestamp_seconds 1700000000\n")}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << text;
   }
   EXPECT_NE(text.find("# TYPE roce_pfc_storm_detection_latency_seconds histogram\n"),
