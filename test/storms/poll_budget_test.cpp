@@ -13,14 +13,7 @@ namespace {
 class PollBudgetOnSlowFirmware : public StormNode {
  protected:
   bool firmware_takes_time() const override { return true; }
-  std::string node() const override {
-    std::string text = roce_sim::default_node_yaml();
-    const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
-    for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
-      text.insert(at + driver.size(), "    firmware_command_us: 50\n");
-    }
-    return text;
-  }
+  std::string node() const override { return default_node_with("firmware_command_us: 50"); }
   std::string scenario() const override {
     return "name: storm-on-slow-firmware\n"
            "traffic:\n"

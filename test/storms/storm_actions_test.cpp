@@ -219,12 +219,7 @@ TEST_F(DisablePfcBesideAnotherPriority, RestorationFollowsThePrioritysOwnPauseFr
 class DisablePfcBesideAnotherPriorityUncounted : public DisablePfcBesideAnotherPriority {
  protected:
   std::string node() const override {
-    std::string text = roce_sim::default_node_yaml();
-    const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
-    for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
-      text.insert(at + driver.size(), "    capabilities: {pause_counted_without_pfc: false}\n");
-    }
-    return text;
+    return default_node_with("capabilities: {pause_counted_without_pfc: false}");
   }
 };
 

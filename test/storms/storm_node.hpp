@@ -20,6 +20,7 @@
 #include "daemon/storms/storm_watchdog.hpp"
 #include "in_process_node.hpp"
 #include "node_files.hpp"
+#include "sim/model/node_file.hpp"
 #include "sim/model/scenario.hpp"
 
 namespace roced::storms::test {
@@ -36,6 +37,16 @@ inline std::string storm_config(const std::string& watchdog,
   const std::string recipe = "stall_prevention: auto";
   text.replace(text.find(recipe), recipe.size(), "stall_prevention: " + stall_prevention);
   return text + "watchdog: " + watchdog + "\n";
+}
+
+// roce-sim's default node with `line` (a NIC key, "firmware_command_us: 50") added to every NIC.
+inline std::string default_node_with(const std::string& line) {
+  std::string text = roce_sim::default_node_yaml();
+  const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
+  for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
+    text.insert(at + driver.size(), "    " + line + "\n");
+  }
+  return text;
 }
 
 class StormNode : public roced::test::InProcessNode {
