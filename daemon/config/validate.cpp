@@ -248,6 +248,17 @@ void check_ecn_priorities(Rules& r, const Profile& p) {
   }
 }
 
+// Both set: the floor above the ceiling is no rate a reaction point can keep (mlx5 takes each
+// knob alone, in Mbit/s, and checks neither against the other).
+void check_dcqcn_rates(Rules& r, const Profile& p) {
+  const auto min = p.ecn.dcqcn.find("rp_min_rate");
+  const auto max = p.ecn.dcqcn.find("rp_max_rate");
+  if (min == p.ecn.dcqcn.end() || max == p.ecn.dcqcn.end() || min->second <= max->second) return;
+  r.error({"ecn.dcqcn.rp_min_rate", "ecn.dcqcn.rp_max_rate"},
+          "rp_min_rate " + std::to_string(min->second) + " Mbit/s is above rp_max_rate " +
+              std::to_string(max->second) + " Mbit/s: DCQCN's floor must not exceed its ceiling");
+}
+
 void check_buffers(Rules& r, const Profile& p) {
   if (!p.buffers) return;
   const BufferProfile& b = *p.buffers;
@@ -337,6 +348,7 @@ void validate_profile(const Profile& profile, const FieldLocations& set_here,
   check_ets(rules, profile);
   check_mtu_cable_stall(rules, profile);
   check_ecn_priorities(rules, profile);
+  check_dcqcn_rates(rules, profile);
   check_buffers(rules, profile);
   check_maxrate(rules, profile);
 }
