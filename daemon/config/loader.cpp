@@ -29,11 +29,37 @@ const std::vector<std::string> kTopKeys = {"daemon", "metrics", "watchdog",
                                            "ports",  "profile", "overrides"};
 const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
 
-// A netdev name or fnmatch pattern: what the kernel allows in a name (IFNAMSIZ - 1 bytes, no
-// '/', ':' or white space); a pattern may be longer only through its wildcards.
+// Whether `text` is well-formed UTF-8 (no overlong forms or surrogates needed to be caught here:
+// only what JSON and D-Bus, which carry the names, refuse outright).
+bool valid_utf8(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const size_t length = lead < 0x80           ? 1
+                          : (lead >> 5) == 0x6  ? 2
+                          : (lead >> 4) == 0xe  ? 3
+                          : (lead >> 3) == 0x1e ? 4
+                                                : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+// A netdev name or fnmatch pattern: what the kernel allows in a name (net/core/dev.c
+// dev_valid_name: IFNAMSIZ - 1 bytes, not "." or "..", no '/', ':' or white space); a pattern may
+// be longer only through its wildcards. Names travel in JSON and on D-Bus: UTF-8 only.
 std::optional<std::string> bad_netdev_name(const std::string& name) {
-  if (name.find_first_of("/: \t") != std::string::npos) {
+  if (!valid_utf8(name)) return "the name is not valid UTF-8";
+  if (name.find_first_of("/: \t\n\r\v\f") != std::string::npos) {
     return "'" + name + "' is not an interface name ('/', ':' and spaces are not allowed)";
+  }
+  if (name == "." || name == "..") return "'" + name + "' is not an interface name";
+  if (const auto open = name.rfind('[');
+      open != std::string::npos && name.find(']', open + 1) == std::string::npos) {
+    return "'" + name + "' is not a valid pattern: its '[' opens a set that no ']' closes";
   }
   if (name.find_first_of("*?[") == std::string::npos && name.size() > 15) {
     return "'" + name + "' is not an interface name (at most 15 characters)";
