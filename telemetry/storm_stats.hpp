@@ -56,6 +56,8 @@ struct WatchdogStats {
   // ("cpu", "firmware") set it, "none" when the configuration did.
   std::chrono::nanoseconds effective_interval{0};
   std::string budget_limit = "none";
+  // The latest a storm is detected at that interval, with the reads as they now take.
+  std::chrono::nanoseconds detection_bound{0};
   std::chrono::nanoseconds read_cpu{0};                       // the loop's CPU time in rounds
   std::map<std::string, std::chrono::nanoseconds> read_time;  // by netdev: its statistics reads
   uint64_t polls = 0;                                         // poll rounds over every port

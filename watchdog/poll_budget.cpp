@@ -67,6 +67,11 @@ Clock::duration PollBudget::cpu_per_round() const {
   return std::chrono::nanoseconds(static_cast<int64_t>(cpu_ns_));
 }
 
+Clock::duration PollBudget::detection_bound(Clock::duration detection_time,
+                                            Clock::duration interval) const {
+  return std::max(detection_time, 2 * interval) + interval + round_reads();
+}
+
 Clock::duration PollBudget::round_reads() const {
   return std::chrono::nanoseconds(static_cast<int64_t>(reads_ns_));
 }

@@ -51,6 +51,10 @@ class PollBudget {
   Clock::duration slowest_read() const;         // smoothed
   Clock::duration round_reads() const;          // smoothed: the round's reads end to end
   const std::string& slowest_port() const { return slowest_port_; }
+  // How late a storm may be detected at `interval`: it needs detection_time and two stormed
+  // polls, its last poll may begin up to an interval after that, and reads the port up to a
+  // round's reads later.
+  Clock::duration detection_bound(Clock::duration detection_time, Clock::duration interval) const;
   double cpu_share() const { return cpu_share_; }
   double firmware_share() const { return firmware_share_; }
 

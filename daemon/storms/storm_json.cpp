@@ -18,6 +18,8 @@ nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings
   doc["effective_poll_interval_ms"] =
       std::chrono::duration<double, std::milli>(stats.effective_interval).count();
   doc["poll_budget_limit"] = stats.budget_limit;
+  doc["detection_bound_ms"] =
+      std::chrono::duration<double, std::milli>(stats.detection_bound).count();
   doc["polls"] = stats.polls;
   doc["late_polls"] = stats.late_polls;
   doc["storms"] = nlohmann::ordered_json::array();

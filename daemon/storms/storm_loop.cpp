@@ -27,7 +27,9 @@ StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Target
       time_(time),
       watch_(watchdog::detector_settings(settings)),
       budget_(settings.poll_interval, settings.poll_budget_cpu, settings.poll_budget_firmware),
-      interval_ns_(std::chrono::nanoseconds(settings.poll_interval).count()) {}
+      interval_ns_(std::chrono::nanoseconds(settings.poll_interval).count()) {
+  publish_budget();
+}
 
 StormLoop::~StormLoop() { stop(); }
 
@@ -54,8 +56,15 @@ void StormLoop::take_settings() {
   // A new budget: the cost is measured afresh against it.
   budget_ = watchdog::PollBudget(settings_.poll_interval, settings_.poll_budget_cpu,
                                  settings_.poll_budget_firmware);
+  publish_budget();
+}
+
+void StormLoop::publish_budget() {
   interval_ns_ = std::chrono::nanoseconds(budget_.interval()).count();
   budget_limit_ = budget_.limit();
+  detection_bound_ns_ = std::chrono::nanoseconds(
+                            budget_.detection_bound(settings_.detection_time, budget_.interval()))
+                            .count();
 }
 
 void StormLoop::stop() {
@@ -99,22 +108,17 @@ void StormLoop::account(std::chrono::nanoseconds cpu) {
     }
   }
   const watchdog::BudgetLimit before = budget_.limit();
-  if (!budget_.after_round(cost)) return;
-  interval_ns_ = std::chrono::nanoseconds(budget_.interval()).count();
-  budget_limit_ = budget_.limit();
-  report_budget(before);
+  const bool changed = budget_.after_round(cost);
+  publish_budget();  // the round's reads move the bound even when the interval stays
+  if (changed) report_budget(before);
 }
 
 void StormLoop::report_budget(watchdog::BudgetLimit before) const {
   using Ms = std::chrono::duration<double, std::milli>;
   const auto ms = [](auto d) { return std::chrono::duration_cast<Ms>(d).count(); };
   const watchdog::BudgetLimit now = budget_.limit();
-  // Detection needs the storm's age and two stormed polls; its last poll may begin up to one
-  // interval after the storm reaches detection_time, and reads the port up to a round's reads
-  // later.
   const auto bound = [&](SteadyClock::duration interval) {
-    return ms(std::max<SteadyClock::duration>(settings_.detection_time, 2 * interval) + interval +
-              budget_.round_reads());
+    return ms(budget_.detection_bound(settings_.detection_time, interval));
   };
   if (now == watchdog::BudgetLimit::none) {
     spdlog::log(spdlog::level::info,

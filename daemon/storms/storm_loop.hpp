@@ -80,6 +80,10 @@ class StormLoop {
     return std::chrono::nanoseconds(interval_ns_.load());
   }
   watchdog::BudgetLimit budget_limit() const { return budget_limit_.load(); }
+  // The latest a storm is detected at the interval in use, with the reads as they now take.
+  std::chrono::nanoseconds detection_bound() const {
+    return std::chrono::nanoseconds(detection_bound_ns_.load());
+  }
   // The loop thread's CPU time in rounds, and each port's time in its statistics reads.
   std::chrono::nanoseconds read_cpu() const {
     return std::chrono::nanoseconds(read_cpu_ns_.load());
@@ -98,6 +102,7 @@ class StormLoop {
   // This round's reads: their cost goes to the poll budget, which may change the interval.
   void account(std::chrono::nanoseconds cpu);
   void report_budget(watchdog::BudgetLimit before) const;
+  void publish_budget();  // the budget's interval, limit and bound, for other threads
 
   System& system_;
   watchdog::WatchdogSettings settings_;  // the loop thread's
@@ -130,6 +135,7 @@ class StormLoop {
   watchdog::PollBudget budget_;
   std::atomic<int64_t> interval_ns_;
   std::atomic<watchdog::BudgetLimit> budget_limit_{watchdog::BudgetLimit::none};
+  std::atomic<int64_t> detection_bound_ns_{0};
   std::atomic<int64_t> read_cpu_ns_{0};
   mutable std::mutex read_time_mutex_;
   std::map<std::string, std::chrono::nanoseconds> read_time_;  // by netdev, since start

@@ -67,6 +67,7 @@ telemetry::WatchdogStats StormWatchdog::stats() const {
   stats.poll_interval = settings().poll_interval;
   stats.effective_interval = loop_.interval();
   stats.budget_limit = std::string(watchdog::budget_limit_name(loop_.budget_limit()));
+  stats.detection_bound = loop_.detection_bound();
   stats.read_cpu = loop_.read_cpu();
   stats.read_time = loop_.read_time();
   stats.polls = loop_.polls();

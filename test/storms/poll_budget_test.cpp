@@ -43,13 +43,19 @@ TEST_F(PollBudgetOnSlowFirmware, TheDefaultBudgetLengthensThePollAndDetectionKee
   ASSERT_TRUE(
       time_.advance_until([&] { return count(Kind::Detected) > 0; }, std::chrono::milliseconds(1)))
       << all_notices();
-  // max(detection_time, two polls) + one poll, as the log line says it: 60 ms at most here.
-  const auto interval = watchdog_->stats().effective_interval;
-  const auto bound =
+  // The bound the daemon states: max(detection_time, two polls) + one poll + a round's reads
+  // (lan3 is read after three other ports), some 77 ms at a 20 ms poll. The threads run freely
+  // within a step of the clock, so the detection itself moves by a few milliseconds from run to
+  // run (68-72 ms measured), always inside the bound.
+  const auto stats = watchdog_->stats();
+  const auto interval = stats.effective_interval;
+  const auto polls_only =
       std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(50), 2 * interval) + interval;
+  EXPECT_GT(stats.detection_bound, polls_only);             // the reads count
+  EXPECT_LT(stats.detection_bound, polls_only + interval);  // and fit in a poll
   const auto detected = notices(Kind::Detected).front().at - sim_time(5.0);
   EXPECT_GE(detected, std::chrono::milliseconds(50)) << all_notices();
-  EXPECT_LE(detected, bound + std::chrono::milliseconds(1)) << all_notices();
+  EXPECT_LE(detected, stats.detection_bound + std::chrono::milliseconds(1)) << all_notices();
 }
 
 TEST_F(PollBudgetOnSlowFirmware, ALargerBudgetKeepsTheConfiguredPoll) {
