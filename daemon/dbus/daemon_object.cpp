@@ -231,10 +231,12 @@ std::string DaemonObject::get_status() const {
 std::string DaemonObject::get_storms() const {
   if (info_.storms == nullptr) {
     watchdog::WatchdogSettings off = reconciler_.config().watchdog;
-    off.enabled = false;  // configured or not, it does not run
+    off.enabled = false;  // the daemon runs without one (a test's): it does not run
     return storms::storms_to_json(off, {}).dump();
   }
-  return storms::storms_to_json(info_.storms->settings(), info_.storms->stats()).dump();
+  const watchdog::WatchdogSettings settings = info_.storms->settings();
+  if (!settings.enabled) return storms::storms_to_json(settings, {}).dump();  // nothing watched
+  return storms::storms_to_json(settings, info_.storms->stats()).dump();
 }
 
 std::string DaemonObject::get_plan() {

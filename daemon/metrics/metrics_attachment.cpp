@@ -36,7 +36,11 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
   }
   telemetry::NodeSampler::WatchdogSource watchdog;
   if (storms::StormWatchdog* storms = service.storm_watchdog()) {
-    watchdog = [storms] { return std::optional<telemetry::WatchdogStats>(storms->stats()); };
+    // Switched off (by reload, too), its families are absent, as when it never ran.
+    watchdog = [storms] {
+      return storms->enabled() ? std::optional<telemetry::WatchdogStats>(storms->stats())
+                               : std::nullopt;
+    };
   }
   auto sampler = std::make_shared<telemetry::NodeSampler>(
       service.system(),
@@ -57,8 +61,9 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
     const service::Service::ReloadState state = service.reload_state();
     return telemetry::NodeSample::Reload{state.ok, state.last_success};
   });
-  // With the watchdog polling, scrapes serve its readings: no extra firmware commands.
-  if (service.storm_watchdog()) sampler->use_cache(service.stats_cache(), settings.max_sample_age);
+  // With the watchdog polling, scrapes serve its readings: no extra firmware commands. Switched
+  // off, its readings age past max_sample_age and scrapes read the NICs themselves.
+  sampler->use_cache(service.stats_cache(), settings.max_sample_age);
   try {
     auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
                                                           telemetry::ExporterInfo{options.version});

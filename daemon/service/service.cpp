@@ -14,6 +14,7 @@
 
 #include "daemon/config/summary.hpp"
 #include "daemon/log/log.hpp"
+#include "daemon/storms/storm_log.hpp"
 #include "os/open_system.hpp"
 
 namespace roced::service {
@@ -169,42 +170,46 @@ int Service::run() {
 
 void Service::start_storm_watchdog() {
   const watchdog::WatchdogSettings settings = reconciler_->config().watchdog;
-  if (!settings.enabled) {
-    spdlog::info("PFC storm watchdog: off (watchdog.enabled)");
-    return;
-  }
   storms_ = std::make_unique<storms::StormWatchdog>(system_, *reconciler_, settings);
   storms_->on_notice(storms::log_notice);
   storms_->share_readings(stats_cache_);
-  storms_->start();
+  storms_->start();  // switched off, its thread waits for a reload that switches it on
+  log_storm_watchdog(settings, "PFC storm watchdog");
+}
+
+void Service::log_storm_watchdog(const watchdog::WatchdogSettings& settings,
+                                 std::string_view what) {
+  if (!settings.enabled) {
+    spdlog::info("{}: off (watchdog.enabled)", what);
+    return;
+  }
   spdlog::info(
-      "PFC storm watchdog: poll {} ms, detection {} ms, restoration {} ms, action rx {} / tx {}, "
-      "at most {} actions per port and hour",
-      settings.poll_interval.count(), settings.detection_time.count(),
+      "{}: poll {} ms, detection {} ms, restoration {} ms, action rx {} / tx {}, at most {} "
+      "actions per port and hour",
+      what, settings.poll_interval.count(), settings.detection_time.count(),
       settings.restoration_time.count(), watchdog::action_name(settings.rx_action),
       watchdog::action_name(settings.tx_action), settings.max_actions_per_hour);
 }
 
 void Service::reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
                                          const watchdog::WatchdogSettings& after) {
-  if (after == before) return;
-  // The metrics endpoint and the D-Bus object hold the watchdog they were given at start.
-  if (after.enabled != before.enabled) {
-    spdlog::warn(
-        "watchdog: {} takes effect when roced restarts; the other settings are not "
-        "changed until then",
-        after.enabled ? "switching it on" : "switching it off");
-    return;
+  if (after == before || !storms_) return;
+  if (before.enabled && !after.enabled) {
+    // Each hold is a storm's remediation: name them, they end now whatever the storm does.
+    for (const auto& storm : storms_->stats().storms) {
+      if (!storm.remediated && !storm.held) continue;
+      log::port(spdlog::level::warn, storm.netdev, "watchdog",
+                "switching the watchdog off releases its hold on {} (the storm may not be over)",
+                storms::storm_place(storm.priority, storm.direction));
+    }
   }
-  if (!storms_) return;
   storms_->reconfigure(after);
-  spdlog::info(
-      "PFC storm watchdog reconfigured: poll {} ms, detection {} ms, restoration {} ms, action "
-      "rx {} / tx {}, at most {} actions per port and hour; storms being handled keep their "
-      "action until restored",
-      after.poll_interval.count(), after.detection_time.count(), after.restoration_time.count(),
-      watchdog::action_name(after.rx_action), watchdog::action_name(after.tx_action),
-      after.max_actions_per_hour);
+  log_storm_watchdog(after, before.enabled == after.enabled
+                                ? "PFC storm watchdog reconfigured"
+                                : "PFC storm watchdog switched by reload");
+  if (after.enabled && before.enabled) {
+    spdlog::info("PFC storm watchdog: storms being handled keep their action until restored");
+  }
 }
 
 void Service::serve(const std::function<bool()>& done) {

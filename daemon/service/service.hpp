@@ -74,8 +74,9 @@ class Service {
   const ServiceOptions& options() const { return options_; }
   const std::string& source() const { return system_.description; }  // "simulated node at DIR"
   System& system() { return system_; }  // the reconciler's; its clients are safe to share
-  // The PFC storm watchdog; nullptr when `watchdog.enabled` was off at start. Exists before the
-  // attachments are made, so they can listen to it.
+  // The PFC storm watchdog, switched on or off (`watchdog.enabled`, reload); nullptr only
+  // before start-up's first reconcile ends. Exists before the attachments are made, so they can
+  // listen to it.
   storms::StormWatchdog* storm_watchdog() { return storms_.get(); }
   // The storm watchdog's full statistics readings, for the metrics endpoint to serve.
   std::shared_ptr<telemetry::StatsCache> stats_cache() { return stats_cache_; }
@@ -84,8 +85,8 @@ class Service {
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
   void serve(const std::function<bool()>& done);
   void start_storm_watchdog();
-  // A reload's new watchdog settings to the running watchdog (switching it on or off waits
-  // for a restart).
+  void log_storm_watchdog(const watchdog::WatchdogSettings& settings, std::string_view what);
+  // A reload's new watchdog settings to the running watchdog, switching it on or off too.
   void reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
                                   const watchdog::WatchdogSettings& after);
   void handle_signals();

@@ -113,6 +113,16 @@ void Remediator::on_port_forgotten(const std::string& netdev) {
   }
 }
 
+bool Remediator::holding() const {
+  std::lock_guard lock(mutex_);
+  const bool wanted = std::any_of(storms_.begin(), storms_.end(), [](const auto& storm) {
+    return storm.second.hold != Hold::none;
+  });
+  return wanted || std::any_of(ports_.begin(), ports_.end(), [](const auto& port) {
+           return port.second.pending.has_value() || !port.second.applied.empty();
+         });
+}
+
 Remediator::Storm& Remediator::storm_of(const Key& key) {
   auto [it, added] = storms_.try_emplace(key);
   Storm& storm = it->second;

@@ -99,6 +99,7 @@ class Remediator final : public StormHandler {
                 Clock::time_point now) override;
   void on_port_forgotten(const std::string& netdev) override;
   void on_targets(const std::vector<WatchedPort>& ports) override;
+  bool holding() const override;
 
  private:
   using Key = std::tuple<std::string, int, Direction>;

@@ -39,8 +39,11 @@ void StormLoop::start() {
 }
 
 void StormLoop::reconfigure(const watchdog::WatchdogSettings& settings) {
-  std::lock_guard lock(mutex_);
-  new_settings_ = settings;
+  {
+    std::lock_guard lock(mutex_);
+    new_settings_ = settings;
+  }
+  wake_.notify_all();  // a switched-off loop waits for it; a polling one ends no wait for it
 }
 
 void StormLoop::take_settings() {
@@ -77,6 +80,7 @@ void StormLoop::stop() {
 }
 
 bool StormLoop::healthy(SteadyClock::time_point now) const {
+  if (switched_off_idle_) return true;
   const SteadyClock::time_point last{SteadyClock::duration(last_round_.load())};
   return now - last <= std::max<SteadyClock::duration>(10 * interval(), std::chrono::seconds(5));
 }
@@ -247,18 +251,53 @@ void StormLoop::refresh_targets(SteadyClock::time_point now) {
 
 void StormLoop::round() {
   take_settings();
+  if (!settings_.enabled) {
+    quiet_round();
+    return;
+  }
   refresh_targets(time_.now());
   poll_once(ports_);
+}
+
+void StormLoop::quiet_round() {
+  events_.reset();  // nothing to hear meanwhile; reopened (names re-read) when switched on
+  for (const auto& [netdev, poller] : pollers_) forget(netdev);
+  pollers_.clear();
+  ports_.clear();
+  targets_at_ = {};  // asked afresh when switched on
+  handler_.on_round({}, watch_, time_.now());
+  last_round_ = time_.now().time_since_epoch().count();
+}
+
+bool StormLoop::wait_switched_off() {
+  const bool releasing = handler_.holding();
+  std::unique_lock lock(mutex_);
+  const auto woken = [this] { return stop_ || new_settings_.has_value(); };
+  if (releasing) {
+    time_.wait_until(lock, wake_, time_.now() + settings_.poll_interval, woken);
+  } else {
+    switched_off_idle_ = true;
+    time_.wait(lock, wake_, woken);
+    switched_off_idle_ = false;
+    last_round_ = time_.now().time_since_epoch().count();
+  }
+  return stop_;
 }
 
 void StormLoop::run() {
   auto next = time_.now();  // when this round should begin
   for (;;) {
+    take_settings();
+    if (!settings_.enabled) {
+      quiet_round();
+      if (wait_switched_off()) return;
+      next = time_.now();
+      continue;
+    }
     const auto now = time_.now();
     // Late: woken late, or the last round overran its interval.
     if (now - next > budget_.interval() / 2) ++late_polls_;
     if (now > next) next = now;  // no burst of catch-up rounds after a late one
-    take_settings();
     refresh_targets(now);
     poll_once(ports_);
     // A fixed cadence, not a fixed sleep: the detector uses the measured interval, but polls

@@ -44,6 +44,9 @@ class StormHandler {
   virtual void on_targets(const std::vector<WatchedPort>& ports) = 0;
   // New settings (a reload), before the round that first uses them.
   virtual void on_settings(const watchdog::WatchdogSettings& settings) = 0;
+  // A hold is on a port, or being applied or released: a switched-off loop keeps making rounds
+  // (without reading any port) until it is released.
+  virtual bool holding() const = 0;
 };
 
 class StormLoop {
@@ -65,7 +68,9 @@ class StormLoop {
     names_changed_ = std::move(listener);
   }
   // New settings from any thread, taken at the next round (StormWatch::reconfigure, the
-  // handler's on_settings, a new poll budget): the detectors and their storms stay.
+  // handler's on_settings, a new poll budget): the detectors and their storms stay. Switched
+  // off (`enabled` false), the loop forgets every port, which releases their holds, and waits
+  // without polling until it is switched on again; it then starts from fresh baselines.
   void reconfigure(const watchdog::WatchdogSettings& settings);
   void start();
   void stop();
@@ -89,11 +94,17 @@ class StormLoop {
     return std::chrono::nanoseconds(read_cpu_ns_.load());
   }
   std::map<std::string, std::chrono::nanoseconds> read_time() const;
-  // The loop made a round recently (within ten polls, at least 5 s).
+  // The loop made a round recently (within ten polls, at least 5 s), or is switched off and
+  // holds nothing.
   bool healthy(std::chrono::steady_clock::time_point now) const;
 
  private:
   void run();
+  // Switched off: every port forgotten, their holds released through the handler.
+  void quiet_round();
+  // Until new settings or stop(); while a hold is still being released, a poll at most.
+  // True on stop().
+  bool wait_switched_off();
   void refresh_targets(std::chrono::steady_clock::time_point now);  // when kTargetsRefresh is due
   void poll_once(const std::vector<WatchedPort>& ports);
   void take_notifications();
@@ -128,6 +139,7 @@ class StormLoop {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
+  std::atomic<bool> switched_off_idle_{false};  // off, holding nothing: waiting for settings
   std::optional<watchdog::WatchdogSettings> new_settings_;  // from reconfigure()
   std::atomic<uint64_t> polls_{0};
   std::atomic<uint64_t> late_polls_{0};

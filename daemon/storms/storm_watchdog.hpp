@@ -2,8 +2,9 @@
 #pragma once
 // The PFC storm watchdog of the roced service: the poll loop over the reconciler's ports, the
 // Remediator acting through the reconciler, and the state the metrics and D-Bus show. Made by the
-// Service when `watchdog.enabled`, after the first reconcile; a reload that changes the settings
-// hands them over (reconfigure) without losing the storms being handled.
+// Service after the first reconcile, switched on or not by `watchdog.enabled`; a reload that
+// changes the settings hands them over (reconfigure) without losing the storms being handled,
+// and one that switches it off releases every hold it has on a port.
 
 #include <memory>
 #include <mutex>
@@ -39,6 +40,7 @@ class StormWatchdog {
   void reconfigure(const watchdog::WatchdogSettings& settings);
 
   watchdog::WatchdogSettings settings() const;
+  bool enabled() const { return settings().enabled; }
   telemetry::WatchdogStats stats() const;
   bool healthy(std::chrono::steady_clock::time_point now) const { return loop_.healthy(now); }
 

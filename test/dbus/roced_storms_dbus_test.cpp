@@ -250,6 +250,49 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
   EXPECT_NE(test::read_file(log_).find("PFC storm watchdog reconfigured: poll 20 ms"),
             std::string::npos)
       << test::read_file(log_);
+
+  // Switched off by a reload, and on again: no restart.
+  const auto reload_with = [&](const std::string& watchdog) {
+    test::write_file(config_, std::string(test::kLosslessConfig) + "watchdog: " + watchdog + "\n");
+    const auto answer =
+        test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                           dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "Reload"});
+    ASSERT_EQ(answer.exit_code, 0) << answer.err;
+    EXPECT_EQ(Json::parse(answer.out).at("data").at(0), true) << answer.out;
+  };
+  const auto get_storms = [&] {
+    const auto answer =
+        test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                           dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "GetStorms"});
+    EXPECT_EQ(answer.exit_code, 0) << answer.err;
+    return Json::parse(Json::parse(answer.out).at("data").at(0).get<std::string>());
+  };
+  ASSERT_NO_FATAL_FAILURE(reload_with("{enabled: false}"));
+  const Json off = get_storms();
+  EXPECT_EQ(off.at("enabled"), false) << off.dump();
+  EXPECT_TRUE(off.at("storms").empty()) << off.dump();
+  EXPECT_NE(test::read_file(log_).find("PFC storm watchdog switched by reload: off"),
+            std::string::npos)
+      << test::read_file(log_);
+
+  ASSERT_NO_FATAL_FAILURE(reload_with("{enabled: true, poll_interval: 10ms, action: alert}"));
+  const Json on = get_storms();
+  EXPECT_EQ(on.at("enabled"), true) << on.dump();
+  EXPECT_EQ(on.at("poll_interval_ms"), 10) << on.dump();
+  // The history of the storms before stays; the polls go on from where they were.
+  for (const Json& storm : on.at("storms")) {
+    const std::string where =
+        storm.at("netdev").get<std::string>() + "/" + storm.at("direction").get<std::string>();
+    EXPECT_EQ(storm.at("detections"), where == "lan3/rx" || where == "lan4/tx" ? 1 : 0) << where;
+  }
+  // Real time here: the patience is for a loop that never starts again.
+  const auto polls = on.at("polls").get<uint64_t>();
+  const auto give_up = std::chrono::steady_clock::now() + 60s;
+  while (get_storms().at("polls").get<uint64_t>() <= polls &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_GT(get_storms().at("polls").get<uint64_t>(), polls) << "no poll after switching it on";
 }
 
 }  // namespace

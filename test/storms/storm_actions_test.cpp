@@ -283,6 +283,48 @@ TEST_F(ReconfiguredMidStorm, TheStormBeingHandledKeepsItsActionAndTheNextGetsThe
   EXPECT_LT(second.at - sim_time(5.0), 620ms) << all_notices();
 }
 
+// A reload that switches the watchdog off mid-storm releases the hold at once (PFC back on,
+// the storm not yet over) and stops the polls; switched on again, it starts from fresh
+// baselines and detects the next storm with the new settings.
+TEST_F(ReconfiguredMidStorm, SwitchedOffItReleasesItsHoldAndStopsPollingOnAgainItDetects) {
+  const std::string settings = "restoration_time: 300ms, action: disable-pfc}";
+  ASSERT_NO_FATAL_FAILURE(start(storm_config(std::string(kFastWatchdog) + settings)));
+  ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Acted); })) << all_notices();
+  EXPECT_EQ(pfc_mask("lan3"), 0);
+
+  auto off = config::load_string(storm_config("{enabled: false}"), "off.yaml");
+  ASSERT_TRUE(off.ok());
+  watchdog_->reconfigure(off.config->watchdog);
+  const auto released = [&] {
+    const auto storms = watchdog_->stats().storms;
+    return pfc_mask("lan3") == 1u << 3 &&
+           std::none_of(storms.begin(), storms.end(), [](const telemetry::StormStats& storm) {
+             return storm.active || storm.remediated || storm.held;
+           });
+  };
+  ASSERT_TRUE(run_until(released)) << all_notices();
+  EXPECT_LT(time_.now(), sim_time(1.5)) << "released long after the reload";
+  EXPECT_FALSE(watchdog_->enabled());
+  const uint64_t polls = watchdog_->stats().polls;
+  run_to(3.5);
+  EXPECT_EQ(watchdog_->stats().polls, polls) << "polled while switched off";
+  EXPECT_TRUE(watchdog_->healthy(time_.now())) << "switched off is not stuck";
+  EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
+  EXPECT_EQ(count(Kind::Restored), 0u) << all_notices();
+
+  auto on = config::load_string(
+      storm_config(std::string(kFastWatchdog) + "restoration_time: 300ms, action: alert}"),
+      "on.yaml");
+  ASSERT_TRUE(on.ok());
+  watchdog_->reconfigure(on.config->watchdog);
+  ASSERT_TRUE(run_until([&] { return count(Kind::Detected) == 2; })) << all_notices();
+  const auto second = notices(Kind::Detected).back();
+  EXPECT_GE(second.at - sim_time(4.0), 50ms) << all_notices();
+  EXPECT_LT(second.at - sim_time(4.0), 80ms) << all_notices();
+  EXPECT_EQ(count(Kind::Acted), 1u) << all_notices();  // alert only, this time
+  EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
+}
+
 // ---- stall-prevention, TX ----
 
 class StallPrevention : public StormActions {
