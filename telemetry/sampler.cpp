@@ -69,6 +69,11 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
 
   // No RDMA device is not an error: the port simply has no hw_counters and no GID table.
   if (!port.rdma_device.empty()) {
+    // Read on every scrape, not from the watchdog (which does not read them). The kernel keeps
+    // the port's counters for RDMA_HW_STATS_DEFAULT_LIFESPAN (10 ms; drivers/infiniband/core/
+    // sysfs.c update_hw_stats), so a scrape's reads of every file cost one refresh: on mlx5
+    // QUERY_Q_COUNTER, QUERY_CONG_STATISTICS and a PPCNT (hw/mlx5/counters.c do_get_hw_stats),
+    // three firmware commands against a statistics read's thirty.
     if (options.read_rdma) {
       timed(sample, "rdma", [&] {
         auto counters =
