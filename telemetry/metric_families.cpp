@@ -434,12 +434,16 @@ void add_config(Families& out, const PortSample& port) {
   out.add(kApplies, with(netdev, {{"result", "ok"}}), static_cast<double>(config.applies_ok));
   out.add(kApplies, with(netdev, {{"result", "failed"}}),
           static_cast<double>(config.applies_failed));
-  for (const auto& [setting, count] : config.drifts) {
-    out.add(kDrifts, with(netdev, {{"setting", setting}}), static_cast<double>(count));
-  }
-  for (const auto& [setting, count] : config.corrections) {
-    out.add(kCorrections, with(netdev, {{"setting", setting}}), static_cast<double>(count));
-  }
+  // Every setting the port is checked for has its counters from 0, so that increase() sees
+  // the first drift; a count for a setting no longer checked stays, as counters must.
+  const auto by_setting = [&](const FamilySpec& family, std::map<std::string, uint64_t> counts) {
+    for (const auto& [setting, in_sync] : config.in_sync) counts.try_emplace(setting, 0);
+    for (const auto& [setting, count] : counts) {
+      out.add(family, with(netdev, {{"setting", setting}}), static_cast<double>(count));
+    }
+  };
+  by_setting(kDrifts, config.drifts);
+  by_setting(kCorrections, config.corrections);
   if (config.last_check) {
     const auto since_epoch = config.last_check->time_since_epoch();
     out.add(kLastCheck, netdev, std::chrono::duration<double>(since_epoch).count());

@@ -206,6 +206,9 @@ TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
   EXPECT_EQ(value(families, "roce_config_applies_total", {{"result", "failed"}}), 0);
   EXPECT_EQ(value(families, "roce_config_drifts_total", {{"setting", "pfc.priorities"}}), 1);
   EXPECT_EQ(value(families, "roce_config_corrections_total", {{"setting", "pfc.priorities"}}), 1);
+  // A setting that never drifted has its counters from 0: increase() sees its first drift.
+  EXPECT_EQ(value(families, "roce_config_drifts_total", {{"setting", "mtu"}}), 0);
+  EXPECT_EQ(value(families, "roce_config_corrections_total", {{"setting", "mtu"}}), 0);
   EXPECT_EQ(value(families, "roce_config_last_check_timestamp_seconds", {{"netdev", "lan3"}}),
             1'700'000'000);
   EXPECT_EQ(value(families, "roced_build_info", {{"version", "1.2.3"}}), 1);
