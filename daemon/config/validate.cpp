@@ -135,6 +135,22 @@ void check_roce_is_lossless(Rules& r, const Profile& p) {
               "): RoCE would silently not be lossless");
 }
 
+// mlx5 makes a receive buffer lossless, with xoff/xon headroom, when a PFC priority maps to it
+// (en/port_buffer.c update_buffer_lossy); a priority no DSCP reaches holds that for nothing.
+void check_pfc_priorities_are_reached(Rules& r, const Profile& p) {
+  if (p.trust != dcb::Trust::Dscp) return;
+  for (int priority = 0; priority < 8; ++priority) {
+    if ((p.pfc_priorities & (1u << priority)) == 0) continue;
+    const bool reached = std::any_of(p.dscp_map.begin(), p.dscp_map.end(),
+                                     [&](uint8_t mapped) { return mapped == priority; });
+    if (reached) continue;
+    r.warning({"pfc.priorities", "dscp_map"},
+              "PFC is on priority " + std::to_string(priority) +
+                  ", which no DSCP maps to (dscp_map): with trust dscp no IP packet lands "
+                  "there, and its lossless headroom is reserved for nothing");
+  }
+}
+
 void check_tos_ecn_bits(Rules& r, const Profile& p) {
   if ((p.roce.tos & 3) == 3) {
     r.warning({"roce.tos"}, "ToS " + std::to_string(p.roce.tos) +
@@ -343,6 +359,7 @@ void validate_profile(const Profile& profile, const FieldLocations& set_here,
   Rules rules(set_here, unreadable, prefix, is_override, out);
   check_dcbx_and_trust(rules, profile);
   check_roce_is_lossless(rules, profile);
+  check_pfc_priorities_are_reached(rules, profile);
   check_tos_ecn_bits(rules, profile);
   check_cnp(rules, profile);
   check_ets(rules, profile);

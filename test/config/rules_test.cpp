@@ -28,6 +28,20 @@ TEST(ConfigRules, TrustPcpAndNoPfcAreWarningsNotErrors) {
   EXPECT_EQ(lossy.diagnostics.size(), 1u) << test::all_text(lossy);
 }
 
+TEST(ConfigRules, PfcOnAPriorityNoDscpReachesIsAWarning) {
+  const LoadResult unreached = load(
+      "profile:\n  pfc: {priorities: [1, 3]}\n"
+      "  dscp_map: {8: 0, 9: 0, 10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0}\n");
+  EXPECT_CONFIG_WARNING(unreached, 2, 21, "profile.pfc.priorities",
+                        "PFC is on priority 1, which no DSCP maps to");
+  // Reached by one DSCP is enough; under trust pcp the map does not classify.
+  const LoadResult reached = load(
+      "profile:\n  pfc: {priorities: [1, 3]}\n"
+      "  dscp_map: {8: 0, 9: 0, 10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 1}\n");
+  EXPECT_EQ(test::all_text(reached).find("no DSCP maps to"), std::string::npos)
+      << test::all_text(reached);
+}
+
 TEST(ConfigRules, CnpPriorityMustNotHavePfc) {
   EXPECT_CONFIG_ERROR(load("profile:\n  pfc: {priorities: [3, 6]}\n"), 2, 21,
                       "profile.pfc.priorities", "CNP priority 6 has PFC");
