@@ -34,6 +34,41 @@ std::vector<DiscoveredPort> selected_ports(const FileTree& files, const config::
 
 }  // namespace
 
+std::vector<std::string> unmatched_selection(const FileTree& files, const config::Config& config) {
+  std::vector<std::string> problems;
+  const config::PortSelection& selection = config.ports;
+  if (selection.netdevs.empty()) return problems;
+  std::vector<DiscoveredPort> present;
+  if (auto names = files.list(kClassNet)) {
+    for (const auto& name : *names) {
+      if (!files.exists(kClassNet / name / "ifindex")) continue;
+      if (auto port = describe_netdev(files, name)) present.push_back(std::move(*port));
+    }
+  }
+  for (const std::string& entry : selection.netdevs) {
+    const config::PortSelection just_this{selection.drivers, {entry}, selection.exclude};
+    const config::PortSelection any_driver{{}, {entry}, {}};
+    const auto selected_by = [&](const config::PortSelection& s) {
+      return std::find_if(present.begin(), present.end(), [&](const DiscoveredPort& port) {
+        return s.selects(port.netdev, port.driver, port.own_rdma_driver());
+      });
+    };
+    if (selected_by(just_this) != present.end()) continue;
+    const auto named = selected_by(any_driver);
+    const bool glob = entry.find_first_of("*?[") != std::string::npos;
+    if (named == present.end()) {
+      problems.push_back(entry + (glob ? ": matches no netdev" : ": no such netdev"));
+    } else if (!config::PortSelection{{}, {entry}, selection.exclude}.selects(
+                   named->netdev, named->driver, named->own_rdma_driver())) {
+      problems.push_back(entry + ": not selected (ports.exclude)");
+    } else {
+      problems.push_back(entry + ": not selected (driver " + named->driver +
+                         " is not in ports.drivers)");
+    }
+  }
+  return problems;
+}
+
 void PortRegistry::add_worker(DiscoveredPort port, bool announce_it,
                               std::vector<PortEvent>& events) {
   const std::string netdev = port.netdev;

@@ -19,6 +19,11 @@
 
 namespace roced::reconcile {
 
+// Why an entry of ports.netdevs selects nothing on this node now, one line each: "lan9: no such
+// netdev", "eth*: matches no netdev", "lan2: not selected (driver ixgbe is not in ports.drivers)",
+// "lan3: not selected (ports.exclude)". Empty when every entry selects a port.
+std::vector<std::string> unmatched_selection(const FileTree& files, const config::Config& config);
+
 class PortRegistry {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;

@@ -45,8 +45,27 @@ void Reconciler::Impl::announce(const std::vector<PortEvent>& events) {
 
 void Reconciler::Impl::resync(bool announce_new, bool recheck_all, bool reset_backoff) {
   std::vector<PortEvent> events;
-  ports_.sync(*current_config(), announce_new, recheck_all, reset_backoff, events);
+  const auto config = current_config();
+  ports_.sync(*config, announce_new, recheck_all, reset_backoff, events);
   announce(events);
+  report_unmatched(unmatched_selection(*system_.files, *config));
+}
+
+void Reconciler::Impl::report_unmatched(std::vector<std::string> problems) {
+  {
+    std::lock_guard lock(unmatched_mutex_);
+    if (problems == unmatched_) return;
+    unmatched_ = problems;
+  }
+  // Once per change: a port named in the file that is not here is configured when it appears.
+  for (const auto& problem : problems) {
+    log(LogLevel::Warn, {}, "ports.netdevs: " + problem + "; it is configured once it is here");
+  }
+}
+
+std::vector<std::string> Reconciler::Impl::unmatched() const {
+  std::lock_guard lock(unmatched_mutex_);
+  return unmatched_;
 }
 
 namespace {
@@ -210,7 +229,11 @@ std::string Reconciler::status_line() const {
     }
     return "applying " + names;
   }
-  if (ports.empty()) return "no ports selected";
+  if (ports.empty()) {
+    std::string why;
+    for (const auto& problem : impl_->unmatched()) why += (why.empty() ? "" : "; ") + problem;
+    return why.empty() ? "no ports selected" : "no ports selected (ports.netdevs " + why + ")";
+  }
   std::string line = std::to_string(present) + (present == 1 ? " port: " : " ports: ");
   std::string parts;
   for (const auto& [condition, names] : by_condition) {

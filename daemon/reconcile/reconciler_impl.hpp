@@ -44,6 +44,9 @@ struct Reconciler::Impl final : WorkerHost {
 
   void announce(const std::vector<PortEvent>& events);
   void resync(bool announce_new, bool recheck_all, bool reset_backoff);
+  // The ports.netdevs entries that select nothing (unmatched_selection), logged when they change.
+  void report_unmatched(std::vector<std::string> problems);
+  std::vector<std::string> unmatched() const;
   // The event thread (event_loop.cpp): notifications, the drift timer, ports that appear.
   void event_loop();
   // Sleeps until the event socket has news (true), stop() or `timeout` on the clock.
@@ -54,6 +57,9 @@ struct Reconciler::Impl final : WorkerHost {
 
   mutable std::mutex config_mutex_;
   std::shared_ptr<const config::Config> config_;
+
+  mutable std::mutex unmatched_mutex_;
+  std::vector<std::string> unmatched_;
 
   std::mutex listeners_mutex_;
   std::vector<std::function<void(const PortEvent&)>> listeners_;

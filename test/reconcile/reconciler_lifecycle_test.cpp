@@ -4,6 +4,7 @@
 // applies.
 #include <atomic>
 
+#include "daemon/reconcile/port_registry.hpp"
 #include "reconcile_node.hpp"
 
 namespace roced::test {
@@ -224,6 +225,50 @@ TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
   // Every thread is gone: nothing writes any more, however much time passes.
   run_for(2s);
   EXPECT_EQ(writes(), stopped);
+}
+
+// A ports.netdevs entry that selects nothing is named, with why, in the log (once) and in the
+// status line, instead of a bare "no ports selected".
+TEST_F(ReconcileLifecycle, NetdevsThatSelectNothingAreNamedWithWhy) {
+  const auto config_with = [&](const std::string& ports) {
+    std::string text = kConfigText;
+    const std::string shipped = "ports:\n  netdevs: [lan2, lan3, lan4, lan5]\n";
+    EXPECT_EQ(text.rfind(shipped, 0), 0u) << text;
+    text.replace(0, shipped.size(), ports);
+    auto loaded = config::load_string(text, "roced.yaml");
+    EXPECT_TRUE(loaded.ok());
+    return loaded.ok() ? *loaded.config : config::Config{};
+  };
+  const auto missing =
+      config_with("ports:\n  netdevs: [lan2, lan9, \"eth*\", lan3]\n  exclude: [lan3]\n");
+  EXPECT_EQ(reconcile::unmatched_selection(*system_.files, missing),
+            (std::vector<std::string>{"lan9: no such netdev", "eth*: matches no netdev",
+                                      "lan3: not selected (ports.exclude)"}));
+
+  std::mutex mutex;
+  std::vector<std::string> warnings;
+  auto options = test_options();
+  options.log = [&](reconcile::LogLevel level, const std::string&, const std::string&,
+                    const std::string& message) {
+    const std::lock_guard lock(mutex);
+    if (level == reconcile::LogLevel::Warn) warnings.push_back(message);
+  };
+  Reconciler reconciler(system_, config_with("ports:\n  drivers: [irdma]\n  netdevs: [lan2]\n"),
+                        options);
+  reconciler.start();
+  EXPECT_TRUE(reconciler.snapshot().empty());
+  EXPECT_EQ(reconciler.status_line(),
+            "no ports selected (ports.netdevs lan2: not selected (driver mlx5_core is not in "
+            "ports.drivers))");
+  // Said again only when it changes: a reload to the same file adds nothing.
+  ASSERT_TRUE(reconciler.reload(config_with("ports:\n  drivers: [irdma]\n  netdevs: [lan2]\n")).ok);
+  const std::lock_guard lock(mutex);
+  EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
+                          [](const std::string& line) {
+                            return line.find("ports.netdevs: lan2: not selected") == 0;
+                          }),
+            1)
+      << testing::PrintToString(warnings);
 }
 
 }  // namespace
