@@ -314,6 +314,9 @@ constexpr FamilySpec kUnsupported{
     "1 for a setting the profile manages that the port cannot take, with the reason."};
 constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::Gauge,
                                 "1 for the port's current state in roced."};
+constexpr FamilySpec kLossless{"roce_config_lossless_priority", MetricType::Gauge,
+                               "1 for each priority the port's profile makes lossless "
+                               "(pfc.priorities), for rules to join on."};
 constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::Counter,
                               "Applies roced made to the port, by result."};
 constexpr FamilySpec kDrifts{"roce_config_drifts_total", MetricType::Counter,
@@ -431,6 +434,10 @@ void add_config(Families& out, const PortSample& port) {
   for (const auto& state : kStates) {
     out.add(kPortState, with(netdev, {{"state", state}}), state == config.state ? 1 : 0);
   }
+  for (int priority = 0; priority < 8; ++priority) {
+    if ((config.lossless_priorities & (1u << priority)) == 0) continue;
+    out.add(kLossless, with(netdev, {{"priority", std::to_string(priority)}}), 1);
+  }
   out.add(kApplies, with(netdev, {{"result", "ok"}}), static_cast<double>(config.applies_ok));
   out.add(kApplies, with(netdev, {{"result", "failed"}}),
           static_cast<double>(config.applies_failed));
@@ -509,6 +516,11 @@ std::vector<MetricFamily> metric_families(const NodeSample& sample, const Export
   }
   for (const auto& port : sample.ports) add_port(out, port);
   for (const auto& port : sample.ports) add_config(out, port);
+  for (const auto& netdev : sample.vanished) {
+    for (const auto& state : kStates) {
+      out.add(kPortState, {{"netdev", netdev}, {"state", state}}, state == "vanished" ? 1 : 0);
+    }
+  }
   if (sample.watchdog) add_watchdog(out, *sample.watchdog);
   if (sample.reload) {
     out.add(kReloadOk, {}, sample.reload->ok ? 1 : 0);

@@ -100,6 +100,10 @@ NodeSample NodeSampler::sample() {
   NodeSample out;
   const auto config_start = SteadyClock::now();
   std::vector<PortTarget> targets = targets_();
+  std::erase_if(targets, [&](const PortTarget& target) {
+    if (target.vanished) out.vanished.push_back(target.port.netdev);
+    return target.vanished;
+  });
   if (watchdog_) out.watchdog = watchdog_();
   if (reload_) out.reload = reload_();
   out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};

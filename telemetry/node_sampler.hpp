@@ -30,10 +30,13 @@ struct PortTarget {
   std::string gid_family = "ipv4";
   std::optional<int> expected_gid_index;
   std::optional<ConfigState> config;
+  // Gone from the node (a driver reload, a rename): not read, only named in NodeSample::vanished.
+  bool vanished = false;
 };
 
 struct NodeSample {
-  std::vector<PortSample> ports;  // in the targets' order
+  std::vector<PortSample> ports;      // in the targets' order
+  std::vector<std::string> vanished;  // managed ports that are gone now
   // Per source ("ethtool", "rdma", "link", "gid", "config"): every port read, and the time summed
   // over the ports.
   std::map<std::string, SourceOutcome> sources;

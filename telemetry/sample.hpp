@@ -26,6 +26,7 @@ struct ConfigState {
   std::map<std::string, uint64_t> drifts;       // by setting group
   std::map<std::string, uint64_t> corrections;  // by setting group
   std::optional<std::chrono::system_clock::time_point> last_check;
+  uint8_t lossless_priorities = 0;  // the profile's PFC priorities (bit p), held or not
 };
 
 // How one source of a sample went: for the exporter's per-collector health metrics.

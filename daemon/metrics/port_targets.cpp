@@ -37,13 +37,18 @@ std::vector<telemetry::PortTarget> port_targets(const std::vector<reconcile::Por
                                                 const config::Config& config) {
   std::vector<telemetry::PortTarget> targets;
   for (const auto& port : ports) {
-    if (port.condition == reconcile::PortCondition::Vanished) continue;
     telemetry::PortTarget target;
     target.port = port.port;
+    if (port.condition == reconcile::PortCondition::Vanished) {
+      target.vanished = true;  // its state alone: there is nothing to read
+      targets.push_back(std::move(target));
+      continue;
+    }
     const config::Profile& profile = config.profile_for(port.port.netdev);
     target.gid_family = profile.roce.gid_family;
     target.expected_gid_index = profile.roce.gid_index;
     target.config = config_state(port);
+    target.config->lossless_priorities = profile.pfc_priorities;
     targets.push_back(std::move(target));
   }
   return targets;

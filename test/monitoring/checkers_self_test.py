@@ -185,8 +185,8 @@ class AlertRulesCheckTest(unittest.TestCase):
         self.assertError(broken, self.tests, "RoceCnpIgnored: metric roce_cnp_ignore_total is not")
 
     def test_unknown_metric_in_block_expr(self):
-        broken = self.rules.replace("roce_priority_congestion_discards_total{",
-                                    "roce_priority_cong_discards_total{")
+        broken = self.rules.replace("roce_priority_congestion_discards_total[",
+                                    "roce_priority_cong_discards_total[")
         self.assertNotEqual(broken, self.rules)
         self.assertError(broken, self.tests, "metric roce_priority_cong_discards_total is not")
 

@@ -61,6 +61,7 @@ PortSample lan3() {
   config.applies_ok = 2;
   config.drifts = {{"pfc.priorities", 1}};
   config.corrections = {{"pfc.priorities", 1}};
+  config.lossless_priorities = 1u << 3;
   config.last_check = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
   port.config = config;
   return port;
@@ -209,6 +210,8 @@ TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
   // A setting that never drifted has its counters from 0: increase() sees its first drift.
   EXPECT_EQ(value(families, "roce_config_drifts_total", {{"setting", "mtu"}}), 0);
   EXPECT_EQ(value(families, "roce_config_corrections_total", {{"setting", "mtu"}}), 0);
+  EXPECT_EQ(value(families, "roce_config_lossless_priority", {{"priority", "3"}}), 1);
+  EXPECT_EQ(value(families, "roce_config_lossless_priority", {{"priority", "4"}}), std::nullopt);
   EXPECT_EQ(value(families, "roce_config_last_check_timestamp_seconds", {{"netdev", "lan3"}}),
             1'700'000'000);
   EXPECT_EQ(value(families, "roced_build_info", {{"version", "1.2.3"}}), 1);
@@ -220,6 +223,17 @@ TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
       0.0015);
 }
 
+TEST(MetricFamilies, AVanishedPortHasItsStateAndNothingElse) {
+  NodeSample node = node_of({lan3()});
+  node.vanished = {"lan5"};
+  const auto families = metric_families(node, ExporterInfo{"1.2.3"});
+  EXPECT_EQ(value(families, "roce_config_port_state", {{"netdev", "lan5"}, {"state", "vanished"}}),
+            1);
+  EXPECT_EQ(value(families, "roce_config_port_state", {{"netdev", "lan5"}, {"state", "in-sync"}}),
+            0);
+  EXPECT_EQ(value(families, "roce_link_up", {{"netdev", "lan5"}}), std::nullopt);
+  EXPECT_EQ(value(families, "roced_ports", {}), 1);  // managed and present
+}
 TEST(MetricFamilies, APortWithoutDaemonStateOrLinkExportsNeither) {
   PortSample port = lan3();
   port.config.reset();
