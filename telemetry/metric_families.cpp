@@ -344,7 +344,7 @@ constexpr FamilySpec kWraps{"roced_rdma_stat_wraps_total", MetricType::Counter,
 constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::Counter,
                              "RDMA counters seen restarting from zero (a driver reload)."};
 
-const std::vector<std::string> kStates = {"pending",  "in-sync", "drifted",
+const std::vector<std::string> kStates = {"pending",  "in-sync", "held",    "drifted",
                                           "applying", "failed",  "vanished"};
 
 constexpr FamilySpec kWatchdogPolls{"roced_watchdog_polls_total", MetricType::Counter,

@@ -69,7 +69,8 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
           {"condition", reconcile::condition_name(snapshot.condition)},
           // After a correction the reconciler keeps the plan it corrected from: in sync means
           // nothing differs any more, whatever that plan listed.
-          {"drift", snapshot.condition == reconcile::PortCondition::InSync
+          {"drift", snapshot.condition == reconcile::PortCondition::InSync ||
+                            snapshot.condition == reconcile::PortCondition::Held
                         ? nlohmann::ordered_json::array()
                         : drift_json(plan)},
           {"unsupported", unsupported_json(plan)},

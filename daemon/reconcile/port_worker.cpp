@@ -255,11 +255,15 @@ void PortWorker::count_drift(const std::vector<plan::Change>& changes) {
 
 void PortWorker::record_in_sync(const plan::PortPlan& plan) {
   std::lock_guard lock(mutex_);
-  snapshot_.condition = PortCondition::InSync;
+  snapshot_.condition = settled_condition();
   snapshot_.last_plan = plan;
   snapshot_.consecutive_failures = 0;
   snapshot_.next_retry.reset();
   next_retry_.reset();
+}
+
+PortCondition PortWorker::settled_condition() const {
+  return snapshot_.remediation.empty() ? PortCondition::InSync : PortCondition::Held;
 }
 
 // first_retry doubling per failure, capped at max_retry (and without overflow).
@@ -324,7 +328,7 @@ void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
     snapshot_.last_apply_time = time().wall_now();
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     // What the port is now (the hold applied, or rolled back): a routine check tells the rest.
-    snapshot_.condition = applied ? PortCondition::InSync : PortCondition::Failed;
+    snapshot_.condition = applied ? settled_condition() : PortCondition::Failed;
     dirty_ = true;
   }
   if (!applied) {

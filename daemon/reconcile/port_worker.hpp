@@ -94,6 +94,8 @@ class PortWorker {
   void log_new_unsupported(const std::vector<plan::Unsupported>& unsupported);
   void apply_remediation(plan::PortPlan plan, Requests& requests);
   void keep_previous_remediation();
+  // Nothing left to change: in sync, or held when a storm remediation is on (under mutex_).
+  PortCondition settled_condition() const;
   void record_in_sync(const plan::PortPlan& plan);
   void record_failure(const apply::PortResult& result, const std::string& message);
   void count_drift(const std::vector<plan::Change>& changes);

@@ -26,8 +26,11 @@
 namespace roced::reconcile {
 
 enum class PortCondition {
-  Pending,   // seen, not yet checked
-  InSync,    // the last check found nothing to change
+  Pending,  // seen, not yet checked
+  InSync,   // the last check found nothing to change
+  // As InSync, but in the storm watchdog's safe state (PFC off on a priority, a tight stall
+  // prevention): the profile's promise does not hold until the hold is released.
+  Held,
   Drifted,   // differs from the config (under `report`, or before the correction lands)
   Applying,  // a correction is being written
   Failed,    // the last apply rolled back or the port could not be read; retried with backoff
@@ -36,6 +39,7 @@ enum class PortCondition {
 inline constexpr auto kConditionNames = enum_names<PortCondition>({
     {PortCondition::Pending, "pending"},
     {PortCondition::InSync, "in-sync"},
+    {PortCondition::Held, "held"},
     {PortCondition::Drifted, "drifted"},
     {PortCondition::Applying, "applying"},
     {PortCondition::Failed, "failed"},

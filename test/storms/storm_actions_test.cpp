@@ -291,6 +291,16 @@ TEST_F(ReconfiguredMidStorm, SwitchedOffItReleasesItsHoldAndStopsPollingOnAgainI
   ASSERT_NO_FATAL_FAILURE(start(storm_config(std::string(kFastWatchdog) + settings)));
   ASSERT_TRUE(run_until([&] { return seen("lan3", Kind::Acted); })) << all_notices();
   EXPECT_EQ(pfc_mask("lan3"), 0);
+  // Lossy meanwhile: held, not in sync, wherever the port's state is shown.
+  const auto condition = [&](const std::string& netdev) {
+    for (const auto& port : reconciler_->snapshot()) {
+      if (port.port.netdev == netdev) return port.condition;
+    }
+    return reconcile::PortCondition::Vanished;
+  };
+  EXPECT_EQ(condition("lan3"), reconcile::PortCondition::Held);
+  EXPECT_NE(reconciler_->status_line().find("1 held (lan3)"), std::string::npos)
+      << reconciler_->status_line();
 
   auto off = config::load_string(storm_config("{enabled: false}"), "off.yaml");
   ASSERT_TRUE(off.ok());
@@ -309,6 +319,7 @@ TEST_F(ReconfiguredMidStorm, SwitchedOffItReleasesItsHoldAndStopsPollingOnAgainI
   run_to(3.5);
   EXPECT_EQ(watchdog_->stats().polls, polls) << "polled while switched off";
   EXPECT_TRUE(watchdog_->healthy(time_.now())) << "switched off is not stuck";
+  EXPECT_TRUE(run_until([&] { return condition("lan3") == reconcile::PortCondition::InSync; }));
   EXPECT_EQ(pfc_mask("lan3"), 1u << 3);
   EXPECT_EQ(count(Kind::Restored), 0u) << all_notices();
 

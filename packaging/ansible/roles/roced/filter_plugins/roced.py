@@ -47,6 +47,9 @@ def roced_ports_not_in_sync(status_json):
         if port.get("condition") == "in-sync":
             continue
         detail = ", ".join(d["setting"] for d in port.get("drift", []))
+        if port.get("condition") == "held":
+            # In the storm watchdog's safe state: lossy (or pausing less) until it is released.
+            detail = "; ".join(port.get("warnings", []))
         apply = port.get("last_apply") or {}
         if apply.get("error"):
             detail = (detail + "; " if detail else "") + apply["error"]
