@@ -98,6 +98,9 @@ DASHBOARD_MAY_BE_EMPTY = {
     ("RoCE v2 GID index", "B"): _NO_GID_INDEX,
     ("RDMA packets sent and received", "A"): _RXE_ONLY,
     ("RDMA packets sent and received", "B"): _RXE_ONLY,
+    ("Links down, by node (top 10)", "A"): "every link of the node is up",
+    ("Lossless discards, by node (top 10)", "A"):
+        "the lossless priority discards nothing (PFC holds the traffic back)",
     ("Drifts, corrections and applies", "B"):
         "drift_policy report: roced corrects nothing, so no correction series exists",
 }
@@ -288,7 +291,8 @@ class Run:
         # What a user looking at this node would pick: the congested port, the drifted one and
         # the stormed one (a multi-value variable, which Grafana writes as a regex alternation),
         # priority 3.
-        chosen = {"instance": [self.stack.target],
+        chosen = {"job": ["roced"],
+                  "instance": [self.stack.target],
                   "netdev": [DRIFT_PORT, self.n.port, self.storm_n.port],
                   "priority": [self.n.priority]}
         values = {name: picks[0] if len(picks) == 1 else "(" + "|".join(picks) + ")"

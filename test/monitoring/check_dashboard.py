@@ -14,11 +14,12 @@ import sys
 import promql_names
 
 DATASOURCE_UID = "${datasource}"
-VARIABLES = ["datasource", "instance", "netdev", "priority"]
-INSTANCE_QUERY = "label_values(roced_build_info, instance)"
+VARIABLES = ["datasource", "job", "instance", "netdev", "priority"]
+JOB_QUERY = "label_values(roced_build_info, job)"
+INSTANCE_QUERY = 'label_values(roced_build_info{job=~"$job"}, instance)'
 NETDEV_QUERY = 'label_values(roce_port_info{instance=~"$instance"}, netdev)'
 # Variables an expression may use: the dashboard's own and Grafana's range helpers.
-EXPR_VARIABLES = {"instance", "netdev", "priority", "__rate_interval", "__range"}
+EXPR_VARIABLES = {"job", "instance", "netdev", "priority", "__rate_interval", "__range"}
 RATE_RANGES = {"rate": {"$__rate_interval"}, "irate": {"$__rate_interval"},
                "increase": {"$__rate_interval", "$__range"}}
 _RANGE_CALL = re.compile(r"\b(rate|irate|increase)\s*\(")
@@ -125,7 +126,8 @@ def check_variables(dashboard, known, errors):
     if source.get("type") != "datasource" or source.get("query") != "prometheus":
         errors.append('variable datasource: must be type datasource, query "prometheus"')
 
-    for name, query, multi in (("instance", INSTANCE_QUERY, None), ("netdev", NETDEV_QUERY, True)):
+    for name, query, multi in (("job", JOB_QUERY, None), ("instance", INSTANCE_QUERY, None),
+                              ("netdev", NETDEV_QUERY, True)):
         variable = by_name.get(name, {})
         if variable.get("type") != "query" or variable_query(variable) != query:
             errors.append(f"variable {name}: must be a query variable on {query}")

@@ -137,18 +137,24 @@ class DashboardCheckTest(unittest.TestCase):
                                     "docs/metrics.md is on no panel")
 
     def test_variables(self):
+        def by_name(dashboard, name):
+            return next(v for v in dashboard["templating"]["list"] if v["name"] == name)
         broken = copy.deepcopy(self.dashboard)
-        del broken["templating"]["list"][3]
-        self.assertOneError(broken, "template variables are ['datasource', 'instance', 'netdev']")
+        broken["templating"]["list"].remove(by_name(broken, "priority"))
+        self.assertOneError(broken,
+                            "template variables are ['datasource', 'job', 'instance', 'netdev']")
         broken = copy.deepcopy(self.dashboard)
-        broken["templating"]["list"][3]["current"] = {"text": ["0"], "value": ["0"]}
+        by_name(broken, "priority")["current"] = {"text": ["0"], "value": ["0"]}
         self.assertOneError(broken, "variable priority: default is ['0'], expected 3")
         broken = copy.deepcopy(self.dashboard)
-        broken["templating"]["list"][2]["multi"] = False
+        by_name(broken, "netdev")["multi"] = False
         self.assertOneError(broken, "variable netdev: must be multi-value with All")
         broken = copy.deepcopy(self.dashboard)
-        broken["templating"]["list"][1]["query"] = "label_values(node_uname_info, instance)"
+        by_name(broken, "instance")["query"] = "label_values(node_uname_info, instance)"
         self.assertOneError(broken, "variable instance: must be a query variable on")
+        broken = copy.deepcopy(self.dashboard)
+        by_name(broken, "job")["query"] = "label_values(up, job)"
+        self.assertOneError(broken, "variable job: must be a query variable on")
 
     def test_panel_datasource(self):
         broken = copy.deepcopy(self.dashboard)
