@@ -137,27 +137,59 @@ bool moves_headroom(const plan::PortPlan& port_plan, const std::vector<const Ste
   });
 }
 
-std::string settle_headroom(PortDevice& device, const ApplyOptions& options, PortStatus& current,
-                            std::vector<std::string>& warnings) {
+// Until the port has its carrier (read into `current`), at most carrier_timeout: how long that
+// took, or nothing when it did not come.
+std::optional<std::chrono::milliseconds> wait_for_carrier(PortDevice& device,
+                                                          const ApplyOptions& options,
+                                                          PortStatus& current) {
   constexpr auto kCarrierPoll = std::chrono::milliseconds(100);
   TimeSource& time = *options.time;
   const auto start = time.now();
   const auto deadline = start + options.carrier_timeout;
   for (;;) {
     current = device.read_part(current, StatusPart::Link);
-    if (current.link.ok() && current.link.value->carrier) break;
-    if (time.now() >= deadline) {
-      const std::string why =
-          "no carrier " + std::to_string(options.carrier_timeout.count()) +
-          " ms after the change: the lossless buffers' Xoff stays as mlx5 computed it with the "
-          "link down (for 40 Gb/s), too little headroom at this port's speed; apply again once "
-          "the link is up";
-      warnings.push_back("headroom: " + why);
-      return "not recomputed: " + why;
+    if (current.link.ok() && current.link.value->carrier) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
     }
+    if (time.now() >= deadline) return std::nullopt;
     time.sleep_for(kCarrierPoll);
   }
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
+}
+
+bool had_carrier(const PortStatus& status) {
+  return status.link.ok() && status.link.value->carrier;
+}
+
+// A PFC mask change toggles the link (mlx5_toggle_port_link), an MTU change rebuilds the
+// channels: a port that had its carrier is waited for until it has it again, so that whoever
+// applies the next port (one at a time) never takes a second rail down meanwhile.
+void wait_after_disruption(PortDevice& device, const plan::PortPlan& port_plan,
+                           const ApplyOptions& options, PortStatus& current, PortResult& result) {
+  if (!options.wait_for_carrier || !port_plan.disruptive() || !had_carrier(port_plan.observed)) {
+    return;
+  }
+  if (const auto waited = wait_for_carrier(device, options, current)) {
+    result.carrier = "back after " + std::to_string(waited->count()) + " ms";
+    return;
+  }
+  result.carrier =
+      "no carrier " + std::to_string(options.carrier_timeout.count()) + " ms after the change";
+  result.warnings.push_back("link: " + result.carrier + " (it had one before)");
+}
+
+std::string settle_headroom(PortDevice& device, const ApplyOptions& options, PortStatus& current,
+                            std::vector<std::string>& warnings) {
+  const auto carrier = wait_for_carrier(device, options, current);
+  if (!carrier) {
+    const std::string why =
+        "no carrier " + std::to_string(options.carrier_timeout.count()) +
+        " ms after the change: the lossless buffers' Xoff stays as mlx5 computed it with the "
+        "link down (for 40 Gb/s), too little headroom at this port's speed; apply again once "
+        "the link is up";
+    warnings.push_back("headroom: " + why);
+    return "not recomputed: " + why;
+  }
+  const auto waited = *carrier;
   current = device.read_part(current, StatusPart::Dcb);
   if (!current.pfc.ok()) {
     warnings.push_back("headroom: cannot read PFC to have Xoff recomputed: " + current.pfc.error);
@@ -227,12 +259,14 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
     result.outcome = roll_back(device, port_plan, done, options, result)
                          ? PortResult::Outcome::RolledBack
                          : PortResult::Outcome::RollbackFailed;
+    wait_after_disruption(device, port_plan, options, current, result);
     if (moves_headroom(port_plan, done)) {
       result.headroom = settle_headroom(device, options, current, result.warnings);
     }
     return result;
   }
   result.outcome = PortResult::Outcome::Applied;
+  wait_after_disruption(device, port_plan, options, current, result);
   if (moves_headroom(port_plan, done)) {
     result.headroom = settle_headroom(device, options, current, result.warnings);
   }

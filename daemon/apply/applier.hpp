@@ -42,6 +42,9 @@ struct PortResult {
   // With manual buffers: what became of the lossless headroom after PFC, MTU or buffers changed
   // (recomputed at link speed once the carrier was back, or why not). Empty when not needed.
   std::string headroom;
+  // After a disruptive change to a port whose link was up: how long its carrier took to return
+  // ("back after 3000 ms"), or that it did not within carrier_timeout. Empty when not waited.
+  std::string carrier;
 };
 inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
     {PortResult::Outcome::InSync, "in-sync"},

@@ -45,6 +45,7 @@ Json port_json(const PortResult& port) {
           {"unsupported", std::move(unsupported)},
           {"warnings", port.warnings},
           {"headroom", port.headroom},
+          {"carrier", port.carrier},
           {"unread", text_or_null(port.unread)},
           {"error", text_or_null(port.error)}};
 }

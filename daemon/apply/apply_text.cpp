@@ -86,6 +86,7 @@ void write_port(std::ostringstream& out, const PortResult& port) {
     out << indent << padded(plan::setting_name(u.setting, u.key), width)
         << "unsupported: " << u.reason << "\n";
   }
+  if (!port.carrier.empty()) out << "  carrier: " << port.carrier << "\n";
   if (!port.headroom.empty()) out << "  headroom: " << port.headroom << "\n";
   for (const auto& warning : port.warnings) out << "  warning: " << warning << "\n";
 }

@@ -107,6 +107,9 @@ struct DaemonSettings {
   // A full re-read of every port on this period, besides the netlink events that trigger one.
   std::chrono::milliseconds drift_check_interval{std::chrono::seconds(30)};
   std::string log_level = "info";  // spdlog level names: trace debug info warn error critical off
+  // How many ports a disruptive change (a link flap, a channel rebuild) may take down together;
+  // each waits for the ones before it to have their carrier back. A GPU node's rails: never all.
+  int disruptive_ports_at_once = 1;
   bool operator==(const DaemonSettings&) const = default;
 };
 inline constexpr auto kDriftPolicyNames =

@@ -8,7 +8,8 @@ namespace roced::config::detail {
 
 namespace {
 
-const std::vector<std::string> kDaemonKeys = {"drift_policy", "drift_check_interval", "log_level"};
+const std::vector<std::string> kDaemonKeys = {"drift_policy", "drift_check_interval", "log_level",
+                                              "disruptive_ports_at_once"};
 // spdlog's level names (spdlog::level::from_str also takes "warning" and "err"; one spelling
 // each keeps files greppable).
 const std::vector<std::string> kLogLevels = {"trace", "debug",    "info", "warn",
@@ -84,6 +85,11 @@ void read_daemon(Reader& reader, const YAML::Node& node, Location where, DaemonS
     } else if (e.key == "log_level") {
       if (auto level = reader.choice(e.value, e.value_at, "daemon.log_level", kLogLevels)) {
         settings.log_level = *level;
+      }
+    } else if (e.key == "disruptive_ports_at_once") {
+      if (auto count = reader.integer(e.value, e.value_at, "daemon.disruptive_ports_at_once", 1, 64,
+                                      "a number of ports (1-64)")) {
+        settings.disruptive_ports_at_once = static_cast<int>(*count);
       }
     }
   });

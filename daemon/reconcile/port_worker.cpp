@@ -320,7 +320,9 @@ void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
   const auto settings = setting_names(plan.changes);
   host_.log(LogLevel::Info, netdev_,
             "storm remediation: applying " + describe_changes(plan.changes));
-  const auto result = apply::apply_port(host_.system(), plan, host_.options().apply);
+  apply::ApplyOptions options = host_.options().apply;
+  options.wait_for_carrier = false;  // the storm's port alone, at once: no rollout to pace
+  const auto result = apply::apply_port(host_.system(), plan, options);
   const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
   {
     std::lock_guard lock(mutex_);
@@ -515,9 +517,30 @@ void PortWorker::back_off(const std::vector<std::string>& settings, SteadyClock:
                 std::to_string(delay.count()) + " ms");
 }
 
-void PortWorker::correct(const plan::PortPlan& plan, const std::string& signature,
+DisruptionGate::Slot PortWorker::disruption_slot() {
+  return host_.disruption_gate().enter(
+      netdev_, [this] { return stopping(); },
+      [this](const std::set<std::string>& holders) {
+        host_.log(LogLevel::Info, netdev_,
+                  "disruptive changes wait until " + joined({holders.begin(), holders.end()}) +
+                      " carries traffic again (daemon.disruptive_ports_at_once)");
+      });
+}
+
+void PortWorker::correct(const plan::PortPlan& planned, const std::string& signature,
                          Requests& requests) {
   System& system = host_.system();
+  // A disruptive apply waits for a slot; the port is read again if another port went first.
+  DisruptionGate::Slot slot;
+  plan::PortPlan plan = planned;
+  if (planned.disruptive()) {
+    slot = disruption_slot();
+    if (slot && slot.waited()) plan = plan::replan_port(system, planned.port, planned.desired);
+    if (plan.in_sync()) {  // someone put it right meanwhile
+      settle_in_sync(plan, requests);
+      return;
+    }
+  }
   const auto settings = setting_names(plan.changes);
   {
     std::lock_guard lock(mutex_);
@@ -530,6 +553,7 @@ void PortWorker::correct(const plan::PortPlan& plan, const std::string& signatur
   }
   host_.log(LogLevel::Info, netdev_, "applying " + joined(settings));
   const auto result = apply::apply_port(system, plan, host_.options().apply);
+  slot = {};  // the applier returned once the port had its carrier again
   {
     std::lock_guard lock(mutex_);
     snapshot_.last_apply = result;

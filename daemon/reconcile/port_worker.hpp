@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/reconcile/check_decision.hpp"
+#include "daemon/reconcile/disruption_gate.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 
 namespace roced::reconcile {
@@ -35,6 +36,8 @@ class WorkerHost {
   virtual void port_gone(PortWorker& worker) = 0;
   // A check finished (start() waits for every port's first one).
   virtual void check_finished() = 0;
+  // The slots for disruptive applies, shared by every port's worker.
+  virtual DisruptionGate& disruption_gate() = 0;
 };
 
 class PortWorker {
@@ -89,7 +92,9 @@ class PortWorker {
                   const std::string& signature);
   void back_off(const std::vector<std::string>& settings,
                 std::chrono::steady_clock::time_point now);
-  void correct(const plan::PortPlan& plan, const std::string& signature, Requests& requests);
+  void correct(const plan::PortPlan& planned, const std::string& signature, Requests& requests);
+  // A slot for a disruptive apply (empty when roced stops meanwhile); logs why it waits.
+  DisruptionGate::Slot disruption_slot();
   void log_new_warnings(const std::vector<std::string>& warnings);
   void log_new_unsupported(const std::vector<plan::Unsupported>& unsupported);
   void apply_remediation(plan::PortPlan plan, Requests& requests);

@@ -116,6 +116,7 @@ void Reconciler::stop() {
   workers = impl.ports_.take_all();
   // Every worker is told first, so they finish their in-flight applies side by side.
   for (auto& worker : workers) worker->request_stop();
+  impl.gate_.wake_all();  // those waiting for a slot give up: their ports stay as they are
   for (auto& worker : workers) worker->join();
   impl.socket_.reset();
   impl.stopped_ = true;
@@ -138,6 +139,7 @@ ReloadResult Reconciler::reload(config::Config config) {
   {
     std::lock_guard lock(impl.config_mutex_);
     impl.config_ = std::make_shared<const config::Config>(std::move(config));
+    impl.gate_.set_limit(impl.config_->daemon.disruptive_ports_at_once);
   }
   impl.log(LogLevel::Info, {}, "config reloaded; re-checking every port");
   bool running = false;

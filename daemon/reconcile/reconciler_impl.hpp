@@ -23,7 +23,8 @@ struct Reconciler::Impl final : WorkerHost {
   Impl(System& system, config::Config config, ReconcilerOptions options)
       : system_(system),
         options_(std::move(options)),
-        config_(std::make_shared<const config::Config>(std::move(config))) {}
+        config_(std::make_shared<const config::Config>(std::move(config))),
+        gate_(*options_.time, config_->daemon.disruptive_ports_at_once) {}
 
   // ---- WorkerHost ----
   System& system() override { return system_; }
@@ -41,6 +42,7 @@ struct Reconciler::Impl final : WorkerHost {
     { std::lock_guard lock(progress_mutex_); }
     progress_.notify_all();
   }
+  DisruptionGate& disruption_gate() override { return gate_; }
 
   void announce(const std::vector<PortEvent>& events);
   void resync(bool announce_new, bool recheck_all, bool reset_backoff);
@@ -57,6 +59,8 @@ struct Reconciler::Impl final : WorkerHost {
 
   mutable std::mutex config_mutex_;
   std::shared_ptr<const config::Config> config_;
+
+  DisruptionGate gate_;
 
   mutable std::mutex unmatched_mutex_;
   std::vector<std::string> unmatched_;

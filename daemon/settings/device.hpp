@@ -61,8 +61,13 @@ struct WriteOptions {
   std::chrono::milliseconds first_backoff{20};  // doubles per retry
   TimeSource* time = &real_time();              // what the backoff sleeps on
   // How long to wait for the carrier after a PFC mask change flapped the link, before the
-  // lossless headroom is recomputed at the link's speed (manual buffers only).
+  // lossless headroom is recomputed at the link's speed (manual buffers only), and after any
+  // disruptive change to a port that had one.
   std::chrono::milliseconds carrier_timeout{std::chrono::seconds(15)};
+  // After a disruptive change, return only once a port that had its carrier has it again, so
+  // that the next port is not flapped meanwhile. A storm action, which flaps one port to save
+  // it, does not wait.
+  bool wait_for_carrier = true;
 };
 
 // Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with

@@ -162,7 +162,10 @@ TEST_F(Applier, EachStepIsVerifiedByReadingBack) {
   const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::Applied);
   EXPECT_EQ(port->log, (Lines{"set_mtu 9000", "set_stall 65535"}));
-  EXPECT_EQ(port->reads, 2);  // one read-back per step
+  // One read-back per step, and the link once more: the MTU change rebuilt the channels, and
+  // the applier returns once the port has its carrier.
+  EXPECT_EQ(port->reads, 3);
+  EXPECT_EQ(result.carrier, "back after 0 ms");
 }
 
 TEST_F(Applier, PfcCableLengthAloneKeepsTheMask) {
@@ -346,6 +349,10 @@ TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
 // for the carrier and has it recomputed at 400 Gb/s.
 class ManualBuffers : public Applier {
  protected:
+  // The links train as the node's ports do (3 s at 400G): the wait for the carrier is the point.
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms.reset();
+  }
   void SetUp() override {
     Applier::SetUp();
     config::BufferProfile buffers;
@@ -374,8 +381,10 @@ TEST_F(ManualBuffers, XoffIsRecomputedAtLinkSpeedOnceTheCarrierIsBack) {
   EXPECT_EQ(port->log[4], "set_pfc mask 0x08 delay 7");
   EXPECT_EQ(port->log[5], "set_buffer 262144");
   EXPECT_EQ(port->log.back(), "set_pfc mask 0x08 delay 7");
-  EXPECT_EQ(result.headroom,
-            "recomputed at link speed (setpfc, unchanged) after 3000 ms of link training");
+  // The applier waited the link training out (as after any disruptive change), then had Xoff
+  // recomputed.
+  EXPECT_EQ(result.carrier, "back after 3000 ms");
+  EXPECT_EQ(result.headroom, "recomputed at link speed (setpfc, unchanged)");
   EXPECT_EQ(xoff_threshold(), expected_at(400000));
   EXPECT_NE(expected_at(400000), expected_at(40000));
   EXPECT_EQ(pending(), Lines{});

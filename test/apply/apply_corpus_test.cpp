@@ -131,6 +131,10 @@ std::string joined(const std::vector<std::string>& items) {
 // The default node (lan2..lan5, inbox ConnectX-7) from the fixture, and the OFED node beside it.
 class ApplyCorpus : public test::InProcessNode {
  protected:
+  // The node's own link training (seconds): the corpus's clock steps through it.
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms.reset();
+  }
   void SetUp() override {
     test::InProcessNode::SetUp();
     ofed_ = std::make_unique<roce_sim::InProcessNode>(

@@ -94,9 +94,9 @@ TEST(ApplyFormat, Json) {
   // The key order is part of the contract (docs/plan-json.md).
   std::vector<std::string> keys;
   for (const auto& [key, value] : lan4.items()) keys.push_back(key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"netdev", "outcome", "changed", "changes", "rollback",
-                                      "unsupported", "warnings", "headroom", "unread", "error"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"netdev", "outcome", "changed", "changes", "rollback",
+                                            "unsupported", "warnings", "headroom", "carrier",
+                                            "unread", "error"}));
 }
 
 }  // namespace

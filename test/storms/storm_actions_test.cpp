@@ -152,7 +152,8 @@ class DisablePfcOnLinksThatTrain : public StormActions {
            "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
            "  - {port: lan3, priority: 3, direction: rx, rate: 100G}\n"
            "events:\n"
-           "  - {at: 5s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
+           // After the start, which flaps the four ports one after another (4 x 3 s).
+           "  - {at: 15s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n";
   }
 };
 

@@ -68,8 +68,12 @@ class StormNode : public roced::test::InProcessNode {
   // carrier loss after each (disable-pfc and its restoration flap the link) traffic, and so the
   // storm, stops meanwhile. DisablePfcOnLinksThatTrain keeps the real training time.
   void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
-    if (instant_links()) {
-      for (auto& spec : specs) spec.link_training_ms = 0;
+    for (auto& spec : specs) {
+      if (instant_links()) {
+        spec.link_training_ms = 0;
+      } else {
+        spec.link_training_ms.reset();  // the node's own: seconds at 400G
+      }
     }
   }
   virtual bool instant_links() const { return true; }
@@ -110,12 +114,15 @@ class StormNode : public roced::test::InProcessNode {
       std::lock_guard lock(mutex_);
       port_events_.push_back(event);
     });
-    if (firmware_takes_time()) {
-      // The initial apply waits out its firmware commands on the clock: move it meanwhile.
+    if (firmware_takes_time() || !instant_links()) {
+      // The initial apply waits out its firmware commands, and each flapped port's link
+      // training, on the clock: move it meanwhile.
       auto started = std::async(std::launch::async, [this] { reconciler_->start(); });
+      // A firmware command takes microseconds: 1 ms steps; link training seconds: 10 ms ones.
+      const auto step = std::chrono::milliseconds(firmware_takes_time() ? 1 : 10);
       ASSERT_TRUE(time_.advance_until(
           [&] { return started.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
-          std::chrono::milliseconds(1)));
+          step));
       started.get();
     } else {
       reconciler_->start();

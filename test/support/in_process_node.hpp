@@ -21,7 +21,8 @@ class InProcessNode : public ::testing::Test {
  protected:
   // The node file to run; empty = the embedded default node (lan2..lan5).
   virtual std::string node_file() const { return {}; }
-  // Changes the node's ports before the node starts (none by default).
+  // Changes the node's ports before the node starts. Links train at once (link_training_ms 0)
+  // unless this sets otherwise: a test about training sets it and moves the clock through it.
   virtual void adjust(std::vector<roce_sim::PortSpec>& specs) const { (void)specs; }
 
   void SetUp() override {
@@ -33,6 +34,9 @@ class InProcessNode : public ::testing::Test {
     dir_ = made;
     auto specs =
         node_file().empty() ? roce_sim::default_node() : roce_sim::load_node_file(node_file());
+    for (auto& spec : specs) {
+      if (!spec.link_training_ms) spec.link_training_ms = 0;
+    }
     adjust(specs);
     node_ = std::make_unique<roce_sim::InProcessNode>(std::move(specs), dir_, &time_);
     system_ = node_->system();

@@ -10,9 +10,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
-#include <optional>
 #include <vector>
 
 namespace roced::test {
@@ -23,8 +23,10 @@ class SimNode : public ::testing::Test {
   virtual std::string node_file() const { return {}; }
   // A scenario to run from the start; empty = none (a steady node).
   virtual std::string scenario_file() const { return {}; }
-  // Every port's link training after a PFC toggle, in ms; none = the node's (seconds).
-  virtual std::optional<uint32_t> link_training_ms() const { return std::nullopt; }
+  // Every port's link training after a PFC toggle, in ms; none = the node's (seconds). At once
+  // by default: these tests run on real time, and roced waits for each flapped port's carrier
+  // before it flaps the next; link training is modelled on virtual time (InProcessNode).
+  virtual std::optional<uint32_t> link_training_ms() const { return 0; }
 
   void SetUp() override {
     // In memory when there is a tmpfs, as sysfs is: on a disk the simulator's 10 Hz file refresh

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/reconcile/disruption_gate.hpp"
+
+#include <utility>
+
+namespace roced::reconcile {
+
+DisruptionGate::Slot::Slot(Slot&& other) noexcept
+    : gate_(std::exchange(other.gate_, nullptr)),
+      netdev_(std::move(other.netdev_)),
+      waited_(other.waited_) {}
+
+DisruptionGate::Slot& DisruptionGate::Slot::operator=(Slot&& other) noexcept {
+  if (this != &other) {
+    if (gate_ != nullptr) gate_->leave(netdev_);
+    gate_ = std::exchange(other.gate_, nullptr);
+    netdev_ = std::move(other.netdev_);
+    waited_ = other.waited_;
+  }
+  return *this;
+}
+
+DisruptionGate::Slot::~Slot() {
+  if (gate_ != nullptr) gate_->leave(netdev_);
+}
+
+DisruptionGate::Slot DisruptionGate::enter(
+    const std::string& netdev, const std::function<bool()>& stopping,
+    const std::function<void(const std::set<std::string>& holders)>& on_wait) {
+  std::unique_lock lock(mutex_);
+  const auto free = [&] { return static_cast<int>(inside_.size()) < limit_; };
+  const bool waited = !free();
+  if (waited) {
+    if (on_wait) {
+      const std::set<std::string> holders = inside_;
+      lock.unlock();  // the listener logs; it must not hold up the ports that leave meanwhile
+      on_wait(holders);
+      lock.lock();
+    }
+    time_.wait(lock, changed_, [&] { return free() || stopping(); });
+    if (!free()) return {};
+  }
+  inside_.insert(netdev);
+  return Slot(this, netdev, waited);
+}
+
+void DisruptionGate::leave(const std::string& netdev) {
+  {
+    std::lock_guard lock(mutex_);
+    inside_.erase(netdev);
+  }
+  changed_.notify_all();
+}
+
+void DisruptionGate::set_limit(int limit) {
+  {
+    std::lock_guard lock(mutex_);
+    limit_ = limit;
+  }
+  changed_.notify_all();
+}
+
+void DisruptionGate::wake_all() {
+  { std::lock_guard lock(mutex_); }
+  changed_.notify_all();
+}
+
+std::set<std::string> DisruptionGate::holders() const {
+  std::lock_guard lock(mutex_);
+  return inside_;
+}
+
+}  // namespace roced::reconcile

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// Disruptive changes go port by port: on a node whose links train for seconds after a PFC
+// change (mlx5_toggle_port_link), roced never has more ports without carrier than
+// daemon.disruptive_ports_at_once, at start and on a reload, and each port is back before the
+// next one is flapped. Watched at every 10 ms step of the clock.
+#include <future>
+#include <map>
+#include <regex>
+
+#include "reconcile_node.hpp"
+
+namespace roced::test {
+namespace {
+
+using reconcile::Reconciler;
+
+const std::vector<std::string> kPorts = {"lan2", "lan3", "lan4", "lan5"};
+
+class ReconcileRollout : public ReconcileNode {
+ protected:
+  // The node's own link training: 3 s at 400G.
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms.reset();
+  }
+
+  // Counts, at every step of the clock, the managed ports without carrier.
+  void watch_carriers() {
+    listener_ = time_.listen([this](std::chrono::nanoseconds) {
+      int down = 0;
+      node_->inspect([&](roce_sim::Node& node) {
+        for (const auto& netdev : kPorts) down += node.find(netdev)->carrier() ? 0 : 1;
+      });
+      std::lock_guard lock(mutex_);
+      most_down_ = std::max(most_down_, down);
+      if (down > 0) ++steps_with_one_down_;
+    });
+  }
+  void TearDown() override {
+    if (listener_ != 0) time_.unlisten(listener_);
+    ReconcileNode::TearDown();
+  }
+  // Starts `reconciler` (which waits for every port's first check) while moving the clock.
+  bool start_on_the_clock(Reconciler& reconciler) {
+    auto started = std::async(std::launch::async, [&] { reconciler.start(); });
+    return time_.advance_until(
+        [&] { return started.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+        10ms);
+  }
+  int most_down() {
+    std::lock_guard lock(mutex_);
+    return most_down_;
+  }
+
+  int listener_ = 0;
+  std::mutex mutex_;
+  int most_down_ = 0;
+  int steps_with_one_down_ = 0;
+};
+
+TEST_F(ReconcileRollout, AtStartOnePortIsFlappedAtATime) {
+  watch_carriers();
+  const auto began = time_.now();
+  Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
+  ASSERT_TRUE(start_on_the_clock(reconciler));
+  EXPECT_EQ(most_down(), 1);
+  // Four links trained one after another: 4 x 3 s, not 3 s.
+  EXPECT_GE(time_.now() - began, 12s);
+  for (const auto& port : reconciler.snapshot()) {
+    EXPECT_EQ(port.condition, reconcile::PortCondition::InSync) << port.port.netdev;
+    ASSERT_TRUE(port.last_apply.has_value()) << port.port.netdev;
+    // The applier looks every 100 ms: back within that of the 3 s of training.
+    const std::string& carrier = port.last_apply->carrier;
+    ASSERT_EQ(carrier.rfind("back after ", 0), 0u) << carrier;
+    const int waited = std::stoi(carrier.substr(11));
+    EXPECT_GE(waited, 3000) << carrier;
+    EXPECT_LE(waited, 3100) << carrier;
+  }
+  reconciler.stop();
+}
+
+TEST_F(ReconcileRollout, TwoAtOnceWhenConfigured) {
+  watch_carriers();
+  const auto began = time_.now();
+  auto config = make_config(DriftPolicy::Enforce, 1h);
+  config.daemon.disruptive_ports_at_once = 2;
+  Reconciler reconciler(system_, config, test_options());
+  ASSERT_TRUE(start_on_the_clock(reconciler));
+  EXPECT_EQ(most_down(), 2);
+  EXPECT_GE(time_.now() - began, 6s);
+  EXPECT_LT(time_.now() - began, 9s);
+  reconciler.stop();
+}
+
+// A reload that changes PFC on every port (priority 3 -> 3 and 4) flaps them one by one too.
+TEST_F(ReconcileRollout, AReloadFlapsOnePortAtATime) {
+  Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
+  ASSERT_TRUE(start_on_the_clock(reconciler));
+  watch_carriers();
+  auto loaded = config::load_string(
+      std::regex_replace(std::string(kConfigText), std::regex("priorities: \\[3\\]"),
+                         "priorities: [3, 4]"),
+      "roced.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.at(0).to_string();
+  loaded.config->daemon.drift_check_interval = 1h;
+  ASSERT_TRUE(reconciler.reload(*loaded.config).ok);
+  ASSERT_TRUE(run_until([&] {
+    const auto ports = reconciler.snapshot();
+    return std::all_of(ports.begin(), ports.end(), [](const reconcile::PortSnapshot& port) {
+      return port.condition == reconcile::PortCondition::InSync && port.last_apply &&
+             port.last_apply->steps.size() > 0 && port.last_plan.desired.pfc_priorities == 0x18;
+    });
+  }));
+  EXPECT_EQ(most_down(), 1);
+  reconciler.stop();
+}
+
+}  // namespace
+}  // namespace roced::test
