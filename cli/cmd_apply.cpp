@@ -2,6 +2,8 @@
 // rocectl apply: plan, then write each selected port's changes in order, verifying each by
 // reading back; a port that fails is rolled back, the others are still configured. When roced runs
 // for the same node and config, it does the work (D-Bus Apply) and rocectl shows the result.
+#include <unistd.h>
+
 #include <algorithm>
 #include <iostream>
 #include <string>
@@ -21,14 +23,16 @@ namespace roced::cli {
 namespace {
 
 constexpr const char* kApplyUsage =
-    "usage: rocectl [--sim DIR] apply [--config FILE] [--check] [--diff] [--json] "
+    "usage: rocectl [--sim DIR] apply [--config FILE] [--check] [--diff] [--json] [--yes] "
     "[--port NAME]... [--direct]\n"
     "\n"
     "Brings every port the configuration selects to its profile: DCBX, trust and DSCP map, "
     "ETS,\n"
     "PFC, buffers, MTU, stall prevention, ECN/DCQCN, rdma_cm, in that order. Each change is read\n"
     "back; a port where a change fails is put back the way it was, the other ports are still\n"
-    "configured. A port already in sync is not written to at all.\n"
+    "configured. A port already in sync is not written to at all. Changes that take a link\n"
+    "down (PFC priorities flap it on mlx5, an MTU change rebuilds the channels) go one port at a\n"
+    "time, each back with carrier before the next; on a terminal rocectl asks first.\n"
     "When roced runs for the same node (and --config, if given, is its file), roced applies\n"
     "(root only) and rocectl shows the result; it applies every port it manages.\n"
     "\n"
@@ -36,6 +40,7 @@ constexpr const char* kApplyUsage =
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
     "  --check        only plan: show what would change, write nothing\n"
     "  --diff         show the plan's changes before applying them\n"
+    "  --yes          do not ask before changes that take links down (asked on a terminal only)\n"
     "  --json         one JSON document (docs/plan-json.md)\n"
     "  --port NAME    only this selected netdev (repeatable)\n"
     "  --sim DIR      apply to the simulated node in DIR instead of this machine\n"
@@ -50,6 +55,7 @@ constexpr const char* kApplyUsage =
 struct ApplyArgs : PlanOptions {
   bool check = false;
   bool diff = false;
+  bool yes = false;
 };
 
 // Parses the arguments; an exit code when they are wrong (or --help).
@@ -64,6 +70,8 @@ std::optional<int> parse(Args& cli_args, ApplyArgs& args) {
       args.check = true;
     } else if (cli_args.flag("--diff")) {
       args.diff = true;
+    } else if (cli_args.flag("--yes") || cli_args.flag("-y")) {
+      args.yes = true;
     } else if (!take_plan_option(cli_args, args, kApplyUsage, exit_code)) {
       return usage_error("unknown argument \"" + cli_args.peek() + "\" for apply", kApplyUsage);
     }
@@ -92,6 +100,38 @@ void show_diff(const plan::Plan& plan, const ApplyArgs& args) {
   if (args.diff && !args.json && plan.has_changes()) {
     std::cout << plan::format_plan_text(plan) << "\n";
   }
+}
+
+// Whether a person at a terminal must be asked first: the plan takes links down. Scripts (no
+// terminal), --yes and --json are never asked.
+bool must_ask(const ApplyArgs& args) {
+  return !args.yes && !args.json && !args.check && ::isatty(STDIN_FILENO) == 1 &&
+         ::isatty(STDERR_FILENO) == 1;
+}
+
+// Names the ports the plan takes down and asks; true to go on.
+bool confirm_disruption(const plan::Plan& plan, const std::string& pace) {
+  std::string ports;
+  for (const auto& port : plan.ports) {
+    if (!port.disruptive()) continue;
+    std::string settings;
+    for (const auto& change : port.changes) {
+      if (!change.disruptive) continue;
+      settings += (settings.empty() ? "" : ", ") + plan::setting_name(change.setting, change.key);
+    }
+    ports += "  " + port.port.netdev + ": " + settings + "\n";
+  }
+  if (ports.empty()) return true;
+  std::cerr << "These changes take the link down (traffic stops while it trains again):\n"
+            << ports << pace << "\nApply? [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+int declined() {
+  std::cerr << "rocectl: nothing applied\n";
+  return kExitError;
 }
 
 // The result, as text or JSON; the exit code.
@@ -135,13 +175,19 @@ int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
     plan::Plan plan;
     plan.source = daemon.properties().source;
     plan.config_path = args.config;
-    if (args.check || args.diff) {
+    const bool ask = must_ask(args);
+    if (args.check || args.diff || ask) {
       plan = plan_from_json(nlohmann::ordered_json::parse(daemon.get_plan()));
       if (!keep_named_ports(plan, args, daemon.properties().source)) return kExitError;
     }
     note_daemon_path(daemon);
     if (args.check) return check(plan, args);
     show_diff(plan, args);
+    if (ask && !confirm_disruption(plan,
+                                   "roced applies them as daemon.disruptive_ports_at_once "
+                                   "allows (default one at a time), each back before the next.")) {
+      return declined();
+    }
     const auto result = apply_result_from_json(nlohmann::ordered_json::parse(daemon.apply()));
     return report(plan, result, args);
   } catch (const std::exception& e) {
@@ -174,6 +220,10 @@ int apply_command(const Context& context, Args cli_args) {
   }
   if (args.check) return check(plan, args);
   show_diff(plan, args);
+  if (must_ask(args) &&
+      !confirm_disruption(plan, "One port at a time, each back with carrier before the next.")) {
+    return declined();
+  }
   return report(plan, apply::apply_plan(system, plan), args);
 }
 

@@ -74,9 +74,20 @@ std::string format_plan_text(const Plan& plan) {
   if (plan.ports.empty()) {
     out << "no port selected on " << plan.source << "\n";
   } else if (pending == 0 && !plan.has_errors()) {
-    out << "all " << plan.ports.size() << " ports in sync\n";
+    out << (plan.ports.size() == 1
+                ? "the port is in sync\n"
+                : "all " + std::to_string(plan.ports.size()) + " ports in sync\n");
   } else if (pending > 0) {
-    out << "changes pending on " << pending << " of " << plan.ports.size() << " ports\n";
+    out << "changes pending on " << pending << " of " << plan.ports.size()
+        << (plan.ports.size() == 1 ? " port\n" : " ports\n");
+  }
+  // The rollout: which links go down, in the order rocectl applies them.
+  std::string flapped;
+  for (const auto& port : plan.ports) {
+    if (port.disruptive()) flapped += (flapped.empty() ? "" : ", ") + port.port.netdev;
+  }
+  if (!flapped.empty()) {
+    out << "links go down one port at a time, each back before the next: " << flapped << "\n";
   }
   return out.str();
 }

@@ -192,6 +192,39 @@ TEST_F(ApplySim, CheckPlansOnlyAndDiffShowsThePlan) {
   EXPECT_EQ(apply({"--check", "--port", "lan3"}).exit_code, 2);
 }
 
+// On a terminal (script(1) gives rocectl one), changes that take links down are named and asked
+// for; "n" writes nothing, "y" applies. Without a terminal (every other test) nothing is asked.
+TEST_F(ApplySim, OnATerminalLinkFlapsAreAskedForFirst) {
+  const auto on_a_terminal = [&](const std::string& answer, const std::string& extra) {
+    const std::string command = std::string(ROCECTL_BINARY) + " --sim " + dir_.string() +
+                                " apply --config " + config_.string() + extra;
+    return test::run_command(
+        {"sh", "-c", "printf '" + answer + "\\n' | script -qec '" + command + "' /dev/null"});
+  };
+  const auto before = writes_after_barrier();
+  const auto declined = on_a_terminal("n", "");
+  EXPECT_EQ(declined.exit_code, 1) << declined.out << declined.err;
+  EXPECT_TRUE(contains(declined.out, "These changes take the link down")) << declined.out;
+  EXPECT_TRUE(contains(declined.out, "lan3: mtu, pfc.priorities")) << declined.out;
+  EXPECT_TRUE(contains(declined.out, "One port at a time")) << declined.out;
+  EXPECT_TRUE(contains(declined.out, "nothing applied")) << declined.out;
+  EXPECT_EQ(writes_after_barrier().at("total"), before.at("total") + 1);  // the barrier only
+
+  const auto confirmed = on_a_terminal("y", "");
+  EXPECT_EQ(confirmed.exit_code, 0) << confirmed.out << confirmed.err;
+  EXPECT_TRUE(contains(confirmed.out, "4 ports: 4 applied")) << confirmed.out;
+}
+
+TEST_F(ApplySim, OnATerminalYesDoesNotAsk) {
+  const std::string command = std::string(ROCECTL_BINARY) + " --sim " + dir_.string() +
+                              " apply --yes --config " + config_.string();
+  const auto result =
+      test::run_command({"sh", "-c", "script -qec '" + command + "' /dev/null < /dev/null"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_FALSE(contains(result.out, "Apply?")) << result.out;
+  EXPECT_TRUE(contains(result.out, "4 ports: 4 applied")) << result.out;
+}
+
 TEST_F(ApplySim, BadInputWritesNothing) {
   const auto before = writes_after_barrier();
   write_file(dir_ / "bad.yaml", "profile:\n  mtu: lots\n");

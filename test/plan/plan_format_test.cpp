@@ -51,7 +51,8 @@ TEST(PlanText, OneBlockPerPort) {
             "lan4 (mlx5_2:1): error: cannot read the link: lan4: RTM_GETLINK: No such device "
             "(ENODEV)\n"
             "lan9: not found (named in /etc/roced/roced.yaml, no such netdev)\n"
-            "changes pending on 1 of 3 ports\n");
+            "changes pending on 1 of 3 ports\n"
+            "links go down one port at a time, each back before the next: lan2\n");
 }
 
 TEST(PlanText, AllInSync) {
@@ -61,7 +62,7 @@ TEST(PlanText, AllInSync) {
   plan.ports.push_back(plan_port(lan2.port, config::default_profile(), lan2));
   EXPECT_EQ(format_plan_text(plan),
             "lan2 (mlx5_0:1, RoCE v2 GID 3): in sync\n"
-            "all 1 ports in sync\n");
+            "the port is in sync\n");
 }
 
 TEST(PlanJson, StableShape) {
