@@ -436,8 +436,10 @@ CpuResult measure_cpu(const std::string& name, const Cadence& cadence, bool enab
   const fs::path scenario =
       fs::temp_directory_path() / ("roced-storm-bench-16-" + std::to_string(::getpid()) + ".yaml");
   write_file(scenario, sixteen_port_traffic());
+  // Links train at once: the start would otherwise flap the 16 ports one after another, 3 s
+  // each, before the window measured (which begins after READY=1) even opens.
   bench::SimProcess sim(ROCE_SIM_BINARY, std::string(ROCED_SIM_NODES) + "/sixteen-port.yaml",
-                        scenario.string());
+                        scenario.string(), {"--link-training", "0"});
   fs::remove(scenario);
   std::string ports;
   for (int port = 0; port < 16; ++port) ports += (port ? ", lan" : "lan") + std::to_string(port);

@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
     "machine\n"
     "  -h, --help  show this help\n"
+    "  --version   print rocectl's version\n"
     "\n"
     "Run 'rocectl COMMAND --help' for a command's options.\n"
     "exit status: 0 ok, 1 error, 2 changes pending (plan, apply --check)\n";
@@ -70,7 +71,10 @@ bool Args::option(const std::string& name, std::string& out, std::string& error)
 }
 
 int usage_error(const std::string& message, const char* usage) {
-  std::cerr << "rocectl: " << message << "\n\n" << usage;
+  // The message and the synopsis, not the whole help: the mistake stays on the screen.
+  const std::string text(usage);
+  const std::string synopsis = text.substr(0, text.find('\n'));
+  std::cerr << "rocectl: " << message << "\n" << synopsis << "\n(--help for more)\n";
   return kExitError;
 }
 
@@ -94,6 +98,9 @@ int main(int argc, char** argv) {
       rest.push_back(arg);
     } else if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
+      return kExitOk;
+    } else if (arg == "--version") {
+      std::cout << "rocectl " << ROCED_VERSION << "\n";
       return kExitOk;
     } else if (!arg.empty() && arg[0] == '-') {
       return usage_error("unknown option " + arg, kUsage);

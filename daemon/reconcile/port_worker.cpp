@@ -54,6 +54,17 @@ std::string describe_changes(const std::vector<plan::Change>& changes) {
   return text;
 }
 
+// A drift as it reads: what the port has now, and what the profile wants ("pfc.priorities is
+// none, wanted 3"), never an arrow that reads as a change someone made.
+std::string describe_drift(const std::vector<plan::Change>& changes) {
+  std::string text;
+  for (const auto& change : changes) {
+    text += (text.empty() ? "" : "; ") + plan::setting_name(change.setting, change.key) + " is " +
+            change.now + ", wanted " + change.wanted;
+  }
+  return text;
+}
+
 apply::PortResult not_applied(const std::string& netdev, const std::string& why) {
   apply::PortResult result;
   result.netdev = netdev;
@@ -493,9 +504,9 @@ void PortWorker::note_drift(const CheckDecision& decision, const plan::PortPlan&
   const auto settings = setting_names(plan.changes);
   if (decision.notice == DriftNotice::Reported) {
     announce(PortEvent::Kind::Drifted, settings,
-             "drifted: " + describe_changes(plan.changes) + " (reported, not corrected)");
+             "drifted: " + describe_drift(plan.changes) + " (reported, not corrected)");
   } else if (decision.notice == DriftNotice::Corrected) {
-    announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_changes(plan.changes));
+    announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_drift(plan.changes));
   }
   if (decision.remember_drift) reported_drift_ = signature;
 }

@@ -24,6 +24,9 @@ void Notifier::ready() { send("READY=1"); }
 void Notifier::reloading() { send("RELOADING=1"); }
 void Notifier::stopping() { send("STOPPING=1"); }
 void Notifier::ping_systemd_watchdog() { send("WATCHDOG=1"); }
+void Notifier::extend_timeout(std::chrono::microseconds more) {
+  send("EXTEND_TIMEOUT_USEC=" + std::to_string(more.count()));
+}
 
 void Notifier::status(const std::string& text) {
   if (text == last_status_) return;

@@ -238,7 +238,21 @@ void Service::serve(const std::function<bool()>& done) {
     }
     update_status();
     feed_systemd_watchdog();
+    extend_start_timeout();
   }
+}
+
+void Service::extend_start_timeout() {
+  // The start flaps the ports one at a time, each waited for until its link has trained
+  // (seconds at 400G, up to carrier_timeout): on a node with many rails that can outlast
+  // TimeoutStartSec. Each extension covers the next while start-up goes on.
+  constexpr auto kEvery = std::chrono::seconds(10);
+  constexpr auto kBy = std::chrono::seconds(30);
+  if (running_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_start_extension_) return;
+  next_start_extension_ = now + kEvery;
+  notifier_.extend_timeout(kBy);
 }
 
 void Service::handle_signals() {

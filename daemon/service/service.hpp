@@ -92,6 +92,7 @@ class Service {
   void handle_signals();
   void update_status();
   void feed_systemd_watchdog();
+  void extend_start_timeout();  // while starting, every 10 s: EXTEND_TIMEOUT_USEC=
   void wake();
   void log_event(const reconcile::PortEvent& event);
   void apply_log_level(const config::Config& config);
@@ -118,6 +119,7 @@ class Service {
   std::chrono::system_clock::time_point last_good_config_ = std::chrono::system_clock::now();
   bool systemd_watchdog_unhealthy_ = false;
   std::chrono::steady_clock::time_point next_systemd_watchdog_;
+  std::chrono::steady_clock::time_point next_start_extension_;
 };
 
 }  // namespace roced::service

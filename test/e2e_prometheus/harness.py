@@ -167,8 +167,11 @@ class Stack:
 
     def start_sim(self, scenario):
         # Not --quiet: the event lines ("t=15.000s lan3: congestion ... begins") are in its log.
+        # Links train at once: roced flaps the ports one after another at start, each waited for
+        # until it trains (seconds at 400G), which would push the scenario's episodes before the
+        # first scrape. The rollout has its own tests (ReconcileRollout, ServiceSimTrainingLinks).
         self.sim = self._spawn("roce-sim", [self.bin.roce_sim, "run", "--dir", self.node_dir,
-                                            "--scenario", scenario])
+                                            "--scenario", scenario, "--link-training", "0"])
         pid_file = os.path.join(self.node_dir, "roce-sim.pid")
 
         def ready():

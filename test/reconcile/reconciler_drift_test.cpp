@@ -112,6 +112,9 @@ TEST_F(ReconcileDrift, ForeignDcbPfcSetIsOnlyReportedOnceUnderReport) {
   ASSERT_TRUE(run_until([&] { return all_checked_since(reconciler, reported + 4 * interval); }));
   EXPECT_EQ(writes(), after_foreign);
   EXPECT_EQ(log.of("lan3", PortEvent::Kind::Drifted).size(), 1u) << log.describe();
+  // What the port has, then what the profile wants: not an arrow that reads as a change.
+  EXPECT_EQ(log.of("lan3", PortEvent::Kind::Drifted).front().event.message,
+            "drifted: pfc.priorities is 4, wanted 3 (reported, not corrected)");
   EXPECT_TRUE(log.of("lan3", PortEvent::Kind::Corrected).empty()) << log.describe();
   EXPECT_EQ(pfc_mask("lan3"), kPfcForeign);
   const auto lan3 = port_of(reconciler, "lan3");

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -288,6 +289,39 @@ TEST_F(ServiceSim, ReadyComesOnceThePortsAreInSyncAndSigtermExitsZero) {
   // No watchdog was asked for, so none was sent.
   EXPECT_EQ(NotifySocket::occurrences(notify_->messages(), "WATCHDOG=1"), 0u)
       << notify_->all_text();
+}
+
+// The node's own link training (3 s at 400G): roced flaps the four ports one after another at
+// start, each back with carrier before the next, and tells systemd that start-up needs longer
+// while it does (12 s here; eight rails with slow links can outlast TimeoutStartSec).
+class ServiceSimTrainingLinks : public ServiceSim {
+  std::optional<uint32_t> link_training_ms() const override { return std::nullopt; }
+};
+
+TEST_F(ServiceSimTrainingLinks, StartFlapsOnePortAtATimeAndExtendsTheStartTimeout) {
+  const auto began = std::chrono::steady_clock::now();
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  EXPECT_GE(std::chrono::steady_clock::now() - began, 12s);  // four links trained in turn
+  const auto& all = notify_->messages();
+  const auto ready_at = std::find(all.begin(), all.end(), "READY=1");
+  // Extended while starting (every 10 s, by 30 s), never once ready.
+  EXPECT_GE(std::count(all.begin(), ready_at, "EXTEND_TIMEOUT_USEC=30000000"), 1)
+      << notify_->all_text();
+  EXPECT_EQ(std::count(ready_at, all.end(), "EXTEND_TIMEOUT_USEC=30000000"), 0)
+      << notify_->all_text();
+  // Each port was configured a link training (3 s) after the one before it.
+  const std::string log = roced->log();
+  const std::regex configured(R"((\d\d):(\d\d):(\d\d)\.(\d\d\d) info lan\d: configured:)");
+  std::vector<double> at;
+  for (std::sregex_iterator it(log.begin(), log.end(), configured), end; it != end; ++it) {
+    at.push_back(std::stoi((*it)[1]) * 3600.0 + std::stoi((*it)[2]) * 60.0 + std::stoi((*it)[3]) +
+                 std::stoi((*it)[4]) / 1000.0);
+  }
+  ASSERT_EQ(at.size(), 4u) << log;
+  for (size_t i = 1; i < at.size(); ++i) EXPECT_GE(at[i] - at[i - 1], 2.9) << log;
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
 }
 
 TEST_F(ServiceSim, WatchdogIsFedWhenSystemdAsksForIt) {

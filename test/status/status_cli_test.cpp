@@ -33,6 +33,15 @@ TEST(RocectlCli, UnknownCommandIsAUsageError) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("unknown command \"frobnicate\""), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("usage: rocectl"), std::string::npos) << result.err;
+  // The synopsis, not the whole help: the mistake stays on the screen.
+  EXPECT_EQ(result.err.find("commands:"), std::string::npos) << result.err;
+}
+
+TEST(RocectlCli, VersionIsThePackagesVersion) {
+  auto result = run_command({kRocectl, "--version"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("rocectl ", 0), 0u) << result.out;
+  EXPECT_GT(result.out.size(), std::string("rocectl \n").size()) << result.out;
 }
 
 TEST(RocectlCli, NoCommandIsAUsageError) {
