@@ -137,22 +137,35 @@ bool moves_headroom(const plan::PortPlan& port_plan, const std::vector<const Ste
   });
 }
 
-// Until the port has its carrier (read into `current`), at most carrier_timeout: how long that
-// took, or nothing when it did not come.
-std::optional<std::chrono::milliseconds> wait_for_carrier(PortDevice& device,
-                                                          const ApplyOptions& options,
-                                                          PortStatus& current) {
+// Waits `duration` on the options' clock, less when roced stops: whether the whole wait passed.
+bool pause(const ApplyOptions& options, std::chrono::milliseconds duration) {
+  if (options.stop != nullptr) return options.stop->pause(*options.time, duration);
+  options.time->sleep_for(duration);
+  return true;
+}
+
+struct CarrierWait {
+  bool back = false;
+  bool stopped = false;  // roced stopped before the carrier came
+  std::chrono::milliseconds waited{0};
+};
+
+// Until the port has its carrier (read into `current`), at most carrier_timeout.
+CarrierWait wait_for_carrier(PortDevice& device, const ApplyOptions& options, PortStatus& current) {
   constexpr auto kCarrierPoll = std::chrono::milliseconds(100);
   TimeSource& time = *options.time;
   const auto start = time.now();
   const auto deadline = start + options.carrier_timeout;
+  CarrierWait wait;
   for (;;) {
     current = device.read_part(current, StatusPart::Link);
-    if (current.link.ok() && current.link.value->carrier) {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
+    wait.waited = std::chrono::duration_cast<std::chrono::milliseconds>(time.now() - start);
+    wait.back = current.link.ok() && current.link.value->carrier;
+    if (wait.back || time.now() >= deadline) return wait;
+    if (!pause(options, kCarrierPoll)) {
+      wait.stopped = true;
+      return wait;
     }
-    if (time.now() >= deadline) return std::nullopt;
-    time.sleep_for(kCarrierPoll);
   }
 }
 
@@ -168,8 +181,14 @@ void wait_after_disruption(PortDevice& device, const plan::PortPlan& port_plan,
   if (!options.wait_for_carrier || !port_plan.disruptive() || !had_carrier(port_plan.observed)) {
     return;
   }
-  if (const auto waited = wait_for_carrier(device, options, current)) {
-    result.carrier = "back after " + std::to_string(waited->count()) + " ms";
+  const CarrierWait wait = wait_for_carrier(device, options, current);
+  if (wait.back) {
+    result.carrier = "back after " + std::to_string(wait.waited.count()) + " ms";
+    return;
+  }
+  if (wait.stopped) {
+    result.carrier = "not back after " + std::to_string(wait.waited.count()) +
+                     " ms, when roced stopped waiting for it";
     return;
   }
   result.carrier =
@@ -179,17 +198,19 @@ void wait_after_disruption(PortDevice& device, const plan::PortPlan& port_plan,
 
 std::string settle_headroom(PortDevice& device, const ApplyOptions& options, PortStatus& current,
                             std::vector<std::string>& warnings) {
-  const auto carrier = wait_for_carrier(device, options, current);
-  if (!carrier) {
+  const CarrierWait carrier = wait_for_carrier(device, options, current);
+  if (!carrier.back) {
     const std::string why =
-        "no carrier " + std::to_string(options.carrier_timeout.count()) +
-        " ms after the change: the lossless buffers' Xoff stays as mlx5 computed it with the "
+        (carrier.stopped ? std::string("roced stopped before the carrier came back")
+                         : "no carrier " + std::to_string(options.carrier_timeout.count()) +
+                               " ms after the change") +
+        ": the lossless buffers' Xoff stays as mlx5 computed it with the "
         "link down (for 40 Gb/s), too little headroom at this port's speed; apply again once "
         "the link is up";
     warnings.push_back("headroom: " + why);
     return "not recomputed: " + why;
   }
-  const auto waited = *carrier;
+  const auto waited = carrier.waited;
   current = device.read_part(current, StatusPart::Dcb);
   if (!current.pfc.ok()) {
     warnings.push_back("headroom: cannot read PFC to have Xoff recomputed: " + current.pfc.error);

@@ -153,6 +153,7 @@ void PortWorker::request_stop() {
     stop_ = true;
   }
   wake_.notify_all();
+  stop_signal_.raise();
 }
 
 void PortWorker::join() {
@@ -545,6 +546,11 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
   DisruptionGate::Slot slot;
   plan::PortPlan plan = planned;
   if (planned.disruptive()) {
+    {
+      // Until its turn comes, the port differs from the config: never "in sync" meanwhile.
+      std::lock_guard lock(mutex_);
+      snapshot_.condition = PortCondition::Drifted;
+    }
     slot = disruption_slot();
     if (slot && slot.waited()) plan = plan::replan_port(system, planned.port, planned.desired);
     if (plan.in_sync()) {  // someone put it right meanwhile
@@ -563,7 +569,9 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
     snapshot_.condition = PortCondition::Applying;
   }
   host_.log(LogLevel::Info, netdev_, "applying " + joined(settings));
-  const auto result = apply::apply_port(system, plan, host_.options().apply);
+  apply::ApplyOptions options = host_.options().apply;
+  options.stop = &stop_signal_;
+  const auto result = apply::apply_port(system, plan, options);
   slot = {};  // the applier returned once the port had its carrier again
   {
     std::lock_guard lock(mutex_);

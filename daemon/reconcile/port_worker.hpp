@@ -116,6 +116,8 @@ class PortWorker {
   const std::string netdev_;
   std::shared_future<void> predecessor_;
 
+  StopSignal stop_signal_;  // raised with stop_: ends the applier's wait for a carrier
+
   mutable std::mutex mutex_;  // guards everything below up to the thread
   std::condition_variable wake_;
   bool stop_ = false;

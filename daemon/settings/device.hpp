@@ -19,6 +19,7 @@
 #include "dcb/types.hpp"
 #include "port/status.hpp"
 #include "rdma/ecn.hpp"
+#include "util/stop_signal.hpp"
 #include "util/time_source.hpp"
 
 namespace roced::settings {
@@ -68,6 +69,8 @@ struct WriteOptions {
   // that the next port is not flapped meanwhile. A storm action, which flaps one port to save
   // it, does not wait.
   bool wait_for_carrier = true;
+  // Raised when roced stops: a carrier wait ends there, leaving the port as written.
+  const StopSignal* stop = nullptr;
 };
 
 // Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with

@@ -42,9 +42,21 @@ class ReconcileRollout : public ReconcileNode {
   // Starts `reconciler` (which waits for every port's first check) while moving the clock.
   bool start_on_the_clock(Reconciler& reconciler) {
     auto started = std::async(std::launch::async, [&] { reconciler.start(); });
-    return time_.advance_until(
+    const bool done = time_.advance_until(
         [&] { return started.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
         10ms);
+    if (!done) reconciler.stop();  // releases start(), so a failure is reported, not a hang
+    return done;
+  }
+  // A reload that changes PFC on every port: priority 3 -> 3 and 4.
+  static void reload_with_pfc_on_3_and_4(Reconciler& reconciler) {
+    auto loaded = config::load_string(
+        std::regex_replace(std::string(kConfigText), std::regex("priorities: \\[3\\]"),
+                           "priorities: [3, 4]"),
+        "roced.yaml");
+    ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.at(0).to_string();
+    loaded.config->daemon.drift_check_interval = 1h;
+    ASSERT_TRUE(reconciler.reload(*loaded.config).ok);
   }
   int most_down() {
     std::lock_guard lock(mutex_);
@@ -96,13 +108,7 @@ TEST_F(ReconcileRollout, AReloadFlapsOnePortAtATime) {
   Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
   ASSERT_TRUE(start_on_the_clock(reconciler));
   watch_carriers();
-  auto loaded = config::load_string(
-      std::regex_replace(std::string(kConfigText), std::regex("priorities: \\[3\\]"),
-                         "priorities: [3, 4]"),
-      "roced.yaml");
-  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.at(0).to_string();
-  loaded.config->daemon.drift_check_interval = 1h;
-  ASSERT_TRUE(reconciler.reload(*loaded.config).ok);
+  ASSERT_NO_FATAL_FAILURE(reload_with_pfc_on_3_and_4(reconciler));
   ASSERT_TRUE(run_until([&] {
     const auto ports = reconciler.snapshot();
     return std::all_of(ports.begin(), ports.end(), [](const reconcile::PortSnapshot& port) {
@@ -112,6 +118,28 @@ TEST_F(ReconcileRollout, AReloadFlapsOnePortAtATime) {
   }));
   EXPECT_EQ(most_down(), 1);
   reconciler.stop();
+}
+
+// Stopping roced while a link trains after its PFC change returns at once: the port is left as
+// written, and the clock need not move for the stop to end.
+TEST_F(ReconcileRollout, AStopDoesNotWaitForALinkToTrain) {
+  Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
+  ASSERT_TRUE(start_on_the_clock(reconciler));
+  ASSERT_NO_FATAL_FAILURE(reload_with_pfc_on_3_and_4(reconciler));
+  // Until the first port has been flapped and trains.
+  ASSERT_TRUE(run_until([&] {
+    bool training = false;
+    node_->inspect([&](roce_sim::Node& node) {
+      for (const auto& netdev : kPorts) training = training || !node.find(netdev)->carrier();
+    });
+    return training;
+  }));
+  const auto stopped_at = time_.now();
+  auto stopped = std::async(std::launch::async, [&] { reconciler.stop(); });
+  const bool returned = stopped.wait_for(60s) == std::future_status::ready;
+  if (!returned) run_until([&] { return stopped.wait_for(0s) == std::future_status::ready; });
+  EXPECT_TRUE(returned) << "stop() waited for the clock";
+  EXPECT_EQ(time_.now(), stopped_at);
 }
 
 }  // namespace
