@@ -29,8 +29,8 @@ PACKAGES=(
   # openssl to make the TLS test's certificate
   prometheus prometheus-node-exporter libssl-dev openssl curl
   # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
-  # Ansible role (ansible-core; python3-apt for its apt module)
-  dpkg-dev debhelper lintian man-db ansible-core python3-apt
+  # Ansible role (ansible-core, ansible-lint; python3-apt for its apt module)
+  dpkg-dev debhelper lintian man-db ansible-core ansible-lint python3-apt
   # security tests: strace (no process spawned), binutils' nm (no spawning import)
   strace binutils
   # the VM test (test/vm): qemu, and what goes into its initramfs besides roced: busybox, the verbs

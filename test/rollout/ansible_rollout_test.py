@@ -73,8 +73,8 @@ def mtu(host, netdev):
     return int(match.group(1)) if match else None
 
 
-def playbook(*args, extra=None):
-    argv = ["ansible-playbook", "-i", str(WORK / "inventory"), str(PLAYBOOK), *args]
+def playbook(*args, extra=None, inventory=None):
+    argv = ["ansible-playbook", "-i", str(inventory or WORK / "inventory"), str(PLAYBOOK), *args]
     if extra is not None:
         argv += ["-e", json.dumps(extra)]
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_HOME=str(WORK / "ansible-home"),
@@ -114,12 +114,22 @@ def in_sync(host):
     return "daemon" in document and ports and all(p["condition"] == "in-sync" for p in ports)
 
 
+def idle(host):
+    """roced runs and manages no port: what the package's file (it names none) gives."""
+    status = rocectl(host, "status", "--json")
+    try:
+        document = json.loads(status.stdout)
+    except ValueError:
+        return False
+    return "daemon" in document and document.get("ports") == []
+
+
 def write_inventory(pids):
     inventory = WORK / "inventory"
     (inventory / "group_vars").mkdir(parents=True, exist_ok=True)
     (inventory / "host_vars").mkdir(exist_ok=True)
     (inventory / "hosts").write_text(
-        "[gpu]\nnode-a\nnode-b\n\n[gpu:vars]\nansible_connection=local\n"
+        "[gpu]\nnode-a\nnode-b\n\n[storage]\nnode-b\n\n[gpu:vars]\nansible_connection=local\n"
         "ansible_python_interpreter=/usr/bin/python3\n"
         "# Already root, and this machine has no sudo.\nansible_become=false\n")
     deb = next(DEBS.glob("roced_*_amd64.deb"))
@@ -130,8 +140,12 @@ def write_inventory(pids):
         "roced_service_manager": "none",
         "roced_health_retries": 20,
         "roced_health_delay": 1,
-        "roced_config": {"daemon": {"drift_check_interval": "5s"}},
+        "roced_config": {"daemon": {"drift_check_interval": "5s"}, "ports": {"netdevs": ["lan*"]}},
         "roced_config_group": {"profile": {"mtu": 4200, "pfc": {"cable_length": 5}}},
+    }, indent=2))
+    # node-b is in two groups: each group's own layer reaches it.
+    (inventory / "group_vars" / "storage.json").write_text(json.dumps({
+        "roced_config_group_storage": {"daemon": {"log_level": "debug"}},
     }, indent=2))
     for host, spec in HOSTS.items():
         vars_ = {
@@ -178,8 +192,37 @@ def start_roced(host):
         ["/usr/sbin/roced", "--sim", str(WORK / host / "sim"), "--config", str(config),
          "--no-metrics", "--log-target", "console"],
         env=bus_env(host), stdout=log, stderr=subprocess.STDOUT)
-    wait_for(f"{host}: roced in sync with the package's file", lambda: in_sync(host))
+    wait_for(f"{host}: roced idle with the package's file (it names no port)", lambda: idle(host))
+    check(f"{host}: ... and nothing written to its node", writes(host) == 0, writes(host))
     return daemon
+
+
+def check_batches():
+    """Five nodes, two at a time: the batches site.yml makes, and an inventory roced_serial
+    (which Ansible cannot use for the batch size) refused before anything runs. Only the tasks
+    tagged always run (--tags names none), so the nodes need no roced."""
+    print("== batches: five nodes, roced_serial 2")
+    inventory = WORK / "inventory-batches"
+    (inventory / "group_vars").mkdir(parents=True)
+    (inventory / "hosts").write_text(
+        "[gpu]\nn1\nn2\nn3\nn4\nn5\n\n[gpu:vars]\nansible_connection=local\n"
+        "ansible_python_interpreter=/usr/bin/python3\nansible_become=false\n")
+    group = {"roced_config": {"ports": {"netdevs": ["*"]}}}
+    (inventory / "group_vars" / "gpu.json").write_text(json.dumps(group))
+    result = playbook("--tags", "roced_batches_only", inventory=inventory,
+                      extra={"roced_serial": 2})
+    check("-e roced_serial=2 runs", result.returncode == 0, result.stdout[-2000:])
+    batches = re.findall(r'"msg": "batch of (\d+): ([^"]*)"', result.stdout)
+    check("batches of 2, 2 and 1, in inventory order",
+          batches == [("2", "n1, n2"), ("2", "n3, n4"), ("1", "n5")], batches)
+
+    (inventory / "group_vars" / "gpu.json").write_text(json.dumps(dict(group, roced_serial=2)))
+    result = playbook("--tags", "roced_batches_only", inventory=inventory)
+    check("roced_serial in the inventory is refused, not ignored", result.returncode != 0)
+    check("... saying where to set it", "Set roced_serial in rollout.yml" in result.stdout,
+          result.stdout[-2000:])
+    check("... before the second batch", "n3" not in re.sub(r"PLAY RECAP.*", "", result.stdout, flags=re.S),
+          result.stdout[-2000:])
 
 
 def main():
@@ -199,6 +242,8 @@ def main():
     check("the play runs on node-a and node-b",
           re.search(r"hosts \(2\):\s+node-[ab]\s+node-[ab]", result.stdout) is not None
           and "node-a" in result.stdout and "node-b" in result.stdout, result.stdout)
+
+    check_batches()
 
     print("== check mode before the install: it would install, and writes nothing")
     result = playbook("--check", "--diff")
@@ -233,11 +278,14 @@ def main():
     check("check run succeeds", result.returncode == 0)
     for host in HOSTS:
         check(f"{host}: changed in the recap", counts.get(host, {}).get("changed", 0) >= 1, counts)
-    check("the per-port change is reported: lan2 mtu 9000 -> 4200",
-          result.stdout.count("lan2: mtu: 9000 -> 4200") == 2, "expected once per host")
+    check("the per-port change is reported: lan2 mtu 1500 -> 4200",
+          result.stdout.count("lan2: mtu: 1500 -> 4200") == 2, "expected once per host")
     check("and the cable length", "lan3: pfc.cable_length: 7 m -> 5 m" in result.stdout)
-    check("node-b's host override: its lan5 keeps 9000 (one lan5 mtu change, node-a's)",
-          result.stdout.count("lan5: mtu: 9000 -> 4200") == 1)
+    check("node-b's host override: its lan5 gets 9000, node-a's 4200",
+          result.stdout.count("lan5: mtu: 1500 -> 9000") == 1
+          and result.stdout.count("lan5: mtu: 1500 -> 4200") == 1)
+    check("node-b is also in group storage: that group's layer is in its file too",
+          "log_level: debug" in result.stdout)
     check("--diff shows the file's change", "+  mtu: 4200" in result.stdout)
     for host, spec in HOSTS.items():
         check(f"{host}: its file is untouched", sha(spec["config"]) == files[host])
@@ -269,6 +317,15 @@ def main():
         for host in HOSTS:
             check(f"{name}: {host} changed=0", counts.get(host, {}).get("changed") == 0, counts)
             check(f"{name}: {host} wrote nothing", writes(host) == counted[host])
+
+    print("== a configuration that names no port is refused before anything changes")
+    result = playbook(extra={"roced_config": {"daemon": {"drift_check_interval": "5s"}}})
+    check("the run fails", result.returncode != 0)
+    check("it says ports.netdevs is empty", "ports.netdevs is empty" in result.stdout,
+          result.stdout[-2000:])
+    for host, spec in HOSTS.items():
+        check(f"{host}: file untouched", sha(spec["config"]) == files[host])
+        check(f"{host}: nothing written", writes(host) == counted[host])
 
     print("== a broken configuration is refused before it replaces anything")
     broken = {"profile": {"mtu": 4200, "ecn": {"cnp_priority": 3}}}  # 3 is the PFC priority
