@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dcb/types.hpp"
@@ -85,10 +86,17 @@ struct Profile {
 };
 Profile default_profile();  // the recipe, with ETS: TC0..5 ETS sharing 100, TC6 strict (CNPs)
 
+// Why a configuration without ports.netdevs manages nothing, and what to write instead.
+inline constexpr std::string_view kNoPortsNamed =
+    "roced manages no port until ports.netdevs names them, e.g. [\"ens*\", lan3], or [\"*\"] "
+    "for every port of ports.drivers";
+
 struct PortSelection {
   // Driver names: the netdev's (sysfs device/driver) or its own RDMA device's ("rxe", "irdma").
   std::vector<std::string> drivers{"mlx5_core"};
-  std::vector<std::string> netdevs;  // names or fnmatch globs; empty = all
+  // Names or fnmatch globs ("*" for every port of `drivers`); empty = none, so that a new
+  // install or an empty file touches nothing.
+  std::vector<std::string> netdevs;
   std::vector<std::string> exclude;  // names or globs
   // `rdma_driver`: DiscoveredPort::own_rdma_driver(), empty when unknown or none.
   bool selects(const std::string& netdev, const std::string& driver,

@@ -95,6 +95,8 @@ void read_ports(detail::Reader& reader, const Entry& entry, PortSelection& ports
       where.drivers = e.key_at;
       read_names(reader, e, "ports.drivers", false, ports.drivers, where.driver_items);
     } else if (e.key == "netdevs") {
+      where.netdevs = e.key_at;
+      where.netdev_entries = e.value.IsSequence() ? e.value.size() : 0;
       read_names(reader, e, "ports.netdevs", true, ports.netdevs, where.netdev_items);
     } else if (e.key == "exclude") {
       read_names(reader, e, "ports.exclude", true, ports.exclude, where.exclude_items);

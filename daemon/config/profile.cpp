@@ -51,7 +51,7 @@ bool PortSelection::selects(const std::string& netdev, const std::string& driver
   if (!drivers.empty() && !named(driver) && (rdma_driver.empty() || !named(rdma_driver))) {
     return false;
   }
-  if (!netdevs.empty() && !matches_any(netdevs, netdev)) return false;
+  if (!matches_any(netdevs, netdev)) return false;
   return !matches_any(exclude, netdev);
 }
 

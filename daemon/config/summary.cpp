@@ -16,7 +16,7 @@ std::string joined(const std::vector<std::string>& names, const std::string& if_
 
 std::string describe_selection(const Config& config) {
   std::string out = "drivers: " + joined(config.ports.drivers, "any") +
-                    "; netdevs: " + joined(config.ports.netdevs, "all");
+                    "; netdevs: " + joined(config.ports.netdevs, "none");
   if (!config.ports.exclude.empty()) out += "; exclude: " + joined(config.ports.exclude, "");
   std::vector<std::string> patterns;
   for (const auto& entry : config.overrides) patterns.push_back(entry.pattern);

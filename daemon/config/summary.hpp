@@ -9,7 +9,7 @@
 
 namespace roced::config {
 
-// "drivers mlx5_core; netdevs: all; exclude: lan5; 1 override (lan5)"
+// "drivers mlx5_core; netdevs: ens*; exclude: lan5; 1 override (lan5)" ("netdevs: none" when empty)
 std::string describe_selection(const Config& config);
 
 }  // namespace roced::config

@@ -372,6 +372,13 @@ void validate_profile(const Profile& profile, const FieldLocations& set_here,
 
 void validate_selection(const PortSelection& ports, const SelectionLocations& where,
                         Diagnostics& out) {
+  // Installing the package or an empty file must not reconfigure (and flap) every port: roced
+  // manages only what the operator named.
+  if (ports.netdevs.empty() && where.netdev_entries == 0) {
+    out.warning(
+        where.netdevs.value_or(Location{}), "ports.netdevs",
+        std::string(where.netdevs ? "empty" : "not given") + ": " + std::string(kNoPortsNamed));
+  }
   if (where.drivers && ports.drivers.empty()) {
     out.warning(*where.drivers, "ports.drivers",
                 "empty: ports of every driver are selected, not only mlx5_core");

@@ -22,6 +22,8 @@ void validate_profile(const Profile& profile, const FieldLocations& set_here,
 struct SelectionLocations {
   std::optional<Location> drivers;  // the key, when given
   std::vector<Location> driver_items;
+  std::optional<Location> netdevs;  // the key, when given
+  size_t netdev_entries = 0;        // as written, those with an error too
   std::vector<Location> netdev_items;
   std::vector<Location> exclude_items;
   std::vector<std::pair<std::string, Location>> overrides;  // pattern, key; in file order

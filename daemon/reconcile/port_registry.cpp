@@ -37,7 +37,7 @@ std::vector<DiscoveredPort> selected_ports(const FileTree& files, const config::
 std::vector<std::string> unmatched_selection(const FileTree& files, const config::Config& config) {
   std::vector<std::string> problems;
   const config::PortSelection& selection = config.ports;
-  if (selection.netdevs.empty()) return problems;
+  if (selection.netdevs.empty()) return {"names no port"};
   std::vector<DiscoveredPort> present;
   if (auto names = files.list(kClassNet)) {
     for (const auto& name : *names) {

@@ -21,7 +21,8 @@ namespace roced::reconcile {
 
 // Why an entry of ports.netdevs selects nothing on this node now, one line each: "lan9: no such
 // netdev", "eth*: matches no netdev", "lan2: not selected (driver ixgbe is not in ports.drivers)",
-// "lan3: not selected (ports.exclude)". Empty when every entry selects a port.
+// "lan3: not selected (ports.exclude)". Empty when every entry selects a port; "names no port"
+// when there is no entry.
 std::vector<std::string> unmatched_selection(const FileTree& files, const config::Config& config);
 
 class PortRegistry {

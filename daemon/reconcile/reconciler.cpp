@@ -57,6 +57,10 @@ void Reconciler::Impl::report_unmatched(std::vector<std::string> problems) {
     if (problems == unmatched_) return;
     unmatched_ = problems;
   }
+  if (current_config()->ports.netdevs.empty()) {
+    log(LogLevel::Warn, {}, "idle: ports.netdevs names no port; nothing is changed until it does");
+    return;
+  }
   // Once per change: a port named in the file that is not here is configured when it appears.
   for (const auto& problem : problems) {
     log(LogLevel::Warn, {}, "ports.netdevs: " + problem + "; it is configured once it is here");
@@ -230,6 +234,9 @@ std::string Reconciler::status_line() const {
       names += (names.empty() ? "" : ", ") + name;
     }
     return "applying " + names;
+  }
+  if (ports.empty() && impl_->current_config()->ports.netdevs.empty()) {
+    return "idle: ports.netdevs names no port";
   }
   if (ports.empty()) {
     std::string why;

@@ -35,7 +35,7 @@ class ConfigCli : public ::testing::Test {
 TEST_F(ConfigCli, ValidateAcceptsTheShippedExample) {
   const auto result = run_command({ROCECTL_BINARY, "validate", kExample});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find(kExample + ": valid (drivers: mlx5_core; netdevs: all; 0 overrides)"),
+  EXPECT_NE(result.out.find(kExample + ": valid (drivers: mlx5_core; netdevs: *; 0 overrides)"),
             std::string::npos)
       << result.out;
   EXPECT_EQ(result.err, "");
@@ -77,7 +77,8 @@ TEST_F(ConfigCli, WarningsDoNotInvalidate) {
 }
 
 TEST_F(ConfigCli, ValidateJson) {
-  const auto path = write("bad.yaml", "profile:\n  mtu: 1500\n  roce: {tos: 256}\n");
+  const auto path =
+      write("bad.yaml", "profile:\n  mtu: 1500\n  roce: {tos: 256}\nports: {netdevs: [lan2]}\n");
   const auto result = run_command({ROCECTL_BINARY, "validate", "--json", path});
   EXPECT_EQ(result.exit_code, 1);
   const auto json = nlohmann::json::parse(result.out);

@@ -12,15 +12,31 @@ using test::load;
 
 TEST(ConfigDefaults, EmptyFileAndEmptyMappingAreTheDefaultProfile) {
   for (const std::string text : {"", "{}", "# only a comment\n", "---\n"}) {
-    const LoadResult result = load(text);
+    const LoadResult result = load_string(text, "t.yaml");
     ASSERT_TRUE(result.ok()) << test::all_text(result);
-    EXPECT_TRUE(result.diagnostics.empty()) << test::all_text(result);
     EXPECT_EQ(result.config->profile, default_profile()) << "for '" << text << "'";
     EXPECT_EQ(result.config->ports.drivers, std::vector<std::string>{"mlx5_core"});
+    // No port named, none managed: an empty file must not reconfigure (and flap) every port.
     EXPECT_TRUE(result.config->ports.netdevs.empty());
+    EXPECT_FALSE(result.config->ports.selects("lan2", "mlx5_core"));
+    EXPECT_CONFIG_WARNING(result, 0, 0, "ports.netdevs",
+                          "not given: roced manages no port until ports.netdevs names them, e.g. "
+                          "[\"ens*\", lan3], or [\"*\"] for every port of ports.drivers");
     EXPECT_TRUE(result.config->overrides.empty());
     EXPECT_EQ(result.config->path, "t.yaml");
   }
+}
+
+TEST(ConfigDefaults, TheInstalledFileNamesNoPortAndSaysSo) {
+  const std::string path = std::string(ROCED_SOURCE_DIR) + "/packaging/etc/roced.yaml";
+  const LoadResult result = load_file(path);
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  EXPECT_EQ(result.config->profile, default_profile());
+  EXPECT_FALSE(result.config->ports.selects("lan2", "mlx5_core"));
+  ASSERT_EQ(result.diagnostics.size(), 1u) << test::all_text(result);
+  EXPECT_EQ(result.diagnostics[0].field, "ports.netdevs");
+  EXPECT_EQ(result.diagnostics[0].message.rfind("empty: roced manages no port", 0), 0u)
+      << result.diagnostics[0].message;
 }
 
 TEST(ConfigDefaults, ShippedExampleIsTheDefaultProfileWithoutWarnings) {
@@ -231,7 +247,7 @@ ports:
 
 // `drivers` names the netdev's driver or its RDMA device's: rxe selects the veths it runs on.
 TEST(ConfigSelection, DriversMatchTheRdmaDriverToo) {
-  const LoadResult rxe = load("ports:\n  drivers: [rxe]\n");
+  const LoadResult rxe = load("ports:\n  drivers: [rxe]\n  netdevs: [\"*\"]\n");
   ASSERT_TRUE(rxe.ok()) << test::all_text(rxe);
   EXPECT_TRUE(rxe.config->ports.selects("veth0", "", "rxe"));
   EXPECT_TRUE(rxe.config->ports.selects("veth1", "", "rxe"));
@@ -249,7 +265,7 @@ TEST(ConfigSelection, DriversMatchTheRdmaDriverToo) {
   EXPECT_FALSE(one.config->ports.selects("veth1", "", "rxe"));
 
   // Either driver may be the one named: irdma's netdev is ice's.
-  const LoadResult irdma = load("ports:\n  drivers: [mlx5_core, irdma]\n");
+  const LoadResult irdma = load("ports:\n  drivers: [mlx5_core, irdma]\n  netdevs: [\"*\"]\n");
   ASSERT_TRUE(irdma.ok()) << test::all_text(irdma);
   EXPECT_TRUE(irdma.config->ports.selects("ens1", "ice", "irdma"));
   EXPECT_TRUE(irdma.config->ports.selects("lan2", "mlx5_core", "mlx5_core"));
@@ -431,7 +447,8 @@ TEST(ConfigFile, MissingFileNamesIt) {
 }
 
 TEST(ConfigFile, ErrorsNameTheFileLineColumnAndField) {
-  const LoadResult result = load_string("profile:\n  pfc:\n    priorities: [9]\n", "roced.yaml");
+  const LoadResult result =
+      load_string(test::naming_ports("profile:\n  pfc:\n    priorities: [9]\n"), "roced.yaml");
   ASSERT_EQ(result.diagnostics.size(), 1u);
   EXPECT_EQ(result.diagnostics[0].to_string(),
             "roced.yaml:3:18: profile.pfc.priorities: 9 is not a priority (0-7)");

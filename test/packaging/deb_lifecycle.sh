@@ -63,8 +63,12 @@ roce-sim run --dir "$SIM" --quiet --node /usr/share/roce-sim/nodes/default.yaml 
 for _ in $(seq 1 100); do [[ -e $SIM/roce-sim.pid ]] && break; sleep 0.1; done
 check "roce-sim exec ip link show lan2 (the shim in /usr/lib/roced)" \
   sh -c "roce-sim exec '$SIM' -- ip link show lan2 | grep -q 'lan2:.*mtu 1500'"
-check "rocectl plans the simulated node (exit 2: changes pending)" \
-  sh -c "rocectl --sim '$SIM' plan --config '$CONF'; test \$? -eq 2"
+check "the installed file names no port: rocectl plans nothing (exit 1) and says why" \
+  sh -c "rocectl --sim '$SIM' plan --config '$CONF' 2>&1; test \$? -eq 1"
+check "... ports.netdevs is empty" \
+  sh -c "rocectl --sim '$SIM' plan --config '$CONF' 2>&1 | grep -q 'ports.netdevs: empty: roced manages no port'"
+check "the recipe written out plans every port (exit 2: changes pending)" \
+  sh -c "rocectl --sim '$SIM' plan --config /usr/share/roced/roced.yaml; test \$? -eq 2"
 kill %1 && wait %1 || true
 
 # systemd is not PID 1 here; stand-ins for systemctl and deb-systemd-invoke record what the
@@ -89,13 +93,13 @@ check_eq "the upgrade reloads systemd, then restarts roced only if it runs" \
 deb-systemd-invoke try-restart roced.service" "$(grep -E 'daemon-reload|deb-systemd-invoke' <<<"$upgrade_calls")"
 
 echo "== upgrade, conffile edited, --force-confold: the administrator's file stays"
-sed -i 's/^  mtu: 9000/  mtu: 4200/' "$CONF"
-check "edited" grep -q '^  mtu: 4200' "$CONF"
+sed -i 's/^  netdevs: \[\]/  netdevs: [lan2]/' "$CONF"
+check "edited" grep -q '^  netdevs: \[lan2\]' "$CONF"
 repack 0.1.2 "# 0.1.2: changed again"
 dpkg --force-confdef --force-confold -i "$WORK/roced_0.1.2.deb" >"$WORK/upgrade2.log" 2>&1 </dev/null ||
   { cat "$WORK/upgrade2.log"; exit 1; }
 check_eq "upgraded" 0.1.2 "$(version_of roced)"
-check "the edited file is kept" grep -q '^  mtu: 4200' "$CONF"
+check "the edited file is kept" grep -q '^  netdevs: \[lan2\]' "$CONF"
 check "the new version's file is beside it as .dpkg-dist" cmp /etc/roced/roced.yaml.dpkg-dist "$WORK/roced.yaml.0.1.2"
 
 echo "== upgrade, conffile edited, no answer given: dpkg asks, and without a terminal it stops"
@@ -105,14 +109,14 @@ rc=0
 dpkg -i "$WORK/roced_0.1.3.deb" >"$WORK/upgrade-prompt.log" 2>&1 </dev/null || rc=$?
 check "dpkg refuses to guess (exit non-zero)" test "$rc" -ne 0
 check "... at the conffile question" grep -q "Configuration file '$CONF'" "$WORK/upgrade-prompt.log"
-check "the edited file is untouched" grep -q '^  mtu: 4200' "$CONF"
+check "the edited file is untouched" grep -q '^  netdevs: \[lan2\]' "$CONF"
 
 echo "== upgrade, conffile edited, --force-confnew: replaced, the edit saved as .dpkg-old"
 dpkg --force-confnew -i "$WORK/roced_0.1.3.deb" >"$WORK/upgrade3.log" 2>&1 </dev/null ||
   { cat "$WORK/upgrade3.log"; exit 1; }
 check_eq "upgraded" 0.1.3 "$(version_of roced)"
 check "the file is the new version's" cmp "$CONF" "$WORK/roced.yaml.0.1.3"
-check "the edit is in .dpkg-old" grep -q '^  mtu: 4200' /etc/roced/roced.yaml.dpkg-old
+check "the edit is in .dpkg-old" grep -q '^  netdevs: \[lan2\]' /etc/roced/roced.yaml.dpkg-old
 
 echo "== remove: roced is stopped, the programs go, the configuration stays"
 calls >/dev/null

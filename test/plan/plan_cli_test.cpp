@@ -36,7 +36,7 @@ class PlanCli : public test::SimNode {
 };
 
 TEST_F(PlanCli, PendingChangesExitTwoAndInSyncExitZero) {
-  const fs::path file = config("{}\n");  // the recipe, every mlx5 port
+  const fs::path file = config("ports: {netdevs: [\"*\"]}\n");  // the recipe, every mlx5 port
   const auto plan = rocectl({"plan", "--config", file.string()});
   EXPECT_EQ(plan.exit_code, 2) << plan.err;
   EXPECT_TRUE(contains(plan.out, "lan3 (mlx5_1:1, RoCE v2 GID 3)")) << plan.out;
@@ -62,7 +62,7 @@ TEST_F(PlanCli, PendingChangesExitTwoAndInSyncExitZero) {
 }
 
 TEST_F(PlanCli, WarnsWhenTheGidIndexJobsUseIsNotTheRoceV2One) {
-  const fs::path file = config("profile:\n  roce: {gid_index: 5}\n");
+  const fs::path file = config("ports: {netdevs: [\"*\"]}\nprofile:\n  roce: {gid_index: 5}\n");
   const auto plan = rocectl({"plan", "--config", file.string(), "--json"});
   const Json doc = Json::parse(plan.out);
   ASSERT_EQ(doc["ports"].size(), 4u);
@@ -70,12 +70,14 @@ TEST_F(PlanCli, WarnsWhenTheGidIndexJobsUseIsNotTheRoceV2One) {
     ASSERT_EQ(port["warnings"].size(), 1u) << port.dump();
     EXPECT_EQ(port["warnings"][0], "RoCE v2 GID index is 3, the config says jobs use 5");
   }
-  const auto same = rocectl({"plan", "--config", config("profile:\n  roce: {gid_index: 3}\n")});
+  const auto same =
+      rocectl({"plan", "--config",
+               config("ports: {netdevs: [\"*\"]}\nprofile:\n  roce: {gid_index: 3}\n")});
   EXPECT_FALSE(contains(same.out, "jobs use")) << same.out;
 }
 
 TEST_F(PlanCli, UnknownPortAndMissingConfigAreErrors) {
-  const fs::path file = config("{}\n");
+  const fs::path file = config("ports: {netdevs: [\"*\"]}\n");
   const auto unknown = rocectl({"plan", "--config", file.string(), "--port", "lan9"});
   EXPECT_EQ(unknown.exit_code, 1);
   const auto missing = rocectl({"plan", "--config", (dir_ / "nope.yaml").string()});
@@ -84,7 +86,8 @@ TEST_F(PlanCli, UnknownPortAndMissingConfigAreErrors) {
 }
 
 TEST_F(PlanCli, NcclEnvNamesTheDevicesTheGidIndexAndTheTrafficClass) {
-  const auto env = rocectl({"nccl-env", "--config", config("{}\n").string()});
+  const auto env =
+      rocectl({"nccl-env", "--config", config("ports: {netdevs: [\"*\"]}\n").string()});
   EXPECT_EQ(env.exit_code, 0) << env.err;
   EXPECT_EQ(env.out,
             "export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1\n"

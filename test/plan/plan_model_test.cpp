@@ -23,6 +23,7 @@ const PortPlan& port_plan(const Plan& plan, const std::string& netdev) {
 
 config::Config default_config() {
   config::Config config;
+  config.ports.netdevs = {"*"};
   config.path = "test.yaml";
   config.profile = config::default_profile();
   return config;

@@ -271,5 +271,36 @@ TEST_F(ReconcileLifecycle, NetdevsThatSelectNothingAreNamedWithWhy) {
       << testing::PrintToString(warnings);
 }
 
+// A file that names no port (the installed one, an empty one) leaves every port alone: roced runs
+// idle and says so, in the status line and once in the log.
+TEST_F(ReconcileLifecycle, AFileThatNamesNoPortLeavesEveryPortAlone) {
+  std::string text = kConfigText;
+  const std::string shipped = "ports:\n  netdevs: [lan2, lan3, lan4, lan5]\n";
+  ASSERT_EQ(text.rfind(shipped, 0), 0u) << text;
+  text.replace(0, shipped.size(), "ports:\n  netdevs: []\n");
+  auto loaded = config::load_string(text, "roced.yaml");
+  ASSERT_TRUE(loaded.ok());
+  std::mutex mutex;
+  std::vector<std::string> warnings;
+  auto options = test_options();
+  options.log = [&](reconcile::LogLevel level, const std::string&, const std::string&,
+                    const std::string& message) {
+    const std::lock_guard lock(mutex);
+    if (level == reconcile::LogLevel::Warn) warnings.push_back(message);
+  };
+  const auto before = writes();
+  Reconciler reconciler(system_, *loaded.config, options);
+  reconciler.start();
+  ASSERT_TRUE(reconciler.reload(*loaded.config).ok);
+  run_for(1s);
+  EXPECT_TRUE(reconciler.snapshot().empty());
+  EXPECT_EQ(reconciler.status_line(), "idle: ports.netdevs names no port");
+  EXPECT_EQ(writes(), before);
+  reconciler.stop();
+  const std::lock_guard lock(mutex);
+  EXPECT_EQ(warnings, std::vector<std::string>{
+                          "idle: ports.netdevs names no port; nothing is changed until it does"});
+}
+
 }  // namespace
 }  // namespace roced::test

@@ -19,6 +19,7 @@ install -d /etc/roced
 cat >/etc/roced/roced.yaml <<YAML
 metrics: {listen: "127.0.0.1:$PORT"}
 watchdog: {enabled: true}
+ports: {netdevs: ["*"]}
 YAML
 
 # The simulated node, a unit outside roced's sandbox.

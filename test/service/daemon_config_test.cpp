@@ -5,20 +5,18 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/config/read_daemon.hpp"
+#include "test/config/expect.hpp"
 
 namespace roced::config {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::string all_text(const LoadResult& result) {
-  std::string out;
-  for (const auto& d : result.diagnostics) out += d.to_string() + "\n";
-  return out;
-}
+using test::all_text;
+using test::naming_ports;
 
 TEST(DaemonSection, AbsentGivesTheDefaults) {
-  const LoadResult result = load_string("profile: {mtu: 9000}\n", "t.yaml");
+  const LoadResult result = load_string(naming_ports("profile: {mtu: 9000}\n"), "t.yaml");
   ASSERT_TRUE(result.ok()) << all_text(result);
   EXPECT_EQ(result.config->daemon, DaemonSettings{});
   EXPECT_EQ(result.config->daemon.drift_policy, DaemonSettings::DriftPolicy::Enforce);
@@ -27,12 +25,11 @@ TEST(DaemonSection, AbsentGivesTheDefaults) {
 }
 
 TEST(DaemonSection, EveryKeyLands) {
-  const LoadResult result = load_string(
-      "daemon:\n"
-      "  drift_policy: report\n"
-      "  drift_check_interval: 500ms\n"
-      "  log_level: debug\n",
-      "t.yaml");
+  const LoadResult result = load_string(naming_ports("daemon:\n"
+                                                     "  drift_policy: report\n"
+                                                     "  drift_check_interval: 500ms\n"
+                                                     "  log_level: debug\n"),
+                                        "t.yaml");
   ASSERT_TRUE(result.ok()) << all_text(result);
   EXPECT_TRUE(result.diagnostics.empty()) << all_text(result);
   EXPECT_EQ(result.config->daemon.drift_policy, DaemonSettings::DriftPolicy::Report);
@@ -45,7 +42,7 @@ TEST(DaemonSection, DurationForms) {
       {"30s", 30s}, {"500ms", 500ms}, {"5m", 5min}, {"1h", 1h}, {"10", 10s}, {"\"45\"", 45s}};
   for (const auto& [text, expected] : cases) {
     const LoadResult result =
-        load_string("daemon: {drift_check_interval: " + text + "}\n", "t.yaml");
+        load_string(naming_ports("daemon: {drift_check_interval: " + text + "}\n"), "t.yaml");
     ASSERT_TRUE(result.ok()) << text << ": " << all_text(result);
     EXPECT_EQ(result.config->daemon.drift_check_interval, expected) << text;
   }
@@ -84,7 +81,7 @@ TEST(DaemonSection, MistakesNameFileLineColumnAndField) {
        "error | critical | off (did you mean 'debug'?)"},
   };
   for (const auto& c : cases) {
-    const LoadResult result = load_string(c.yaml, "t.yaml");
+    const LoadResult result = load_string(naming_ports(c.yaml), "t.yaml");
     EXPECT_FALSE(result.ok()) << c.yaml;
     ASSERT_FALSE(result.diagnostics.empty()) << c.yaml;
     EXPECT_EQ(result.diagnostics.front().to_string(), c.expected) << c.yaml;
@@ -92,7 +89,7 @@ TEST(DaemonSection, MistakesNameFileLineColumnAndField) {
 }
 
 TEST(DaemonSection, UnknownKeysAreErrorsWithASuggestion) {
-  const LoadResult result = load_string("daemon:\n  drift_polcy: report\n", "t.yaml");
+  const LoadResult result = load_string(naming_ports("daemon:\n  drift_polcy: report\n"), "t.yaml");
   EXPECT_FALSE(result.ok());
   ASSERT_EQ(result.diagnostics.size(), 1u) << all_text(result);
   EXPECT_EQ(result.diagnostics[0].line, 2);
@@ -100,7 +97,7 @@ TEST(DaemonSection, UnknownKeysAreErrorsWithASuggestion) {
   EXPECT_NE(result.diagnostics[0].message.find("did you mean 'drift_policy'"), std::string::npos)
       << all_text(result);
   // And the section itself is a known top-level key, suggested when misspelt.
-  const LoadResult top = load_string("deamon: {}\n", "t.yaml");
+  const LoadResult top = load_string(naming_ports("deamon: {}\n"), "t.yaml");
   EXPECT_FALSE(top.ok());
   ASSERT_FALSE(top.diagnostics.empty());
   EXPECT_NE(top.diagnostics[0].message.find("did you mean 'daemon'"), std::string::npos)

@@ -10,6 +10,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/settings/setting.hpp"
+#include "test/config/expect.hpp"
 
 namespace roced::settings {
 namespace {
@@ -36,7 +37,8 @@ TEST(SettingKeys, EveryKeyLoadsItsExample) {
   for (const SettingInfo& row : kSettings) {
     ASSERT_FALSE(row.example.empty()) << row.key;
     const std::string text = yaml_at(row.key, row.example);
-    const config::LoadResult loaded = config::load_string(text, "roced.yaml");
+    const config::LoadResult loaded =
+        config::load_string(config::test::naming_ports(text), "roced.yaml");
     EXPECT_TRUE(loaded.ok()) << text << diagnostics(loaded);
     EXPECT_TRUE(loaded.diagnostics.empty()) << text << diagnostics(loaded);
   }

@@ -111,7 +111,7 @@ TEST(Rxe, DiscoveryFindsTheRxeDeviceAndItsNetdev) {
   for (const auto& link : links) kernel[link.value("ifname", "")] = link.value("netdev", "");
   ASSERT_EQ(kernel["rxe0"], "veth0") << links.dump();
 
-  const auto config = config_file("discover.yaml", "ports: {drivers: [rxe]}\n");
+  const auto config = config_file("discover.yaml", "ports: {drivers: [rxe], netdevs: [\"*\"]}\n");
   int code = -1;
   const json plan = run_json({"rocectl", "plan", "--json", "--config", config}, &code);
   // veth1 lives in another namespace and has no rxe device: veth0 is the one rxe port here.
@@ -133,7 +133,7 @@ TEST(Rxe, GidIndexAgreesWithSysfsAndVerbs) {
   const auto in_verbs = verbs_gid_index("10.0.0.1", "veth0");
   ASSERT_TRUE(in_sysfs.has_value());
   ASSERT_TRUE(in_verbs.has_value());
-  const auto config = config_file("gid.yaml", "ports: {drivers: [rxe]}\n");
+  const auto config = config_file("gid.yaml", "ports: {drivers: [rxe], netdevs: [\"*\"]}\n");
   const json plan = run_json({"rocectl", "plan", "--json", "--config", config});
   const json* port = port_entry(plan, "veth0");
   ASSERT_NE(port, nullptr) << plan.dump(2);
