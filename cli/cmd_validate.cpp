@@ -12,11 +12,12 @@ namespace roced::cli {
 namespace {
 
 constexpr const char* kValidateUsage =
-    "usage: rocectl validate [--json] FILE\n"
+    "usage: rocectl validate [--json] FILE|-\n"
     "\n"
     "Checks a roced configuration file (docs/config.md): YAML syntax, every key and value, and\n"
     "the rules that tie settings together. Prints every problem as file:line:column: field:\n"
     "message; warnings do not make the file invalid. Changes nothing and talks to no NIC.\n"
+    "FILE - reads standard input.\n"
     "\n"
     "options:\n"
     "  --json      print {valid, diagnostics: [{severity, file, line, column, field, message}]}\n"
@@ -51,7 +52,7 @@ int validate_command(const Context& /*context*/, Args args) {
     }
     if (args.flag("--json")) {
       json = true;
-    } else if (!args.peek().empty() && args.peek()[0] == '-') {
+    } else if (args.peek().size() > 1 && args.peek()[0] == '-') {
       return usage_error("unknown option \"" + args.peek() + "\" for validate", kValidateUsage);
     } else if (file) {
       return usage_error("validate takes one file", kValidateUsage);
@@ -62,13 +63,14 @@ int validate_command(const Context& /*context*/, Args args) {
   if (!file) return usage_error("validate needs a file", kValidateUsage);
 
   if (json) {
-    const config::LoadResult loaded = config::load_file(*file);
+    const config::LoadResult loaded = read_config(*file);
     std::cout << to_json(loaded).dump(2) << "\n";
     return loaded.ok() ? kExitOk : kExitError;
   }
   const auto config = load_config(*file);
   if (!config) return kExitError;
-  std::cout << *file << ": valid (" << config::describe_selection(*config) << ")\n";
+  std::cout << (*file == "-" ? "<stdin>" : *file) << ": valid ("
+            << config::describe_selection(*config) << ")\n";
   return kExitOk;
 }
 

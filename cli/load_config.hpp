@@ -10,6 +10,9 @@
 
 namespace roced::cli {
 
+// `path`, or standard input when it is "-" (named "<stdin>" in diagnostics).
+config::LoadResult read_config(const std::string& path);
+
 std::optional<config::Config> load_config(const std::string& path);
 
 }  // namespace roced::cli

@@ -16,6 +16,7 @@
 #include "daemon/config/read_metrics.hpp"
 #include "daemon/config/read_profile.hpp"
 #include "daemon/config/read_watchdog.hpp"
+#include "daemon/config/syntax.hpp"
 #include "daemon/config/validate.hpp"
 
 namespace roced::config {
@@ -214,6 +215,12 @@ std::optional<Location> second_document(const std::string& text) {
 }  // namespace
 
 LoadResult load_string(const std::string& text, const std::string& name) {
+  if (const auto binary = detail::not_text(text)) {
+    LoadResult result;
+    result.diagnostics.push_back(
+        whole_file_error(name, binary->line, binary->column, binary->message));
+    return result;
+  }
   YAML::Node document;
   std::optional<Location> second;
   try {
@@ -221,8 +228,14 @@ LoadResult load_string(const std::string& text, const std::string& name) {
     second = second_document(text);
   } catch (const YAML::ParserException& e) {
     LoadResult result;
-    result.diagnostics.push_back(
-        whole_file_error(name, e.mark.line + 1, e.mark.column + 1, "YAML syntax error: " + e.msg));
+    const std::string yaml_says = "YAML syntax error: " + e.msg;
+    if (const auto plain = detail::explain_syntax_error(text)) {
+      result.diagnostics.push_back(whole_file_error(name, plain->line, plain->column,
+                                                    plain->message + " (" + yaml_says + ")"));
+    } else {
+      result.diagnostics.push_back(
+          whole_file_error(name, e.mark.line + 1, e.mark.column + 1, yaml_says));
+    }
     return result;
   }
   if (second) {

@@ -41,6 +41,34 @@ TEST_F(ConfigCli, ValidateAcceptsTheShippedExample) {
   EXPECT_EQ(result.err, "");
 }
 
+// `validate -` reads standard input (a file rendered by a tool, piped before it is written).
+TEST_F(ConfigCli, ValidateReadsStandardInput) {
+  const auto good = run_command(
+      {"/bin/sh", "-c",
+       std::string("printf 'ports: {netdevs: [lan2]}\\n' | ") + ROCECTL_BINARY + " validate -"});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("<stdin>: valid (drivers: mlx5_core; netdevs: lan2; 0 overrides)"),
+            std::string::npos)
+      << good.out;
+  const auto bad = run_command(
+      {"/bin/sh", "-c",
+       std::string("printf 'profile:\\n  mtu: 50\\n' | ") + ROCECTL_BINARY + " validate --json -"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  const auto json = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(json.at("valid"), false);
+  EXPECT_EQ(json.at("diagnostics").at(0).at("file"), "<stdin>") << bad.out;
+}
+
+// A file that is not there says so, and how to name another.
+TEST_F(ConfigCli, AMissingFileSaysHowToNameAnother) {
+  const auto result = run_command({ROCECTL_BINARY, "plan", "--config", "/nonexistent/roced.yaml"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("rocectl: there is no /nonexistent/roced.yaml (--config FILE reads "
+                            "another file)"),
+            std::string::npos)
+      << result.err;
+}
+
 TEST_F(ConfigCli, CheckConfigAcceptsTheShippedExample) {
   const auto result = run_command({ROCED_BINARY, "--check-config", kExample});
   EXPECT_EQ(result.exit_code, 0) << result.err;

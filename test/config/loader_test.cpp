@@ -386,6 +386,36 @@ TEST(ConfigKeys, DuplicateKeysAreErrors) {
                       "duplicate key 'mtu' (first at line 2)");
 }
 
+// What a person can act on first, yaml-cpp's words after it.
+TEST(ConfigSyntax, CommonMistakesAreSaidInPlainWords) {
+  EXPECT_CONFIG_ERROR(load("profile:\n\tmtu: 9000\n"), 2, 1, "",
+                      "a tab in the indentation: YAML indents with spaces only (YAML syntax "
+                      "error: ");
+  EXPECT_CONFIG_ERROR(load("ports:\n  netdevs: [lan2\nprofile: {mtu: 9000}\n"), 2, 12, "",
+                      "this '[' is never closed by a ']' (YAML syntax error: ");
+  EXPECT_CONFIG_ERROR(load("profile: {mtu: 9000\n"), 1, 10, "",
+                      "this '{' is never closed by a '}'");
+  EXPECT_CONFIG_ERROR(load("profile:\n  pfc: {priorities: [3}\n"), 2, 23, "",
+                      "this '}' closes the '[' at line 2, column 21, which wants a ']'");
+  // A bracket in a comment or a quoted string is no bracket.
+  EXPECT_CONFIG_ERROR(load("# [ignored\nprofile: {roce: {tos: \"[\"}\n"), 2, 10, "",
+                      "this '{' is never closed");
+}
+
+TEST(ConfigSyntax, BytesThatAreNotTextAreSaidToBeSo) {
+  EXPECT_CONFIG_ERROR(load(std::string("profile:\n  mtu: 9\0\0\n", 20)), 2, 9, "",
+                      "byte 0x00 is a control character, not text: roced.yaml is a UTF-8 text");
+  EXPECT_CONFIG_ERROR(load("# \xc3\xa9\x7f\x01\n"), 1, 5, "", "byte 0x01 is a control character");
+  // UTF-8 text, and UTF-16 with its byte order mark (what some editors save), are read.
+  const LoadResult utf8 = load("ports: {netdevs: [lan2]}  # \xc3\xa9t\xc3\xa9\n");
+  EXPECT_TRUE(utf8.ok()) << test::all_text(utf8);
+  std::string utf16 = "\xff\xfe";
+  for (const char c : std::string("ports: {netdevs: [lan2]}\n")) utf16 += std::string{c, '\0'};
+  const LoadResult wide = load_string(utf16, "t.yaml");
+  ASSERT_TRUE(wide.ok()) << test::all_text(wide);
+  EXPECT_EQ(wide.config->ports.netdevs, std::vector<std::string>{"lan2"});
+}
+
 TEST(ConfigSyntax, YamlErrorsGiveTheirOwnPlace) {
   const LoadResult result = load("profile:\n  pfc: {priorities: [3}\n");
   ASSERT_FALSE(result.ok());
