@@ -14,7 +14,37 @@ using reconcile::Reconciler;
 
 const std::vector<std::string> kPorts = {"lan2", "lan3", "lan4", "lan5"};
 
-class ReconcileLifecycle : public ReconcileNode {};
+class ReconcileLifecycle : public ReconcileNode {
+ protected:
+  // kConfigText with its ports section replaced by `ports`.
+  config::Config config_with(const std::string& ports) {
+    std::string text = kConfigText;
+    const std::string shipped = "ports:\n  netdevs: [lan2, lan3, lan4, lan5]\n";
+    EXPECT_EQ(text.rfind(shipped, 0), 0u) << text;
+    text.replace(0, shipped.size(), ports);
+    auto loaded = config::load_string(text, "roced.yaml");
+    EXPECT_TRUE(loaded.ok());
+    return loaded.ok() ? *loaded.config : config::Config{};
+  }
+  // test_options() with a log that keeps the warnings (warnings()).
+  reconcile::ReconcilerOptions options_keeping_warnings() {
+    auto options = test_options();
+    options.log = [this](reconcile::LogLevel level, const std::string&, const std::string&,
+                         const std::string& message) {
+      const std::lock_guard lock(warnings_mutex_);
+      if (level == reconcile::LogLevel::Warn) warnings_.push_back(message);
+    };
+    return options;
+  }
+  std::vector<std::string> warnings() {
+    const std::lock_guard lock(warnings_mutex_);
+    return warnings_;
+  }
+
+ private:
+  std::mutex warnings_mutex_;
+  std::vector<std::string> warnings_;
+};
 
 TEST_F(ReconcileLifecycle, StartOnANodeAlreadyRightWritesNothing) {
   const auto config = make_config(DriftPolicy::Enforce, 200ms);
@@ -230,31 +260,14 @@ TEST_F(ReconcileStop, StopDuringAppliesLeavesEveryPortAsItWasOrAsWanted) {
 // A ports.netdevs entry that selects nothing is named, with why, in the log (once) and in the
 // status line, instead of a bare "no ports selected".
 TEST_F(ReconcileLifecycle, NetdevsThatSelectNothingAreNamedWithWhy) {
-  const auto config_with = [&](const std::string& ports) {
-    std::string text = kConfigText;
-    const std::string shipped = "ports:\n  netdevs: [lan2, lan3, lan4, lan5]\n";
-    EXPECT_EQ(text.rfind(shipped, 0), 0u) << text;
-    text.replace(0, shipped.size(), ports);
-    auto loaded = config::load_string(text, "roced.yaml");
-    EXPECT_TRUE(loaded.ok());
-    return loaded.ok() ? *loaded.config : config::Config{};
-  };
   const auto missing =
       config_with("ports:\n  netdevs: [lan2, lan9, \"eth*\", lan3]\n  exclude: [lan3]\n");
   EXPECT_EQ(reconcile::unmatched_selection(*system_.files, missing),
             (std::vector<std::string>{"lan9: no such netdev", "eth*: matches no netdev",
                                       "lan3: not selected (ports.exclude)"}));
 
-  std::mutex mutex;
-  std::vector<std::string> warnings;
-  auto options = test_options();
-  options.log = [&](reconcile::LogLevel level, const std::string&, const std::string&,
-                    const std::string& message) {
-    const std::lock_guard lock(mutex);
-    if (level == reconcile::LogLevel::Warn) warnings.push_back(message);
-  };
   Reconciler reconciler(system_, config_with("ports:\n  drivers: [irdma]\n  netdevs: [lan2]\n"),
-                        options);
+                        options_keeping_warnings());
   reconciler.start();
   EXPECT_TRUE(reconciler.snapshot().empty());
   EXPECT_EQ(reconciler.status_line(),
@@ -262,44 +275,30 @@ TEST_F(ReconcileLifecycle, NetdevsThatSelectNothingAreNamedWithWhy) {
             "ports.drivers))");
   // Said again only when it changes: a reload to the same file adds nothing.
   ASSERT_TRUE(reconciler.reload(config_with("ports:\n  drivers: [irdma]\n  netdevs: [lan2]\n")).ok);
-  const std::lock_guard lock(mutex);
-  EXPECT_EQ(std::count_if(warnings.begin(), warnings.end(),
+  const auto said = warnings();
+  EXPECT_EQ(std::count_if(said.begin(), said.end(),
                           [](const std::string& line) {
                             return line.find("ports.netdevs: lan2: not selected") == 0;
                           }),
             1)
-      << testing::PrintToString(warnings);
+      << testing::PrintToString(said);
 }
 
 // A file that names no port (the installed one, an empty one) leaves every port alone: roced runs
 // idle and says so, in the status line and once in the log.
 TEST_F(ReconcileLifecycle, AFileThatNamesNoPortLeavesEveryPortAlone) {
-  std::string text = kConfigText;
-  const std::string shipped = "ports:\n  netdevs: [lan2, lan3, lan4, lan5]\n";
-  ASSERT_EQ(text.rfind(shipped, 0), 0u) << text;
-  text.replace(0, shipped.size(), "ports:\n  netdevs: []\n");
-  auto loaded = config::load_string(text, "roced.yaml");
-  ASSERT_TRUE(loaded.ok());
-  std::mutex mutex;
-  std::vector<std::string> warnings;
-  auto options = test_options();
-  options.log = [&](reconcile::LogLevel level, const std::string&, const std::string&,
-                    const std::string& message) {
-    const std::lock_guard lock(mutex);
-    if (level == reconcile::LogLevel::Warn) warnings.push_back(message);
-  };
+  const auto config = config_with("ports:\n  netdevs: []\n");
   const auto before = writes();
-  Reconciler reconciler(system_, *loaded.config, options);
+  Reconciler reconciler(system_, config, options_keeping_warnings());
   reconciler.start();
-  ASSERT_TRUE(reconciler.reload(*loaded.config).ok);
+  ASSERT_TRUE(reconciler.reload(config).ok);
   run_for(1s);
   EXPECT_TRUE(reconciler.snapshot().empty());
   EXPECT_EQ(reconciler.status_line(), "idle: ports.netdevs names no port");
   EXPECT_EQ(writes(), before);
   reconciler.stop();
-  const std::lock_guard lock(mutex);
-  EXPECT_EQ(warnings, std::vector<std::string>{
-                          "idle: ports.netdevs names no port; nothing is changed until it does"});
+  EXPECT_EQ(warnings(), std::vector<std::string>{
+                            "idle: ports.netdevs names no port; nothing is changed until it does"});
 }
 
 }  // namespace

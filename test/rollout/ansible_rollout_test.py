@@ -104,24 +104,23 @@ def wait_for(what, predicate, seconds=60):
     return check(what, False, "timed out")
 
 
-def in_sync(host):
-    status = rocectl(host, "status", "--json")
+def daemon_status(host):
+    """`rocectl status --json` when the running roced answered it, else None."""
     try:
-        document = json.loads(status.stdout)
+        document = json.loads(rocectl(host, "status", "--json").stdout)
     except ValueError:
-        return False
-    ports = document.get("ports", [])
-    return "daemon" in document and ports and all(p["condition"] == "in-sync" for p in ports)
+        return None
+    return document if "daemon" in document else None
+
+
+def in_sync(host):
+    ports = (daemon_status(host) or {}).get("ports")
+    return bool(ports) and all(p["condition"] == "in-sync" for p in ports)
 
 
 def idle(host):
     """roced runs and manages no port: what the package's file (it names none) gives."""
-    status = rocectl(host, "status", "--json")
-    try:
-        document = json.loads(status.stdout)
-    except ValueError:
-        return False
-    return "daemon" in document and document.get("ports") == []
+    return (daemon_status(host) or {}).get("ports") == []
 
 
 def write_inventory(pids):
