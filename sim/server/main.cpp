@@ -160,12 +160,16 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("");
   const std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "run") return run_command(args);
-  if (command == "exec") return exec_command(args);
-  if (command == "inject") return inject_command(args);
-  if (command == "--help" || command == "-h" || command == "help") {
+  const auto asks_help = [](const std::string& arg) {
+    return arg == "--help" || arg == "-h" || arg == "help";
+  };
+  // `roce-sim run --help` is a question, not a mistake (exec's arguments are the command's own).
+  if (asks_help(command) || (command != "exec" && !args.empty() && asks_help(args.front()))) {
     std::cout << kUsage;
     return 0;
   }
+  if (command == "run") return run_command(args);
+  if (command == "exec") return exec_command(args);
+  if (command == "inject") return inject_command(args);
   return usage("unknown command '" + command + "'");
 }

@@ -694,6 +694,22 @@ TEST_F(SimServer, SigtermRemovesSocketsAndPidfile) {
   EXPECT_FALSE(fs::exists(node() / ROCE_SIM_ETHTOOL_SOCKET));
 }
 
+// `run --help` is answered (usage, exit 0); a mistake is a usage error (exit 2), starting nothing.
+TEST_F(SimServer, RunHelpIsAnsweredAndAMistakeIsAUsageError) {
+  const auto exit_of = [&](std::vector<std::string> args, const fs::path& log) {
+    const pid_t pid = spawn(std::move(args), log);
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(exit_of({"run", "--help"}, dir_ / "help.log"), 0);
+  EXPECT_NE(read_file(dir_ / "help.log").find("usage: roce-sim run"), std::string::npos);
+  EXPECT_EQ(exit_of({"inject", "-h"}, dir_ / "h.log"), 0);
+  EXPECT_EQ(exit_of({"run", "--dri", "x"}, dir_ / "bad.log"), 2);
+  EXPECT_NE(read_file(dir_ / "bad.log").find("roce-sim: unknown option '--dri'"),
+            std::string::npos);
+}
+
 TEST_F(SimServer, BadNodeFileExitsOneWithFileLineColumn) {
   const fs::path bad = dir_ / "bad.yaml";
   std::ofstream(bad)
