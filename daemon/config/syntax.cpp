@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 namespace roced::config::detail {
@@ -72,6 +73,7 @@ std::optional<SyntaxProblem> explain_syntax_error(const std::string& text) {
       column = 0;
       line_start = true;
       comment = false;
+      quote = 0;  // roced.yaml's quoted strings are one line long; an apostrophe ends here
       continue;
     }
     if (comment) continue;
@@ -86,8 +88,10 @@ std::optional<SyntaxProblem> explain_syntax_error(const std::string& text) {
     if (c == '#' &&
         (at == 0 || text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '\n')) {
       comment = true;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
+    } else if ((c == '"' || c == '\'') &&
+               (at == 0 ||
+                std::string_view(" \t\n[{,:").find(text[at - 1]) != std::string_view::npos)) {
+      quote = c;  // a quote opens a string only where a value begins: "don't" is a plain word
     } else if (c == '[' || c == '{') {
       open.push_back({c, line, column});
     } else if ((c == ']' || c == '}') && !open.empty()) {

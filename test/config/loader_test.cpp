@@ -397,7 +397,9 @@ TEST(ConfigSyntax, CommonMistakesAreSaidInPlainWords) {
                       "this '{' is never closed by a '}'");
   EXPECT_CONFIG_ERROR(load("profile:\n  pfc: {priorities: [3}\n"), 2, 23, "",
                       "this '}' closes the '[' at line 2, column 21, which wants a ']'");
-  // A bracket in a comment or a quoted string is no bracket.
+  // A bracket in a comment or a quoted string is no bracket; an apostrophe opens no string.
+  EXPECT_CONFIG_ERROR(load("profile: {roce: {note: don't [}\n"), 1, 31, "",
+                      "this '}' closes the '['");
   EXPECT_CONFIG_ERROR(load("# [ignored\nprofile: {roce: {tos: \"[\"}\n"), 2, 10, "",
                       "this '{' is never closed");
 }
