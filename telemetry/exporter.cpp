@@ -52,6 +52,9 @@ Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler>
     exposer_ = std::make_unique<prometheus::Exposer>(
         std::vector<std::string>{"listening_ports", exposer_listen, "num_threads", "2"});
   } catch (const std::exception& e) {
+    // civetweb says only "possible problem binding to port": the errno comes from trying again.
+    const std::string why = relayed ? std::string() : listen_error(*address);
+    if (!why.empty()) throw std::runtime_error(why);
     throw std::runtime_error("cannot listen on " + (relayed ? exposer_listen : settings.listen) +
                              (relayed ? " (the loopback endpoint behind the relay)" : "") + ": " +
                              e.what());

@@ -84,6 +84,20 @@ UniqueFd bind_listener(const ListenAddress& listen, bool tls, int& port) {
   return fd;
 }
 
+}  // namespace
+
+std::string listen_error(const ListenAddress& listen) {
+  try {
+    int port = 0;
+    bind_listener(listen, false, port);
+    return {};
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+}
+
+namespace {
+
 UniqueFd make_eventfd() {
   UniqueFd fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!fd.valid()) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));

@@ -26,6 +26,11 @@
 
 namespace roced::telemetry {
 
+// Why `listen` cannot be listened on, as the relay would say it ("cannot listen on
+// 127.0.0.1:9879: bind: Address already in use"); empty when it can be now. For the plain
+// endpoint, whose civetweb reports a failed bind without its errno.
+std::string listen_error(const ListenAddress& listen);
+
 class ClientStream;
 
 class RelayFrontend {
