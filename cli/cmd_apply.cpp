@@ -138,15 +138,9 @@ int declined() {
 int report(const plan::Plan& plan, const apply::ApplyResult& result, const ApplyArgs& args) {
   const bool ok = result.ok() && plan.not_found.empty() && plan.error.empty();
   if (args.json) {
-    nlohmann::ordered_json doc = {{"source", plan.source}, {"config", plan.config_path}};
-    if (args.diff) doc["plan"] = plan::plan_to_json(plan);
-    const nlohmann::ordered_json applied = apply::apply_to_json(result);
-    for (const auto& [key, value] : applied.items()) doc[key] = value;
-    doc["ok"] = ok;
-    doc["not_found"] = plan.not_found;
-    doc["error"] =
-        plan.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plan.error);
-    std::cout << doc.dump(2) << "\n";
+    const apply::ApplyContext context{plan.source, plan.config_path, args.diff ? &plan : nullptr,
+                                      plan.not_found, plan.error};
+    std::cout << apply::apply_document(context, result).dump(2) << "\n";
   } else {
     std::cout << apply::format_apply_text(result) << not_found_text(plan);
   }

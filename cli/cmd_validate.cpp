@@ -11,6 +11,9 @@
 namespace roced::cli {
 namespace {
 
+// The validate document's version, its first key.
+constexpr const char* kValidateSchema = "roced.validate/v1";
+
 constexpr const char* kValidateUsage =
     "usage: rocectl validate [--json] FILE|-\n"
     "\n"
@@ -20,24 +23,36 @@ constexpr const char* kValidateUsage =
     "FILE - reads standard input.\n"
     "\n"
     "options:\n"
-    "  --json      print {valid, diagnostics: [{severity, file, line, column, field, message}]}\n"
+    "  --json      print one JSON document: {schema, file, valid, selection, diagnostics: "
+    "[{severity,\n"
+    "              file, line, column, field, message}]} (docs/config.md)\n"
     "  -h, --help  show this help\n"
     "\n"
     "exit status: 0 valid (warnings allowed), 1 invalid or unreadable.\n";
 
-nlohmann::json to_json(const config::LoadResult& loaded) {
-  nlohmann::json diagnostics = nlohmann::json::array();
+using Json = nlohmann::ordered_json;
+
+Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+Json place_or_null(int place) { return place > 0 ? Json(place) : Json(nullptr); }
+
+// docs/config.md, "Checking a file".
+Json to_json(const std::string& file, const config::LoadResult& loaded) {
+  Json diagnostics = Json::array();
   for (const auto& d : loaded.diagnostics) {
     diagnostics.push_back({
         {"severity", config::kSeverityNames.name(d.severity)},
         {"file", d.file},
-        {"line", d.line},
-        {"column", d.column},
-        {"field", d.field},
+        {"line", place_or_null(d.line)},
+        {"column", place_or_null(d.column)},
+        {"field", text_or_null(d.field)},
         {"message", d.message},
     });
   }
-  return {{"valid", loaded.ok()}, {"diagnostics", diagnostics}};
+  return {{"schema", kValidateSchema},
+          {"file", file},
+          {"valid", loaded.ok()},
+          {"selection", loaded.config ? Json(config::describe_selection(*loaded.config)) : Json()},
+          {"diagnostics", std::move(diagnostics)}};
 }
 
 }  // namespace
@@ -64,7 +79,7 @@ int validate_command(const Context& /*context*/, Args args) {
 
   if (json) {
     const config::LoadResult loaded = read_config(*file);
-    std::cout << to_json(loaded).dump(2) << "\n";
+    std::cout << to_json(*file == "-" ? "<stdin>" : *file, loaded).dump(2) << "\n";
     return loaded.ok() ? kExitOk : kExitError;
   }
   const auto config = load_config(*file);

@@ -72,7 +72,9 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
     plan::PortPlan port;
     port.port.netdev = item.at("netdev").get<std::string>();
     port.port.rdma_device = text(item.value("rdma_device", Json()));
-    port.port.rdma_port = item.value("rdma_port", 0);
+    if (const Json& rdma_port = item.value("rdma_port", Json()); rdma_port.is_number()) {
+      port.port.rdma_port = rdma_port.get<int>();
+    }
     for (const auto& change : item.at("changes")) port.changes.push_back(change_from_json(change));
     port.unsupported = unsupported_from_json(item.at("unsupported"));
     port.warnings = item.value("warnings", std::vector<std::string>{});
@@ -95,6 +97,9 @@ apply::ApplyResult apply_result_from_json(const nlohmann::ordered_json& doc) {
     port.rollback = steps_from_json(item.at("rollback"));
     port.unsupported = unsupported_from_json(item.at("unsupported"));
     port.warnings = item.value("warnings", std::vector<std::string>{});
+    port.headroom = text(item.value("headroom", Json()));
+    port.carrier = text(item.value("carrier", Json()));
+    port.unread = text(item.value("unread", Json()));
     port.error = text(item.value("error", Json()));
     result.ports.push_back(std::move(port));
   }

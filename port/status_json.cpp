@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// PortStatus / StatusReport -> JSON: a field is its value, or {"error", "errno", "unsupported"}.
+// PortStatus / StatusReport -> JSON: a field is its value, or {"error", "errno", "unsupported"};
+// the report is the status document (port/status_document.hpp).
 #include "port/status.hpp"
+#include "port/status_document.hpp"
 
 namespace roced {
 
@@ -30,7 +32,8 @@ json gid_json(const rdma::GidEntry& entry) {
               {"address", rdma::compact_gid(entry.gid)},
               {"type", entry.type},
               {"ndev", entry.ndev}};
-  if (auto ipv4 = rdma::ipv4_of_mapped_gid(entry.gid)) out["ipv4"] = *ipv4;
+  const auto ipv4 = rdma::ipv4_of_mapped_gid(entry.gid);
+  out["ipv4"] = ipv4 ? json(*ipv4) : json(nullptr);
   return out;
 }
 
@@ -110,10 +113,9 @@ nlohmann::ordered_json PortStatus::to_json() const {
   out["roce_v2_ipv4"] = field_json(roce_v2_ipv4, gid_json);
   out["rdma_cm"] = field_json(rdma_cm, [](const rdma::RdmaCmDefaults& cm) {
     json j = {{"configured", cm.configured}};
-    if (cm.configured) {
-      j["roce_mode"] = cm.roce_mode;
-      j["tos"] = cm.tos ? json(*cm.tos) : json(nullptr);
-    }
+    // Without the configfs group the kernel's defaults apply: nothing to show.
+    j["roce_mode"] = cm.configured ? json(cm.roce_mode) : json(nullptr);
+    j["tos"] = cm.configured && cm.tos ? json(*cm.tos) : json(nullptr);
     return j;
   });
   out["ecn"] = field_json(ecn, [](const rdma::EcnState& e) {
@@ -133,15 +135,13 @@ nlohmann::ordered_json PortStatus::to_json() const {
 }
 
 nlohmann::ordered_json StatusReport::to_json() const {
-  json out = {{"source", source}};
-  json list = json::array();
-  for (const auto& port : ports) list.push_back(port.to_json());
-  out["ports"] = list;
-  json others = json::array();
-  for (const auto& port : other_rdma) others.push_back(port_identity(port));
-  out["other_rdma_ports"] = others;
-  out["missing"] = missing;
-  return out;
+  StatusDocument doc;
+  doc.answered_by = "rocectl";
+  doc.source = source;
+  for (const auto& port : ports) doc.ports.push_back(status_port_entry(port));
+  for (const auto& name : missing) doc.unmatched.push_back("no network interface named " + name);
+  doc.other_rdma = other_rdma;
+  return doc.to_json();
 }
 
 }  // namespace roced

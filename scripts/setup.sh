@@ -31,6 +31,8 @@ PACKAGES=(
   # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
   # Ansible role (ansible-core, ansible-lint; python3-apt for its apt module)
   dpkg-dev debhelper lintian man-db ansible-core ansible-lint python3-apt
+  # the JSON documents' schemas (docs/schema) checked in the tests
+  python3-jsonschema
   # security tests: strace (no process spawned), binutils' nm (no spawning import)
   strace binutils
   # the VM test (test/vm): qemu, and what goes into its initramfs besides roced: busybox, the verbs

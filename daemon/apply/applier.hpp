@@ -71,4 +71,19 @@ PortResult apply_port(System& system, const plan::PortPlan& port_plan,
 std::string format_apply_text(const ApplyResult& result);
 nlohmann::ordered_json apply_to_json(const ApplyResult& result);  // per port: what changed
 
+// The apply document's version, its first key (docs/plan-json.md).
+inline constexpr const char* kApplySchema = "roced.apply/v1";
+
+// What the apply document says besides the ports' results.
+struct ApplyContext {
+  std::string source;
+  std::string config_path;
+  const plan::Plan* plan = nullptr;  // shown under "plan" (rocectl apply --diff), else null
+  std::vector<std::string> not_found;
+  std::string error;  // the ports could not be listed
+};
+
+// `rocectl apply --json` and D-Bus Apply: the whole document, "ok" counting not_found and error.
+nlohmann::ordered_json apply_document(const ApplyContext& context, const ApplyResult& result);
+
 }  // namespace roced::apply

@@ -44,8 +44,8 @@ Json port_json(const PortResult& port) {
           {"rollback", steps_json(port.rollback)},
           {"unsupported", std::move(unsupported)},
           {"warnings", port.warnings},
-          {"headroom", port.headroom},
-          {"carrier", port.carrier},
+          {"headroom", text_or_null(port.headroom)},
+          {"carrier", text_or_null(port.carrier)},
           {"unread", text_or_null(port.unread)},
           {"error", text_or_null(port.error)}};
 }
@@ -56,6 +56,20 @@ nlohmann::ordered_json apply_to_json(const ApplyResult& result) {
   Json ports = Json::array();
   for (const auto& port : result.ports) ports.push_back(port_json(port));
   return {{"ports", std::move(ports)}, {"changed", result.changed()}, {"ok", result.ok()}};
+}
+
+nlohmann::ordered_json apply_document(const ApplyContext& context, const ApplyResult& result) {
+  const bool ok = result.ok() && context.not_found.empty() && context.error.empty();
+  Json doc = {{"schema", kApplySchema},
+              {"source", context.source},
+              {"config", context.config_path},
+              {"plan", context.plan ? plan::plan_to_json(*context.plan) : Json(nullptr)}};
+  Json applied = apply_to_json(result);
+  for (auto& [key, value] : applied.items()) doc[key] = std::move(value);
+  doc["ok"] = ok;
+  doc["not_found"] = context.not_found;
+  doc["error"] = text_or_null(context.error);
+  return doc;
 }
 
 }  // namespace roced::apply

@@ -225,7 +225,9 @@ std::string DaemonObject::status_line() const {
 }
 
 std::string DaemonObject::get_status() const {
-  return status_to_json(info_, status_line(), reconciler_.snapshot()).dump();
+  return status_to_json(info_, status_line(), reconciler_.snapshot(),
+                        reconciler_.selection_report())
+      .dump();
 }
 
 std::string DaemonObject::get_storms() const {
@@ -241,20 +243,15 @@ std::string DaemonObject::get_storms() const {
 
 std::string DaemonObject::get_plan() {
   const plan::Plan plan = reconciler_.current_plan();
-  nlohmann::ordered_json doc = plan::plan_to_json(plan);
-  // plan_to_json leaves out the RDMA port; rocectl's plan header shows "mlx5_0:1".
-  for (size_t i = 0; i < plan.ports.size(); ++i) {
-    doc["ports"][i]["rdma_port"] = plan.ports[i].port.rdma_port;
-  }
-  return doc.dump();
+  return plan::plan_to_json(plan).dump();
 }
 
 std::string DaemonObject::apply() {
   const apply::ApplyResult result = reconciler_.apply_now();
-  nlohmann::ordered_json doc = {{"source", info_.source}, {"config", info_.config_path}};
-  const nlohmann::ordered_json applied = apply::apply_to_json(result);
-  for (const auto& [key, value] : applied.items()) doc[key] = value;
-  return doc.dump();
+  apply::ApplyContext context;
+  context.source = info_.source;
+  context.config_path = info_.config_path;
+  return apply::apply_document(context, result).dump();
 }
 
 std::pair<bool, std::vector<std::string>> DaemonObject::reload() {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// GetStatus()'s document (docs/dbus.md, "GetStatus").
+// GetStatus()'s document: the status document (docs/status-json.md) with roced's view filled in.
 #include "daemon/dbus/status_document.hpp"
 
 #include <ctime>
+
+#include "port/status_document.hpp"
 
 namespace roced::dbus {
 
@@ -62,38 +64,40 @@ std::string iso_time(reconcile::Clock::time_point when) {
 
 nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snapshot) {
   const plan::PortPlan& plan = snapshot.last_plan;
-  return {{"netdev", snapshot.port.netdev},
-          {"rdma_device", text_or_null(snapshot.port.rdma_device)},
-          {"rdma_port", snapshot.port.rdma_port},
-          {"rdma_driver", text_or_null(snapshot.port.rdma_driver)},
-          {"condition", reconcile::condition_name(snapshot.condition)},
-          // After a correction the reconciler keeps the plan it corrected from: in sync means
-          // nothing differs any more, whatever that plan listed.
-          {"drift", snapshot.condition == reconcile::PortCondition::InSync ||
-                            snapshot.condition == reconcile::PortCondition::Held
-                        ? nlohmann::ordered_json::array()
-                        : drift_json(plan)},
-          {"unsupported", unsupported_json(plan)},
-          {"warnings", plan.warnings},
-          {"error", text_or_null(plan.error)},
-          {"last_check", time_or_null(snapshot.last_check)},
-          {"last_apply", last_apply_json(snapshot)},
-          {"consecutive_failures", snapshot.consecutive_failures},
-          {"next_retry", time_or_null(snapshot.next_retry)},
-          {"observed", snapshot.last_check ? plan.observed.to_json() : Json(nullptr)}};
+  PortView view;
+  view.condition = reconcile::condition_name(snapshot.condition);
+  // After a correction the reconciler keeps the plan it corrected from: in sync means nothing
+  // differs any more, whatever that plan listed.
+  view.drift = snapshot.condition == reconcile::PortCondition::InSync ||
+                       snapshot.condition == reconcile::PortCondition::Held
+                   ? Json::array()
+                   : drift_json(plan);
+  view.unsupported = unsupported_json(plan);
+  view.warnings = plan.warnings;
+  view.error = text_or_null(plan.error);
+  view.last_check = time_or_null(snapshot.last_check);
+  view.last_apply = last_apply_json(snapshot);
+  view.consecutive_failures = snapshot.consecutive_failures;
+  view.next_retry = time_or_null(snapshot.next_retry);
+  return status_port_entry(snapshot.port, std::move(view),
+                           snapshot.last_check ? plan.observed.to_json() : Json(nullptr));
 }
 
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
-                                      const std::vector<reconcile::PortSnapshot>& ports) {
-  Json port_list = Json::array();
-  for (const auto& snapshot : ports) port_list.push_back(port_snapshot_to_json(snapshot));
-  return {{"daemon",
-           {{"version", info.version},
-            {"config", info.config_path},
-            {"source", info.source},
-            {"sim_dir", text_or_null(info.sim_dir)},
-            {"status", status_line}}},
-          {"ports", std::move(port_list)}};
+                                      const std::vector<reconcile::PortSnapshot>& ports,
+                                      const reconcile::SelectionReport& selection) {
+  StatusDocument doc;
+  doc.answered_by = "roced";
+  doc.source = info.source;
+  doc.daemon = {{"version", info.version},
+                {"config", info.config_path},
+                {"source", info.source},
+                {"sim_dir", text_or_null(info.sim_dir)},
+                {"status", status_line}};
+  for (const auto& snapshot : ports) doc.ports.push_back(port_snapshot_to_json(snapshot));
+  doc.unmatched = selection.unmatched;
+  doc.other_rdma = selection.other_rdma;
+  return doc.to_json();
 }
 
 }  // namespace roced::dbus

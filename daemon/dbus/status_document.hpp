@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GetStatus()'s document: the reconciler's view of every port (condition, what drifted, the last
-// apply, failures) with what was read back. The shape is a contract: docs/dbus.md.
+// apply, failures) with what was read back. The shape is a contract: docs/status-json.md.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +19,7 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 
 // Pure: no I/O, so the shape is unit-tested without a bus.
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
-                                      const std::vector<reconcile::PortSnapshot>& ports);
+                                      const std::vector<reconcile::PortSnapshot>& ports,
+                                      const reconcile::SelectionReport& selection = {});
 
 }  // namespace roced::dbus

@@ -83,6 +83,8 @@ Plan make_plan(System& system, const config::Config& config, const DesiredProfil
 PortPlan replan_port(System& system, const DiscoveredPort& port, const config::Profile& desired);
 
 std::string format_plan_text(const Plan& plan);  // per port: changes as "setting: now -> wanted"
+// The plan document's version, its first key: a change that could break a reader makes a new one.
+inline constexpr const char* kPlanSchema = "roced.plan/v1";
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 
 }  // namespace roced::plan

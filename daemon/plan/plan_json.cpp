@@ -27,6 +27,7 @@ Json port_json(const PortPlan& port) {
   return {
       {"netdev", port.port.netdev},
       {"rdma_device", text_or_null(port.port.rdma_device)},
+      {"rdma_port", port.port.rdma_device.empty() ? Json(nullptr) : Json(port.port.rdma_port)},
       {"in_sync", port.in_sync()},
       {"disruptive", port.disruptive()},
       {"changes", std::move(changes)},
@@ -41,7 +42,8 @@ Json port_json(const PortPlan& port) {
 nlohmann::ordered_json plan_to_json(const Plan& plan) {
   Json ports = Json::array();
   for (const auto& port : plan.ports) ports.push_back(port_json(port));
-  return {{"source", plan.source},
+  return {{"schema", kPlanSchema},
+          {"source", plan.source},
           {"config", plan.config_path},
           {"ports", std::move(ports)},
           {"not_found", plan.not_found},

@@ -11,6 +11,7 @@
 
 #include "daemon/reconcile/netlink_events.hpp"
 #include "daemon/reconcile/reconciler_impl.hpp"
+#include "port/discovery.hpp"
 
 namespace roced::reconcile {
 
@@ -209,6 +210,16 @@ std::vector<PortSnapshot> Reconciler::snapshot() const {
 }
 
 config::Config Reconciler::config() const { return *impl_->current_config(); }
+
+SelectionReport Reconciler::selection_report() const {
+  SelectionReport report;
+  report.unmatched = impl_->unmatched();
+  const auto drivers = impl_->current_config()->ports.drivers;
+  if (auto inventory = discover_ports(*impl_->system_.files, {}, drivers)) {
+    report.other_rdma = std::move(inventory->other_rdma);
+  }
+  return report;
+}
 
 bool Reconciler::healthy() const {
   const Impl& impl = *impl_;

@@ -116,6 +116,12 @@ struct ReloadResult {
   std::vector<config::Diagnostic> diagnostics;  // why not, when !ok; warnings otherwise
 };
 
+// What the configuration's port selection leaves out.
+struct SelectionReport {
+  std::vector<std::string> unmatched;      // ports.netdevs entries that select nothing, in words
+  std::vector<DiscoveredPort> other_rdma;  // RDMA ports of drivers not in ports.drivers
+};
+
 class Reconciler {
  public:
   Reconciler(System& system, config::Config config, ReconcilerOptions options = {});
@@ -152,6 +158,8 @@ class Reconciler {
 
   std::vector<PortSnapshot> snapshot() const;
   config::Config config() const;
+  // What the selection leaves out; lists /sys/class/net (reads no port).
+  SelectionReport selection_report() const;
   // The loops are alive: the event thread and every worker made progress recently. Drives the
   // systemd watchdog.
   bool healthy() const;

@@ -10,9 +10,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/dbus/names.hpp"
 #include "node_files.hpp"
@@ -70,8 +72,26 @@ class RocedOnTheBus : public test::SimNode {
         .out;
   }
   test::CommandResult rocectl(const std::string& command) const {
-    return test::run_command({"env", "DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address(), ROCECTL_BINARY,
-                              "--sim", dir_.string(), command});
+    return rocectl(std::vector<std::string>{command});
+  }
+  test::CommandResult rocectl(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"env", "DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address(),
+                                     ROCECTL_BINARY, "--sim", dir_.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::run_command(argv);
+  }
+
+  // The violations of docs/schema/roced.<name>.v1.json by `document` (python3-jsonschema); empty
+  // when it conforms.
+  std::string schema_violations(const std::string& name, const std::string& document) const {
+    const fs::path file = dir_ / ("document-" + std::to_string(documents_++) + ".json");
+    test::write_file(file, document);
+    const std::string source = ROCED_SOURCE_DIR;
+    const auto check =
+        test::run_command({"python3", source + "/test/schema/check_json.py",
+                           source + "/docs/schema/roced." + name + ".v1.json", file.string()});
+    if (check.exit_code == 0) return "";
+    return check.out + check.err + (check.out.empty() && check.err.empty() ? "failed" : "");
   }
 
   // GetStatus once roced has claimed the name (after its first reconcile).
@@ -89,6 +109,7 @@ class RocedOnTheBus : public test::SimNode {
 
   fs::path config_;
   fs::path log_;
+  mutable int documents_ = 0;
   std::unique_ptr<test::PrivateBus> bus_;
   pid_t pid_ = -1;
 };
@@ -132,6 +153,65 @@ TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
   pid_ = -1;
   EXPECT_TRUE(WIFEXITED(status_code) && WEXITSTATUS(status_code) == 0) << test::read_file(log_);
   EXPECT_NE(call("GetStatus").exit_code, 0) << "the name is released";
+}
+
+// Every JSON document rocectl prints has one schema, whoever answers: roced over D-Bus or rocectl
+// reading the ports itself. Each output is checked against docs/schema, and the two status
+// documents carry the same keys in the same order.
+TEST_F(RocedOnTheBus, EveryJsonDocumentMatchesItsSchemaWhoeverAnswers) {
+  ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
+  const std::string config = config_.string();
+  const fs::path broken = dir_ / "broken.yaml";
+  test::write_file(broken, "profile:\n  mtu: lots\n  pfc: {priorities: [9]\n");
+  const struct {
+    std::string schema;
+    std::vector<std::string> args;
+    int exit_code;
+  } runs[] = {
+      {"status", {"status", "--json"}, 0},
+      {"status", {"status", "--json", "--direct"}, 0},
+      {"status", {"status", "--json", "--direct", "--port", "lan3", "--port", "lan9"}, 1},
+      {"plan", {"plan", "--json"}, 0},
+      {"plan", {"plan", "--json", "--direct", "--config", config}, 0},
+      {"plan", {"apply", "--check", "--json"}, 0},
+      {"apply", {"apply", "--json"}, 0},
+      {"apply", {"apply", "--json", "--diff", "--direct", "--config", config}, 0},
+      {"validate", {"validate", "--json", config}, 0},
+      {"validate", {"validate", "--json", broken.string()}, 1},
+      {"validate", {"validate", "--json", (dir_ / "absent.yaml").string()}, 1},
+  };
+  using Ordered = nlohmann::ordered_json;
+  std::map<std::string, Ordered> status_by_answer;
+  for (const auto& run : runs) {
+    std::string command;
+    for (const auto& arg : run.args) command += " " + arg;
+    SCOPED_TRACE("rocectl" + command);
+    const auto result = rocectl(run.args);
+    EXPECT_EQ(result.exit_code, run.exit_code) << result.err;
+    EXPECT_EQ(schema_violations(run.schema, result.out), "") << result.out;
+    const Ordered doc = Ordered::parse(result.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << result.out;
+    EXPECT_EQ(doc.value("schema", ""), "roced." + run.schema + "/v1");
+    if (run.schema == "status" && run.exit_code == 0) status_by_answer[doc["answered_by"]] = doc;
+  }
+  // The same keys in the same order from roced and from rocectl, down to what was read back.
+  ASSERT_EQ(status_by_answer.size(), 2u);
+  const auto key_order = [](const Ordered& object) {
+    std::vector<std::string> keys;
+    for (const auto& item : object.items()) keys.push_back(item.key());
+    return keys;
+  };
+  const Ordered& from_roced = status_by_answer["roced"];
+  const Ordered& from_rocectl = status_by_answer["rocectl"];
+  EXPECT_EQ(key_order(from_roced), key_order(from_rocectl));
+  ASSERT_EQ(from_roced["ports"].size(), from_rocectl["ports"].size());
+  for (size_t i = 0; i < from_roced["ports"].size(); ++i) {
+    const auto& a = from_roced["ports"][i];
+    const auto& b = from_rocectl["ports"][i];
+    EXPECT_EQ(a["netdev"], b["netdev"]);
+    EXPECT_EQ(key_order(a), key_order(b));
+    EXPECT_EQ(key_order(a["observed"]), key_order(b["observed"]));
+  }
 }
 
 }  // namespace

@@ -69,6 +69,10 @@ check "... ports.netdevs is empty" \
   sh -c "rocectl --sim '$SIM' plan --config '$CONF' 2>&1 | grep -q 'ports.netdevs: empty: roced manages no port'"
 check "the recipe written out plans every port (exit 2: changes pending)" \
   sh -c "rocectl --sim '$SIM' plan --config /usr/share/roced/roced.yaml; test \$? -eq 2"
+check "the installed plan schema accepts rocectl plan --json" sh -c \
+  "rocectl --sim '$SIM' plan --json --config /usr/share/roced/roced.yaml >'$WORK/plan.json'; \
+   python3 -c 'import json,jsonschema,sys; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
+     /usr/share/roced/schema/roced.plan.v1.json '$WORK/plan.json'"
 kill %1 && wait %1 || true
 
 # systemd is not PID 1 here; stand-ins for systemctl and deb-systemd-invoke record what the

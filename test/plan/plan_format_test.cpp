@@ -68,10 +68,11 @@ TEST(PlanText, AllInSync) {
 TEST(PlanJson, StableShape) {
   const nlohmann::ordered_json json = plan_to_json(sample_plan());
   const auto expected = nlohmann::ordered_json::parse(R"json({
+    "schema": "roced.plan/v1",
     "source": "simulated node at /tmp/sim",
     "config": "/etc/roced/roced.yaml",
     "ports": [
-      {"netdev": "lan2", "rdma_device": "mlx5_0", "in_sync": false, "disruptive": true,
+      {"netdev": "lan2", "rdma_device": "mlx5_0", "rdma_port": 1, "in_sync": false, "disruptive": true,
        "changes": [{"setting": "pfc.priorities", "now": "none", "wanted": "3",
                     "disruptive": true,
                     "disruption": "mlx5 flaps the link when the PFC mask changes (mlx5_toggle_port_link)"}],
@@ -79,11 +80,11 @@ TEST(PlanJson, StableShape) {
                         "reason": "PFC stall prevention is not supported by this device (EOPNOTSUPP)"}],
        "warnings": ["RoCE v2 GID index is 5, the config says jobs use 3"],
        "roce_v2_gid_index": 5, "error": null},
-      {"netdev": "lan3", "rdma_device": "mlx5_1", "in_sync": true, "disruptive": false,
+      {"netdev": "lan3", "rdma_device": "mlx5_1", "rdma_port": 1, "in_sync": true, "disruptive": false,
        "changes": [], "unsupported": [],
        "warnings": ["no RoCE v2 GID with an IPv4 address on lan3"],
        "roce_v2_gid_index": null, "error": null},
-      {"netdev": "lan4", "rdma_device": "mlx5_2", "in_sync": false, "disruptive": false,
+      {"netdev": "lan4", "rdma_device": "mlx5_2", "rdma_port": 1, "in_sync": false, "disruptive": false,
        "changes": [], "unsupported": [], "warnings": [], "roce_v2_gid_index": null,
        "error": "cannot read the link: lan4: RTM_GETLINK: No such device (ENODEV)"}
     ],

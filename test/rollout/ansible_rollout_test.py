@@ -110,7 +110,7 @@ def daemon_status(host):
         document = json.loads(rocectl(host, "status", "--json").stdout)
     except ValueError:
         return None
-    return document if "daemon" in document else None
+    return document if document.get("answered_by") == "roced" else None
 
 
 def in_sync(host):

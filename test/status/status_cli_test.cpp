@@ -110,8 +110,10 @@ TEST_F(EmptyNode, UnreachableServerGivesPerFieldErrorsAndExitOne) {
   EXPECT_NE(result.err.find("is 'roce-sim run --dir"), std::string::npos) << result.err;
   auto json = nlohmann::json::parse(result.out);
   ASSERT_EQ(json["ports"].size(), 1u);
-  const auto& port = json["ports"][0];
-  EXPECT_EQ(port["netdev"], "vethA");
+  EXPECT_EQ(json["ports"][0]["netdev"], "vethA");
+  // The link could not be read, so the port was not: the entry's error says why.
+  EXPECT_TRUE(json["ports"][0]["error"].is_string()) << json["ports"][0].dump();
+  const auto& port = json["ports"][0]["observed"];
   EXPECT_TRUE(port["link"].contains("error")) << port["link"].dump();
   EXPECT_TRUE(port["pfc"].contains("error")) << port["pfc"].dump();
   EXPECT_EQ(port["gids"]["error"], "absent: no RDMA device for vethA");

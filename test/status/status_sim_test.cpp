@@ -63,9 +63,10 @@ class SimNode : public ::testing::Test {
     return json::parse(result.out);
   }
 
+  // What rocectl read of the port (the entry's "observed").
   static const json& port(const json& report, const std::string& name) {
     for (const auto& p : report["ports"]) {
-      if (p["netdev"] == name) return p;
+      if (p["netdev"] == name) return p["observed"];
     }
     throw std::runtime_error("no port " + name + " in the report");
   }
@@ -73,7 +74,9 @@ class SimNode : public ::testing::Test {
   // PFC priorities of each port, e.g. {"lan2": [3], "lan3": []}.
   std::map<std::string, json> pfc_by_port(const json& report) {
     std::map<std::string, json> out;
-    for (const auto& p : report["ports"]) out[p["netdev"]] = p["pfc"]["enabled_priorities"];
+    for (const auto& p : report["ports"]) {
+      out[p["netdev"]] = p["observed"]["pfc"]["enabled_priorities"];
+    }
     return out;
   }
 

@@ -40,7 +40,7 @@ def roced_ports_not_in_sync(status_json):
     """Why roced's own view (rocectl status --json, answered over D-Bus) is not healthy: one line
     per port that is not in-sync; empty when every port it manages is."""
     status = _document(status_json)
-    if "daemon" not in status:
+    if status.get("answered_by") != "roced":
         return ["roced did not answer on D-Bus (rocectl read the ports itself): is it running?"]
     problems = []
     for port in status.get("ports", []):
