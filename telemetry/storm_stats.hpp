@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,12 +42,15 @@ struct StormStats {
   int priority = 0;
   Direction direction = Direction::rx;
   bool active = false;      // detected and not yet restored
-  bool remediated = false;  // roced's action is in effect on the NIC
+  bool remediated = false;  // roced's action is in effect on the NIC now
   bool held = false;        // the action budget is spent: kept in the safe state past the storm
   uint64_t detections = 0;
   uint64_t restorations = 0;
   std::map<std::pair<std::string, std::string>, uint64_t> actions;  // (action, "ok"|"failed")
   std::map<std::string, uint64_t> escalations;                      // by reason
+  // roced's latest action on this priority and direction and how it went ("ok", "failed"),
+  // whether or not it is still in effect; empty before the first.
+  std::optional<std::pair<std::string, std::string>> last_action;
   LatencyHistogram detection_latency;
 };
 

@@ -338,6 +338,7 @@ void Remediator::acted(const Key& key, Storm& storm, const apply::PortResult& re
   const bool unsupported = ok && stall && has_unsupported(result, plan::Setting::StallPrevention);
   if (ok && !unsupported) {
     ++storm.stats.actions[{storm.action, "ok"}];
+    storm.stats.last_action = {storm.action, "ok"};
     storm.in_effect = hold;
     // Restored while the apply ran: the hold is no longer wanted, and goes with the next apply.
     if (storm.hold != hold) return;
@@ -352,6 +353,7 @@ void Remediator::acted(const Key& key, Storm& storm, const apply::PortResult& re
     return;
   }
   ++storm.stats.actions[{storm.action, "failed"}];
+  storm.stats.last_action = {storm.action, "failed"};
   storm.hold = Hold::none;
   escalate(
       key, storm, "action-failed", true,

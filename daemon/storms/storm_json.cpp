@@ -33,7 +33,11 @@ nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings
         {"priority", storm.priority},
         {"direction", roced::direction_name(storm.direction)},
         {"active", storm.active},
-        {"remediated", storm.remediated},
+        {"action_in_effect", storm.remediated},
+        {"last_action", storm.last_action
+                            ? nlohmann::ordered_json{{"action", storm.last_action->first},
+                                                     {"result", storm.last_action->second}}
+                            : nlohmann::ordered_json(nullptr)},
         {"held", storm.held},
         {"detections", storm.detections},
         {"restorations", storm.restorations},

@@ -210,15 +210,23 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
     const bool lan4 = where == "lan4/tx";
     EXPECT_EQ(storm.at("detections"), lan3 || lan4 ? 1 : 0) << where;
     EXPECT_EQ(storm.at("active"), false) << where;
+    if (!lan3 && !lan4) {
+      EXPECT_TRUE(storm.at("last_action").is_null()) << storm.dump();
+    }
     if (lan3) {
       ++seen;
       EXPECT_EQ(storm.at("actions").at("disable-pfc").at("ok"), 1) << storm.dump();
       EXPECT_EQ(storm.at("escalations").at("remediation-failed"), 0) << storm.dump();
+      // Restored: PFC is back, and the action that was taken is still told.
+      EXPECT_EQ(storm.at("action_in_effect"), false) << storm.dump();
+      EXPECT_EQ(storm.at("last_action"), Json({{"action", "disable-pfc"}, {"result", "ok"}}))
+          << storm.dump();
     }
     if (lan4) {
       ++seen;
       EXPECT_EQ(storm.at("actions").at("stall-prevention").at("ok"), 1) << storm.dump();
       EXPECT_EQ(storm.at("escalations").at("remediation-failed"), 1) << storm.dump();
+      EXPECT_EQ(storm.at("last_action").at("action"), "stall-prevention") << storm.dump();
     }
   }
   EXPECT_EQ(seen, 2) << storms.dump();
