@@ -3,21 +3,59 @@
 
 #include <spdlog/spdlog.h>
 
+#include <functional>
+#include <mutex>
+
 #include "daemon/log/log.hpp"
 #include "daemon/metrics/port_targets.hpp"
 #include "telemetry/exporter.hpp"
+#include "util/backoff_retry.hpp"
 
 namespace roced::metrics {
 
 namespace {
 
+using ExporterFactory = std::function<std::unique_ptr<telemetry::Exporter>()>;
+
+// The endpoint, or the retry that will open it: an address another process still holds (a
+// previous roced on its way out, an exporter on the same port) is tried again, 1 s after the
+// failure and then less often, up to every minute, rather than never served until a restart.
 class MetricsAttachment final : public service::Service::Attachment {
  public:
   explicit MetricsAttachment(std::unique_ptr<telemetry::Exporter> exporter)
       : exporter_(std::move(exporter)) {}
+  explicit MetricsAttachment(ExporterFactory open)
+      : retry_(std::make_unique<BackoffRetry>(
+            real_time(), BackoffRetry::Delays{},
+            [this, open = std::move(open)](std::string& error) { return try_open(open, error); },
+            [](int failures, const std::string& error, std::chrono::milliseconds next) {
+              spdlog::debug("metrics endpoint not served ({} tries): {}; next try in {} s",
+                            failures + 1, error,
+                            std::chrono::duration_cast<std::chrono::seconds>(next).count());
+            })) {}
+  ~MetricsAttachment() override {
+    retry_.reset();  // first: it may be opening the endpoint
+  }
+  MetricsAttachment(const MetricsAttachment&) = delete;
+  MetricsAttachment& operator=(const MetricsAttachment&) = delete;
 
  private:
+  bool try_open(const ExporterFactory& open, std::string& error) {
+    try {
+      auto exporter = open();
+      spdlog::info("metrics endpoint: {} (open at last)", exporter->url());
+      const std::lock_guard lock(mutex_);
+      exporter_ = std::move(exporter);
+      return true;
+    } catch (const std::exception& e) {
+      error = e.what();
+      return false;
+    }
+  }
+
+  std::mutex mutex_;
   std::unique_ptr<telemetry::Exporter> exporter_;
+  std::unique_ptr<BackoffRetry> retry_;
 };
 
 }  // namespace
@@ -64,15 +102,19 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
   // With the watchdog polling, scrapes serve its readings: no extra firmware commands. Switched
   // off, its readings age past max_sample_age and scrapes read the NICs themselves.
   sampler->use_cache(service.stats_cache(), settings.max_sample_age);
+  ExporterFactory open = [settings, sampler = std::move(sampler), version = options.version] {
+    return std::make_unique<telemetry::Exporter>(settings, sampler,
+                                                 telemetry::ExporterInfo{version});
+  };
   try {
-    auto exporter = std::make_unique<telemetry::Exporter>(settings, std::move(sampler),
-                                                          telemetry::ExporterInfo{options.version});
+    auto exporter = open();
     spdlog::info("metrics endpoint: {}{}", exporter->url(),
                  settings.basic_auth ? " (basic auth)" : "");
     return std::make_unique<MetricsAttachment>(std::move(exporter));
   } catch (const std::exception& e) {
-    spdlog::error("metrics endpoint not served: {}", e.what());
-    return nullptr;
+    spdlog::error("metrics endpoint not served: {}; trying again in 1 s, then up to every minute",
+                  e.what());
+    return std::make_unique<MetricsAttachment>(std::move(open));
   }
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 // roced's Prometheus endpoint as a service attachment: made once the first reconcile is done,
 // serving until roced stops. A failure to listen is logged and roced goes on configuring ports
-// without it (the ports matter more than the endpoint).
+// without it (the ports matter more than the endpoint), trying to listen again on a backoff.
 
 #include <memory>
 #include <optional>

@@ -5,6 +5,7 @@
 // with unmodified iproute2 through `roce-sim exec`, writes with the sim's write counter
 // (DIR/roce-sim.writes). Deadlines are generous and nothing here asserts how long anything took.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -320,6 +321,35 @@ TEST_F(ServiceSimTrainingLinks, StartFlapsOnePortAtATimeAndExtendsTheStartTimeou
   }
   ASSERT_EQ(at.size(), 4u) << log;
   for (size_t i = 1; i < at.size(); ++i) EXPECT_GE(at[i] - at[i - 1], 2.9) << log;
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+// The metrics address is held by another process when roced starts (an old roced on its way
+// out): roced configures the ports without the endpoint and opens it once the address is free.
+TEST_F(ServiceSim, AMetricsAddressInUseIsTriedAgainUntilItIsFree) {
+  const int holder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(holder, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(holder, 1), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::getsockname(holder, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const std::string listen = "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+
+  auto roced = start({"--metrics-listen", listen});
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  EXPECT_TRUE(eventually([&] { return contains(roced->log(), "metrics endpoint not served"); }))
+      << roced->log();
+  EXPECT_TRUE(contains(roced->log(), "Address already in use")) << roced->log();
+  EXPECT_TRUE(contains(roced->log(), "trying again")) << roced->log();
+
+  ::close(holder);
+  EXPECT_TRUE(eventually([&] { return contains(roced->log(), "(open at last)"); })) << roced->log();
+  const auto scrape = test::run_command({"curl", "-sf", "http://" + listen + "/metrics"});
+  EXPECT_EQ(scrape.exit_code, 0) << scrape.err;
+  EXPECT_TRUE(contains(scrape.out, "roced_ports")) << scrape.out.substr(0, 500);
   roced->signal(SIGTERM);
   EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
 }
