@@ -98,7 +98,7 @@ int check(const plan::Plan& plan, const ApplyArgs& args) {
 
 void show_diff(const plan::Plan& plan, const ApplyArgs& args) {
   if (args.diff && !args.json && plan.has_changes()) {
-    std::cout << plan::format_plan_text(plan) << "\n";
+    std::cout << plan::format_plan_text(plan, stdout_style()) << "\n";
   }
 }
 

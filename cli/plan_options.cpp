@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/plan_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 namespace roced::cli {
 
@@ -61,11 +65,18 @@ void report_plan_errors(const plan::Plan& plan) {
   if (!plan.error.empty()) std::cerr << "rocectl: " << plan.error << "\n";
 }
 
+plan::TextStyle stdout_style() {
+  // https://no-color.org: NO_COLOR set (to anything) means none; nor on a dumb terminal or a pipe.
+  const char* term = std::getenv("TERM");
+  return {::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr &&
+          (term == nullptr || std::string_view(term) != "dumb")};
+}
+
 void print_plan(const plan::Plan& plan, bool json) {
   if (json) {
     std::cout << plan::plan_to_json(plan).dump(2) << "\n";
   } else {
-    std::cout << plan::format_plan_text(plan);
+    std::cout << plan::format_plan_text(plan, stdout_style());
   }
 }
 

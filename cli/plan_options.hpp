@@ -35,6 +35,8 @@ bool keep_named_ports(plan::Plan& plan, const PlanOptions& options, const std::s
 void report_plan_errors(const plan::Plan& plan);
 
 // The plan on stdout, as text or as the JSON of docs/plan-json.md.
+// Colour for what takes links down when stdout is a terminal and NO_COLOR is not set.
+plan::TextStyle stdout_style();
 void print_plan(const plan::Plan& plan, bool json);
 
 }  // namespace roced::cli

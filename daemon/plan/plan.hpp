@@ -82,7 +82,12 @@ Plan make_plan(System& system, const config::Config& config, const DesiredProfil
 // Re-reads and re-plans one port (the applier's verification and the daemon's drift check).
 PortPlan replan_port(System& system, const DiscoveredPort& port, const config::Profile& desired);
 
-std::string format_plan_text(const Plan& plan);  // per port: changes as "setting: now -> wanted"
+// How text output looks: colour (ANSI SGR) for what takes links down, on a terminal.
+struct TextStyle {
+  bool colour = false;
+};
+// Per port, or per group of ports with the same plan: changes as "setting  now -> wanted".
+std::string format_plan_text(const Plan& plan, const TextStyle& style = {});
 // The plan document's version, its first key: a change that could break a reader makes a new one.
 inline constexpr const char* kPlanSchema = "roced.plan/v1";
 nlohmann::ordered_json plan_to_json(const Plan& plan);

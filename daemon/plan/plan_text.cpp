@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The plan as people read it: per port a header, then one aligned line per change, unsupported
-// setting and warning.
+// The plan as people read it: per port (ports with the same plan together) a header, then one
+// aligned line per change, unsupported setting and warning; why each disruptive change disrupts
+// once at the end.
 #include <algorithm>
+#include <cctype>
 #include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "daemon/plan/plan.hpp"
 
@@ -12,22 +18,87 @@ namespace {
 
 constexpr size_t kMinNameWidth = 16;
 
-std::string port_header(const PortPlan& port) {
-  std::string out = port.port.netdev + " (";
-  if (port.port.rdma_device.empty()) {
-    out += "no RDMA device";
-  } else {
-    out += port.port.rdma_device + ":" + std::to_string(port.port.rdma_port);
+std::string styled(const std::string& text, const char* sgr, const TextStyle& style) {
+  return style.colour ? std::string("\033[") + sgr + "m" + text + "\033[0m" : text;
+}
+std::string alarm(const std::string& text, const TextStyle& style) {
+  return styled(text, "1;31", style);  // bold red: a link goes down
+}
+
+// Ports whose plans read the same (changes, unsupported settings, warnings, errors, GID index)
+// are shown once: 16 rails in the same state are one block, not sixteen.
+bool same_plan(const PortPlan& a, const PortPlan& b) {
+  const auto changes = [](const PortPlan& p) {
+    std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
+    for (const auto& c : p.changes) {
+      out.emplace_back(setting_name(c.setting, c.key), c.now, c.wanted, c.disruption);
+    }
+    return out;
+  };
+  const auto unsupported = [](const PortPlan& p) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& u : p.unsupported) out.emplace_back(setting_name(u.setting, u.key), u.reason);
+    return out;
+  };
+  return changes(a) == changes(b) && unsupported(a) == unsupported(b) && a.warnings == b.warnings &&
+         a.error == b.error && a.partly_read == b.partly_read &&
+         a.roce_v2_gid_index == b.roce_v2_gid_index &&
+         a.port.rdma_device.empty() == b.port.rdma_device.empty();
+}
+
+// "lan0-lan15" for a run of three or more names that count up by one, else "lan2, lan7".
+std::string name_list(const std::vector<const PortPlan*>& ports) {
+  const auto split = [](const std::string& name) -> std::pair<std::string, long> {
+    size_t digits = name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+    if (digits == name.size() || name.size() - digits > 9) return {name, -1};
+    return {name.substr(0, digits), std::stol(name.substr(digits))};
+  };
+  std::string out;
+  for (size_t i = 0; i < ports.size();) {
+    const auto [prefix, number] = split(ports[i]->port.netdev);
+    size_t run = 1;
+    while (number >= 0 && i + run < ports.size() &&
+           split(ports[i + run]->port.netdev) ==
+               std::pair<std::string, long>{prefix, number + static_cast<long>(run)}) {
+      ++run;
+    }
+    if (!out.empty()) out += ", ";
+    if (run >= 3) {
+      out += ports[i]->port.netdev + "-" + ports[i + run - 1]->port.netdev;
+    } else {
+      run = 1;
+      out += ports[i]->port.netdev;
+    }
+    i += run;
   }
-  if (port.roce_v2_gid_index) out += ", RoCE v2 GID " + std::to_string(*port.roce_v2_gid_index);
-  out += "): ";
+  return out;
+}
+
+std::string group_header(const std::vector<const PortPlan*>& group, const TextStyle& style) {
+  const PortPlan& port = *group.front();
+  const bool many = group.size() > 1;
+  std::string out = many ? name_list(group) : port.port.netdev;
+  std::string details;
+  if (port.port.rdma_device.empty()) {
+    details = "no RDMA device";
+  } else if (!many) {
+    details = port.port.rdma_device + ":" + std::to_string(port.port.rdma_port);
+  }
+  if (port.roce_v2_gid_index) {
+    details += (details.empty() ? "" : ", ") + std::string("RoCE v2 GID ") +
+               std::to_string(*port.roce_v2_gid_index);
+  }
+  if (!details.empty()) out += " (" + details + ")";
+  out += ": ";
   // Partly read with changes: those are listed, the error on a line of its own.
   if (!port.error.empty() && (!port.partly_read || port.changes.empty())) {
     return out + "error: " + port.error;
   }
   if (port.changes.empty()) return out + "in sync";
   out += std::to_string(port.changes.size()) + (port.changes.size() == 1 ? " change" : " changes");
-  if (port.disruptive()) out += ", disrupts traffic";
+  if (many) out += " each";
+  if (port.disruptive()) out += ", " + alarm("disrupts traffic", style);
   return out;
 }
 
@@ -40,15 +111,17 @@ size_t name_width(const PortPlan& port) {
   return width;
 }
 
-void write_port(std::ostringstream& out, const PortPlan& port) {
-  out << port_header(port) << "\n";
+void write_group(std::ostringstream& out, const std::vector<const PortPlan*>& group,
+                 const TextStyle& style) {
+  const PortPlan& port = *group.front();
+  out << group_header(group, style) << "\n";
   const size_t width = name_width(port);
   auto name = [width](const std::string& text) {
     return text + std::string(width + 2 - text.size(), ' ');
   };
   for (const auto& c : port.changes) {
     out << "  " << name(setting_name(c.setting, c.key)) << c.now << " -> " << c.wanted;
-    if (c.disruptive) out << "   (disruptive: " << c.disruption << ")";
+    if (c.disruptive) out << "   " << alarm("(disruptive)", style);
     out << "\n";
   }
   for (const auto& u : port.unsupported) {
@@ -60,15 +133,44 @@ void write_port(std::ostringstream& out, const PortPlan& port) {
   }
 }
 
+// Why each disruptive setting disrupts, once for the whole plan rather than on every port.
+void write_disruptions(std::ostringstream& out, const Plan& plan) {
+  std::vector<std::pair<std::string, std::string>> reasons;
+  for (const auto& port : plan.ports) {
+    for (const auto& c : port.changes) {
+      if (!c.disruptive) continue;
+      std::pair<std::string, std::string> reason{setting_name(c.setting, c.key), c.disruption};
+      if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+        reasons.push_back(std::move(reason));
+      }
+    }
+  }
+  if (reasons.empty()) return;
+  out << "disruptive:\n";
+  for (const auto& [setting, why] : reasons) out << "  " << setting << ": " << why << "\n";
+}
+
 }  // namespace
 
-std::string format_plan_text(const Plan& plan) {
+std::string format_plan_text(const Plan& plan, const TextStyle& style) {
   std::ostringstream out;
   if (!plan.error.empty()) out << "error: " << plan.error << "\n";
-  for (const auto& port : plan.ports) write_port(out, port);
+  std::vector<std::vector<const PortPlan*>> groups;
+  for (const auto& port : plan.ports) {
+    const auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& group) {
+      return same_plan(*group.front(), port);
+    });
+    if (same == groups.end()) {
+      groups.push_back({&port});
+    } else {
+      same->push_back(&port);
+    }
+  }
+  for (const auto& group : groups) write_group(out, group, style);
   for (const auto& name : plan.not_found) {
     out << name << ": not found (named in " << plan.config_path << ", no such netdev)\n";
   }
+  write_disruptions(out, plan);
   const auto pending = std::count_if(plan.ports.begin(), plan.ports.end(),
                                      [](const PortPlan& p) { return !p.changes.empty(); });
   if (plan.ports.empty()) {
@@ -82,12 +184,13 @@ std::string format_plan_text(const Plan& plan) {
         << (plan.ports.size() == 1 ? " port\n" : " ports\n");
   }
   // The rollout: which links go down, in the order rocectl applies them.
-  std::string flapped;
+  std::vector<const PortPlan*> flapped;
   for (const auto& port : plan.ports) {
-    if (port.disruptive()) flapped += (flapped.empty() ? "" : ", ") + port.port.netdev;
+    if (port.disruptive()) flapped.push_back(&port);
   }
   if (!flapped.empty()) {
-    out << "links go down one port at a time, each back before the next: " << flapped << "\n";
+    out << "links go down one port at a time, each back before the next: " << name_list(flapped)
+        << "\n";
   }
   return out.str();
 }

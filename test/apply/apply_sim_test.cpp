@@ -225,6 +225,22 @@ TEST_F(ApplySim, OnATerminalYesDoesNotAsk) {
   EXPECT_TRUE(contains(result.out, "4 ports: 4 applied")) << result.out;
 }
 
+// What takes links down is coloured on a terminal, unless NO_COLOR is set (no-color.org).
+TEST_F(ApplySim, OnATerminalDisruptiveChangesAreColoured) {
+  const auto plan_on_a_terminal = [&](const std::string& environment) {
+    const std::string command = environment + std::string(ROCECTL_BINARY) + " --sim " +
+                                dir_.string() + " plan --config " + config_.string();
+    return test::run_command({"sh", "-c", "script -qec '" + command + "' /dev/null < /dev/null"});
+  };
+  const auto coloured = plan_on_a_terminal("");
+  EXPECT_EQ(coloured.exit_code, 2) << coloured.out << coloured.err;
+  EXPECT_TRUE(contains(coloured.out, "\033[1;31mdisrupts traffic\033[0m")) << coloured.out;
+  const auto plain = plan_on_a_terminal("NO_COLOR=1 ");
+  EXPECT_EQ(plain.exit_code, 2) << plain.out << plain.err;
+  EXPECT_TRUE(contains(plain.out, "disrupts traffic")) << plain.out;
+  EXPECT_FALSE(contains(plain.out, "\033[")) << plain.out;
+}
+
 TEST_F(ApplySim, BadInputWritesNothing) {
   const auto before = writes_after_barrier();
   write_file(dir_ / "bad.yaml", "profile:\n  mtu: lots\n");

@@ -39,8 +39,13 @@ TEST_F(PlanCli, PendingChangesExitTwoAndInSyncExitZero) {
   const fs::path file = config("ports: {netdevs: [\"*\"]}\n");  // the recipe, every mlx5 port
   const auto plan = rocectl({"plan", "--config", file.string()});
   EXPECT_EQ(plan.exit_code, 2) << plan.err;
-  EXPECT_TRUE(contains(plan.out, "lan3 (mlx5_1:1, RoCE v2 GID 3)")) << plan.out;
-  EXPECT_TRUE(contains(plan.out, "pfc.priorities    none -> 3   (disruptive")) << plan.out;
+  // The four ports of the node are in the same state: one block.
+  EXPECT_TRUE(contains(plan.out, "lan2-lan5 (RoCE v2 GID 3):")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "changes each, disrupts traffic")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "pfc.priorities    none -> 3   (disruptive)")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "  pfc.priorities: mlx5 flaps the link")) << plan.out;
+  // Not a terminal: no colour.
+  EXPECT_FALSE(contains(plan.out, "\033[")) << plan.out;
   EXPECT_TRUE(contains(plan.out, "changes pending on 4 of 4 ports")) << plan.out;
 
   const auto json = rocectl({"plan", "--config", file.string(), "--json"});

@@ -41,8 +41,7 @@ Plan sample_plan() {
 TEST(PlanText, OneBlockPerPort) {
   EXPECT_EQ(format_plan_text(sample_plan()),
             "lan2 (mlx5_0:1, RoCE v2 GID 5): 1 change, disrupts traffic\n"
-            "  pfc.priorities    none -> 3   (disruptive: mlx5 flaps the link when the PFC mask "
-            "changes (mlx5_toggle_port_link))\n"
+            "  pfc.priorities    none -> 3   (disruptive)\n"
             "  stall_prevention  unsupported: PFC stall prevention is not supported by this "
             "device (EOPNOTSUPP)\n"
             "  warning: RoCE v2 GID index is 5, the config says jobs use 3\n"
@@ -51,8 +50,52 @@ TEST(PlanText, OneBlockPerPort) {
             "lan4 (mlx5_2:1): error: cannot read the link: lan4: RTM_GETLINK: No such device "
             "(ENODEV)\n"
             "lan9: not found (named in /etc/roced/roced.yaml, no such netdev)\n"
+            "disruptive:\n"
+            "  pfc.priorities: mlx5 flaps the link when the PFC mask changes "
+            "(mlx5_toggle_port_link)\n"
             "changes pending on 1 of 3 ports\n"
             "links go down one port at a time, each back before the next: lan2\n");
+}
+
+// Sixteen rails in the same state are one block; a port that differs has its own. Why a change
+// disrupts is said once, however many ports it is on.
+TEST(PlanText, PortsWithTheSamePlanAreOneBlock) {
+  Plan plan = sample_plan();
+  plan.not_found.clear();
+  plan.ports.resize(1);  // lan2: PFC none -> 3, a GID warning
+  for (const char* netdev : {"lan3", "lan4", "lan6"}) {
+    PortPlan copy = plan.ports.front();
+    copy.port.netdev = netdev;
+    copy.port.rdma_device = std::string("mlx5_") + netdev[3];
+    plan.ports.push_back(copy);
+  }
+  plan.ports[3].changes.front().wanted = "3,4";  // lan6 differs
+  const std::string text = format_plan_text(plan);
+  EXPECT_EQ(text.rfind("lan2-lan4 (RoCE v2 GID 5): 1 change each, disrupts traffic\n"
+                       "  pfc.priorities    none -> 3   (disruptive)\n",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("lan6 (mlx5_6:1, RoCE v2 GID 5): 1 change, disrupts traffic\n"
+                      "  pfc.priorities    none -> 3,4   (disruptive)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("mlx5_toggle_port_link"), text.rfind("mlx5_toggle_port_link")) << text;
+  EXPECT_NE(text.find("each back before the next: lan2-lan4, lan6\n"), std::string::npos) << text;
+}
+
+// On a terminal what takes links down stands out; nothing else is coloured.
+TEST(PlanText, ColourMarksOnlyWhatDisrupts) {
+  const std::string text = format_plan_text(sample_plan(), TextStyle{true});
+  EXPECT_NE(text.find(": 1 change, \033[1;31mdisrupts traffic\033[0m\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("none -> 3   \033[1;31m(disruptive)\033[0m\n"), std::string::npos) << text;
+  size_t escapes = 0;
+  for (size_t at = text.find("\033["); at != std::string::npos; at = text.find("\033[", at + 1)) {
+    ++escapes;
+  }
+  EXPECT_EQ(escapes, 4u) << text;
+  EXPECT_EQ(format_plan_text(sample_plan()).find('\033'), std::string::npos);
 }
 
 TEST(PlanText, AllInSync) {
