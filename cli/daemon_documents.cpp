@@ -68,6 +68,7 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
   plan.config_path = text(doc.at("config"));
   plan.error = text(doc.value("error", Json()));
   plan.not_found = doc.value("not_found", std::vector<std::string>{});
+  plan.not_managed = doc.value("not_managed", std::vector<std::string>{});
   for (const auto& item : doc.at("ports")) {
     plan::PortPlan port;
     port.port.netdev = item.at("netdev").get<std::string>();

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <map>
+#include <optional>
+#include <regex>
 #include <utility>
 
 namespace roced {
@@ -134,6 +137,59 @@ void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPo
   if (!port.rdma_device.empty()) port.rdma_driver = rdma_driver_of(files, port.rdma_device);
 }
 
+// The PCI address of VF `vf` under its PF: the PF's virtfn<N> link that points at it
+// (drivers/pci/iov.c, pci_iov_sysfs_link: "virtfn<N>" in the PF, "physfn" in the VF).
+std::optional<int> vf_number(const FileTree& files, const fs::path& device) {
+  const std::string self = link_basename(files, device);
+  auto entries = files.list(device / "physfn");
+  if (!entries) return std::nullopt;
+  for (const auto& entry : *entries) {
+    if (entry.rfind("virtfn", 0) != 0 || entry.size() == 6) continue;
+    if (link_basename(files, device / "physfn" / entry) == self) {
+      return std::atoi(entry.c_str() + 6);
+    }
+  }
+  return std::nullopt;
+}
+
+// What the netdev is, from sysfs as the kernel shows it:
+//  - phys_port_name (net/devlink/port.c, __devlink_port_phys_port_name_get): "p0" for a physical
+//    port (mlx5's uplink: en/devlink.c, mlx5e_devlink_port_register,
+//    DEVLINK_PORT_FLAVOUR_PHYSICAL),
+//    "[c<N>]pf<N>vf<N>", "[c<N>]pf<N>sf<N>" and "[c<N>]pf<N>" for e-switch representors;
+//  - device/physfn for a VF's own netdev (drivers/pci/iov.c, pci_iov_sysfs_link);
+//  - an mlx5 sub-function's netdev hangs off its auxiliary device, driver "mlx5_core.sf"
+//    (sf/dev/driver.c, the auxiliary driver "sf" of mlx5_core).
+void classify(const FileTree& files, DiscoveredPort& port) {
+  const fs::path net = kClassNet / port.netdev;
+  static const std::regex kRepresentor("(c[0-9]+)?pf[0-9]+((vf|sf)[0-9]+)?");
+  if (auto name = files.read(net / "phys_port_name")) {
+    const std::string phys = trim(*name);
+    if (std::regex_match(phys, kRepresentor)) {
+      port.role = PortRole::Representor;
+      port.role_detail = "representor " + phys;
+      return;
+    }
+  }
+  if (files.exists(net / "device" / "physfn")) {
+    port.role = PortRole::Vf;
+    std::string parent;
+    if (auto names = files.list(net / "device" / "physfn" / "net"); names && !names->empty()) {
+      parent = names->front();
+    } else {
+      parent = link_basename(files, net / "device" / "physfn");
+    }
+    const auto number = vf_number(files, net / "device");
+    port.role_detail =
+        (number ? "VF " + std::to_string(*number) : std::string("a VF")) + " of " + parent;
+    return;
+  }
+  if (port.driver == "mlx5_core.sf") {
+    port.role = PortRole::SubFunction;
+    port.role_detail = "sub-function " + port.pci;
+  }
+}
+
 bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort& port) {
   const auto named = [&](const std::string& driver) {
     return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
@@ -153,6 +209,7 @@ Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
     port.pci = link_basename(files, kClassNet / netdev / "device");
     port.driver = link_basename(files, kClassNet / netdev / "device" / "driver");
   }
+  classify(files, port);
   find_rdma_device(files, ndev_index, port);
   return port;
 }

@@ -9,8 +9,19 @@
 #include <vector>
 
 #include "os/system.hpp"
+#include "util/enum_names.hpp"
 
 namespace roced {
+
+// What a netdev is on the NIC. Only uplinks (the physical ports) are managed unless a function
+// is named exactly: a VF, a representor or a sub-function shares the uplink's port and buffers,
+// and mlx5 gives it no DCB (no dcbnl ops), so a glob must never reach it.
+enum class PortRole { Uplink, Vf, Representor, SubFunction };
+inline constexpr auto kPortRoleNames = enum_names<PortRole>({{PortRole::Uplink, "uplink"},
+                                                             {PortRole::Vf, "vf"},
+                                                             {PortRole::Representor, "representor"},
+                                                             {PortRole::SubFunction, "sf"}});
+static_assert(kPortRoleNames.covers<PortRole::SubFunction>());
 
 struct DiscoveredPort {
   std::string netdev;
@@ -25,6 +36,9 @@ struct DiscoveredPort {
   // device's found through the GID table (a bond's, a VLAN's): only then does `ports.drivers`
   // match the RDMA driver, so upper devices are never selected by it.
   bool owns_rdma_device = false;
+  PortRole role = PortRole::Uplink;
+  // For people, when not an uplink: "VF 3 of lan2", "representor pf0vf3", "sub-function".
+  std::string role_detail = {};
   bool is_mlx5() const { return driver == "mlx5_core"; }
   // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
   std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }

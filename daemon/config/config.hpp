@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dcb/types.hpp"
+#include "port/discovery.hpp"
 #include "telemetry/exporter_settings.hpp"
 #include "util/enum_names.hpp"
 #include "watchdog/settings.hpp"
@@ -101,6 +102,9 @@ struct PortSelection {
   // `rdma_driver`: DiscoveredPort::own_rdma_driver(), empty when unknown or none.
   bool selects(const std::string& netdev, const std::string& driver,
                const std::string& rdma_driver = {}) const;
+  // The same for a discovered port, where a VF, a representor or a sub-function is selected only
+  // by an entry that names it exactly: "*" or "lan*" never reaches a function of a port.
+  bool selects(const DiscoveredPort& port) const;
 };
 
 // `overrides.<netdev or glob>`: the same keys as `profile`, applied over it.

@@ -55,6 +55,12 @@ bool PortSelection::selects(const std::string& netdev, const std::string& driver
   return !matches_any(exclude, netdev);
 }
 
+bool PortSelection::selects(const DiscoveredPort& port) const {
+  if (!selects(port.netdev, port.driver, port.own_rdma_driver())) return false;
+  return port.role == PortRole::Uplink ||
+         std::find(netdevs.begin(), netdevs.end(), port.netdev) != netdevs.end();
+}
+
 const Profile& Config::profile_for(const std::string& netdev) const {
   for (const auto& override_entry : overrides) {
     if (fnmatch(override_entry.pattern.c_str(), netdev.c_str(), 0) == 0) {

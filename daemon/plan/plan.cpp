@@ -124,6 +124,10 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
     }
     auto port = describe_netdev(files, name);
     if (!port) continue;  // vanished since the listing
+    if (!config.ports.selects(*port)) {
+      plan.not_managed.push_back(name + " (" + port->role_detail + ")");
+      continue;
+    }
     plan.ports.push_back(
         read_and_plan(system, *port, desired ? desired(name) : config.profile_for(name)));
   }

@@ -63,6 +63,8 @@ struct Plan {
   std::string config_path;
   std::vector<PortPlan> ports;         // the selected ports, in discovery order
   std::vector<std::string> not_found;  // selected names (not globs) that are no netdev here
+  // Functions of a port a glob matched and roced leaves alone: "lan2v3 (VF 3 of lan2)".
+  std::vector<std::string> not_managed;
   std::string error;                   // the ports could not be listed at all
 
   bool has_changes() const;

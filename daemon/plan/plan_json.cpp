@@ -48,7 +48,8 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
           {"ports", std::move(ports)},
           {"not_found", plan.not_found},
           {"changes_pending", plan.has_changes()},
-          {"error", text_or_null(plan.error)}};
+          {"error", text_or_null(plan.error)},
+          {"not_managed", plan.not_managed}};
 }
 
 }  // namespace roced::plan

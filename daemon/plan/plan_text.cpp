@@ -170,6 +170,10 @@ std::string format_plan_text(const Plan& plan, const TextStyle& style) {
   for (const auto& name : plan.not_found) {
     out << name << ": not found (named in " << plan.config_path << ", no such netdev)\n";
   }
+  for (const auto& function : plan.not_managed) {
+    out << function
+        << ": not managed (a function of a port: name it in ports.netdevs to manage it)\n";
+  }
   write_disruptions(out, plan);
   const auto pending = std::count_if(plan.ports.begin(), plan.ports.end(),
                                      [](const PortPlan& p) { return !p.changes.empty(); });

@@ -26,7 +26,7 @@ std::vector<DiscoveredPort> selected_ports(const FileTree& files, const config::
   for (const auto& name : *names) {
     if (!files.exists(kClassNet / name / "ifindex")) continue;  // bonding_masters etc.
     auto port = describe_netdev(files, name);
-    if (!port || !config.ports.selects(name, port->driver, port->own_rdma_driver())) continue;
+    if (!port || !config.ports.selects(*port)) continue;
     ports.push_back(std::move(*port));
   }
   return ports;
@@ -49,17 +49,22 @@ std::vector<std::string> unmatched_selection(const FileTree& files, const config
     const config::PortSelection just_this{selection.drivers, {entry}, selection.exclude};
     const config::PortSelection any_driver{{}, {entry}, {}};
     const auto selected_by = [&](const config::PortSelection& s) {
-      return std::find_if(present.begin(), present.end(), [&](const DiscoveredPort& port) {
-        return s.selects(port.netdev, port.driver, port.own_rdma_driver());
-      });
+      return std::find_if(present.begin(), present.end(),
+                          [&](const DiscoveredPort& port) { return s.selects(port); });
     };
     if (selected_by(just_this) != present.end()) continue;
     const auto named = selected_by(any_driver);
     const bool glob = entry.find_first_of("*?[") != std::string::npos;
-    if (named == present.end()) {
+    const bool only_functions = std::any_of(present.begin(), present.end(), [&](const auto& port) {
+      return any_driver.selects(port.netdev, port.driver, port.own_rdma_driver());
+    });
+    if (named == present.end() && only_functions) {
+      problems.push_back(entry +
+                         ": matches only VFs, representors or sub-functions, which roced manages "
+                         "only when ports.netdevs names them exactly");
+    } else if (named == present.end()) {
       problems.push_back(entry + (glob ? ": matches no netdev" : ": no such netdev"));
-    } else if (!config::PortSelection{{}, {entry}, selection.exclude}.selects(
-                   named->netdev, named->driver, named->own_rdma_driver())) {
+    } else if (!config::PortSelection{{}, {entry}, selection.exclude}.selects(*named)) {
       problems.push_back(entry + ": not selected (ports.exclude)");
     } else {
       problems.push_back(entry + ": not selected (driver " + named->driver +
@@ -223,7 +228,7 @@ void PortRegistry::look_for_appearing(const config::Config& config, TimePoint no
   for (auto it = appearing_.begin(); it != appearing_.end();) {
     auto port = describe_netdev(files, it->first);
     const bool present = port && files.exists(kClassNet / it->first / "ifindex");
-    if (present && !config.ports.selects(it->first, port->driver, port->own_rdma_driver())) {
+    if (present && !config.ports.selects(*port)) {
       it = appearing_.erase(it);  // not ours
     } else if (present) {
       if (!workers_.count(it->first)) add_worker(std::move(*port), true, events);

@@ -245,6 +245,24 @@ ports:
   EXPECT_FALSE(ports.selects("ens1", "", "rxe"));
 }
 
+// A VF, a representor or a sub-function runs on mlx5_core too, but only an exact name selects
+// it: "*" on a node with SR-IOV must not put DCB, MTU and stall prevention on every function.
+TEST(ConfigSelection, FunctionsOfAPortOnlyByTheirExactName) {
+  const LoadResult result = load("ports:\n  netdevs: [\"*\", lan2v1]\n");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const PortSelection& ports = result.config->ports;
+  DiscoveredPort uplink{"lan2", "mlx5_core", "0000:17:00.0", "mlx5_0", 1, "mlx5_core", true};
+  EXPECT_TRUE(ports.selects(uplink));
+  for (const PortRole role : {PortRole::Vf, PortRole::Representor, PortRole::SubFunction}) {
+    DiscoveredPort function = uplink;
+    function.netdev = "lan2v0";
+    function.role = role;
+    EXPECT_FALSE(ports.selects(function)) << kPortRoleNames.name(role);
+    function.netdev = "lan2v1";
+    EXPECT_TRUE(ports.selects(function)) << kPortRoleNames.name(role);
+  }
+}
+
 // `drivers` names the netdev's driver or its RDMA device's: rxe selects the veths it runs on.
 TEST(ConfigSelection, DriversMatchTheRdmaDriverToo) {
   const LoadResult rxe = load("ports:\n  drivers: [rxe]\n  netdevs: [\"*\"]\n");

@@ -133,7 +133,8 @@ TEST(PlanJson, StableShape) {
     ],
     "not_found": ["lan9"],
     "changes_pending": true,
-    "error": null
+    "error": null,
+    "not_managed": []
   })json");
   EXPECT_EQ(json, expected) << json.dump(2);
 }

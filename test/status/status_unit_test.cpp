@@ -85,6 +85,7 @@ class SysTree {
   }
 
   const FileTree& files() const { return *system_.files; }
+  const fs::path& dir() const { return dir_; }
 
  private:
   fs::path dir_;
@@ -111,6 +112,42 @@ TEST(Discovery, FindsMlx5PortsAndTheirRdmaDevices) {
   EXPECT_EQ(inventory->ports[1].rdma_device, "mlx5_1");
   EXPECT_TRUE(inventory->other_rdma.empty());
   EXPECT_TRUE(inventory->missing.empty());
+}
+
+// A node with SR-IOV in switchdev mode and a sub-function, as the kernel shows it: the uplink's
+// phys_port_name is "p0" (mlx5e_devlink_port_register), a VF's netdev has device/physfn and its
+// PF a virtfn<N> link back (pci_iov_sysfs_link), a representor hangs off the PF with a
+// phys_port_name "pf0vf3" (__devlink_port_phys_port_name_get), an SF's netdev off its auxiliary
+// device bound to mlx5_core.sf. Each is told apart; only the uplink is a plain port.
+TEST(Discovery, VfsRepresentorsAndSubFunctionsAreToldApartFromTheUplink) {
+  SysTree tree;
+  const std::string pf = "0000:17:00.0";
+  const std::string vf = "0000:17:00.4";
+  tree.add_pci_port(pf, "mlx5_core", "lan2", "mlx5_0");
+  tree.write("sys/devices/pci0000:00/" + pf + "/net/lan2/phys_port_name", "p0\n");
+  tree.add_pci_port(vf, "mlx5_core", "lan2v3", "mlx5_4");
+  fs::create_symlink("../" + pf, tree.dir() / "sys/devices/pci0000:00" / vf / "physfn");
+  fs::create_symlink("../" + vf, tree.dir() / "sys/devices/pci0000:00" / pf / "virtfn3");
+  // The representor of that VF: a netdev of the PF's function.
+  const fs::path rep = tree.dir() / "sys/devices/pci0000:00" / pf / "net/pf0vf3";
+  fs::create_directories(rep);
+  std::ofstream(rep / "ifindex") << "11\n";
+  std::ofstream(rep / "phys_port_name") << "pf0vf3\n";
+  fs::create_symlink("../../../" + pf, rep / "device");
+  fs::create_symlink("../../devices/pci0000:00/" + pf + "/net/pf0vf3",
+                     tree.dir() / "sys/class/net/pf0vf3");
+  tree.add_pci_port("mlx5_core.sf.2", "mlx5_core.sf", "enp23s0f0s88", "");
+
+  auto inventory = discover_ports(tree.files(), {"lan2", "lan2v3", "pf0vf3", "enp23s0f0s88"});
+  ASSERT_TRUE(inventory.ok()) << inventory.error().message;
+  ASSERT_EQ(inventory->ports.size(), 4u);
+  EXPECT_EQ(inventory->ports[0].role, PortRole::Uplink);
+  EXPECT_EQ(inventory->ports[1].role, PortRole::Vf);
+  EXPECT_EQ(inventory->ports[1].role_detail, "VF 3 of lan2");
+  EXPECT_EQ(inventory->ports[2].role, PortRole::Representor);
+  EXPECT_EQ(inventory->ports[2].role_detail, "representor pf0vf3");
+  EXPECT_EQ(inventory->ports[2].driver, "mlx5_core");  // the PF's: the driver cannot tell
+  EXPECT_EQ(inventory->ports[3].role, PortRole::SubFunction);
 }
 
 TEST(Discovery, FallsBackToGidNdevsWhenTheDeviceHasNoInfinibandChild) {
