@@ -71,8 +71,8 @@ TEST(RealKernel, VethShowsLinkAndMtuAndDcbAsUnsupported) {
   ASSERT_EQ(result.exit_code, 0) << "stderr: " << result.err << "\nstdout: " << result.out;
   const json report = json::parse(result.out);
   ASSERT_EQ(report["ports"].size(), 1u) << report.dump(2);
-  const json& port = report["ports"][0];
-  EXPECT_EQ(port["netdev"], "vethA");
+  EXPECT_EQ(report["ports"][0]["netdev"], "vethA");
+  const json& port = report["ports"][0]["observed"];  // what rocectl read
   EXPECT_EQ(port["mlx5"], false);
 
   const json& link = port["link"];

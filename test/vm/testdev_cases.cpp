@@ -81,7 +81,7 @@ TEST(TestDev, RocedTakesTheTestPortsForMlx5Ports) {
   const json status = run_json({"rocectl", "status", "--json", "--port", "rtd0"});
   const json* port = port_entry(status, "rtd0");
   ASSERT_NE(port, nullptr) << status.dump(2);
-  EXPECT_EQ((*port)["mlx5"], true) << port->dump(2);
+  EXPECT_EQ((*port)["observed"]["mlx5"], true) << port->dump(2);
   // The kernel's view: the device and driver links mlx5 ports have.
   EXPECT_EQ(
       shown({"/bin/busybox", "readlink", "/sys/class/net/rtd0/device/driver"}).find("mlx5_core") !=

@@ -125,7 +125,7 @@ TEST(Rxe, DiscoveryFindsTheRxeDeviceAndItsNetdev) {
   EXPECT_EQ((*port)["rdma_device"], "rxe0");
   EXPECT_EQ((*port)["rdma_port"], 1);
   EXPECT_EQ((*port)["rdma_driver"], "rxe");
-  EXPECT_EQ((*port)["mlx5"], false);
+  EXPECT_EQ((*port)["observed"]["mlx5"], false);
 }
 
 TEST(Rxe, GidIndexAgreesWithSysfsAndVerbs) {
