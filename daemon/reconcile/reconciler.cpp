@@ -212,12 +212,20 @@ std::vector<PortSnapshot> Reconciler::snapshot() const {
 config::Config Reconciler::config() const { return *impl_->current_config(); }
 
 SelectionReport Reconciler::selection_report() const {
+  constexpr std::chrono::seconds kOtherRdmaRefresh{30};
   SelectionReport report;
   report.unmatched = impl_->unmatched();
-  const auto drivers = impl_->current_config()->ports.drivers;
-  if (auto inventory = discover_ports(*impl_->system_.files, {}, drivers)) {
-    report.other_rdma = std::move(inventory->other_rdma);
+  Impl& impl = *impl_;
+  const std::lock_guard lock(impl.other_rdma_mutex_);
+  const auto now = impl.options_.time->now();
+  if (!impl.other_rdma_at_ || now - *impl.other_rdma_at_ >= kOtherRdmaRefresh) {
+    const auto drivers = impl.current_config()->ports.drivers;
+    if (auto inventory = discover_ports(*impl.system_.files, {}, drivers)) {
+      impl.other_rdma_ = std::move(inventory->other_rdma);
+    }
+    impl.other_rdma_at_ = now;
   }
+  report.other_rdma = impl.other_rdma_;
   return report;
 }
 

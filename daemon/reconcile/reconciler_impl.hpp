@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -64,6 +65,11 @@ struct Reconciler::Impl final : WorkerHost {
 
   mutable std::mutex unmatched_mutex_;
   std::vector<std::string> unmatched_;
+  // RDMA ports of other drivers, for GetStatus: listing them can walk every GID table (a netdev
+  // without its own RDMA device is looked up there), so a listing serves for a while.
+  mutable std::mutex other_rdma_mutex_;
+  std::vector<DiscoveredPort> other_rdma_;
+  std::optional<TimeSource::TimePoint> other_rdma_at_;
 
   std::mutex listeners_mutex_;
   std::vector<std::function<void(const PortEvent&)>> listeners_;
