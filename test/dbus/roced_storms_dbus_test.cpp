@@ -32,14 +32,19 @@ using Json = nlohmann::json;
 using namespace std::chrono_literals;
 
 // lan3: an RX storm that disable-pfc ends. lan4: a TX storm whose NIC ignores stall prevention.
+// The storms are injected once roced is polling, so a slow start cannot miss them.
 constexpr const char* kScenario =
     "name: storms-on-the-bus\n"
     "traffic:\n"
     "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n"
-    "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n"
+    "  - {port: lan4, priority: 3, direction: rx, rate: 100G}\n";
+
+// Two seconds each: long enough that stall prevention is judged (and fails) while lan4 still storms
+// however late a poll runs on a busy machine.
+constexpr const char* kStorms =
     "events:\n"
-    "  - {at: 3s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 1s}\n"
-    "  - {at: 3s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 1s,\n"
+    "  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 2s}\n"
+    "  - {at: 0s, kind: pfc_storm, port: lan4, priority: 3, direction: tx, duration: 2s,\n"
     "     ignores_remediation: true}\n";
 
 constexpr const char* kWatchdog =
@@ -144,6 +149,24 @@ class RocedStormsOnTheBus : public test::SimNode {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, 60s, [&] { return done(signals_); });
   }
+  // roced owns its name and its watchdog has polled: a storm injected now is one it watches begin.
+  // Real time: the patience is only for a daemon that never gets there.
+  bool wait_until_polling() {
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < give_up) {
+      const auto answer =
+          test::run_command({"busctl", "--address=" + bus_->address(), "--json=short", "call",
+                             dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "GetStorms"});
+      if (answer.exit_code == 0) {
+        const Json storms =
+            Json::parse(Json::parse(answer.out).at("data").at(0).get<std::string>());
+        polls_before_storms = storms.at("polls").get<uint64_t>();
+        if (polls_before_storms > 0) return true;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
   std::vector<std::string> names_for(const std::string& netdev) {
     std::vector<std::string> out;
     for (const auto& s : signals()) {
@@ -160,9 +183,18 @@ class RocedStormsOnTheBus : public test::SimNode {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Signal> signals_;
+  uint64_t polls_before_storms = 0;
 };
 
 TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
+  ASSERT_TRUE(wait_until_polling()) << test::read_file(log_);
+  const fs::path storms_file = dir_.parent_path() / (dir_.filename().string() + "-storms.yaml");
+  test::write_file(storms_file, kStorms);
+  const auto injected =
+      test::run_command({ROCE_SIM_BINARY, "inject", dir_.string(), storms_file.string()});
+  fs::remove(storms_file);
+  ASSERT_EQ(injected.exit_code, 0) << injected.out << injected.err;
+
   const bool both_restored = wait_for([](const std::vector<Signal>& all) {
     int restored = 0;
     for (const auto& s : all) restored += s.name == "StormRestored";
@@ -178,9 +210,10 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
     EXPECT_EQ(s.priority, 3u) << s.name;
     EXPECT_EQ(s.direction, s.netdev == "lan3" ? "rx" : "tx") << s.name;
     EXPECT_FALSE(s.message.empty()) << s.name;
+    // Real processes on a real clock: only what holds however late a poll runs. The precise
+    // latencies and durations are checked on simulated time (watchdog.StormDetector*).
     if (s.name == "StormDetected") {
-      EXPECT_GE(s.seconds, 0.050) << s.message;  // the detection time
-      EXPECT_LT(s.seconds, 0.100) << s.message;
+      EXPECT_GE(s.seconds, 0.050) << s.message;  // never before the detection time
     }
     if (s.name == "StormRemediated") {
       EXPECT_EQ(s.detail, "disable-pfc");
@@ -189,8 +222,8 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
       EXPECT_EQ(s.detail, "remediation-failed!") << s.message;
     }
     if (s.name == "StormRestored") {
-      EXPECT_GT(s.seconds, 0.9) << s.message;  // the storms lasted 1 s
-      EXPECT_LT(s.seconds, 1.1) << s.message;
+      EXPECT_GT(s.seconds, 1.0) << s.message;  // the storms lasted 2 s
+      EXPECT_LT(s.seconds, 60.0) << s.message;
     }
   }
 
@@ -201,7 +234,7 @@ TEST_F(RocedStormsOnTheBus, EveryStormSignalArrivesWithWhatHappened) {
   const Json storms = Json::parse(Json::parse(result.out).at("data").at(0).get<std::string>());
   EXPECT_EQ(storms.at("enabled"), true);
   EXPECT_EQ(storms.at("poll_interval_ms"), 10);
-  EXPECT_GT(storms.at("polls").get<uint64_t>(), 100u);
+  EXPECT_GT(storms.at("polls").get<uint64_t>(), polls_before_storms);
   int seen = 0;
   for (const Json& storm : storms.at("storms")) {
     const std::string where =
