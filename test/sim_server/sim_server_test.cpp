@@ -1464,19 +1464,21 @@ TEST_F(SimServerInject, AHeldReplyComesLateWhileOtherClientsAreServed) {
 }
 
 // vanish_on_write and unreadable_file through the server: ENODEV and the port's tree gone; a file
-// kept at mode 0000 across the 10 Hz rewrites, its mode back afterwards.
+// kept at mode 0000 across the 10 Hz rewrites, its mode back once a second injection ends it.
 TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
+  // The file stays unreadable until the test ends it, so however slowly the checks below run they
+  // never outlive the fault.
   const Cli armed =
       inject("faults.yaml",
              "events:\n"
              "  - {at: 0s, kind: vanish_on_write, port: lan4, op: mtu, down_for: 500ms}\n"
-             "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 600ms,\n"
+             "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 1h,\n"
              "     file: sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent}\n");
   ASSERT_EQ(armed.status, 0) << armed.output << log();
   const fs::path counter = node() / "sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent";
   ASSERT_TRUE(eventually(
       [&] { return (fs::status(counter).permissions() & fs::perms::all) == fs::perms::none; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // two refreshes of its port
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // refreshes of its port, if on time
   EXPECT_EQ(fs::status(counter).permissions() & fs::perms::all, fs::perms::none);
   const std::string ifindex_before = read_file(node() / "sys/class/net/lan4/ifindex");
   auto c = rtnl(4245);
@@ -1487,6 +1489,14 @@ TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
     return !now.empty() && now != ifindex_before;
   })) << log();
   EXPECT_EQ(read_file(node() / "sys/class/net/lan4/mtu"), "1500\n") << "firmware defaults";
+  EXPECT_EQ(fs::status(counter).permissions() & fs::perms::all, fs::perms::none) << "still held";
+  // A second unreadable_file of the same file, over in a moment, ends the first.
+  const Cli ended =
+      inject("readable.yaml",
+             "events:\n"
+             "  - {at: 0s, kind: unreadable_file, port: lan2, duration: 1ms,\n"
+             "     file: sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent}\n");
+  ASSERT_EQ(ended.status, 0) << ended.output << log();
   EXPECT_TRUE(eventually([&] {
     return (fs::status(counter).permissions() & fs::perms::owner_read) != fs::perms::none;
   }));
