@@ -85,8 +85,12 @@ static void check_dump(int fd, uint32_t expect_portid) {
 static int ctl_log_has(const char* dir, const char* line) {
   char path[4096], buf[8192];
   snprintf(path, sizeof(path), "%s/ctl.log", dir);
-  /* Control messages are one-way: poll until the server has logged it (generous deadline). */
-  for (int attempt = 0; attempt < 1000; attempt++) {
+  /* Control messages are one-way: poll until the server has logged it. The minute only stops a
+   * hang; a busy machine may take seconds. */
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const time_t give_up = now.tv_sec + 60;
+  for (;;) {
     FILE* f = fopen(path, "r");
     if (f) {
       while (fgets(buf, sizeof(buf), f))
@@ -96,10 +100,11 @@ static int ctl_log_has(const char* dir, const char* line) {
         }
       fclose(f);
     }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec >= give_up) return 0;
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  return 0;
 }
 
 int main(void) {

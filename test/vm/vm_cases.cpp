@@ -334,12 +334,14 @@ TEST_F(RxeDaemon, RdmaTrafficMovesTheExportedHwCounters) {
     ::_exit(127);
   }
   CommandResult client;
-  for (int attempt = 0; attempt < 20; ++attempt) {  // until the server listens
+  // Until the server listens; the minute only stops a hang (a busy VM starts it slowly).
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  do {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     client = run_command({"/bin/busybox", "timeout", "120", "/usr/bin/ibv_rc_pingpong", "-d",
                           "rxe0", "-g", gid, "-n", iterations, "127.0.0.1"});
     if (client.exit_code == 0 || client.out.find("remote address") != std::string::npos) break;
-  }
+  } while (std::chrono::steady_clock::now() < give_up);
   int server_status = 0;
   ::waitpid(server, &server_status, 0);
   ASSERT_EQ(client.exit_code, 0) << client.out << client.err;
