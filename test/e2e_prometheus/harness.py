@@ -107,8 +107,9 @@ class Process:
         return "\n".join(f"  | {line}" for line in text.splitlines()[-lines:])
 
 
-def http_get(url, timeout=5):
-    """(status, body) of a GET; status 0 when nothing answered."""
+def http_get(url, timeout=DEADLINE):
+    """(status, body) of a GET; status 0 when nothing answered. The timeout only stops a hang: a
+    busy machine can take seconds to answer."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as reply:
             return reply.status, reply.read().decode()
@@ -198,7 +199,7 @@ class Stack:
             def ready():
                 if not process.running():
                     return "exited"
-                return "up" if http_get(ready_url(port), timeout=2)[0] == 200 else None
+                return "up" if http_get(ready_url(port))[0] == 200 else None
 
             if wait_for(f"{name} to answer {ready_url(port)}", ready) == "up":
                 return process, port
