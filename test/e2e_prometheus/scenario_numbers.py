@@ -3,8 +3,9 @@
 itself so the test and the scenario cannot disagree in silence. (A few regular expressions over
 the flow-style lines the file uses; Python's standard library has no YAML reader.)
 
-The telemetry test plays that scenario with one PFC storm added (with_storm); storm() reads the
-storm back from the file played."""
+The telemetry test plays that scenario's traffic from the start and injects its events, with one
+PFC storm added, once roced and Prometheus are ready (for_injection); storm() reads the storm back
+from the document injected."""
 import re
 from dataclasses import dataclass
 
@@ -54,19 +55,32 @@ class Storm:
     duration_s: float
 
 
-def with_storm(path, out_path, event):
-    """Copies the scenario at `path` to `out_path` with `event` (one flow-style pfc_storm line,
-    `{at: 7s, kind: pfc_storm, ...}`) as its first event, unless it already plays a storm."""
+def for_injection(path, played_path, injected_path, storm_event, delay_s):
+    """Splits the scenario at `path` in two: `played_path`, the scenario without its events (what
+    the node plays from the start), and `injected_path`, a document for `roce-sim inject` with
+    `storm_event` (one flow-style pfc_storm line, `{at: 0s, kind: pfc_storm, ...}`) first and the
+    scenario's events after it, the first of them `delay_s` after the injection and the others
+    as far apart as in the scenario."""
     with open(path) as f:
         text = f.read()
-    if not re.search(r"kind:\s*pfc_storm", text):
-        text, count = re.subn(r"^events:\n", lambda m: f"{m.group(0)}  - {event}\n", text,
-                              flags=re.M)
-        if count != 1:
-            raise Failure(f"{path}: no `events:` line to add the storm to")
-    with open(out_path, "w") as f:
-        f.write(text)
-    return out_path
+    # The events block: from `events:` to the next top-level key or the end.
+    block = re.search(r"^events:\n(?:(?:[ \t-].*)?\n)*", text, re.M)
+    if not block:
+        raise Failure(f"{path}: no `events:` block")
+    events = re.findall(r"\{at:[^}]*\}", block.group(0), re.S)
+    if not events or re.search(r"kind:\s*pfc_storm", block.group(0)):
+        raise Failure(f"{path}: expected events and no pfc_storm among them")
+    first = min(_seconds(_fields(event)["at"]) for event in events)
+
+    def shifted(event):
+        at = _seconds(_fields(event)["at"]) - first + delay_s
+        return re.sub(r"^\{at:\s*[^,]+,", f"{{at: {at:g}s,", event)
+
+    with open(played_path, "w") as f:
+        f.write(text[:block.start()] + text[block.end():])
+    with open(injected_path, "w") as f:
+        f.write("events:\n" + "".join(f"  - {event}\n" for event in
+                                      [storm_event] + [shifted(e) for e in events]))
 
 
 def storm(path):

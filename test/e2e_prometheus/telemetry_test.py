@@ -2,41 +2,46 @@
 # SPDX-License-Identifier: Apache-2.0
 """roced's exporter scraped by a real Prometheus, end to end.
 
-roce-sim plays sim/scenarios/telemetry.yaml (steady traffic, then one congestion episode on lan3
-priority 3 with known pause_ratio, ecn_mark_ratio and cnp_rate) with one RX PFC storm added on
-lan4 (STORM_EVENT, 12-19 s), `rocectl apply --direct` sets the lossless profile (under
-drift_policy report roced itself writes nothing, not even the first configuration), roced watches
-the node with its PFC storm watchdog on (alert only for rx) and serves /metrics, and Prometheus
-scrapes it every second and evaluates packaging/prometheus/roced-alerts.yml. The test then asks
-Prometheus what the scenario implies:
+roce-sim plays the traffic of sim/scenarios/telemetry.yaml (steady, on every port), `rocectl apply
+--direct` sets the lossless profile (under drift_policy report roced itself writes nothing, not
+even the first configuration), roced watches the node with its PFC storm watchdog on (alert only
+for rx) and serves /metrics, and Prometheus scrapes it every second and evaluates
+packaging/prometheus/roced-alerts.yml. Once Prometheus has scraped roced at rest, the test injects
+the scenario's events with `roce-sim inject`: one RX PFC storm on lan4 (STORM_EVENT, 7 s) and, 3 s
+into it, the scenario's congestion episode on lan3 priority 3 with known pause_ratio,
+ecn_mark_ratio and cnp_rate. The test then asks Prometheus what the scenario implies:
 
   ready     every port configured and in sync, every collector succeeding
   drift     `dcb pfc set dev lan2 prio-pfc 3:off` makes roce_config_in_sync{lan2,pfc.priorities}
             go 1 -> 0 (roced only reports it), `rocectl apply --direct` brings it back to 1
-  episode   rate(...[5s]) inside the episode matches the scenario within RATE_TOLERANCE, counters
-            read in one ethtool dump agree within SAME_READ_TOLERANCE, ECN marks are flat before
+  inject    the storm and the episode, once Prometheus has two scrapes and every port in sync
+  episode   counters read in one ethtool dump agree within SAME_READ_TOLERANCE with the
+            scenario's ratios, ECN marks are flat at 0 before
   dashboard every query of packaging/grafana/roced.json returns data (named exceptions only)
   totals    after the episode: rates back to 0, totals exact (they are simulated time, not
             scrape timing), nothing anywhere else but the storm, whose pause time is its length
   storm     roced's watchdog on the storm: detections and restorations 0 -> 1, roce_pfc_storm_active
-            0 before, 1 through the storm, 0 after, one detection latency observed between
-            detection_time and two polls later, no action, hold or escalation, no detection on any
-            other port or direction (the congestion episode is not a storm); the watchdog polls at
+            0 before, 1 through the storm, 0 after, one detection latency observed of at least
+            detection_time, no action, hold or escalation, no detection on any other port or
+            direction (the congestion episode is not a storm); the watchdog polls no faster than
             its interval; RocePfcStormPersistent was pending (not firing) during the storm, no
             other storm alert was, and every alert rule evaluates without error
 
-Rates are compared within RATE_TOLERANCE (10 %) because Prometheus stamps a sample with the
-time the scrape started while roced reads the counters a little later; a 5 s window spans about
-4 s between its first and last sample, so 10 % allows 0.4 s of difference in that delay between
-two scrapes (a loaded 2-core VM), plus the sim's 100 ms refresh of the RDMA counter files
-(2.5 % per end). Totals and ratios of counters from one read do not depend on timing.
+Real processes on a real clock, on machines that may be slow or busy: only what holds however
+late anything runs is asserted. Prometheus stamps a sample with the time its scrape started and
+roced reads the counters some time later (up to the scrape's duration, which Prometheus records),
+so a rate over a window depends on that delay at both ends: rates are shown, not checked. What is
+checked does not depend on it: ratios of counters read in one ethtool dump, totals (simulated
+time), the order of what happened, and lower bounds (roced acts detection_time or
+restoration_time after the storm at the earliest, and a scrape shows it once it has read it).
+The precise timing of the watchdog is tested on simulated time (test/storms).
 
-The storm's times come from the scenario and DIR/roce-sim.clock (scenario time to Unix time);
-timing checks allow one scrape interval for when Prometheus looks, plus STORM_SLACK, and for
-"not too late" STALL_ALLOWANCE more.
+The injected events' times come from roce-sim's log (the scenario time of the injection) and
+DIR/roce-sim.clock (scenario time to Unix time).
 """
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -46,7 +51,6 @@ from harness import (DEADLINE, SCRAPE_INTERVAL_S, WATCHDOG_CONFIG, WATCHDOG_DETE
                      WATCHDOG_POLL_S, WATCHDOG_RESTORATION_S, Failure, Stack, run, wait_for)
 from prom_api import PrometheusApi, within
 
-RATE_TOLERANCE = 0.10
 SAME_READ_TOLERANCE = 0.01  # counters of one ethtool dump: only the sim's rounding differs
 TOTAL_TOLERANCE = 0.001  # totals over the whole episode, in simulated time
 PAUSE_EPISODE_S = 20e-6  # docs/sim-formats.md: congestion pauses come in 20 us episodes
@@ -68,17 +72,16 @@ profile:
   ecn: {{priorities: [3]}}  # not on the inbox driver: the "cannot take" panel has a row
 """ + WATCHDOG_CONFIG
 
-# The storm added to the scenario, on a port nothing else measures (lan4). It begins at 12 s:
-# Prometheus's first scrape comes about 6 s into the scenario (its target discovery holds the
-# first update back 5 s), and detections_total must be seen at 0 first. 7 s: long enough for a
-# [5s] rate wholly inside it (the dashboard's counter-computed storm panels, 16-20 s), over and
-# restored (19.5 s) before the dashboard check's instant (the episode's 7th second, 21.5 s or
-# later), whose 30 s window it lies in.
-STORM_EVENT = "{at: 12s, kind: pfc_storm, port: lan4, priority: 3, direction: rx, duration: 7s}"
-STORM_SLACK = 0.1  # s: a late poll, the time between a scrape's timestamp and roced's read
-# s: how much later than on time roced may act on a loaded host (roced or roce-sim not scheduled:
-# 1 s seen on the 2-core VM while another build ran). Never for "too early".
-STALL_ALLOWANCE = 2.0
+# The storm injected with the episode, on a port nothing else measures (lan4), at once: both are
+# injected only once Prometheus has scraped roced at rest, so every counter is seen at 0 first
+# however slowly everything started. 7 s: long enough for a [5s] rate wholly inside it (the
+# dashboard's counter-computed storm panels), over and restored (7.5 s) before the dashboard
+# check's instant (the episode's 7th second, 9.5 s or later), whose 30 s window it lies in.
+STORM_EVENT = "{at: 0s, kind: pfc_storm, port: lan4, priority: 3, direction: rx, duration: 7s}"
+EPISODE_AFTER_STORM_S = 3.0  # the congestion episode begins this long after the storm
+# s: for "never too early" only: the sim's log gives its times to the millisecond, and its clock
+# file converts them to Unix time.
+STORM_SLACK = 0.1
 LOOKBACK = "5m"  # longer than the whole run: every sample Prometheus has
 STORM_ALERTS = ["RocePfcStormEscalated", "RocePfcStormHeld", "RocePfcStormPersistent"]
 
@@ -115,10 +118,13 @@ STORM_LINE_SKEWED = "> 0.95"
 
 
 class Run:
-    def __init__(self, stack, api, numbers, storm, binaries, dashboard_path):
+    def __init__(self, stack, api, numbers, storm, binaries, dashboard_path, injection):
         self.stack, self.api, self.n, self.storm_n, self.bin = stack, api, numbers, storm, binaries
         self.dashboard_path = dashboard_path
-        self.t_in_episode = None  # where the episode's rates were checked
+        self.injection = injection  # the document `roce-sim inject` plays
+        # Unix times, once injected: when the test asked, when the storm and the episode began.
+        self.injected_at = self.storm_begin = self.episode_begin = None
+        self.t_in_episode = None  # where the episode's rates were shown
 
     def sel(self, metric, **labels):
         labels = {"job": "roced", "instance": self.stack.target, **labels}
@@ -134,6 +140,13 @@ class Run:
         if value != expected:
             raise Failure(f"{what}: {value}, expected {expected}")
         print(f"  ok  {what}: {value}")
+
+    def read_by(self, at=None):
+        """{scrape timestamp: when roced had answered it at the latest}: Prometheus stamps a
+        sample with the time its scrape began, and roced reads the counters before the scrape
+        ends, scrape_duration_seconds later."""
+        durations = self.api.samples(self.sel("scrape_duration_seconds"), LOOKBACK, at=at)
+        return {t: t + d for t, d in durations}
 
     # --- ready: roced configured every port before anything is judged.
     def ready(self):
@@ -204,7 +217,39 @@ class Run:
         wait_for(f"{back} == 1", lambda: True if self.api.scalar(back) == 1 else None)
         print(f"  ok  {back} == 1")
 
-    # --- (a) and (b): the episode's rates, and nothing before it.
+    # --- the storm and the episode, once Prometheus has seen roced at rest.
+    def inject(self):
+        up, in_sync = self.sel("up"), self.sel("roce_config_in_sync")
+
+        def at_rest():
+            scrapes = self.api.scalar(f"sum_over_time({up}[{LOOKBACK}])") or 0
+            if scrapes < 2:
+                raise Failure(f"{scrapes:g} successful scrapes so far")
+            values = self.api.values(in_sync)
+            ports = {dict(k)["netdev"] for k in values}
+            bad = sorted((dict(k)["netdev"], dict(k)["setting"]) for k, v in values.items()
+                         if v != 1)
+            if ports != set(PORTS) or bad:
+                raise Failure(f"roce_config_in_sync covers {sorted(ports)}, not in sync: {bad}")
+            return scrapes
+
+        scrapes = wait_for("two scrapes and every port in sync in Prometheus", at_rest)
+        self.injected_at = time.time()
+        run([self.bin.roce_sim, "inject", self.stack.node_dir, self.injection])
+        # The injection's scenario time, which its events count from, as roce-sim logged it.
+        with open(self.stack.sim.log) as f:
+            found = re.findall(r"^t=([0-9.]+)s injected " + re.escape(self.injection) + ":",
+                               f.read(), re.M)
+        if len(found) != 1:
+            raise Failure(f"roce-sim logged {len(found)} injections of {self.injection}:\n" +
+                          self.stack.sim.tail())
+        t = float(found[0])
+        self.storm_begin = self.stack.sim_time_to_unix(t + self.storm_n.start_s)
+        self.episode_begin = self.stack.sim_time_to_unix(t + EPISODE_AFTER_STORM_S)
+        print(f"  ok  injected at scenario time {t:.3f} s, after {scrapes:g} scrapes: the storm "
+              f"at once, the episode {EPISODE_AFTER_STORM_S:g} s later")
+
+    # --- (a) and (b): the episode's counters, and nothing before it.
     def episode(self):
         n = self.n
         on = dict(netdev=n.port, priority=n.priority)
@@ -219,7 +264,7 @@ class Run:
             return samples, first
 
         samples, first = wait_for("the congestion episode in the pause counter", started,
-                                  deadline=DEADLINE + n.start_s + ahead)
+                                  deadline=DEADLINE + EPISODE_AFTER_STORM_S + ahead)
         if first == 0:
             raise Failure(f"{pause}: no scrape saw it at 0 before the episode")
         t_zero, t_first = samples[first - 1][0], samples[first][0]
@@ -230,67 +275,87 @@ class Run:
             raise Failure(f"roced had not configured PFC on {n.port} when the episode began "
                           f"(roce_config_in_sync {pfc_on} at the last unpaused scrape)")
 
-        # A [5s] window that starts after the first paused scrape holds only paused time.
+        # Two scrapes whose counters were both read during the episode: the first paused one
+        # (read after it began) and the last one followed by a scrape with more pause (read
+        # before it ended) that shows more pause itself. Between two reads inside the episode,
+        # counters of one ethtool dump grow in the scenario's proportions, however late either
+        # read came.
+        t_a, v_a = samples[first]
+        inside = [(t, v) for i, (t, v) in enumerate(samples[first + 1:-1], first + 1)
+                  if v > v_a and samples[i + 1][1] > v]
+        if not inside:
+            raise Failure(f"{pause}: no scrape after {t_a:.3f} both grew and was followed by "
+                          f"more pause: {samples[first:]}")
+        t_b = inside[-1][0]
+        print(f"  episode first seen at {t_first:.3f}; counters compared between the scrapes "
+              f"at {t_a:.3f} and {t_b:.3f}")
+
+        def growth(metric, **labels):
+            got = dict(self.api.samples(self.sel(metric, **labels), LOOKBACK, at=t_b))
+            if t_a not in got or t_b not in got:
+                raise Failure(f"{metric} {labels}: no sample at {t_a:.3f} or {t_b:.3f}")
+            return got[t_b] - got[t_a]
+
+        paused = growth("roce_pfc_pause_duration_seconds_total", **on, direction="rx")
+        frames = growth("roce_pfc_pause_frames_total", **on, direction="rx")
+        self.expect("pause frames per paused second (one ethtool read)", frames / paused,
+                    2 / PAUSE_EPISODE_S, SAME_READ_TOLERANCE)
+        self.expect("pause transitions per pause frame",
+                    growth("roce_pfc_pause_transitions_total", **on, direction="rx") / frames,
+                    0.5, SAME_READ_TOLERANCE)
+        self.expect("link pause frames per pause frame of the priority",
+                    growth("roce_link_pause_frames_total", netdev=n.port, direction="rx") / frames,
+                    1.0, SAME_READ_TOLERANCE)
+        self.expect("bytes tx per paused second: sent while not paused",
+                    growth("roce_priority_bytes_total", **on, direction="tx") / paused,
+                    n.tx_bps / 8 * (1 - n.pause_ratio) / n.pause_ratio, SAME_READ_TOLERANCE)
+        rx_pps = n.rx_bps / 8 / n.packet_size
+        packets = growth("roce_priority_packets_total", **on, direction="rx")
+        self.expect("packets rx per paused second: offered, not paused", packets / paused,
+                    rx_pps / n.pause_ratio, SAME_READ_TOLERANCE)
+        self.expect("per-priority ECN marked per packet rx = ecn_mark_ratio",
+                    growth("roce_priority_ecn_marked_packets_total", **on, direction="rx") /
+                    packets, n.ecn_mark_ratio, SAME_READ_TOLERANCE)
+
+        # The rates Prometheus computes over [5s], for the record: each end of the window is
+        # read some time after its timestamp, so they are near the scenario's, not exactly it.
         at = t_first + 1.5 + WINDOW
-        window = [v for t, v in samples if at - WINDOW < t <= at]
-        after = [v for t, v in samples if t > at]
-        if len(window) < 2 or not after or not all(b > a for a, b in zip(window, window[1:] +
-                                                                           after[:1])):
-            raise Failure(f"{pause}: the episode is not in progress through the window ending "
-                          f"{at:.3f}: window {window}, next {after[:1]}")
         self.t_in_episode = at
-        print(f"  episode first seen at {t_first:.3f}; rates at {at:.3f} over [{WINDOW:g}s] "
-              f"({len(window)} samples)")
 
         def rate(metric, **labels):
             return self.api.scalar(f"rate({self.sel(metric, **labels)}[{WINDOW:g}s])", at=at)
 
-        r_pause = rate("roce_pfc_pause_duration_seconds_total", **on, direction="rx")
-        self.expect("rate(pause duration rx) = pause_ratio", r_pause, n.pause_ratio,
-                    RATE_TOLERANCE)
-        frames_per_s = 2 * n.pause_ratio / PAUSE_EPISODE_S
-        r_frames = rate("roce_pfc_pause_frames_total", **on, direction="rx")
-        self.expect("rate(pause frames rx) = 2 per 20 us episode", r_frames, frames_per_s,
-                    RATE_TOLERANCE)
-        self.expect("pause frames per paused second (one ethtool read)", r_frames / r_pause,
-                    2 / PAUSE_EPISODE_S, SAME_READ_TOLERANCE)
-        self.expect("rate(pause transitions rx) = frames / 2",
-                    rate("roce_pfc_pause_transitions_total", **on, direction="rx"), r_frames / 2,
-                    SAME_READ_TOLERANCE)
-        self.expect("rate(link pause frames rx) = the priority's",
-                    rate("roce_link_pause_frames_total", netdev=n.port, direction="rx"), r_frames,
-                    SAME_READ_TOLERANCE)
-        self.expect("rate(bytes tx) = (1 - pause_ratio) of offered",
-                    rate("roce_priority_bytes_total", **on, direction="tx"),
-                    n.tx_bps / 8 * (1 - n.pause_ratio), RATE_TOLERANCE)
-        rx_pps = n.rx_bps / 8 / n.packet_size
-        self.expect("rate(packets rx) = offered", rate("roce_priority_packets_total", **on,
-                                                       direction="rx"), rx_pps, RATE_TOLERANCE)
-        self.expect("rate(ECN marked) = ecn_mark_ratio of rx packets",
-                    rate("roce_ecn_marked_packets_total", netdev=n.port),
-                    n.ecn_mark_ratio * rx_pps, RATE_TOLERANCE)
-        self.expect("rate(per-priority ECN marked rx)",
-                    rate("roce_priority_ecn_marked_packets_total", **on, direction="rx"),
-                    n.ecn_mark_ratio * rx_pps, RATE_TOLERANCE)
-        self.expect("rate(CNPs handled) = cnp_rate", rate("roce_cnp_handled_total",
-                                                          netdev=n.port), n.cnp_rate,
-                    RATE_TOLERANCE)
-        self.expect("rate(CNPs sent) = cnp_rate", rate("roce_cnp_sent_total", netdev=n.port),
-                    n.cnp_rate, RATE_TOLERANCE)
+        for what, value, scenario in [
+                ("pause duration rx", rate("roce_pfc_pause_duration_seconds_total", **on,
+                                           direction="rx"), n.pause_ratio),
+                ("pause frames rx", rate("roce_pfc_pause_frames_total", **on, direction="rx"),
+                 2 * n.pause_ratio / PAUSE_EPISODE_S),
+                ("bytes tx", rate("roce_priority_bytes_total", **on, direction="tx"),
+                 n.tx_bps / 8 * (1 - n.pause_ratio)),
+                ("packets rx", rate("roce_priority_packets_total", **on, direction="rx"), rx_pps),
+                ("ECN marked", rate("roce_ecn_marked_packets_total", netdev=n.port),
+                 n.ecn_mark_ratio * rx_pps),
+                ("CNPs handled", rate("roce_cnp_handled_total", netdev=n.port), n.cnp_rate),
+                ("CNPs sent", rate("roce_cnp_sent_total", netdev=n.port), n.cnp_rate)]:
+            shown = "nothing" if value is None else f"{value:.6g}"
+            print(f"  --  rate({what})[{WINDOW:g}s] at {at:.3f}: {shown} (scenario: "
+                  f"{scenario:.6g}; not checked, the totals are)")
         self.expect_equal("rate(CNPs ignored) (DCQCN reaction point on)",
                           rate("roce_cnp_ignored_total", netdev=n.port), 0.0)
 
-        # (b) ECN marks: flat at zero on every scrape before the episode, rising in it.
+        # (b) ECN marks: zero on every scrape answered before the episode began (two at least:
+        # Prometheus had scraped twice before the injection), never falling in it.
         ecn = self.api.samples(self.sel("roce_ecn_marked_packets_total", netdev=n.port), "5m",
-                               at=at)
-        before = [v for t, v in ecn if t < t_zero]  # t_zero's scrape may straddle the start
-        if len(before) < 3 or any(v != 0 for v in before):
-            raise Failure(f"ECN marks before the episode: {before} (want >= 3 scrapes, all 0)")
+                               at=t_b)
+        read_by = self.read_by(at=t_b)
+        before = [v for t, v in ecn if read_by.get(t, t + SCRAPE_INTERVAL_S) < self.episode_begin]
+        if len(before) < 2 or any(v != 0 for v in before):
+            raise Failure(f"ECN marks before the episode: {before} (want >= 2 scrapes, all 0)")
         print(f"  ok  ECN marked 0 on all {len(before)} scrapes before the episode")
         during = [v for t, v in ecn if t >= t_first]
-        if not during or not all(b > a for a, b in zip(during, during[1:])):
-            raise Failure(f"ECN marks during the episode do not rise on every scrape: {during}")
-        print(f"  ok  ECN marked rises on every scrape of the episode ({len(during)})")
+        if not during or during != sorted(during) or during[-1] == 0:
+            raise Failure(f"ECN marks during the episode do not rise: {during}")
+        print(f"  ok  ECN marked rises through the episode ({len(during)} scrapes, never falling)")
 
     # --- (d) the dashboard's queries.
     def dashboard(self):
@@ -438,24 +503,27 @@ class Run:
         s = self.storm_n
         on = dict(netdev=s.port, priority=s.priority, direction=s.direction)
         where = f"{s.port} priority {s.priority} {s.direction}"
-        begin = self.stack.sim_time_to_unix(s.start_s)
-        end = self.stack.sim_time_to_unix(s.start_s + s.duration_s)
-        # When roced acts: detection_time after the onset, at a poll; restoration_time after
-        # the last pause, at a poll (never earlier; later on a loaded host). Prometheus looks once
-        # a second, so the first scrape that shows it comes up to a second later.
-        late = SCRAPE_INTERVAL_S + STALL_ALLOWANCE
-        detected = (begin + WATCHDOG_DETECTION_S - STORM_SLACK,
-                    begin + WATCHDOG_DETECTION_S + WATCHDOG_POLL_S + STORM_SLACK + late)
-        restored = (end + WATCHDOG_RESTORATION_S - STORM_SLACK,
-                    end + WATCHDOG_RESTORATION_S + WATCHDOG_POLL_S + STORM_SLACK + late)
+        begin = self.storm_begin
+        end = begin + s.duration_s
+        # When roced acts, at the earliest: detection_time after the onset, restoration_time
+        # after the last pause, each at a poll (later on a loaded host, by however much).
+        earliest_detection = begin + WATCHDOG_DETECTION_S - STORM_SLACK
+        earliest_restoration = end + WATCHDOG_RESTORATION_S - STORM_SLACK
 
         def after_restoration():
-            samples = self.api.samples(self.sel("roce_pfc_storm_active", **on), LOOKBACK)
-            return samples if samples[-1][0] > restored[1] else None
+            active = self.api.samples(self.sel("roce_pfc_storm_active", **on), LOOKBACK)
+            restored = self.api.scalar(self.sel("roce_pfc_storm_restorations_total", **on))
+            rise = next((i for i, (_, v) in enumerate(active) if v != 0), None)
+            fallen = rise is not None and any(v == 0 for _, v in active[rise:])
+            return True if fallen and restored else None
 
         wait_for(f"a scrape after the storm on {where} was restored", after_restoration,
-                 deadline=DEADLINE + s.start_s + s.duration_s)
+                 deadline=DEADLINE + s.duration_s)
         now = time.time()
+        read_by = self.read_by(at=now)
+
+        def answered(t):  # when roced had answered the scrape stamped t, at the latest
+            return read_by.get(t, t + SCRAPE_INTERVAL_S)  # Prometheus gives up at the timeout
 
         def samples(metric, **labels):
             got = self.api.samples(self.sel(metric, **on, **labels), LOOKBACK, at=now)
@@ -463,68 +531,65 @@ class Run:
                 raise Failure(f"{metric} {where}: no samples")
             return got
 
-        def went_to_one(metric, window):
-            """A counter (or the gauge's rise): 0 on every scrape before the storm, non-zero from
-            a scrape inside `window` on. Returns the samples and that scrape's time."""
+        def went_to_one(metric, earliest):
+            """A counter (or the gauge's rise): 0 on every scrape answered before the storm was
+            injected (two at least: Prometheus had them then), non-zero from a scrape on that
+            roced answered no earlier than `earliest`. Returns the samples and that scrape's
+            time."""
             got = samples(metric)
-            before = [v for t, v in got if t < begin]
-            if not before or any(v != 0 for v in before):
-                raise Failure(f"{metric} {where} before the storm: {before} (want >= 1 scrape, "
-                              f"all 0; Prometheus's first scrape at {got[0][0] - begin:+.2f} s "
-                              f"from the storm's start)")
+            before = [v for t, v in got if answered(t) < self.injected_at]
+            if len(before) < 2 or any(v != 0 for v in before):
+                raise Failure(f"{metric} {where} before the storm: {before} (want >= 2 scrapes, "
+                              f"all 0)")
             first = next((t for t, v in got if v != 0), None)
             if first is None:
                 raise Failure(f"{metric} {where}: never left 0: {got[-3:]}")
-            earliest, latest = window
-            if not earliest <= first <= latest:
-                raise Failure(f"{metric} {where}: first non-zero scrape {first - begin:+.3f} s "
-                              f"from the storm's start, expected {earliest - begin:+.3f} to "
-                              f"{latest - begin:+.3f}")
+            if answered(first) < earliest:
+                raise Failure(f"{metric} {where}: non-zero in the scrape at "
+                              f"{first - begin:+.3f} s from the storm's start, answered by "
+                              f"{answered(first) - begin:+.3f} s, before roced may act "
+                              f"({earliest - begin:+.3f} s)")
             return got, first
 
-        for metric, window in (("roce_pfc_storm_detections_total", detected),
-                               ("roce_pfc_storm_restorations_total", restored)):
-            got, first = went_to_one(metric, window)
+        firsts = {}
+        for metric, earliest in (("roce_pfc_storm_detections_total", earliest_detection),
+                                 ("roce_pfc_storm_restorations_total", earliest_restoration)):
+            got, first = went_to_one(metric, earliest)
             values = [v for _, v in got]
             if values[-1] != 1 or values != sorted(values) or set(values) != {0, 1}:
                 raise Failure(f"{metric} {where}: want 0 ... 1 and 1 at the end, got {values}")
+            firsts[metric] = first
             print(f"  ok  {metric} {where}: 0 on {values.count(0)} scrapes, then 1 from "
                   f"{first - begin:+.2f} s after the storm began (it lasted {s.duration_s:g} s)")
+        if firsts["roce_pfc_storm_restorations_total"] <= \
+                firsts["roce_pfc_storm_detections_total"]:
+            raise Failure(f"{where}: restored in a scrape no later than the detection's: {firsts}")
 
         # The gauge: 0 before, then a single run of 1 from detection to restoration (through the
         # storm's end), then 0.
-        active, rise = went_to_one("roce_pfc_storm_active", detected)
+        active, rise = went_to_one("roce_pfc_storm_active", earliest_detection)
         runs = [v for i, (_, v) in enumerate(active) if i == 0 or v != active[i - 1][1]]
         fall = next((t for t, v in active if t > rise and v == 0), None)
-        if runs != [0, 1, 0] or not restored[0] <= fall <= restored[1]:
+        if runs != [0, 1, 0] or answered(fall) < earliest_restoration:
             raise Failure(f"roce_pfc_storm_active {where}: want 0, 1 from detection through the "
-                          f"storm's end, 0 from restoration ({restored[0] - begin:+.2f} s to "
-                          f"{restored[1] - begin:+.2f} s from its start): runs {runs}, back to 0 "
-                          f"at {None if fall is None else round(fall - begin, 2)}")
+                          f"storm's end, 0 from restoration (answered no earlier than "
+                          f"{earliest_restoration - begin:+.2f} s from its start): runs {runs}, "
+                          f"back to 0 at {None if fall is None else round(fall - begin, 2)}")
         print(f"  ok  roce_pfc_storm_active {where}: 0 on every scrape before, 1 on all "
               f"{sum(v for _, v in active):g} from {rise - begin:+.2f} s (detection) through the "
               f"storm's end to {fall - begin:+.2f} s (restoration), 0 on all "
               f"{sum(1 for t, _ in active if t >= fall)} after")
 
-        # Detection latency: one observation, detection_time and at most two polls more: the
-        # onset lies in the poll before the first stormed one, and a poll up to half an interval
-        # late is not counted as late (CI saw 0.507 s against 0.5 s with no late poll counted).
-        # A late poll (roced counts it) may delay the detection by as much.
+        # Detection latency: one observation, never less than detection_time (how much more
+        # depends on how late the polls ran; watchdog.StormDetector* bound it on simulated time).
         latency = "roce_pfc_storm_detection_latency_seconds"
         count = self.api.scalar(self.sel(f"{latency}_count", **on), at=now)
         self.expect_equal(f"{latency}_count {where}", count, 1.0)
         total = self.api.scalar(self.sel(f"{latency}_sum", **on), at=now)
-        late_polls = self.sel("roced_watchdog_late_polls_total")
-        late_during = (self.api.scalar(late_polls, at=rise) or 0) - \
-            (self.api.scalar(late_polls, at=begin) or 0)
-        low = WATCHDOG_DETECTION_S
-        high = low + 2 * WATCHDOG_POLL_S + STORM_SLACK + (STALL_ALLOWANCE if late_during else 0)
-        if total is None or not low <= total <= high:
-            raise Failure(f"{latency}_sum {where}: {total}, expected {low:g} to {high:g} s "
-                          f"(detection_time + two polls + {STORM_SLACK:g} s; {late_during:g} late "
-                          f"polls meanwhile)")
-        print(f"  ok  {latency}_sum {where}: {total:.4f} s ({low:g} to {high:g}; "
-              f"{late_during:g} late polls meanwhile)")
+        if total is None or total < WATCHDOG_DETECTION_S:
+            raise Failure(f"{latency}_sum {where}: {total}, expected at least "
+                          f"{WATCHDOG_DETECTION_S:g} s (detection_time)")
+        print(f"  ok  {latency}_sum {where}: {total:.4f} s (at least {WATCHDOG_DETECTION_S:g})")
         buckets = self.api.values(self.sel(f"{latency}_bucket", **on), at=now)
         wrong = {dict(k)["le"]: v for k, v in buckets.items()
                  if v != (1 if float(dict(k)["le"]) >= total else 0)}
@@ -558,27 +623,35 @@ class Run:
         # The watchdog's own cadence.
         interval = self.api.scalar(self.sel("roced_watchdog_poll_interval_seconds"), at=now)
         self.expect_equal("roced_watchdog_poll_interval_seconds", interval, WATCHDOG_POLL_S)
-        # The poll budget leaves 4 simulated ports at 100 ms alone (a round is well under 1 ms).
+        # The poll budget never polls faster than configured; it may poll slower when a busy
+        # machine makes a round cost more.
         effective = self.api.scalar(
             self.sel("roced_watchdog_effective_poll_interval_seconds"), at=now)
-        self.expect_equal("roced_watchdog_effective_poll_interval_seconds", effective,
-                          WATCHDOG_POLL_S)
+        if effective is None or effective < WATCHDOG_POLL_S:
+            raise Failure(f"roced_watchdog_effective_poll_interval_seconds: {effective}, expected "
+                          f"at least {WATCHDOG_POLL_S:g}")
+        print(f"  ok  roced_watchdog_effective_poll_interval_seconds: {effective:g} (at least "
+              f"{WATCHDOG_POLL_S:g})")
         cpu = self.api.scalar(f"rate({self.sel('roced_watchdog_read_cpu_seconds_total')}[{LOOKBACK}])",
                               at=now)
         if cpu is None or not 0 < cpu < 0.05:
             raise Failure(f"roced_watchdog_read_cpu_seconds_total: {cpu} of a core, not within "
                           f"the 5 % budget")
         print(f"  ok  watchdog reads: {cpu:.2%} of a core")
+        # Rounds begin at least an interval apart, one after another: between the read of the
+        # first scrape (after its timestamp) and that of the last (before it was answered) there
+        # is room for no more than one round per interval, plus the ones under way at each end.
+        # How few there are depends on the machine.
         polls = self.api.samples(self.sel("roced_watchdog_polls_total"), LOOKBACK, at=now)
         (t0, p0), (t1, p1) = polls[0], polls[-1]
-        done = (p1 - p0) / (t1 - t0) * WATCHDOG_POLL_S
+        most = (answered(t1) - t0) / WATCHDOG_POLL_S + 2
         late = self.api.scalar(self.sel("roced_watchdog_late_polls_total"), at=now)
-        # Under half is RocedWatchdogBehind; over 100 % is rounds the interval does not ask for.
-        if not 0.5 <= done <= 1.05 or late is None or late > p1:
-            raise Failure(f"watchdog rounds: {done:.1%} of the configured rate over "
-                          f"{t1 - t0:.0f} s ({p1 - p0:g} rounds), {late} late")
-        print(f"  ok  watchdog rounds: {done:.1%} of 1 / poll_interval over {t1 - t0:.0f} s "
-              f"({p1 - p0:g} rounds, {late:g} late in all)")
+        if not p0 < p1 <= p0 + most or late is None or late > p1:
+            raise Failure(f"watchdog rounds: {p1 - p0:g} over {t1 - t0:.0f} s, expected more "
+                          f"than 0 and at most {most:.0f}; {late} late")
+        print(f"  ok  watchdog rounds: {p1 - p0:g} over {t1 - t0:.0f} s, "
+              f"{(p1 - p0) / (t1 - t0) * WATCHDOG_POLL_S:.1%} of 1 / poll_interval "
+              f"({late:g} late in all)")
 
         # The alert rules on roced's real series. RocePfcStormPersistent (for: 5m) was pending
         # through the storm, for exactly its labels, and never fired; no other storm alert of
@@ -591,16 +664,15 @@ class Run:
         if [dict(k) for k in alerts] != [expected]:
             raise Failure(f"storm alerts: want only {expected}, got "
                           f"{[dict(k) for k in alerts]}")
-        # Evaluated once a second on the latest scrape: pending from the first evaluation that
-        # saw the gauge's rise to the last one before its fall (a second's leeway each way for
-        # an evaluation racing the scrape).
+        # An evaluation at time e sees only samples stamped e or earlier, so it was pending
+        # from the gauge's rise on, never before. (When the last pending evaluation came depends
+        # on when Prometheus had the fall's scrape, which a busy machine delays.)
         pending = next(iter(alerts.values()))
         first, last = pending[0][0], pending[-1][0]
-        if not rise - SCRAPE_INTERVAL_S <= first <= rise + 2 * SCRAPE_INTERVAL_S or \
-                not fall - 2 * SCRAPE_INTERVAL_S <= last <= fall + SCRAPE_INTERVAL_S:
+        if first < rise:
             raise Failure(f"RocePfcStormPersistent pending {first - begin:+.2f} s to "
-                          f"{last - begin:+.2f} s from the storm's start; the gauge was 1 from "
-                          f"{rise - begin:+.2f} s to {fall - begin:+.2f} s")
+                          f"{last - begin:+.2f} s from the storm's start, before the gauge's "
+                          f"rise at {rise - begin:+.2f} s")
         print(f"  ok  RocePfcStormPersistent pending (never firing) {first - begin:+.2f} s to "
               f"{last - begin:+.2f} s from the storm's start; no other storm alert")
         rules = [rule for group in self.api.rules() for rule in group["rules"]]
@@ -621,10 +693,12 @@ def main():
     failures = []
     with Stack(binaries) as stack:
         try:
-            scenario = scenario_numbers.with_storm(
-                args.scenario, os.path.join(stack.root, "telemetry-with-storm.yaml"), STORM_EVENT)
-            numbers, storm = scenario_numbers.read(scenario), scenario_numbers.storm(scenario)
-            stack.start_sim(scenario)
+            played = os.path.join(stack.root, "telemetry-traffic.yaml")
+            injection = os.path.join(stack.root, "telemetry-events.yaml")
+            scenario_numbers.for_injection(args.scenario, played, injection, STORM_EVENT,
+                                           EPISODE_AFTER_STORM_S)
+            numbers, storm = scenario_numbers.read(args.scenario), scenario_numbers.storm(injection)
+            stack.start_sim(played)
             stack.write_config(CONFIG)
             stack.apply_with_rocectl()
             stack.start_roced()
@@ -634,9 +708,10 @@ def main():
             print(f"FAIL start-up: {e}", file=sys.stderr)
             return 1
         test = Run(stack, PrometheusApi(stack.prometheus_port), numbers, storm, binaries,
-                   args.dashboard)
-        parts = [("ready", test.ready), ("drift", test.drift), ("episode", test.episode),
-                 ("dashboard", test.dashboard), ("totals", test.totals), ("storm", test.storm)]
+                   args.dashboard, injection)
+        parts = [("ready", test.ready), ("drift", test.drift), ("inject", test.inject),
+                 ("episode", test.episode), ("dashboard", test.dashboard),
+                 ("totals", test.totals), ("storm", test.storm)]
         for name, part in parts:
             print(f"[{name}]", flush=True)
             try:
@@ -644,7 +719,7 @@ def main():
             except Failure as e:
                 failures.append(name)
                 print(f"FAIL {name}: {e}", file=sys.stderr, flush=True)
-                if name == "ready":
+                if name in ("ready", "inject"):
                     break  # nothing else can be judged
             sys.stdout.flush()
         if failures:
