@@ -68,6 +68,16 @@ class CheckerTest(unittest.TestCase):
     def test_detection_logged_before_onset(self):
         self.assertFlags(broken("node clock: +57 ms", "node clock: +12 ms"), "node's clock")
 
+    def test_storm_over_before_the_read_passes(self):
+        self.assertEqual(demo_test.check(broken("(read back: 3:off)", "(read back: over)"), PORT),
+                         [])
+
+    def test_slow_machine_figures_pass(self):
+        slow = broken("back 53 ms after", "back 25000 ms after")
+        slow = slow.replace("node clock: +57 ms", "node clock: +4200 ms")
+        slow = slow.replace("507 ms after the storm", "31000 ms after the storm")
+        self.assertEqual(demo_test.check(slow, PORT), [])
+
     def test_pfc_not_off_during_storm(self):
         self.assertFlags(broken("(read back: 3:off)", "(read back: 3:on)"), "not 3:off")
 

@@ -5,7 +5,8 @@ on a free port), and checks that it exits 0 by itself, that its piped output car
 escapes, and that its closing SUMMARY reports what the tour claims, value by value: every port
 configured, a second apply of 0 writes, the drift corrected, the storm detected with a latency
 that is a number consistent with the detection time, the D-Bus figure and the node's clock, the
-remediation verified, PFC restored after the restoration time, the metrics URL.
+remediation verified, PFC restored after the restoration time, the metrics URL. Only what holds
+however slow the machine is checked: lower bounds, never how soon something happened.
 
   demo_test.py --demo scripts/demo.sh --build-dir build     run the demo and check it
   demo_test.py --output FILE [--port N]                     check a saved output only
@@ -25,6 +26,11 @@ RESTORATION_TIME_MS = 500
 STORM_MS = 3000
 # The demo's duration ("about a minute") is measured and reported, not asserted: a test never
 # fails because the machine is slow (its time is in the README, from `time ./scripts/demo.sh`).
+# Nor are how soon roced corrected the drift, logged the detection or restored PFC: the demo
+# waits for each (a minute at most, against a hang) and the summary only reports it.
+# The remediation's read-back when the demo, on a busy machine, read PFC only after the storm
+# and the restoration time were over (demo.sh judges that by the node's clock): no evidence.
+STORM_OVER = "over"
 
 
 def summary_fields(output):
@@ -81,10 +87,9 @@ def check(output, port):
         problems.append("the second apply sent %s write requests, not 0" % m[1])
 
     m = field("drift corrected",
-              r"lan4 PFC put back (\d+) ms after 'dcb pfc set' returned \(read back: (\S+)\)")
+              r"lan4 PFC put back (-?\d+) ms after 'dcb pfc set' returned \(read back: (\S+)\)")
     if m:
-        if not 0 <= int(m[1]) < 10000:
-            problems.append("drift corrected in %s ms" % m[1])
+        # Reported only: roced may correct (and log it) before `roce-sim exec` has returned.
         if m[2] != "3:on":
             problems.append("after the drift lan4 reads %s, not 3:on" % m[2])
 
@@ -102,21 +107,21 @@ def check(output, port):
             if abs(latency - dbus) > 1.5:
                 problems.append("log says %s ms, D-Bus %s ms" % (m[1], m[2]))
             # The detection is logged after it happened, by the node's own clock.
-            if not latency - 10 <= logged < STORM_MS:
+            if logged < latency - 10:
                 problems.append("detection logged at +%d ms by the node's clock, latency %s ms"
                                 % (logged, m[1]))
 
     m = field("remediation",
               r"disable-pfc \(read back: (\S+)\), verified: the storm stopped within (\d+) polls")
     if m:
-        if m[1] != "3:off":
+        if m[1] not in ("3:off", STORM_OVER):
             problems.append("during the storm lan3 reads %s, not 3:off" % m[1])
         if int(m[2]) < 1:
             problems.append("verified over %s polls" % m[2])
 
     m = field("restored", r"(-?\d+) ms after the storm ended \(read back: (\S+)\)")
     if m:
-        if not RESTORATION_TIME_MS - 10 <= int(m[1]) < 10000:
+        if int(m[1]) < RESTORATION_TIME_MS - 10:
             problems.append("restored %s ms after the storm ended (restoration time %d ms)"
                             % (m[1], RESTORATION_TIME_MS))
         if m[2] != "3:on":
