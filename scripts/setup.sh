@@ -16,7 +16,7 @@ PACKAGES=(
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   rdma-core libibverbs-dev
   libsdbus-c++-dev libsystemd-dev
-  libyaml-cpp-dev prometheus-cpp-dev libspdlog-dev nlohmann-json3-dev
+  libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest
   # the third-party tools the tests cross-check against, and the real-kernel test's needs
   iproute2 ethtool python3

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The Prometheus endpoint: prometheus-cpp's Exposer (civetweb) serving GET /metrics, each scrape
-// sampling the node afresh through a NodeSampler. Optional basic auth and TLS (docs/metrics.md).
-// With TLS, or on an IPv6 address, the Exposer listens on loopback only and a RelayFrontend serves
-// the configured address, relaying to it: Debian's civetweb can do neither TLS with OpenSSL 3 nor
-// IPv6 (relay_frontend.hpp). Plain HTTP on IPv4 is civetweb's alone.
+// The Prometheus endpoint: civetweb serving GET /metrics (metrics_http.hpp), each scrape sampling
+// the node through a NodeSampler and written by exposition_text. Optional basic auth and TLS
+// (docs/metrics.md). With TLS, or on an IPv6 address, the Exposer listens on loopback only and a
+// RelayFrontend serves the configured address, relaying to it: Debian's civetweb can do neither TLS
+// with OpenSSL 3 nor IPv6 (relay_frontend.hpp). Plain HTTP on IPv4 is civetweb's alone.
 
 #include <memory>
 #include <string>
@@ -14,12 +14,9 @@
 #include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
 
-namespace prometheus {
-class Exposer;
-}
-
 namespace roced::telemetry {
 
+class MetricsHttp;
 class RelayFrontend;
 
 class Exporter {
@@ -37,10 +34,8 @@ class Exporter {
   std::string url() const;
 
  private:
-  class Collector;
-  std::shared_ptr<Collector> collector_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  std::unique_ptr<RelayFrontend> relay_;  // declared after exposer_: stops relaying before it goes
+  std::unique_ptr<MetricsHttp> http_;
+  std::unique_ptr<RelayFrontend> relay_;  // declared after http_: stops relaying before it goes
   std::string scheme_;
   std::string host_;
   bool ipv6_ = false;

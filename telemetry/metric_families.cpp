@@ -14,17 +14,6 @@ namespace roced::telemetry {
 
 namespace {
 
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
-using Labels = std::vector<ClientMetric::Label>;
-
-struct FamilySpec {
-  std::string_view name;
-  MetricType type;
-  std::string_view help;
-};
-
 // The ethtool names (ethtool_names.hpp's `metric`) and the family each goes to. Per-priority
 // counters carry direction and priority labels, port-level ones direction only.
 struct EthtoolMapping {
@@ -38,82 +27,82 @@ constexpr EthtoolMapping kEthtool[] = {
     {"pause",
      true,
      true,
-     {"roce_pfc_pause_frames_total", MetricType::Counter,
+     {"roce_pfc_pause_frames_total", MetricType::counter,
       "PFC pause frames per priority: rx = received (the switch pauses us), tx = sent (we pause "
       "the switch)."}},
     {"pause_duration",
      true,
      true,
-     {"roce_pfc_pause_duration_seconds_total", MetricType::Counter,
+     {"roce_pfc_pause_duration_seconds_total", MetricType::counter,
       "Time paused per priority, in seconds; its rate is the paused-time ratio (0-1)."}},
     {"pause_transition",
      true,
      true,
-     {"roce_pfc_pause_transitions_total", MetricType::Counter,
+     {"roce_pfc_pause_transitions_total", MetricType::counter,
       "Transitions from paused to not paused per priority."}},
     {"packets",
      true,
      true,
-     {"roce_priority_packets_total", MetricType::Counter, "Packets per priority and direction."}},
+     {"roce_priority_packets_total", MetricType::counter, "Packets per priority and direction."}},
     {"bytes",
      true,
      true,
-     {"roce_priority_bytes_total", MetricType::Counter, "Bytes per priority and direction."}},
+     {"roce_priority_bytes_total", MetricType::counter, "Bytes per priority and direction."}},
     {"discards",
      true,
      true,
-     {"roce_priority_discards_total", MetricType::Counter,
+     {"roce_priority_discards_total", MetricType::counter,
       "Packets discarded per priority (on a lossless priority this must stay 0)."}},
     {"buf_discard",
      true,
      true,
-     {"roce_priority_buffer_discards_total", MetricType::Counter,
+     {"roce_priority_buffer_discards_total", MetricType::counter,
       "Packets discarded per priority for want of receive buffer."}},
     {"cong_discard",
      true,
      true,
-     {"roce_priority_congestion_discards_total", MetricType::Counter,
+     {"roce_priority_congestion_discards_total", MetricType::counter,
       "Packets discarded per priority by congestion control."}},
     {"marked",
      true,
      true,
-     {"roce_priority_ecn_marked_packets_total", MetricType::Counter,
+     {"roce_priority_ecn_marked_packets_total", MetricType::counter,
       "Packets ECN-marked by the NIC's receive buffer per priority."}},
     {"discards_phy",
      false,
      true,
-     {"roce_port_discards_total", MetricType::Counter,
+     {"roce_port_discards_total", MetricType::counter,
       "Packets the port discarded at the physical layer (rx: no buffer; tx: could not send)."}},
     {"pause_ctrl_phy",
      false,
      true,
-     {"roce_link_pause_frames_total", MetricType::Counter,
+     {"roce_link_pause_frames_total", MetricType::counter,
       "MAC control (pause) frames of every priority, counted even when the NIC ignores them."}},
     {"pause_storm_warning_events",
      false,
      false,
-     {"roce_pause_storm_warning_events_total", MetricType::Counter,
+     {"roce_pause_storm_warning_events_total", MetricType::counter,
       "The NIC's stall prevention saw its receive side pausing the switch for 85 % of the "
       "timeout."}},
     {"pause_storm_error_events",
      false,
      false,
-     {"roce_pause_storm_error_events_total", MetricType::Counter,
+     {"roce_pause_storm_error_events_total", MetricType::counter,
       "The NIC stopped pausing the switch after the stall-prevention timeout and drops instead."}},
     {"global_pause",
      false,
      true,
-     {"roce_global_pause_frames_total", MetricType::Counter,
+     {"roce_global_pause_frames_total", MetricType::counter,
       "802.3x (global) pause frames, used when PFC is off."}},
     {"global_pause_duration",
      false,
      true,
-     {"roce_global_pause_duration_seconds_total", MetricType::Counter,
+     {"roce_global_pause_duration_seconds_total", MetricType::counter,
       "Time paused by 802.3x (global) pause, in seconds."}},
     {"global_pause_transition",
      false,
      true,
-     {"roce_global_pause_transitions_total", MetricType::Counter,
+     {"roce_global_pause_transitions_total", MetricType::counter,
       "Transitions from globally paused to not paused."}},
 };
 
@@ -126,157 +115,118 @@ struct RdmaMapping {
 
 constexpr RdmaMapping kRdma[] = {
     {"np_ecn_marked_roce_packets",
-     {"roce_ecn_marked_packets_total", MetricType::Counter,
+     {"roce_ecn_marked_packets_total", MetricType::counter,
       "CE-marked RoCE packets this port received (its notification point)."},
      ""},
     {"np_cnp_sent",
-     {"roce_cnp_sent_total", MetricType::Counter,
+     {"roce_cnp_sent_total", MetricType::counter,
       "CNPs this port's notification point sent back to senders."},
      ""},
     {"rp_cnp_handled",
-     {"roce_cnp_handled_total", MetricType::Counter,
+     {"roce_cnp_handled_total", MetricType::counter,
       "CNPs this port's reaction point acted on (it slowed down)."},
      ""},
     {"rp_cnp_ignored",
-     {"roce_cnp_ignored_total", MetricType::Counter,
+     {"roce_cnp_ignored_total", MetricType::counter,
       "CNPs that arrived while the reaction point was off for their priority (DCQCN off here)."},
      ""},
     {"out_of_sequence",
-     {"roce_rdma_out_of_sequence_total", MetricType::Counter,
+     {"roce_rdma_out_of_sequence_total", MetricType::counter,
       "Packets received out of sequence (a loss upstream)."},
      ""},
     {"packet_seq_err",
-     {"roce_rdma_packet_sequence_errors_total", MetricType::Counter,
+     {"roce_rdma_packet_sequence_errors_total", MetricType::counter,
       "NAK sequence errors received (the responder saw a gap)."},
      ""},
     {"implied_nak_seq_err",
-     {"roce_rdma_implied_nak_sequence_errors_total", MetricType::Counter,
+     {"roce_rdma_implied_nak_sequence_errors_total", MetricType::counter,
       "Implied NAK sequence errors (a read response or atomic ACK arrived out of order)."},
      ""},
     {"local_ack_timeout_err",
-     {"roce_rdma_local_ack_timeouts_total", MetricType::Counter,
+     {"roce_rdma_local_ack_timeouts_total", MetricType::counter,
       "Requester retransmission timeouts (no ACK in time)."},
      ""},
     {"rnr_nak_retry_err",
-     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::Counter,
+     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::counter,
       "Receiver-not-ready NAK retries exhausted."},
      ""},
     {"duplicate_request",
-     {"roce_rdma_duplicate_requests_total", MetricType::Counter,
+     {"roce_rdma_duplicate_requests_total", MetricType::counter,
       "Duplicate requests received (the requester retransmitted)."},
      ""},
     {"out_of_buffer",
-     {"roce_rdma_out_of_buffer_total", MetricType::Counter,
+     {"roce_rdma_out_of_buffer_total", MetricType::counter,
       "Packets dropped for want of a posted receive buffer."},
      ""},
     {"roce_adp_retrans",
-     {"roce_rdma_adaptive_retransmissions_total", MetricType::Counter, "Adaptive retransmissions."},
+     {"roce_rdma_adaptive_retransmissions_total", MetricType::counter, "Adaptive retransmissions."},
      ""},
     {"roce_adp_retrans_to",
-     {"roce_rdma_adaptive_retransmission_timeouts_total", MetricType::Counter,
+     {"roce_rdma_adaptive_retransmission_timeouts_total", MetricType::counter,
       "Adaptive retransmission timeouts."},
      ""},
     {"roce_slow_restart",
-     {"roce_rdma_slow_restarts_total", MetricType::Counter, "Slow restarts after retransmission."},
+     {"roce_rdma_slow_restarts_total", MetricType::counter, "Slow restarts after retransmission."},
      ""},
     {"req_cqe_error",
-     {"roce_rdma_cqe_errors_total", MetricType::Counter, "Completions with an error."},
+     {"roce_rdma_cqe_errors_total", MetricType::counter, "Completions with an error."},
      "requester"},
     {"resp_cqe_error",
-     {"roce_rdma_cqe_errors_total", MetricType::Counter, "Completions with an error."},
+     {"roce_rdma_cqe_errors_total", MetricType::counter, "Completions with an error."},
      "responder"},
     {"req_remote_access_errors",
-     {"roce_rdma_remote_access_errors_total", MetricType::Counter, "Remote access errors."},
+     {"roce_rdma_remote_access_errors_total", MetricType::counter, "Remote access errors."},
      "requester"},
     {"resp_remote_access_errors",
-     {"roce_rdma_remote_access_errors_total", MetricType::Counter, "Remote access errors."},
+     {"roce_rdma_remote_access_errors_total", MetricType::counter, "Remote access errors."},
      "responder"},
     {"req_remote_invalid_request",
-     {"roce_rdma_remote_invalid_requests_total", MetricType::Counter,
+     {"roce_rdma_remote_invalid_requests_total", MetricType::counter,
       "Remote invalid request errors the requester received."},
      ""},
     {"resp_local_length_error",
-     {"roce_rdma_local_length_errors_total", MetricType::Counter,
+     {"roce_rdma_local_length_errors_total", MetricType::counter,
       "Responder local length errors (a message longer than the receive buffer)."},
      ""},
     {"rx_icrc_encapsulated",
-     {"roce_rdma_icrc_errors_total", MetricType::Counter, "RoCE packets received with a bad ICRC."},
+     {"roce_rdma_icrc_errors_total", MetricType::counter, "RoCE packets received with a bad ICRC."},
      ""},
     // Soft-RoCE (rxe_hw_counters.c) names for the same events, and its packet totals.
     {"out_of_seq_request",
-     {"roce_rdma_out_of_sequence_total", MetricType::Counter,
+     {"roce_rdma_out_of_sequence_total", MetricType::counter,
       "Packets received out of sequence (a loss upstream)."},
      ""},
     {"rcvd_seq_err",
-     {"roce_rdma_packet_sequence_errors_total", MetricType::Counter,
+     {"roce_rdma_packet_sequence_errors_total", MetricType::counter,
       "NAK sequence errors received (the responder saw a gap)."},
      ""},
     {"retry_rnr_exceeded_err",
-     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::Counter,
+     {"roce_rdma_rnr_nak_retry_errors_total", MetricType::counter,
       "Receiver-not-ready NAK retries exhausted."},
      ""},
     {"sent_pkts",
-     {"roce_rdma_sent_packets_total", MetricType::Counter,
+     {"roce_rdma_sent_packets_total", MetricType::counter,
       "RoCE packets the RDMA device sent (rxe's sent_pkts)."},
      ""},
     {"rcvd_pkts",
-     {"roce_rdma_received_packets_total", MetricType::Counter,
+     {"roce_rdma_received_packets_total", MetricType::counter,
       "RoCE packets the RDMA device received (rxe's rcvd_pkts)."},
      ""},
 };
 
-// Families in first-use order, so the output groups each family's samples under its HELP/TYPE.
-class Families {
- public:
-  void add(const FamilySpec& spec, Labels labels, double value) {
-    ClientMetric metric;
-    metric.label = std::move(labels);
-    if (spec.type == MetricType::Counter) {
-      metric.counter.value = value;
-    } else {
-      metric.gauge.value = value;
-    }
-    family(spec).metric.push_back(std::move(metric));
-  }
-  void add(const FamilySpec& spec, Labels labels, const LatencyHistogram& histogram) {
-    ClientMetric metric;
-    metric.label = std::move(labels);
-    metric.histogram.sample_count = histogram.count;
-    metric.histogram.sample_sum = histogram.sum;
-    for (size_t i = 0; i < LatencyHistogram::kBounds.size(); ++i) {
-      metric.histogram.bucket.push_back({histogram.buckets[i], LatencyHistogram::kBounds[i]});
-    }
-    metric.histogram.bucket.push_back({histogram.count, std::numeric_limits<double>::infinity()});
-    family(spec).metric.push_back(std::move(metric));
-  }
-  std::vector<MetricFamily> take() { return std::move(families_); }
+constexpr std::string_view kPriorityNames[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
 
- private:
-  MetricFamily& family(const FamilySpec& spec) {
-    auto [it, inserted] = index_.try_emplace(std::string(spec.name), families_.size());
-    if (inserted) {
-      MetricFamily family;
-      family.name = spec.name;
-      family.help = spec.help;
-      family.type = spec.type;
-      families_.push_back(std::move(family));
-    }
-    return families_[it->second];
-  }
-
-  std::map<std::string, size_t> index_;
-  std::vector<MetricFamily> families_;
-};
-
-Labels with(Labels labels, std::initializer_list<std::pair<std::string, std::string>> more) {
-  for (const auto& [name, value] : more) labels.push_back({name, value});
-  return labels;
-}
-
-Labels port_labels(const PortSample& port) {
+LabelSet port_labels(const PortSample& port) {
   return {{"netdev", port.netdev},
           {"device", port.rdma_device},
           {"port", port.rdma_port > 0 ? std::to_string(port.rdma_port) : ""}};
+}
+
+void add_histogram(ExpositionWriter& out, const FamilySpec& spec, const LabelSet& labels,
+                   const LatencyHistogram& histogram) {
+  out.add(spec, labels,
+          HistogramSample{LatencyHistogram::kBounds, histogram.buckets, histogram.count,
+                          histogram.sum});
 }
 
 const EthtoolMapping* ethtool_mapping(const EthtoolCounterName& name) {
@@ -293,101 +243,101 @@ double in_base_unit(uint64_t value, CounterUnit unit) {
                                            : static_cast<double>(value);
 }
 
-constexpr FamilySpec kPortInfo{"roce_port_info", MetricType::Gauge,
+constexpr FamilySpec kPortInfo{"roce_port_info", MetricType::gauge,
                                "A managed RoCE port: its driver, firmware and PCI address."};
-constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::Gauge,
+constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::gauge,
                              "1 when the port is administratively up and has carrier."};
-constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::Gauge, "The netdev's MTU."};
+constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::gauge, "The netdev's MTU."};
 constexpr FamilySpec kSampleAge{
-    "roced_ethtool_sample_age_seconds", MetricType::Gauge,
+    "roced_ethtool_sample_age_seconds", MetricType::gauge,
     "How old the port's ethtool counters served here were: 0 when read for this scrape, else the "
     "age of the storm watchdog's last reading, served instead (metrics.max_sample_age)."};
-constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::Gauge,
+constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::gauge,
                                "The RoCE v2 GID index of the configured address family."};
 constexpr FamilySpec kGidExpected{
-    "roce_rocev2_gid_index_expected", MetricType::Gauge,
+    "roce_rocev2_gid_index_expected", MetricType::gauge,
     "The GID index the configuration says jobs use (roce.gid_index)."};
-constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::Gauge,
+constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::gauge,
                              "1 when the setting matched the profile at roced's last check."};
 constexpr FamilySpec kUnsupported{
-    "roce_config_unsupported", MetricType::Gauge,
+    "roce_config_unsupported", MetricType::gauge,
     "1 for a setting the profile manages that the port cannot take, with the reason."};
-constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::Gauge,
+constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::gauge,
                                 "1 for the port's current state in roced."};
-constexpr FamilySpec kLossless{"roce_config_lossless_priority", MetricType::Gauge,
+constexpr FamilySpec kLossless{"roce_config_lossless_priority", MetricType::gauge,
                                "1 for each priority the port's profile makes lossless "
                                "(pfc.priorities), for rules to join on."};
-constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::Counter,
+constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::counter,
                               "Applies roced made to the port, by result."};
-constexpr FamilySpec kDrifts{"roce_config_drifts_total", MetricType::Counter,
+constexpr FamilySpec kDrifts{"roce_config_drifts_total", MetricType::counter,
                              "Times a setting was found changed away from the profile."};
-constexpr FamilySpec kCorrections{"roce_config_corrections_total", MetricType::Counter,
+constexpr FamilySpec kCorrections{"roce_config_corrections_total", MetricType::counter,
                                   "Drifts roced corrected."};
-constexpr FamilySpec kLastCheck{"roce_config_last_check_timestamp_seconds", MetricType::Gauge,
+constexpr FamilySpec kLastCheck{"roce_config_last_check_timestamp_seconds", MetricType::gauge,
                                 "Unix time of roced's last check of the port."};
-constexpr FamilySpec kBuildInfo{"roced_build_info", MetricType::Gauge, "roced's version."};
+constexpr FamilySpec kBuildInfo{"roced_build_info", MetricType::gauge, "roced's version."};
 constexpr FamilySpec kReloadOk{
-    "roced_config_last_reload_successful", MetricType::Gauge,
+    "roced_config_last_reload_successful", MetricType::gauge,
     "1 when the last configuration reload worked (or none was asked since the start), 0 when it "
     "failed and roced runs the previous configuration."};
 constexpr FamilySpec kReloadTime{
-    "roced_config_last_reload_success_timestamp_seconds", MetricType::Gauge,
+    "roced_config_last_reload_success_timestamp_seconds", MetricType::gauge,
     "When roced last took its configuration file: the start, or the last reload that worked."};
-constexpr FamilySpec kPorts{"roced_ports", MetricType::Gauge, "Ports roced manages now."};
-constexpr FamilySpec kCollectorSuccess{"roced_scrape_collector_success", MetricType::Gauge,
+constexpr FamilySpec kPorts{"roced_ports", MetricType::gauge, "Ports roced manages now."};
+constexpr FamilySpec kCollectorSuccess{"roced_scrape_collector_success", MetricType::gauge,
                                        "1 when the collector read every port in this scrape."};
 constexpr FamilySpec kCollectorDuration{"roced_scrape_collector_duration_seconds",
-                                        MetricType::Gauge,
+                                        MetricType::gauge,
                                         "Time the collector took in this scrape, all ports."};
-constexpr FamilySpec kWraps{"roced_rdma_stat_wraps_total", MetricType::Counter,
+constexpr FamilySpec kWraps{"roced_rdma_stat_wraps_total", MetricType::counter,
                             "32-bit RDMA counter wraps roced carried over."};
-constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::Counter,
+constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::counter,
                              "RDMA counters seen restarting from zero (a driver reload)."};
 
 const std::vector<std::string> kStates = {"pending",  "in-sync", "held",    "drifted",
                                           "applying", "failed",  "vanished"};
 
-constexpr FamilySpec kWatchdogPolls{"roced_watchdog_polls_total", MetricType::Counter,
+constexpr FamilySpec kWatchdogPolls{"roced_watchdog_polls_total", MetricType::counter,
                                     "Rounds of the PFC storm watchdog over every port."};
 constexpr FamilySpec kWatchdogLatePolls{
-    "roced_watchdog_late_polls_total", MetricType::Counter,
+    "roced_watchdog_late_polls_total", MetricType::counter,
     "Watchdog rounds that began more than half a poll interval late (an overloaded host)."};
-constexpr FamilySpec kWatchdogInterval{"roced_watchdog_poll_interval_seconds", MetricType::Gauge,
+constexpr FamilySpec kWatchdogInterval{"roced_watchdog_poll_interval_seconds", MetricType::gauge,
                                        "The watchdog's configured poll interval."};
 constexpr FamilySpec kWatchdogEffectiveInterval{
-    "roced_watchdog_effective_poll_interval_seconds", MetricType::Gauge,
+    "roced_watchdog_effective_poll_interval_seconds", MetricType::gauge,
     "The poll interval in use: the configured one unless the poll budget needs longer."};
 constexpr FamilySpec kWatchdogBudgetLimited{
-    "roced_watchdog_poll_budget_limited", MetricType::Gauge,
+    "roced_watchdog_poll_budget_limited", MetricType::gauge,
     "1 while this share of the poll budget (cpu, firmware) sets a longer poll interval."};
-constexpr FamilySpec kWatchdogReadCpu{"roced_watchdog_read_cpu_seconds_total", MetricType::Counter,
+constexpr FamilySpec kWatchdogReadCpu{"roced_watchdog_read_cpu_seconds_total", MetricType::counter,
                                       "CPU time the storm watchdog's rounds of reads took."};
 constexpr FamilySpec kWatchdogReadTime{
-    "roced_watchdog_read_seconds_total", MetricType::Counter,
+    "roced_watchdog_read_seconds_total", MetricType::counter,
     "Time the port's statistics reads took (on mlx5: its firmware command time)."};
 constexpr FamilySpec kStormActive{
-    "roce_pfc_storm_active", MetricType::Gauge,
+    "roce_pfc_storm_active", MetricType::gauge,
     "1 while a PFC storm is detected on the priority and direction and not yet restored."};
 constexpr FamilySpec kStormRemediated{
-    "roce_pfc_storm_remediation_active", MetricType::Gauge,
+    "roce_pfc_storm_remediation_active", MetricType::gauge,
     "1 while roced's storm action (PFC off, stall prevention tightened) is in effect."};
 constexpr FamilySpec kStormHeld{
-    "roce_pfc_storm_held", MetricType::Gauge,
+    "roce_pfc_storm_held", MetricType::gauge,
     "1 while the port is held in its safe state past the storm: the action budget is spent."};
-constexpr FamilySpec kStormDetections{"roce_pfc_storm_detections_total", MetricType::Counter,
+constexpr FamilySpec kStormDetections{"roce_pfc_storm_detections_total", MetricType::counter,
                                       "PFC storms detected."};
-constexpr FamilySpec kStormRestorations{"roce_pfc_storm_restorations_total", MetricType::Counter,
+constexpr FamilySpec kStormRestorations{"roce_pfc_storm_restorations_total", MetricType::counter,
                                         "PFC storms that ended (restoration time without pause)."};
-constexpr FamilySpec kStormActions{"roce_pfc_storm_actions_total", MetricType::Counter,
+constexpr FamilySpec kStormActions{"roce_pfc_storm_actions_total", MetricType::counter,
                                    "Storm actions roced took, by action and result."};
 constexpr FamilySpec kStormEscalations{
-    "roce_pfc_storm_escalations_total", MetricType::Counter,
+    "roce_pfc_storm_escalations_total", MetricType::counter,
     "Storms roced could not handle: remediation-failed, action-failed, budget-spent."};
 constexpr FamilySpec kStormLatency{
-    "roce_pfc_storm_detection_latency_seconds", MetricType::Histogram,
+    "roce_pfc_storm_detection_latency_seconds", MetricType::histogram,
     "From a storm's onset (as the pause counters place it) to its detection."};
 
-void add_watchdog(Families& out, const WatchdogStats& stats) {
+void add_watchdog(ExpositionWriter& out, const WatchdogStats& stats) {
   out.add(kWatchdogPolls, {}, static_cast<double>(stats.polls));
   out.add(kWatchdogLatePolls, {}, static_cast<double>(stats.late_polls));
   out.add(kWatchdogInterval, {}, std::chrono::duration<double>(stats.poll_interval).count());
@@ -402,51 +352,51 @@ void add_watchdog(Families& out, const WatchdogStats& stats) {
     out.add(kWatchdogReadTime, {{"netdev", netdev}}, std::chrono::duration<double>(time).count());
   }
   for (const auto& storm : stats.storms) {
-    const Labels labels = {{"netdev", storm.netdev},
-                           {"priority", std::to_string(storm.priority)},
-                           {"direction", std::string(direction_name(storm.direction))}};
+    const LabelSet labels = {{"netdev", storm.netdev},
+                             {"priority", std::to_string(storm.priority)},
+                             {"direction", std::string(direction_name(storm.direction))}};
     out.add(kStormActive, labels, storm.active ? 1 : 0);
     out.add(kStormRemediated, labels, storm.remediated ? 1 : 0);
     out.add(kStormHeld, labels, storm.held ? 1 : 0);
     out.add(kStormDetections, labels, static_cast<double>(storm.detections));
     out.add(kStormRestorations, labels, static_cast<double>(storm.restorations));
     for (const auto& [key, count] : storm.actions) {
-      out.add(kStormActions, with(labels, {{"action", key.first}, {"result", key.second}}),
+      out.add(kStormActions, labels.with({{"action", key.first}, {"result", key.second}}),
               static_cast<double>(count));
     }
     for (const auto& [reason, count] : storm.escalations) {
-      out.add(kStormEscalations, with(labels, {{"reason", reason}}), static_cast<double>(count));
+      out.add(kStormEscalations, labels.with({{"reason", reason}}), static_cast<double>(count));
     }
-    out.add(kStormLatency, labels, storm.detection_latency);
+    add_histogram(out, kStormLatency, labels, storm.detection_latency);
   }
 }
 
-void add_config(Families& out, const PortSample& port) {
+void add_config(ExpositionWriter& out, const PortSample& port) {
   if (!port.config) return;
   const ConfigState& config = *port.config;
-  const Labels netdev = {{"netdev", port.netdev}};
+  const LabelSet netdev = {{"netdev", port.netdev}};
   for (const auto& [setting, in_sync] : config.in_sync) {
-    out.add(kInSync, with(netdev, {{"setting", setting}}), in_sync ? 1 : 0);
+    out.add(kInSync, netdev.with({{"setting", setting}}), in_sync ? 1 : 0);
   }
   for (const auto& [setting, reason] : config.unsupported) {
-    out.add(kUnsupported, with(netdev, {{"setting", setting}, {"reason", reason}}), 1);
+    out.add(kUnsupported, netdev.with({{"setting", setting}, {"reason", reason}}), 1);
   }
   for (const auto& state : kStates) {
-    out.add(kPortState, with(netdev, {{"state", state}}), state == config.state ? 1 : 0);
+    out.add(kPortState, netdev.with({{"state", state}}), state == config.state ? 1 : 0);
   }
   for (int priority = 0; priority < 8; ++priority) {
     if ((config.lossless_priorities & (1u << priority)) == 0) continue;
-    out.add(kLossless, with(netdev, {{"priority", std::to_string(priority)}}), 1);
+    out.add(kLossless, netdev.with({{"priority", std::to_string(priority)}}), 1);
   }
-  out.add(kApplies, with(netdev, {{"result", "ok"}}), static_cast<double>(config.applies_ok));
-  out.add(kApplies, with(netdev, {{"result", "failed"}}),
+  out.add(kApplies, netdev.with({{"result", "ok"}}), static_cast<double>(config.applies_ok));
+  out.add(kApplies, netdev.with({{"result", "failed"}}),
           static_cast<double>(config.applies_failed));
   // Every setting the port is checked for has its counters from 0, so that increase() sees
   // the first drift; a count for a setting no longer checked stays, as counters must.
   const auto by_setting = [&](const FamilySpec& family, std::map<std::string, uint64_t> counts) {
     for (const auto& [setting, in_sync] : config.in_sync) counts.try_emplace(setting, 0);
     for (const auto& [setting, count] : counts) {
-      out.add(family, with(netdev, {{"setting", setting}}), static_cast<double>(count));
+      out.add(family, netdev.with({{"setting", setting}}), static_cast<double>(count));
     }
   };
   by_setting(kDrifts, config.drifts);
@@ -457,10 +407,10 @@ void add_config(Families& out, const PortSample& port) {
   }
 }
 
-void add_port(Families& out, const PortSample& port) {
-  const Labels labels = port_labels(port);
+void add_port(ExpositionWriter& out, const PortSample& port) {
+  const LabelSet labels = port_labels(port);
   out.add(kPortInfo,
-          with(labels, {{"driver", port.driver}, {"firmware", port.firmware}, {"pci", port.pci}}),
+          labels.with({{"driver", port.driver}, {"firmware", port.firmware}, {"pci", port.pci}}),
           1);
   if (port.link_known) {
     out.add(kLinkUp, labels, port.link_up ? 1 : 0);
@@ -470,10 +420,10 @@ void add_port(Families& out, const PortSample& port) {
     out.add(kSampleAge, labels, std::chrono::duration<double>(port.ethtool_age).count());
   }
   if (port.rocev2_gid_index) {
-    out.add(kGidIndex, with(labels, {{"family", port.gid_family}}), *port.rocev2_gid_index);
+    out.add(kGidIndex, labels.with({{"family", port.gid_family}}), *port.rocev2_gid_index);
   }
   if (port.expected_gid_index) {
-    out.add(kGidExpected, with(labels, {{"family", port.gid_family}}), *port.expected_gid_index);
+    out.add(kGidExpected, labels.with({{"family", port.gid_family}}), *port.expected_gid_index);
   }
 
   for (const auto& [name, value] : port.ethtool) {
@@ -481,23 +431,22 @@ void add_port(Families& out, const PortSample& port) {
     if (!parsed) continue;
     const EthtoolMapping* mapping = ethtool_mapping(*parsed);
     if (mapping == nullptr) continue;
-    Labels series = labels;
-    if (mapping->direction_label) {
-      series.push_back({"direction", std::string(direction_name(parsed->direction))});
-    }
-    if (parsed->priority) series.push_back({"priority", std::to_string(*parsed->priority)});
-    out.add(mapping->family, std::move(series), in_base_unit(value, parsed->unit));
+    LabelSet series = labels;
+    if (mapping->direction_label)
+      series = series.with({{"direction", direction_name(parsed->direction)}});
+    if (parsed->priority)
+      series = series.with({{"priority", kPriorityNames[*parsed->priority & 7]}});
+    out.add(mapping->family, series, in_base_unit(value, parsed->unit));
   }
 
   for (const auto& mapping : kRdma) {
     const auto it = port.rdma_totals.find(std::string(mapping.counter));
     if (it == port.rdma_totals.end()) continue;
-    Labels series = labels;
-    if (!mapping.side.empty()) series.push_back({"side", std::string(mapping.side)});
-    out.add(mapping.family, std::move(series), static_cast<double>(it->second));
+    out.add(mapping.family, mapping.side.empty() ? labels : labels.with({{"side", mapping.side}}),
+            static_cast<double>(it->second));
   }
   if (!port.rdma_device.empty()) {
-    const Labels netdev = {{"netdev", port.netdev}};
+    const LabelSet netdev = {{"netdev", port.netdev}};
     out.add(kWraps, netdev, static_cast<double>(port.counter_wraps));
     out.add(kResets, netdev, static_cast<double>(port.counter_resets));
   }
@@ -505,8 +454,16 @@ void add_port(Families& out, const PortSample& port) {
 
 }  // namespace
 
-std::vector<MetricFamily> metric_families(const NodeSample& sample, const ExporterInfo& info) {
-  Families out;
+bool exports_hw_counter(std::string_view counter) {
+  for (const auto& mapping : kRdma) {
+    if (mapping.counter == counter) return true;
+  }
+  return false;
+}
+
+void write_exposition(std::string& out_text, const NodeSample& sample, const ExporterInfo& info,
+                      ExpositionWriter::Filter serves) {
+  ExpositionWriter out(std::move(serves));
   out.add(kBuildInfo, {{"version", info.version}}, 1);
   out.add(kPorts, {}, static_cast<double>(sample.ports.size()));
   for (const auto& [name, outcome] : sample.sources) {
@@ -527,7 +484,7 @@ std::vector<MetricFamily> metric_families(const NodeSample& sample, const Export
     out.add(kReloadTime, {},
             std::chrono::duration<double>(sample.reload->last_success.time_since_epoch()).count());
   }
-  return out.take();
+  out.take(out_text);
 }
 
 }  // namespace roced::telemetry

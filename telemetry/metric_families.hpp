@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// A NodeSample as Prometheus metric families (docs/metrics.md is the catalogue): pure, so the
-// names, labels and units are unit-tested without an HTTP server.
-
-#include <prometheus/metric_family.h>
+// A NodeSample as Prometheus metric families (docs/metrics.md is the catalogue), written as the
+// text exposition: pure, so the names, labels and units are unit-tested without an HTTP server.
 
 #include <string>
-#include <vector>
+#include <string_view>
 
+#include "telemetry/exposition.hpp"
 #include "telemetry/node_sampler.hpp"
 
 namespace roced::telemetry {
@@ -16,8 +15,18 @@ struct ExporterInfo {
   std::string version;
 };
 
-// Families without a single sample are left out (a NIC without the counter exports nothing).
-std::vector<prometheus::MetricFamily> metric_families(const NodeSample& sample,
-                                                      const ExporterInfo& info);
+// Whether a family takes this hw_counters file's value (the others need not be read).
+bool exports_hw_counter(std::string_view counter);
+
+// Families without a single sample are left out (a NIC without the counter exports nothing), and
+// those `serves` refuses (metrics.include/exclude; all when empty).
+void write_exposition(std::string& out, const NodeSample& sample, const ExporterInfo& info,
+                      ExpositionWriter::Filter serves = {});
+inline std::string exposition_text(const NodeSample& sample, const ExporterInfo& info,
+                                   ExpositionWriter::Filter serves = {}) {
+  std::string out;
+  write_exposition(out, sample, info, std::move(serves));
+  return out;
+}
 
 }  // namespace roced::telemetry

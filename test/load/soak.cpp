@@ -3,7 +3,6 @@
 
 #include <linux/dcbnl.h>
 #include <malloc.h>
-#include <prometheus/text_serializer.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -349,8 +348,7 @@ void Soak::checkpoint() {
   stats.late_polls = loop_->late_polls();
   stats.storms = remediator_->snapshot();
   sample.watchdog = stats;
-  const auto text =
-      prometheus::TextSerializer().Serialize(telemetry::metric_families(sample, {"soak"}));
+  const auto text = telemetry::exposition_text(sample, {"soak"});
   const auto parsed = bench::parse_metrics_text(text);
   ++report_.checks;
   if (!parsed.errors.empty()) mismatch("exposition: " + parsed.errors.front());

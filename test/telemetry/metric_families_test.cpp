@@ -4,19 +4,73 @@
 #include "telemetry/metric_families.hpp"
 
 #include <gtest/gtest.h>
-#include <prometheus/text_serializer.h>
 
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "bench/metrics_text.hpp"
+
 namespace roced::telemetry {
 namespace {
 
-using prometheus::ClientMetric;
-using prometheus::MetricFamily;
-using prometheus::MetricType;
+using Label = std::pair<std::string, std::string>;
+
+// The exposition read back: what a scraper sees, family by family.
+struct Series {
+  std::vector<Label> label;  // in the order written
+  double value = 0;
+};
+struct Family {
+  std::string name, help, type;
+  std::vector<Series> metric;
+};
+
+// Splits `text` into its families by the HELP and TYPE lines; every series line must parse and
+// belong to the family above it (histograms: NAME_bucket, _count and _sum).
+std::vector<Family> read_back(const std::string& text) {
+  std::vector<Family> families;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# HELP ", 0) == 0) {
+      const size_t space = line.find(' ', 7);
+      families.push_back({line.substr(7, space - 7), line.substr(space + 1), "", {}});
+      continue;
+    }
+    if (line.rfind("# TYPE ", 0) == 0) {
+      EXPECT_FALSE(families.empty()) << line;
+      if (!families.empty()) families.back().type = line.substr(line.rfind(' ') + 1);
+      continue;
+    }
+    const auto parsed = bench::parse_metrics_text(line);
+    EXPECT_TRUE(parsed.errors.empty() && parsed.samples.size() == 1) << line;
+    if (families.empty() || parsed.samples.size() != 1) continue;
+    const bench::Sample& sample = parsed.samples.front();
+    const std::string& family = families.back().name;
+    EXPECT_TRUE(sample.name == family || sample.name == family + "_bucket" ||
+                sample.name == family + "_count" || sample.name == family + "_sum")
+        << line << " under " << family;
+    Series series{{}, sample.value};
+    // The written order, which the parser's map does not keep.
+    const size_t open = line.find('{');
+    const size_t close = line.rfind('}');
+    if (open != std::string::npos && close != std::string::npos) {
+      std::regex pair(R"re(([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)")re");
+      const std::string labels = line.substr(open + 1, close - open - 1);
+      for (auto it = std::sregex_iterator(labels.begin(), labels.end(), pair);
+           it != std::sregex_iterator(); ++it) {
+        series.label.emplace_back((*it)[1], sample.labels.at((*it)[1]));
+      }
+    }
+    if (sample.name == family) families.back().metric.push_back(std::move(series));
+  }
+  return families;
+}
+
+std::vector<Family> metric_families(const NodeSample& sample, const ExporterInfo& info) {
+  return read_back(exposition_text(sample, info));
+}
 
 PortSample lan3() {
   PortSample port;
@@ -75,7 +129,7 @@ NodeSample node_of(std::vector<PortSample> ports) {
   return node;
 }
 
-const MetricFamily* find(const std::vector<MetricFamily>& families, const std::string& name) {
+const Family* find(const std::vector<Family>& families, const std::string& name) {
   for (const auto& family : families) {
     if (family.name == name) return &family;
   }
@@ -83,9 +137,9 @@ const MetricFamily* find(const std::vector<MetricFamily>& families, const std::s
 }
 
 // The value of the one series of `name` whose labels include every one of `labels`.
-std::optional<double> value(const std::vector<MetricFamily>& families, const std::string& name,
-                            const std::vector<ClientMetric::Label>& labels) {
-  const MetricFamily* family = find(families, name);
+std::optional<double> value(const std::vector<Family>& families, const std::string& name,
+                            const std::vector<Label>& labels) {
+  const Family* family = find(families, name);
   if (family == nullptr) return std::nullopt;
   std::optional<double> found;
   for (const auto& metric : family->metric) {
@@ -95,7 +149,7 @@ std::optional<double> value(const std::vector<MetricFamily>& families, const std
     }
     if (!all) continue;
     EXPECT_FALSE(found) << name << ": more than one series matches";
-    found = family->type == MetricType::Counter ? metric.counter.value : metric.gauge.value;
+    found = metric.value;
   }
   return found;
 }
@@ -132,13 +186,11 @@ TEST(MetricFamilies, PfcCountersGetPriorityAndDirectionLabelsAndSeconds) {
       continue;
     }
     for (const auto& metric : family.metric) {
-      EXPECT_NE(std::find(metric.label.begin(), metric.label.end(),
-                          ClientMetric::Label{"device", "mlx5_1"}),
+      EXPECT_NE(std::find(metric.label.begin(), metric.label.end(), Label{"device", "mlx5_1"}),
                 metric.label.end())
           << family.name;
-      EXPECT_NE(
-          std::find(metric.label.begin(), metric.label.end(), ClientMetric::Label{"port", "1"}),
-          metric.label.end())
+      EXPECT_NE(std::find(metric.label.begin(), metric.label.end(), Label{"port", "1"}),
+                metric.label.end())
           << family.name;
     }
   }
@@ -166,8 +218,7 @@ TEST(MetricFamilies, RxeCountersMapOntoTheRdmaFamilies) {
       {"rcvd_seq_err", 4}, {"retry_rnr_exceeded_err", 5}, {"duplicate_request", 6},
       {"ack_deferred", 7}};
   const auto families = metric_families(node_of({veth0}), ExporterInfo{"1"});
-  const std::vector<ClientMetric::Label> labels = {
-      {"netdev", "veth0"}, {"device", "rxe0"}, {"port", "1"}};
+  const std::vector<Label> labels = {{"netdev", "veth0"}, {"device", "rxe0"}, {"port", "1"}};
   EXPECT_EQ(value(families, "roce_rdma_sent_packets_total", labels), 1001);
   EXPECT_EQ(value(families, "roce_rdma_received_packets_total", labels), 1002);
   EXPECT_EQ(value(families, "roce_rdma_out_of_sequence_total", labels), 3);
@@ -177,7 +228,7 @@ TEST(MetricFamilies, RxeCountersMapOntoTheRdmaFamilies) {
   // mlx5's families the veth has no counter for stay absent, not 0.
   EXPECT_EQ(find(families, "roce_cnp_sent_total"), nullptr);
   EXPECT_EQ(find(families, "roce_rdma_out_of_buffer_total"), nullptr);
-  const std::string exposition = prometheus::TextSerializer().Serialize(families);
+  const std::string exposition = exposition_text(node_of({veth0}), ExporterInfo{"1"});
   EXPECT_NE(exposition.find("roce_rdma_sent_packets_total{netdev=\"veth0\",device=\"rxe0\","
                             "port=\"1\"} 1001\n"),
             std::string::npos)
@@ -254,10 +305,12 @@ TEST(MetricFamilies, SeriesAreUniqueAndCountersEndInTotal) {
   for (const auto& family : families) {
     EXPECT_FALSE(family.metric.empty()) << family.name;
     EXPECT_FALSE(family.help.empty()) << family.name;
-    if (family.type == MetricType::Counter) {
+    EXPECT_TRUE(family.type == "counter" || family.type == "gauge" || family.type == "histogram")
+        << family.name << ": " << family.type;
+    if (family.type == "counter") {
       EXPECT_TRUE(family.name.ends_with("_total")) << family.name;
     }
-    std::set<std::vector<ClientMetric::Label>> seen;
+    std::set<std::vector<Label>> seen;
     for (auto metric : family.metric) {
       std::sort(metric.label.begin(), metric.label.end());
       EXPECT_TRUE(seen.insert(metric.label).second) << family.name << ": a series twice";
@@ -299,7 +352,7 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
   sample.watchdog = watchdog_of_lan3();
   sample.reload = NodeSample::Reload{
       false, std::chrono::system_clock::time_point{} + std::chrono::seconds(1'700'000'000)};
-  const std::string text = prometheus::TextSerializer().Serialize(metric_families(sample, {"1"}));
+  const std::string text = exposition_text(sample, {"1"});
   const std::string labels = "netdev=\"lan3\",priority=\"3\",direction=\"rx\"";
   for (const std::string& line :
        {"roce_pfc_storm_active{" + labels + "} 1\n",
@@ -318,7 +371,9 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
         "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"0.5\"} 2\n",
         "roce_pfc_storm_detection_latency_seconds_bucket{" + labels + ",le=\"+Inf\"} 2\n",
         "roce_pfc_storm_detection_latency_seconds_count{" + labels + "} 2\n",
-        "roce_pfc_storm_detection_latency_seconds_sum{" + labels + "} 0.285\n",
+        // 0.055 + 0.230 as a double, in the shortest form that reads back the same (as Go's
+        // client writes it).
+        "roce_pfc_storm_detection_latency_seconds_sum{" + labels + "} 0.28500000000000003\n",
         std::string("roced_watchdog_polls_total 1234\n"),
         std::string("roced_watchdog_late_polls_total 2\n"),
         std::string("roced_watchdog_poll_interval_seconds 0.01\n"),
@@ -334,8 +389,7 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
   EXPECT_NE(text.find("# TYPE roce_pfc_storm_detection_latency_seconds histogram\n"),
             std::string::npos);
   // Without the watchdog running there are none of them.
-  const std::string off =
-      prometheus::TextSerializer().Serialize(metric_families(node_of({lan3()}), {"1"}));
+  const std::string off = exposition_text(node_of({lan3()}), {"1"});
   EXPECT_EQ(off.find("storm_active"), std::string::npos);
   EXPECT_EQ(off.find("roced_watchdog"), std::string::npos);
 }
@@ -377,7 +431,7 @@ TEST(MetricFamilies, EveryFamilyIsDocumented) {
     EXPECT_TRUE(documented.count(family.name)) << family.name << " is not in docs/metrics.md";
   }
   // And the text format is what Prometheus parses: HELP and TYPE once per family.
-  const std::string exposition = prometheus::TextSerializer().Serialize(families);
+  const std::string exposition = exposition_text(sample, ExporterInfo{"1"});
   EXPECT_NE(exposition.find("# TYPE roce_pfc_pause_frames_total counter\n"), std::string::npos);
   EXPECT_NE(
       exposition.find("roce_pfc_pause_duration_seconds_total{netdev=\"lan3\",device=\"mlx5_1\","

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "telemetry/metrics_http.hpp"
+
+#include <civetweb.h>
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+namespace roced::telemetry {
+
+namespace {
+
+constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+// "Basic dXNlcjpwYXNz" -> "user:pass"; empty when it is not a basic credential.
+std::string basic_credential(const char* header) {
+  if (header == nullptr) return {};
+  std::string_view value(header);
+  constexpr std::string_view kScheme = "Basic ";
+  if (value.size() <= kScheme.size() || strncasecmp(value.data(), "Basic ", kScheme.size()) != 0) {
+    return {};
+  }
+  value.remove_prefix(kScheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+  if (value.empty() || value.size() % 4 != 0 || value.size() > 4096) return {};
+  std::string decoded(value.size() / 4 * 3, '\0');
+  const int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
+                                     reinterpret_cast<const unsigned char*>(value.data()),
+                                     static_cast<int>(value.size()));
+  if (length < 0) return {};
+  // EVP_DecodeBlock counts the padding's zero bytes too.
+  size_t size = static_cast<size_t>(length);
+  for (size_t i = value.size(); i > 0 && value[i - 1] == '=' && size > 0; --i) --size;
+  decoded.resize(size);
+  return decoded;
+}
+
+void send(mg_connection* connection, int status, const std::string& body, bool gzipped, bool head) {
+  mg_response_header_start(connection, status);
+  mg_response_header_add(connection, "Content-Type", status == 200 ? kContentType : "text/plain",
+                         -1);
+  if (gzipped) mg_response_header_add(connection, "Content-Encoding", "gzip", -1);
+  if (status == 401) {
+    mg_response_header_add(connection, "WWW-Authenticate", "Basic realm=\"roced\"", -1);
+  }
+  if (status == 405) mg_response_header_add(connection, "Allow", "GET, HEAD", -1);
+  mg_response_header_add(connection, "Content-Length", std::to_string(body.size()).c_str(), -1);
+  mg_response_header_send(connection);
+  if (!head && !body.empty()) mg_write(connection, body.data(), body.size());
+}
+
+}  // namespace
+
+bool accepts_gzip(const char* accept_encoding) {
+  if (accept_encoding == nullptr) return false;
+  std::string_view rest(accept_encoding);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    const size_t semicolon = item.find(';');
+    std::string_view coding = item.substr(0, semicolon);
+    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
+    if (coding != "gzip" && coding != "*") continue;
+    if (semicolon == std::string_view::npos) return true;
+    std::string_view params = item.substr(semicolon + 1);
+    while (!params.empty() && params.front() == ' ') params.remove_prefix(1);
+    // q=0, q=0.0, q=0.000: refused.
+    if (params.starts_with("q=0") && params.find_first_not_of("q=0.") == std::string_view::npos) {
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+class Deflater {
+ public:
+  Deflater() {
+    // 15 + 16: the zlib window with a gzip header and trailer.
+    if (deflateInit2(&stream_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      throw std::runtime_error("gzip: deflateInit2 failed");
+    }
+  }
+  ~Deflater() { deflateEnd(&stream_); }
+  Deflater(const Deflater&) = delete;
+  Deflater& operator=(const Deflater&) = delete;
+
+  void compress(const std::string& body, std::string& out) {
+    deflateReset(&stream_);
+    out.resize(deflateBound(&stream_, body.size()));
+    stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+    stream_.avail_in = static_cast<uInt>(body.size());
+    stream_.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream_.avail_out = static_cast<uInt>(out.size());
+    const int result = deflate(&stream_, Z_FINISH);
+    out.resize(stream_.total_out);
+    if (result != Z_STREAM_END) throw std::runtime_error("gzip: deflate did not finish");
+  }
+
+ private:
+  z_stream stream_{};
+};
+
+}  // namespace
+
+void gzip(const std::string& body, std::string& out) {
+  thread_local Deflater deflater;
+  deflater.compress(body, out);
+}
+
+MetricsHttp::MetricsHttp(const std::string& listening_ports, Render render, Authorize authorize)
+    : render_(std::move(render)), authorize_(std::move(authorize)) {
+  static const unsigned initialised = mg_init_library(0);
+  (void)initialised;
+  const char* options[] = {"listening_ports", listening_ports.c_str(), "num_threads", "2", nullptr};
+  mg_callbacks callbacks{};
+  context_ = mg_start(&callbacks, this, options);
+  if (context_ == nullptr) {
+    throw std::runtime_error("civetweb could not start on " + listening_ports);
+  }
+  mg_set_request_handler(context_, "/metrics$", &MetricsHttp::serve, this);
+}
+
+MetricsHttp::~MetricsHttp() {
+  if (context_ != nullptr) mg_stop(context_);
+}
+
+int MetricsHttp::port() const {
+  mg_server_port ports[4];
+  const int count = mg_get_server_ports(context_, 4, ports);
+  return count > 0 ? ports[0].port : 0;
+}
+
+int MetricsHttp::serve(mg_connection* connection, void* self) {
+  return static_cast<MetricsHttp*>(self)->serve(connection);
+}
+
+bool MetricsHttp::authorized(mg_connection* connection) const {
+  const std::string credential = basic_credential(mg_get_header(connection, "Authorization"));
+  const size_t colon = credential.find(':');
+  if (colon == std::string::npos) return false;
+  return authorize_(credential.substr(0, colon), credential.substr(colon + 1));
+}
+
+int MetricsHttp::serve(mg_connection* connection) {
+  const mg_request_info* request = mg_get_request_info(connection);
+  const std::string_view method = request->request_method;
+  const bool head = method == "HEAD";
+  if (method != "GET" && !head) {
+    send(connection, 405, "only GET and HEAD\n", false, false);
+    return 405;
+  }
+  if (authorize_ && !authorized(connection)) {
+    send(connection, 401, "unauthorized\n", false, head);
+    return 401;
+  }
+  // Per request thread, kept: their capacity is reused by the next scrape.
+  thread_local std::string body;
+  thread_local std::string compressed;
+  try {
+    render_(body);
+  } catch (const std::exception& e) {
+    send(connection, 500, std::string("cannot render the metrics: ") + e.what() + "\n", false,
+         head);
+    return 500;
+  }
+  const bool gzipped = accepts_gzip(mg_get_header(connection, "Accept-Encoding"));
+  if (gzipped) gzip(body, compressed);
+  send(connection, 200, gzipped ? compressed : body, gzipped, head);
+  return 200;
+}
+
+}  // namespace roced::telemetry
