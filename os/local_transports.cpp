@@ -60,22 +60,65 @@ std::filesystem::path LocalFileTree::resolve(const std::filesystem::path& real_p
   return real_path;
 }
 
-Result<std::string> LocalFileTree::read(const std::filesystem::path& real_path) const {
-  const std::string context = "read " + real_path.string();
-  UniqueFd fd(::open(resolve(real_path).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Error::from_errno(errno, context);
+namespace {
+
+// The whole file: sysfs hands an attribute over in one read, the second read sees its end.
+Result<std::string> read_all(int fd, const std::filesystem::path& real_path) {
   std::string text;
   char chunk[4096];
   for (;;) {
-    const ssize_t got = ::read(fd.get(), chunk, sizeof(chunk));
+    const ssize_t got = ::read(fd, chunk, sizeof(chunk));
     if (got < 0) {
       if (errno == EINTR) continue;
-      return Error::from_errno(errno, context);
+      return Error::from_errno(errno, "read " + real_path.string());
     }
     if (got == 0) break;
     text.append(chunk, static_cast<size_t>(got));
   }
   return text;
+}
+
+}  // namespace
+
+Result<std::string> LocalFileTree::read(const std::filesystem::path& real_path) const {
+  UniqueFd fd(::open(resolve(real_path).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return Error::from_errno(errno, "read " + real_path.string());
+  return read_all(fd.get(), real_path);
+}
+
+std::vector<Result<std::string>> LocalFileTree::read_each(
+    const std::filesystem::path& real_dir, const std::vector<std::string>& names) const {
+  UniqueFd dir(::open(resolve(real_dir).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return FileTree::read_each(real_dir, names);  // each with its own error
+  std::vector<Result<std::string>> texts;
+  texts.reserve(names.size());
+  for (const auto& name : names) {
+    if (name.empty() || name.find('/') != std::string::npos) {
+      texts.push_back(read(real_dir / name));
+      continue;
+    }
+    UniqueFd fd(::openat(dir.get(), name.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) {
+      texts.push_back(Error::from_errno(errno, "read " + (real_dir / name).string()));
+      continue;
+    }
+    // An attribute comes whole in the first read (seq_read_iter copies all that show() wrote, at
+    // most a page): a short read is its end, and saves the read that would return 0.
+    char chunk[4096];
+    ssize_t got = -1;
+    do {
+      got = ::read(fd.get(), chunk, sizeof(chunk));
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      texts.push_back(Error::from_errno(errno, "read " + (real_dir / name).string()));
+    } else if (static_cast<size_t>(got) < sizeof(chunk)) {
+      texts.push_back(std::string(chunk, static_cast<size_t>(got)));
+    } else {
+      auto rest = read_all(fd.get(), real_dir / name);
+      texts.push_back(rest ? Result<std::string>(std::string(chunk, sizeof(chunk)) + *rest) : rest);
+    }
+  }
+  return texts;
 }
 
 // Like echo > attribute: no O_CREAT (a missing sysfs attribute is ENOENT), one write() so the

@@ -33,6 +33,9 @@ class LocalFileTree : public FileTree {
  public:
   std::filesystem::path resolve(const std::filesystem::path& real_path) const override;
   Result<std::string> read(const std::filesystem::path& real_path) const override;
+  // openat() under one O_PATH descriptor of the directory.
+  std::vector<Result<std::string>> read_each(const std::filesystem::path& real_dir,
+                                             const std::vector<std::string>& names) const override;
   Result<void> write(const std::filesystem::path& real_path, const std::string& text) override;
   Result<std::vector<std::string>> list(const std::filesystem::path& real_path) const final;
   bool exists(const std::filesystem::path& real_path) const final;

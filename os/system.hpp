@@ -65,6 +65,16 @@ class FileTree {
   virtual std::filesystem::path resolve(const std::filesystem::path& real_path) const = 0;
   virtual Result<std::string> read(
       const std::filesystem::path& real_path) const = 0;  // trailing newline kept
+  // The files `names` (plain names) of directory `real_dir`, each as read() gives it, in order.
+  // A tree that can looks the directory up once for them all: an RDMA port's counters are 20 to 70
+  // files, read on every scrape.
+  virtual std::vector<Result<std::string>> read_each(const std::filesystem::path& real_dir,
+                                                     const std::vector<std::string>& names) const {
+    std::vector<Result<std::string>> texts;
+    texts.reserve(names.size());
+    for (const auto& name : names) texts.push_back(read(real_dir / name));
+    return texts;
+  }
   virtual Result<void> write(const std::filesystem::path& real_path, const std::string& text) = 0;
   virtual Result<std::vector<std::string>> list(
       const std::filesystem::path& real_path) const = 0;  // sorted names

@@ -14,15 +14,18 @@ bool is_absent_error(const Error& error) {
 namespace {
 
 std::filesystem::path hw_counters_dir(const std::string& device, int port) {
-  return std::filesystem::path("/sys/class/infiniband") / device / "ports" /
-         std::to_string(port) / "hw_counters";
+  return std::filesystem::path("/sys/class/infiniband") / device / "ports" / std::to_string(port) /
+         "hw_counters";
 }
 
 Result<std::map<std::string, uint64_t>> read_named_decimal_files(
-    const FileTree& files, const std::filesystem::path& dir, const std::vector<std::string>& names) {
+    const FileTree& files, const std::filesystem::path& dir,
+    const std::vector<std::string>& names) {
   std::map<std::string, uint64_t> values;
-  for (const auto& name : names) {
-    auto text = files.read(dir / name);
+  auto texts = files.read_each(dir, names);
+  for (size_t i = 0; i < names.size() && i < texts.size(); ++i) {
+    const std::string& name = names[i];
+    auto& text = texts[i];
     if (!text) {
       // A listed file that refuses to be read is a counter lost, not one the device lacks:
       // reported (the caller's source fails), never a silently missing series.
@@ -54,6 +57,13 @@ Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files
     return names.error();
   }
   return read_named_decimal_files(files, dir, *names);
+}
+
+Result<std::vector<std::string>> list_hw_counters(const FileTree& files, const std::string& device,
+                                                  int port) {
+  auto names = files.list(hw_counters_dir(device, port));
+  if (!names && is_absent_error(names.error())) return std::vector<std::string>{};
+  return names;
 }
 
 Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,

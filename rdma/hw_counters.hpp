@@ -24,6 +24,10 @@ Result<std::map<std::string, uint64_t>> read_hw_counters(const FileTree& files,
                                                          const std::string& device, int port,
                                                          const std::vector<std::string>& names);
 
+// The names in the port's hw_counters directory (sorted); none when it is missing.
+Result<std::vector<std::string>> list_hw_counters(const FileTree& files, const std::string& device,
+                                                  int port);
+
 // Same rule for any directory of "<decimal>\n" files (the counters/ directory, cc_params, ...).
 Result<std::map<std::string, uint64_t>> read_decimal_files(const FileTree& files,
                                                            const std::filesystem::path& dir);

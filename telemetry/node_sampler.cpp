@@ -2,6 +2,7 @@
 #include "telemetry/node_sampler.hpp"
 
 #include "link/link.hpp"
+#include "telemetry/metric_families.hpp"
 #include "telemetry/sampler.hpp"
 
 namespace roced::telemetry {
@@ -67,6 +68,7 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   // The hw_counters directory changes only with the device: listed when the GID table is
   // re-read (a new ifindex, or every kGidRefresh), its files read by name in between.
   if (!options.gid) options.hw_counter_names = &memory.hw_counter_names;
+  options.keep_hw_counter = &exports_hw_counter;
   std::optional<StatsCache::Reading> recent;
   if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
   if (recent) options.stats = &*recent;

@@ -76,11 +76,19 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
     // three firmware commands against a statistics read's thirty.
     if (options.read_rdma) {
       timed(sample, "rdma", [&] {
-        auto counters =
-            options.hw_counter_names
-                ? rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port,
-                                         *options.hw_counter_names)
-                : rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port);
+        auto counters = [&]() -> Result<std::map<std::string, uint64_t>> {
+          if (options.hw_counter_names) {
+            return rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port,
+                                          *options.hw_counter_names);
+          }
+          auto names = rdma::list_hw_counters(*system.files, port.rdma_device, port.rdma_port);
+          if (!names) return names.error();
+          if (options.keep_hw_counter) {
+            std::erase_if(*names,
+                          [&](const std::string& name) { return !options.keep_hw_counter(name); });
+          }
+          return rdma::read_hw_counters(*system.files, port.rdma_device, port.rdma_port, *names);
+        }();
         if (!counters) {
           sample.errors.push_back("hw_counters " + port.rdma_device + "/" +
                                   std::to_string(port.rdma_port) + ": " + counters.error().message);

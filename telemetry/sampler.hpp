@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "link/link.hpp"
@@ -26,6 +27,9 @@ struct SampleOptions {
   std::optional<LinkInfo> link;
   // The hw_counters names a listing found earlier; listed afresh when absent.
   const std::vector<std::string>* hw_counter_names = nullptr;
+  // Which of a fresh listing's counters to read (all when null): a real mlx5 port has some 40,
+  // of which the metrics use about 20, and each is a file to open on every scrape.
+  bool (*keep_hw_counter)(std::string_view name) = nullptr;
   // A recent statistics reading of the port (the storm poller's): served instead of a read.
   const StatsCache::Reading* stats = nullptr;
 };

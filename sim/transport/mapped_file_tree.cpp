@@ -53,6 +53,15 @@ roced::Result<std::string> MappedFileTree::read(const std::filesystem::path& rea
   return LocalFileTree::read(real_path);
 }
 
+std::vector<roced::Result<std::string>> MappedFileTree::read_each(
+    const std::filesystem::path& real_dir, const std::vector<std::string>& names) const {
+  // debugfs: file by file, each under the lockdown rule.
+  if (real_dir.native().rfind("/sys/kernel/debug", 0) == 0) {
+    return FileTree::read_each(real_dir, names);
+  }
+  return LocalFileTree::read_each(real_dir, names);
+}
+
 roced::Result<void> MappedFileTree::write(const std::filesystem::path& real_path,
                                           const std::string& text) {
   if (locked_down(*this, real_path)) {

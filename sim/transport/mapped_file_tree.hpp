@@ -25,6 +25,8 @@ class MappedFileTree final : public roced::LocalFileTree {
   std::filesystem::path resolve(const std::filesystem::path& real_path) const override;
   // The kernel's debugfs rule under lockdown applies to both.
   roced::Result<std::string> read(const std::filesystem::path& real_path) const override;
+  std::vector<roced::Result<std::string>> read_each(
+      const std::filesystem::path& real_dir, const std::vector<std::string>& names) const override;
   roced::Result<void> write(const std::filesystem::path& real_path,
                             const std::string& text) override;
 

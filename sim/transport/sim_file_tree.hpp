@@ -22,6 +22,10 @@ class SimFileTree final : public roced::FileTree {
 
   std::filesystem::path resolve(const std::filesystem::path& real_path) const override;
   roced::Result<std::string> read(const std::filesystem::path& real_path) const override;
+  std::vector<roced::Result<std::string>> read_each(
+      const std::filesystem::path& real_dir, const std::vector<std::string>& names) const override {
+    return files_.read_each(real_dir, names);
+  }
   roced::Result<void> write(const std::filesystem::path& real_path,
                             const std::string& text) override;
   roced::Result<std::vector<std::string>> list(

@@ -89,6 +89,51 @@ TEST_F(SimFileTree, ReadWriteListAndErrors) {
   EXPECT_EQ(files.list("/sys/class/nothing").error().code, ENOENT);
 }
 
+// read_each: what read() would give for each name, in order, errors included; a file longer than
+// one read comes whole; debugfs keeps its lockdown rule file by file.
+TEST_F(SimFileTree, ReadEachIsReadForEveryName) {
+  FileTree& files = *system_.files;
+  const fs::path counters = dir_ / "sys/class/infiniband/mlx5_0/ports/1/hw_counters";
+  write_file(counters / "np_cnp_sent", "12\n");
+  write_file(counters / "rp_cnp_handled", "7\n");
+  write_file(counters / "long", std::string(10000, 'x'));
+  fs::create_directories(counters / "subdir");
+  const fs::path real = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters";
+  const std::vector<std::string> names = {"rp_cnp_handled", "gone", "np_cnp_sent", "long",
+                                          "subdir"};
+  const auto texts = files.read_each(real, names);
+  ASSERT_EQ(texts.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto one = files.read(real / names[i]);
+    ASSERT_EQ(texts[i].ok(), one.ok()) << names[i];
+    if (one.ok()) {
+      EXPECT_EQ(*texts[i], *one) << names[i];
+    } else {
+      EXPECT_EQ(texts[i].error().code, one.error().code) << names[i];
+      EXPECT_EQ(texts[i].error().message, one.error().message) << names[i];
+    }
+  }
+  EXPECT_EQ(*texts[0], "7\n");
+  EXPECT_EQ(texts[1].error().code, ENOENT);
+  EXPECT_EQ(texts[3]->size(), 10000u);
+  EXPECT_EQ(texts[4].error().code, EISDIR);
+  // A directory that is not there: every name fails as its own read would.
+  const auto none = files.read_each("/sys/class/infiniband/mlx5_9/ports/1/hw_counters", names);
+  ASSERT_EQ(none.size(), names.size());
+  for (const auto& text : none) EXPECT_EQ(text.error().code, ENOENT);
+
+  // Under lockdown a writable debugfs file cannot be opened, read_each or not.
+  write_file(dir_ / "sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+  write_file(dir_ / "debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate", "5\n");
+  fs::permissions(dir_ / "debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate",
+                  fs::perms::owner_read | fs::perms::owner_write);
+  const auto locked =
+      files.read_each("/sys/kernel/debug/mlx5/0000:17:00.0/cc_params", {"rp_ai_rate"});
+  ASSERT_EQ(locked.size(), 1u);
+  ASSERT_FALSE(locked[0].ok());
+  EXPECT_EQ(locked[0].error().code, EPERM);
+}
+
 TEST_F(SimFileTree, MakeDirInConfigfsAndReadLink) {
   FileTree& files = *system_.files;
   fs::create_directories(dir_ / "config/rdma_cm");

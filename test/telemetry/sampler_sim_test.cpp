@@ -10,6 +10,7 @@
 #include "in_process_node.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
+#include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
 #include "telemetry/sampler.hpp"
 
@@ -152,6 +153,29 @@ TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   EXPECT_EQ(read_sample.ports[0].ethtool.at("rx_discards_phy"), 0u);
   EXPECT_EQ(read_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
   EXPECT_GT(commands_now(), before);
+}
+
+// A scrape opens only the hw_counters files a family exports: the listing scrape and the ones
+// reading by name alike. The simulated mlx5 port has counters no family takes (rx_read_requests).
+TEST_F(SamplerSim, OnlyTheExportedHwCountersAreRead) {
+  const DiscoveredPort port = lan2();
+  auto listed = system_.files->list("/sys/class/infiniband/" + port.rdma_device + "/ports/" +
+                                    std::to_string(port.rdma_port) + "/hw_counters");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_NE(std::find(listed->begin(), listed->end(), "rx_read_requests"), listed->end());
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = port;
+    return std::vector<PortTarget>{target};
+  });
+  for (int scrape = 0; scrape < 2; ++scrape) {  // the first lists the directory, the next do not
+    const NodeSample sample = sampler.sample();
+    ASSERT_EQ(sample.ports.size(), 1u);
+    const auto& rdma = sample.ports[0].rdma;
+    EXPECT_EQ(rdma.count("np_cnp_sent"), 1u) << "scrape " << scrape;
+    EXPECT_EQ(rdma.count("rx_read_requests"), 0u) << "scrape " << scrape;
+    for (const auto& [name, value] : rdma) EXPECT_TRUE(exports_hw_counter(name)) << name;
+  }
 }
 
 }  // namespace
