@@ -256,6 +256,7 @@ bool PortRegistry::all_alive(TimePoint now, std::chrono::milliseconds window) co
 std::vector<PortSnapshot> PortRegistry::snapshots() const {
   std::vector<PortSnapshot> out;
   std::lock_guard lock(mutex_);
+  out.reserve(workers_.size() + vanished_.size());
   for (const auto& [name, worker] : workers_) out.push_back(worker->snapshot());
   for (const auto& [name, last] : vanished_) out.push_back(last);
   return out;

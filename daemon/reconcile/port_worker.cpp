@@ -338,7 +338,7 @@ void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
   const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
   {
     std::lock_guard lock(mutex_);
-    snapshot_.last_apply = result;
+    snapshot_.last_apply = std::make_shared<const apply::PortResult>(result);
     snapshot_.last_apply_time = time().wall_now();
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     // What the port is now (the hold applied, or rolled back): a routine check tells the rest.
@@ -575,7 +575,7 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
   slot = {};  // the applier returned once the port had its carrier again
   {
     std::lock_guard lock(mutex_);
-    snapshot_.last_apply = result;
+    snapshot_.last_apply = std::make_shared<const apply::PortResult>(result);
     snapshot_.last_apply_time = time().wall_now();
     const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);

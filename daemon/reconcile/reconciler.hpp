@@ -66,7 +66,8 @@ struct PortSnapshot {
   PortCounters counters;
   PortCondition condition = PortCondition::Pending;
   plan::PortPlan last_plan;  // the latest check's plan: per setting what drifted
-  std::optional<apply::PortResult> last_apply;
+  // Shared, never changed once made: a snapshot (taken on every scrape) copies no steps.
+  std::shared_ptr<const apply::PortResult> last_apply;
   std::optional<Clock::time_point> last_check;
   std::optional<Clock::time_point> last_apply_time;
   int consecutive_failures = 0;

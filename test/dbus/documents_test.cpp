@@ -92,7 +92,7 @@ TEST(DbusDocuments, StatusSaysConditionDriftAndLastApplyPerPort) {
   applied.netdev = "lan3";
   applied.outcome = apply::PortResult::Outcome::Applied;
   applied.steps.push_back({drifted.last_plan.changes[0], true, 1, ""});
-  drifted.last_apply = applied;
+  drifted.last_apply = std::make_shared<const apply::PortResult>(applied);
   drifted.last_apply_time = reconcile::Clock::from_time_t(1714564801);
   drifted.consecutive_failures = 2;
 

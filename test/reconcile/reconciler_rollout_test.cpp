@@ -79,7 +79,7 @@ TEST_F(ReconcileRollout, AtStartOnePortIsFlappedAtATime) {
   EXPECT_GE(time_.now() - began, 12s);
   for (const auto& port : reconciler.snapshot()) {
     EXPECT_EQ(port.condition, reconcile::PortCondition::InSync) << port.port.netdev;
-    ASSERT_TRUE(port.last_apply.has_value()) << port.port.netdev;
+    ASSERT_TRUE(port.last_apply != nullptr) << port.port.netdev;
     // The applier looks every 100 ms: back within that of the 3 s of training.
     const std::string& carrier = port.last_apply->carrier;
     ASSERT_EQ(carrier.rfind("back after ", 0), 0u) << carrier;
