@@ -2,6 +2,8 @@
 #include "sim/inprocess/simulated_time.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <vector>
 
 namespace roce_sim {
 
@@ -15,14 +17,49 @@ constexpr std::chrono::milliseconds kReactionTime{1};
 
 }  // namespace
 
+struct SimulatedTime::Exits {
+  std::mutex mutex;
+  SimulatedTime* time = nullptr;  // null once the clock is gone
+};
+
+void SimulatedTime::tell_at_exit(const std::shared_ptr<Exits>& exits) {
+  // Destroyed as the thread ends, after whatever it ran has returned.
+  struct AtExit {
+    std::vector<std::weak_ptr<Exits>> clocks;
+    ~AtExit() {
+      for (const auto& clock : clocks) {
+        if (const auto exits = clock.lock()) {
+          const std::lock_guard lock(exits->mutex);
+          if (exits->time != nullptr) exits->time->thread_ended(std::this_thread::get_id());
+        }
+      }
+    }
+  };
+  thread_local AtExit at_exit;
+  std::erase_if(at_exit.clocks, [](const auto& clock) { return clock.expired(); });
+  for (const auto& clock : at_exit.clocks) {
+    if (clock.lock() == exits) return;
+  }
+  at_exit.clocks.push_back(exits);
+}
+
+void SimulatedTime::thread_ended(std::thread::id thread) {
+  const std::lock_guard lock(mutex_);
+  known_.erase(thread);
+  ended_.insert(thread);
+  changed_.notify_all();
+}
+
 class SimulatedTime::Registration {
  public:
   Registration(SimulatedTime& time, TimePoint deadline, std::condition_variable* wake)
       : time_(time) {
     const std::lock_guard lock(time_.mutex_);
+    const std::thread::id self = std::this_thread::get_id();
     id_ = time_.next_registration_++;
-    time_.waiters_.emplace(id_, Waiter{std::this_thread::get_id(), deadline, wake});
-    time_.known_.insert(std::this_thread::get_id());
+    time_.waiters_.emplace(id_, Waiter{self, deadline, wake});
+    time_.ended_.erase(self);  // an ended thread's id, taken by a new one
+    if (time_.known_.insert(self).second) tell_at_exit(time_.exits_);
     time_.changed_.notify_all();
   }
   ~Registration() {
@@ -39,7 +76,16 @@ class SimulatedTime::Registration {
 };
 
 SimulatedTime::SimulatedTime()
-    : start_(std::chrono::steady_clock::now()), wall_start_(std::chrono::system_clock::now()) {}
+    : start_(std::chrono::steady_clock::now()),
+      wall_start_(std::chrono::system_clock::now()),
+      exits_(std::make_shared<Exits>()) {
+  exits_->time = this;
+}
+
+SimulatedTime::~SimulatedTime() {
+  const std::lock_guard lock(exits_->mutex);  // after any thread that is telling it of its end
+  exits_->time = nullptr;
+}
 
 SimulatedTime::TimePoint SimulatedTime::now_locked() const {
   return start_ + std::chrono::duration_cast<TimePoint::duration>(elapsed_);
@@ -94,13 +140,20 @@ SimulatedTime::Due SimulatedTime::due_locked() const {
 void SimulatedTime::settle(const Due& due) {
   if (due.empty()) return;
   std::unique_lock lock(mutex_);
-  changed_.wait_for(lock, kSettleLimit, [&] {
+  const bool settled = changed_.wait_for(lock, kHangPatience, [&] {
     return std::all_of(due.begin(), due.end(), [&](const auto& thread_due) {
-      return std::any_of(
-          waiters_.upper_bound(thread_due.second), waiters_.end(),
-          [&](const auto& later) { return later.second.thread == thread_due.first; });
+      return ended_.count(thread_due.first) != 0 ||
+             std::any_of(
+                 waiters_.upper_bound(thread_due.second), waiters_.end(),
+                 [&](const auto& later) { return later.second.thread == thread_due.first; });
     });
   });
+  if (!settled) {
+    std::fprintf(stderr,
+                 "SimulatedTime: a thread whose deadline came neither waits again nor "
+                 "ended after %lld s: it hangs; the clock moves on without it\n",
+                 static_cast<long long>(kHangPatience.count() / 1000));
+  }
 }
 
 bool SimulatedTime::waiting_locked(std::thread::id thread) const {
@@ -115,8 +168,19 @@ void SimulatedTime::quiesce() {
   };
   std::unique_lock lock(mutex_);
   const bool quiet = changed_.wait_for(
-      lock, kSettleLimit, [&] { return std::all_of(known_.begin(), known_.end(), settled); });
-  if (!quiet) std::erase_if(known_, [&](std::thread::id thread) { return !settled(thread); });
+      lock, kHangPatience, [&] { return std::all_of(known_.begin(), known_.end(), settled); });
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "SimulatedTime: a thread that waited on the clock neither waits again "
+                 "nor ended after %lld s: it hangs; the clock moves on without it\n",
+                 static_cast<long long>(kHangPatience.count() / 1000));
+    std::erase_if(known_, [&](std::thread::id thread) { return !settled(thread); });
+  }
+}
+
+bool SimulatedTime::until_waiting(size_t count, std::chrono::milliseconds patience) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, patience, [&] { return waiters_.size() >= count; });
 }
 
 void SimulatedTime::advance(std::chrono::nanoseconds step) {

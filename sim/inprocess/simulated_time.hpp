@@ -4,8 +4,9 @@
 // node, after Envoy's SimulatedTimeSystem: a wait ends when what it waits for is ready or when
 // advance() has carried the clock past its deadline, whatever the real time. Threads keep running
 // on their own; only their timers are the test's. advance() returns once every thread whose timer
-// fell due has dealt with it and waits again, so a loop that polls every 10 ms polls at every
-// 10 ms of the clock however slow the machine. Listeners see every step, so a scenario plays in
+// fell due has dealt with it and waits again (or has ended), however long that takes in real
+// time, so a loop that polls every 10 ms polls at every 10 ms of the clock however slow the
+// machine. Listeners see every step, so a scenario plays in
 // step with the daemon's clock.
 #include <atomic>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -27,6 +29,9 @@ class SimulatedTime final : public roced::TimeSource {
 
   // Starts at the real clocks' readings, so times look like the process's own.
   SimulatedTime();
+  ~SimulatedTime() override;
+  SimulatedTime(const SimulatedTime&) = delete;
+  SimulatedTime& operator=(const SimulatedTime&) = delete;
 
   TimePoint now() const override;
   WallTime wall_now() const override;
@@ -43,22 +48,26 @@ class SimulatedTime final : public roced::TimeSource {
   void charge_cpu(std::chrono::nanoseconds used) { cpu_ns_ += used.count(); }
 
   // Moves the clock on by `step`: listeners run (in the caller's thread, in the order added),
-  // every wait is woken to look at the clock, and the call returns once the threads whose
-  // deadline came are waiting again (or have not after kSettleLimit of real time: a thread that
-  // ended, or a hang, only lets the clock run ahead of it).
+  // every wait is woken to look at the clock, and the call returns once each thread whose
+  // deadline came is waiting again or has ended, however long that takes in real time (only
+  // after kHangPatience, which only a hang exhausts, does the clock run ahead of it).
   void advance(std::chrono::nanoseconds step);
   // Moves the clock on by `step` at a time until `done()`; before each step it lets every thread
   // that has waited on this clock finish what it is doing (a notification, a request: what no
-  // timer drives) and wait again, so the clock runs at most a step ahead of the threads. A thread
-  // that does not come back within kSettleLimit is taken to have ended. Gives up (false) after
-  // `patience` of real time, which only a hang can exhaust.
+  // timer drives) and wait again or end, so the clock runs at most a step ahead of the threads.
+  // Gives up (false) after `patience` of real time, which only a hang can exhaust.
   bool advance_until(const std::function<bool()>& done, std::chrono::nanoseconds step,
                      std::chrono::milliseconds patience = std::chrono::seconds(60));
+  // Until `count` waits at least are under way on this clock (for a test that must not move it
+  // before a thread it started waits); false after `patience` of real time.
+  bool until_waiting(size_t count, std::chrono::milliseconds patience = kHangPatience);
 
   int listen(Listener listener);  // an id for unlisten
   void unlisten(int id);
 
-  static constexpr std::chrono::milliseconds kSettleLimit{500};
+  // How long advance() and advance_until() wait in real time for a thread to wait again or end
+  // before they give up on it: a thread that takes longer hangs, however busy the machine.
+  static constexpr std::chrono::milliseconds kHangPatience{60000};
 
  private:
   struct Waiter {
@@ -68,14 +77,19 @@ class SimulatedTime final : public roced::TimeSource {
   };
   // A waiter's registration, from the moment it checks the clock until it returns.
   class Registration;
+  // What a thread's exit tells this clock, for as long as it exists (threads may outlive it).
+  struct Exits;
+  // Has the calling thread tell `exits` when it ends.
+  static void tell_at_exit(const std::shared_ptr<Exits>& exits);
+  void thread_ended(std::thread::id thread);
   using Due = std::map<std::thread::id, uint64_t>;  // thread -> its registration that came due
 
   TimePoint now_locked() const;
   Due due_locked() const;
-  // Until each thread of `due` has registered again, or kSettleLimit.
+  // Until each thread of `due` has registered again or ended, or kHangPatience.
   void settle(const Due& due);
-  // Until every thread known to wait on this clock waits on it, or kSettleLimit; those that do
-  // not are forgotten until they wait again.
+  // Until every thread known to wait on this clock waits on it, or kHangPatience; those that do
+  // not by then are forgotten until they wait again.
   void quiesce();
   bool waiting_locked(std::thread::id thread) const;
 
@@ -87,7 +101,9 @@ class SimulatedTime final : public roced::TimeSource {
   const WallTime wall_start_;
   std::map<uint64_t, Waiter> waiters_;  // by registration, in order
   uint64_t next_registration_ = 1;
-  std::set<std::thread::id> known_;  // threads that have waited on this clock
+  std::set<std::thread::id> known_;  // threads that have waited on this clock, until they end
+  std::set<std::thread::id> ended_;  // threads that waited on this clock and have ended
+  std::shared_ptr<Exits> exits_;
 
   std::mutex listeners_mutex_;  // one advance at a time, and the listeners
   std::map<int, Listener> listeners_;
