@@ -20,7 +20,8 @@ namespace {
 using namespace std::chrono_literals;
 using roce_sim::SimulatedTime;
 
-// Real time that a waiter gets to show it did not wake up.
+// Real time that a waiter gets to show it did not wake up too early. A slow machine only makes
+// that check weaker, never wrong: before the clock moves, a test waits until its threads wait.
 constexpr auto kRealPause = 50ms;
 
 TEST(SimulatedTime, AWaitEndsOnlyWhenTheClockPassesItsDeadline) {
@@ -34,6 +35,7 @@ TEST(SimulatedTime, AWaitEndsOnlyWhenTheClockPassesItsDeadline) {
     EXPECT_FALSE(time.wait_until(lock, wake, deadline, [] { return false; }));
     done = true;
   });
+  ASSERT_TRUE(time.until_waiting(1));
   std::this_thread::sleep_for(kRealPause);
   EXPECT_FALSE(done);
   time.advance(999ms);
@@ -69,14 +71,17 @@ TEST(SimulatedTime, SleepAndPollFollowTheClock) {
   std::atomic<bool> slept{false};
   const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   ASSERT_GE(fd, 0);
+  // Deadlines from here, whenever the threads get to run.
+  const auto start = time.now();
   std::thread sleeper([&] {
-    time.sleep_for(2s);
+    time.sleep_until(start + 2s);
     slept = true;
   });
   std::thread poller([&] {
     pollfd one{fd, POLLIN, 0};
-    polled = time.poll_until(std::span(&one, 1), time.now() + 5s);
+    polled = time.poll_until(std::span(&one, 1), start + 5s);
   });
+  ASSERT_TRUE(time.until_waiting(2));
   std::this_thread::sleep_for(kRealPause);
   EXPECT_FALSE(slept);
   EXPECT_EQ(polled, -2);
@@ -132,6 +137,9 @@ TEST_F(ScenarioOnTheClock, AHeldReplyComesWhenTheClockPassesTheHold) {
     EXPECT_TRUE(LinkClient(system_).set_mtu("lan3", 4000).ok());
     answered = true;
   });
+  // The held reply's deadline counts from when the node took the request: the clock stays put
+  // until the caller waits for it.
+  ASSERT_TRUE(time_.until_waiting(1));
   std::this_thread::sleep_for(kRealPause);
   EXPECT_FALSE(answered);
   uint32_t mtu = 0;
