@@ -147,7 +147,8 @@ int report(const plan::Plan& plan, const apply::ApplyResult& result, const Apply
   for (const auto& port : result.ports) {
     if (port.outcome == apply::PortResult::Outcome::RolledBack ||
         port.outcome == apply::PortResult::Outcome::RollbackFailed ||
-        port.outcome == apply::PortResult::Outcome::Unreadable) {
+        port.outcome == apply::PortResult::Outcome::Unreadable ||
+        port.outcome == apply::PortResult::Outcome::Held) {
       std::cerr << "rocectl: " << port.netdev << ": " << apply::outcome_name(port.outcome) << ": "
                 << port.error << "\n";
     }

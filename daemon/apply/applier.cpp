@@ -193,6 +193,7 @@ void wait_after_disruption(PortDevice& device, const plan::PortPlan& port_plan,
   }
   result.carrier =
       "no carrier " + std::to_string(options.carrier_timeout.count()) + " ms after the change";
+  result.carrier_lost = true;
   result.warnings.push_back("link: " + result.carrier + " (it had one before)");
 }
 
@@ -302,9 +303,21 @@ PortResult apply_port(System& system, const plan::PortPlan& port_plan,
 
 ApplyResult apply_plan(System& system, const plan::Plan& plan, const ApplyOptions& options) {
   ApplyResult result;
-  // One port after another: a failed port is rolled back before the next one is touched.
+  // One port after another: a failed port is rolled back before the next one is touched. Once a
+  // port has lost its carrier to a disruptive change, no other working port is flapped.
+  std::string lost;
   for (const auto& port_plan : plan.ports) {
+    if (!lost.empty() && port_plan.disruptive() && had_carrier(port_plan.observed)) {
+      PortResult held;
+      held.netdev = port_plan.port.netdev;
+      held.outcome = PortResult::Outcome::Held;
+      held.error =
+          lost + " has had no carrier since its disruptive change; apply again once it has";
+      result.ports.push_back(std::move(held));
+      continue;
+    }
     result.ports.push_back(apply_port(system, port_plan, options));
+    if (result.ports.back().carrier_lost && lost.empty()) lost = port_plan.port.netdev;
   }
   return result;
 }
@@ -317,7 +330,8 @@ bool ApplyResult::ok() const {
   return std::none_of(ports.begin(), ports.end(), [](const PortResult& port) {
     return port.outcome == PortResult::Outcome::RolledBack ||
            port.outcome == PortResult::Outcome::RollbackFailed ||
-           port.outcome == PortResult::Outcome::Unreadable || !port.unread.empty();
+           port.outcome == PortResult::Outcome::Unreadable ||
+           port.outcome == PortResult::Outcome::Held || !port.unread.empty();
   });
 }
 

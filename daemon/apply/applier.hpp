@@ -31,6 +31,7 @@ struct PortResult {
     RolledBack,      // a step failed; the port is back where it was
     RollbackFailed,  // a step failed and so did putting it back: needs a human
     Unreadable,      // the plan had an error for this port; nothing written
+    Held,            // not applied: a port before it lost its carrier to a disruptive change
   } outcome = Outcome::InSync;
   std::vector<StepResult> steps;     // what was attempted, in order
   std::vector<StepResult> rollback;  // undo steps, in order, when rolled back
@@ -45,6 +46,10 @@ struct PortResult {
   // After a disruptive change to a port whose link was up: how long its carrier took to return
   // ("back after 3000 ms"), or that it did not within carrier_timeout. Empty when not waited.
   std::string carrier;
+  // It had its carrier before a disruptive change and not within carrier_timeout after it: no
+  // other port may be flapped until it has (a fault that keeps links down would otherwise take
+  // every rail down, one carrier_timeout after the other).
+  bool carrier_lost = false;
 };
 inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
     {PortResult::Outcome::InSync, "in-sync"},
@@ -52,13 +57,14 @@ inline constexpr auto kOutcomeNames = enum_names<PortResult::Outcome>({
     {PortResult::Outcome::RolledBack, "rolled-back"},
     {PortResult::Outcome::RollbackFailed, "rollback-failed"},
     {PortResult::Outcome::Unreadable, "unreadable"},
+    {PortResult::Outcome::Held, "held"},
 });
-static_assert(kOutcomeNames.covers<PortResult::Outcome::Unreadable>(), "name every Outcome");
+static_assert(kOutcomeNames.covers<PortResult::Outcome::Held>(), "name every Outcome");
 std::string outcome_name(PortResult::Outcome outcome);  // "in-sync", "applied", "rolled-back", ...
 
 struct ApplyResult {
   std::vector<PortResult> ports;
-  bool ok() const;       // no port RolledBack, RollbackFailed or Unreadable
+  bool ok() const;       // no port RolledBack, RollbackFailed, Unreadable or Held
   bool changed() const;  // some port was written (Applied, RolledBack or RollbackFailed)
 };
 

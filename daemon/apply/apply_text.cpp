@@ -29,6 +29,8 @@ std::string port_header(const PortResult& port) {
       return head + "ROLLBACK FAILED, the port needs a look (" + port.error + ")";
     case Outcome::Unreadable:
       return head + "not applied, cannot read it (" + port.error + ")";
+    case Outcome::Held:
+      return head + "not applied, held (" + port.error + ")";
   }
   return head + outcome_name(port.outcome);
 }

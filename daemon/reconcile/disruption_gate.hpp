@@ -3,8 +3,10 @@
 // How many ports may be in a disruptive apply at once (daemon.disruptive_ports_at_once): a PFC
 // mask change flaps the link (mlx5_toggle_port_link), an MTU change rebuilds the channels, and a
 // GPU node's rails must never all go down together. A worker holds a slot from the start of its
-// apply until the port has its carrier back (the applier waits for it), so the next port is
-// flapped only once the one before it carries traffic again. Storm actions do not take a slot.
+// apply until the port has its carrier back (the applier waits for it, and when carrier_timeout
+// passes without it the worker keeps the slot until a check reads the carrier), so the next port
+// is flapped only once the one before it carries traffic again. Storm actions do not take a slot:
+// the port they act on is already not carrying traffic.
 
 #include <condition_variable>
 #include <functional>

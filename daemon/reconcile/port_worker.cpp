@@ -248,6 +248,7 @@ void PortWorker::run() {
   remediation_requests_.clear();
   finished_ = true;
   lock.unlock();
+  carrier_slot_ = {};
   answer(requests, not_applied(netdev_, "roced is stopping"));
   done_.set_value();
 }
@@ -403,6 +404,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
     return;
   }
   plan::PortPlan plan = read_plan(described, *config);
+  release_slot_when_carrier(plan);
 
   CheckFacts facts;
   facts.kind = kind;
@@ -458,6 +460,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
 }
 
 void PortWorker::forget_port(Requests& requests) {
+  carrier_slot_ = {};  // a port that is gone keeps no other from its changes
   answer(requests, not_applied(netdev_, "the netdev is gone"));
   host_.port_gone(*this);
 }
@@ -529,6 +532,14 @@ void PortWorker::back_off(const std::vector<std::string>& settings, SteadyClock:
                 std::to_string(delay.count()) + " ms");
 }
 
+void PortWorker::release_slot_when_carrier(const plan::PortPlan& plan) {
+  if (!carrier_slot_) return;
+  const bool carrier = plan.observed.link.ok() && plan.observed.link.value->carrier;
+  if (!carrier) return;
+  carrier_slot_ = {};
+  host_.log(LogLevel::Info, netdev_, "carrier back: other ports' disruptive changes may go on");
+}
+
 DisruptionGate::Slot PortWorker::disruption_slot() {
   return host_.disruption_gate().enter(
       netdev_, [this] { return stopping(); },
@@ -551,7 +562,8 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
       std::lock_guard lock(mutex_);
       snapshot_.condition = PortCondition::Drifted;
     }
-    slot = disruption_slot();
+    // Its own kept slot, if it still waits for its carrier: it needs no other.
+    slot = carrier_slot_ ? std::move(carrier_slot_) : disruption_slot();
     if (slot && slot.waited()) plan = plan::replan_port(system, planned.port, planned.desired);
     if (plan.in_sync()) {  // someone put it right meanwhile
       settle_in_sync(plan, requests);
@@ -572,6 +584,12 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
   apply::ApplyOptions options = host_.options().apply;
   options.stop = &stop_signal_;
   const auto result = apply::apply_port(system, plan, options);
+  if (result.carrier_lost && slot) {
+    host_.log(LogLevel::Warn, netdev_,
+              "no carrier since its disruptive change: other ports' disruptive changes wait "
+              "until it has one again");
+    carrier_slot_ = std::move(slot);
+  }
   slot = {};  // the applier returned once the port had its carrier again
   {
     std::lock_guard lock(mutex_);

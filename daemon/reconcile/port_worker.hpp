@@ -93,6 +93,8 @@ class PortWorker {
   void back_off(const std::vector<std::string>& settings,
                 std::chrono::steady_clock::time_point now);
   void correct(const plan::PortPlan& planned, const std::string& signature, Requests& requests);
+  // Gives back carrier_slot_ once `plan` reads the port with its carrier again.
+  void release_slot_when_carrier(const plan::PortPlan& plan);
   // A slot for a disruptive apply (empty when roced stops meanwhile); logs why it waits.
   DisruptionGate::Slot disruption_slot();
   void log_new_warnings(const std::vector<std::string>& warnings);
@@ -138,6 +140,9 @@ class PortWorker {
   std::optional<std::chrono::steady_clock::time_point> last_correction_;
   std::string last_corrected_drift_;
   int fights_ = 0;  // the corrected drift came straight back this many times in a row
+  // Kept after a disruptive apply that left the port without the carrier it had: no other port
+  // is flapped until a check reads its carrier again (or the port goes).
+  DisruptionGate::Slot carrier_slot_;
 
   std::atomic<bool> checked_{false};
   std::atomic<bool> finished_{false};

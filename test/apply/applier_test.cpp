@@ -401,6 +401,45 @@ TEST_F(ManualBuffers, NoCarrierIsReportedNotHidden) {
   EXPECT_EQ(xoff_threshold(), expected_at(40000));  // what mlx5 did with the link down
 }
 
+// Links that train longer than carrier_timeout: the first port applied is left without the
+// carrier it had, and no other working port is flapped after it in the same apply.
+class SlowLinks : public Applier {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms = 20000;  // carrier_timeout is 15 s
+  }
+};
+
+TEST_F(SlowLinks, APortLeftWithoutCarrierHoldsTheOtherDisruptivePorts) {
+  plan::Plan plan;
+  for (const char* name : {"lan2", "lan3", "lan4"}) {
+    auto found = describe_netdev(*system_.files, name);
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    plan.ports.push_back(plan::replan_port(system_, *found, want));
+    ASSERT_TRUE(plan.ports.back().disruptive()) << name;  // PFC off -> on toggles the link
+  }
+  const ApplyResult result = apply_plan(system_, plan, options);
+  ASSERT_EQ(result.ports.size(), 3u);
+  EXPECT_EQ(result.ports[0].outcome, Outcome::Applied) << result.ports[0].error;
+  EXPECT_TRUE(result.ports[0].carrier_lost);
+  EXPECT_EQ(result.ports[0].carrier, "no carrier 15000 ms after the change");
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(result.ports[i].outcome, Outcome::Held) << result.ports[i].netdev;
+    EXPECT_EQ(result.ports[i].error,
+              "lan2 has had no carrier since its disruptive change; apply again once it has");
+    EXPECT_TRUE(result.ports[i].steps.empty());
+  }
+  EXPECT_FALSE(result.ok());
+  // Nothing was written to the held ports: they still plan every change.
+  for (size_t i = 1; i < 3; ++i) {
+    const auto again = plan::replan_port(system_, plan.ports[i].port, want);
+    EXPECT_EQ(again.changes.size(), plan.ports[i].changes.size()) << again.port.netdev;
+  }
+  const std::string text = format_apply_text(result);
+  EXPECT_NE(text.find("lan3: not applied, held (lan2 has had no carrier"), std::string::npos)
+      << text;
+}
+
 TEST_F(Applier, FirmwareOwnedBuffersNeedNoWaitForTheCarrier) {
   const auto before = time_.now();
   const PortResult result = apply();

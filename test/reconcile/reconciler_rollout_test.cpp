@@ -142,5 +142,32 @@ TEST_F(ReconcileRollout, AStopDoesNotWaitForALinkToTrain) {
   EXPECT_EQ(time_.now(), stopped_at);
 }
 
+// Links that stay down past carrier_timeout (15 s) after their change: each port keeps its slot
+// until a check reads its carrier again, so the next one is not flapped meanwhile. Otherwise a
+// fault that keeps links down after a flap would take the rails down one timeout after another.
+class ReconcileRolloutSlowLinks : public ReconcileRollout {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms = 20000;
+  }
+};
+
+TEST_F(ReconcileRolloutSlowLinks, APortStillDownAfterTheTimeoutHoldsTheOthers) {
+  watch_carriers();
+  const auto began = time_.now();
+  Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
+  ASSERT_TRUE(start_on_the_clock(reconciler));
+  EXPECT_EQ(most_down(), 1);
+  // Each of the first three waited for the one before to train (20 s), the last for its own
+  // timeout: 3 x 20 s + 15 s. Released at the timeouts it would be 4 x 15 s.
+  EXPECT_GE(time_.now() - began, 75s);
+  for (const auto& port : reconciler.snapshot()) {
+    ASSERT_TRUE(port.last_apply != nullptr) << port.port.netdev;
+    EXPECT_TRUE(port.last_apply->carrier_lost) << port.last_apply->carrier;
+    EXPECT_EQ(port.last_apply->carrier, "no carrier 15000 ms after the change");
+  }
+  reconciler.stop();
+}
+
 }  // namespace
 }  // namespace roced::test
