@@ -256,8 +256,8 @@ void PortWorker::run() {
 void PortWorker::announce(PortEvent::Kind kind, std::vector<std::string> settings,
                           std::string message) {
   if (stopping()) return;  // a forgotten port announces nothing more
-  const LogLevel level = kind == PortEvent::Kind::ApplyFailed ? LogLevel::Warn : LogLevel::Info;
-  host_.log(level, netdev_, message);
+  // Debug: whoever takes the event (the service) logs it; twice would say it twice.
+  host_.log(LogLevel::Debug, netdev_, message);
   host_.emit(PortEvent{kind, netdev_, std::move(settings), std::move(message)});
 }
 

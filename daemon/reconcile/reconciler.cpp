@@ -38,8 +38,7 @@ void Reconciler::Impl::port_gone(PortWorker& worker) {
 
 void Reconciler::Impl::announce(const std::vector<PortEvent>& events) {
   for (const auto& event : events) {
-    log(event.kind == PortEvent::Kind::Vanished ? LogLevel::Warn : LogLevel::Info, event.netdev,
-        event.message);
+    log(LogLevel::Debug, event.netdev, event.message);  // the event is logged by whoever takes it
     emit(event);
   }
 }
@@ -130,8 +129,8 @@ void Reconciler::stop() {
 ReloadResult Reconciler::reload(const std::string& path) {
   auto loaded = config::load_file(path);
   if (!loaded.ok()) {
-    // Info: the service logs the failure and each diagnostic itself.
-    impl_->log(LogLevel::Info, {}, "reload of " + path + " failed; the running config is kept");
+    // Debug: the service logs the failure and each diagnostic itself.
+    impl_->log(LogLevel::Debug, {}, "reload of " + path + " failed; the running config is kept");
     return ReloadResult{false, std::move(loaded.diagnostics)};
   }
   ReloadResult result = reload(std::move(*loaded.config));
@@ -146,7 +145,7 @@ ReloadResult Reconciler::reload(config::Config config) {
     impl.config_ = std::make_shared<const config::Config>(std::move(config));
     impl.gate_.set_limit(impl.config_->daemon.disruptive_ports_at_once);
   }
-  impl.log(LogLevel::Info, {}, "config reloaded; re-checking every port");
+  impl.log(LogLevel::Debug, {}, "config reloaded; re-checking every port");  // the service says it
   bool running = false;
   {
     std::lock_guard lock(impl.lifecycle_mutex_);

@@ -21,15 +21,28 @@ namespace roced::service {
 
 namespace {
 
-// The reconciler's own lines: its warnings and errors (a port's plan warning as it appears, an
-// agent fighting a correction, a failed storm hold, the netlink event socket). Its info lines
-// repeat what log_event already says of the same events.
+spdlog::level::level_enum spdlog_level(reconcile::LogLevel level) {
+  switch (level) {
+    case reconcile::LogLevel::Debug:
+      return spdlog::level::debug;
+    case reconcile::LogLevel::Info:
+      return spdlog::level::info;
+    case reconcile::LogLevel::Warn:
+      return spdlog::level::warn;
+    case reconcile::LogLevel::Error:
+      return spdlog::level::err;
+  }
+  return spdlog::level::info;
+}
+
+// The reconciler's own lines, at their level: a port waiting for another's carrier, what is being
+// applied, a plan warning as it appears, an agent fighting a correction, a failed storm hold. The
+// events it also announces are logged by log_event, and by the reconciler at debug only.
 reconcile::ReconcilerOptions reconciler_options() {
   reconcile::ReconcilerOptions options;
   options.log = [](reconcile::LogLevel level, const std::string& netdev, const std::string& setting,
                    const std::string& message) {
-    if (level != reconcile::LogLevel::Warn && level != reconcile::LogLevel::Error) return;
-    const auto spd = level == reconcile::LogLevel::Warn ? spdlog::level::warn : spdlog::level::err;
+    const auto spd = spdlog_level(level);
     if (netdev.empty()) {
       spdlog::log(spd, "{}", message);
     } else {
