@@ -29,16 +29,22 @@ DisruptionGate::Slot DisruptionGate::enter(
     const std::function<void(const std::set<std::string>& holders)>& on_wait) {
   std::unique_lock lock(mutex_);
   const auto free = [&] { return static_cast<int>(inside_.size()) < limit_; };
-  const bool waited = !free();
+  // In the order they came: a port that waited longest goes next, as the log said it would.
+  const bool waited = !free() || !queue_.empty();
   if (waited) {
+    const uint64_t ticket = next_ticket_++;
+    queue_.push_back(ticket);
     if (on_wait) {
       const std::set<std::string> holders = inside_;
       lock.unlock();  // the listener logs; it must not hold up the ports that leave meanwhile
       on_wait(holders);
       lock.lock();
     }
-    time_.wait(lock, changed_, [&] { return free() || stopping(); });
-    if (!free()) return {};
+    time_.wait(lock, changed_, [&] { return (free() && queue_.front() == ticket) || stopping(); });
+    const bool turn = free() && queue_.front() == ticket;
+    std::erase(queue_, ticket);
+    changed_.notify_all();  // the next in line may be free to go too
+    if (!turn) return {};
   }
   inside_.insert(netdev);
   return Slot(this, netdev, waited);

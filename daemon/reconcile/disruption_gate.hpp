@@ -9,6 +9,8 @@
 // the port they act on is already not carrying traffic.
 
 #include <condition_variable>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -43,7 +45,8 @@ class DisruptionGate {
     bool waited_ = false;
   };
 
-  // Waits on the clock for a slot for `netdev`, or until `stopping()` (after wake_all()).
+  // Waits on the clock for a slot for `netdev`, or until `stopping()` (after wake_all()). Ports
+  // get slots in the order they asked.
   // `on_wait` is told once, with the ports that hold the slots, when it has to wait.
   Slot enter(const std::string& netdev, const std::function<bool()>& stopping,
              const std::function<void(const std::set<std::string>& holders)>& on_wait = {});
@@ -59,6 +62,8 @@ class DisruptionGate {
   std::condition_variable changed_;
   int limit_;
   std::set<std::string> inside_;
+  std::deque<uint64_t> queue_;  // the waiting ports' tickets, first come first
+  uint64_t next_ticket_ = 0;
 };
 
 }  // namespace roced::reconcile
