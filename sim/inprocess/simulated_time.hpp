@@ -6,8 +6,7 @@
 // on their own; only their timers are the test's. advance() returns once every thread whose timer
 // fell due has dealt with it and waits again (or has ended), however long that takes in real
 // time, so a loop that polls every 10 ms polls at every 10 ms of the clock however slow the
-// machine. Listeners see every step, so a scenario plays in
-// step with the daemon's clock.
+// machine. Listeners see every step, so a scenario plays in step with the daemon's clock.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
