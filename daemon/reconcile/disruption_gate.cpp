@@ -54,8 +54,19 @@ void DisruptionGate::leave(const std::string& netdev) {
   {
     std::lock_guard lock(mutex_);
     inside_.erase(netdev);
+    stalled_.erase(netdev);
   }
   changed_.notify_all();
+}
+
+void DisruptionGate::mark_stalled(const std::string& netdev) {
+  std::lock_guard lock(mutex_);
+  if (inside_.count(netdev) != 0) stalled_.insert(netdev);
+}
+
+bool DisruptionGate::stalled() const {
+  std::lock_guard lock(mutex_);
+  return !stalled_.empty();
 }
 
 void DisruptionGate::set_limit(int limit) {

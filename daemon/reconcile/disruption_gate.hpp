@@ -50,6 +50,10 @@ class DisruptionGate {
   // `on_wait` is told once, with the ports that hold the slots, when it has to wait.
   Slot enter(const std::string& netdev, const std::function<bool()>& stopping,
              const std::function<void(const std::set<std::string>& holders)>& on_wait = {});
+  // `netdev` holds its slot past its apply, its carrier lost: start-up need not wait for the
+  // ports queued behind it (they wait on, but roced is ready). Ends when the slot is left.
+  void mark_stalled(const std::string& netdev);
+  bool stalled() const;
   void set_limit(int limit);  // a reload; ports inside keep their slot
   void wake_all();            // a stop: waiters look at `stopping` again
   std::set<std::string> holders() const;
@@ -62,7 +66,8 @@ class DisruptionGate {
   std::condition_variable changed_;
   int limit_;
   std::set<std::string> inside_;
-  std::deque<uint64_t> queue_;  // the waiting ports' tickets, first come first
+  std::set<std::string> stalled_;  // of inside_
+  std::deque<uint64_t> queue_;     // the waiting ports' tickets, first come first
   uint64_t next_ticket_ = 0;
 };
 

@@ -247,6 +247,13 @@ bool PortRegistry::all_checked() const {
                      [](const auto& entry) { return entry.second->checked(); });
 }
 
+bool PortRegistry::all_checked_or_at_gate() const {
+  std::lock_guard lock(mutex_);
+  return std::all_of(workers_.begin(), workers_.end(), [](const auto& entry) {
+    return entry.second->checked() || entry.second->at_gate();
+  });
+}
+
 bool PortRegistry::all_alive(TimePoint now, std::chrono::milliseconds window) const {
   std::lock_guard lock(mutex_);
   return std::all_of(workers_.begin(), workers_.end(),

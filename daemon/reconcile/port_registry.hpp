@@ -53,6 +53,7 @@ class PortRegistry {
                           std::vector<PortEvent>& events);
 
   bool all_checked() const;
+  bool all_checked_or_at_gate() const;  // each port checked, or queued for a disruption slot
   bool all_alive(TimePoint now, std::chrono::milliseconds window) const;
   std::vector<PortSnapshot> snapshots() const;  // workers and vanished ports, unsorted
   // nullopt when no worker manages the netdev.

@@ -563,7 +563,14 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
       snapshot_.condition = PortCondition::Drifted;
     }
     // Its own kept slot, if it still waits for its carrier: it needs no other.
-    slot = carrier_slot_ ? std::move(carrier_slot_) : disruption_slot();
+    if (carrier_slot_) {
+      slot = std::move(carrier_slot_);
+    } else {
+      at_gate_ = true;
+      host_.check_finished();  // start-up may be waiting only for ports behind a stalled one
+      slot = disruption_slot();
+      at_gate_ = false;
+    }
     if (slot && slot.waited()) plan = plan::replan_port(system, planned.port, planned.desired);
     if (plan.in_sync()) {  // someone put it right meanwhile
       settle_in_sync(plan, requests);
@@ -589,6 +596,7 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
               "no carrier since its disruptive change: other ports' disruptive changes wait "
               "until it has one again");
     carrier_slot_ = std::move(slot);
+    host_.disruption_gate().mark_stalled(netdev_);
   }
   slot = {};  // the applier returned once the port had its carrier again
   {

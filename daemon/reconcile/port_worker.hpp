@@ -70,6 +70,7 @@ class PortWorker {
   const std::string& netdev() const { return netdev_; }
   bool finished() const { return finished_; }
   bool checked() const { return checked_; }  // the first check is done
+  bool at_gate() const { return at_gate_; }  // waiting for a disruption slot
   bool alive(std::chrono::steady_clock::time_point now, std::chrono::milliseconds window) const;
   PortSnapshot snapshot() const;
   std::shared_future<void> done() const { return done_future_; }
@@ -145,6 +146,7 @@ class PortWorker {
   DisruptionGate::Slot carrier_slot_;
 
   std::atomic<bool> checked_{false};
+  std::atomic<bool> at_gate_{false};
   std::atomic<bool> finished_{false};
   std::atomic<std::chrono::steady_clock::rep> heartbeat_;
   // Waiting for news: an idle worker is not a hung one, and sleeps without a timeout.

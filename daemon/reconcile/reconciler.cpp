@@ -104,7 +104,12 @@ void Reconciler::start() {
     impl.event_thread_running_ = true;
   }
   std::unique_lock lock(impl.progress_mutex_);
-  impl.progress_.wait(lock, [&impl] { return impl.stopping_ || impl.ports_.all_checked(); });
+  // Ports queued behind one that lost its carrier to its change wait for it as long as that
+  // takes; roced is ready meanwhile (they show as drifted, the log says why).
+  impl.progress_.wait(lock, [&impl] {
+    return impl.stopping_ || impl.ports_.all_checked() ||
+           (impl.gate_.stalled() && impl.ports_.all_checked_or_at_gate());
+  });
 }
 
 void Reconciler::stop() {

@@ -156,7 +156,17 @@ TEST_F(ReconcileRolloutSlowLinks, APortStillDownAfterTheTimeoutHoldsTheOthers) {
   watch_carriers();
   const auto began = time_.now();
   Reconciler reconciler(system_, make_config(DriftPolicy::Enforce, 1h), test_options());
+  // Ready once the first port is found without carrier 15 s after its change, the others queued
+  // behind it: start-up does not wait for a link that may never come back.
   ASSERT_TRUE(start_on_the_clock(reconciler));
+  EXPECT_LT(time_.now() - began, 20s);
+  ASSERT_TRUE(run_until([&] {
+    const auto ports = reconciler.snapshot();
+    return ports.size() == kPorts.size() &&
+           std::all_of(ports.begin(), ports.end(), [](const reconcile::PortSnapshot& port) {
+             return port.condition == reconcile::PortCondition::InSync && port.last_apply;
+           });
+  }));
   EXPECT_EQ(most_down(), 1);
   // Each of the first three waited for the one before to train (20 s), the last for its own
   // timeout: 3 x 20 s + 15 s. Released at the timeouts it would be 4 x 15 s.
