@@ -58,6 +58,7 @@ class ExpositionWriter {
   using Filter = std::function<bool(std::string_view family)>;
   explicit ExpositionWriter(Filter serves = {}) : serves_(std::move(serves)) {}
 
+  // `spec` is one of the catalogue's constants: the writer keeps a pointer to it.
   void add(const FamilySpec& spec, const LabelSet& labels, double value);
   void add(const FamilySpec& spec, const LabelSet& labels, const HistogramSample& histogram);
 
