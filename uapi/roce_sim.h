@@ -6,6 +6,8 @@
  *   DIR/rtnl.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_ROUTE socket.
  *                     Datagrams carry real netlink messages, byte for byte as the kernel's.
  *   DIR/ethtool.sock  SOCK_SEQPACKET; each datagram is one ioctl(SIOCETHTOOL) call (framing below).
+ *   DIR/rdma.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_RDMA socket,
+ *                     with the same datagrams and control messages as rtnl.sock.
  *   DIR/sys/          a real directory tree in the shape of /sys (class/net, class/infiniband, ...).
  *   DIR/config/       the shape of /sys/kernel/config (rdma_cm).
  *   DIR/debug/        the shape of /sys/kernel/debug (mlx5/<pci>/cc_params).
@@ -29,6 +31,7 @@
 
 #define ROCE_SIM_RTNL_SOCKET "rtnl.sock"
 #define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
+#define ROCE_SIM_RDMA_SOCKET "rdma.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
 #define ROCE_SIM_CLOCKFILE "roce-sim.clock"
 #define ROCE_SIM_INJECT_DIR "inject"

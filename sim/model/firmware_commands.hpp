@@ -22,6 +22,12 @@ inline constexpr uint32_t kStatsCongestAccessRegs = 16;
 inline constexpr Commands kStatsQueries[] = {
     {"QUERY_VPORT_COUNTER", 1}, {"QUERY_Q_COUNTER", 1}, {"QUERY_VNIC_ENV", 1}};
 
+// A port's RDMA counters, read afresh on every RDMA_NLDEV_CMD_STAT_GET (hw/mlx5/counters.c
+// do_get_hw_stats): the q counters, the extended PPCNT group (rx_icrc_encapsulated_counter) and
+// the congestion counters (cc_query_allowed).
+inline constexpr Commands kRdmaStatsQueries[] = {
+    {"QUERY_Q_COUNTER", 1}, {"ACCESS_REG", 1}, {"QUERY_CONG_STATISTICS", 1}};
+
 // DCB (en_dcbnl.c): getets queries prio_tc, tc_group and bw_alloc per TC (QTCT, QETCR: 3 x 8);
 // getmaxrate and getpfc one register each (QETCR, PFCC), getbuffer two (PPTB, PBMC).
 inline constexpr uint32_t kGetEts = 24;

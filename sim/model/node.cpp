@@ -32,6 +32,7 @@ Node::Node(std::vector<PortSpec> specs) {
       if (slot.port->netdev() == spec.netdev)
         throw std::invalid_argument("duplicate netdev " + spec.netdev);
     slots_.push_back(Slot{std::make_unique<Port>(std::move(spec)), next_ifindex_++, true});
+    slots_.back().rdma_index = next_rdma_index_++;
   }
 }
 
@@ -66,6 +67,22 @@ int Node::ifindex(const std::string& netdev) const {
   return 0;
 }
 
+int64_t Node::rdma_index(const std::string& netdev) const {
+  for (const auto& slot : slots_)
+    if (slot.present && slot.port->netdev() == netdev && !slot.port->rdma().name().empty())
+      return slot.rdma_index;
+  return -1;
+}
+
+Port* Node::find_rdma(uint32_t index, uint32_t port) {
+  for (auto& slot : slots_) {
+    if (slot.present && slot.rdma_index == index && slot.port->rdma().port() == port &&
+        !slot.port->rdma().name().empty())
+      return slot.port.get();
+  }
+  return nullptr;
+}
+
 void Node::unbind(const std::string& netdev) {
   for (auto& slot : slots_) {
     if (!slot.present || (!netdev.empty() && slot.port->netdev() != netdev)) continue;
@@ -80,6 +97,7 @@ void Node::rebind(const std::string& netdev) {
     // A re-probed netdev: firmware defaults and a fresh ifindex, as register_netdevice gives.
     slot.port->reset_to_firmware_defaults();
     slot.ifindex = next_ifindex_++;
+    slot.rdma_index = next_rdma_index_++;
     slot.present = true;
     events_.push_back({NodeEvent::Kind::LinkAdded, slot.port->netdev(), slot.ifindex});
   }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -52,6 +53,12 @@ class Node {
   Port* find_any(const std::string& netdev);
   // 0 if unknown or absent. Stable while present; a re-probed netdev gets a new ifindex (as Linux).
   int ifindex(const std::string& netdev) const;
+  // The index of the port's RDMA device (ib_device.index, what RDMA netlink names it by), or -1
+  // when absent. drivers/infiniband/core/device.c assign_name allocates it with xa_alloc_cyclic
+  // from 0 at registration, so a device re-registered after a driver reload gets a new one.
+  int64_t rdma_index(const std::string& netdev) const;
+  // The present port whose RDMA device has `index` and port number `port`; nullptr if none.
+  Port* find_rdma(uint32_t index, uint32_t port);
 
   // Time passes for the ports' PHYs: links that finish training get their carrier back, each
   // with a LinkChanged event (the carrier-on notification a real link sends).
@@ -102,9 +109,11 @@ class Node {
     std::unique_ptr<Port> port;
     int ifindex;
     bool present;
+    uint32_t rdma_index = 0;
   };
   std::vector<Slot> slots_;
   int next_ifindex_ = 2;  // 1 is lo
+  uint32_t next_rdma_index_ = 0;
   std::vector<NodeEvent> events_;
   struct Injection {
     std::string netdev;

@@ -32,6 +32,7 @@
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_mirror.hpp"
 #include "sim/server/inject.hpp"
+#include "sim/server/rdma_nldev.hpp"
 #include "sim/server/rtnl_service.hpp"
 #include "sim/server/write_counter.hpp"
 
@@ -91,7 +92,18 @@ Fd listen_on(const fs::path& path) {
   return fd;
 }
 
-enum class Kind { RtnlListener, EthtoolListener, Rtnl, Ethtool, Timer, Inotify, Inject, Signal };
+enum class Kind {
+  RtnlListener,
+  EthtoolListener,
+  RdmaListener,
+  Rtnl,
+  Ethtool,
+  Rdma,
+  Timer,
+  Inotify,
+  Inject,
+  Signal
+};
 
 // While a hold_reply fault holds a reply, this file names it: "<netdev> <op>" per held reply.
 constexpr const char* kHeldFile = "roce-sim.held";
@@ -120,6 +132,7 @@ class Server {
         writes_(options.dir / kWritesFile, netdevs(node_)),
         rtnl_(node_, &writes_),
         ethtool_(node_, &writes_),
+        rdma_(node_),
         mirror_(node_, options.dir, &writes_) {
     if (scenario) runner_.emplace(node_, std::move(*scenario));
     scenario_given_ = runner_.has_value();
@@ -145,9 +158,11 @@ class Server {
     if (epoll_.get() < 0) fail("epoll_create1");
     rtnl_path_ = options_.dir / ROCE_SIM_RTNL_SOCKET;
     ethtool_path_ = options_.dir / ROCE_SIM_ETHTOOL_SOCKET;
+    rdma_path_ = options_.dir / ROCE_SIM_RDMA_SOCKET;
     pid_path_ = options_.dir / ROCE_SIM_PIDFILE;
     rtnl_listener_ = listen_on(rtnl_path_);
     ethtool_listener_ = listen_on(ethtool_path_);
+    rdma_listener_ = listen_on(rdma_path_);
 
     timer_ = Fd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
     if (timer_.get() < 0) fail("timerfd_create");
@@ -158,6 +173,7 @@ class Server {
 
     watch(rtnl_listener_.get(), Kind::RtnlListener);
     watch(ethtool_listener_.get(), Kind::EthtoolListener);
+    watch(rdma_listener_.get(), Kind::RdmaListener);
     watch(timer_.get(), Kind::Timer);
     watch(mirror_.inotify_fd(), Kind::Inotify);
     watch_injections();
@@ -225,11 +241,17 @@ class Server {
     if (kind_it == kinds_.end()) return;
     switch (kind_it->second) {
       case Kind::RtnlListener:
+        accept_all(fd, Kind::Rtnl);
+        break;
       case Kind::EthtoolListener:
-        accept_all(fd, kind_it->second == Kind::RtnlListener ? Kind::Rtnl : Kind::Ethtool);
+        accept_all(fd, Kind::Ethtool);
+        break;
+      case Kind::RdmaListener:
+        accept_all(fd, Kind::Rdma);
         break;
       case Kind::Rtnl:
       case Kind::Ethtool:
+      case Kind::Rdma:
         serve(fd);
         break;
       case Kind::Timer:
@@ -328,6 +350,9 @@ class Server {
         replies = rtnl_.handle(datagram, client->peer);
         writes_.flush();  // the counter is current once the reply arrives
         verbose(rtnl_.take_request_log());
+      } else if (client->kind == Kind::Rdma) {
+        replies = rdma_.handle(datagram, client->peer);
+        verbose(rdma_.take_request_log());
       } else {
         answers.push_back(ethtool_.handle(datagram));
         writes_.flush();
@@ -586,8 +611,10 @@ class Server {
     clients_.clear();
     rtnl_listener_.reset();
     ethtool_listener_.reset();
+    rdma_listener_.reset();
     ::unlink(rtnl_path_.c_str());
     ::unlink(ethtool_path_.c_str());
+    ::unlink(rdma_path_.c_str());
     ::unlink(pid_path_.c_str());
     ::unlink(clock_path_.c_str());
     ::unlink((options_.dir / kHeldFile).c_str());
@@ -604,13 +631,14 @@ class Server {
   WriteCounter writes_;
   RtnlService rtnl_;
   EthtoolService ethtool_;
+  RdmaNlService rdma_;
   FileMirror mirror_;
   std::optional<ScenarioRunner> runner_;
   // Ends the run with --duration when finished; a runner made for injections does not.
   bool scenario_given_ = false;
   double speed_ = 1.0;
-  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, inject_fd_;
-  fs::path rtnl_path_, ethtool_path_, pid_path_, clock_path_, inject_dir_;
+  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, rdma_listener_, inject_fd_;
+  fs::path rtnl_path_, ethtool_path_, rdma_path_, pid_path_, clock_path_, inject_dir_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<HeldReply> held_;

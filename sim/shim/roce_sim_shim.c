@@ -4,7 +4,8 @@
  * unmodified tools use, so `ip`, `dcb`, `ethtool` and libnl clients talk to the device model.
  *
  * Active only when ROCE_SIM_DIR names a node directory; otherwise every call passes through.
- *  - socket(AF_NETLINK, *, NETLINK_ROUTE) becomes a SOCK_SEQPACKET connection to DIR/rtnl.sock.
+ *  - socket(AF_NETLINK, *, NETLINK_ROUTE) becomes a SOCK_SEQPACKET connection to DIR/rtnl.sock,
+ *    NETLINK_RDMA (the `rdma` tool) one to DIR/rdma.sock.
  *    The netlink socket state the kernel would keep (port id, groups, options) lives in a table
  *    indexed by fd, shared by dup()ed fds like the kernel's struct sock; bind() and membership
  *    changes are reported to the server with ROCE_SIM_NLMSG_CTL messages.
@@ -94,7 +95,8 @@ static const char* sim_dir(void) {
 /* What the kernel keeps in struct netlink_sock; shared by every fd that dup()s the socket. */
 struct nl_state {
   int refs;
-  int type; /* SOCK_RAW or SOCK_DGRAM, as the caller created it */
+  int type;     /* SOCK_RAW or SOCK_DGRAM, as the caller created it */
+  int protocol; /* NETLINK_ROUTE or NETLINK_RDMA */
   int bound;
   uint32_t portid;
   uint64_t groups;    /* bit n-1 = multicast group n */
@@ -258,7 +260,7 @@ static void fill_kernel_addr(void* addr, socklen_t* addrlen, uint32_t portid, ui
 
 SHIM_EXPORT int socket(int domain, int type, int protocol) {
   const char* dir = sim_dir();
-  if (domain != AF_NETLINK || protocol != NETLINK_ROUTE || !dir) {
+  if (domain != AF_NETLINK || (protocol != NETLINK_ROUTE && protocol != NETLINK_RDMA) || !dir) {
     int fd = CALL_REAL(socket, domain, type, protocol);
     if (fd >= 0) forget_fd(fd); /* a stale entry if the fd was closed behind our back */
     return fd;
@@ -274,7 +276,10 @@ SHIM_EXPORT int socket(int domain, int type, int protocol) {
     return -1;
   }
   st->type = base_type;
-  int fd = open_sim_socket(dir, ROCE_SIM_RTNL_SOCKET, type & SOCK_CLOEXEC);
+  st->protocol = protocol;
+  int fd =
+      open_sim_socket(dir, protocol == NETLINK_RDMA ? ROCE_SIM_RDMA_SOCKET : ROCE_SIM_RTNL_SOCKET,
+                      type & SOCK_CLOEXEC);
   if (fd < 0) {
     free(st);
     return -1;
@@ -416,7 +421,7 @@ SHIM_EXPORT int getsockopt(int fd, int level, int opt, void* val, socklen_t* len
   if (!st) return CALL_REAL(getsockopt, fd, level, opt, val, len);
   if (level == SOL_SOCKET) {
     if (opt == SO_DOMAIN) return put_int_opt(val, len, AF_NETLINK);
-    if (opt == SO_PROTOCOL) return put_int_opt(val, len, NETLINK_ROUTE);
+    if (opt == SO_PROTOCOL) return put_int_opt(val, len, copy.protocol);
     if (opt == SO_TYPE) return put_int_opt(val, len, copy.type);
     return CALL_REAL(getsockopt, fd, level, opt, val, len);
   }
