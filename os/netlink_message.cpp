@@ -35,6 +35,12 @@ bool attr_u32(const nlattr* attr, uint32_t& out) {
   return true;
 }
 
+bool attr_u64(const nlattr* attr, uint64_t& out) {
+  if (attr == nullptr || nla_len(attr) < static_cast<int>(sizeof(uint64_t))) return false;
+  std::memcpy(&out, nla_data(attr), sizeof(out));
+  return true;
+}
+
 std::string attr_string(const nlattr* attr) {
   if (attr == nullptr || nla_len(attr) <= 0) return {};
   const char* data = static_cast<const char*>(nla_data(attr));

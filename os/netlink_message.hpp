@@ -50,6 +50,7 @@ class NlMessage {
 // absent).
 bool attr_u8(const nlattr* attr, uint8_t& out);
 bool attr_u32(const nlattr* attr, uint32_t& out);
+bool attr_u64(const nlattr* attr, uint64_t& out);
 std::string attr_string(const nlattr* attr);  // stops at the first NUL or the attribute's end
 
 }  // namespace roced

@@ -60,13 +60,15 @@ Result<void> send_datagram(int fd, std::span<const uint8_t> datagram, const char
   return ok();
 }
 
-Result<std::unique_ptr<NetlinkSocket>> KernelNetlinkSocket::open() {
+Result<std::unique_ptr<NetlinkSocket>> KernelNetlinkSocket::open(int protocol) {
   NlSockPtr sock(nl_socket_alloc());
   if (!sock) return Error{ENOMEM, "netlink: cannot allocate a socket"};
   // libnl picks the port id (pid + (n << 22)) and retries on EADDRINUSE in nl_connect.
-  if (int err = nl_connect(sock.get(), NETLINK_ROUTE); err < 0) {
-    return Error{EIO,
-                 std::string("netlink: cannot open a NETLINK_ROUTE socket: ") + nl_geterror(err)};
+  if (int err = nl_connect(sock.get(), protocol); err < 0) {
+    return Error{-err == NLE_PROTO_MISMATCH ? EPROTONOSUPPORT : EIO,
+                 std::string("netlink: cannot open a ") +
+                     (protocol == NETLINK_RDMA ? "NETLINK_RDMA" : "NETLINK_ROUTE") +
+                     " socket: " + nl_geterror(err)};
   }
   // Extended ACKs carry the kernel's reason ("MTU greater than device maximum") with an error.
   const int on = 1;

@@ -3,6 +3,8 @@
 // The kernel's NETLINK_ROUTE socket, and the datagram I/O that any message-socket transport
 // shares. Everything above it (rtnl_request, the link and DCB codecs) sees only NetlinkSocket.
 
+#include <linux/netlink.h>
+
 #include <memory>
 
 #include "os/netlink_message.hpp"
@@ -25,7 +27,7 @@ Result<void> send_datagram(int fd, std::span<const uint8_t> datagram, const char
 
 class KernelNetlinkSocket final : public NetlinkSocket {
  public:
-  static Result<std::unique_ptr<NetlinkSocket>> open();
+  static Result<std::unique_ptr<NetlinkSocket>> open(int protocol = NETLINK_ROUTE);
 
   uint32_t port_id() const override;
   Result<void> send(std::span<const uint8_t> datagram) override;

@@ -17,6 +17,7 @@ namespace roced {
 System real_system() {
   System system;
   system.open_rtnl = [] { return KernelNetlinkSocket::open(); };
+  system.open_rdma_netlink = [] { return KernelNetlinkSocket::open(NETLINK_RDMA); };
   system.ethtool = std::make_unique<KernelEthtoolIoctl>();
   system.files = std::make_unique<LocalFileTree>();
   system.description = "this machine";

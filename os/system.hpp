@@ -20,7 +20,8 @@
 
 namespace roced {
 
-// One NETLINK_ROUTE socket: a real AF_NETLINK socket, or a stand-in with the same datagrams.
+// One netlink socket (NETLINK_ROUTE, NETLINK_RDMA): a real AF_NETLINK socket, or a stand-in with
+// the same datagrams.
 class NetlinkSocket {
  public:
   virtual ~NetlinkSocket() = default;
@@ -85,6 +86,9 @@ class FileTree {
 
 struct System {
   std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_rtnl;
+  // A NETLINK_RDMA socket (drivers/infiniband/core/nldev.c); unset where there is none, and
+  // then RDMA counters are read from sysfs.
+  std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_rdma_netlink;
   std::unique_ptr<EthtoolIoctl> ethtool;
   std::unique_ptr<FileTree> files;
   std::string description;  // "this machine" or "simulated node at DIR", for messages

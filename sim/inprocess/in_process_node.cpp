@@ -30,13 +30,15 @@ std::vector<std::string> netdevs_of(Node& node) {
 
 }  // namespace
 
-// A NETLINK_ROUTE socket on the node: what the node sends it waits in a queue, and fd() is an
-// eventfd that is readable exactly while the queue is not empty, so event loops poll it as they
-// poll a kernel socket.
+// A NETLINK_ROUTE (or NETLINK_RDMA) socket on the node: what the node sends it waits in a queue,
+// and fd() is an eventfd that is readable exactly while the queue is not empty, so event loops
+// poll it as they poll a kernel socket.
 class InProcessSocket final : public roced::NetlinkSocket {
  public:
-  InProcessSocket(InProcessNode& node, uint32_t port_id)
-      : node_(node), event_fd_(::eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC)) {
+  InProcessSocket(InProcessNode& node, uint32_t port_id, bool rdma)
+      : node_(node),
+        rdma_(rdma),
+        event_fd_(::eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC)) {
     peer_.pid = port_id;
   }
   ~InProcessSocket() override {
@@ -51,7 +53,7 @@ class InProcessSocket final : public roced::NetlinkSocket {
     std::chrono::microseconds held{0};
     {
       const std::lock_guard node_lock(node_.mutex_);
-      replies = node_.rtnl_request(datagram, peer_);
+      replies = rdma_ ? node_.rdma_request(datagram, peer_) : node_.rtnl_request(datagram, peer_);
       held = node_.take_holds();
     }
     node_.wait_out(held);
@@ -99,6 +101,7 @@ class InProcessSocket final : public roced::NetlinkSocket {
 
  private:
   InProcessNode& node_;
+  const bool rdma_;
   server::NlPeer peer_;  // guarded by the node's mutex
   roced::UniqueFd event_fd_;
   std::mutex queue_mutex_;
@@ -192,6 +195,7 @@ InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir, Simulate
       writes_(dir_ / server::kWritesFile, netdevs_of(node_)),
       rtnl_(node_, &writes_),
       ethtool_(node_, &writes_),
+      rdma_(node_),
       mirror_(node_, dir_, &writes_) {
   mirror_.build();
   writes_.flush();
@@ -247,8 +251,14 @@ roced::System InProcessNode::system() {
   roced::System system;
   system.open_rtnl = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
     const std::lock_guard lock(mutex_);
-    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, false);
     sockets_.insert(socket.get());
+    return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
+  };
+  system.open_rdma_netlink = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
+    const std::lock_guard lock(mutex_);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, true);
+    sockets_.insert(socket.get());  // joins no group: never sent a notification
     return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
   };
   system.ethtool = std::make_unique<InProcessEthtool>(*this);
@@ -278,6 +288,12 @@ std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_
   writes_.flush();
   refresh_files(before);
   return out;
+}
+
+std::vector<server::Outgoing> InProcessNode::rdma_request(std::span<const uint8_t> datagram,
+                                                          server::NlPeer& peer) {
+  take_file_writes();
+  return rdma_.handle(datagram, peer);
 }
 
 server::Bytes InProcessNode::ethtool_request(std::span<const uint8_t> datagram) {

@@ -21,6 +21,7 @@
 #include "sim/model/scenario.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_mirror.hpp"
+#include "sim/server/rdma_nldev.hpp"
 #include "sim/server/rtnl_service.hpp"
 #include "sim/server/write_counter.hpp"
 
@@ -65,6 +66,8 @@ class InProcessNode {
   // holds mutex_ around rtnl_request and the delivery of its answer; the others lock it.
   std::vector<server::Outgoing> rtnl_request(std::span<const uint8_t> datagram,
                                              server::NlPeer& peer);
+  std::vector<server::Outgoing> rdma_request(std::span<const uint8_t> datagram,
+                                             server::NlPeer& peer);
   server::Bytes ethtool_request(std::span<const uint8_t> datagram);
   void commands_read();  // debugfs commands/ read: their files brought up to date
   void files_written();  // after a client's write or mkdir
@@ -87,6 +90,7 @@ class InProcessNode {
   server::WriteCounter writes_;
   server::RtnlService rtnl_;
   server::EthtoolService ethtool_;
+  server::RdmaNlService rdma_;
   server::FileMirror mirror_;
   std::set<InProcessSocket*> sockets_;  // open ones, for multicast
   uint32_t next_port_id_ = 1;

@@ -19,6 +19,9 @@ roced::System simulated_system(const std::filesystem::path& sim_dir) {
   system.open_rtnl = [rtnl = dir / ROCE_SIM_RTNL_SOCKET] {
     return SimNetlinkSocket::connect(rtnl);
   };
+  system.open_rdma_netlink = [rdma = dir / ROCE_SIM_RDMA_SOCKET] {
+    return SimNetlinkSocket::connect(rdma);
+  };
   system.ethtool = std::make_unique<SimEthtoolIoctl>(dir / ROCE_SIM_ETHTOOL_SOCKET);
   system.files = std::make_unique<SimFileTree>(
       std::vector<MappedFileTree::Mapping>{
