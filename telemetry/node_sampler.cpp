@@ -50,8 +50,30 @@ void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   sample.counter_resets = memory.resets;
 }
 
+std::vector<std::optional<rdma::CounterValues>> NodeSampler::read_rdma_counters(
+    const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each) {
+  std::vector<std::optional<rdma::CounterValues>> counters(targets.size());
+  std::vector<std::pair<std::string, int>> ports;
+  std::vector<size_t> asked;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].port.rdma_device.empty()) continue;
+    ports.emplace_back(targets[i].port.rdma_device, targets[i].port.rdma_port);
+    asked.push_back(i);
+  }
+  if (ports.empty() || !nldev_.available()) return counters;
+  const auto start = SteadyClock::now();
+  auto answers = nldev_.read(ports);
+  took_each = (SteadyClock::now() - start) / static_cast<int64_t>(ports.size());
+  for (size_t k = 0; k < answers.size() && k < asked.size(); ++k) {
+    if (answers[k]) counters[asked[k]] = std::move(*answers[k]);
+  }
+  return counters;
+}
+
 PortSample NodeSampler::sample_one(const PortTarget& target,
                                    const std::map<std::string, LinkInfo>& links,
+                                   const rdma::CounterValues* rdma_counters,
+                                   std::chrono::steady_clock::duration rdma_took,
                                    PortMemory& memory) {
   const auto now = SteadyClock::now();
   const bool read_firmware = memory.firmware.empty() || memory.pci != target.port.pci ||
@@ -69,6 +91,8 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   // re-read (a new ifindex, or every kGidRefresh), its files read by name in between.
   if (!options.gid) options.hw_counter_names = &memory.hw_counter_names;
   options.keep_hw_counter = &exports_hw_counter;
+  options.rdma_counters = rdma_counters;
+  options.rdma_took = rdma_took;
   std::optional<StatsCache::Reading> recent;
   if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
   if (recent) options.stats = &*recent;
@@ -119,13 +143,16 @@ NodeSample NodeSampler::sample() {
   // Each port's memory moves into its slot; sample_one touches only that. (Reading ports on
   // several threads was tried: against the single-threaded simulator on two cores it gained
   // nothing, so the ports are read in turn.)
+  std::chrono::steady_clock::duration rdma_took{};
+  const auto rdma_counters = read_rdma_counters(targets, rdma_took);
   std::vector<PortMemory> memories(targets.size());
   out.ports.reserve(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
     if (auto it = memory_.find(targets[i].port.netdev); it != memory_.end()) {
       memories[i] = std::move(it->second);
     }
-    out.ports.push_back(sample_one(targets[i], links, memories[i]));
+    const rdma::CounterValues* counters = rdma_counters[i] ? &*rdma_counters[i] : nullptr;
+    out.ports.push_back(sample_one(targets[i], links, counters, rdma_took, memories[i]));
   }
 
   std::map<std::string, PortMemory> still_there;

@@ -17,6 +17,7 @@
 #include "link/link.hpp"
 #include "os/system.hpp"
 #include "port/discovery.hpp"
+#include "rdma/nldev.hpp"
 #include "telemetry/sample.hpp"
 #include "telemetry/stats_cache.hpp"
 #include "telemetry/storm_stats.hpp"
@@ -90,10 +91,16 @@ class NodeSampler {
   };
   // Reads one port and updates what is remembered of it.
   PortSample sample_one(const PortTarget& target, const std::map<std::string, LinkInfo>& links,
-                        PortMemory& memory);
+                        const rdma::CounterValues* rdma_counters,
+                        std::chrono::steady_clock::duration rdma_took, PortMemory& memory);
+  // Every target's RDMA counters in one RDMA netlink batch: a port whose answer failed (or a
+  // system without RDMA netlink) has none, and its files are read instead.
+  std::vector<std::optional<rdma::CounterValues>> read_rdma_counters(
+      const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each);
   void carry_totals(PortSample& sample, PortMemory& memory);
 
   System& system_;
+  rdma::NldevCounterReader nldev_{system_};
   std::shared_ptr<const StatsCache> cache_;
   std::chrono::steady_clock::duration cache_max_age_{0};
   Targets targets_;

@@ -73,8 +73,16 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
     // the port's counters for RDMA_HW_STATS_DEFAULT_LIFESPAN (10 ms; drivers/infiniband/core/
     // sysfs.c update_hw_stats), so a scrape's reads of every file cost one refresh: on mlx5
     // QUERY_Q_COUNTER, QUERY_CONG_STATISTICS and a PPCNT (hw/mlx5/counters.c do_get_hw_stats),
-    // three firmware commands against a statistics read's thirty.
-    if (options.read_rdma) {
+    // three firmware commands against a statistics read's thirty. RDMA netlink costs the same
+    // refresh in one request instead of a file each (NodeSampler reads it for every port).
+    if (options.read_rdma && options.rdma_counters) {
+      sample.rdma = *options.rdma_counters;
+      if (options.keep_hw_counter) {
+        std::erase_if(sample.rdma,
+                      [&](const auto& entry) { return !options.keep_hw_counter(entry.first); });
+      }
+      sample.sources["rdma"] = SourceOutcome{true, options.rdma_took};
+    } else if (options.read_rdma) {
       timed(sample, "rdma", [&] {
         auto counters = [&]() -> Result<std::map<std::string, uint64_t>> {
           if (options.hw_counter_names) {

@@ -3,6 +3,9 @@
 // Sampling one port: ethtool statistics, RDMA hw_counters, link state and the RoCE v2 GID index,
 // each source read independently so one failure does not hide the others.
 
+#include <chrono>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +35,10 @@ struct SampleOptions {
   bool (*keep_hw_counter)(std::string_view name) = nullptr;
   // A recent statistics reading of the port (the storm poller's): served instead of a read.
   const StatsCache::Reading* stats = nullptr;
+  // The port's RDMA counters as RDMA netlink answered them for the whole node (NodeSampler), and
+  // that answer's share of the time: used instead of the hw_counters files when they were read.
+  const std::map<std::string, uint64_t>* rdma_counters = nullptr;
+  std::chrono::steady_clock::duration rdma_took{};
 };
 
 PortSample sample_port(System& system, const DiscoveredPort& port,

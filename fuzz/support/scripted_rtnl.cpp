@@ -41,6 +41,7 @@ System scripted_rtnl_system(DatagramStream& replies) {
   system.open_rtnl = [&replies]() -> Result<std::unique_ptr<NetlinkSocket>> {
     return std::unique_ptr<NetlinkSocket>(new ScriptedNetlinkSocket(replies));
   };
+  system.open_rdma_netlink = system.open_rtnl;  // NETLINK_RDMA's datagrams are framed alike
   system.description = "fuzz input";
   return system;
 }

@@ -29,7 +29,8 @@ class ScriptedNetlinkSocket final : public NetlinkSocket {
   uint32_t request_seq_ = 0;
 };
 
-// A System whose open_rtnl hands out sockets reading `replies` (nothing else is set).
+// A System whose open_rtnl and open_rdma_netlink hand out sockets reading `replies` (nothing
+// else is set).
 System scripted_rtnl_system(DatagramStream& replies);
 
 // Walks the messages of a datagram as rtnl_request does and adds `delta` to each nlmsg_seq.

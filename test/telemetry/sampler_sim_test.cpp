@@ -10,6 +10,7 @@
 #include "in_process_node.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
+#include "rdma/hw_counters.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
 #include "telemetry/sampler.hpp"
@@ -114,8 +115,9 @@ namespace roced::telemetry {
 namespace {
 
 // With a recent reading in the cache (the storm poller's), a node sample serves it: no
-// statistics read reaches the NIC, so no firmware command (mlx5's debugfs commands/ count them),
-// and the age is said. A reading older than the limit is read again.
+// statistics read reaches the NIC, so none of its firmware commands (mlx5's debugfs commands/
+// count them; QUERY_VNIC_ENV is the statistics read's alone, the RDMA counters' read has its
+// own), and the age is said. A reading older than the limit is read again.
 TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   const DiscoveredPort port = lan2();
   StatsReader reader(system_, "lan2");
@@ -129,7 +131,7 @@ TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   auto cache = std::make_shared<StatsCache>();
   cache->put("lan2", std::make_shared<const std::vector<std::string>>(*names), served);
 
-  const std::string commands = "/sys/kernel/debug/mlx5/" + port.pci + "/commands/ACCESS_REG/n";
+  const std::string commands = "/sys/kernel/debug/mlx5/" + port.pci + "/commands/QUERY_VNIC_ENV/n";
   const auto commands_now = [&] {
     auto text = system_.files->read(commands);
     return text.ok() ? std::stoull(*text) : 0ull;
@@ -176,6 +178,52 @@ TEST_F(SamplerSim, OnlyTheExportedHwCountersAreRead) {
     EXPECT_EQ(rdma.count("rx_read_requests"), 0u) << "scrape " << scrape;
     for (const auto& [name, value] : rdma) EXPECT_TRUE(exports_hw_counter(name)) << name;
   }
+}
+
+// The RDMA counters of every port come from RDMA netlink, one RDMA_NLDEV_CMD_STAT_GET each (the
+// driver's three firmware queries, hw/mlx5/counters.c do_get_hw_stats), with the files' values.
+TEST_F(SamplerSim, RdmaCountersComeFromOneNetlinkRequestPerPort) {
+  const DiscoveredPort port = lan2();
+  const auto cong_queries = [&] {
+    uint64_t n = 0;
+    node_->inspect([&](roce_sim::Node& node) {
+      const auto& commands = node.find("lan2")->firmware_commands();
+      if (auto it = commands.find("QUERY_CONG_STATISTICS"); it != commands.end()) n = it->second.n;
+    });
+    return n;
+  };
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = port;
+    return std::vector<PortTarget>{target};
+  });
+  const uint64_t before = cong_queries();
+  const NodeSample sample = sampler.sample();
+  EXPECT_EQ(cong_queries(), before + 1);
+  ASSERT_EQ(sample.ports.size(), 1u);
+  EXPECT_TRUE(sample.sources.at("rdma").ok);
+  auto files = rdma::read_hw_counters(*system_.files, port.rdma_device, port.rdma_port);
+  ASSERT_TRUE(files.ok());
+  std::erase_if(*files, [](const auto& entry) { return !exports_hw_counter(entry.first); });
+  EXPECT_EQ(sample.ports[0].rdma, *files);
+}
+
+// Where the system has no NETLINK_RDMA the hw_counters files are read, with the same result.
+TEST_F(SamplerSim, WithoutRdmaNetlinkTheFilesAreRead) {
+  system_.open_rdma_netlink = nullptr;
+  const DiscoveredPort port = lan2();
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = port;
+    return std::vector<PortTarget>{target};
+  });
+  const NodeSample sample = sampler.sample();
+  ASSERT_EQ(sample.ports.size(), 1u);
+  EXPECT_TRUE(sample.sources.at("rdma").ok);
+  EXPECT_EQ(sample.ports[0].rdma.count("np_cnp_sent"), 1u);
+  node_->inspect([&](roce_sim::Node& node) {
+    EXPECT_EQ(node.find("lan2")->firmware_commands().count("QUERY_CONG_STATISTICS"), 0u);
+  });
 }
 
 }  // namespace
