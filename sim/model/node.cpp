@@ -10,7 +10,9 @@ namespace roce_sim {
 
 const std::vector<std::string>& set_op_names() {
   static const std::vector<std::string> names = {
-      "any", "dcbx", "pfc", "ets", "app", "buffer", "maxrate", "mtu", "link", "stall_prevention"};
+      "any",       "dcbx",    "pfc", "ets",  "app",
+      "buffer",    "maxrate", "mtu", "link", "stall_prevention",
+      "rdma_stats"};
   return names;
 }
 
@@ -20,6 +22,7 @@ namespace {
 
 // `op: link` stands for any link set, so it matches an MTU set too.
 bool op_matches(SetOp pending, SetOp operation) {
+  if (operation == SetOp::RdmaStats) return pending == SetOp::RdmaStats;
   return pending == SetOp::Any || pending == operation ||
          (pending == SetOp::Link && operation == SetOp::Mtu);
 }

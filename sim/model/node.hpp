@@ -17,7 +17,21 @@ namespace roce_sim {
 
 // The set operations a `netlink_errors` injection can be limited to (docs/sim-formats.md, `op:`).
 // Link stands for any link set: it also matches an MTU set.
-enum class SetOp { Any, Dcbx, Pfc, Ets, App, Buffer, Maxrate, Mtu, Link, StallPrevention };
+// The operations a netlink_errors fault can fail: the sets, and one read (a port's RDMA counter
+// query, which "any" does not cover: it means any set).
+enum class SetOp {
+  Any,
+  Dcbx,
+  Pfc,
+  Ets,
+  App,
+  Buffer,
+  Maxrate,
+  Mtu,
+  Link,
+  StallPrevention,
+  RdmaStats
+};
 const std::vector<std::string>& set_op_names();  // "any", "dcbx", ... in enum order
 std::string set_op_name(SetOp op);
 

@@ -163,6 +163,9 @@ int RdmaNlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes
   Port* port = node_.find_rdma(index, port_number);
   if (port == nullptr) return -EINVAL;
   for (const auto& query : firmware::kRdmaStatsQueries) port->issue(query.name, query.count);
+  // A failed firmware query fails the driver's get_hw_stats, which nldev reports as -EINVAL
+  // whatever the error was.
+  if (node_.take_injected_error(port->netdev(), SetOp::RdmaStats) != 0) return -EINVAL;
 
   NlMessage message(nldev_type(RDMA_NLDEV_CMD_STAT_GET), 0, request.header.nlmsg_seq, peer.pid);
   put_handle(message, index, *port);
