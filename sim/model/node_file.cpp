@@ -60,6 +60,32 @@ uint32_t parse_speed_mbps(const YamlFile& reader, const Field& field) {
   return gbps * 1000;
 }
 
+// What a VF of `pf` is: named as systemd names a VF's netdev (its PF's name, "v", the number),
+// mlx5_core, the PF's speed and firmware, none of the port-level capabilities, no RDMA device, no
+// addresses. The caller gives it its PCI function and MAC.
+PortSpec virtual_function(const PortSpec& pf, uint32_t index) {
+  PortSpec vf;
+  vf.netdev = pf.netdev + "v" + std::to_string(index);
+  vf.rdma_device.clear();
+  vf.speed_mbps = pf.speed_mbps;
+  vf.firmware = pf.firmware;
+  vf.board = pf.board;
+  vf.driver_version = pf.driver_version;
+  vf.flavour = pf.flavour;
+  vf.max_mtu = pf.max_mtu;
+  vf.link_training_ms = pf.link_training_ms;
+  vf.caps.stall_prevention = false;
+  vf.caps.buffers = false;
+  vf.caps.pause_storm_events = false;
+  vf.caps.prio_discard_counters = false;
+  vf.caps.ecn = false;
+  vf.firmware_command_us = pf.firmware_command_us;
+  vf.lockdown = pf.lockdown;
+  vf.physfn = pf.pci_address;
+  vf.vf_index = index;
+  return vf;
+}
+
 struct PciAddress {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
   std::string text() const {
@@ -225,7 +251,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       const auto port =
           reader.map(ports[index],
                      {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu", "addresses",
-                      "firmware_defaults", "counters_start", "link_training", "channels"});
+                      "firmware_defaults", "counters_start", "link_training", "channels", "vfs"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -317,7 +343,35 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         spec.counters_start = reader.unsigned_integer(*f, 0, std::numeric_limits<uint64_t>::max());
       }
       spec.lockdown = lockdown;
+      if (const auto f = port.get("vfs")) {
+        spec.sriov_numvfs = static_cast<uint32_t>(reader.integer(*f, 0, kMaxVfsPerPort));
+      }
+      spec.sriov_offset =
+          static_cast<uint32_t>(ports.size() - index + index * size_t{kMaxVfsPerPort});
+      const PortSpec pf = spec;
       specs.push_back(std::move(spec));
+      for (uint32_t vf = 0; vf < pf.sriov_numvfs; ++vf) {
+        PortSpec vf_spec = virtual_function(pf, vf);
+        if (vf_spec.netdev.size() > 15) {
+          reader.fail(*port.get("vfs"),
+                      "VF netdev '" + vf_spec.netdev + "' would be longer than 15 characters");
+        }
+        // Routing IDs after every PF of the NIC, kMaxVfsPerPort per PF (the SR-IOV capability's
+        // VF offset and stride 1, ARI): they may run into the next bus.
+        const unsigned rid = (function.bus << 8 | function.device << 3) +
+                             static_cast<unsigned>(ports.size() - index) +
+                             static_cast<unsigned>(index) * kMaxVfsPerPort + vf + function.function;
+        PciAddress vf_pci{function.domain, (rid >> 8) & 0xff, (rid >> 3) & 0x1f, rid & 7};
+        vf_spec.pci_address = vf_pci.text();
+        pci_functions.add(vf_spec.pci_address, *port.get("vfs"));
+        netdevs.add(vf_spec.netdev, *port.get("vfs"));
+        char mac[32];
+        std::snprintf(mac, sizeof mac, "b8:3f:d3:%02x:%02x:%02x", vf_pci.bus, vf_pci.device,
+                      vf_pci.function);
+        vf_spec.mac = mac;
+        macs.add(vf_spec.mac, *port.get("vfs"));
+        specs.push_back(std::move(vf_spec));
+      }
     }
   }
   return specs;

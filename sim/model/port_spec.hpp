@@ -51,6 +51,9 @@ constexpr uint32_t default_link_training_ms(uint32_t speed_mbps) {
 // The most channels a port takes (en.h MLX5E_MAX_NUM_CHANNELS is 128 per CPU-limited port).
 constexpr uint32_t kMaxChannels = 128;
 
+// The most VFs a node file gives a port (ConnectX-7 firmware allows up to 127 per PF).
+constexpr uint32_t kMaxVfsPerPort = 64;
+
 struct PortSpec {
   std::string netdev;       // "lan2"
   std::string rdma_device;  // "mlx5_0"
@@ -83,6 +86,16 @@ struct PortSpec {
   uint32_t firmware_command_us = 0;
   // The node's kernel (the same on every port): its lockdown level.
   KernelLockdown lockdown = KernelLockdown::None;
+  // SR-IOV (drivers/pci/iov.c): a PF's enabled VFs (sriov_numvfs), and on a VF its PF's PCI
+  // address (the device/physfn link; empty on a PF) and its number there (the PF's virtfn<N>).
+  // A VF's netdev is mlx5e's too, but it is no vport group manager, so it has no dcbnl ops
+  // (en_dcbnl.c mlx5e_dcbnl_build_netdev) and no port registers; its own RDMA device is not
+  // modelled.
+  uint32_t sriov_numvfs = 0;
+  uint32_t sriov_offset = 0;  // routing ID of VF 0 minus the PF's (stride 1)
+  std::string physfn;
+  uint32_t vf_index = 0;
+  bool is_vf() const { return !physfn.empty(); }
 };
 
 }  // namespace roce_sim

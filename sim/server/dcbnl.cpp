@@ -346,6 +346,9 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
   if (!tb.count(DCB_ATTR_IFNAME)) return -EINVAL;
   Port* port = node_.find(attr_string(tb[DCB_ATTR_IFNAME]));
   if (!port) return -ENODEV;
+  // dcb_doit: a netdev without dcbnl_ops is -EOPNOTSUPP, as a VF's is (mlx5e_dcbnl_build_netdev
+  // sets them only on a vport group manager).
+  if (port->spec().is_vf()) return -EOPNOTSUPP;
   if (!fn.cb) return -EOPNOTSUPP;
 
   const uint32_t seq = request.header.nlmsg_seq;

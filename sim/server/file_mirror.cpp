@@ -210,9 +210,20 @@ void FileMirror::build_port(Port& port) {
   const fs::path sys = dir_ / "sys";
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
   fs::create_directories(pci_dir / "net" / spec.netdev);
-  fs::create_directories(pci_dir / "infiniband" / spec.rdma_device);
   write_file(pci_dir / "vendor", "0x15b3\n");
-  write_file(pci_dir / "device", "0x1021\n");  // ConnectX-7
+  // ConnectX-7 and its VF (mlx5_core's pci_device_id table, main.c mlx5_core_pci_table).
+  write_file(pci_dir / "device", spec.is_vf() ? "0x101e\n" : "0x1021\n");
+  if (spec.is_vf()) {
+    // pci_iov_sysfs_link (drivers/pci/iov.c): physfn in the VF, virtfn<N> in the PF.
+    symlink_to("../" + spec.physfn, pci_dir / "physfn");
+    symlink_to("../" + spec.pci_address,
+               sys / kPciRoot / spec.physfn / ("virtfn" + std::to_string(spec.vf_index)));
+  } else {
+    write_file(pci_dir / "sriov_totalvfs", line(uint64_t{kMaxVfsPerPort}));
+    write_file(pci_dir / "sriov_numvfs", line(uint64_t{spec.sriov_numvfs}));
+    write_file(pci_dir / "sriov_offset", line(uint64_t{spec.sriov_offset}));
+    write_file(pci_dir / "sriov_stride", "1\n");
+  }
   symlink_to("../../../bus/pci/drivers/mlx5_core", pci_dir / "driver");
   symlink_to(fs::path("../../../") / kPciRoot / spec.pci_address,
              sys / "bus/pci/devices" / spec.pci_address);
@@ -221,6 +232,13 @@ void FileMirror::build_port(Port& port) {
   fs::create_directories(net);
   symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
 
+  if (spec.rdma_device.empty()) {  // a VF: no RDMA device, no DCQCN knobs
+    refresh_port(port);
+    present_.insert(spec.netdev);
+    specs_.insert_or_assign(spec.netdev, spec);
+    return;
+  }
+  fs::create_directories(pci_dir / "infiniband" / spec.rdma_device);
   const fs::path ib = sys / "class/infiniband" / spec.rdma_device;
   const fs::path ib_port = ib / "ports" / std::to_string(spec.rdma_port);
   fs::create_directories(ib_port / "gids");
@@ -257,9 +275,11 @@ void FileMirror::remove_port(const std::string& netdev) {
   std::vector<fs::path> roots = {dir_ / "sys/class/net" / netdev};
   if (spec != specs_.end()) {
     const fs::path pci_dir = dir_ / "sys" / kPciRoot / spec->second.pci_address;
-    roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
+    if (!spec->second.rdma_device.empty()) {
+      roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
+      roots.push_back(pci_dir / "infiniband" / spec->second.rdma_device);
+    }
     roots.push_back(pci_dir / "net" / netdev);
-    roots.push_back(pci_dir / "infiniband" / spec->second.rdma_device);
     roots.push_back(pci_dir / "driver");
     roots.push_back(dir_ / "debug/mlx5" / spec->second.pci_address);
   }
@@ -355,6 +375,7 @@ void FileMirror::refresh_port(Port& port, bool counters) {
   write_file(net / "carrier_changes", line(port.carrier_changes()));
   write_file(net / "speed", up ? line(port.speed_mbps()) : "-1\n");
 
+  if (spec.rdma_device.empty()) return;  // a VF: the netdev's files only
   const RdmaDevice& rdma = port.rdma();
   const fs::path ib = dir_ / "sys/class/infiniband" / spec.rdma_device;
   write_file(ib / "fw_ver", line(spec.firmware));
