@@ -198,28 +198,23 @@ std::vector<Result<CounterValues>> NldevCounterReader::read_once(
   return results;
 }
 
-std::vector<Result<CounterValues>> NldevCounterReader::read(
+std::optional<std::vector<Result<CounterValues>>> NldevCounterReader::read(
     std::span<const std::pair<std::string, int>> ports) {
-  if (!available()) {
-    return std::vector<Result<CounterValues>>(ports.size(),
-                                              Error{EPROTONOSUPPORT, "no RDMA netlink"});
-  }
+  if (!available()) return std::nullopt;
   auto socket = system_.open_rdma_netlink();
-  if (!socket) return std::vector<Result<CounterValues>>(ports.size(), socket.error());
+  if (!socket) return std::nullopt;
   socket_ = std::move(*socket);
   bool unknown = false;
   for (const auto& [device, port] : ports) unknown = unknown || !indexes_.count(device);
-  std::vector<Result<CounterValues>> results;
   if (unknown) {
     if (auto listed = refresh_devices(); !listed && listed.error().code != EAGAIN) {
-      results.assign(ports.size(), listed.error());
+      socket_.reset();
+      return std::nullopt;
     }
   }
-  if (results.empty()) {
-    bool stale = false;
-    results = read_once(ports, stale);
-    if (stale && refresh_devices()) results = read_once(ports, stale);
-  }
+  bool stale = false;
+  auto results = read_once(ports, stale);
+  if (stale && refresh_devices()) results = read_once(ports, stale);
   socket_.reset();
   return results;
 }

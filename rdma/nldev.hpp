@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,9 +52,10 @@ class NldevCounterReader {
 
   // False when the system has no NETLINK_RDMA (the caller reads sysfs instead).
   bool available() const { return static_cast<bool>(system_.open_rdma_netlink); }
-  // The counters of each (device, port); ENODEV for a device RDMA netlink does not list, and
-  // every answer the socket's error when none can be opened.
-  std::vector<Result<CounterValues>> read(std::span<const std::pair<std::string, int>> ports);
+  // The counters of each (device, port); ENODEV for a device RDMA netlink does not list. None
+  // at all when RDMA netlink cannot be used now (no socket, no device list): read sysfs then.
+  std::optional<std::vector<Result<CounterValues>>> read(
+      std::span<const std::pair<std::string, int>> ports);
 
  private:
   Result<void> refresh_devices();

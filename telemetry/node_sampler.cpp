@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/node_sampler.hpp"
 
+#include <cerrno>
+
 #include "link/link.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/sampler.hpp"
@@ -50,9 +52,9 @@ void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   sample.counter_resets = memory.resets;
 }
 
-std::vector<std::optional<rdma::CounterValues>> NodeSampler::read_rdma_counters(
+std::vector<std::optional<Result<rdma::CounterValues>>> NodeSampler::read_rdma_counters(
     const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each) {
-  std::vector<std::optional<rdma::CounterValues>> counters(targets.size());
+  std::vector<std::optional<Result<rdma::CounterValues>>> counters(targets.size());
   std::vector<std::pair<std::string, int>> ports;
   std::vector<size_t> asked;
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -63,16 +65,19 @@ std::vector<std::optional<rdma::CounterValues>> NodeSampler::read_rdma_counters(
   if (ports.empty() || !nldev_.available()) return counters;
   const auto start = SteadyClock::now();
   auto answers = nldev_.read(ports);
+  if (!answers) return counters;
   took_each = (SteadyClock::now() - start) / static_cast<int64_t>(ports.size());
-  for (size_t k = 0; k < answers.size() && k < asked.size(); ++k) {
-    if (answers[k]) counters[asked[k]] = std::move(*answers[k]);
+  for (size_t k = 0; k < answers->size() && k < asked.size(); ++k) {
+    Result<rdma::CounterValues>& answer = (*answers)[k];
+    if (!answer && answer.error().code == ENODEV) continue;  // sysfs may still have it
+    counters[asked[k]] = std::move(answer);
   }
   return counters;
 }
 
 PortSample NodeSampler::sample_one(const PortTarget& target,
                                    const std::map<std::string, LinkInfo>& links,
-                                   const rdma::CounterValues* rdma_counters,
+                                   const Result<rdma::CounterValues>* rdma_counters,
                                    std::chrono::steady_clock::duration rdma_took,
                                    PortMemory& memory) {
   const auto now = SteadyClock::now();
@@ -151,7 +156,7 @@ NodeSample NodeSampler::sample() {
     if (auto it = memory_.find(targets[i].port.netdev); it != memory_.end()) {
       memories[i] = std::move(it->second);
     }
-    const rdma::CounterValues* counters = rdma_counters[i] ? &*rdma_counters[i] : nullptr;
+    const Result<rdma::CounterValues>* counters = rdma_counters[i] ? &*rdma_counters[i] : nullptr;
     out.ports.push_back(sample_one(targets[i], links, counters, rdma_took, memories[i]));
   }
 

@@ -91,11 +91,12 @@ class NodeSampler {
   };
   // Reads one port and updates what is remembered of it.
   PortSample sample_one(const PortTarget& target, const std::map<std::string, LinkInfo>& links,
-                        const rdma::CounterValues* rdma_counters,
+                        const Result<rdma::CounterValues>* rdma_counters,
                         std::chrono::steady_clock::duration rdma_took, PortMemory& memory);
-  // Every target's RDMA counters in one RDMA netlink batch: a port whose answer failed (or a
-  // system without RDMA netlink) has none, and its files are read instead.
-  std::vector<std::optional<rdma::CounterValues>> read_rdma_counters(
+  // Every target's RDMA counters in one RDMA netlink batch, or its error. A port RDMA netlink
+  // does not list, and every port while RDMA netlink cannot be used, has none: its hw_counters
+  // files are read instead.
+  std::vector<std::optional<Result<rdma::CounterValues>>> read_rdma_counters(
       const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each);
   void carry_totals(PortSample& sample, PortMemory& memory);
 

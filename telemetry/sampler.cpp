@@ -76,12 +76,17 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
     // three firmware commands against a statistics read's thirty. RDMA netlink costs the same
     // refresh in one request instead of a file each (NodeSampler reads it for every port).
     if (options.read_rdma && options.rdma_counters) {
-      sample.rdma = *options.rdma_counters;
-      if (options.keep_hw_counter) {
-        std::erase_if(sample.rdma,
-                      [&](const auto& entry) { return !options.keep_hw_counter(entry.first); });
+      const bool ok = options.rdma_counters->ok();
+      if (ok) {
+        sample.rdma = **options.rdma_counters;
+        if (options.keep_hw_counter) {
+          std::erase_if(sample.rdma,
+                        [&](const auto& entry) { return !options.keep_hw_counter(entry.first); });
+        }
+      } else {
+        sample.errors.push_back(options.rdma_counters->error().message);
       }
-      sample.sources["rdma"] = SourceOutcome{true, options.rdma_took};
+      sample.sources["rdma"] = SourceOutcome{ok, options.rdma_took};
     } else if (options.read_rdma) {
       timed(sample, "rdma", [&] {
         auto counters = [&]() -> Result<std::map<std::string, uint64_t>> {

@@ -37,7 +37,7 @@ struct SampleOptions {
   const StatsCache::Reading* stats = nullptr;
   // The port's RDMA counters as RDMA netlink answered them for the whole node (NodeSampler), and
   // that answer's share of the time: used instead of the hw_counters files when they were read.
-  const std::map<std::string, uint64_t>* rdma_counters = nullptr;
+  const Result<std::map<std::string, uint64_t>>* rdma_counters = nullptr;
   std::chrono::steady_clock::duration rdma_took{};
 };
 

@@ -75,8 +75,8 @@ TEST_F(RdmaNetlink, CountersAgreeWithTheFilesAndTheRdmaTool) {
   // The files follow the model at 10 Hz: once the congestion is over they hold still and agree.
   const bool agreed = eventually([&] {
     auto answers = reader.read(port);
-    if (answers.size() != 1 || !answers[0]) return false;
-    from_netlink = *answers[0];
+    if (!answers || answers->size() != 1 || !(*answers)[0]) return false;
+    from_netlink = *(*answers)[0];
     auto from_files = read_hw_counters(*system_.files, "mlx5_0", 1);
     return from_files && *from_files == from_netlink && from_netlink["np_cnp_sent"] > 0;
   });
@@ -96,7 +96,8 @@ TEST_F(RdmaNetlink, ADeviceRegisteredAgainIsFoundUnderItsNewIndex) {
   auto before = list_nldev_devices(**socket);
   ASSERT_TRUE(before);
   const std::vector<std::pair<std::string, int>> ports = {{"mlx5_1", 1}, {"mlx5_2", 1}};
-  ASSERT_TRUE(reader.read(ports)[0]);  // the reader has learnt mlx5_1's first index, 1
+  auto first = reader.read(ports);
+  ASSERT_TRUE(first && (*first)[0]);  // the reader has learnt mlx5_1's first index, 1
   // A driver reload of lan3 registers mlx5_1 again: index 4, the next the kernel allocates.
   const auto reload = dir_ / "reload.yaml";
   std::ofstream(reload)
@@ -115,7 +116,8 @@ TEST_F(RdmaNetlink, ADeviceRegisteredAgainIsFoundUnderItsNewIndex) {
   ASSERT_TRUE(moved);
   const bool read = eventually([&] {
     auto answers = reader.read(ports);
-    return answers.size() == 2 && answers[0] && answers[1] && answers[0]->count("np_cnp_sent");
+    return answers && answers->size() == 2 && (*answers)[0] && (*answers)[1] &&
+           (*answers)[0]->count("np_cnp_sent");
   });
   EXPECT_TRUE(read);
 }
