@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -43,6 +44,8 @@ std::vector<int> port_numbers(const FileTree& files, const std::string& device) 
   return numbers;
 }
 
+}  // namespace
+
 // netdev -> (RDMA device, port) from every GID entry's gid_attrs/ndevs, built once on first use:
 // reading all slots of all devices is the slow path. Empty slots fail to read and are skipped.
 class NdevIndex {
@@ -77,6 +80,8 @@ class NdevIndex {
   bool built_ = false;
   std::map<std::string, std::pair<std::string, int>> index_;
 };
+
+namespace {
 
 // rxe's ib_device hangs off no bus device (no `device` link) and names its netdev in its own
 // `parent` attribute (drivers/infiniband/sw/rxe/rxe_verbs.c, parent_show).
@@ -141,6 +146,34 @@ void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPo
 // (drivers/pci/iov.c, pci_iov_sysfs_link: "virtfn<N>" in the PF, "physfn" in the VF).
 std::optional<int> vf_number(const FileTree& files, const fs::path& device) {
   const std::string self = link_basename(files, device);
+  // First by arithmetic, one link to confirm: VF n's routing ID is the PF's + sriov_offset +
+  // n * sriov_stride (drivers/pci/iov.c pci_iov_virtfn_bus/devfn; both files since Linux 4.12),
+  // so a walk over 128 VFs does not read 128 x 16 links.
+  const auto routing_id = [](const std::string& bdf) -> std::optional<long> {
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    if (std::sscanf(bdf.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return std::nullopt;
+    return static_cast<long>(bus << 8 | dev << 3 | fn);
+  };
+  const auto number_of = [&](const char* name) -> std::optional<long> {
+    auto text = files.read(device / "physfn" / name);
+    if (!text) return std::nullopt;
+    char* end = nullptr;
+    const long value = std::strtol(text->c_str(), &end, 10);
+    return end != text->c_str() ? std::optional<long>(value) : std::nullopt;
+  };
+  const auto vf_rid = routing_id(self);
+  const auto pf_rid = routing_id(link_basename(files, device / "physfn"));
+  const auto offset = number_of("sriov_offset");
+  const auto stride = number_of("sriov_stride");
+  if (vf_rid && pf_rid && offset && stride && *stride > 0) {
+    const long distance = *vf_rid - *pf_rid - *offset;
+    if (distance >= 0 && distance % *stride == 0) {
+      const long n = distance / *stride;
+      if (link_basename(files, device / "physfn" / ("virtfn" + std::to_string(n))) == self) {
+        return static_cast<int>(n);
+      }
+    }
+  }
   auto entries = files.list(device / "physfn");
   if (!entries) return std::nullopt;
   for (const auto& entry : *entries) {
@@ -216,9 +249,17 @@ Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
 
 }  // namespace
 
+NetdevDescriber::NetdevDescriber(const FileTree& files)
+    : files_(files), index_(std::make_unique<NdevIndex>(files)) {}
+
+NetdevDescriber::~NetdevDescriber() = default;
+
+Result<DiscoveredPort> NetdevDescriber::describe(const std::string& netdev) {
+  return roced::describe(files_, *index_, netdev);
+}
+
 Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string& netdev) {
-  NdevIndex ndev_index(files);
-  return describe(files, ndev_index, netdev);
+  return NetdevDescriber(files).describe(netdev);
 }
 
 std::string mlx5_only_reason(const DiscoveredPort& port) {

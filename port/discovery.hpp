@@ -5,6 +5,7 @@
 // Everything comes from sysfs through the FileTree, so the same code walks the real /sys and a
 // simulated node's DIR/sys.
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,23 @@ std::string read_own_rdma_driver(const FileTree& files, const std::string& netde
 
 // One netdev, whatever its driver; ENODEV when /sys/class/net/<netdev> does not exist.
 Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string& netdev);
+
+class NdevIndex;
+
+// Describes netdevs one after another for a walk over /sys/class/net, reading the GID tables'
+// netdev index once for them all: a netdev without an RDMA device of its own (a VF, a bond, a
+// pod's macvlan) is looked up there, and with pods a port has hundreds of GID entries.
+class NetdevDescriber {
+ public:
+  explicit NetdevDescriber(const FileTree& files);
+  ~NetdevDescriber();
+  NetdevDescriber(const NetdevDescriber&) = delete;
+  NetdevDescriber& operator=(const NetdevDescriber&) = delete;
+  Result<DiscoveredPort> describe(const std::string& netdev);
+
+ private:
+  const FileTree& files_;
+  std::unique_ptr<NdevIndex> index_;
+};
 
 }  // namespace roced

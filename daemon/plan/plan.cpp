@@ -113,6 +113,7 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
     plan.error = "cannot list the network interfaces: " + names.error().message;
     return plan;
   }
+  NetdevDescriber describer(files);
   for (const auto& name : *names) {
     // /sys/class/net also holds plain files (bonding_masters): a netdev has an ifindex.
     if (!files.exists(kClassNet / name / "ifindex")) continue;
@@ -122,7 +123,7 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
         !config.ports.selects(name, driver, read_own_rdma_driver(files, name))) {
       continue;
     }
-    auto port = describe_netdev(files, name);
+    auto port = describer.describe(name);
     if (!port) continue;  // vanished since the listing
     if (!config.ports.selects(*port)) {
       plan.not_managed.push_back(name + " (" + port->role_detail + ")");

@@ -23,9 +23,10 @@ std::vector<DiscoveredPort> selected_ports(const FileTree& files, const config::
   std::vector<DiscoveredPort> ports;
   auto names = files.list(kClassNet);
   if (!names) return ports;
+  NetdevDescriber describer(files);
   for (const auto& name : *names) {
     if (!files.exists(kClassNet / name / "ifindex")) continue;  // bonding_masters etc.
-    auto port = describe_netdev(files, name);
+    auto port = describer.describe(name);
     if (!port || !config.ports.selects(*port)) continue;
     ports.push_back(std::move(*port));
   }
@@ -40,9 +41,10 @@ std::vector<std::string> unmatched_selection(const FileTree& files, const config
   if (selection.netdevs.empty()) return {"names no port"};
   std::vector<DiscoveredPort> present;
   if (auto names = files.list(kClassNet)) {
+    NetdevDescriber describer(files);
     for (const auto& name : *names) {
       if (!files.exists(kClassNet / name / "ifindex")) continue;
-      if (auto port = describe_netdev(files, name)) present.push_back(std::move(*port));
+      if (auto port = describer.describe(name)) present.push_back(std::move(*port));
     }
   }
   for (const std::string& entry : selection.netdevs) {
@@ -225,8 +227,9 @@ void PortRegistry::look_for_appearing(const config::Config& config, TimePoint no
                                       std::vector<PortEvent>& events) {
   const FileTree& files = *host_.system().files;
   std::lock_guard lock(mutex_);
+  NetdevDescriber describer(files);
   for (auto it = appearing_.begin(); it != appearing_.end();) {
-    auto port = describe_netdev(files, it->first);
+    auto port = describer.describe(it->first);
     const bool present = port && files.exists(kClassNet / it->first / "ifindex");
     if (present && !config.ports.selects(*port)) {
       it = appearing_.erase(it);  // not ours

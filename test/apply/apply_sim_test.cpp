@@ -412,5 +412,42 @@ TEST_F(ApplyOfedNode, EcnPrioritiesAndDcqcnKnobs) {
   EXPECT_EQ(again.exit_code, 0) << again.out;
 }
 
+// An SR-IOV node: eight rails with 16 VFs each. A glob that matches the VFs' names (rail0v3 is
+// "rail*") still configures the eight rails alone: a VF shares its PF's port and mlx5 gives it
+// no DCB, so roced never writes one.
+class ApplySriovSim : public ApplySim {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/eight-rail-sriov.yaml";
+  }
+};
+
+TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
+  std::string config = kConfig;
+  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[\"rail*\"]");
+  write_file(config_, config);
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "8 ports: 8 applied")) << result.out;
+
+  auto writes = read_writes(dir_);  // rocectl's file writes are synchronous on the sim
+  for (int rail = 0; rail < 8; ++rail) {
+    const std::string pf = "rail" + std::to_string(rail);
+    EXPECT_GT(writes[pf], 0u) << pf;
+    for (int vf = 0; vf < 16; ++vf) {
+      const std::string name = pf + "v" + std::to_string(vf);
+      ASSERT_EQ(writes.count(name), 1u) << name << " is not in the node";
+      EXPECT_EQ(writes[name], 0u) << name << " was written";
+    }
+  }
+  // The VFs are the kernel's: no DCB on them at all.
+  const auto vf_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "rail3v7"});
+  EXPECT_NE(vf_dcb.exit_code, 0);
+  EXPECT_TRUE(contains(vf_dcb.err, "Operation not supported")) << vf_dcb.err;
+
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out, "rail3v7 (VF 7 of rail3): not managed")) << plan.out << plan.err;
+}
+
 }  // namespace
 }  // namespace roced
