@@ -57,7 +57,8 @@ struct NodeResult {
 };
 
 config::Config default_config() {
-  config::Config config;  // default selection: every mlx5_core port
+  config::Config config;
+  config.ports.netdevs = {"*"};  // every mlx5_core port (an empty list manages none)
   config.path = "(built-in default profile)";
   config.profile = config::default_profile();
   return config;
@@ -100,6 +101,9 @@ void run_node(const std::string& roce_sim, const std::string& node_file, const s
       result.roced.ms.push_back(ms_since(start));
       result.ports = plan.ports.size();
       const plan::Plan after = plan::make_plan(system, config);
+      if (run == 0 && plan.ports.empty()) {
+        result.problems.push_back("the profile selects no port: nothing was measured");
+      }
       if (run == 0) {
         result.roced_writes = sim.writes_total();
         if (!applied.ok()) {
