@@ -449,5 +449,24 @@ TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
   EXPECT_TRUE(contains(plan.out, "rail3v7 (VF 7 of rail3): not managed")) << plan.out << plan.err;
 }
 
+// A VF named exactly is managed for what the kernel lets a VF do: its MTU. Every DCB setting and
+// stall prevention is reported unsupported with the kernel's EOPNOTSUPP, never written.
+TEST_F(ApplySriovSim, AVfNamedExactlyGetsItsMtuAndNoDcb) {
+  std::string config = kConfig;
+  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[rail3v7]");
+  write_file(config_, config);
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "1 port: 1 applied")) << result.out;
+  EXPECT_TRUE(contains(result.out,
+                       "pfc.priorities     unsupported: DCB is not supported by this "
+                       "device (EOPNOTSUPP)"))
+      << result.out;
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/rail3v7/mtu"), "9000\n");
+  auto writes = read_writes(dir_);
+  EXPECT_EQ(writes["rail3v7"], 1u);  // the MTU set alone: no DCB request counts as a write
+  EXPECT_EQ(writes["rail3"], 0u);
+}
+
 }  // namespace
 }  // namespace roced
