@@ -6,10 +6,8 @@
 #include <rdma/rdma_netlink.h>
 
 #include <cerrno>
-#include <cstring>
 #include <map>
 
-#include "roce_sim.h"
 #include "sim/model/firmware_commands.hpp"
 #include "sim/server/rtnl_internal.hpp"
 
@@ -65,13 +63,7 @@ std::vector<std::string> RdmaNlService::take_request_log() {
 std::vector<Outgoing> RdmaNlService::handle(ByteView datagram, NlPeer& peer) {
   std::vector<Outgoing> out;
   for (const NlRequest& request : split_messages(datagram)) {
-    if (request.header.nlmsg_type == ROCE_SIM_NLMSG_CTL) {
-      roce_sim_nl_ctl ctl{};
-      if (request.payload.size() < sizeof ctl) continue;
-      std::memcpy(&ctl, request.payload.data(), sizeof ctl);
-      if (ctl.op == ROCE_SIM_CTL_BIND) peer.pid = ctl.arg;
-      continue;  // RDMA netlink's multicast groups (RDMA_NL_GROUP_LS, ...) carry nothing here
-    }
+    if (apply_control_message(request, peer)) continue;  // its groups carry nothing here
     int err = 0;
     Bytes reply;
     bool dumped = false;

@@ -64,34 +64,36 @@ std::vector<std::string> RtnlService::take_request_log() {
   return log;
 }
 
+bool apply_control_message(const NlRequest& request, NlPeer& peer) {
+  if (request.header.nlmsg_type != ROCE_SIM_NLMSG_CTL) return false;
+  roce_sim_nl_ctl ctl{};
+  if (request.payload.size() < sizeof ctl) return true;
+  std::memcpy(&ctl, request.payload.data(), sizeof ctl);
+  switch (ctl.op) {
+    case ROCE_SIM_CTL_BIND:
+      peer.pid = ctl.arg;
+      for (uint32_t bit = 0; bit < 32; ++bit) {
+        if (ctl.arg2 & (1u << bit)) peer.groups.insert(bit + 1);  // nl_groups: group n is bit n-1
+      }
+      break;
+    case ROCE_SIM_CTL_ADD_MEMBERSHIP:
+      peer.groups.insert(ctl.arg);
+      break;
+    case ROCE_SIM_CTL_DROP_MEMBERSHIP:
+      peer.groups.erase(ctl.arg);
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
 // rtnetlink_rcv_msg + netlink_rcv_skb: each message is handled in turn; an error, or NLM_F_ACK on
 // a non-dump request, is answered with NLMSG_ERROR.
 std::vector<Outgoing> RtnlService::handle(ByteView datagram, NlPeer& peer) {
   std::vector<Outgoing> out;
   for (const NlRequest& request : split_messages(datagram)) {
-    if (request.header.nlmsg_type == ROCE_SIM_NLMSG_CTL) {
-      roce_sim_nl_ctl ctl{};
-      if (request.payload.size() < sizeof ctl) continue;
-      std::memcpy(&ctl, request.payload.data(), sizeof ctl);
-      switch (ctl.op) {
-        case ROCE_SIM_CTL_BIND:
-          peer.pid = ctl.arg;
-          for (uint32_t bit = 0; bit < 32; ++bit) {
-            if (ctl.arg2 & (1u << bit))
-              peer.groups.insert(bit + 1);  // nl_groups: group n is bit n-1
-          }
-          break;
-        case ROCE_SIM_CTL_ADD_MEMBERSHIP:
-          peer.groups.insert(ctl.arg);
-          break;
-        case ROCE_SIM_CTL_DROP_MEMBERSHIP:
-          peer.groups.erase(ctl.arg);
-          break;
-        default:
-          break;
-      }
-      continue;
-    }
+    if (apply_control_message(request, peer)) continue;
     // netlink_rcv_skb: non-requests and control types are only acknowledged.
     if (!(request.header.nlmsg_flags & NLM_F_REQUEST) ||
         request.header.nlmsg_type < NLMSG_MIN_TYPE) {

@@ -26,6 +26,10 @@ struct NlPeer {
   std::set<uint32_t> groups;
 };
 
+// A roce-sim control message (uapi/roce_sim.h ROCE_SIM_NLMSG_CTL) applied to the connection's
+// state as bind() and setsockopt() would change a netlink socket's; false for any other message.
+bool apply_control_message(const NlRequest& request, NlPeer& peer);
+
 // One datagram to send: to the requesting connection, or to every member of a group.
 struct Outgoing {
   bool multicast = false;
