@@ -1484,10 +1484,12 @@ TEST_F(SimServerInject, AVanishingPortAndAnUnreadableFile) {
   const std::string ifindex_before = read_file(node() / "sys/class/net/lan4/ifindex");
   auto c = rtnl(4245);
   EXPECT_EQ(set_mtu(*c, "lan4", 9000), -ENODEV);
-  // Back after down_for, re-probed: a new ifindex and the firmware's MTU.
+  // Back after down_for, re-probed: a new ifindex and the firmware's MTU. The server rewrites
+  // the port's files one by one (ifindex first), so wait for the MTU's too.
   EXPECT_TRUE(eventually([&] {
     const std::string now = read_file(node() / "sys/class/net/lan4/ifindex");
-    return !now.empty() && now != ifindex_before;
+    return !now.empty() && now != ifindex_before &&
+           !read_file(node() / "sys/class/net/lan4/mtu").empty();
   })) << log();
   EXPECT_EQ(read_file(node() / "sys/class/net/lan4/mtu"), "1500\n") << "firmware defaults";
   EXPECT_EQ(fs::status(counter).permissions() & fs::perms::all, fs::perms::none) << "still held";
