@@ -10,6 +10,8 @@
 #include <regex>
 #include <utility>
 
+#include "util/decimal.hpp"
+
 namespace roced {
 
 namespace fs = std::filesystem;
@@ -34,10 +36,7 @@ std::vector<int> port_numbers(const FileTree& files, const std::string& device) 
   std::vector<int> numbers;
   if (auto names = files.list(kClassInfiniband / device / "ports")) {
     for (const auto& name : *names) {
-      if (!name.empty() &&
-          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        numbers.push_back(std::stoi(name));
-      }
+      if (const auto number = parse_decimal<int>(name)) numbers.push_back(*number);
     }
   }
   std::sort(numbers.begin(), numbers.end());

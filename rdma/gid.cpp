@@ -7,6 +7,8 @@
 #include <array>
 #include <cerrno>
 
+#include "util/decimal.hpp"
+
 namespace roced::rdma {
 
 namespace {
@@ -70,10 +72,7 @@ Result<std::vector<GidEntry>> read_gid_table_until(
   if (!names) return names.error();
   std::vector<int> indexes;
   for (const auto& name : *names) {
-    if (!name.empty() &&
-        std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      indexes.push_back(std::stoi(name));
-    }
+    if (const auto index = parse_decimal<int>(name)) indexes.push_back(*index);
   }
   std::sort(indexes.begin(), indexes.end());
 

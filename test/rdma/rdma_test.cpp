@@ -147,6 +147,17 @@ TEST(GidTable, NonZeroGidWithoutTypeIsAnEmptySlot) {
   EXPECT_EQ((*table)[1].index, 3);
 }
 
+TEST(GidTable, ASlotNameBeyondIntIsIgnoredNotFatal) {
+  Tree tree;
+  write_gid_table(tree, {{3, kIpv4, "RoCE v2", "lan2"}});
+  // No kernel names a slot so, but a name is text from outside and must not end the process.
+  tree.write("/sys/class/infiniband/mlx5_0/ports/1/gids/99999999999", kIpv4 + "\n");
+  auto table = read_gid_table(tree.files(), "mlx5_0", 1);
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  ASSERT_EQ(table->size(), 1u);
+  EXPECT_EQ((*table)[0].index, 3);
+}
+
 TEST(GidTable, SelectionIgnoresOtherNetdevsAndRoceV1) {
   Tree tree;
   write_gid_table(tree, {{0, kLinkLocal, "IB/RoCE v1", "lan2"},

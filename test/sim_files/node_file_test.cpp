@@ -100,6 +100,12 @@ TEST(NodeFile, BadSpeedNamesFileLineColumnAndField) {
   }
 }
 
+TEST(NodeFile, ASpeedTooLargeForAnyNumberIsNotAnEthernetSpeed) {
+  const auto e = parse_error(std::string(kOnePort) + "        speed: 99999999999999999999G\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].speed");
+  EXPECT_NE(std::string(e.what()).find("is not an Ethernet speed"), std::string::npos) << e.what();
+}
+
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
   const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
   EXPECT_EQ(e.line(), 6);
