@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "test/support/exec_image.hpp"
+
 namespace roced::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -22,6 +24,9 @@ using namespace std::chrono_literals;
 
 Child::Child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
              const std::filesystem::path& log) {
+  // JOURNAL_STREAM unset: roced logs to the console (the log file), not the journal.
+  const test::ExecImage image(argv, env,
+                              {"JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID", "NOTIFY_SOCKET"});
   pid_ = ::fork();
   if (pid_ != 0) return;
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -29,15 +34,7 @@ Child::Child(const std::vector<std::string>& argv, const std::vector<std::string
   ::dup2(null_fd, 0);
   ::dup2(out, 1);
   ::dup2(out, 2);
-  ::unsetenv("JOURNAL_STREAM");  // roced logs to the console (the log file), not the journal
-  ::unsetenv("WATCHDOG_USEC");
-  ::unsetenv("WATCHDOG_PID");
-  ::unsetenv("NOTIFY_SOCKET");
-  for (const std::string& pair : env) ::putenv(const_cast<char*>(pair.c_str()));
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
+  image.exec();
   ::_exit(127);
 }
 

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "test/support/exec_image.hpp"
+
 namespace roced::bench {
 
 namespace fs = std::filesystem;
@@ -21,16 +23,14 @@ namespace fs = std::filesystem;
 namespace {
 
 pid_t spawn(const std::vector<std::string>& argv, int out_fd) {
+  const test::ExecImage image(argv);
   const pid_t pid = ::fork();
   if (pid != 0) return pid;
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   ::dup2(null_fd, 0);
   ::dup2(out_fd >= 0 ? out_fd : null_fd, 1);
   ::dup2(null_fd, 2);
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
+  image.exec();
   ::_exit(127);
 }
 

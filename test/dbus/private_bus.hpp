@@ -35,19 +35,18 @@ class PrivateBus {
     const std::string log = (dir_ / "bus.log").string();
     int out[2];
     if (::pipe(out) != 0) throw std::runtime_error("pipe failed");
+    const std::string config_arg = "--config-file=" + config.string();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
+    if (pid_ == 0) {  // async-signal-safe calls only until exec (the test has threads)
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test leaves no bus behind
       ::dup2(out[1], STDOUT_FILENO);
       const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (log_fd >= 0) ::dup2(log_fd, STDERR_FILENO);
       ::close(out[0]);
       ::close(out[1]);
-      const std::string config_arg = "--config-file=" + config.string();
       ::execlp("dbus-daemon", "dbus-daemon", config_arg.c_str(), "--print-address", "--nofork",
                nullptr);
-      std::perror("dbus-daemon");
       ::_exit(127);
     }
     ::close(out[1]);

@@ -39,15 +39,16 @@ class RocedOnTheBus : public test::SimNode {
     bus_ = std::make_unique<test::PrivateBus>(std::string(ROCED_SOURCE_DIR) +
                                               "/packaging/dbus/io.roced.Daemon1.conf");
     log_ = dir_ / "roced.log";
+    const test::ExecImage image({ROCED_BINARY, "--sim", dir_.string(), "--config", config_.string(),
+                                 "--log-target", "console"},
+                                {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address()});
     pid_ = ::fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
-      ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_->address().c_str(), 1);
       const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, STDOUT_FILENO);
       ::dup2(fd, STDERR_FILENO);
-      ::execl(ROCED_BINARY, ROCED_BINARY, "--sim", dir_.c_str(), "--config", config_.c_str(),
-              "--log-target", "console", static_cast<char*>(nullptr));
+      image.exec();
       ::_exit(127);
     }
   }

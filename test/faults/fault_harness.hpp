@@ -114,19 +114,15 @@ class RocedUnderFault : public SimNode {
                                             "--metrics-listen",
                                             "127.0.0.1:" + std::to_string(metrics_port_)};
     args.insert(args.end(), roced.begin(), roced.end());
-    const std::string bus_address = bus_->address();
+    const test::ExecImage image(args, {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_->address()},
+                                {"NOTIFY_SOCKET"});
     pid_ = ::fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
-      ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_address.c_str(), 1);
-      ::unsetenv("NOTIFY_SOCKET");
       const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, STDOUT_FILENO);
       ::dup2(fd, STDERR_FILENO);
-      std::vector<char*> argv;
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execvp(argv[0], argv.data());
+      image.exec();
       ::_exit(127);
     }
   }

@@ -157,23 +157,17 @@ class Roced {
         std::optional<std::string> watchdog_usec = std::nullopt)
       : log_(log) {
     args.insert(args.begin(), ROCED_BINARY);
+    std::vector<std::string> set = {"NOTIFY_SOCKET=" + notify_socket.string()};
+    // JOURNAL_STREAM unset: the console sink, into `log`, even under systemd.
+    std::vector<std::string> unset = {"JOURNAL_STREAM", "WATCHDOG_PID", "WATCHDOG_USEC"};
+    if (watchdog_usec) set.push_back("WATCHDOG_USEC=" + *watchdog_usec);
+    const test::ExecImage image(args, set, unset);
     pid_ = ::fork();
     if (pid_ == 0) {
       const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       ::dup2(out, STDOUT_FILENO);
       ::dup2(out, STDERR_FILENO);
-      ::setenv("NOTIFY_SOCKET", notify_socket.c_str(), 1);
-      ::unsetenv("JOURNAL_STREAM");  // the console sink, into `log`, even under systemd
-      ::unsetenv("WATCHDOG_PID");
-      if (watchdog_usec) {
-        ::setenv("WATCHDOG_USEC", watchdog_usec->c_str(), 1);
-      } else {
-        ::unsetenv("WATCHDOG_USEC");
-      }
-      std::vector<char*> argv;
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
+      image.exec();
       ::_exit(127);
     }
   }

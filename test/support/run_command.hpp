@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "exec_image.hpp"
+
 namespace roced::test {
 
 struct CommandResult {
@@ -26,6 +28,7 @@ inline CommandResult run_command(const std::vector<std::string>& argv) {
   if (err_fd < 0) throw std::runtime_error("mkstemp failed");
   int out_pipe[2];
   if (::pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  const ExecImage image(argv);
   const pid_t child = ::fork();
   if (child < 0) throw std::runtime_error("fork failed");
   if (child == 0) {
@@ -34,11 +37,7 @@ inline CommandResult run_command(const std::vector<std::string>& argv) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
     ::close(err_fd);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::perror(args[0]);
+    image.exec();
     ::_exit(127);
   }
   ::close(out_pipe[1]);

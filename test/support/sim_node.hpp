@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "exec_image.hpp"
+
 namespace roced::test {
 
 class SimNode : public ::testing::Test {
@@ -50,13 +52,11 @@ class SimNode : public ::testing::Test {
       args.push_back("--link-training");
       args.push_back(std::to_string(*training));
     }
+    const ExecImage image(args);
     server_ = ::fork();
     ASSERT_GE(server_, 0);
     if (server_ == 0) {
-      std::vector<char*> argv;
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
+      image.exec();
       ::_exit(127);
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
