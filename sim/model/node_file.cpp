@@ -44,6 +44,27 @@ std::vector<std::string> model_names() {
   return names;
 }
 
+// `pods: {count: N, subnet: 10.201.0.0/16}`: N pods from the start, on the subnet's first hosts.
+void parse_pods(const YamlFile& reader, const Field& field, PortSpec& spec) {
+  const auto pods = reader.map(field, {"count", "subnet"});
+  const auto subnet = pods.require("subnet");
+  std::string network;
+  if (yaml_reader::parse_cidr(reader, subnet, network)) {
+    reader.fail(subnet, "pods take IPv4 addresses: an IPv4 subnet (e.g. 10.201.0.0/16)");
+  }
+  spec.pod_subnet = reader.string(subnet);
+  const int prefix =
+      roced::parse_decimal<int>(spec.pod_subnet.substr(spec.pod_subnet.find('/') + 1)).value_or(32);
+  const uint64_t hosts = prefix >= 31 ? 0 : (uint64_t{1} << (32 - prefix)) - 2;
+  if (const auto f = pods.get("count")) {
+    spec.pods = static_cast<uint32_t>(reader.integer(*f, 0, kMaxPodsPerPort));
+    if (spec.pods > hosts) {
+      reader.fail(*f, std::to_string(spec.pods) + " pods do not fit in " + spec.pod_subnet + " (" +
+                          std::to_string(hosts) + " addresses)");
+    }
+  }
+}
+
 uint32_t parse_speed_mbps(const YamlFile& reader, const Field& field) {
   const std::string text = field.value.IsScalar() ? field.value.Scalar() : std::string{};
   static const std::regex pattern(R"(^([0-9]+)G(b|bps|bit/s)?$)");
@@ -250,9 +271,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
     }
     for (size_t index = 0; index < ports.size(); ++index) {
       const auto port =
-          reader.map(ports[index],
-                     {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu", "addresses",
-                      "firmware_defaults", "counters_start", "link_training", "channels", "vfs"});
+          reader.map(ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
+                                    "addresses", "firmware_defaults", "counters_start",
+                                    "link_training", "channels", "vfs", "pods"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -347,6 +368,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       if (const auto f = port.get("vfs")) {
         spec.sriov_numvfs = static_cast<uint32_t>(reader.integer(*f, 0, kMaxVfsPerPort));
       }
+      if (const auto f = port.get("pods")) parse_pods(reader, *f, spec);
       spec.sriov_offset =
           static_cast<uint32_t>(ports.size() - index + index * size_t{kMaxVfsPerPort});
       const PortSpec pf = spec;

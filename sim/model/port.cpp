@@ -2,11 +2,14 @@
 // Port construction, firmware defaults (driver load) and the link.
 #include "sim/model/port.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <utility>
 
 #include "sim/model/firmware_commands.hpp"
+#include "util/decimal.hpp"
 
 namespace roce_sim {
 namespace {
@@ -47,6 +50,38 @@ void default_ecn(EcnState& ecn) {
 Port::Port(PortSpec spec)
     : spec_(std::move(spec)), rdma_(spec_.rdma_device, spec_.rdma_port, spec_.netdev) {
   reset_to_firmware_defaults();
+  start_pods(spec_.pods);
+}
+
+std::vector<std::string> Port::start_pods(uint32_t count) {
+  std::vector<std::string> started;
+  const auto slash = spec_.pod_subnet.find('/');
+  if (slash == std::string::npos) return started;
+  in_addr network{};
+  if (::inet_pton(AF_INET, spec_.pod_subnet.substr(0, slash).c_str(), &network) != 1) {
+    return started;
+  }
+  const int prefix =
+      std::clamp(roced::parse_decimal<int>(spec_.pod_subnet.substr(slash + 1)).value_or(32), 0, 32);
+  const uint64_t size = uint64_t{1} << (32 - prefix);
+  const uint64_t hosts = size > 2 ? size - 2 : 0;
+  const uint64_t base = ntohl(network.s_addr) & ~(size - 1);
+  while (started.size() < count && next_pod_ < hosts) {
+    in_addr address{htonl(static_cast<uint32_t>(base + 1 + next_pod_++))};
+    char text[INET_ADDRSTRLEN];
+    ::inet_ntop(AF_INET, &address, text, sizeof text);
+    if (rdma_.start_pod(text)) started.emplace_back(text);
+  }
+  return started;
+}
+
+std::vector<std::string> Port::stop_pods(uint32_t count) {
+  std::vector<std::string> stopped;
+  while (stopped.size() < count && !rdma_.pods().empty()) {
+    stopped.push_back(rdma_.pods().front());
+    rdma_.stop_pod(stopped.back());
+  }
+  return stopped;
 }
 
 void Port::reset_to_firmware_defaults() {

@@ -137,6 +137,10 @@ class Port {
   // ---- RDMA device on this port ----
   RdmaDevice& rdma() { return rdma_; }
   const RdmaDevice& rdma() const { return rdma_; }
+  // Starts `count` pods on the next free addresses of the spec's pod subnet (fewer when it runs
+  // out); stops the `count` that started first. Each returns the addresses it took or freed.
+  std::vector<std::string> start_pods(uint32_t count);
+  std::vector<std::string> stop_pods(uint32_t count);
 
   // ---- extra read-only views (additive; for the server's sysfs/debugfs trees and tests) ----
   // sbcam cap_cell_size (1 << MLX5E_BUFFER_CELL_SHIFT); pbmc port_buffer_size (a plausible
@@ -185,6 +189,7 @@ class Port {
   bool clear_stat(const std::string& name);
 
  private:
+  uint32_t next_pod_ = 0;  // pods ever started: the next one takes the subnet's next host
   PortSpec spec_;
   RdmaDevice rdma_;
   // Firmware commands: counted and timed even from the const getters (a query is a command too).

@@ -53,6 +53,8 @@ constexpr uint32_t kMaxChannels = 128;
 
 // The most VFs a node file gives a port (ConnectX-7 firmware allows up to 127 per PF).
 constexpr uint32_t kMaxVfsPerPort = 64;
+// More than a GID table holds (four entries each): the rest are dropped as the kernel drops them.
+constexpr uint32_t kMaxPodsPerPort = 1000;
 
 struct PortSpec {
   std::string netdev;       // "lan2"
@@ -92,6 +94,10 @@ struct PortSpec {
   // (en_dcbnl.c mlx5e_dcbnl_build_netdev) and no port registers; its own RDMA device is not
   // modelled.
   uint32_t sriov_numvfs = 0;
+  // Pods on macvlan over the port (rdma_device.hpp start_pod): how many run from the start, and
+  // the IPv4 subnet they take their addresses from, one after another from its first host.
+  uint32_t pods = 0;
+  std::string pod_subnet;     // "10.201.0.0/16"
   uint32_t sriov_offset = 0;  // routing ID of VF 0 minus the PF's (stride 1)
   std::string physfn;
   uint32_t vf_index = 0;

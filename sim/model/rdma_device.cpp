@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,15 @@ Gid mac_link_local_gid(const std::string& mac) {
   return gid;
 }
 
+// A pod's macvlan MAC is 0a:58 and its IPv4 address, as Kubernetes' OVN and bridge CNIs derive
+// it; its link-local address follows from the MAC as any netdev's does (addrconf EUI-64).
+Gid pod_link_local_gid(const Gid& ipv4_gid) {
+  char mac[18];
+  std::snprintf(mac, sizeof mac, "0a:58:%02x:%02x:%02x:%02x", ipv4_gid[12], ipv4_gid[13],
+                ipv4_gid[14], ipv4_gid[15]);
+  return mac_link_local_gid(mac);
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, uint64_t>> pma_counters(const PmaTraffic& traffic) {
@@ -146,19 +156,20 @@ std::string RdmaDevice::format_gid(const std::array<uint8_t, 16>& gid) {
   return text;
 }
 
-void RdmaDevice::add_gid_pair(const std::array<uint8_t, 16>& gid) {
+void RdmaDevice::add_gid_pair(const std::array<uint8_t, 16>& gid, const std::string& ndev_name) {
+  const std::string& ndev = ndev_name.empty() ? netdev_ : ndev_name;
   // roce_gid_mgmt.c update_gid walks the supported types in enum order (RoCE v1 before v2);
   // cache.c __ib_cache_gid_add skips an identical (gid, type, netdev) entry and otherwise takes
   // the first free slot that is not a reserved default index (0 and 1 here).
   for (GidType type : {GidType::RoceV1, GidType::RoceV2}) {
     bool duplicate = false;
     for (const auto& entry : gids_)
-      if (entry && entry->gid == gid && entry->type == type && entry->ndev == netdev_)
+      if (entry && entry->gid == gid && entry->type == type && entry->ndev == ndev)
         duplicate = true;
     if (duplicate) continue;
     for (size_t index = 2; index < gids_.size(); ++index) {
       if (!gids_[index]) {
-        gids_[index] = GidEntry{gid, type, netdev_};
+        gids_[index] = GidEntry{gid, type, ndev};
         break;
       }
     }
@@ -178,6 +189,39 @@ void RdmaDevice::set_addresses(const std::string& mac, const std::vector<std::st
   // enum_netdev_ip_ips: IPv4 addresses first, then IPv6.
   for (const auto& cidr : ipv4) add_address(cidr);
   for (const auto& cidr : ipv6) add_address(cidr);
+  // The pods' netdevs outlive a driver reload in their namespaces: enumerated again after the
+  // host's (init_net comes first in for_each_net).
+  for (const auto& ip : pods_) add_pod_gids(ip);
+}
+
+void RdmaDevice::add_pod_gids(const std::string& ipv4) {
+  const auto gid = ip_to_gid(ipv4);
+  if (!gid) throw std::invalid_argument("bad pod IPv4 address: " + ipv4);
+  // enum_netdev_ipv4_ips before enum_netdev_ipv6_ips (roce_gid_mgmt.c _add_netdev_ips).
+  add_gid_pair(*gid, kPodNetdev);
+  add_gid_pair(pod_link_local_gid(*gid), kPodNetdev);
+}
+
+bool RdmaDevice::start_pod(const std::string& ipv4) {
+  if (std::find(pods_.begin(), pods_.end(), ipv4) != pods_.end()) return false;
+  pods_.push_back(ipv4);
+  add_pod_gids(ipv4);
+  return true;
+}
+
+bool RdmaDevice::stop_pod(const std::string& ipv4) {
+  const auto it = std::find(pods_.begin(), pods_.end(), ipv4);
+  if (it == pods_.end()) return false;
+  pods_.erase(it);
+  const auto gid = ip_to_gid(ipv4);
+  const Gid link_local = pod_link_local_gid(*gid);
+  for (size_t index = 2; index < gids_.size(); ++index) {
+    if (gids_[index] && gids_[index]->ndev == kPodNetdev &&
+        (gids_[index]->gid == *gid || gids_[index]->gid == link_local)) {
+      gids_[index].reset();
+    }
+  }
+  return true;
 }
 
 void RdmaDevice::add_address(const std::string& cidr) {

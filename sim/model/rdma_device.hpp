@@ -55,6 +55,18 @@ class RdmaDevice {
                      const std::vector<std::string>& ipv6);
   void add_address(const std::string& cidr);  // "192.168.2.10/24" or "fd00::2/64"
   void remove_address(const std::string& cidr);
+
+  // A pod on this port: a macvlan over the netdev in a network namespace of its own, named
+  // kPodNetdev there. roce_gid_mgmt.c enum_all_gids_of_dev_cb walks the netdevs of every
+  // namespace (for_each_net), and is_eth_port_of_netdev_filter takes an upper device of the port,
+  // so the pod's IPv4 address and its link-local IPv6 address each add a v1 and a v2 entry whose
+  // ndev is the pod's netdev. The host sees these entries in sysfs, but not the netdev itself:
+  // adjacency links (upper_*) exist only within one namespace (net/core/dev.c
+  // __netdev_adjacent_dev_insert). Returns false when a pod already has that address.
+  static constexpr const char* kPodNetdev = "net1";  // Multus' name for a first extra network
+  bool start_pod(const std::string& ipv4);
+  bool stop_pod(const std::string& ipv4);  // its entries are deleted (del_netdev_ips)
+  const std::vector<std::string>& pods() const { return pods_; }
   const std::vector<std::optional<GidEntry>>& gid_table() const { return gids_; }
   static std::string format_gid(
       const std::array<uint8_t, 16>& gid);  // "fe80:0000:...:0002" (sysfs)
@@ -84,9 +96,12 @@ class RdmaDevice {
   std::string name_;
   uint8_t port_;
   std::string netdev_;
-  void add_gid_pair(const std::array<uint8_t, 16>& gid);  // v1 then v2, first free slots
+  // v1 then v2, first free slots; `ndev` empty: this device's netdev.
+  void add_gid_pair(const std::array<uint8_t, 16>& gid, const std::string& ndev = {});
   std::string mac_;
   std::vector<std::string> addresses_;  // in the order they were added
+  std::vector<std::string> pods_;       // their IPv4 addresses, in the order they started
+  void add_pod_gids(const std::string& ipv4);
   std::vector<std::optional<GidEntry>> gids_;
   std::string roce_mode_;
   uint8_t roce_tos_ = 0;

@@ -401,6 +401,18 @@ struct ScenarioRunner::EventStart {
     log(b.file + " is unreadable (mode 0000) for " + yaml_reader::format_duration(b.duration));
   }
 
+  void operator()(const ev::PodChange& b) const {
+    const auto started = port->start_pods(b.start);
+    const auto stopped = port->stop_pods(b.stop);
+    std::string text = "pods:";
+    if (b.start > 0) {
+      text += " " + std::to_string(started.size()) + " started";
+      if (started.size() < b.start) text += " (the pod subnet has no more addresses)";
+    }
+    if (b.stop > 0) text += " " + std::to_string(stopped.size()) + " stopped";
+    log(text + ", " + std::to_string(port->rdma().pods().size()) + " running");
+  }
+
   void operator()(const ev::AddressChange& b) const {
     for (const auto& cidr : b.add) port->rdma().add_address(cidr);
     for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);

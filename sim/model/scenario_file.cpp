@@ -206,6 +206,14 @@ Body parse_address(const YamlFile& reader, const Map& map) {
   return a;
 }
 
+Body parse_pods(const YamlFile& reader, const Map& map) {
+  ev::PodChange p;
+  if (const auto f = map.get("start")) p.start = static_cast<uint32_t>(reader.integer(*f, 1, 1000));
+  if (const auto f = map.get("stop")) p.stop = static_cast<uint32_t>(reader.integer(*f, 1, 1000));
+  if (p.start == 0 && p.stop == 0) reader.fail(map.self(), "a pods event needs start or stop");
+  return p;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -266,6 +274,7 @@ const std::vector<EventKind>& event_kinds() {
       {"hold_reply", {"op", "duration"}, parse_hold_reply},
       {"counter_clear", {"counters"}, parse_counter_clear},
       {"unreadable_file", {"file", "duration"}, parse_unreadable_file},
+      {"pods", {"start", "stop"}, parse_pods},
   };
   return kinds;
 }
@@ -311,10 +320,10 @@ ScenarioEvent parse_event(const YamlFile& reader, const Field& field) {
 }  // namespace
 
 std::string ScenarioEvent::kind() const {
-  static const char* const names[] = {"congestion",     "pfc_storm",     "link_flap",
-                                      "driver_reload",  "foreign_tool",  "dcbx_peer",
-                                      "netlink_errors", "address",       "vanish_on_write",
-                                      "hold_reply",     "counter_clear", "unreadable_file"};
+  static const char* const names[] = {
+      "congestion",    "pfc_storm",       "link_flap", "driver_reload",   "foreign_tool",
+      "dcbx_peer",     "netlink_errors",  "address",   "vanish_on_write", "hold_reply",
+      "counter_clear", "unreadable_file", "pods"};
   return names[body.index()];
 }
 

@@ -95,6 +95,13 @@ struct AddressChange {
   std::vector<std::string> remove;
 };
 
+// Pods on macvlan over the port start (on the pod subnet's next addresses) or stop (the oldest
+// first); their GID entries come and go with them.
+struct PodChange {
+  uint32_t start = 0;
+  uint32_t stop = 0;
+};
+
 // The port vanishes (its driver unbinds) when its next matching set request arrives; the request
 // fails with ENODEV and the port comes back with firmware defaults `down_for` later.
 struct VanishOnWrite {
@@ -123,11 +130,13 @@ struct UnreadableFile {
 }  // namespace scenario_event
 
 struct ScenarioEvent {
-  using Body = std::variant<
-      scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
-      scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
-      scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
-      scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile>;
+  using Body =
+      std::variant<scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
+                   scenario_event::DriverReload, scenario_event::ForeignTool,
+                   scenario_event::DcbxPeer, scenario_event::NetlinkErrors,
+                   scenario_event::AddressChange, scenario_event::VanishOnWrite,
+                   scenario_event::HoldReply, scenario_event::CounterClear,
+                   scenario_event::UnreadableFile, scenario_event::PodChange>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

@@ -106,6 +106,20 @@ TEST(NodeFile, ASpeedTooLargeForAnyNumberIsNotAnEthernetSpeed) {
   EXPECT_NE(std::string(e.what()).find("is not an Ethernet speed"), std::string::npos) << e.what();
 }
 
+TEST(NodeFile, PodsTakeACountAndAnIpv4SubnetTheyFitIn) {
+  const auto specs = parse_node_yaml(
+      std::string(kOnePort) + "        pods: {count: 3, subnet: 10.201.0.0/24}\n", "node.yaml");
+  EXPECT_EQ(specs[0].pods, 3u);
+  EXPECT_EQ(specs[0].pod_subnet, "10.201.0.0/24");
+  auto e = parse_error(std::string(kOnePort) + "        pods: {count: 7, subnet: 10.201.0.0/29}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].pods.count");
+  EXPECT_EQ(std::string(e.what()),
+            "node.yaml:6:23: nics[0].ports[0].pods.count: 7 pods do not fit in 10.201.0.0/29 (6 "
+            "addresses)");
+  e = parse_error(std::string(kOnePort) + "        pods: {count: 1, subnet: fd00::/64}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].pods.subnet");
+}
+
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
   const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
   EXPECT_EQ(e.line(), 6);

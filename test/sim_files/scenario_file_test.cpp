@@ -187,6 +187,18 @@ TEST(ScenarioFile, StormIgnoresRemediationIsAnOptionalBoolean) {
   EXPECT_EQ(e.message(), "unknown key");  // only storms have it
 }
 
+TEST(ScenarioFile, PodsStartAndStopAndNeedOneOfThem) {
+  const Scenario s = parse_scenario_yaml(
+      "name: x\nevents:\n  - {at: 1s, kind: pods, port: lan2, start: 5, stop: 2}\n", "s.yaml");
+  ASSERT_EQ(s.events.size(), 1u);
+  EXPECT_EQ(s.events[0].kind(), "pods");
+  const auto& pods = std::get<scenario_event::PodChange>(s.events[0].body);
+  EXPECT_EQ(pods.start, 5u);
+  EXPECT_EQ(pods.stop, 2u);
+  const auto e = parse_error("name: x\nevents:\n  - {at: 1s, kind: pods, port: lan2}\n");
+  EXPECT_EQ(std::string(e.what()), "s.yaml:3:5: events[0]: a pods event needs start or stop");
+}
+
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
   const auto e = parse_error(
       "name: x\nevents:\n"

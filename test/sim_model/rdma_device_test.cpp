@@ -72,6 +72,54 @@ TEST(RdmaGid, RemovedAddressLeavesAHoleTheNextAddressFills) {
   EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "192.168.2.11"), 3);
 }
 
+TEST(RdmaGid, APodAddsFourEntriesNamedByItsOwnNetdev) {
+  auto device = device_with({"192.168.2.10/24"});
+  ASSERT_TRUE(device.start_pod("10.201.0.1"));
+  EXPECT_FALSE(device.start_pod("10.201.0.1"));
+  const auto& table = device.gid_table();
+  // Its IPv4 address, then its link-local address (MAC 0a:58:0a:c9:00:01, EUI-64).
+  const char* const expected[] = {
+      "0000:0000:0000:0000:0000:ffff:0ac9:0001", "0000:0000:0000:0000:0000:ffff:0ac9:0001",
+      "fe80:0000:0000:0000:0858:0aff:fec9:0001", "fe80:0000:0000:0000:0858:0aff:fec9:0001"};
+  for (size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(table[4 + i].has_value()) << 4 + i;
+    EXPECT_EQ(RdmaDevice::format_gid(table[4 + i]->gid), expected[i]);
+    EXPECT_EQ(table[4 + i]->type, i % 2 == 0 ? GidType::RoceV1 : GidType::RoceV2);
+    EXPECT_EQ(table[4 + i]->ndev, "net1");
+  }
+}
+
+TEST(RdmaGid, AHostAddressAddedAfterPodsTakesTheSlotsAPodLeft) {
+  auto device = device_with({});
+  for (const char* pod : {"10.201.0.1", "10.201.0.2"}) ASSERT_TRUE(device.start_pod(pod));
+  ASSERT_TRUE(device.stop_pod("10.201.0.1"));
+  EXPECT_FALSE(device.stop_pod("10.201.0.1"));
+  device.add_address("192.168.2.10/24");
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "192.168.2.10"), 3);
+  device.remove_address("192.168.2.10/24");
+  for (int i = 0; i < 3; ++i) device.start_pod("10.201.1." + std::to_string(i + 1));
+  device.add_address("192.168.2.10/24");
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "192.168.2.10"), 19);  // after 4 pods
+}
+
+TEST(RdmaGid, AFullTableDropsWhatDoesNotFit) {
+  auto device = device_with({"192.168.2.10/24"});
+  for (int pod = 1; pod <= 70; ++pod) device.start_pod("10.201.0." + std::to_string(pod));
+  size_t used = 0;
+  for (const auto& entry : device.gid_table()) used += entry.has_value() ? 1 : 0;
+  EXPECT_EQ(used, static_cast<size_t>(RdmaDevice::kGidTableSize));
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "192.168.2.10"), 3);
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "10.201.0.70"), -1);  // no room left
+}
+
+TEST(RdmaGid, PodsComeBackAfterTheHostsAddressesOnADriverReload) {
+  auto device = device_with({});
+  device.start_pod("10.201.0.1");
+  device.set_addresses(kMac, {"192.168.2.10/24"}, {});
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "192.168.2.10"), 3);
+  EXPECT_EQ(device.find_gid_index(GidType::RoceV2, "10.201.0.1"), 5);
+}
+
 TEST(RdmaGid, TypeNamesUseTheSysfsSpelling) {
   EXPECT_EQ(gid_type_name(GidType::RoceV1), "IB/RoCE v1");
   EXPECT_EQ(gid_type_name(GidType::RoceV2), "RoCE v2");
