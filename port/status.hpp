@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dcb/types.hpp"
@@ -94,8 +95,15 @@ struct StallPrevention {
 };
 
 struct GidStatus {
+  GidStatus() = default;
+  GidStatus(std::string from, std::vector<rdma::GidEntry> filled)
+      : source(std::move(from)), entries(std::move(filled)) {}
   std::string source;  // "sysfs" or "libibverbs"
   std::vector<rdma::GidEntry> entries;
+  // Known when the whole table was read from sysfs: its room, and the entries of netdevs in
+  // other namespaces (pods), which can fill it so that the host's own address gets no entry.
+  size_t slots = 0;
+  rdma::ForeignEntries foreign;
 };
 
 struct PortStatus {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <set>
 
 #include "util/decimal.hpp"
 
@@ -100,6 +101,33 @@ Result<std::vector<GidEntry>> read_gid_table_until(
     if (stop_after(table.back())) break;
   }
   return table;
+}
+
+Result<size_t> gid_table_slots(const FileTree& files, const std::string& device, int port) {
+  auto names = files.list(std::filesystem::path("/sys/class/infiniband") / device / "ports" /
+                          std::to_string(port) / "gids");
+  if (!names) return names.error();
+  return static_cast<size_t>(std::count_if(names->begin(), names->end(), [](const auto& name) {
+    return parse_decimal<int>(name).has_value();
+  }));
+}
+
+ForeignEntries foreign_entries(const FileTree& files, const std::vector<GidEntry>& table) {
+  ForeignEntries out;
+  std::set<std::string> netdevs;
+  std::set<std::string> ours;
+  for (const auto& entry : table) {
+    if (entry.ndev.empty() || ours.count(entry.ndev)) continue;
+    if (!netdevs.count(entry.ndev) &&
+        files.exists(std::filesystem::path("/sys/class/net") / entry.ndev)) {
+      ours.insert(entry.ndev);
+      continue;
+    }
+    netdevs.insert(entry.ndev);
+    ++out.count;
+  }
+  out.netdevs.assign(netdevs.begin(), netdevs.end());
+  return out;
 }
 
 std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,

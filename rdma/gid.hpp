@@ -31,6 +31,20 @@ Result<std::vector<GidEntry>> read_gid_table_until(
     const FileTree& files, const std::string& device, int port,
     const std::function<bool(const GidEntry&)>& stop_after);
 
+// How many entries the table has room for: sysfs makes a gids/<n> file for each of the port's
+// gid_tbl_len slots, filled or not (core/sysfs.c alloc_port_table_group).
+Result<size_t> gid_table_slots(const FileTree& files, const std::string& device, int port);
+
+// Entries of netdevs this network namespace does not have. roce_gid_mgmt.c gives a port the
+// addresses of its upper devices in every namespace (enum_all_gids_of_dev_cb walks for_each_net):
+// a pod's macvlan over the port, as the RDMA shared device plugin has it, adds entries named by
+// the pod's netdev ("net1"), which the host cannot see and whose index is the pod's own.
+struct ForeignEntries {
+  size_t count = 0;
+  std::vector<std::string> netdevs;  // their names, sorted, each once
+};
+ForeignEntries foreign_entries(const FileTree& files, const std::vector<GidEntry>& table);
+
 bool is_zero_gid(const std::string& gid);
 // "0000:0000:0000:0000:0000:ffff:c0a8:020a" -> "192.168.2.10"; nullopt when not IPv4-mapped.
 std::optional<std::string> ipv4_of_mapped_gid(const std::string& gid);

@@ -51,7 +51,12 @@ Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort&
   if (!table) {
     return Field<GidStatus>::from(table.error(), "the GID table");
   }
-  return Field<GidStatus>::of(GidStatus{"sysfs", std::move(*table)});
+  GidStatus status{"sysfs", std::move(*table)};
+  if (!select(status.entries, port.netdev)) {  // read to the end: say why there is none
+    status.slots = rdma::gid_table_slots(files, port.rdma_device, port.rdma_port).value_or(0);
+    status.foreign = rdma::foreign_entries(files, status.entries);
+  }
+  return Field<GidStatus>::of(std::move(status));
 }
 
 // `system` is a planning_view: its requests share one rtnetlink socket.

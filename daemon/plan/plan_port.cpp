@@ -31,6 +31,17 @@ void plan_gid(const config::Profile& want, const PortStatus& have, PortPlan& out
                           std::string(family == "ipv6" ? "IPv6" : "IPv4") + " address on " +
                           out.port.netdev;
     if (jobs_use) warning += ", the config says jobs use " + std::to_string(*jobs_use);
+    const GidStatus& table = *gids.value;
+    if (table.slots > 0 && table.entries.size() >= table.slots) {
+      warning += ": the GID table is full (" + std::to_string(table.slots) + " entries";
+      if (table.foreign.count > 0) {
+        std::string names;
+        for (const auto& name : table.foreign.netdevs) names += (names.empty() ? "" : ", ") + name;
+        warning += ", " + std::to_string(table.foreign.count) +
+                   " of them of netdevs in other network namespaces: " + names + ", pods";
+      }
+      warning += "), so the kernel had no entry left for the address";
+    }
     out.warnings.push_back(warning);
     return;
   }

@@ -3,10 +3,12 @@
 // mlx5_0..mlx5_3, firmware defaults, RoCE v2 IPv4 GID at index 3 on every port).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "run_command.hpp"
@@ -110,6 +112,81 @@ TEST_F(PlanCli, NcclEnvLeavesOutWhatDiffersBetweenPorts) {
   EXPECT_TRUE(contains(env.out, "export NCCL_IB_GID_INDEX=3\n")) << env.out;
   EXPECT_TRUE(contains(env.out, "# NCCL_IB_TC left unset")) << env.out;
   EXPECT_FALSE(contains(env.out, "export NCCL_IB_TC=")) << env.out;
+}
+
+// Eight rails, each with 63 pods on macvlan whose GID entries fill its table
+// (sim/nodes/eight-rail-pods.yaml).
+class PodsCli : public PlanCli {
+ protected:
+  std::string node_file() const override { return ROCED_SIM_NODES "/eight-rail-pods.yaml"; }
+  void inject(const std::string& events) const {
+    const fs::path file = dir_ / "inject.yaml";
+    std::ofstream(file) << "events:\n" << events;
+    const auto injected =
+        test::run_command({ROCE_SIM_BINARY, "inject", dir_.string(), file.string()});
+    ASSERT_EQ(injected.exit_code, 0) << injected.err;
+  }
+  // The node rewrites its files at 10 Hz: waits until mlx5_0's GID slot `index` holds `gid`.
+  void await_gid(int index, const std::string& gid) const {
+    const fs::path file = dir_ / "sys/class/infiniband/mlx5_0/ports/1/gids" / std::to_string(index);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      std::string text;
+      std::getline(std::ifstream(file), text);
+      if (text == gid) return;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << file << " holds " << text;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+};
+
+const std::string kEmptyGid = "0000:0000:0000:0000:0000:0000:0000:0000";
+
+TEST_F(PodsCli, NcclEnvGivesTheHostsIndexAndSaysWhatHoldsInPods) {
+  const fs::path file = config("ports: {netdevs: [\"rail*\"]}\n");
+  const auto host = rocectl({"nccl-env", "--config", file.string()});
+  EXPECT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_TRUE(contains(host.out, "export NCCL_IB_GID_INDEX=3\n")) << host.out;
+  // 63 pods x 4 entries, less the one a full table dropped, on each of the 8 rails.
+  EXPECT_TRUE(contains(host.out,
+                       "# 2008 GID entries on 8 of the ports belong to netdevs in other "
+                       "network namespaces (net1): pods on macvlan.\n"))
+      << host.out;
+  EXPECT_TRUE(contains(host.out, "rocectl nccl-env --pods")) << host.out;
+
+  const auto pods = rocectl({"nccl-env", "--config", file.string(), "--pods"});
+  EXPECT_EQ(pods.exit_code, 0) << pods.err;
+  EXPECT_FALSE(contains(pods.out, "export NCCL_IB_GID_INDEX")) << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_IB_ROCE_VERSION_NUM=2\n")) << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_IB_ADDR_FAMILY=AF_INET\n")) << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_IB_ADDR_RANGE=\"$(ip -o -4 addr show dev net1 "))
+      << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_IB_TC=106\n")) << pods.out;
+
+  // A rail without pods has nothing to say about them.
+  inject("  - {at: 0s, kind: pods, port: rail0, stop: 63}\n");
+  await_gid(4, kEmptyGid);
+  const auto fewer = rocectl({"nccl-env", "--config", file.string()});
+  EXPECT_TRUE(contains(fewer.out, "# 1757 GID entries on 7 of the ports")) << fewer.out;
+}
+
+TEST_F(PodsCli, APlanSaysWhenPodsLeftNoGidEntryForTheHostsAddress) {
+  const fs::path file = config("ports: {netdevs: [rail0]}\n");
+  // The host's address goes, a new pod takes its two entries, and the address comes back.
+  inject("  - {at: 0s, kind: address, port: rail0, remove: [192.168.100.10/24]}\n");
+  await_gid(3, kEmptyGid);
+  inject("  - {at: 0s, kind: pods, port: rail0, start: 1}\n");
+  await_gid(3, "0000:0000:0000:0000:0000:ffff:0ac8:0040");  // the 64th pod, 10.200.0.64
+  inject("  - {at: 0s, kind: address, port: rail0, add: [192.168.100.10/24]}\n");
+  const auto plan = rocectl({"plan", "--config", file.string(), "--json"});
+  const Json doc = Json::parse(plan.out);
+  ASSERT_EQ(doc["ports"].size(), 1u) << plan.out;
+  EXPECT_TRUE(doc["ports"][0]["roce_v2_gid_index"].is_null()) << plan.out;
+  ASSERT_EQ(doc["ports"][0]["warnings"].size(), 1u) << plan.out;
+  EXPECT_EQ(doc["ports"][0]["warnings"][0],
+            "no RoCE v2 GID with an IPv4 address on rail0: the GID table is full (255 entries, "
+            "253 of them of netdevs in other network namespaces: net1, pods), so the kernel had "
+            "no entry left for the address");
 }
 
 }  // namespace
