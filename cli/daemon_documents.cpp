@@ -68,7 +68,15 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
   plan.config_path = text(doc.at("config"));
   plan.error = text(doc.value("error", Json()));
   plan.not_found = doc.value("not_found", std::vector<std::string>{});
-  plan.not_managed = doc.value("not_managed", std::vector<std::string>{});
+  for (const auto& item : doc.value("not_managed", std::vector<std::string>{})) {
+    // "lan2v3 (VF 3 of lan2)": the JSON keeps the text only.
+    const auto open = item.find(" (");
+    plan.not_managed.push_back(
+        open == std::string::npos || item.back() != ')'
+            ? plan::Plan::NotManaged{item, {}, {}}
+            : plan::Plan::NotManaged{
+                  item.substr(0, open), item.substr(open + 2, item.size() - open - 3), {}});
+  }
   for (const auto& item : doc.at("ports")) {
     plan::PortPlan port;
     port.port.netdev = item.at("netdev").get<std::string>();

@@ -212,6 +212,7 @@ void classify(const FileTree& files, DiscoveredPort& port) {
       parent = link_basename(files, net / "device" / "physfn");
     }
     const auto number = vf_number(files, net / "device");
+    port.parent = parent;
     port.role_detail =
         (number ? "VF " + std::to_string(*number) : std::string("a VF")) + " of " + parent;
     return;

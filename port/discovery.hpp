@@ -40,6 +40,7 @@ struct DiscoveredPort {
   PortRole role = PortRole::Uplink;
   // For people, when not an uplink: "VF 3 of lan2", "representor pf0vf3", "sub-function".
   std::string role_detail = {};
+  std::string parent = {};  // a VF's PF netdev ("lan2"); empty for the others or when unknown
   bool is_mlx5() const { return driver == "mlx5_core"; }
   // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
   std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }

@@ -63,9 +63,15 @@ struct Plan {
   std::string config_path;
   std::vector<PortPlan> ports;         // the selected ports, in discovery order
   std::vector<std::string> not_found;  // selected names (not globs) that are no netdev here
-  // Functions of a port a glob matched and roced leaves alone: "lan2v3 (VF 3 of lan2)".
-  std::vector<std::string> not_managed;
-  std::string error;                   // the ports could not be listed at all
+  // Functions of a port a glob matched and roced leaves alone.
+  struct NotManaged {
+    std::string netdev;  // "lan2v3"
+    std::string role;    // "VF 3 of lan2" (DiscoveredPort::role_detail)
+    std::string parent;  // "lan2" for a VF; empty for the others, and when read back from JSON
+    std::string text() const { return netdev + " (" + role + ")"; }  // as plan JSON has it
+  };
+  std::vector<NotManaged> not_managed;
+  std::string error;  // the ports could not be listed at all
 
   bool has_changes() const;
   bool has_errors() const;

@@ -11,6 +11,12 @@ using Json = nlohmann::ordered_json;
 
 Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
 
+std::vector<std::string> not_managed_texts(const Plan& plan) {
+  std::vector<std::string> texts;
+  for (const auto& function : plan.not_managed) texts.push_back(function.text());
+  return texts;
+}
+
 Json port_json(const PortPlan& port) {
   Json changes = Json::array();
   for (const auto& c : port.changes) {
@@ -49,7 +55,7 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
           {"not_found", plan.not_found},
           {"changes_pending", plan.has_changes()},
           {"error", text_or_null(plan.error)},
-          {"not_managed", plan.not_managed}};
+          {"not_managed", not_managed_texts(plan)}};
 }
 
 }  // namespace roced::plan

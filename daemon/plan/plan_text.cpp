@@ -47,7 +47,7 @@ bool same_plan(const PortPlan& a, const PortPlan& b) {
 }
 
 // "lan0-lan15" for a run of three or more names that count up by one, else "lan2, lan7".
-std::string name_list(const std::vector<const PortPlan*>& ports) {
+std::string name_list(const std::vector<std::string>& names) {
   const auto split = [](const std::string& name) -> std::pair<std::string, long> {
     size_t digits = name.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
@@ -55,24 +55,56 @@ std::string name_list(const std::vector<const PortPlan*>& ports) {
     return {name.substr(0, digits), std::stol(name.substr(digits))};
   };
   std::string out;
-  for (size_t i = 0; i < ports.size();) {
-    const auto [prefix, number] = split(ports[i]->port.netdev);
+  for (size_t i = 0; i < names.size();) {
+    const auto [prefix, number] = split(names[i]);
     size_t run = 1;
-    while (number >= 0 && i + run < ports.size() &&
-           split(ports[i + run]->port.netdev) ==
+    while (number >= 0 && i + run < names.size() &&
+           split(names[i + run]) ==
                std::pair<std::string, long>{prefix, number + static_cast<long>(run)}) {
       ++run;
     }
     if (!out.empty()) out += ", ";
     if (run >= 3) {
-      out += ports[i]->port.netdev + "-" + ports[i + run - 1]->port.netdev;
+      out += names[i] + "-" + names[i + run - 1];
     } else {
       run = 1;
-      out += ports[i]->port.netdev;
+      out += names[i];
     }
     i += run;
   }
   return out;
+}
+
+std::string name_list(const std::vector<const PortPlan*>& ports) {
+  std::vector<std::string> names;
+  for (const auto* port : ports) names.push_back(port->port.netdev);
+  return name_list(names);
+}
+
+// A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), the other functions one each:
+// an SR-IOV node has hundreds.
+void write_not_managed(std::ostream& out, const std::vector<Plan::NotManaged>& functions) {
+  if (functions.empty()) return;
+  out << "not managed (functions of a port: name one in ports.netdevs to manage it):\n";
+  std::vector<std::pair<std::string, std::vector<std::string>>> vfs_of;
+  for (const auto& function : functions) {
+    if (function.parent.empty()) {
+      out << "  " << function.text() << "\n";
+      continue;
+    }
+    auto it = std::find_if(vfs_of.begin(), vfs_of.end(),
+                           [&](const auto& entry) { return entry.first == function.parent; });
+    if (it == vfs_of.end()) it = vfs_of.insert(vfs_of.end(), {function.parent, {}});
+    it->second.push_back(function.netdev);
+  }
+  for (auto& [parent, names] : vfs_of) {
+    // /sys/class/net lists lan2v10 before lan2v2: in numeric order, runs compress.
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    out << "  " << parent << ": " << names.size() << (names.size() == 1 ? " VF (" : " VFs (")
+        << name_list(names) << ")\n";
+  }
 }
 
 std::string group_header(const std::vector<const PortPlan*>& group, const TextStyle& style) {
@@ -170,10 +202,7 @@ std::string format_plan_text(const Plan& plan, const TextStyle& style) {
   for (const auto& name : plan.not_found) {
     out << name << ": not found (named in " << plan.config_path << ", no such netdev)\n";
   }
-  for (const auto& function : plan.not_managed) {
-    out << function
-        << ": not managed (a function of a port: name it in ports.netdevs to manage it)\n";
-  }
+  write_not_managed(out, plan.not_managed);
   write_disruptions(out, plan);
   const auto pending = std::count_if(plan.ports.begin(), plan.ports.end(),
                                      [](const PortPlan& p) { return !p.changes.empty(); });

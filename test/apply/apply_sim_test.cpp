@@ -445,8 +445,15 @@ TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
   EXPECT_NE(vf_dcb.exit_code, 0);
   EXPECT_TRUE(contains(vf_dcb.err, "Operation not supported")) << vf_dcb.err;
 
+  // One line per port for its VFs, not one per VF (128 here), in numeric order; JSON keeps each.
   const auto plan = rocectl({"plan", "--config", config_.string()});
-  EXPECT_TRUE(contains(plan.out, "rail3v7 (VF 7 of rail3): not managed")) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out,
+                       "not managed (functions of a port: name one in ports.netdevs to manage "
+                       "it):\n  rail0: 16 VFs (rail0v0-rail0v15)\n  rail1: 16 VFs"))
+      << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "  rail7: 16 VFs (rail7v0-rail7v15)\n")) << plan.out;
+  const auto json = rocectl({"plan", "--config", config_.string(), "--json"});
+  EXPECT_TRUE(contains(json.out, "\"rail3v7 (VF 7 of rail3)\"")) << json.out;
 }
 
 // A VF named exactly is managed for what the kernel lets a VF do: its MTU. Every DCB setting and
