@@ -126,6 +126,12 @@ int status_command(const Context& context, Args cli_args) {
   roced::StatusOptions options;
   options.verbs_fallback = !sim_dir;  // a simulated node has no verbs device
   for (const auto& port : inventory->ports) {
+    // Unasked, a VF, representor or sub-function is counted under its port, not read: an SR-IOV
+    // node has hundreds, and roced manages none of them unless named.
+    if (args.ports.empty() && port.role != roced::PortRole::Uplink) {
+      report.functions.push_back(port);
+      continue;
+    }
     report.ports.push_back(roced::read_port_status(system, port, options));
   }
 

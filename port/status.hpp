@@ -158,6 +158,9 @@ struct StatusReport {
   std::vector<PortStatus> ports;
   std::vector<DiscoveredPort> other_rdma;
   std::vector<std::string> missing;
+  // Functions of the ports (VFs, representors, sub-functions) not asked for by name: not read,
+  // only counted under their port in the text (the JSON, as the daemon's, lists the ports).
+  std::vector<DiscoveredPort> functions;
 
   nlohmann::ordered_json to_json() const;
 };

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "port/status.hpp"
+#include "util/name_list.hpp"
 
 namespace roced {
 
@@ -203,10 +204,11 @@ std::string body_text(const PortStatus& s) {
     if (s.pfc.ok()) {
       // Mainline mlx5 stores the cable length and echoes it, but sends it to the NIC only for
       // buffers the host set (en_dcbnl.c setpfc: manual_buffer); the firmware sizes its own.
-      out += line("pfc", mask_text(s.pfc.value->enabled_mask),
-                  s.pfc.value->delay == 0 ? "cable length not supported"
-                                          : "cable " + std::to_string(s.pfc.value->delay) +
-                                                " m (no effect unless the host sizes the headroom)");
+      out +=
+          line("pfc", mask_text(s.pfc.value->enabled_mask),
+               s.pfc.value->delay == 0 ? "cable length not supported"
+                                       : "cable " + std::to_string(s.pfc.value->delay) +
+                                             " m (no effect unless the host sizes the headroom)");
     } else {
       out += line("pfc", s.pfc.error);
     }
@@ -268,6 +270,19 @@ std::string format_port_text(const PortStatus& status) {
   return header_text(header, widths_of({header})) + body_text(status);
 }
 
+// "  vfs      16 not managed (rail0v0-rail0v15; --port NAME reads one)" under the port they belong
+// to.
+std::string functions_text(const std::vector<DiscoveredPort>& functions, const std::string& port) {
+  std::vector<std::string> names;
+  for (const auto& function : functions) {
+    if (function.parent == port) names.push_back(function.netdev);
+  }
+  if (names.empty()) return {};
+  sort_numerically(names);
+  return "  vfs      " + std::to_string(names.size()) + " not managed (" + name_list(names) +
+         "; --port NAME reads one)\n";
+}
+
 std::string format_status_text(const StatusReport& report) {
   std::vector<Header> headers;
   for (const auto& port : report.ports) headers.push_back(header_of(port));
@@ -275,7 +290,20 @@ std::string format_status_text(const StatusReport& report) {
   std::string out;
   for (size_t i = 0; i < report.ports.size(); ++i) {
     if (i > 0) out += "\n";
-    out += header_text(headers[i], widths) + body_text(report.ports[i]);
+    out += header_text(headers[i], widths) + body_text(report.ports[i]) +
+           functions_text(report.functions, report.ports[i].port.netdev);
+  }
+  std::vector<std::string> elsewhere;  // representors, sub-functions, VFs of unlisted ports
+  for (const auto& function : report.functions) {
+    const bool listed =
+        std::any_of(report.ports.begin(), report.ports.end(),
+                    [&](const PortStatus& port) { return port.port.netdev == function.parent; });
+    if (!listed) elsewhere.push_back(function.netdev + " (" + function.role_detail + ")");
+  }
+  if (!elsewhere.empty()) {
+    out += "\nnot managed (functions of a port; --port NAME reads one):";
+    for (const auto& name : elsewhere) out += " " + name;
+    out += "\n";
   }
   if (!report.other_rdma.empty()) {
     out += "\nother RDMA ports (not mlx5; managed only when ports.drivers names a driver):";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/plan/plan.hpp"
+#include "util/name_list.hpp"
 
 namespace roced::plan {
 
@@ -46,39 +47,10 @@ bool same_plan(const PortPlan& a, const PortPlan& b) {
          a.port.rdma_device.empty() == b.port.rdma_device.empty();
 }
 
-// "lan0-lan15" for a run of three or more names that count up by one, else "lan2, lan7".
-std::string name_list(const std::vector<std::string>& names) {
-  const auto split = [](const std::string& name) -> std::pair<std::string, long> {
-    size_t digits = name.size();
-    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
-    if (digits == name.size() || name.size() - digits > 9) return {name, -1};
-    return {name.substr(0, digits), std::stol(name.substr(digits))};
-  };
-  std::string out;
-  for (size_t i = 0; i < names.size();) {
-    const auto [prefix, number] = split(names[i]);
-    size_t run = 1;
-    while (number >= 0 && i + run < names.size() &&
-           split(names[i + run]) ==
-               std::pair<std::string, long>{prefix, number + static_cast<long>(run)}) {
-      ++run;
-    }
-    if (!out.empty()) out += ", ";
-    if (run >= 3) {
-      out += names[i] + "-" + names[i + run - 1];
-    } else {
-      run = 1;
-      out += names[i];
-    }
-    i += run;
-  }
-  return out;
-}
-
 std::string name_list(const std::vector<const PortPlan*>& ports) {
   std::vector<std::string> names;
   for (const auto* port : ports) names.push_back(port->port.netdev);
-  return name_list(names);
+  return roced::name_list(names);
 }
 
 // A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), the other functions one each:
@@ -98,12 +70,9 @@ void write_not_managed(std::ostream& out, const std::vector<Plan::NotManaged>& f
     it->second.push_back(function.netdev);
   }
   for (auto& [parent, names] : vfs_of) {
-    // /sys/class/net lists lan2v10 before lan2v2: in numeric order, runs compress.
-    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-      return a.size() != b.size() ? a.size() < b.size() : a < b;
-    });
+    sort_numerically(names);  // /sys/class/net lists lan2v10 before lan2v2
     out << "  " << parent << ": " << names.size() << (names.size() == 1 ? " VF (" : " VFs (")
-        << name_list(names) << ")\n";
+        << roced::name_list(names) << ")\n";
   }
 }
 

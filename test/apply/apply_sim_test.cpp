@@ -454,6 +454,13 @@ TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
   EXPECT_TRUE(contains(plan.out, "  rail7: 16 VFs (rail7v0-rail7v15)\n")) << plan.out;
   const auto json = rocectl({"plan", "--config", config_.string(), "--json"});
   EXPECT_TRUE(contains(json.out, "\"rail3v7 (VF 7 of rail3)\"")) << json.out;
+  // Status reads the rails and counts their VFs; a VF is read when asked for.
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(contains(status.out, "  vfs      16 not managed (rail3v0-rail3v15; ")) << status.out;
+  EXPECT_FALSE(contains(status.out, "\nrail3v7 ")) << status.out;
+  const auto one = rocectl({"status", "--direct", "--port", "rail3v7"});
+  EXPECT_TRUE(contains(one.out, "DCB is not supported by this device (EOPNOTSUPP)")) << one.out;
 }
 
 // A VF named exactly is managed for what the kernel lets a VF do: its MTU. Every DCB setting and

@@ -144,6 +144,7 @@ TEST(Discovery, VfsRepresentorsAndSubFunctionsAreToldApartFromTheUplink) {
   EXPECT_EQ(inventory->ports[0].role, PortRole::Uplink);
   EXPECT_EQ(inventory->ports[1].role, PortRole::Vf);
   EXPECT_EQ(inventory->ports[1].role_detail, "VF 3 of lan2");
+  EXPECT_EQ(inventory->ports[1].parent, "lan2");
   EXPECT_EQ(inventory->ports[2].role, PortRole::Representor);
   EXPECT_EQ(inventory->ports[2].role_detail, "representor pf0vf3");
   EXPECT_EQ(inventory->ports[2].driver, "mlx5_core");  // the PF's: the driver cannot tell
@@ -423,6 +424,37 @@ TEST(StatusReport, ShowsTheRdmaDriverOfANonMlx5Port) {
   // Without an RDMA device there is no driver to name.
   s.port = {"veth2", "", "", "", 0, "", false};
   EXPECT_TRUE(s.to_json()["rdma_driver"].is_null());
+}
+
+// An SR-IOV port's VFs are one line under it, in numeric order; a function whose port is not in
+// the report (a representor, a sub-function) is named at the end.
+TEST(StatusReport, FunctionsAreCountedUnderTheirPortNotShownEach) {
+  StatusReport report;
+  report.ports.push_back(sample_port());
+  const std::string port = report.ports[0].port.netdev;
+  for (const int vf : {10, 2, 0, 1, 3, 4, 5, 6, 7, 8, 9, 11}) {
+    DiscoveredPort function;
+    function.netdev = port + "v" + std::to_string(vf);
+    function.role = PortRole::Vf;
+    function.role_detail = "VF " + std::to_string(vf) + " of " + port;
+    function.parent = port;
+    report.functions.push_back(function);
+  }
+  DiscoveredPort representor;
+  representor.netdev = "pf0vf3";
+  representor.role = PortRole::Representor;
+  representor.role_detail = "representor pf0vf3";
+  report.functions.push_back(representor);
+  const std::string text = format_status_text(report);
+  EXPECT_NE(text.find("\n  vfs      12 not managed (" + port + "v0-" + port +
+                      "v11; --port NAME reads one)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nnot managed (functions of a port; --port NAME reads one): pf0vf3 "
+                      "(representor pf0vf3)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(report.to_json()["ports"].size(), 1u);  // as the daemon's: the ports it reads
 }
 
 // A Field's lack is set by the factory that made it; its text is never looked into.
