@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "sim/model/firmware_commands.hpp"
-#include "util/decimal.hpp"
 
 namespace roce_sim {
 namespace {
@@ -61,8 +60,7 @@ std::vector<std::string> Port::start_pods(uint32_t count) {
   if (::inet_pton(AF_INET, spec_.pod_subnet.substr(0, slash).c_str(), &network) != 1) {
     return started;
   }
-  const int prefix =
-      std::clamp(roced::parse_decimal<int>(spec_.pod_subnet.substr(slash + 1)).value_or(32), 0, 32);
+  const int prefix = std::clamp(prefix_length(spec_.pod_subnet), 0, 32);
   const uint64_t size = uint64_t{1} << (32 - prefix);
   const uint64_t hosts = size > 2 ? size - 2 : 0;
   const uint64_t base = ntohl(network.s_addr) & ~(size - 1);

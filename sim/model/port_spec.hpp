@@ -2,6 +2,7 @@
 #pragma once
 // What a simulated port is, as the node description says it (see docs/sim-formats.md).
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,6 +54,18 @@ constexpr uint32_t kMaxChannels = 128;
 
 // The most VFs a node file gives a port (ConnectX-7 firmware allows up to 127 per PF).
 constexpr uint32_t kMaxVfsPerPort = 64;
+// The prefix length of "10.201.0.0/16"; 32 when there is none to read.
+inline int prefix_length(const std::string& cidr) {
+  const auto slash = cidr.find('/');
+  int length = 32;
+  if (slash != std::string::npos) {
+    const auto [end, error] =
+        std::from_chars(cidr.data() + slash + 1, cidr.data() + cidr.size(), length);
+    if (error != std::errc() || end != cidr.data() + cidr.size()) length = 32;
+  }
+  return length;
+}
+
 // More than a GID table holds (four entries each): the rest are dropped as the kernel drops them.
 constexpr uint32_t kMaxPodsPerPort = 1000;
 
