@@ -15,12 +15,18 @@
 namespace roced::settings {
 
 // Every ECN setting on a port with neither knob tree says the same.
+// On a VF the knobs are its PF's, so a missing debugfs is no likely reason there.
 inline std::optional<NotHere> no_ecn_knobs(const Ctx& c, const rdma::EcnState& ecn) {
   if (ecn.flavour != rdma::EcnFlavour::None) return std::nullopt;
+  const std::string neither =
+      "neither debugfs mlx5/<pci>/cc_params nor /sys/class/net/" + c.port.netdev + "/ecn";
+  if (c.port.role == PortRole::Vf) {
+    return NotHere{Lacking::NoKnob, "no ECN/DCQCN knobs on this VF (" + neither +
+                                        "): they are its PF's" +
+                                        (c.port.parent.empty() ? "" : ", " + c.port.parent)};
+  }
   return NotHere{Lacking::NoKnob,
-                 "no ECN/DCQCN knobs on this port (neither debugfs mlx5/<pci>/cc_params nor "
-                 "/sys/class/net/" +
-                     c.port.netdev + "/ecn; is debugfs mounted?)"};
+                 "no ECN/DCQCN knobs on this port (" + neither + "; is debugfs mounted?)"};
 }
 
 template <>

@@ -224,6 +224,21 @@ TEST_F(PlanPort, StallPreventionWithoutFirmwareSupportIsUnsupported) {
   EXPECT_TRUE(p.in_sync());  // unsupported is reported, never pending
 }
 
+TEST_F(PlanPort, AVfWithoutEcnKnobsIsToldTheyAreItsPfs) {
+  test::without_rdma(have);
+  have.port.netdev = "lan2v3";
+  have.port.role = PortRole::Vf;
+  have.port.parent = "lan2";
+  const PortPlan p = plan_port(have.port, want, have);
+  const auto lines = unsupported_of(p);
+  const std::string vf_line =
+      "no ECN/DCQCN knobs on this VF (neither debugfs mlx5/<pci>/cc_params nor "
+      "/sys/class/net/lan2v3/ecn): they are its PF's, lan2";
+  EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+    return line.find(vf_line) != std::string::npos;
+  })) << ::testing::PrintToString(lines);
+}
+
 TEST_F(PlanPort, DeviceWithoutDcbOrRdmaPlansOnlyTheMtu) {
   test::without_dcb(have);
   test::without_rdma(have);
