@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "port/discovery.hpp"
 #include "fuzz/support/check.hpp"
 #include "fuzz/support/memory_file_tree.hpp"
+#include "port/discovery.hpp"
 #include "rdma/ecn.hpp"
 #include "rdma/ecn_knobs.hpp"
 #include "rdma/gid.hpp"
@@ -44,6 +44,11 @@ void read_rdma_port(const roced::FileTree& files, const std::string& device, int
     }
     (void)rdma::roce_v2_ipv4_entry(*table, netdev);
     (void)rdma::roce_v2_ipv6_entry(*table, netdev);
+    const auto foreign = rdma::foreign_entries(files, *table);
+    require(foreign.count <= table->size() && foreign.netdevs.size() <= foreign.count,
+            "foreign entries are entries");
+    const auto slots = rdma::gid_table_slots(files, device, port);
+    require(!slots || *slots >= table->size(), "a table holds its entries");
   }
   auto cm = rdma::read_rdma_cm(files, device, port);
   require_explained(cm);
