@@ -25,11 +25,16 @@ int reply_errno(int error) { return error < 0 && error >= -4095 ? -error : EPROT
 // The kernel's reason from an extended ACK (NLMSGERR_ATTR_MSG), if it sent one.
 std::string extack_message(const nlmsghdr* header) {
   if ((header->nlmsg_flags & NLM_F_ACK_TLVS) == 0) return {};
+  // The flag alone proves nothing: a reply too short for the echoed request header has no room
+  // for attributes, and reading the echo would run past the message.
+  size_t offset = NLMSG_HDRLEN + sizeof(nlmsgerr);
+  if (header->nlmsg_len < offset) return {};
   const auto* err = static_cast<const nlmsgerr*>(NLMSG_DATA(header));
   // Without NLM_F_CAPPED the error echoes the whole request before the attributes.
-  size_t offset = NLMSG_HDRLEN + sizeof(nlmsgerr);
   if ((header->nlmsg_flags & NLM_F_CAPPED) == 0) {
-    offset += NLMSG_ALIGN(err->msg.nlmsg_len) - NLMSG_HDRLEN;
+    size_t echoed = err->msg.nlmsg_len;
+    if (echoed < NLMSG_HDRLEN) return {};
+    offset += NLMSG_ALIGN(echoed) - NLMSG_HDRLEN;
   }
   if (offset >= header->nlmsg_len) return {};
   const auto* attrs =

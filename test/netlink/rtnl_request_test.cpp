@@ -130,6 +130,42 @@ TEST(RtnlRequest, ExtendedAckMessageIsAppended) {
       << replies.error().message;
 }
 
+// A reply that sets NLM_F_ACK_TLVS but ends after the error code has no echoed request to read:
+// reading one ran past the datagram (ASan: heap-buffer-overflow in extack_message).
+TEST(RtnlRequest, AnExtendedAckFlagOnATruncatedErrorReadsNothingBeyondIt) {
+  for (uint16_t flags : {uint16_t{NLM_F_ACK_TLVS}, uint16_t{NLM_F_ACK_TLVS | NLM_F_CAPPED}}) {
+    FakeKernel kernel;
+    kernel.respond = [flags](const nlmsghdr& req) {
+      Wire w;
+      w.begin_message(NLMSG_ERROR, flags, req.nlmsg_seq, kPid).i32(-EINVAL).end_message();
+      return std::vector<std::vector<uint8_t>>{w.bytes};
+    };
+    FakeNetlinkSocket socket(kernel);
+    NlMsgPtr request = getlink_one();
+    auto replies = rtnl_request(socket, request.get(), "lan2: set MTU");
+    ASSERT_FALSE(replies.ok());
+    EXPECT_EQ(replies.error().code, EINVAL);
+    EXPECT_EQ(replies.error().message, "lan2: set MTU: " + std::string(std::strerror(EINVAL)));
+  }
+}
+
+// An uncapped error whose echoed header claims less than a header is malformed: no reason.
+TEST(RtnlRequest, AnEchoShorterThanAHeaderYieldsNoReason) {
+  FakeKernel kernel;
+  kernel.respond = [](const nlmsghdr& req) {
+    Wire w;
+    w.begin_message(NLMSG_ERROR, NLM_F_ACK_TLVS, req.nlmsg_seq, kPid).i32(-EINVAL);
+    w.u32(4).u16(RTM_NEWLINK).u16(0).u32(req.nlmsg_seq).u32(kPid);
+    w.attr_str(NLMSGERR_ATTR_MSG, "never read").end_message();
+    return std::vector<std::vector<uint8_t>>{w.bytes};
+  };
+  FakeNetlinkSocket socket(kernel);
+  NlMsgPtr request = getlink_one();
+  auto replies = rtnl_request(socket, request.get(), "lan2: set MTU");
+  ASSERT_FALSE(replies.ok());
+  EXPECT_EQ(replies.error().message, "lan2: set MTU: " + std::string(std::strerror(EINVAL)));
+}
+
 TEST(RtnlRequest, NoAnswerIsATimeout) {
   FakeKernel kernel;  // answers nothing
   FakeNetlinkSocket socket(kernel);
