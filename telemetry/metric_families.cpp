@@ -252,6 +252,10 @@ constexpr FamilySpec kSampleAge{
     "roced_ethtool_sample_age_seconds", MetricType::gauge,
     "How old the port's ethtool counters served here were: 0 when read for this scrape, else the "
     "age of the storm watchdog's last reading, served instead (metrics.max_sample_age)."};
+constexpr FamilySpec kRdmaSampleAge{
+    "roced_rdma_sample_age_seconds", MetricType::gauge,
+    "How old the port's RDMA counters served here were: 0 when read for this scrape, else the "
+    "age of roced's background reading (metrics.rdma_interval)."};
 constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::gauge,
                                "The RoCE v2 GID index of the configured address family."};
 constexpr FamilySpec kGidExpected{
@@ -418,6 +422,9 @@ void add_port(ExpositionWriter& out, const PortSample& port) {
   }
   if (!port.ethtool.empty()) {
     out.add(kSampleAge, labels, std::chrono::duration<double>(port.ethtool_age).count());
+  }
+  if (!port.rdma.empty()) {
+    out.add(kRdmaSampleAge, labels, std::chrono::duration<double>(port.rdma_age).count());
   }
   if (port.rocev2_gid_index) {
     out.add(kGidIndex, labels.with({{"family", port.gid_family}}), *port.rocev2_gid_index);

@@ -52,35 +52,66 @@ void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   sample.counter_resets = memory.resets;
 }
 
-std::vector<std::optional<Result<rdma::CounterValues>>> NodeSampler::read_rdma_counters(
-    const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each) {
-  std::vector<std::optional<Result<rdma::CounterValues>>> counters(targets.size());
-  std::vector<std::pair<std::string, int>> ports;
+NodeSampler::RdmaReading NodeSampler::read_rdma_counters(const std::vector<PortTarget>& targets) {
+  RdmaReading reading;
+  reading.counters.resize(targets.size());
+  std::vector<RdmaPort> ports;
   std::vector<size_t> asked;
   for (size_t i = 0; i < targets.size(); ++i) {
     if (targets[i].port.rdma_device.empty()) continue;
     ports.emplace_back(targets[i].port.rdma_device, targets[i].port.rdma_port);
     asked.push_back(i);
   }
-  if (ports.empty() || !nldev_.available()) return counters;
+  if (ports.empty() || !nldev_.available()) return reading;
   const auto start = SteadyClock::now();
   auto answers = nldev_.read(ports);
-  if (!answers) return counters;
-  took_each = (SteadyClock::now() - start) / static_cast<int64_t>(ports.size());
-  for (size_t k = 0; k < answers->size() && k < asked.size(); ++k) {
-    Result<rdma::CounterValues>& answer = (*answers)[k];
-    if (!answer && answer.error().code == ENODEV) continue;  // sysfs may still have it
-    counters[asked[k]] = std::move(answer);
+  if (!answers) return reading;
+  reading.took_each = (SteadyClock::now() - start) / static_cast<int64_t>(ports.size());
+  KeptRdma kept{{}, reading.took_each, time_->now()};
+  for (size_t k = 0; k < asked.size(); ++k) {
+    std::optional<Result<rdma::CounterValues>> answer;
+    // ENODEV: RDMA netlink does not know the port, but sysfs may still have it.
+    if (k < answers->size() && ((*answers)[k] || (*answers)[k].error().code != ENODEV)) {
+      answer = std::move((*answers)[k]);
+    }
+    kept.ports[ports[k]] = answer;
+    reading.counters[asked[k]] = std::move(answer);
   }
-  return counters;
+  kept_ = std::move(kept);
+  return reading;
+}
+
+NodeSampler::RdmaReading NodeSampler::rdma_counters(const std::vector<PortTarget>& targets) {
+  std::lock_guard lock(rdma_mutex_);
+  if (kept_ && rdma_max_age_ > SteadyClock::duration::zero()) {
+    const auto age = time_->now() - kept_->at;
+    RdmaReading reading{{}, kept_->took_each, true, age};
+    reading.counters.resize(targets.size());
+    bool covered = age <= rdma_max_age_;
+    for (size_t i = 0; covered && i < targets.size(); ++i) {
+      const DiscoveredPort& port = targets[i].port;
+      if (port.rdma_device.empty()) continue;
+      auto it = kept_->ports.find({port.rdma_device, port.rdma_port});
+      covered = it != kept_->ports.end();
+      if (covered) reading.counters[i] = it->second;
+    }
+    if (covered) return reading;
+  }
+  return read_rdma_counters(targets);
+}
+
+void NodeSampler::refresh_rdma() {
+  std::vector<PortTarget> targets = targets_();
+  std::erase_if(targets, [](const PortTarget& target) { return target.vanished; });
+  std::lock_guard lock(rdma_mutex_);
+  (void)read_rdma_counters(targets);
 }
 
 PortSample NodeSampler::sample_one(const PortTarget& target,
                                    const std::map<std::string, LinkInfo>& links,
                                    const Result<rdma::CounterValues>* rdma_counters,
-                                   std::chrono::steady_clock::duration rdma_took,
-                                   PortMemory& memory) {
-  const auto now = SteadyClock::now();
+                                   const RdmaReading& reading, PortMemory& memory) {
+  const auto now = time_->now();
   const bool read_firmware = memory.firmware.empty() || memory.pci != target.port.pci ||
                              now - memory.firmware_read_at >= kFirmwareRefresh;
   SampleOptions options;
@@ -97,11 +128,12 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   if (!options.gid) options.hw_counter_names = &memory.hw_counter_names;
   options.keep_hw_counter = &exports_hw_counter;
   options.rdma_counters = rdma_counters;
-  options.rdma_took = rdma_took;
+  options.rdma_took = reading.kept ? SteadyClock::duration::zero() : reading.took_each;
   std::optional<StatsCache::Reading> recent;
   if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
   if (recent) options.stats = &*recent;
   PortSample sample = sample_port(system_, target.port, options);
+  if (rdma_counters != nullptr && reading.kept) sample.rdma_age = reading.age;
   if (options.gid) {
     memory.hw_counter_names.clear();
     for (const auto& entry : sample.rdma) memory.hw_counter_names.push_back(entry.first);
@@ -148,16 +180,15 @@ NodeSample NodeSampler::sample() {
   // Each port's memory moves into its slot; sample_one touches only that. (Reading ports on
   // several threads was tried: against the single-threaded simulator on two cores it gained
   // nothing, so the ports are read in turn.)
-  std::chrono::steady_clock::duration rdma_took{};
-  const auto rdma_counters = read_rdma_counters(targets, rdma_took);
+  const RdmaReading rdma = rdma_counters(targets);
   std::vector<PortMemory> memories(targets.size());
   out.ports.reserve(targets.size());
   for (size_t i = 0; i < targets.size(); ++i) {
     if (auto it = memory_.find(targets[i].port.netdev); it != memory_.end()) {
       memories[i] = std::move(it->second);
     }
-    const Result<rdma::CounterValues>* counters = rdma_counters[i] ? &*rdma_counters[i] : nullptr;
-    out.ports.push_back(sample_one(targets[i], links, counters, rdma_took, memories[i]));
+    const Result<rdma::CounterValues>* counters = rdma.counters[i] ? &*rdma.counters[i] : nullptr;
+    out.ports.push_back(sample_one(targets[i], links, counters, rdma, memories[i]));
   }
 
   std::map<std::string, PortMemory> still_there;

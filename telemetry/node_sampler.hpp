@@ -3,7 +3,9 @@
 // Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
 // counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,
 // not per sample) and the RoCE v2 GID index (re-read every few seconds). The exporter calls
-// sample() per scrape; the storm watchdog will share it.
+// sample() per scrape; the statistics come from the storm watchdog's readings (use_cache) and the
+// RDMA counters from a reading refresh_rdma() made in the background (keep_rdma_readings), so a
+// scrape need not wait for the NICs' firmware.
 
 #include <chrono>
 #include <functional>
@@ -22,6 +24,7 @@
 #include "telemetry/stats_cache.hpp"
 #include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"
+#include "util/time_source.hpp"
 
 namespace roced::telemetry {
 
@@ -67,6 +70,15 @@ class NodeSampler {
   void use_cache(std::shared_ptr<const StatsCache> cache,
                  std::chrono::steady_clock::duration max_age);
 
+  // Serve the RDMA counters from the last refresh_rdma() (or the last sample that read them) while
+  // it is at most `max_age` old; 0 (the default): every sample reads them. Before sample().
+  void keep_rdma_readings(std::chrono::steady_clock::duration max_age) { rdma_max_age_ = max_age; }
+  // Reads every target's RDMA counters now (RDMA netlink, one request per port) and keeps them
+  // for the samples to come. Thread-safe; the daemon calls it on a thread of its own.
+  void refresh_rdma();
+  // The clock the readings' ages are told on (before the first sample()).
+  void use_time(TimeSource& time) { time_ = &time; }
+
   // The daemon's reload state, asked at each sample (before the first sample()).
   void use_reload_state(std::function<NodeSample::Reload()> source) { reload_ = std::move(source); }
 
@@ -89,19 +101,37 @@ class NodeSampler {
     std::chrono::steady_clock::time_point gid_read_at;
     std::vector<std::string> errors;  // the last sample's, to report changes only
   };
+  using RdmaPort = std::pair<std::string, int>;  // RDMA device and port
+  // The RDMA counters as one RDMA netlink batch answered them, port by port.
+  struct RdmaReading {
+    std::vector<std::optional<Result<rdma::CounterValues>>> counters;  // in the targets' order
+    std::chrono::steady_clock::duration took_each{};  // the read's time, per port asked
+    bool kept = false;  // served from an earlier read (refresh_rdma's), not read for this one
+    std::chrono::steady_clock::duration age{};  // that read's age
+  };
   // Reads one port and updates what is remembered of it.
   PortSample sample_one(const PortTarget& target, const std::map<std::string, LinkInfo>& links,
                         const Result<rdma::CounterValues>* rdma_counters,
-                        std::chrono::steady_clock::duration rdma_took, PortMemory& memory);
-  // Every target's RDMA counters in one RDMA netlink batch, or its error. A port RDMA netlink
-  // does not list, and every port while RDMA netlink cannot be used, has none: its hw_counters
-  // files are read instead.
-  std::vector<std::optional<Result<rdma::CounterValues>>> read_rdma_counters(
-      const std::vector<PortTarget>& targets, std::chrono::steady_clock::duration& took_each);
+                        const RdmaReading& reading, PortMemory& memory);
+  // Every target's RDMA counters, from the kept reading while it is fresh and covers them, else
+  // in one RDMA netlink batch (kept for the next samples). A port RDMA netlink does not list, and
+  // every port while RDMA netlink cannot be used, has none: its hw_counters files are read.
+  RdmaReading rdma_counters(const std::vector<PortTarget>& targets);
+  // The batch read itself, kept by port; under rdma_mutex_.
+  RdmaReading read_rdma_counters(const std::vector<PortTarget>& targets);
   void carry_totals(PortSample& sample, PortMemory& memory);
 
   System& system_;
+  TimeSource* time_ = &real_time();
+  std::mutex rdma_mutex_;  // nldev_ and kept_: refresh_rdma() runs beside sample()
   rdma::NldevCounterReader nldev_{system_};
+  std::chrono::steady_clock::duration rdma_max_age_{0};
+  struct KeptRdma {
+    std::map<RdmaPort, std::optional<Result<rdma::CounterValues>>> ports;  // each port asked
+    std::chrono::steady_clock::duration took_each{};
+    TimeSource::TimePoint at{};
+  };
+  std::optional<KeptRdma> kept_;
   std::shared_ptr<const StatsCache> cache_;
   std::chrono::steady_clock::duration cache_max_age_{0};
   Targets targets_;

@@ -50,6 +50,9 @@ struct PortSample {
   // age when a recent one (the storm poller's) was served instead.
   std::chrono::steady_clock::duration ethtool_age{0};
   std::map<std::string, uint64_t> rdma;  // hw_counters file names, raw (32-bit ones may wrap)
+  // How old the RDMA counters were when sampled: zero when read for this sample, else the age of
+  // the background reading served instead.
+  std::chrono::steady_clock::duration rdma_age{0};
   // The hw_counters as monotonic 64-bit totals (wraps carried over); filled by NodeSampler, which
   // sees the sequence of samples.
   std::map<std::string, uint64_t> rdma_totals;

@@ -10,8 +10,8 @@ namespace detail {
 
 namespace {
 
-const std::vector<std::string> kMetricsKeys = {"enabled", "listen",   "basic_auth",
-                                               "tls",     "families", "max_sample_age"};
+const std::vector<std::string> kMetricsKeys = {"enabled",  "listen",         "basic_auth",   "tls",
+                                               "families", "max_sample_age", "rdma_interval"};
 const std::vector<std::string> kFamiliesKeys = {"include", "exclude"};
 const std::vector<std::string> kBasicAuthKeys = {"username", "password_hash"};
 const std::vector<std::string> kTlsKeys = {"certificate"};
@@ -119,6 +119,15 @@ void read_metrics(Reader& reader, const YAML::Node& node, Location where,
         return;
       }
       settings.max_sample_age = *age;
+    } else if (e.key == "rdma_interval") {
+      const std::string what = "a duration such as 1s or 5s (0: every scrape reads them)";
+      const auto interval = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
+      if (!interval || *interval > std::chrono::minutes(1)) {
+        reader.diagnostics().error(e.value_at, "metrics.rdma_interval",
+                                   "expected " + what + ", at most 1m");
+        return;
+      }
+      settings.rdma_interval = *interval;
     } else if (e.key == "families") {
       reader.entries(e.value, e.value_at, "metrics.families", kFamiliesKeys, [&](const Entry& f) {
         read_family_patterns(reader, f, "metrics.families." + f.key,

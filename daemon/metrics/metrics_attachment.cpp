@@ -10,6 +10,7 @@
 #include "daemon/metrics/port_targets.hpp"
 #include "telemetry/exporter.hpp"
 #include "util/backoff_retry.hpp"
+#include "util/periodic_task.hpp"
 
 namespace roced::metrics {
 
@@ -22,10 +23,12 @@ using ExporterFactory = std::function<std::unique_ptr<telemetry::Exporter>()>;
 // failure and then less often, up to every minute, rather than never served until a restart.
 class MetricsAttachment final : public service::Service::Attachment {
  public:
-  explicit MetricsAttachment(std::unique_ptr<telemetry::Exporter> exporter)
-      : exporter_(std::move(exporter)) {}
-  explicit MetricsAttachment(ExporterFactory open)
-      : retry_(std::make_unique<BackoffRetry>(
+  MetricsAttachment(std::unique_ptr<telemetry::Exporter> exporter,
+                    std::unique_ptr<PeriodicTask> refresh)
+      : refresh_(std::move(refresh)), exporter_(std::move(exporter)) {}
+  MetricsAttachment(ExporterFactory open, std::unique_ptr<PeriodicTask> refresh)
+      : refresh_(std::move(refresh)),
+        retry_(std::make_unique<BackoffRetry>(
             real_time(), BackoffRetry::Delays{},
             [this, open = std::move(open)](std::string& error) { return try_open(open, error); },
             [](int failures, const std::string& error, std::chrono::milliseconds next) {
@@ -53,6 +56,7 @@ class MetricsAttachment final : public service::Service::Attachment {
     }
   }
 
+  std::unique_ptr<PeriodicTask> refresh_;  // the background reading of the RDMA counters
   std::mutex mutex_;
   std::unique_ptr<telemetry::Exporter> exporter_;
   std::unique_ptr<BackoffRetry> retry_;
@@ -102,6 +106,15 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
   // With the watchdog polling, scrapes serve its readings: no extra firmware commands. Switched
   // off, its readings age past max_sample_age and scrapes read the NICs themselves.
   sampler->use_cache(service.stats_cache(), settings.max_sample_age);
+  // The RDMA counters likewise, read in the background: a scrape waits for no firmware command
+  // (three per port on mlx5). Served while at most two intervals old, so one late refresh does
+  // not send scrapes to the NICs.
+  std::unique_ptr<PeriodicTask> refresh;
+  if (settings.rdma_interval > std::chrono::milliseconds::zero()) {
+    sampler->keep_rdma_readings(2 * settings.rdma_interval);
+    refresh = std::make_unique<PeriodicTask>(real_time(), settings.rdma_interval,
+                                             [sampler] { sampler->refresh_rdma(); });
+  }
   ExporterFactory open = [settings, sampler = std::move(sampler), version = options.version] {
     return std::make_unique<telemetry::Exporter>(settings, sampler,
                                                  telemetry::ExporterInfo{version});
@@ -110,11 +123,11 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
     auto exporter = open();
     spdlog::info("metrics endpoint: {}{}", exporter->url(),
                  settings.basic_auth ? " (basic auth)" : "");
-    return std::make_unique<MetricsAttachment>(std::move(exporter));
+    return std::make_unique<MetricsAttachment>(std::move(exporter), std::move(refresh));
   } catch (const std::exception& e) {
     spdlog::error("metrics endpoint not served: {}; trying again in 1 s, then up to every minute",
                   e.what());
-    return std::make_unique<MetricsAttachment>(std::move(open));
+    return std::make_unique<MetricsAttachment>(std::move(open), std::move(refresh));
   }
 }
 

@@ -147,6 +147,15 @@ def names(stack, args):
                          for name, labels, value in samples(stack.scrape())
                          if name == "roced_ethtool_sample_age_seconds"}))
     print(f"  ok  ethtool counters served from the watchdog's readings, ages {sorted(ages.values())}")
+    # The RDMA counters likewise, from roced's background reading (metrics.rdma_interval, 1 s),
+    # served while at most two intervals old.
+    ages = wait_for("every port's RDMA counters served from the background reading",
+                    lambda: (lambda a: a if len(a) == len(PORTS) and all(0 < v <= 2 for v in
+                                                                         a.values()) else None)(
+                        {re.search(r'netdev="([^"]*)"', labels).group(1): float(value)
+                         for name, labels, value in samples(stack.scrape())
+                         if name == "roced_rdma_sample_age_seconds"}))
+    print(f"  ok  RDMA counters served from the background reading, ages {sorted(ages.values())}")
 
 
 def main():

@@ -52,8 +52,9 @@ TEST_F(CounterFaults, ACounterGoingBackwardsMakesNoStormNoWrapAndIsLogged) {
       "                     rx_prio3_pause, tx_prio3_pause_duration, rp_cnp_handled]}]\n");
   ASSERT_EQ(cleared.exit_code, 0) << cleared.err;
 
-  // The RDMA counters are read by the scrape; the ethtool ones are the storm watchdog's last
-  // reading (metrics.max_sample_age), which may predate the clear by a poll: wait for both.
+  // Scrapes serve readings that may predate the clear: the RDMA counters roced's background one
+  // (metrics.rdma_interval), the ethtool ones the storm watchdog's (metrics.max_sample_age).
+  // Wait for both.
   std::string after;
   ASSERT_TRUE(eventually([&] {
     after = scrape();

@@ -204,6 +204,21 @@ TEST(MetricFamilies, RdmaCountersAreNamedAndSplitBySide) {
   EXPECT_EQ(value(families, "roce_rdma_cqe_errors_total", {{"side", "responder"}}), 2);
   EXPECT_EQ(find(families, "roce_cnp_sent_total"), nullptr);  // not in the sample
   EXPECT_EQ(value(families, "roced_rdma_stat_wraps_total", {{"netdev", "lan3"}}), 1);
+  EXPECT_EQ(value(families, "roced_rdma_sample_age_seconds", {{"netdev", "lan3"}}), 0);
+}
+
+// Served from the background reading, the counters say how old they are; a port without RDMA
+// counters has no such series.
+TEST(MetricFamilies, TheRdmaCountersAgeIsSaidAndAbsentWithoutThem) {
+  PortSample served = lan3();
+  served.rdma_age = std::chrono::milliseconds(750);
+  PortSample none = lan3();
+  none.netdev = "lan4";
+  none.rdma.clear();
+  none.rdma_totals.clear();
+  const auto families = metric_families(node_of({served, none}), ExporterInfo{"1.2.3"});
+  EXPECT_EQ(value(families, "roced_rdma_sample_age_seconds", {{"netdev", "lan3"}}), 0.75);
+  EXPECT_EQ(value(families, "roced_rdma_sample_age_seconds", {{"netdev", "lan4"}}), std::nullopt);
 }
 
 // Soft-RoCE's hw_counters (rxe_hw_counters.c names) on a veth: the same families as mlx5's

@@ -208,6 +208,59 @@ TEST_F(SamplerSim, RdmaCountersComeFromOneNetlinkRequestPerPort) {
   EXPECT_EQ(sample.ports[0].rdma, *files);
 }
 
+// The daemon's background reading (refresh_rdma) is what a sample serves while it is at most the
+// limit old: no RDMA netlink request, so none of the driver's firmware queries, and its age said.
+// Older than the limit, or not covering a port, the sample reads the NICs itself.
+TEST_F(SamplerSim, AKeptRdmaReadingIsServedWhileFreshAndReadAgainWhenOld) {
+  using namespace std::chrono_literals;
+  const auto cong_queries = [&] {
+    uint64_t n = 0;
+    node_->inspect([&](roce_sim::Node& node) {
+      const auto& commands = node.find("lan2")->firmware_commands();
+      if (auto it = commands.find("QUERY_CONG_STATISTICS"); it != commands.end()) n = it->second.n;
+    });
+    return n;
+  };
+  std::vector<std::string> netdevs = {"lan2"};
+  NodeSampler sampler(system_, [&] {
+    std::vector<PortTarget> targets;
+    for (const auto& netdev : netdevs) {
+      PortTarget target;
+      target.port = *describe_netdev(*system_.files, netdev);
+      targets.push_back(target);
+    }
+    return targets;
+  });
+  sampler.use_time(time_);
+  sampler.keep_rdma_readings(2s);
+
+  const uint64_t before = cong_queries();
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries(), before + 1);
+  time_.advance(1500ms);
+  const NodeSample served = sampler.sample();
+  EXPECT_EQ(cong_queries(), before + 1) << "served from the background reading";
+  ASSERT_EQ(served.ports.size(), 1u);
+  EXPECT_EQ(served.ports[0].rdma_age, 1500ms);
+  EXPECT_EQ(served.ports[0].rdma.count("np_cnp_sent"), 1u);
+  EXPECT_TRUE(served.sources.at("rdma").ok);
+
+  time_.advance(1s);  // 2.5 s old: too old
+  const NodeSample old = sampler.sample();
+  EXPECT_EQ(cong_queries(), before + 2);
+  EXPECT_EQ(old.ports[0].rdma_age, std::chrono::steady_clock::duration::zero());
+
+  netdevs.push_back("lan3");  // fresh (the last sample's read), but lan3 was not in it
+  const NodeSample wider = sampler.sample();
+  EXPECT_EQ(cong_queries(), before + 3);
+  ASSERT_EQ(wider.ports.size(), 2u);
+  EXPECT_EQ(wider.ports[1].rdma.count("np_cnp_sent"), 1u);
+
+  sampler.keep_rdma_readings(0s);  // the default: every sample reads
+  (void)sampler.sample();
+  EXPECT_EQ(cong_queries(), before + 4);
+}
+
 // Where the system has no NETLINK_RDMA the hw_counters files are read, with the same result.
 TEST_F(SamplerSim, WithoutRdmaNetlinkTheFilesAreRead) {
   system_.open_rdma_netlink = nullptr;
