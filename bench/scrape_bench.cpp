@@ -337,13 +337,14 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     exporters.push_back(std::move(roced));
   }
   // The old behaviour beside it: the same configuration, but every scrape reads the NICs
-  // (metrics.max_sample_age: 0) instead of serving the storm watchdog's readings.
+  // (metrics.max_sample_age and rdma_interval 0) instead of serving the storm watchdog's
+  // readings and the background RDMA reading.
   if (!smoke) {
     std::string config = read_text(ROCED_DEFAULT_CONFIG);
     const size_t metrics = config.find("\nmetrics:");
     if (metrics == std::string::npos) throw std::runtime_error("no metrics: section to extend");
     const size_t line_end = config.find('\n', metrics + 1);
-    config.insert(line_end + 1, "  max_sample_age: 0\n");
+    config.insert(line_end + 1, "  max_sample_age: 0\n  rdma_interval: 0\n");
     const fs::path fresh_config = dir / "roced-reads-afresh.yaml";
     std::ofstream(fresh_config) << config;
     const uint16_t port = bench::free_local_port();
