@@ -231,23 +231,41 @@ printf '%sroced demo: lossless RoCE v2 on simulated ConnectX-7 ports, made and k
 echo "(about ten seconds, then a summary; --run-on keeps it running, --help for more)"
 # The node, its bus and roced run in sessions of their own (setsid), so that a Ctrl-C in the
 # terminal reaches only this script, which then stops roced first and the node after it.
-# Steady RoCE traffic on priority 3 of every port, so the counters in the metrics move.
-setsid "$BIN/roce-sim" run --dir "$SIM_DIR" --scenario "$ROOT/sim/scenarios/steady.yaml" \
-  >"$SIM_DIR/roce-sim.log" 2>&1 &
+# Steady RoCE traffic on priority 3 of every port, so the counters in the metrics move. The node
+# is roce-sim's default one with SR-IOV on lan2 (two VFs, as a Kubernetes node has them), to show
+# that roced leaves functions it was not told to manage alone.
+sed '/netdev: lan2$/,/addresses:/ s/^\(\s*\)addresses: .*$/&\n\1vfs: 2/' \
+  "$ROOT/sim/nodes/default.yaml" >"$SIM_DIR/node.yaml"
+grep -q 'vfs: 2' "$SIM_DIR/node.yaml" || fail "could not give lan2 VFs in sim/nodes/default.yaml"
+setsid "$BIN/roce-sim" run --dir "$SIM_DIR" --node "$SIM_DIR/node.yaml" \
+  --scenario "$ROOT/sim/scenarios/steady.yaml" >"$SIM_DIR/roce-sim.log" 2>&1 &
 SIM_PID=$!
 wait_until test -e "$SIM_DIR/roce-sim.pid" ||
   fail "roce-sim did not start: $(cat "$SIM_DIR/roce-sim.log")"
-PORTS=$(sed -n 's/^\(lan[0-9a-z]*\) [0-9]*$/\1/p' "$SIM_DIR/roce-sim.writes" | xargs)
+# The node's netdevs, as its write counter lists them: a VF is one whose device has a physfn
+# link to its PF (what the kernel's sysfs shows, drivers/pci/iov.c), the others are its ports.
+PORTS='' VFS=''
+while read -r netdev _; do
+  [[ $netdev == total ]] && continue
+  if [[ -e $SIM_DIR/sys/class/net/$netdev/device/physfn ]]; then
+    VFS+="${VFS:+ }$netdev"
+  else
+    PORTS+="${PORTS:+ }$netdev"
+  fi
+done <"$SIM_DIR/roce-sim.writes"
+[[ -n $PORTS && -n $VFS ]] || fail "the node lists ports '$PORTS' and VFs '$VFS'"
 NPORTS=$(wc -w <<<"$PORTS")
-say "SIM=$SIM_DIR: the node's directory (roce-sim's default node: ports ${PORTS// /, }, with 80G of RoCE each way on priority 3). rocectl, roced and roce-sim are in $SHOWN_BIN/; dcb, ip and ethtool are Debian's own, reaching the node through 'roce-sim exec \$SIM --'."
+say "SIM=$SIM_DIR: the node's directory (roce-sim's default node: ports ${PORTS// /, }, with 80G of RoCE each way on priority 3, and lan2's VFs ${VFS// /, }). rocectl, roced and roce-sim are in $SHOWN_BIN/; dcb, ip and ethtool are Debian's own, reaching the node through 'roce-sim exec \$SIM --'."
 
 step "The node as the firmware left it: lossy"
-say "Firmware DCBX, PCP trust, no PFC, MTU 1500: RoCE drops packets under congestion and NCCL jobs stall on retransmits. The plan is what it takes, port by port (lan2 in full):"
+say "Firmware DCBX, PCP trust, no PFC, MTU 1500: RoCE drops packets under congestion and NCCL jobs stall on retransmits. The plan is what it takes, port by port; the shipped file selects every mlx5 port, and lan2's VFs, functions of a port, are left alone:"
 cmd "rocectl --sim \$SIM plan --config packaging/roced.yaml"
 rc=0
 "$BIN/rocectl" --sim "$SIM_DIR" plan --config "$CONFIG" >"$SIM_DIR/plan.txt" 2>&1 || rc=$?
 ((rc == 2)) || { cat "$SIM_DIR/plan.txt"; fail "rocectl plan exited $rc, not 2 (changes pending)"; }
-awk '/^[^ ]/ { full = ($1 == "lan2"); print; next } full' "$SIM_DIR/plan.txt" | show_out
+awk '/^[^ ]/ { full = ($1 ~ /^lan2/ || $1 == "not" || $1 == "disruptive:"); print; next } full' \
+  "$SIM_DIR/plan.txt" | show_out
+grep -q "^  lan2: 2 VFs" "$SIM_DIR/plan.txt" || fail "the plan does not list lan2's VFs as not managed"
 echo "(exit 2: changes pending)"
 
 step "A broken configuration is refused before it touches a port"
@@ -450,6 +468,15 @@ stop_roced() {
   return "$rc"
 }
 
+# The write requests the node counted for its VFs (none, if roced left them alone).
+vf_writes() {
+  local vf total=0
+  writes >/dev/null  # settles the counter
+  for vf in $VFS; do
+    total=$((total + $(sed -n "s/^$vf //p" "$SIM_DIR/roce-sim.writes")))
+  done
+  echo "$total"
+}
 fmt_s() { printf '%d.%d s' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 summary() {
   local now
@@ -458,6 +485,7 @@ summary() {
   printf '  %-20s %s\n' \
     "ports configured" "$CONFIGURED of $NPORTS ($PORTS), $APPLY_WRITES write requests, ready in $APPLY_MS ms" \
     "second apply" "$SECOND_WRITES write requests" \
+    "VFs left alone" "$(wc -w <<<"$VFS") ($VFS), $(vf_writes) write requests" \
     "drift corrected" "lan4 PFC put back $DRIFT_MS ms after 'dcb pfc set' returned (read back: $DRIFT_PFC)" \
     "storm detected" "lan3 prio 3 RX: $STORM_LATENCY ms after onset (D-Bus: $DBUS_LATENCY ms; node clock: +$DETECT_LOGGED_MS ms)" \
     "remediation" "disable-pfc (read back: $STORM_PFC), verified: the storm stopped within $VERIFY_POLLS polls" \

@@ -15,6 +15,7 @@ roced exited 0
 SUMMARY (measured in this run)
   ports configured     4 of 4 (lan2 lan3 lan4 lan5), 40 write requests, ready in 22 ms
   second apply         0 write requests
+  VFs left alone       2 (lan2v0 lan2v1), 0 write requests
   drift corrected      lan4 PFC put back 53 ms after 'dcb pfc set' returned (read back: 3:on)
   storm detected       lan3 prio 3 RX: 55 ms after onset (D-Bus: 55.99 ms; node clock: +57 ms)
   remediation          disable-pfc (read back: 3:off), verified: the storm stopped within 3 polls
@@ -48,6 +49,12 @@ class CheckerTest(unittest.TestCase):
 
     def test_a_port_not_configured(self):
         self.assertFlags(broken("4 of 4 (lan2", "3 of 4 (lan2"), "3 of 4 ports configured")
+
+    def test_a_vf_written(self):
+        self.assertFlags(broken("lan2v1), 0 write", "lan2v1), 3 write"), "VFs received 3")
+
+    def test_no_vf_shown(self):
+        self.assertFlags(broken("2 (lan2v0 lan2v1)", "0 ()"), "shows 0 VFs")
 
     def test_second_apply_wrote(self):
         self.assertFlags(broken("  0 write requests", "  2 write requests"), "sent 2 write")

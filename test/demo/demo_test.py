@@ -82,6 +82,13 @@ def check(output, port):
         if writes < configured:
             problems.append("%d write requests for %d ports configured" % (writes, configured))
 
+    m = field("VFs left alone", r"(\d+) \(([^)]*)\), (\d+) write requests")
+    if m:
+        if int(m[1]) == 0 or len(m[2].split()) != int(m[1]):
+            problems.append("the demo shows %s VFs named %r" % (m[1], m[2]))
+        if int(m[3]) != 0:
+            problems.append("the VFs received %s write requests, not 0" % m[3])
+
     m = field("second apply", r"(\d+) write requests")
     if m and int(m[1]) != 0:
         problems.append("the second apply sent %s write requests, not 0" % m[1])
