@@ -24,6 +24,17 @@ bool is_password_hash(const std::string& hash) {
   return false;
 }
 
+// A duration from 0 to a minute: how old a served reading may be, how often one is made.
+void read_short_duration(Reader& reader, const Entry& e, const std::string& what,
+                         std::chrono::milliseconds& setting) {
+  const auto value = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
+  if (!value || *value > std::chrono::minutes(1)) {
+    reader.diagnostics().error(e.value_at, "metrics." + e.key, "expected " + what + ", at most 1m");
+    return;
+  }
+  setting = *value;
+}
+
 void read_basic_auth(Reader& reader, const Entry& entry, MetricsSettings& settings) {
   MetricsSettings::BasicAuth auth;
   bool has_user = false;
@@ -111,23 +122,12 @@ void read_metrics(Reader& reader, const YAML::Node& node, Location where,
     } else if (e.key == "basic_auth") {
       read_basic_auth(reader, e, settings);
     } else if (e.key == "max_sample_age") {
-      const std::string what = "a duration such as 500ms or 2s (0: every scrape reads the NICs)";
-      const auto age = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
-      if (!age || *age > std::chrono::minutes(1)) {
-        reader.diagnostics().error(e.value_at, "metrics.max_sample_age",
-                                   "expected " + what + ", at most 1m");
-        return;
-      }
-      settings.max_sample_age = *age;
+      read_short_duration(reader, e,
+                          "a duration such as 500ms or 2s (0: every scrape reads the NICs)",
+                          settings.max_sample_age);
     } else if (e.key == "rdma_interval") {
-      const std::string what = "a duration such as 1s or 5s (0: every scrape reads them)";
-      const auto interval = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
-      if (!interval || *interval > std::chrono::minutes(1)) {
-        reader.diagnostics().error(e.value_at, "metrics.rdma_interval",
-                                   "expected " + what + ", at most 1m");
-        return;
-      }
-      settings.rdma_interval = *interval;
+      read_short_duration(reader, e, "a duration such as 1s or 5s (0: every scrape reads them)",
+                          settings.rdma_interval);
     } else if (e.key == "families") {
       reader.entries(e.value, e.value_at, "metrics.families", kFamiliesKeys, [&](const Entry& f) {
         read_family_patterns(reader, f, "metrics.families." + f.key,

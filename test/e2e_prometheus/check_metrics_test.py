@@ -140,22 +140,25 @@ def names(stack, args):
     print("  ok  every served family is documented and every documented one is served")
     # The watchdog polls every port: a scrape serves its readings (metrics.max_sample_age, 1 s)
     # and reads no NIC, so every port's ethtool counters are a little old, never read fresh.
-    ages = wait_for("every port's ethtool counters served from the watchdog's readings",
-                    lambda: (lambda a: a if len(a) == len(PORTS) and all(0 < v <= 1 for v in
-                                                                         a.values()) else None)(
-                        {re.search(r'netdev="([^"]*)"', labels).group(1): float(value)
-                         for name, labels, value in samples(stack.scrape())
-                         if name == "roced_ethtool_sample_age_seconds"}))
+    ages = served_ages(stack, "roced_ethtool_sample_age_seconds", 1,
+                       "every port's ethtool counters served from the watchdog's readings")
     print(f"  ok  ethtool counters served from the watchdog's readings, ages {sorted(ages.values())}")
     # The RDMA counters likewise, from roced's background reading (metrics.rdma_interval, 1 s),
     # served while at most two intervals old.
-    ages = wait_for("every port's RDMA counters served from the background reading",
-                    lambda: (lambda a: a if len(a) == len(PORTS) and all(0 < v <= 2 for v in
-                                                                         a.values()) else None)(
-                        {re.search(r'netdev="([^"]*)"', labels).group(1): float(value)
-                         for name, labels, value in samples(stack.scrape())
-                         if name == "roced_rdma_sample_age_seconds"}))
+    ages = served_ages(stack, "roced_rdma_sample_age_seconds", 2,
+                       "every port's RDMA counters served from the background reading")
     print(f"  ok  RDMA counters served from the background reading, ages {sorted(ages.values())}")
+
+
+def served_ages(stack, family, at_most, what):
+    """Each port's value of the age gauge `family`, once every port's is above 0 and at most
+    `at_most` seconds."""
+    def ages():
+        found = {re.search(r'netdev="([^"]*)"', labels).group(1): float(value)
+                 for name, labels, value in samples(stack.scrape()) if name == family}
+        fresh = len(found) == len(PORTS) and all(0 < v <= at_most for v in found.values())
+        return found if fresh else None
+    return wait_for(what, ages)
 
 
 def main():

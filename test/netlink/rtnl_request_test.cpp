@@ -7,6 +7,8 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <functional>
+
 #include "link/link.hpp"
 #include "test/netlink/wire.hpp"
 
@@ -112,18 +114,26 @@ TEST(RtnlRequest, NlmsgErrorBecomesErrno) {
   EXPECT_EQ(replies.error().message, "lan2: RTM_GETLINK: " + std::string(std::strerror(EBUSY)));
 }
 
-TEST(RtnlRequest, ExtendedAckMessageIsAppended) {
+// getlink_one() sent as "lan2: set MTU" to a kernel whose one answer `answer` writes, given the
+// request's sequence number.
+auto request_answered_by(const std::function<void(Wire&, uint32_t seq)>& answer) {
   FakeKernel kernel;
-  kernel.respond = [](const nlmsghdr& req) {
+  kernel.respond = [&](const nlmsghdr& req) {
     Wire w;
-    w.begin_message(NLMSG_ERROR, NLM_F_CAPPED | NLM_F_ACK_TLVS, req.nlmsg_seq, kPid).i32(-EINVAL);
-    w.u32(16).u16(RTM_NEWLINK).u16(0).u32(req.nlmsg_seq).u32(kPid);
-    w.attr_str(NLMSGERR_ATTR_MSG, "MTU greater than device maximum").end_message();
+    answer(w, req.nlmsg_seq);
     return std::vector<std::vector<uint8_t>>{w.bytes};
   };
   FakeNetlinkSocket socket(kernel);
   NlMsgPtr request = getlink_one();
-  auto replies = rtnl_request(socket, request.get(), "lan2: set MTU");
+  return rtnl_request(socket, request.get(), "lan2: set MTU");
+}
+
+TEST(RtnlRequest, ExtendedAckMessageIsAppended) {
+  auto replies = request_answered_by([](Wire& w, uint32_t seq) {
+    w.begin_message(NLMSG_ERROR, NLM_F_CAPPED | NLM_F_ACK_TLVS, seq, kPid).i32(-EINVAL);
+    w.u32(16).u16(RTM_NEWLINK).u16(0).u32(seq).u32(kPid);
+    w.attr_str(NLMSGERR_ATTR_MSG, "MTU greater than device maximum").end_message();
+  });
   ASSERT_FALSE(replies.ok());
   EXPECT_EQ(replies.error().code, EINVAL);
   EXPECT_NE(replies.error().message.find(": MTU greater than device maximum"), std::string::npos)
@@ -134,15 +144,9 @@ TEST(RtnlRequest, ExtendedAckMessageIsAppended) {
 // reading one ran past the datagram (ASan: heap-buffer-overflow in extack_message).
 TEST(RtnlRequest, AnExtendedAckFlagOnATruncatedErrorReadsNothingBeyondIt) {
   for (uint16_t flags : {uint16_t{NLM_F_ACK_TLVS}, uint16_t{NLM_F_ACK_TLVS | NLM_F_CAPPED}}) {
-    FakeKernel kernel;
-    kernel.respond = [flags](const nlmsghdr& req) {
-      Wire w;
-      w.begin_message(NLMSG_ERROR, flags, req.nlmsg_seq, kPid).i32(-EINVAL).end_message();
-      return std::vector<std::vector<uint8_t>>{w.bytes};
-    };
-    FakeNetlinkSocket socket(kernel);
-    NlMsgPtr request = getlink_one();
-    auto replies = rtnl_request(socket, request.get(), "lan2: set MTU");
+    auto replies = request_answered_by([flags](Wire& w, uint32_t seq) {
+      w.begin_message(NLMSG_ERROR, flags, seq, kPid).i32(-EINVAL).end_message();
+    });
     ASSERT_FALSE(replies.ok());
     EXPECT_EQ(replies.error().code, EINVAL);
     EXPECT_EQ(replies.error().message, "lan2: set MTU: " + std::string(std::strerror(EINVAL)));
@@ -151,17 +155,11 @@ TEST(RtnlRequest, AnExtendedAckFlagOnATruncatedErrorReadsNothingBeyondIt) {
 
 // An uncapped error whose echoed header claims less than a header is malformed: no reason.
 TEST(RtnlRequest, AnEchoShorterThanAHeaderYieldsNoReason) {
-  FakeKernel kernel;
-  kernel.respond = [](const nlmsghdr& req) {
-    Wire w;
-    w.begin_message(NLMSG_ERROR, NLM_F_ACK_TLVS, req.nlmsg_seq, kPid).i32(-EINVAL);
-    w.u32(4).u16(RTM_NEWLINK).u16(0).u32(req.nlmsg_seq).u32(kPid);
+  auto replies = request_answered_by([](Wire& w, uint32_t seq) {
+    w.begin_message(NLMSG_ERROR, NLM_F_ACK_TLVS, seq, kPid).i32(-EINVAL);
+    w.u32(4).u16(RTM_NEWLINK).u16(0).u32(seq).u32(kPid);
     w.attr_str(NLMSGERR_ATTR_MSG, "never read").end_message();
-    return std::vector<std::vector<uint8_t>>{w.bytes};
-  };
-  FakeNetlinkSocket socket(kernel);
-  NlMsgPtr request = getlink_one();
-  auto replies = rtnl_request(socket, request.get(), "lan2: set MTU");
+  });
   ASSERT_FALSE(replies.ok());
   EXPECT_EQ(replies.error().message, "lan2: set MTU: " + std::string(std::strerror(EINVAL)));
 }
