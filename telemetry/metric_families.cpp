@@ -468,6 +468,11 @@ bool exports_hw_counter(std::string_view counter) {
   return false;
 }
 
+bool exports_ethtool_stat(std::string_view name) {
+  const auto parsed = parse_ethtool_name(name);
+  return parsed && ethtool_mapping(*parsed) != nullptr;
+}
+
 void write_exposition(std::string& out_text, const NodeSample& sample, const ExporterInfo& info,
                       ExpositionWriter::Filter serves) {
   ExpositionWriter out(std::move(serves));

@@ -17,6 +17,9 @@ struct ExporterInfo {
 
 // Whether a family takes this hw_counters file's value (the others need not be read).
 bool exports_hw_counter(std::string_view counter);
+// Whether a family takes this `ethtool -S` counter's value (mlx5 lists some 220 per port, of
+// which the families export a fraction; the others need not be copied into a sample).
+bool exports_ethtool_stat(std::string_view name);
 
 // Families without a single sample are left out (a NIC without the counter exports nothing), and
 // those `serves` refuses (metrics.include/exclude; all when empty).

@@ -131,7 +131,17 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   options.rdma_took = reading.kept ? SteadyClock::duration::zero() : reading.took_each;
   std::optional<StatsCache::Reading> recent;
   if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
-  if (recent) options.stats = &*recent;
+  if (recent) {
+    options.stats = &*recent;
+    if (recent->names && recent->names != memory.stats_names) {
+      memory.stats_names = recent->names;
+      memory.stats_kept.clear();
+      for (size_t i = 0; i < recent->names->size(); ++i) {
+        if (exports_ethtool_stat((*recent->names)[i])) memory.stats_kept.push_back(i);
+      }
+    }
+    if (recent->names) options.stats_kept = &memory.stats_kept;
+  }
   PortSample sample = sample_port(system_, target.port, options);
   if (rdma_counters != nullptr && reading.kept) sample.rdma_age = reading.age;
   if (options.gid) {

@@ -100,6 +100,10 @@ class NodeSampler {
     int ifindex = 0;
     std::chrono::steady_clock::time_point gid_read_at;
     std::vector<std::string> errors;  // the last sample's, to report changes only
+    // The indexes of the exported counters in the statistics names last served (the poller's
+    // string set changes only with PFC), so a scrape copies those values alone.
+    std::shared_ptr<const std::vector<std::string>> stats_names;
+    std::vector<size_t> stats_kept;
   };
   using RdmaPort = std::pair<std::string, int>;  // RDMA device and port
   // The RDMA counters as one RDMA netlink batch answered them, port by port.

@@ -42,8 +42,16 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
 
   timed(sample, "ethtool", [&] {
     if (options.stats) {  // names and values of one read: they cannot disagree
-      for (size_t i = 0; i < options.stats->values.size(); ++i) {
-        sample.ethtool.emplace((*options.stats->names)[i], options.stats->values[i]);
+      const auto& names = *options.stats->names;
+      const auto& values = options.stats->values;
+      if (options.stats_kept != nullptr) {
+        for (size_t i : *options.stats_kept) {
+          if (i < values.size() && i < names.size()) sample.ethtool.emplace(names[i], values[i]);
+        }
+      } else {
+        for (size_t i = 0; i < values.size() && i < names.size(); ++i) {
+          sample.ethtool.emplace(names[i], values[i]);
+        }
       }
       sample.ethtool_age = SteadyClock::now() - options.stats->at;
       if (options.firmware) {

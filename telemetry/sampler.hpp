@@ -35,6 +35,8 @@ struct SampleOptions {
   bool (*keep_hw_counter)(std::string_view name) = nullptr;
   // A recent statistics reading of the port (the storm poller's): served instead of a read.
   const StatsCache::Reading* stats = nullptr;
+  // Which of that reading's values to copy into the sample, by index (all when null).
+  const std::vector<size_t>* stats_kept = nullptr;
   // The port's RDMA counters as RDMA netlink answered them for the whole node (NodeSampler), and
   // that answer's share of the time: used instead of the hw_counters files when they were read.
   const Result<std::map<std::string, uint64_t>>* rdma_counters = nullptr;

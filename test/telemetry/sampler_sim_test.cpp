@@ -157,6 +157,12 @@ TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   const NodeSample served_sample = sampler.sample();
   ASSERT_EQ(served_sample.ports.size(), 1u);
   EXPECT_EQ(served_sample.ports[0].ethtool.at("rx_discards_phy"), 4242u);
+  // Only what a family exports is copied from the reading: mlx5's rx_packets is not.
+  ASSERT_NE(std::find(names->begin(), names->end(), "rx_packets"), names->end());
+  EXPECT_EQ(served_sample.ports[0].ethtool.count("rx_packets"), 0u);
+  for (const auto& [name, value] : served_sample.ports[0].ethtool) {
+    EXPECT_TRUE(exports_ethtool_stat(name)) << name;
+  }
   EXPECT_GT(served_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
   EXPECT_EQ(commands_now(), before);
 
