@@ -46,5 +46,6 @@ int plan_command(const Context& context, Args args);      // rocectl plan
 int apply_command(const Context& context, Args args);  // rocectl apply [--check] [--diff] [--json]
 int nccl_env_command(const Context& context, Args args);  // rocectl nccl-env
 int reload_command(const Context& context, Args args);    // rocectl reload
+int runbook_command(const Context& context, Args args);   // rocectl runbook [ALERT]
 
 }  // namespace roced::cli

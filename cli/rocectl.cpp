@@ -20,6 +20,7 @@ constexpr const char* kUsage =
     "  apply      make every selected port match the configuration\n"
     "  nccl-env   print the NCCL variables for these ports\n"
     "  reload     ask the running roced to read its configuration again\n"
+    "  runbook    what an alert means and what to do: rocectl runbook [ALERT]\n"
     "\n"
     "options:\n"
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
@@ -39,6 +40,7 @@ CommandFn find_command(const std::string& name) {
   if (name == "apply") return apply_command;
   if (name == "nccl-env") return nccl_env_command;
   if (name == "reload") return reload_command;
+  if (name == "runbook") return runbook_command;
   return nullptr;
 }
 

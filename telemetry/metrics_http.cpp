@@ -5,15 +5,20 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
+
+#include "telemetry/runbook.hpp"
 
 namespace roced::telemetry {
 
 namespace {
 
 constexpr const char* kContentType = "text/plain; version=0.0.4; charset=utf-8";
+constexpr const char* kTextType = "text/plain; charset=utf-8";
 
 // "Basic dXNlcjpwYXNz" -> "user:pass"; empty when it is not a basic credential.
 std::string basic_credential(const char* header) {
@@ -39,9 +44,10 @@ std::string basic_credential(const char* header) {
   return decoded;
 }
 
-void send(mg_connection* connection, int status, const std::string& body, bool gzipped, bool head) {
+void send(mg_connection* connection, int status, std::string_view body, bool gzipped, bool head,
+          const char* content_type = kContentType) {
   mg_response_header_start(connection, status);
-  mg_response_header_add(connection, "Content-Type", status == 200 ? kContentType : "text/plain",
+  mg_response_header_add(connection, "Content-Type", status == 200 ? content_type : "text/plain",
                          -1);
   if (gzipped) mg_response_header_add(connection, "Content-Encoding", "gzip", -1);
   if (status == 401) {
@@ -127,6 +133,7 @@ MetricsHttp::MetricsHttp(const std::string& listening_ports, Render render, Auth
     throw std::runtime_error("civetweb could not start on " + listening_ports);
   }
   mg_set_request_handler(context_, "/metrics$", &MetricsHttp::serve, this);
+  mg_set_request_handler(context_, "/runbook", &MetricsHttp::serve_runbook, nullptr);
 }
 
 MetricsHttp::~MetricsHttp() {
@@ -141,6 +148,35 @@ int MetricsHttp::port() const {
 
 int MetricsHttp::serve(mg_connection* connection, void* self) {
   return static_cast<MetricsHttp*>(self)->serve(connection);
+}
+
+// The runbook asks for no credentials even with basic auth: it is the packaged document, and
+// whoever follows an alert's link is not the scraper that holds the password.
+int MetricsHttp::serve_runbook(mg_connection* connection, void* /*unused*/) {
+  const mg_request_info* request = mg_get_request_info(connection);
+  const std::string_view method = request->request_method;
+  const bool head = method == "HEAD";
+  if (method != "GET" && !head) {
+    send(connection, 405, "only GET and HEAD\n", false, false);
+    return 405;
+  }
+  std::string_view path = request->local_uri != nullptr ? request->local_uri : "";
+  constexpr std::string_view kPrefix = "/runbook";
+  path.remove_prefix(std::min(path.size(), kPrefix.size()));
+  if (path.empty() || path == "/") {
+    send(connection, 200, runbook(), false, head, kTextType);
+    return 200;
+  }
+  const std::optional<std::string_view> section =
+      path.front() == '/' ? runbook_section(path.substr(1)) : std::nullopt;
+  if (!section) {
+    std::string known;
+    for (const std::string_view alert : runbook_alerts()) known.append(" ").append(alert);
+    send(connection, 404, "no such alert in the runbook; it has:" + known + "\n", false, head);
+    return 404;
+  }
+  send(connection, 200, *section, false, head, kTextType);
+  return 200;
 }
 
 bool MetricsHttp::authorized(mg_connection* connection) const {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GET /metrics over civetweb: basic auth checked first, the exposition rendered per request,
-// gzip-compressed when the client accepts it (Prometheus does). Plain HTTP on IPv4 only: TLS and
+// gzip-compressed when the client accepts it (Prometheus does). GET /runbook[/<alert>]: the alert
+// runbook (runbook.hpp), where the alerts' runbook_url point. Plain HTTP on IPv4 only: TLS and
 // IPv6 come through the RelayFrontend in front of it (relay_frontend.hpp).
 
 #include <functional>
@@ -32,6 +33,7 @@ class MetricsHttp {
 
  private:
   static int serve(mg_connection* connection, void* self);
+  static int serve_runbook(mg_connection* connection, void* unused);
   int serve(mg_connection* connection);
   bool authorized(mg_connection* connection) const;
 

@@ -184,4 +184,22 @@ TEST_F(ConfigCli, EveryBadCorpusFileFailsBoth) {
   EXPECT_GT(files, 0);
 }
 
+// Offline on the node: the text roced serves at the alert's runbook_url.
+TEST(RocectlRunbook, PrintsAnAlertsSectionAndNamesTheAlertsForAnUnknownOne) {
+  const auto section = run_command({ROCECTL_BINARY, "runbook", "RocePfcStormActive"});
+  EXPECT_EQ(section.exit_code, 0) << section.err;
+  EXPECT_EQ(section.out.rfind("## RocePfcStormActive\n", 0), 0u) << section.out;
+  EXPECT_NE(section.out.find("What to do:"), std::string::npos) << section.out;
+  EXPECT_EQ(section.out.find("## RocePauseStormWarningEvents"), std::string::npos);
+  const auto unknown = run_command({ROCECTL_BINARY, "runbook", "RocePfcStorm"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no alert 'RocePfcStorm' in the runbook; it has: RoceConfigDriftHeld"),
+            std::string::npos)
+      << unknown.err;
+  const auto whole = run_command({ROCECTL_BINARY, "runbook"});
+  EXPECT_EQ(whole.exit_code, 0);
+  EXPECT_NE(whole.out.find("## RocedCollectorFailing\n"), std::string::npos);
+  EXPECT_EQ(run_command({ROCECTL_BINARY, "runbook", "RoceLinkDown", "extra"}).exit_code, 1);
+}
+
 }  // namespace

@@ -48,7 +48,8 @@ import time
 import dashboard
 import scenario_numbers
 from harness import (DEADLINE, SCRAPE_INTERVAL_S, WATCHDOG_CONFIG, WATCHDOG_DETECTION_S,
-                     WATCHDOG_POLL_S, WATCHDOG_RESTORATION_S, Failure, Stack, run, wait_for)
+                     WATCHDOG_POLL_S, WATCHDOG_RESTORATION_S, Failure, Stack, http_get, run,
+                     wait_for)
 from prom_api import PrometheusApi, within
 
 SAME_READ_TOLERANCE = 0.01  # counters of one ethtool dump: only the sim's rounding differs
@@ -681,6 +682,21 @@ class Run:
         if not rules or bad:
             raise Failure(f"{len(rules)} alert rules, not healthy: {bad}")
         print(f"  ok  all {len(rules)} alert rules evaluate without error on roced's series")
+        # Each rule's runbook_url, as Prometheus loaded it, with this target for the instance:
+        # the roced that raised the alert serves the alert's own section there.
+        linked = 0
+        for rule in rules:
+            url = rule.get("annotations", {}).get("runbook_url")
+            if url is None:
+                continue
+            url = url.replace("{{ $labels.instance }}", self.stack.target)
+            status, body = http_get(url)
+            if status != 200 or not body.startswith(f"## {rule['name']}\n"):
+                raise Failure(f"{rule['name']}: runbook_url {url} answered {status}: {body[:80]!r}")
+            linked += 1
+        if linked < len(rules) - 1:
+            raise Failure(f"only {linked} of {len(rules)} alert rules link a runbook section")
+        print(f"  ok  {linked} alert rules link their runbook section on the alerting roced")
 
 
 def main():

@@ -3,7 +3,8 @@
 """Checks packaging/prometheus/roced-alerts.yml beyond what promtool does: every alert is named
 Roce*/Roced*, has a severity (critical/warning/info) and summary and description annotations,
 reads only metrics docs/metrics.md lists (or `up`; a histogram through its _bucket, _sum and
-_count series), and roced-alerts.test.yml has for each alert
+_count series), links its section of runbook.md (which has one section per alert and no other)
+by a runbook_url on the alerting roced, and roced-alerts.test.yml has for each alert
 at least one case where it fires and one where it must stay silent. Stdlib only, so it reads the
 block layout these two files use (one `- alert:` per rule, `expr:` inline or as a `|` block)
 rather than arbitrary YAML; promtool check rules validates the YAML itself."""
@@ -16,9 +17,21 @@ import promql_names
 
 _ALERT = re.compile(r"^\s*- alert:\s*(\S+)\s*$")
 _GROUP = re.compile(r"^\s*- name:")
-_KEY = re.compile(r"^(\s*)(expr|severity|summary|description):\s*(.*?)\s*$")
+_KEY = re.compile(r"^(\s*)(expr|severity|summary|description|runbook_url):\s*(.*?)\s*$")
 _ALERT_NAME = re.compile(r"^Roced?[A-Z][A-Za-z0-9]+$")
 SEVERITIES = {"critical", "warning", "info"}
+_SECTION = re.compile(r"^## (\S+)\s*$")
+
+
+def runbook_url(alert):
+    """Where an alert's runbook_url points: the section roced serves on the alerting node."""
+    return "http://{{ $labels.instance }}/runbook/" + alert
+
+
+def runbook_sections(lines):
+    """{alert name: line number} of every `## Name` section of runbook.md."""
+    return {m.group(1): index + 1 for index, line in enumerate(lines)
+            if (m := _SECTION.match(line))}
 
 
 def indent(line):
@@ -80,7 +93,7 @@ def parse_test_cases(lines):
     return cases
 
 
-def check(rules_path, rules_lines, tests_path, tests_lines, known):
+def check(rules_path, rules_lines, tests_path, tests_lines, known, runbook_path, runbook_lines):
     """known: the documented metrics, as promql_names.known_series gives them (or a set)."""
     known = set(promql_names.as_series(known))
     errors = []
@@ -88,6 +101,7 @@ def check(rules_path, rules_lines, tests_path, tests_lines, known):
     if not alerts:
         errors.append(f"{rules_path}: no `- alert:` rules found")
     cases = parse_test_cases(tests_lines)
+    sections = runbook_sections(runbook_lines)
     seen = set()
     for name, line, fields in alerts:
         where = f"{rules_path}:{line}: {name}"
@@ -105,6 +119,13 @@ def check(rules_path, rules_lines, tests_path, tests_lines, known):
         expr = fields.get("expr", "")
         if not expr:
             errors.append(f"{where}: no expr")
+        if name not in sections:
+            errors.append(f"{where}: {runbook_path} has no section '## {name}'")
+        # absent() keeps no labels: there is no instance whose roced could serve the page.
+        wanted = None if expr.startswith("absent(") else runbook_url(name)
+        if fields.get("runbook_url") != wanted:
+            errors.append(f"{where}: runbook_url is {fields.get('runbook_url')!r}, "
+                          f"expected {wanted!r}")
         if promql_names.name_matchers(expr):
             errors.append(f"{where}: selects by __name__; name metrics explicitly")
         for metric in sorted(promql_names.metric_names(expr) - known):
@@ -113,6 +134,9 @@ def check(rules_path, rules_lines, tests_path, tests_lines, known):
             if kind not in cases.get(name, set()):
                 errors.append(f"{tests_path}: {name}: no test case where it {kind} "
                               f"({'exp_alerts with exp_labels' if kind == 'fires' else 'exp_alerts: []'})")
+    for name in sorted(set(sections) - seen):
+        errors.append(f"{runbook_path}:{sections[name]}: section for {name}, which "
+                      f"{rules_path} does not define")
     for name in sorted(set(cases) - seen):
         errors.append(f"{tests_path}: tests alert {name}, which {rules_path} does not define")
     return errors, len(alerts)
@@ -123,6 +147,7 @@ def main():
     parser.add_argument("rules")
     parser.add_argument("tests")
     parser.add_argument("metrics_doc")
+    parser.add_argument("runbook")
     args = parser.parse_args()
     try:
         known = promql_names.known_series(args.metrics_doc)
@@ -130,12 +155,15 @@ def main():
         print(error, file=sys.stderr)
         return 1
     try:
-        with open(args.rules, encoding="utf-8") as rules, open(args.tests, encoding="utf-8") as tests:
+        with open(args.rules, encoding="utf-8") as rules, open(args.tests, encoding="utf-8") as tests, \
+                open(args.runbook, encoding="utf-8") as runbook:
             rules_lines, tests_lines = rules.read().splitlines(), tests.read().splitlines()
+            runbook_lines = runbook.read().splitlines()
     except OSError as error:
         print(error, file=sys.stderr)
         return 1
-    errors, count = check(args.rules, rules_lines, args.tests, tests_lines, known)
+    errors, count = check(args.rules, rules_lines, args.tests, tests_lines, known, args.runbook,
+                          runbook_lines)
     for error in errors:
         print(error, file=sys.stderr)
     if errors:

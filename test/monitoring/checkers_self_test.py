@@ -17,6 +17,7 @@ DOC = os.path.join(SOURCE, "docs/metrics.md")
 DASHBOARD = os.path.join(SOURCE, "packaging/grafana/roced.json")
 RULES = os.path.join(SOURCE, "packaging/prometheus/roced-alerts.yml")
 TESTS = os.path.join(SOURCE, "packaging/prometheus/roced-alerts.test.yml")
+RUNBOOK = os.path.join(SOURCE, "packaging/prometheus/runbook.md")
 
 
 def known_metrics():
@@ -165,24 +166,43 @@ class DashboardCheckTest(unittest.TestCase):
 
 class AlertRulesCheckTest(unittest.TestCase):
     def setUp(self):
-        with open(RULES, encoding="utf-8") as rules, open(TESTS, encoding="utf-8") as tests:
-            self.rules, self.tests = rules.read(), tests.read()
+        with open(RULES, encoding="utf-8") as rules, open(TESTS, encoding="utf-8") as tests, \
+                open(RUNBOOK, encoding="utf-8") as runbook:
+            self.rules, self.tests, self.runbook = rules.read(), tests.read(), runbook.read()
         self.known = known_metrics()
 
-    def errors(self, rules, tests):
+    def errors(self, rules, tests, runbook=None):
         errors, _ = check_alert_rules.check("rules", rules.splitlines(), "tests",
-                                            tests.splitlines(), self.known)
+                                            tests.splitlines(), self.known, "runbook",
+                                            (runbook or self.runbook).splitlines())
         return errors
 
-    def assertError(self, rules, tests, fragment):
-        errors = self.errors(rules, tests)
+    def assertError(self, rules, tests, fragment, runbook=None):
+        errors = self.errors(rules, tests, runbook)
         self.assertTrue(any(fragment in e for e in errors), f"{fragment!r} not in {errors}")
 
     def test_shipped_rules_pass(self):
         errors, count = check_alert_rules.check("rules", self.rules.splitlines(), "tests",
-                                                self.tests.splitlines(), self.known)
+                                                self.tests.splitlines(), self.known, "runbook",
+                                                self.runbook.splitlines())
         self.assertEqual(errors, [])
         self.assertGreaterEqual(count, 7)
+
+    def test_runbook_url_missing_or_elsewhere(self):
+        line = '  runbook_url: "http://{{ $labels.instance }}/runbook/RoceCnpIgnored"\n'
+        self.assertIn(line, self.rules)
+        self.assertError(self.rules.replace(line, ""), self.tests,
+                         "RoceCnpIgnored: runbook_url is None, expected")
+        moved = self.rules.replace("/runbook/RoceCnpIgnored", "/runbook/RoceCnp")
+        self.assertError(moved, self.tests, "RoceCnpIgnored: runbook_url is 'http://")
+
+    def test_runbook_sections(self):
+        self.assertIn("## RoceCnpIgnored\n", self.runbook)
+        self.assertError(self.rules, self.tests,
+                         "RoceCnpIgnored: runbook has no section '## RoceCnpIgnored'",
+                         self.runbook.replace("## RoceCnpIgnored\n", "## RoceCnpIgnore\n"))
+        self.assertError(self.rules, self.tests, "section for RoceCnpIgnore, which rules",
+                         self.runbook.replace("## RoceCnpIgnored\n", "## RoceCnpIgnore\n"))
 
     def test_unknown_metric(self):
         broken = self.rules.replace("rate(roce_cnp_ignored_total[5m])",

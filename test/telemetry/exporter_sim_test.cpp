@@ -231,6 +231,29 @@ TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
   EXPECT_NE(got.body.find("roce_port_info{netdev=\"lan2\""), std::string::npos);
 }
 
+// The alerts' runbook_url lead here: whoever follows one holds no scrape credentials.
+TEST_F(ExporterSim, TheRunbookIsServedPerAlertWithoutCredentials) {
+  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+  ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
+  crypt_data data{};
+  settings_.basic_auth =
+      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  const std::string base = "http://127.0.0.1:" + std::to_string(port_) + "/runbook";
+  EXPECT_EQ(fetch(url()).status, 401);
+  const Fetched section = fetch(base + "/RocePfcStormActive");
+  EXPECT_EQ(section.status, 200);
+  EXPECT_EQ(section.body.rfind("## RocePfcStormActive\n", 0), 0u) << section.body;
+  EXPECT_EQ(section.body.find("## RocePauseStorm"), std::string::npos) << section.body;
+  const Fetched whole = fetch(base);
+  EXPECT_EQ(whole.status, 200);
+  EXPECT_NE(whole.body.find("## RoceLinkDown\n"), std::string::npos);
+  const Fetched unknown = fetch(base + "/RocePfcStorm");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_NE(unknown.body.find("RocePfcStormActive"), std::string::npos) << unknown.body;
+  EXPECT_EQ(fetch(base + "x").status, 404);
+}
+
 TEST_F(ExporterSim, TlsServesHttpsWithTheCertificateAndNotPlainHttp) {
   ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
   settings_.tls_certificate = combined_pem("server", "server");

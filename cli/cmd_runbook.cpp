@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// rocectl runbook: what an alert means and what to do, from the runbook built into rocectl (the
+// same text roced serves at the alerts' runbook_url), readable on a node the network cannot reach.
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "telemetry/runbook.hpp"
+
+namespace roced::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: rocectl runbook [ALERT]\n"
+    "\n"
+    "Prints the runbook section of the alert ALERT (RocePfcStormActive, ...), or with no\n"
+    "argument the whole runbook.\n"
+    "exit status: 0 printed, 1 no such alert\n";
+
+}  // namespace
+
+int runbook_command(const Context& /*context*/, Args args) {
+  if (args.flag("-h") || args.flag("--help")) {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  if (args.done()) {
+    std::cout << telemetry::runbook();
+    return kExitOk;
+  }
+  const std::string alert = args.take();
+  if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kUsage);
+  const auto section = telemetry::runbook_section(alert);
+  if (!section) {
+    std::cerr << "rocectl: no alert '" << alert << "' in the runbook; it has:";
+    for (const std::string_view name : telemetry::runbook_alerts()) std::cerr << " " << name;
+    std::cerr << "\n";
+    return kExitError;
+  }
+  std::cout << *section;
+  return kExitOk;
+}
+
+}  // namespace roced::cli
