@@ -121,8 +121,12 @@ std::string own_rdma_device(const FileTree& files, const std::string& netdev) {
 // The RDMA device behind a netdev: its own (see own_rdma_device), else the device whose GID table
 // names the netdev (gid_attrs/ndevs), which also covers devices whose sysfs parent is not the
 // netdev's (bonds, representors).
+// A representor hangs off its uplink's PCI function and so sees the uplink's RDMA device there:
+// that device is not the representor's (it has one only where a GID table names it).
 void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPort& port) {
-  if (auto own = own_rdma_device(files, port.netdev); !own.empty()) {
+  if (auto own =
+          port.role == PortRole::Representor ? std::string() : own_rdma_device(files, port.netdev);
+      !own.empty()) {
     port.rdma_device = std::move(own);
     port.owns_rdma_device = true;
     const auto numbers = port_numbers(files, port.rdma_device);
@@ -184,6 +188,20 @@ std::optional<int> vf_number(const FileTree& files, const fs::path& device) {
   return std::nullopt;
 }
 
+// The uplink of a representor: the netdev of the same PCI function that is no representor itself
+// (en_rep.c gives the PF's netdev and its representors one parent device). Empty when none is.
+std::string uplink_beside(const FileTree& files, const std::string& representor) {
+  static const std::regex kUplink("p[0-9]+");
+  auto names = files.list(kClassNet / representor / "device" / "net");
+  if (!names) return {};
+  for (const auto& name : *names) {
+    if (name == representor) continue;
+    auto phys = files.read(kClassNet / name / "phys_port_name");
+    if (phys && std::regex_match(trim(*phys), kUplink)) return name;
+  }
+  return {};
+}
+
 // What the netdev is, from sysfs as the kernel shows it:
 //  - phys_port_name (net/devlink/port.c, __devlink_port_phys_port_name_get): "p0" for a physical
 //    port (mlx5's uplink: en/devlink.c, mlx5e_devlink_port_register,
@@ -199,7 +217,9 @@ void classify(const FileTree& files, DiscoveredPort& port) {
     const std::string phys = trim(*name);
     if (std::regex_match(phys, kRepresentor)) {
       port.role = PortRole::Representor;
-      port.role_detail = "representor " + phys;
+      port.parent = uplink_beside(files, port.netdev);
+      port.role_detail =
+          "representor " + phys + (port.parent.empty() ? std::string() : " of " + port.parent);
       return;
     }
   }

@@ -38,9 +38,10 @@ struct DiscoveredPort {
   // match the RDMA driver, so upper devices are never selected by it.
   bool owns_rdma_device = false;
   PortRole role = PortRole::Uplink;
-  // For people, when not an uplink: "VF 3 of lan2", "representor pf0vf3", "sub-function".
+  // For people, when not an uplink: "VF 3 of lan2", "representor pf0vf3 of lan2", "sub-function".
   std::string role_detail = {};
-  std::string parent = {};  // a VF's PF netdev ("lan2"); empty for the others or when unknown
+  // A VF's PF netdev, a representor's uplink ("lan2"); empty for the others or when unknown.
+  std::string parent = {};
   bool is_mlx5() const { return driver == "mlx5_core"; }
   // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
   std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }

@@ -131,7 +131,6 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   }
 }
 
-
 // /sys/class/net/<if>/speed (speed_show: the ethtool link speed, -1 or EINVAL without carrier).
 std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
   if (!system.files) return std::nullopt;
@@ -146,6 +145,8 @@ std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
 // A locked-down kernel refuses the inbox cc_params files even to root: the knobs are not there
 // for roced, which is no read error and blocks nothing else.
 Field<rdma::EcnState> ecn_field(System& system, const DiscoveredPort& port) {
+  // The cc_params under a representor's PCI function are its uplink's: it has no knobs.
+  if (port.role == PortRole::Representor) return Field<rdma::EcnState>::of(rdma::EcnState{});
   auto ecn = rdma::read_ecn(*system.files, port.pci, port.netdev);
   if (!ecn && ecn.error().code == EPERM) {
     if (auto level = rdma::debugfs_lockdown(*system.files)) {
@@ -182,7 +183,6 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   refresh_port_status(system, port, StatusPart::Ecn, status);
   return status;
 }
-
 
 void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
                          PortStatus& status) {

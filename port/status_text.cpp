@@ -271,16 +271,21 @@ std::string format_port_text(const PortStatus& status) {
 }
 
 // "  vfs      16 not managed (rail0v0-rail0v15; --port NAME reads one)" under the port they belong
-// to.
+// to, and a "reps" line for its switchdev representors.
 std::string functions_text(const std::vector<DiscoveredPort>& functions, const std::string& port) {
-  std::vector<std::string> names;
-  for (const auto& function : functions) {
-    if (function.parent == port) names.push_back(function.netdev);
+  std::string out;
+  for (const auto& [role, label] :
+       {std::pair{PortRole::Vf, "  vfs      "}, std::pair{PortRole::Representor, "  reps     "}}) {
+    std::vector<std::string> names;
+    for (const auto& function : functions) {
+      if (function.parent == port && function.role == role) names.push_back(function.netdev);
+    }
+    if (names.empty()) continue;
+    sort_numerically(names);
+    out += label + std::to_string(names.size()) + " not managed (" + name_list(names) +
+           "; --port NAME reads one)\n";
   }
-  if (names.empty()) return {};
-  sort_numerically(names);
-  return "  vfs      " + std::to_string(names.size()) + " not managed (" + name_list(names) +
-         "; --port NAME reads one)\n";
+  return out;
 }
 
 std::string format_status_text(const StatusReport& report) {

@@ -131,7 +131,7 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
     auto port = describer.describe(name);
     if (!port) continue;  // vanished since the listing
     if (!config.ports.selects(*port)) {
-      plan.not_managed.push_back({name, port->role_detail, port->parent});
+      plan.not_managed.push_back({name, port->role_detail, port->parent, port->role});
       continue;
     }
     plan.ports.push_back(

@@ -67,7 +67,8 @@ struct Plan {
   struct NotManaged {
     std::string netdev;  // "lan2v3"
     std::string role;    // "VF 3 of lan2" (DiscoveredPort::role_detail)
-    std::string parent;  // "lan2" for a VF; empty for the others, and when read back from JSON
+    std::string parent;  // "lan2" for a VF or representor; empty for the others and from JSON
+    PortRole kind = PortRole::Vf;
     std::string text() const { return netdev + " (" + role + ")"; }  // as plan JSON has it
   };
   std::vector<NotManaged> not_managed;

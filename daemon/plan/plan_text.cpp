@@ -53,26 +53,31 @@ std::string name_list(const std::vector<const PortPlan*>& ports) {
   return roced::name_list(names);
 }
 
-// A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), the other functions one each:
-// an SR-IOV node has hundreds.
+// A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), its representors on another, the
+// other functions one each: an SR-IOV node has hundreds.
 void write_not_managed(std::ostream& out, const std::vector<Plan::NotManaged>& functions) {
   if (functions.empty()) return;
   out << "not managed (functions of a port: name one in ports.netdevs to manage it):\n";
-  std::vector<std::pair<std::string, std::vector<std::string>>> vfs_of;
+  using Group = std::pair<std::string, PortRole>;  // the port, and VFs or representors
+  std::vector<std::pair<Group, std::vector<std::string>>> groups;
   for (const auto& function : functions) {
     if (function.parent.empty()) {
       out << "  " << function.text() << "\n";
       continue;
     }
-    auto it = std::find_if(vfs_of.begin(), vfs_of.end(),
-                           [&](const auto& entry) { return entry.first == function.parent; });
-    if (it == vfs_of.end()) it = vfs_of.insert(vfs_of.end(), {function.parent, {}});
+    const Group group{function.parent, function.kind};
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& entry) { return entry.first == group; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {group, {}});
     it->second.push_back(function.netdev);
   }
-  for (auto& [parent, names] : vfs_of) {
+  for (auto& [group, names] : groups) {
     sort_numerically(names);  // /sys/class/net lists lan2v10 before lan2v2
-    out << "  " << parent << ": " << names.size() << (names.size() == 1 ? " VF (" : " VFs (")
-        << roced::name_list(names) << ")\n";
+    const bool one = names.size() == 1;
+    const char* noun = group.second == PortRole::Representor
+                           ? (one ? " representor (" : " representors (")
+                           : (one ? " VF (" : " VFs (");
+    out << "  " << group.first << ": " << names.size() << noun << roced::name_list(names) << ")\n";
   }
 }
 

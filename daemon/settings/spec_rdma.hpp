@@ -15,7 +15,8 @@
 namespace roced::settings {
 
 // Every ECN setting on a port with neither knob tree says the same.
-// On a VF the knobs are its PF's, so a missing debugfs is no likely reason there.
+// On a VF the knobs are its PF's, on a representor its uplink's, so a missing debugfs is no likely
+// reason there.
 inline std::optional<NotHere> no_ecn_knobs(const Ctx& c, const rdma::EcnState& ecn) {
   if (ecn.flavour != rdma::EcnFlavour::None) return std::nullopt;
   const std::string neither =
@@ -24,6 +25,12 @@ inline std::optional<NotHere> no_ecn_knobs(const Ctx& c, const rdma::EcnState& e
     return NotHere{Lacking::NoKnob, "no ECN/DCQCN knobs on this VF (" + neither +
                                         "): they are its PF's" +
                                         (c.port.parent.empty() ? "" : ", " + c.port.parent)};
+  }
+  if (c.port.role == PortRole::Representor) {
+    return NotHere{Lacking::NoKnob,
+                   "no ECN/DCQCN knobs on this representor: those of its PCI function are its "
+                   "uplink's" +
+                       (c.port.parent.empty() ? std::string() : ", " + c.port.parent)};
   }
   return NotHere{Lacking::NoKnob,
                  "no ECN/DCQCN knobs on this port (" + neither + "; is debugfs mounted?)"};

@@ -110,6 +110,19 @@ PortSpec virtual_function(const PortSpec& pf, uint32_t index) {
   return vf;
 }
 
+// The representor of VF `index` of `pf` in switchdev mode: named as udev names one (the PF's name,
+// "n", its phys_port_name "pf<N>vf<M>"), a netdev of the PF's PCI function with a VF's
+// capabilities and no RDMA device of its own.
+PortSpec representor(const PortSpec& pf, unsigned pf_function, uint32_t index) {
+  PortSpec rep = virtual_function(pf, index);
+  rep.physfn.clear();
+  rep.pci_address = pf.pci_address;
+  rep.representor_of = pf.netdev;
+  rep.phys_port_name = "pf" + std::to_string(pf_function) + "vf" + std::to_string(index);
+  rep.netdev = pf.netdev + "n" + rep.phys_port_name;
+  return rep;
+}
+
 struct PciAddress {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
   std::string text() const {
@@ -275,7 +288,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       const auto port =
           reader.map(ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
                                     "addresses", "firmware_defaults", "counters_start",
-                                    "link_training", "channels", "vfs", "pods"});
+                                    "link_training", "channels", "vfs", "eswitch", "pods"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -312,6 +325,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       }
       spec.pci_address = function.text();
       pci_functions.add(spec.pci_address, ports[index]);
+      spec.phys_port_name = "p" + std::to_string(function.function);
 
       if (const auto f = port.get("mac")) {
         spec.mac = parse_mac(reader, *f);
@@ -370,6 +384,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       if (const auto f = port.get("vfs")) {
         spec.sriov_numvfs = static_cast<uint32_t>(reader.integer(*f, 0, kMaxVfsPerPort));
       }
+      if (const auto f = port.get("eswitch")) {
+        spec.switchdev = reader.choice(*f, {"legacy", "switchdev"}) == "switchdev";
+      }
       if (const auto f = port.get("pods")) parse_pods(reader, *f, spec);
       spec.sriov_offset =
           static_cast<uint32_t>(ports.size() - index + index * size_t{kMaxVfsPerPort});
@@ -396,6 +413,20 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         vf_spec.mac = mac;
         macs.add(vf_spec.mac, *port.get("vfs"));
         specs.push_back(std::move(vf_spec));
+      }
+      for (uint32_t vf = 0; pf.switchdev && vf < pf.sriov_numvfs; ++vf) {
+        PortSpec rep = representor(pf, function.function, vf);
+        if (rep.netdev.size() > 15) {
+          reader.fail(*port.get("eswitch"), "representor netdev '" + rep.netdev +
+                                                "' would be longer than 15 characters");
+        }
+        netdevs.add(rep.netdev, *port.get("eswitch"));
+        char mac[32];
+        std::snprintf(mac, sizeof mac, "b8:3f:d4:%02x:%02x:%02x", function.bus,
+                      function.function, vf);
+        rep.mac = mac;
+        macs.add(rep.mac, *port.get("eswitch"));
+        specs.push_back(std::move(rep));
       }
     }
   }

@@ -115,6 +115,24 @@ struct PortSpec {
   std::string physfn;
   uint32_t vf_index = 0;
   bool is_vf() const { return !physfn.empty(); }
+  // The e-switch in switchdev mode (devlink dev eswitch set ... mode switchdev): each VF gets a
+  // representor netdev, and the PF's own netdev is the uplink representor (keeping its DCB).
+  bool switchdev = false;
+  // On a representor: the netdev of the PF whose VF `vf_index` it represents. A representor is
+  // mlx5_core's netdev on the PF's own PCI function (en_rep.c mlx5e_build_rep_netdev:
+  // SET_NETDEV_DEV(netdev, mdev->device)) with the PF's pci_address, and only the uplink's gets
+  // dcbnl ops there. The RDMA device mlx5_ib makes of the representors (ib_rep.c, one port per
+  // vport) is not modelled.
+  std::string representor_of;
+  bool is_representor() const { return !representor_of.empty(); }
+  // dcb_doit answers -EOPNOTSUPP for a netdev without dcbnl_ops: a VF's
+  // (en_dcbnl.c mlx5e_dcbnl_build_netdev: vport group managers only) and a VF representor's.
+  bool has_dcbnl() const { return !is_vf() && !is_representor(); }
+  // /sys/class/net/<if>/phys_port_name as devlink makes it (net/devlink/port.c
+  // __devlink_port_phys_port_name_get): "p<N>" for a PF (en/devlink.c mlx5e_devlink_port_register,
+  // DEVLINK_PORT_FLAVOUR_PHYSICAL, N its PCI function), "pf<N>vf<M>" for a VF's representor; a
+  // VF's own netdev (DEVLINK_PORT_FLAVOUR_VIRTUAL) has none (the read fails with EOPNOTSUPP).
+  std::string phys_port_name;
 };
 
 }  // namespace roce_sim

@@ -346,9 +346,8 @@ int RtnlService::dcb(const NlRequest& request, const NlPeer& peer, std::vector<O
   if (!tb.count(DCB_ATTR_IFNAME)) return -EINVAL;
   Port* port = node_.find(attr_string(tb[DCB_ATTR_IFNAME]));
   if (!port) return -ENODEV;
-  // dcb_doit: a netdev without dcbnl_ops is -EOPNOTSUPP, as a VF's is (mlx5e_dcbnl_build_netdev
-  // sets them only on a vport group manager).
-  if (port->spec().is_vf()) return -EOPNOTSUPP;
+  // dcb_doit: a netdev without dcbnl_ops is -EOPNOTSUPP (PortSpec::has_dcbnl).
+  if (!port->spec().has_dcbnl()) return -EOPNOTSUPP;
   if (!fn.cb) return -EOPNOTSUPP;
 
   const uint32_t seq = request.header.nlmsg_seq;

@@ -210,6 +210,16 @@ void FileMirror::build_port(Port& port) {
   const fs::path sys = dir_ / "sys";
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
   fs::create_directories(pci_dir / "net" / spec.netdev);
+  const fs::path net = sys / "class/net" / spec.netdev;
+  if (spec.is_representor()) {  // a netdev of its PF's PCI function, which the PF made
+    fs::create_directories(net);
+    symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
+    write_file(net / "phys_port_name", line(spec.phys_port_name));
+    refresh_port(port);
+    present_.insert(spec.netdev);
+    specs_.insert_or_assign(spec.netdev, spec);
+    return;
+  }
   write_file(pci_dir / "vendor", "0x15b3\n");
   // ConnectX-7 and its VF (mlx5_core's pci_device_id table, main.c mlx5_core_pci_table).
   write_file(pci_dir / "device", spec.is_vf() ? "0x101e\n" : "0x1021\n");
@@ -228,9 +238,9 @@ void FileMirror::build_port(Port& port) {
   symlink_to(fs::path("../../../") / kPciRoot / spec.pci_address,
              sys / "bus/pci/devices" / spec.pci_address);
 
-  const fs::path net = sys / "class/net" / spec.netdev;
   fs::create_directories(net);
   symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
+  if (!spec.phys_port_name.empty()) write_file(net / "phys_port_name", line(spec.phys_port_name));
 
   if (spec.rdma_device.empty()) {  // a VF: no RDMA device, no DCQCN knobs
     refresh_port(port);
@@ -273,7 +283,10 @@ void FileMirror::remove_port(const std::string& netdev) {
   // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
   const auto spec = specs_.find(netdev);
   std::vector<fs::path> roots = {dir_ / "sys/class/net" / netdev};
-  if (spec != specs_.end()) {
+  if (spec != specs_.end() && spec->second.is_representor()) {
+    // Its PF's PCI function, driver and debugfs stay: only the netdev goes.
+    roots.push_back(dir_ / "sys" / kPciRoot / spec->second.pci_address / "net" / netdev);
+  } else if (spec != specs_.end()) {
     const fs::path pci_dir = dir_ / "sys" / kPciRoot / spec->second.pci_address;
     if (!spec->second.rdma_device.empty()) {
       roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);

@@ -482,5 +482,72 @@ TEST_F(ApplySriovSim, AVfNamedExactlyGetsItsMtuAndNoDcb) {
   EXPECT_EQ(writes["rail3"], 0u);
 }
 
+// The same node with the e-switch in switchdev mode: each VF also has a representor, a netdev of
+// its rail's own PCI function (so it sees the rail's RDMA device and debugfs there) and without
+// DCB. A glob reaches neither; a representor named exactly gets its MTU and nothing of its rail.
+class ApplySwitchdevSim : public ApplySim {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/eight-rail-switchdev.yaml";
+  }
+};
+
+TEST_F(ApplySwitchdevSim, AGlobConfiguresTheRailsAndNeverWritesAVfOrARepresentor) {
+  std::string config = kConfig;
+  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[\"rail*\"]");
+  write_file(config_, config);
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "8 ports: 8 applied")) << result.out;
+  auto writes = read_writes(dir_);
+  for (int rail = 0; rail < 8; ++rail) {
+    const std::string pf = "rail" + std::to_string(rail);
+    EXPECT_GT(writes[pf], 0u) << pf;
+    for (int vf = 0; vf < 16; ++vf) {
+      for (const std::string& name :
+           {pf + "v" + std::to_string(vf), pf + "npf0vf" + std::to_string(vf)}) {
+        ASSERT_EQ(writes.count(name), 1u) << name << " is not in the node";
+        EXPECT_EQ(writes[name], 0u) << name << " was written";
+      }
+    }
+  }
+  const auto rep_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "rail3npf0vf7"});
+  EXPECT_NE(rep_dcb.exit_code, 0);
+  EXPECT_TRUE(contains(rep_dcb.err, "Operation not supported")) << rep_dcb.err;
+
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out, "  rail0: 16 representors (rail0npf0vf0-rail0npf0vf15)\n"))
+      << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "  rail7: 16 VFs (rail7v0-rail7v15)\n")) << plan.out;
+  const auto json = rocectl({"plan", "--config", config_.string(), "--json"});
+  EXPECT_TRUE(contains(json.out, "\"rail3npf0vf7 (representor pf0vf7 of rail3)\"")) << json.out;
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(contains(status.out, "  vfs      16 not managed (rail3v0-rail3v15; ")) << status.out;
+  EXPECT_TRUE(contains(status.out, "  reps     16 not managed (rail3npf0vf0-rail3npf0vf15; "))
+      << status.out;
+}
+
+// A representor is no owner of its rail's RDMA device nor of the DCQCN knobs under its PCI
+// function: named exactly, it gets its MTU, and nothing of rail3 is written through it.
+TEST_F(ApplySwitchdevSim, ARepresentorNamedExactlyGetsItsMtuAndNothingOfItsRail) {
+  std::string config = kConfig;
+  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[rail3npf0vf7]");
+  write_file(config_, config);
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "1 port: 1 applied")) << result.out;
+  EXPECT_TRUE(
+      contains(result.out, "roce.tos           unsupported: no RDMA device for rail3npf0vf7"))
+      << result.out;
+  EXPECT_TRUE(contains(result.out, "unsupported: no ECN/DCQCN knobs on this representor"))
+      << result.out;
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/rail3npf0vf7/mtu"), "9000\n");
+  auto writes = read_writes(dir_);
+  EXPECT_EQ(writes["rail3npf0vf7"], 1u);  // the MTU alone
+  EXPECT_EQ(writes["rail3"], 0u);
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/rail3/mtu"), "1500\n");
+}
+
 }  // namespace
 }  // namespace roced

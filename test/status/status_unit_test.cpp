@@ -146,8 +146,12 @@ TEST(Discovery, VfsRepresentorsAndSubFunctionsAreToldApartFromTheUplink) {
   EXPECT_EQ(inventory->ports[1].role_detail, "VF 3 of lan2");
   EXPECT_EQ(inventory->ports[1].parent, "lan2");
   EXPECT_EQ(inventory->ports[2].role, PortRole::Representor);
-  EXPECT_EQ(inventory->ports[2].role_detail, "representor pf0vf3");
+  EXPECT_EQ(inventory->ports[2].role_detail, "representor pf0vf3 of lan2");
+  EXPECT_EQ(inventory->ports[2].parent, "lan2");
   EXPECT_EQ(inventory->ports[2].driver, "mlx5_core");  // the PF's: the driver cannot tell
+  // The PF's RDMA device under the shared PCI function is the uplink's, not the representor's.
+  EXPECT_EQ(inventory->ports[0].rdma_device, "mlx5_0");
+  EXPECT_EQ(inventory->ports[2].rdma_device, "");
   EXPECT_EQ(inventory->ports[3].role, PortRole::SubFunction);
 }
 
