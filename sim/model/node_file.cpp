@@ -44,9 +44,17 @@ std::vector<std::string> model_names() {
   return names;
 }
 
-// `pods: {count: N, subnet: 10.201.0.0/16}`: N pods from the start, on the subnet's first hosts.
+// `pods: {count: N, subnet: 10.201.0.0/16, netdev: net1}`: N pods from the start, on the subnet's
+// first hosts, their netdev named `netdev` in their namespaces.
 void parse_pods(const YamlFile& reader, const Field& field, PortSpec& spec) {
-  const auto pods = reader.map(field, {"count", "subnet"});
+  const auto pods = reader.map(field, {"count", "subnet", "netdev"});
+  if (const auto f = pods.get("netdev")) {
+    spec.pod_netdev = reader.string(*f);
+    if (spec.pod_netdev.empty() || spec.pod_netdev.size() > 15 ||
+        spec.pod_netdev.find_first_of("/: \t\n") != std::string::npos) {
+      reader.fail(*f, "'" + spec.pod_netdev + "' is not a valid interface name");
+    }
+  }
   const auto subnet = pods.require("subnet");
   std::string network;
   if (yaml_reader::parse_cidr(reader, subnet, network)) {

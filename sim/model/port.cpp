@@ -49,6 +49,7 @@ void default_ecn(EcnState& ecn) {
 Port::Port(PortSpec spec)
     : spec_(std::move(spec)), rdma_(spec_.rdma_device, spec_.rdma_port, spec_.netdev) {
   reset_to_firmware_defaults();
+  rdma_.set_pod_netdev(spec_.pod_netdev);
   start_pods(spec_.pods);
 }
 

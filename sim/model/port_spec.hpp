@@ -111,6 +111,7 @@ struct PortSpec {
   // the IPv4 subnet they take their addresses from, one after another from its first host.
   uint32_t pods = 0;
   std::string pod_subnet;     // "10.201.0.0/16"
+  std::string pod_netdev = "net1";  // their netdev's name in their namespaces
   uint32_t sriov_offset = 0;  // routing ID of VF 0 minus the PF's (stride 1)
   std::string physfn;
   uint32_t vf_index = 0;

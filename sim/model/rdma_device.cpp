@@ -198,8 +198,8 @@ void RdmaDevice::add_pod_gids(const std::string& ipv4) {
   const auto gid = ip_to_gid(ipv4);
   if (!gid) throw std::invalid_argument("bad pod IPv4 address: " + ipv4);
   // enum_netdev_ipv4_ips before enum_netdev_ipv6_ips (roce_gid_mgmt.c _add_netdev_ips).
-  add_gid_pair(*gid, kPodNetdev);
-  add_gid_pair(pod_link_local_gid(*gid), kPodNetdev);
+  add_gid_pair(*gid, pod_netdev_);
+  add_gid_pair(pod_link_local_gid(*gid), pod_netdev_);
 }
 
 bool RdmaDevice::start_pod(const std::string& ipv4) {
@@ -216,7 +216,7 @@ bool RdmaDevice::stop_pod(const std::string& ipv4) {
   const auto gid = ip_to_gid(ipv4);
   const Gid link_local = pod_link_local_gid(*gid);
   for (size_t index = 2; index < gids_.size(); ++index) {
-    if (gids_[index] && gids_[index]->ndev == kPodNetdev &&
+    if (gids_[index] && gids_[index]->ndev == pod_netdev_ &&
         (gids_[index]->gid == *gid || gids_[index]->gid == link_local)) {
       gids_[index].reset();
     }

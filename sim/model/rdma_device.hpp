@@ -55,15 +55,22 @@ class RdmaDevice {
                      const std::vector<std::string>& ipv6);
   void add_address(const std::string& cidr);  // "192.168.2.10/24" or "fd00::2/64"
   void remove_address(const std::string& cidr);
+  // The netdev's addresses as configured ("192.168.2.10/24"), in the order they were added: what
+  // RTM_GETADDR dumps.
+  const std::vector<std::string>& addresses() const { return addresses_; }
 
   // A pod on this port: a macvlan over the netdev in a network namespace of its own, named
-  // kPodNetdev there. roce_gid_mgmt.c enum_all_gids_of_dev_cb walks the netdevs of every
+  // pod_netdev() there. roce_gid_mgmt.c enum_all_gids_of_dev_cb walks the netdevs of every
   // namespace (for_each_net), and is_eth_port_of_netdev_filter takes an upper device of the port,
   // so the pod's IPv4 address and its link-local IPv6 address each add a v1 and a v2 entry whose
   // ndev is the pod's netdev. The host sees these entries in sysfs, but not the netdev itself:
   // adjacency links (upper_*) exist only within one namespace (net/core/dev.c
   // __netdev_adjacent_dev_insert). Returns false when a pod already has that address.
-  static constexpr const char* kPodNetdev = "net1";  // Multus' name for a first extra network
+  static constexpr const char* kDefaultPodNetdev = "net1";  // Multus' name for a first extra one
+  // The pods' netdev name, which a namespace of their own lets equal a host netdev's (the port's
+  // own): sysfs prints an entry's ndev->name alone (core/sysfs.c print_ndev), never its namespace.
+  const std::string& pod_netdev() const { return pod_netdev_; }
+  void set_pod_netdev(std::string name) { pod_netdev_ = std::move(name); }
   bool start_pod(const std::string& ipv4);
   bool stop_pod(const std::string& ipv4);  // its entries are deleted (del_netdev_ips)
   const std::vector<std::string>& pods() const { return pods_; }
@@ -101,6 +108,7 @@ class RdmaDevice {
   std::string mac_;
   std::vector<std::string> addresses_;  // in the order they were added
   std::vector<std::string> pods_;       // their IPv4 addresses, in the order they started
+  std::string pod_netdev_ = kDefaultPodNetdev;
   void add_pod_gids(const std::string& ipv4);
   std::vector<std::optional<GidEntry>> gids_;
   std::string roce_mode_;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Address dumps as the kernel answers RTM_GETADDR: net/ipv4/devinet.c (inet_dump_ifaddr) and
-// net/ipv6/addrconf.c (inet6_dump_addr), from the ports' configured addresses.
+// net/ipv6/addrconf.c (inet6_dump_addr), from the ports' addresses as they are now.
 
 #include <arpa/inet.h>
 #include <linux/if_addr.h>
@@ -76,6 +76,16 @@ void inet6_fill_ifaddr(const AddrDump& dump, const AddrView& a) {
   m.append_to(dump.datagram);
 }
 
+// The port's addresses of one family as they are now (scenario address events change them), in
+// the order they were added; IPv6 ones hold a ':'.
+std::vector<std::string> addresses_of(const Port& port, bool ipv6) {
+  std::vector<std::string> out;
+  for (const std::string& cidr : port.rdma().addresses()) {
+    if ((cidr.find(':') != std::string::npos) == ipv6) out.push_back(cidr);
+  }
+  return out;
+}
+
 // "10.0.0.1/24": the address and its prefix, `fallback` when the length is not written.
 void split_cidr(const std::string& cidr, std::string& ip, int& prefix, int fallback) {
   const auto slash = cidr.find('/');
@@ -86,7 +96,7 @@ void split_cidr(const std::string& cidr, std::string& ip, int& prefix, int fallb
 // net/ipv4/devinet.c inet_dump_ifaddr
 void inet_dump_ifaddr(Node& node, const AddrDump& dump) {
   for (Port* port : node.ports()) {
-    for (const std::string& cidr : port->spec().ipv4) {
+    for (const std::string& cidr : addresses_of(*port, false)) {
       std::string ip;
       int prefix = 32;
       split_cidr(cidr, ip, prefix, 32);
@@ -125,7 +135,7 @@ in6_addr link_local_of(const std::string& mac_text) {
 void inet6_dump_addr(Node& node, const AddrDump& dump) {
   for (Port* port : node.ports()) {
     const int ifindex = node.ifindex(port->netdev());
-    for (const std::string& cidr : port->spec().ipv6) {
+    for (const std::string& cidr : addresses_of(*port, true)) {
       std::string ip;
       int prefix = 128;
       split_cidr(cidr, ip, prefix, 128);

@@ -189,5 +189,41 @@ TEST_F(PodsCli, APlanSaysWhenPodsLeftNoGidEntryForTheHostsAddress) {
             "no entry left for the address");
 }
 
+// Pods whose netdev is named like the host's ports (sim/nodes/pods-named-like-ports.yaml): their
+// GID entries are told from the host's by address, not by the name sysfs prints.
+class PodsNamedLikePortsCli : public PodsCli {
+ protected:
+  std::string node_file() const override { return ROCED_SIM_NODES "/pods-named-like-ports.yaml"; }
+};
+
+TEST_F(PodsNamedLikePortsCli, NcclEnvCountsThePodsNamedLikeAPortAsPods) {
+  const auto env =
+      rocectl({"nccl-env", "--config", config("ports: {netdevs: [\"*\"]}\n").string()});
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_TRUE(contains(env.out, "export NCCL_IB_GID_INDEX=3\n")) << env.out;
+  EXPECT_TRUE(contains(env.out,
+                       "# 32 GID entries on 2 of the ports belong to netdevs in other network "
+                       "namespaces (eth1): pods on macvlan.\n"))
+      << env.out;
+}
+
+TEST_F(PodsNamedLikePortsCli, APodNamedLikeThePortIsNotTheHostsGid) {
+  const fs::path file = config("ports: {netdevs: [eth1]}\n");
+  // The host's address goes, a pod named eth1 takes its two slots, and the address comes back
+  // after the pods' entries.
+  inject("  - {at: 0s, kind: address, port: eth1, remove: [192.168.100.10/24]}\n");
+  await_gid(3, kEmptyGid);
+  inject("  - {at: 0s, kind: pods, port: eth1, start: 1}\n");
+  await_gid(3, "0000:0000:0000:0000:0000:ffff:0ac8:0005");  // the 5th pod, 10.200.0.5
+  inject("  - {at: 0s, kind: address, port: eth1, add: [192.168.100.10/24]}\n");
+  await_gid(23, "0000:0000:0000:0000:0000:ffff:c0a8:640a");  // after the pod's link-local pair
+  const auto plan = rocectl({"plan", "--config", file.string(), "--json"});
+  const Json doc = Json::parse(plan.out);
+  ASSERT_EQ(doc["ports"].size(), 1u) << plan.out;
+  EXPECT_EQ(doc["ports"][0]["roce_v2_gid_index"], 23) << plan.out;
+  const auto status = rocectl({"status", "--direct", "--port", "eth1"});
+  EXPECT_TRUE(contains(status.out, "v2/IPv4 index 23 (::ffff:192.168.100.10)")) << status.out;
+}
+
 }  // namespace
 }  // namespace roced
