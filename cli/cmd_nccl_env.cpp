@@ -14,6 +14,7 @@
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 #include "rdma/gid.hpp"
+#include "port/gid_owners.hpp"
 
 namespace roced::cli {
 namespace {
@@ -33,7 +34,8 @@ constexpr const char* kNcclUsage =
     "                     out and NCCL picks each port's RoCE v2 GID itself\n"
     "  NCCL_IB_TC         the configured RoCE ToS byte (roce.tos), e.g. 106 = DSCP 26 + ECT(0)\n"
     "With --pods, for jobs in pods on macvlan over the ports (each pod's GID index is its own):\n"
-    "  no NCCL_IB_GID_INDEX; NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY (AF_INET or AF_INET6,\n"
+    "  no NCCL_IB_GID_INDEX; NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY (AF_INET or "
+    "AF_INET6,\n"
     "  from roce.gid_family) and an NCCL_IB_ADDR_RANGE of the pod's own address, which the pod's\n"
     "  shell reads: by these NCCL 2.21 and later picks the pod's own GID.\n"
     "Use: eval \"$(rocectl nccl-env)\".\n"
@@ -71,12 +73,13 @@ struct PodGids {
   }
 };
 
-PodGids find_pod_gids(const System& system, const std::vector<const plan::PortPlan*>& ports) {
+PodGids find_pod_gids(System& system, const std::vector<const plan::PortPlan*>& ports) {
   PodGids pods;
+  auto owners = GidOwners::of(system);
   for (const auto* port : ports) {
-    const auto table =
-        rdma::read_gid_table(*system.files, port->port.rdma_device, port->port.rdma_port);
+    auto table = rdma::read_gid_table(*system.files, port->port.rdma_device, port->port.rdma_port);
     if (!table) continue;
+    owners.mark(*table);
     const auto foreign = rdma::foreign_entries(*system.files, *table);
     pods.entries += foreign.count;
     pods.ports += foreign.count > 0 ? 1 : 0;

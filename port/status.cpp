@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "dcb/client.hpp"
+#include "port/gid_owners.hpp"
 #include "rdma/hw_counters.hpp"
 #include "rdma/verbs.hpp"
 
@@ -112,6 +113,7 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
     status.gids = Field<GidStatus>::from(table.error(), "the GID table");
   }
   if (status.gids.ok()) {
+    GidOwners::of(system).mark(status.gids.value->entries);
     if (auto entry = rdma::roce_v2_ipv4_entry(status.gids.value->entries, port.netdev)) {
       status.roce_v2_ipv4 = Field<rdma::GidEntry>::of(*entry);
     } else {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <map>
 #include <set>
 
 #include "util/decimal.hpp"
@@ -115,14 +116,20 @@ Result<size_t> gid_table_slots(const FileTree& files, const std::string& device,
 ForeignEntries foreign_entries(const FileTree& files, const std::vector<GidEntry>& table) {
   ForeignEntries out;
   std::set<std::string> netdevs;
-  std::set<std::string> ours;
+  std::map<std::string, bool> here;  // name -> a netdev of this namespace has it
   for (const auto& entry : table) {
-    if (entry.ndev.empty() || ours.count(entry.ndev)) continue;
-    if (!netdevs.count(entry.ndev) &&
-        files.exists(std::filesystem::path("/sys/class/net") / entry.ndev)) {
-      ours.insert(entry.ndev);
-      continue;
+    if (entry.ndev.empty()) continue;
+    bool foreign = entry.elsewhere;
+    if (!foreign) {
+      auto it = here.find(entry.ndev);
+      if (it == here.end()) {
+        it = here.emplace(entry.ndev,
+                          files.exists(std::filesystem::path("/sys/class/net") / entry.ndev))
+                 .first;
+      }
+      foreign = !it->second;
     }
+    if (!foreign) continue;
     netdevs.insert(entry.ndev);
     ++out.count;
   }
@@ -136,7 +143,7 @@ std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,
   std::optional<GidEntry> named;
   std::optional<GidEntry> unnamed;
   for (const auto& entry : table) {  // the table is sorted by index: the first match is lowest
-    if (entry.type != "RoCE v2" || !ipv4_of_mapped_gid(entry.gid)) continue;
+    if (entry.elsewhere || entry.type != "RoCE v2" || !ipv4_of_mapped_gid(entry.gid)) continue;
     if (entry.ndev == netdev && !named) named = entry;
     if (entry.ndev.empty() && !unnamed) unnamed = entry;
   }
@@ -148,7 +155,7 @@ std::optional<GidEntry> roce_v2_ipv6_entry(const std::vector<GidEntry>& table,
   std::optional<GidEntry> named;
   std::optional<GidEntry> unnamed;
   for (const auto& entry : table) {
-    if (entry.type != "RoCE v2" || ipv4_of_mapped_gid(entry.gid)) continue;
+    if (entry.elsewhere || entry.type != "RoCE v2" || ipv4_of_mapped_gid(entry.gid)) continue;
     const auto bytes = parse_gid(entry.gid);
     if (!bytes || (bytes->at(0) == 0xfe && (bytes->at(1) & 0xc0) == 0x80)) continue;
     if (entry.ndev == netdev && !named) named = entry;

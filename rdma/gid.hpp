@@ -18,6 +18,9 @@ struct GidEntry {
   std::string gid;   // as sysfs prints it: eight groups of four hex digits
   std::string type;  // "IB/RoCE v1", "RoCE v2"
   std::string ndev;  // netdev the entry belongs to; empty when the kernel did not say
+  // Named like a netdev of this namespace but holding a GID that netdev cannot have: a
+  // namesake's in another namespace (gid_owners.hpp marks it).
+  bool elsewhere = false;
 };
 
 // The filled slots of /sys/class/infiniband/<dev>/ports/<port>/gids. An all-zero GID, or a slot
@@ -35,7 +38,7 @@ Result<std::vector<GidEntry>> read_gid_table_until(
 // gid_tbl_len slots, filled or not (core/sysfs.c alloc_port_table_group).
 Result<size_t> gid_table_slots(const FileTree& files, const std::string& device, int port);
 
-// Entries of netdevs this network namespace does not have. roce_gid_mgmt.c gives a port the
+// Entries of netdevs this network namespace does not have, or marked `elsewhere`. roce_gid_mgmt.c gives a port the
 // addresses of its upper devices in every namespace (enum_all_gids_of_dev_cb walks for_each_net):
 // a pod's macvlan over the port, as the RDMA shared device plugin has it, adds entries named by
 // the pod's netdev ("net1"), which the host cannot see and whose index is the pod's own.
@@ -51,7 +54,8 @@ std::optional<std::string> ipv4_of_mapped_gid(const std::string& gid);
 // Shortest text form (RFC 5952), e.g. "::ffff:192.168.2.10", "fe80::1".
 std::string compact_gid(const std::string& gid);
 
-// The RoCE v2 entry with an IPv4-mapped GID on `netdev` (lowest index when there are several):
+// The RoCE v2 entry with an IPv4-mapped GID on `netdev` (lowest index when there are several;
+// never one marked `elsewhere`):
 // chosen by what the entry is, never by where it is, since extra IPv6 addresses, VLANs and
 // address churn move it (cache.c: a new GID takes the first free slot that find_gid reports).
 std::optional<GidEntry> roce_v2_ipv4_entry(const std::vector<GidEntry>& table,

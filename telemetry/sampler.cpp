@@ -4,6 +4,7 @@
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "rdma/gid.hpp"
+#include "port/gid_owners.hpp"
 #include "rdma/hw_counters.hpp"
 
 namespace roced::telemetry {
@@ -121,14 +122,17 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
     }
     if (options.gid) {
       timed(sample, "gid", [&] {
+        auto owners = GidOwners::of(system);
         auto table = rdma::read_gid_table_until(
             *system.files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
-              return is_rocev2_of_family(entry, port.netdev, options.gid_family);
+              return is_rocev2_of_family(entry, port.netdev, options.gid_family) &&
+                     !owners.elsewhere(entry);
             });
         if (!table) {
           sample.errors.push_back("GID table: " + table.error().message);
           return false;
         }
+        owners.mark(*table);
         const auto entry = options.gid_family == "ipv6"
                                ? rdma::roce_v2_ipv6_entry(*table, port.netdev)
                                : rdma::roce_v2_ipv4_entry(*table, port.netdev);

@@ -7,6 +7,7 @@
 
 #include "daemon/plan/planning_system.hpp"
 #include "daemon/settings/spec.hpp"
+#include "port/gid_owners.hpp"
 
 namespace roced::plan {
 
@@ -40,17 +41,20 @@ StatusOptions planning_reads() {
 // The GID table from index 0 up to this netdev's RoCE v2 entry of `family` (all of it when there
 // is none): plan_gid picks the same entry from it as from the whole table, after reading a few
 // slots instead of 255.
-Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort& port,
+Field<GidStatus> read_gids_for_plan(System& system, const DiscoveredPort& port,
                                     const std::string& family) {
+  const FileTree& files = *system.files;
   const auto select = family == "ipv6" ? rdma::roce_v2_ipv6_entry : rdma::roce_v2_ipv4_entry;
-  auto table = rdma::read_gid_table_until(files, port.rdma_device, port.rdma_port,
-                                          [&](const rdma::GidEntry& entry) {
-                                            const auto match = select({entry}, port.netdev);
-                                            return match && match->ndev == port.netdev;
-                                          });
+  auto owners = GidOwners::of(system);
+  auto table = rdma::read_gid_table_until(
+      files, port.rdma_device, port.rdma_port, [&](const rdma::GidEntry& entry) {
+        const auto match = select({entry}, port.netdev);
+        return match && match->ndev == port.netdev && !owners.elsewhere(entry);
+      });
   if (!table) {
     return Field<GidStatus>::from(table.error(), "the GID table");
   }
+  owners.mark(*table);
   GidStatus status{"sysfs", std::move(*table)};
   if (!select(status.entries, port.netdev)) {  // read to the end: say why there is none
     status.slots = rdma::gid_table_slots(files, port.rdma_device, port.rdma_port).value_or(0);
@@ -63,7 +67,7 @@ Field<GidStatus> read_gids_for_plan(const FileTree& files, const DiscoveredPort&
 PortPlan read_and_plan(System& system, const DiscoveredPort& port, const config::Profile& desired) {
   PortStatus observed = read_port_status(system, port, planning_reads());
   if (!port.rdma_device.empty()) {
-    observed.gids = read_gids_for_plan(*system.files, port, desired.roce.gid_family);
+    observed.gids = read_gids_for_plan(system, port, desired.roce.gid_family);
   }
   return plan_port(port, desired, observed);
 }

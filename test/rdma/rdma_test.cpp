@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The RDMA-side readers against real sysfs captures and against GID tables laid out the way
 // drivers/infiniband/core/sysfs.c shows them.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include "os/system.hpp"
 #include "rdma/ecn.hpp"
 #include "rdma/gid.hpp"
+#include "port/gid_owners.hpp"
 #include "rdma/hw_counters.hpp"
 #include "rdma/rdma_cm.hpp"
 #include "rdma/verbs.hpp"
@@ -180,6 +182,56 @@ TEST(GidTable, NoIpv4AddressMeansNoEntry) {
   auto table = read_gid_table(tree.files(), "mlx5_0", 1);
   ASSERT_TRUE(table.ok());
   EXPECT_FALSE(roce_v2_ipv4_entry(*table, "lan2").has_value());
+}
+
+// A pod's macvlan named like the port: its entries read as the port's, and only the GID tells
+// them apart (the port's MAC link-local and its own addresses).
+TEST(GidOwners, AnEntryWithAGidItsNetdevCannotHoldIsElsewhere) {
+  const std::string pod_ipv4 = "0000:0000:0000:0000:0000:ffff:0ac8:0005";  // 10.200.0.5
+  std::vector<GidEntry> table = {{0, kLinkLocal, "RoCE v2", "lan2"},
+                                 {3, pod_ipv4, "RoCE v2", "lan2"},
+                                 {5, kIpv4, "RoCE v2", "lan2"},
+                                 {7, kIpv4, "RoCE v2", "net1"}};
+  std::vector<std::string> asked;
+  GidOwners owners([&](const std::string& name) -> std::optional<std::set<Address16>> {
+    asked.push_back(name);
+    if (name != "lan2") return std::nullopt;  // net1 is no netdev here
+    Address16 link_local{}, ipv4{};
+    inet_pton(AF_INET6, kLinkLocal.c_str(), link_local.data());
+    inet_pton(AF_INET6, kIpv4.c_str(), ipv4.data());
+    return std::set<Address16>{link_local, ipv4};
+  });
+  owners.mark(table);
+  EXPECT_FALSE(table[0].elsewhere);
+  EXPECT_TRUE(table[1].elsewhere);
+  EXPECT_FALSE(table[2].elsewhere);
+  EXPECT_FALSE(table[3].elsewhere);  // unknown here: foreign_entries counts it by its name
+  EXPECT_EQ(asked, (std::vector<std::string>{"lan2", "net1"}));  // once per name
+  EXPECT_EQ(roce_v2_ipv4_entry(table, "lan2")->index, 5);
+  Tree tree;
+  tree.write("/sys/class/net/lan2/ifindex", "2\n");
+  const auto foreign = foreign_entries(tree.files(), table);
+  EXPECT_EQ(foreign.count, 2u);
+  EXPECT_EQ(foreign.netdevs, (std::vector<std::string>{"lan2", "net1"}));
+}
+
+TEST(GidOwners, UnknownAddressesTakeTheNameAtItsWord) {
+  std::vector<GidEntry> table = {{3, "0000:0000:0000:0000:0000:ffff:0ac8:0005", "RoCE v2", "lan2"}};
+  GidOwners owners([](const std::string&) { return std::nullopt; });
+  owners.mark(table);
+  EXPECT_FALSE(table[0].elsewhere);
+  EXPECT_EQ(roce_v2_ipv4_entry(table, "lan2")->index, 3);
+}
+
+// addrconf_ifid_eui48: the universal/local bit flipped, ff:fe in the middle.
+TEST(GidOwners, TheDefaultGidIsTheMacsLinkLocalAddress) {
+  const auto gid = mac_link_local_gid("b8:3f:d2:17:00:00");
+  ASSERT_TRUE(gid.has_value());
+  char text[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, gid->data(), text, sizeof text);
+  EXPECT_STREQ(text, "fe80::ba3f:d2ff:fe17:0");
+  EXPECT_FALSE(mac_link_local_gid("b8:3f:d2:17:00").has_value());
+  EXPECT_FALSE(mac_link_local_gid("b8:3f:d2:17:00:00:01").has_value());
 }
 
 TEST(GidTable, MissingDeviceIsAnError) {
