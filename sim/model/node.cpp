@@ -96,7 +96,10 @@ void Node::unbind(const std::string& netdev) {
 
 void Node::rebind(const std::string& netdev) {
   for (auto& slot : slots_) {
-    if (slot.present || (!netdev.empty() && slot.port->netdev() != netdev)) continue;
+    if (slot.present || slot.sriov_disabled ||
+        (!netdev.empty() && slot.port->netdev() != netdev)) {
+      continue;
+    }
     // A re-probed netdev: firmware defaults and a fresh ifindex, as register_netdevice gives.
     slot.port->reset_to_firmware_defaults();
     slot.ifindex = next_ifindex_++;
@@ -104,6 +107,54 @@ void Node::rebind(const std::string& netdev) {
     slot.present = true;
     events_.push_back({NodeEvent::Kind::LinkAdded, slot.port->netdev(), slot.ifindex});
   }
+}
+
+std::optional<uint32_t> Node::function_of(const Slot& slot, const Port& pf) const {
+  const PortSpec& spec = slot.port->spec();
+  if (spec.is_vf() && spec.physfn == pf.spec().pci_address) return spec.vf_index;
+  if (spec.is_representor() && spec.representor_of == pf.netdev()) return spec.vf_index;
+  return std::nullopt;
+}
+
+void Node::set_present(Slot& slot, bool present) {
+  if (slot.present == present) return;
+  slot.present = present;
+  slot.sriov_disabled = !present;
+  if (present) {
+    slot.port->reset_to_firmware_defaults();
+    slot.ifindex = next_ifindex_++;
+    events_.push_back({NodeEvent::Kind::LinkAdded, slot.port->netdev(), slot.ifindex});
+  } else {
+    events_.push_back({NodeEvent::Kind::LinkRemoved, slot.port->netdev(), slot.ifindex});
+  }
+}
+
+uint32_t Node::numvfs(const std::string& pf) {
+  Port* port = find_any(pf);
+  if (port == nullptr) return 0;
+  uint32_t count = 0;
+  for (const auto& slot : slots_) {
+    if (slot.present && slot.port->spec().is_vf() && function_of(slot, *port)) ++count;
+  }
+  return count;
+}
+
+uint32_t Node::set_numvfs(const std::string& pf, uint32_t count) {
+  Port* port = find_any(pf);
+  if (port == nullptr) return 0;
+  const uint32_t now = numvfs(pf);
+  if (count == now) return now;
+  for (auto& slot : slots_) {
+    const auto vf = function_of(slot, *port);
+    if (!vf) continue;
+    // Off first when it was on: a changed non-zero count makes every VF anew.
+    if (now > 0) set_present(slot, false);
+  }
+  for (auto& slot : slots_) {
+    const auto vf = function_of(slot, *port);
+    if (vf && *vf < count) set_present(slot, true);
+  }
+  return numvfs(pf);
 }
 
 void Node::inject_set_errors(const std::string& netdev, int err, int count, SetOp op) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -83,6 +84,14 @@ class Node {
   void unbind(const std::string& netdev);
   void rebind(const std::string& netdev);
 
+  // sriov_numvfs written on the PF `pf` (drivers/pci/iov.c sriov_numvfs_store): its VFs below
+  // `count` are there, the others gone (pci_enable_sriov / pci_disable_sriov), each VF's
+  // representor with it. The kernel refuses one non-zero count over another (EBUSY: "Disable
+  // before enabling"), so such a change is played as the administrator does it, 0 first: every
+  // VF is created anew. The node file's `vfs` is the most there can be. Returns the count now.
+  uint32_t set_numvfs(const std::string& pf, uint32_t count);
+  uint32_t numvfs(const std::string& pf);  // the PF's VFs present now
+
   // The next `count` set operations of kind `op` on netdev fail with -err (e.g. EBUSY). A new
   // injection for the same netdev and op replaces the pending one.
   void inject_set_errors(const std::string& netdev, int err, int count,
@@ -124,7 +133,11 @@ class Node {
     int ifindex;
     bool present;
     uint32_t rdma_index = 0;
+    bool sriov_disabled = false;  // a VF (or its representor) gone with sriov_numvfs: no rebind
   };
+  // A VF of `pf` or its representor, and the VF's number.
+  std::optional<uint32_t> function_of(const Slot& slot, const Port& pf) const;
+  void set_present(Slot& slot, bool present);
   std::vector<Slot> slots_;
   int next_ifindex_ = 2;  // 1 is lo
   uint32_t next_rdma_index_ = 0;

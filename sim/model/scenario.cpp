@@ -413,6 +413,20 @@ struct ScenarioRunner::EventStart {
     log(text + ", " + std::to_string(port->rdma().pods().size()) + " running");
   }
 
+  void operator()(const ev::VfChange& b) const {
+    if (port->spec().is_vf() || port->spec().is_representor()) {
+      log("vfs skipped: " + netdev + " is no PF");
+      return;
+    }
+    const uint32_t now = runner.node_.set_numvfs(netdev, b.count);
+    std::string text = "sriov_numvfs " + std::to_string(b.count) + ": " + std::to_string(now) +
+                       (now == 1 ? " VF" : " VFs");
+    if (now < b.count) {
+      text += " (the node file gives it " + std::to_string(port->spec().sriov_numvfs) + " at most)";
+    }
+    log(text);
+  }
+
   void operator()(const ev::AddressChange& b) const {
     for (const auto& cidr : b.add) port->rdma().add_address(cidr);
     for (const auto& cidr : b.remove) port->rdma().remove_address(cidr);

@@ -214,6 +214,12 @@ Body parse_pods(const YamlFile& reader, const Map& map) {
   return p;
 }
 
+Body parse_vfs(const YamlFile& reader, const Map& map) {
+  ev::VfChange v;
+  v.count = static_cast<uint32_t>(reader.integer(map.require("count"), 0, kMaxVfsPerPort));
+  return v;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -275,6 +281,7 @@ const std::vector<EventKind>& event_kinds() {
       {"counter_clear", {"counters"}, parse_counter_clear},
       {"unreadable_file", {"file", "duration"}, parse_unreadable_file},
       {"pods", {"start", "stop"}, parse_pods},
+      {"vfs", {"count"}, parse_vfs},
   };
   return kinds;
 }
@@ -323,7 +330,7 @@ std::string ScenarioEvent::kind() const {
   static const char* const names[] = {
       "congestion",    "pfc_storm",       "link_flap", "driver_reload",   "foreign_tool",
       "dcbx_peer",     "netlink_errors",  "address",   "vanish_on_write", "hold_reply",
-      "counter_clear", "unreadable_file", "pods"};
+      "counter_clear", "unreadable_file", "pods",      "vfs"};
   return names[body.index()];
 }
 

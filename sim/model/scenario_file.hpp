@@ -102,6 +102,11 @@ struct PodChange {
   uint32_t stop = 0;
 };
 
+// sriov_numvfs is written on the PF: it has `count` VFs from now (Node::set_numvfs).
+struct VfChange {
+  uint32_t count = 0;
+};
+
 // The port vanishes (its driver unbinds) when its next matching set request arrives; the request
 // fails with ENODEV and the port comes back with firmware defaults `down_for` later.
 struct VanishOnWrite {
@@ -136,7 +141,8 @@ struct ScenarioEvent {
                    scenario_event::DcbxPeer, scenario_event::NetlinkErrors,
                    scenario_event::AddressChange, scenario_event::VanishOnWrite,
                    scenario_event::HoldReply, scenario_event::CounterClear,
-                   scenario_event::UnreadableFile, scenario_event::PodChange>;
+                   scenario_event::UnreadableFile, scenario_event::PodChange,
+                   scenario_event::VfChange>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

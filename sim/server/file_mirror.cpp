@@ -295,6 +295,14 @@ void FileMirror::remove_port(const std::string& netdev) {
     roots.push_back(pci_dir / "net" / netdev);
     roots.push_back(pci_dir / "driver");
     roots.push_back(dir_ / "debug/mlx5" / spec->second.pci_address);
+    if (spec->second.is_vf()) {
+      // SR-IOV disabled (or the VF unbound): pci_iov_remove_virtfn takes the VF's PCI function
+      // and the PF's virtfn<N> link with it.
+      roots.push_back(pci_dir);
+      roots.push_back(dir_ / "sys/bus/pci/devices" / spec->second.pci_address);
+      roots.push_back(dir_ / "sys" / kPciRoot / spec->second.physfn /
+                      ("virtfn" + std::to_string(spec->second.vf_index)));
+    }
   }
   std::error_code ec;
   for (const fs::path& root : roots) {
@@ -328,15 +336,30 @@ void FileMirror::restore_truncated() {
 
 void FileMirror::sync_presence() {
   std::set<std::string> now;
+  bool added = false;
   for (Port* port : node_.ports()) {
     now.insert(port->netdev());
     if (!present_.count(port->netdev())) {
       build_port(*port);
       refresh_port(*port);
+      added = true;
     }
   }
+  bool removed = false;
   for (const std::string& netdev : std::set<std::string>(present_)) {
-    if (!now.count(netdev)) remove_port(netdev);
+    if (!now.count(netdev)) {
+      remove_port(netdev);
+      removed = true;
+    }
+  }
+  // The PFs' sriov_numvfs change with their VFs (sriov_numvfs_store), in the same step.
+  if (removed || added) {
+    for (Port* port : node_.ports()) {
+      const PortSpec& spec = port->spec();
+      if (spec.is_vf() || spec.is_representor()) continue;
+      write_file(dir_ / "sys" / kPciRoot / spec.pci_address / "sriov_numvfs",
+                 line(uint64_t{node_.numvfs(spec.netdev)}));
+    }
   }
 }
 
