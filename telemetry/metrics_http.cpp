@@ -59,6 +59,15 @@ void send(mg_connection* connection, int status, std::string_view body, bool gzi
   if (!head && !body.empty()) mg_write(connection, body.data(), body.size());
 }
 
+// True for HEAD, false for GET; anything else is answered 405 here and gives nullopt.
+std::optional<bool> head_or_get(mg_connection* connection, const mg_request_info* request) {
+  const std::string_view method = request->request_method;
+  if (method == "HEAD") return true;
+  if (method == "GET") return false;
+  send(connection, 405, "only GET and HEAD\n", false, false);
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool accepts_gzip(const char* accept_encoding) {
@@ -154,17 +163,13 @@ int MetricsHttp::serve(mg_connection* connection, void* self) {
 // whoever follows an alert's link is not the scraper that holds the password.
 int MetricsHttp::serve_runbook(mg_connection* connection, void* /*unused*/) {
   const mg_request_info* request = mg_get_request_info(connection);
-  const std::string_view method = request->request_method;
-  const bool head = method == "HEAD";
-  if (method != "GET" && !head) {
-    send(connection, 405, "only GET and HEAD\n", false, false);
-    return 405;
-  }
+  const std::optional<bool> head = head_or_get(connection, request);
+  if (!head) return 405;
   std::string_view path = request->local_uri != nullptr ? request->local_uri : "";
   constexpr std::string_view kPrefix = "/runbook";
   path.remove_prefix(std::min(path.size(), kPrefix.size()));
   if (path.empty() || path == "/") {
-    send(connection, 200, runbook(), false, head, kTextType);
+    send(connection, 200, runbook(), false, *head, kTextType);
     return 200;
   }
   const std::optional<std::string_view> section =
@@ -172,10 +177,10 @@ int MetricsHttp::serve_runbook(mg_connection* connection, void* /*unused*/) {
   if (!section) {
     std::string known;
     for (const std::string_view alert : runbook_alerts()) known.append(" ").append(alert);
-    send(connection, 404, "no such alert in the runbook; it has:" + known + "\n", false, head);
+    send(connection, 404, "no such alert in the runbook; it has:" + known + "\n", false, *head);
     return 404;
   }
-  send(connection, 200, *section, false, head, kTextType);
+  send(connection, 200, *section, false, *head, kTextType);
   return 200;
 }
 
@@ -188,14 +193,10 @@ bool MetricsHttp::authorized(mg_connection* connection) const {
 
 int MetricsHttp::serve(mg_connection* connection) {
   const mg_request_info* request = mg_get_request_info(connection);
-  const std::string_view method = request->request_method;
-  const bool head = method == "HEAD";
-  if (method != "GET" && !head) {
-    send(connection, 405, "only GET and HEAD\n", false, false);
-    return 405;
-  }
+  const std::optional<bool> head = head_or_get(connection, request);
+  if (!head) return 405;
   if (authorize_ && !authorized(connection)) {
-    send(connection, 401, "unauthorized\n", false, head);
+    send(connection, 401, "unauthorized\n", false, *head);
     return 401;
   }
   // Per request thread, kept: their capacity is reused by the next scrape.
@@ -205,12 +206,12 @@ int MetricsHttp::serve(mg_connection* connection) {
     render_(body);
   } catch (const std::exception& e) {
     send(connection, 500, std::string("cannot render the metrics: ") + e.what() + "\n", false,
-         head);
+         *head);
     return 500;
   }
   const bool gzipped = accepts_gzip(mg_get_header(connection, "Accept-Encoding"));
   if (gzipped) gzip(body, compressed);
-  send(connection, 200, gzipped ? compressed : body, gzipped, head);
+  send(connection, 200, gzipped ? compressed : body, gzipped, *head);
   return 200;
 }
 

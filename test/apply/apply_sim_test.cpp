@@ -420,26 +420,35 @@ class ApplySriovSim : public ApplySim {
   std::string node_file() const override {
     return std::string(ROCED_SIM_NODES) + "/eight-rail-sriov.yaml";
   }
+  // The lossless profile on `netdevs` (a YAML list) instead of lan2..lan5.
+  void select(const std::string& netdevs) const {
+    std::string config = kConfig;
+    config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, netdevs);
+    write_file(config_, config);
+  }
+  // Every rail was written, and none of its 16 functions named rail<N><suffix><M>.
+  void expect_rails_written_and_no_function(const std::vector<std::string>& suffixes) const {
+    auto writes = read_writes(dir_);  // rocectl's file writes are synchronous on the sim
+    for (int rail = 0; rail < 8; ++rail) {
+      const std::string pf = "rail" + std::to_string(rail);
+      EXPECT_GT(writes[pf], 0u) << pf;
+      for (int vf = 0; vf < 16; ++vf) {
+        for (const std::string& suffix : suffixes) {
+          const std::string name = pf + suffix + std::to_string(vf);
+          ASSERT_EQ(writes.count(name), 1u) << name << " is not in the node";
+          EXPECT_EQ(writes[name], 0u) << name << " was written";
+        }
+      }
+    }
+  }
 };
 
 TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
-  std::string config = kConfig;
-  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[\"rail*\"]");
-  write_file(config_, config);
+  select("[\"rail*\"]");
   const auto result = apply();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_TRUE(contains(result.out, "8 ports: 8 applied")) << result.out;
-
-  auto writes = read_writes(dir_);  // rocectl's file writes are synchronous on the sim
-  for (int rail = 0; rail < 8; ++rail) {
-    const std::string pf = "rail" + std::to_string(rail);
-    EXPECT_GT(writes[pf], 0u) << pf;
-    for (int vf = 0; vf < 16; ++vf) {
-      const std::string name = pf + "v" + std::to_string(vf);
-      ASSERT_EQ(writes.count(name), 1u) << name << " is not in the node";
-      EXPECT_EQ(writes[name], 0u) << name << " was written";
-    }
-  }
+  expect_rails_written_and_no_function({"v"});
   // The VFs are the kernel's: no DCB on them at all.
   const auto vf_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "rail3v7"});
   EXPECT_NE(vf_dcb.exit_code, 0);
@@ -466,9 +475,7 @@ TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
 // A VF named exactly is managed for what the kernel lets a VF do: its MTU. Every DCB setting and
 // stall prevention is reported unsupported with the kernel's EOPNOTSUPP, never written.
 TEST_F(ApplySriovSim, AVfNamedExactlyGetsItsMtuAndNoDcb) {
-  std::string config = kConfig;
-  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[rail3v7]");
-  write_file(config_, config);
+  select("[rail3v7]");
   const auto result = apply();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_TRUE(contains(result.out, "1 port: 1 applied")) << result.out;
@@ -485,7 +492,7 @@ TEST_F(ApplySriovSim, AVfNamedExactlyGetsItsMtuAndNoDcb) {
 // The same node with the e-switch in switchdev mode: each VF also has a representor, a netdev of
 // its rail's own PCI function (so it sees the rail's RDMA device and debugfs there) and without
 // DCB. A glob reaches neither; a representor named exactly gets its MTU and nothing of its rail.
-class ApplySwitchdevSim : public ApplySim {
+class ApplySwitchdevSim : public ApplySriovSim {
  protected:
   std::string node_file() const override {
     return std::string(ROCED_SIM_NODES) + "/eight-rail-switchdev.yaml";
@@ -493,24 +500,11 @@ class ApplySwitchdevSim : public ApplySim {
 };
 
 TEST_F(ApplySwitchdevSim, AGlobConfiguresTheRailsAndNeverWritesAVfOrARepresentor) {
-  std::string config = kConfig;
-  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[\"rail*\"]");
-  write_file(config_, config);
+  select("[\"rail*\"]");
   const auto result = apply();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_TRUE(contains(result.out, "8 ports: 8 applied")) << result.out;
-  auto writes = read_writes(dir_);
-  for (int rail = 0; rail < 8; ++rail) {
-    const std::string pf = "rail" + std::to_string(rail);
-    EXPECT_GT(writes[pf], 0u) << pf;
-    for (int vf = 0; vf < 16; ++vf) {
-      for (const std::string& name :
-           {pf + "v" + std::to_string(vf), pf + "npf0vf" + std::to_string(vf)}) {
-        ASSERT_EQ(writes.count(name), 1u) << name << " is not in the node";
-        EXPECT_EQ(writes[name], 0u) << name << " was written";
-      }
-    }
-  }
+  expect_rails_written_and_no_function({"v", "npf0vf"});
   const auto rep_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "rail3npf0vf7"});
   EXPECT_NE(rep_dcb.exit_code, 0);
   EXPECT_TRUE(contains(rep_dcb.err, "Operation not supported")) << rep_dcb.err;
@@ -531,9 +525,7 @@ TEST_F(ApplySwitchdevSim, AGlobConfiguresTheRailsAndNeverWritesAVfOrARepresentor
 // A representor is no owner of its rail's RDMA device nor of the DCQCN knobs under its PCI
 // function: named exactly, it gets its MTU, and nothing of rail3 is written through it.
 TEST_F(ApplySwitchdevSim, ARepresentorNamedExactlyGetsItsMtuAndNothingOfItsRail) {
-  std::string config = kConfig;
-  config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[rail3npf0vf7]");
-  write_file(config_, config);
+  select("[rail3npf0vf7]");
   const auto result = apply();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_TRUE(contains(result.out, "1 port: 1 applied")) << result.out;

@@ -177,6 +177,14 @@ class ExporterSim : public roced::test::InProcessNode {
   std::string certificate_file(const std::string& name) const {
     return dir_.string() + "/" + name + ".crt";
   }
+  // prom / "pw 1"
+  void use_basic_auth() {
+    char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+    ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
+    crypt_data data{};
+    settings_.basic_auth =
+        telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  }
   std::shared_ptr<NodeSampler> sampler_;
   int port_ = 0;
   telemetry::MetricsSettings settings_;
@@ -217,11 +225,7 @@ TEST_F(ExporterSim, ServesOnlyTheFamiliesAsked) {
 }
 
 TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
-  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-  ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
-  crypt_data data{};
-  settings_.basic_auth =
-      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  ASSERT_NO_FATAL_FAILURE(use_basic_auth());
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   EXPECT_EQ(fetch(url()).status, 401);
   EXPECT_EQ(fetch(url(), {"-u", "prom:wrong"}).status, 401);
@@ -233,11 +237,7 @@ TEST_F(ExporterSim, BasicAuthRefusesMissingAndWrongCredentials) {
 
 // The alerts' runbook_url lead here: whoever follows one holds no scrape credentials.
 TEST_F(ExporterSim, TheRunbookIsServedPerAlertWithoutCredentials) {
-  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-  ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
-  crypt_data data{};
-  settings_.basic_auth =
-      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  ASSERT_NO_FATAL_FAILURE(use_basic_auth());
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   const std::string base = "http://127.0.0.1:" + std::to_string(port_) + "/runbook";
   EXPECT_EQ(fetch(url()).status, 401);
@@ -270,11 +270,7 @@ TEST_F(ExporterSim, TlsServesHttpsWithTheCertificateAndNotPlainHttp) {
 TEST_F(ExporterSim, TlsAndBasicAuthTogether) {
   ASSERT_NO_FATAL_FAILURE(make_certificate("server"));
   settings_.tls_certificate = combined_pem("server", "server");
-  char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-  ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
-  crypt_data data{};
-  settings_.basic_auth =
-      telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
+  ASSERT_NO_FATAL_FAILURE(use_basic_auth());
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   const std::vector<std::string> trust = {"--cacert", certificate_file("server")};
   auto with = [&](std::vector<std::string> extra) {
@@ -469,13 +465,6 @@ class ExporterIpv6Sim : public ExporterSim {
   }
   std::string ipv6_url(const std::string& scheme = "http") const {
     return scheme + "://[::1]:" + std::to_string(port_) + "/metrics";
-  }
-  void use_basic_auth() {
-    char salt[CRYPT_GENSALT_OUTPUT_SIZE];
-    ASSERT_NE(crypt_gensalt_rn("$2b$", 0, nullptr, 0, salt, sizeof salt), nullptr);
-    crypt_data data{};
-    settings_.basic_auth =
-        telemetry::MetricsSettings::BasicAuth{"prom", crypt_r("pw 1", salt, &data)};
   }
   std::vector<int> stuck_;
 };
