@@ -65,7 +65,8 @@ TEST_F(SriovAtRunTime, VfsAndRepresentorsThatComeAndGoAreNeverWritten) {
     return std::none_of(functions.begin(), functions.end(),
                         [&](const std::string& name) { return exists(name); });
   }));
-  EXPECT_EQ(read_file(dir_ / "sys/bus/pci/devices/0000:17:00.0/sriov_numvfs"), "0\n");
+  EXPECT_TRUE(eventually(
+      [&] { return read_file(dir_ / "sys/bus/pci/devices/0000:17:00.0/sriov_numvfs") == "0\n"; }));
   ASSERT_NO_FATAL_FAILURE(await_roced_past_link_events());
 
   ASSERT_EQ(inject("events: [{at: 0s, kind: vfs, port: lan2, count: 2}]\n").exit_code, 0);
@@ -73,7 +74,8 @@ TEST_F(SriovAtRunTime, VfsAndRepresentorsThatComeAndGoAreNeverWritten) {
     return std::all_of(functions.begin(), functions.end(),
                        [&](const std::string& name) { return exists(name); });
   }));
-  EXPECT_EQ(read_file(dir_ / "sys/bus/pci/devices/0000:17:00.0/sriov_numvfs"), "2\n");
+  EXPECT_TRUE(eventually(
+      [&] { return read_file(dir_ / "sys/bus/pci/devices/0000:17:00.0/sriov_numvfs") == "2\n"; }));
   ASSERT_NO_FATAL_FAILURE(await_roced_past_link_events());
 
   auto writes = read_writes(dir_);
