@@ -17,6 +17,8 @@ PACKAGES=(
   rdma-core libibverbs-dev
   libsdbus-c++-dev libsystemd-dev
   libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev
+  # civetweb: libcivetweb-dev's CMake targets check that its /usr/bin/civetweb exists
+  civetweb
   libgtest-dev libgmock-dev googletest
   # the third-party tools the tests cross-check against, and the real-kernel test's needs
   iproute2 ethtool python3
