@@ -91,13 +91,13 @@ void Node::unbind(const std::string& netdev) {
     if (!slot.present || (!netdev.empty() && slot.port->netdev() != netdev)) continue;
     slot.present = false;
     events_.push_back({NodeEvent::Kind::LinkRemoved, slot.port->netdev(), slot.ifindex});
+    if (Port* bond = bond_of(*slot.port)) follow_slaves(*bond);
   }
 }
 
 void Node::rebind(const std::string& netdev) {
   for (auto& slot : slots_) {
-    if (slot.present || slot.sriov_disabled ||
-        (!netdev.empty() && slot.port->netdev() != netdev)) {
+    if (slot.present || slot.sriov_disabled || (!netdev.empty() && slot.port->netdev() != netdev)) {
       continue;
     }
     // A re-probed netdev: firmware defaults and a fresh ifindex, as register_netdevice gives.
@@ -232,6 +232,46 @@ bool Node::advance(std::chrono::microseconds elapsed) {
 void Node::note_link_changed(const std::string& netdev) {
   if (const int index = ifindex(netdev))
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});
+  if (Port* port = find(netdev)) {
+    if (Port* bond = bond_of(*port)) follow_slaves(*bond);
+  }
+}
+
+Port* Node::bond_of(const Port& port) {
+  return port.spec().bond.empty() ? nullptr : find(port.spec().bond);
+}
+
+bool Node::slave_active(const Port& slave) {
+  Port* bond = bond_of(slave);
+  if (bond == nullptr || !slave.carrier()) return false;
+  if (bond->spec().bond_mode != "active-backup") return true;
+  for (const std::string& name : bond->spec().bond_slaves) {
+    if (const Port* first = find(name); first != nullptr && first->carrier()) {
+      return first == &slave;
+    }
+  }
+  return false;
+}
+
+void Node::follow_slaves(Port& bond) {
+  bool any = false;
+  for (const std::string& name : bond.spec().bond_slaves) {
+    if (const Port* slave = find(name); slave != nullptr && slave->carrier()) any = true;
+  }
+  const bool had = bond.carrier();
+  bond.set_peer_carrier(any);
+  if (had != bond.carrier()) note_link_changed(bond.netdev());
+}
+
+int Node::set_mtu(Port& port, uint32_t mtu) {
+  if (const int err = port.set_mtu(mtu); err != 0) return err;
+  for (const std::string& name : port.spec().bond_slaves) {
+    Port* slave = find(name);
+    if (slave == nullptr || slave->mtu() == mtu) continue;
+    if (const int err = slave->set_mtu(mtu); err != 0) return err;
+    note_link_changed(name);
+  }
+  return 0;
 }
 
 void Node::note_dcb_changed(const std::string& netdev, uint8_t dcb_cmd) {

@@ -92,6 +92,16 @@ class Node {
   uint32_t set_numvfs(const std::string& pf, uint32_t count);
   uint32_t numvfs(const std::string& pf);  // the PF's VFs present now
 
+  // An MTU set through rtnetlink (dev_set_mtu): on a bond, bond_change_mtu (bond_main.c) sets
+  // every slave's too, each announced as a link change. -errno when a port refuses it.
+  int set_mtu(Port& port, uint32_t mtu);
+  // The bond `port` is a slave of (nullptr when it is none or the bond is gone), and whether a
+  // slave is in use now: in 802.3ad and balance-xor every slave with its carrier, in
+  // active-backup only the first such slave (bond_ab_arp_probe / bond_select_active_slave with
+  // no primary: the first usable slave in enslave order).
+  Port* bond_of(const Port& port);
+  bool slave_active(const Port& slave);
+
   // The next `count` set operations of kind `op` on netdev fail with -err (e.g. EBUSY). A new
   // injection for the same netdev and op replaces the pending one.
   void inject_set_errors(const std::string& netdev, int err, int count,
@@ -138,6 +148,9 @@ class Node {
   // A VF of `pf` or its representor, and the VF's number.
   std::optional<uint32_t> function_of(const Slot& slot, const Port& pf) const;
   void set_present(Slot& slot, bool present);
+  // A bond's carrier is on while a slave's is (bond_main.c bond_set_carrier, min_links 0); a
+  // change is a link event of the bond's own.
+  void follow_slaves(Port& bond);
   std::vector<Slot> slots_;
   int next_ifindex_ = 2;  // 1 is lo
   uint32_t next_rdma_index_ = 0;

@@ -188,6 +188,84 @@ class UniqueValues {
   std::map<std::string, std::string> first_;
 };
 
+// `lag: {bond: bond0, mode: 802.3ad, rdma_device: mlx5_bond_0, addresses: [...]}` on a NIC:
+// its PFs (the last `pf_count` specs) enslaved to one bond that mlx5 offloads as RoCE LAG. The
+// bond takes its first slave's MAC (bond_main.c bond_enslave, bond_set_dev_addr) and is the
+// netdev of every GID entry of the LAG's RDMA device (roce_gid_mgmt.c
+// is_ndev_for_default_gid_filter: a bond slave's default GIDs are the bond master's), which
+// lives on the first PF's function; the PFs' own RDMA devices are gone (lag.c
+// mlx5_lag_remove_devices, then the IB device re-added on the first PF only).
+void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& specs,
+             size_t pf_count, UniqueValues& netdevs, UniqueValues& rdma_ports,
+             UniqueValues& addresses) {
+  const auto lag = reader.map(field, {"bond", "mode", "rdma_device", "addresses"});
+  if (pf_count < 2 || specs.size() < pf_count) {
+    reader.fail(field, "RoCE LAG bonds the ports of one NIC: this NIC has one port");
+  }
+  std::vector<PortSpec*> pfs;
+  for (size_t i = specs.size() - pf_count; i < specs.size(); ++i) pfs.push_back(&specs[i]);
+  for (const PortSpec* pf : pfs) {
+    if (pf->is_vf() || pf->is_representor() || pf->sriov_numvfs != 0) {
+      reader.fail(field,
+                  "RoCE LAG with SR-IOV VFs is not modelled: remove `vfs` from this NIC's ports");
+    }
+    if (!pf->ipv4.empty() || !pf->ipv6.empty() || pf->pods != 0) {
+      reader.fail(field,
+                  "a bond slave has no addresses or pods of its own: give them to the "
+                  "bond (lag.addresses)");
+    }
+  }
+  PortSpec bond = *pfs.front();
+  const auto bond_field = lag.require("bond");
+  bond.netdev = reader.string(bond_field);
+  if (bond.netdev.empty() || bond.netdev.size() > 15 ||
+      bond.netdev.find_first_of("/: \t\n") != std::string::npos) {
+    reader.fail(bond_field, "'" + bond.netdev + "' is not a valid interface name");
+  }
+  netdevs.add(bond.netdev, bond_field);
+  bond.bond_mode = "802.3ad";
+  if (const auto f = lag.get("mode")) {
+    bond.bond_mode = reader.choice(*f, {"802.3ad", "active-backup", "balance-xor"});
+  }
+  bond.rdma_device = "mlx5_bond_0";
+  if (const auto f = lag.get("rdma_device")) bond.rdma_device = reader.string(*f);
+  rdma_ports.add(bond.rdma_device + " port 1",
+                 lag.get("rdma_device") ? *lag.get("rdma_device") : bond_field);
+  bond.rdma_port = 1;
+  bond.lag_function = bond.pci_address;
+  bond.pci_address.clear();
+  bond.phys_port_name.clear();
+  bond.caps = Capabilities{};
+  bond.caps.stall_prevention = false;
+  bond.caps.buffers = false;
+  bond.caps.pause_storm_events = false;
+  bond.caps.prio_discard_counters = false;
+  // Upstream's cc_params belong to the LAG's RDMA device (on the first PF's debugfs); NVIDIA's
+  // ecn/ tree stays on each PF's netdev.
+  bond.caps.ecn = pfs.front()->caps.ecn && pfs.front()->flavour == DriverFlavour::Inbox;
+  bond.speed_mbps = 0;
+  for (PortSpec* pf : pfs) {
+    bond.bond_slaves.push_back(pf->netdev);
+    if (bond.bond_mode == "802.3ad" || bond.bond_mode == "balance-xor") {
+      bond.speed_mbps += pf->speed_mbps;  // bond_update_speed_duplex: the slaves' sum
+    } else {
+      bond.speed_mbps = pf->speed_mbps;
+    }
+    pf->bond = bond.netdev;
+    pf->rdma_device.clear();
+    if (pf->flavour == DriverFlavour::Inbox) pf->caps.ecn = false;
+  }
+  if (const auto f = lag.get("addresses")) {
+    for (const auto& address_field : reader.list(*f)) {
+      std::string address;
+      const bool ipv6 = yaml_reader::parse_cidr(reader, address_field, address);
+      addresses.add(address, address_field);
+      (ipv6 ? bond.ipv6 : bond.ipv4).push_back(address_field.value.Scalar());
+    }
+  }
+  specs.push_back(std::move(bond));
+}
+
 }  // namespace
 
 std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string& file_name) {
@@ -222,7 +300,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
   if (nics.empty()) reader.fail(top.require("nics"), "a node needs at least one NIC");
   for (const auto& nic_field : nics) {
     const auto nic = reader.map(nic_field, {"pci", "model", "firmware", "firmware_command_us",
-                                            "driver", "capabilities", "ports"});
+                                            "driver", "capabilities", "ports", "lag"});
     const auto pci_field = nic.require("pci");
     const PciAddress pci = parse_pci(reader, pci_field);
 
@@ -425,17 +503,21 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       for (uint32_t vf = 0; pf.switchdev && vf < pf.sriov_numvfs; ++vf) {
         PortSpec rep = representor(pf, function.function, vf);
         if (rep.netdev.size() > 15) {
-          reader.fail(*port.get("eswitch"), "representor netdev '" + rep.netdev +
-                                                "' would be longer than 15 characters");
+          reader.fail(*port.get("eswitch"),
+                      "representor netdev '" + rep.netdev + "' would be longer than 15 characters");
         }
         netdevs.add(rep.netdev, *port.get("eswitch"));
         char mac[32];
-        std::snprintf(mac, sizeof mac, "b8:3f:d4:%02x:%02x:%02x", function.bus,
-                      function.function, vf);
+        std::snprintf(mac, sizeof mac, "b8:3f:d4:%02x:%02x:%02x", function.bus, function.function,
+                      vf);
         rep.mac = mac;
         macs.add(rep.mac, *port.get("eswitch"));
         specs.push_back(std::move(rep));
       }
+    }
+    if (const auto lag_field = nic.get("lag")) {
+      // The NIC's PFs are its last ports.size() specs: add_lag refuses a NIC with VFs.
+      add_lag(reader, *lag_field, specs, ports.size(), netdevs, rdma_ports, addresses);
     }
   }
   return specs;

@@ -19,8 +19,15 @@ std::string prio_name(const char* dir, int prio, const char* what) {
 }  // namespace
 
 DriverInfo Port::drvinfo() const {
-  // mlx5e_ethtool_get_drvinfo: "%d.%d.%04d (%.16s)" with the board id (PSID).
   DriverInfo info;
+  if (spec_.is_bond()) {
+    // drivers/net/bonding/bond_main.c bond_ethtool_get_drvinfo: the driver's name and
+    // BOND_ABI_VERSION as the firmware version; no bus.
+    info.driver = "bonding";
+    info.firmware = "2";
+    return info;
+  }
+  // mlx5e_ethtool_get_drvinfo: "%d.%d.%04d (%.16s)" with the board id (PSID).
   info.version = spec_.driver_version;
   int major = 0, minor = 0, sub = 0;
   if (std::sscanf(spec_.firmware.c_str(), "%d.%d.%d", &major, &minor, &sub) == 3) {

@@ -110,9 +110,9 @@ struct PortSpec {
   // Pods on macvlan over the port (rdma_device.hpp start_pod): how many run from the start, and
   // the IPv4 subnet they take their addresses from, one after another from its first host.
   uint32_t pods = 0;
-  std::string pod_subnet;     // "10.201.0.0/16"
+  std::string pod_subnet;           // "10.201.0.0/16"
   std::string pod_netdev = "net1";  // their netdev's name in their namespaces
-  uint32_t sriov_offset = 0;  // routing ID of VF 0 minus the PF's (stride 1)
+  uint32_t sriov_offset = 0;        // routing ID of VF 0 minus the PF's (stride 1)
   std::string physfn;
   uint32_t vf_index = 0;
   bool is_vf() const { return !physfn.empty(); }
@@ -128,12 +128,22 @@ struct PortSpec {
   bool is_representor() const { return !representor_of.empty(); }
   // dcb_doit answers -EOPNOTSUPP for a netdev without dcbnl_ops: a VF's
   // (en_dcbnl.c mlx5e_dcbnl_build_netdev: vport group managers only) and a VF representor's.
-  bool has_dcbnl() const { return !is_vf() && !is_representor(); }
+  bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_bond(); }
   // /sys/class/net/<if>/phys_port_name as devlink makes it (net/devlink/port.c
   // __devlink_port_phys_port_name_get): "p<N>" for a PF (en/devlink.c mlx5e_devlink_port_register,
   // DEVLINK_PORT_FLAVOUR_PHYSICAL, N its PCI function), "pf<N>vf<M>" for a VF's representor; a
   // VF's own netdev (DEVLINK_PORT_FLAVOUR_VIRTUAL) has none (the read fails with EOPNOTSUPP).
   std::string phys_port_name;
+  // RoCE LAG (lag/lag.c): the PFs of one NIC enslaved to one bond in a mode mlx5 offloads
+  // (mlx5_handle_changeupper_event: active-backup, or hash: 802.3ad, balance-xor). On the bond,
+  // a netdev of the bonding driver (no PCI function, no dcbnl ops, no ethtool statistics), its
+  // slaves, its mode, and the PCI function of the PF whose RDMA device is now the bond's
+  // (mlx5_bond_<N>, in rdma_device); on each slave, its bond, and no RDMA device of its own.
+  std::vector<std::string> bond_slaves;
+  std::string bond_mode;  // "802.3ad" | "active-backup" (bonding's mode names)
+  std::string lag_function;
+  std::string bond;  // on a slave
+  bool is_bond() const { return !bond_slaves.empty(); }
 };
 
 }  // namespace roce_sim

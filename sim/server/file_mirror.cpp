@@ -208,9 +208,13 @@ void FileMirror::write_lockdown() {
 void FileMirror::build_port(Port& port) {
   const PortSpec& spec = port.spec();
   const fs::path sys = dir_ / "sys";
+  const fs::path net = sys / "class/net" / spec.netdev;
+  if (spec.is_bond()) {
+    build_bond(port);
+    return;
+  }
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
   fs::create_directories(pci_dir / "net" / spec.netdev);
-  const fs::path net = sys / "class/net" / spec.netdev;
   if (spec.is_representor()) {  // a netdev of its PF's PCI function, which the PF made
     fs::create_directories(net);
     symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
@@ -241,13 +245,34 @@ void FileMirror::build_port(Port& port) {
   fs::create_directories(net);
   symlink_to("../../../bus/pci/devices/" + spec.pci_address, net / "device");
   if (!spec.phys_port_name.empty()) write_file(net / "phys_port_name", line(spec.phys_port_name));
-
-  if (spec.rdma_device.empty()) {  // a VF: no RDMA device, no DCQCN knobs
+  if (!spec.bond.empty()) {
+    // A bond slave (net/core/dev.c netdev_upper_dev_link, bond_sysfs_slave.c): `master` and
+    // `upper_<bond>` here, `lower_<slave>` in the bond.
+    symlink_to("../" + spec.bond, net / "master");
+    symlink_to("../" + spec.bond, net / ("upper_" + spec.bond));
+    fs::create_directories(net / "bonding_slave");
+  }
+  if (spec.caps.ecn && spec.flavour == DriverFlavour::Ofed && spec.rdma_device.empty()) {
+    build_knobs(port, net);  // NVIDIA's ecn/ is the netdev's, with or without an RDMA device
+  }
+  if (spec.rdma_device.empty()) {  // a VF or a LAG's PF: no RDMA device of its own
     refresh_port(port);
     present_.insert(spec.netdev);
     specs_.insert_or_assign(spec.netdev, spec);
     return;
   }
+  build_rdma_device(port, net);
+  present_.insert(spec.netdev);
+  specs_.insert_or_assign(spec.netdev, spec);
+}
+
+// The RDMA device on the port's PCI function (a bond's: on the function of the PF mlx5 re-added
+// it to), and the DCQCN knobs of either flavour.
+void FileMirror::build_rdma_device(Port& port, const fs::path& net) {
+  const PortSpec& spec = port.spec();
+  const fs::path sys = dir_ / "sys";
+  const std::string& function = spec.is_bond() ? spec.lag_function : spec.pci_address;
+  const fs::path pci_dir = sys / kPciRoot / function;
   fs::create_directories(pci_dir / "infiniband" / spec.rdma_device);
   const fs::path ib = sys / "class/infiniband" / spec.rdma_device;
   const fs::path ib_port = ib / "ports" / std::to_string(spec.rdma_port);
@@ -256,25 +281,50 @@ void FileMirror::build_port(Port& port) {
   fs::create_directories(ib_port / "gid_attrs/ndevs");
   fs::create_directories(ib_port / "hw_counters");
   fs::create_directories(ib_port / "counters");
-  symlink_to("../../../bus/pci/devices/" + spec.pci_address, ib / "device");
+  symlink_to("../../../bus/pci/devices/" + function, ib / "device");
+  if (spec.caps.ecn) {
+    build_knobs(port, net);
+  } else {
+    refresh_port(port);
+  }
+}
 
-  if (spec.caps.ecn && spec.flavour == DriverFlavour::Inbox) {
-    const fs::path cc = dir_ / "debug/mlx5" / spec.pci_address / "cc_params";
+void FileMirror::build_knobs(Port& port, const fs::path& net) {
+  const PortSpec& spec = port.spec();
+  if (spec.flavour == DriverFlavour::Inbox) {
+    const std::string& function = spec.is_bond() ? spec.lag_function : spec.pci_address;
+    const fs::path cc = dir_ / "debug/mlx5" / function / "cc_params";
     fs::create_directories(cc);
     refresh_port(port);  // files first, then the watch: our own writes are not events to apply
     add_watch(cc, Watch{WatchKind::CcParams, spec.netdev, false});
-  } else if (spec.caps.ecn) {
-    for (bool rp : {false, true}) {
-      const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
-      fs::create_directories(side / "enable");
-    }
-    refresh_port(port);
-    for (bool rp : {false, true}) {
-      const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
-      add_watch(side, Watch{WatchKind::EcnParams, spec.netdev, rp});
-      add_watch(side / "enable", Watch{WatchKind::EcnEnable, spec.netdev, rp});
-    }
+    return;
   }
+  for (bool rp : {false, true}) {
+    const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
+    fs::create_directories(side / "enable");
+  }
+  refresh_port(port);
+  for (bool rp : {false, true}) {
+    const fs::path side = net / "ecn" / (rp ? "roce_rp" : "roce_np");
+    add_watch(side, Watch{WatchKind::EcnParams, spec.netdev, rp});
+    add_watch(side / "enable", Watch{WatchKind::EcnEnable, spec.netdev, rp});
+  }
+}
+
+// A bond (drivers/net/bonding): a virtual netdev, no `device` link, its bonding/ attributes
+// (bond_sysfs.c), a `lower_<slave>` link per slave, and the RoCE LAG's RDMA device.
+void FileMirror::build_bond(Port& port) {
+  const PortSpec& spec = port.spec();
+  const fs::path net = dir_ / "sys/class/net" / spec.netdev;
+  fs::create_directories(net / "bonding");
+  for (const std::string& slave : spec.bond_slaves)
+    symlink_to("../" + slave, net / ("lower_" + slave));
+  std::string masters;
+  for (const auto& [name, other] : specs_) {
+    if (other.is_bond() && name != spec.netdev) masters += name + " ";
+  }
+  write_file(dir_ / "sys/class/net/bonding_masters", line(masters + spec.netdev));
+  build_rdma_device(port, net);
   present_.insert(spec.netdev);
   specs_.insert_or_assign(spec.netdev, spec);
 }
@@ -283,7 +333,11 @@ void FileMirror::remove_port(const std::string& netdev) {
   // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
   const auto spec = specs_.find(netdev);
   std::vector<fs::path> roots = {dir_ / "sys/class/net" / netdev};
-  if (spec != specs_.end() && spec->second.is_representor()) {
+  if (spec != specs_.end() && spec->second.is_bond()) {
+    const fs::path function = dir_ / "sys" / kPciRoot / spec->second.lag_function;
+    roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
+    roots.push_back(function / "infiniband" / spec->second.rdma_device);
+  } else if (spec != specs_.end() && spec->second.is_representor()) {
     // Its PF's PCI function, driver and debugfs stay: only the netdev goes.
     roots.push_back(dir_ / "sys" / kPciRoot / spec->second.pci_address / "net" / netdev);
   } else if (spec != specs_.end()) {
@@ -314,8 +368,17 @@ void FileMirror::remove_port(const std::string& netdev) {
   gid_signature_.erase(netdev);
 }
 
-void FileMirror::refresh(const std::set<std::string>& netdevs) {
+void FileMirror::refresh(const std::set<std::string>& changed) {
   restore_truncated();
+  // A slave's change moves its bond's files and its siblings' state (active-backup).
+  std::set<std::string> netdevs = changed;
+  for (const std::string& name : changed) {
+    Port* port = node_.find(name);
+    Port* bond = port == nullptr ? nullptr : node_.bond_of(*port);
+    if (bond == nullptr) continue;
+    netdevs.insert(bond->netdev());
+    netdevs.insert(bond->spec().bond_slaves.begin(), bond->spec().bond_slaves.end());
+  }
   for (Port* port : node_.ports()) {
     if (netdevs.count(port->netdev()) && present_.count(port->netdev())) {
       refresh_port(*port, /*counters=*/false);
@@ -356,7 +419,7 @@ void FileMirror::sync_presence() {
   if (removed || added) {
     for (Port* port : node_.ports()) {
       const PortSpec& spec = port->spec();
-      if (spec.is_vf() || spec.is_representor()) continue;
+      if (spec.is_vf() || spec.is_representor() || spec.is_bond()) continue;
       write_file(dir_ / "sys" / kPciRoot / spec.pci_address / "sriov_numvfs",
                  line(uint64_t{node_.numvfs(spec.netdev)}));
     }
@@ -381,7 +444,7 @@ void FileMirror::refresh_next(size_t ports) {
 
 void FileMirror::refresh_commands() {
   for (Port* port : node_.ports()) {
-    if (port->take_commands_changed()) write_commands(*port);
+    if (port->take_commands_changed() && !port->spec().is_bond()) write_commands(*port);
   }
 }
 
@@ -396,22 +459,56 @@ void FileMirror::write_commands(const Port& port) {
   }
 }
 
-void FileMirror::refresh_port(Port& port, bool counters) {
-  const PortSpec& spec = port.spec();
-  const fs::path net = dir_ / "sys/class/net" / spec.netdev;
-  const bool up = port.carrier();
-  write_file(net / "ifindex", line(static_cast<uint64_t>(node_.ifindex(spec.netdev))));
-  write_file(net / "mtu", line(port.mtu()));
-  write_file(net / "address", line(spec.mac));
-  write_file(net / "broadcast", "ff:ff:ff:ff:ff:ff\n");
-  write_file(net / "addr_len", "6\n");
-  write_file(net / "type", "1\n");
-  write_file(net / "operstate", up ? "up\n" : "down\n");
-  write_file(net / "carrier", up ? "1\n" : "0\n");
-  write_file(net / "carrier_changes", line(port.carrier_changes()));
-  write_file(net / "speed", up ? line(port.speed_mbps()) : "-1\n");
+// bond_sysfs.c: mode as "<name> <number>" (bonding_show_mode), the slaves by name
+// (bonding_show_slaves), the active slave in active-backup only (bonding_show_active_slave),
+// and mii_status from the bond's carrier.
+void FileMirror::write_bonding(Port& bond, const fs::path& net) {
+  const PortSpec& spec = bond.spec();
+  const std::string& mode = spec.bond_mode;
+  const int number = mode == "active-backup" ? 1 : mode == "balance-xor" ? 2 : 4;
+  write_file(net / "bonding/mode", mode + " " + std::to_string(number) + "\n");
+  std::string slaves, active;
+  for (const std::string& name : spec.bond_slaves) {
+    Port* slave = node_.find(name);
+    if (slave == nullptr) continue;
+    slaves += (slaves.empty() ? "" : " ") + name;
+    if (mode == "active-backup" && node_.slave_active(*slave)) active = name;
+  }
+  write_file(net / "bonding/slaves", line(slaves));
+  write_file(net / "bonding/active_slave", active.empty() ? std::string() : line(active));
+  write_file(net / "bonding/mii_status", bond.carrier() ? "up\n" : "down\n");
+  if (!spec.rdma_device.empty()) write_lag_debugfs(bond);
+}
 
-  if (spec.rdma_device.empty()) return;  // a VF: the netdev's files only
+// mlx5's LAG debugfs (lag/debugfs.c mlx5_ldev_add_debugfs), on every PF of the LAG: a RoCE LAG,
+// hash-based port selection (lag.c mlx5_lag_set_port_sel_mode_roce picks it whenever the device
+// has port_select_flow_table, as ConnectX-7 does, even in active-backup), "active", the PFs'
+// PCI addresses, and in hash mode the ports traffic may take (1-based, one per line).
+void FileMirror::write_lag_debugfs(Port& bond) {
+  std::string members, mapping;
+  std::vector<const PortSpec*> pfs;
+  for (size_t i = 0; i < bond.spec().bond_slaves.size(); ++i) {
+    Port* slave = node_.find(bond.spec().bond_slaves[i]);
+    if (slave == nullptr) continue;
+    pfs.push_back(&slave->spec());
+    members += line(slave->spec().pci_address);
+    if (slave->carrier()) mapping += line(uint64_t{i + 1});
+  }
+  for (const PortSpec* pf : pfs) {
+    const fs::path lag = dir_ / "debug/mlx5" / pf->pci_address / "lag";
+    fs::create_directories(lag);
+    write_file(lag / "type", "roce\n", 0444);
+    write_file(lag / "port_sel_mode", "hash\n", 0444);
+    write_file(lag / "state", "active\n", 0444);
+    write_file(lag / "members", members, 0444);
+    write_file(lag / "mapping", mapping, 0444);
+  }
+}
+
+// The RDMA device's sysfs: attributes, port state, GID table, hw_counters and PMA counters.
+void FileMirror::refresh_rdma_device(Port& port, bool counters) {
+  const PortSpec& spec = port.spec();
+  const bool up = port.carrier();
   const RdmaDevice& rdma = port.rdma();
   const fs::path ib = dir_ / "sys/class/infiniband" / spec.rdma_device;
   write_file(ib / "fw_ver", line(spec.firmware));
@@ -465,13 +562,40 @@ void FileMirror::refresh_port(Port& port, bool counters) {
          pma_counters({c.tx_bytes, c.rx_bytes, c.tx_packets, c.rx_packets})) {
       write_file(ib_port / "counters" / name, line(value));
     }
-    write_commands(port);  // they move with every request: with the counters, periodically
+    // Firmware commands move with every request: with the counters, periodically.
+    if (!spec.is_bond()) write_commands(port);
   }
+}
+
+void FileMirror::refresh_port(Port& port, bool counters) {
+  const PortSpec& spec = port.spec();
+  const fs::path net = dir_ / "sys/class/net" / spec.netdev;
+  const bool up = port.carrier();
+  write_file(net / "ifindex", line(static_cast<uint64_t>(node_.ifindex(spec.netdev))));
+  write_file(net / "mtu", line(port.mtu()));
+  write_file(net / "address", line(spec.mac));
+  write_file(net / "broadcast", "ff:ff:ff:ff:ff:ff\n");
+  write_file(net / "addr_len", "6\n");
+  write_file(net / "type", "1\n");
+  write_file(net / "operstate", up ? "up\n" : "down\n");
+  write_file(net / "carrier", up ? "1\n" : "0\n");
+  write_file(net / "carrier_changes", line(port.carrier_changes()));
+  write_file(net / "speed", up ? line(port.speed_mbps()) : "-1\n");
+  if (spec.is_bond()) write_bonding(port, net);
+  if (node_.bond_of(port) != nullptr) {
+    // bond_sysfs_slave.c: state is "active" or "backup", mii_status "up" or "down".
+    write_file(net / "bonding_slave/state", node_.slave_active(port) ? "active\n" : "backup\n");
+    write_file(net / "bonding_slave/mii_status", up ? "up\n" : "down\n");
+    write_file(net / "bonding_slave/perm_hwaddr", line(spec.mac));
+  }
+
+  if (!spec.rdma_device.empty()) refresh_rdma_device(port, counters);
 
   if (!spec.caps.ecn) return;
   const EcnState& ecn = port.ecn();
   if (spec.flavour == DriverFlavour::Inbox) {
-    const fs::path cc = dir_ / "debug/mlx5" / spec.pci_address / "cc_params";
+    const std::string& function = spec.is_bond() ? spec.lag_function : spec.pci_address;
+    const fs::path cc = dir_ / "debug/mlx5" / function / "cc_params";
     // mlx5_ib_init_cong_debugfs (infiniband/hw/mlx5/cong.c) makes each file 0600.
     for (const auto& [name, value] : ecn.params) write_file(cc / name, line(value), 0600);
   } else {

@@ -60,6 +60,12 @@ class FileMirror {
                   mode_t mode = 0644);
   void write_lockdown();  // sys/kernel/security/lockdown
   void build_port(Port& port);
+  void build_bond(Port& port);
+  void build_rdma_device(Port& port, const std::filesystem::path& net);
+  void build_knobs(Port& port, const std::filesystem::path& net);
+  void write_bonding(Port& bond, const std::filesystem::path& net);
+  void write_lag_debugfs(Port& bond);
+  void refresh_rdma_device(Port& port, bool counters);
   void remove_port(const std::string& netdev);
   // `counters`: also the hw_counters/ and counters/ files, which move with traffic, not requests.
   void refresh_port(Port& port, bool counters = true);

@@ -56,6 +56,7 @@ Bytes link_message(const LinkView& link, uint16_t type, uint16_t flags, uint32_t
   m.put_u32(IFLA_TSO_MAX_SIZE, 524280);
   m.put_u32(IFLA_TSO_MAX_SEGS, 65535);
   m.put_u32(IFLA_NUM_RX_QUEUES, 64);
+  if (link.master != 0) m.put_u32(IFLA_MASTER, static_cast<uint32_t>(link.master));
   m.put_u8(IFLA_CARRIER, oper_up ? 1 : 0);
   m.put_string(IFLA_QDISC, "mq");
   m.put_u32(IFLA_CARRIER_CHANGES, static_cast<uint32_t>(link.carrier_changes));
@@ -95,6 +96,7 @@ LinkView RtnlService::view(Port& port) {
   v.carrier_changes = port.carrier_changes();
   v.mac = port.spec().mac;
   v.pci = port.spec().pci_address;
+  v.master = port.spec().bond.empty() ? 0 : node_.ifindex(port.spec().bond);
   last_view_[v.ifindex] = v;
   return v;
 }
@@ -192,7 +194,7 @@ int RtnlService::do_setlink(Port& port, const ifinfomsg& ifi, const AttrTable& a
     uint32_t mtu = 0;
     if (!attr_as(attrs, IFLA_MTU, mtu)) return -EINVAL;
     if (mtu != port.mtu()) {
-      if (const int err = port.set_mtu(mtu); err != 0) return normalise_errno(err);
+      if (const int err = node_.set_mtu(port, mtu); err != 0) return normalise_errno(err);
       changed = true;
     }
   }

@@ -47,6 +47,7 @@ struct LinkView {
   uint64_t carrier_changes = 0;
   std::string mac;
   std::string pci;
+  int master = 0;  // a bond slave's bond (IFLA_MASTER); 0 for none
 };
 
 class RtnlService {
