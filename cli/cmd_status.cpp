@@ -128,7 +128,7 @@ int status_command(const Context& context, Args cli_args) {
   for (const auto& port : inventory->ports) {
     // Unasked, a VF, representor or sub-function is counted under its port, not read: an SR-IOV
     // node has hundreds, and roced manages none of them unless named.
-    if (args.ports.empty() && port.role != roced::PortRole::Uplink) {
+    if (args.ports.empty() && !port.managed_by_default()) {
       report.functions.push_back(port);
       continue;
     }

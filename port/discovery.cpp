@@ -124,6 +124,17 @@ std::string own_rdma_device(const FileTree& files, const std::string& netdev) {
 // A representor hangs off its uplink's PCI function and so sees the uplink's RDMA device there:
 // that device is not the representor's (it has one only where a GID table names it).
 void find_rdma_device(const FileTree& files, NdevIndex& ndev_index, DiscoveredPort& port) {
+  if (port.is_lag_slave()) return;  // its function's RDMA device is the bond's
+  if (port.role == PortRole::Bond && !port.lag_device.empty()) {
+    // The LAG's device is the bond's own: `ports.drivers` selects the bond by it.
+    port.rdma_device = port.lag_device;
+    port.owns_rdma_device = true;
+    const auto numbers = port_numbers(files, port.rdma_device);
+    port.rdma_port = numbers.empty() ? 1 : numbers.front();
+    port.rdma_driver = rdma_driver_of(files, port.rdma_device);
+    port.lag_function = link_basename(files, kClassInfiniband / port.rdma_device / "device");
+    return;
+  }
   if (auto own =
           port.role == PortRole::Representor ? std::string() : own_rdma_device(files, port.netdev);
       !own.empty()) {
@@ -243,6 +254,66 @@ void classify(const FileTree& files, DiscoveredPort& port) {
   }
 }
 
+// The words of a one-line sysfs attribute ("lan2 lan3\n", "802.3ad 4\n").
+std::vector<std::string> words_of(const FileTree& files, const fs::path& path) {
+  std::vector<std::string> words;
+  auto text = files.read(path);
+  if (!text) return words;
+  std::string word;
+  for (const char c : *text) {
+    if (c == ' ' || c == '\n' || c == '\t') {
+      if (!word.empty()) words.push_back(std::exchange(word, {}));
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// RoCE LAG: mlx5 removes the RDMA devices of every PF of the bond and re-adds one, on the first
+// PF's function (lag/lag.c mlx5_lag_remove_devices / mlx5_lag_add_devices; mlx5_ib names it
+// mlx5_bond_<N>, but udev may rename it). So the bond is a LAG when its slaves are two or more
+// mlx5 PFs and exactly one RDMA device hangs off their functions; a bond the NIC does not offload
+// leaves each PF its own device. Returns that device, or empty.
+std::string lag_device_of(const FileTree& files, const std::vector<std::string>& slaves) {
+  if (slaves.size() < 2) return {};
+  std::string device;
+  for (const std::string& slave : slaves) {
+    const fs::path function = kClassNet / slave / "device";
+    if (link_basename(files, function / "driver") != "mlx5_core") return {};
+    auto devices = files.list(function / "infiniband");
+    if (!devices || devices->empty()) continue;
+    if (devices->size() > 1 || !device.empty()) return {};
+    device = devices->front();
+  }
+  return device;
+}
+
+// A bond's slaves and mode (drivers/net/bonding/bond_sysfs.c bonding_show_slaves and
+// bonding_show_mode: "802.3ad 4"), and a slave's bond (its `master` link, net/core/dev.c).
+void read_bonding(const FileTree& files, DiscoveredPort& port) {
+  const fs::path net = kClassNet / port.netdev;
+  if (files.exists(net / "bonding")) {
+    port.role = PortRole::Bond;
+    port.slaves = words_of(files, net / "bonding" / "slaves");
+    const auto mode = words_of(files, net / "bonding" / "mode");
+    port.bond_mode = mode.empty() ? std::string() : mode.front();
+    port.lag_device = lag_device_of(files, port.slaves);
+    std::string slaves;
+    for (const auto& slave : port.slaves) slaves += (slaves.empty() ? "" : ", ") + slave;
+    port.role_detail = (port.lag_device.empty() ? "bond" : "RoCE LAG bond") +
+                       (port.bond_mode.empty() ? std::string() : " (" + port.bond_mode + ")") +
+                       " of " + (slaves.empty() ? std::string("no slaves") : slaves);
+    return;
+  }
+  const std::string master = link_basename(files, net / "master");
+  if (master.empty() || !files.exists(kClassNet / master / "bonding")) return;
+  port.bond = master;
+  port.lag_device =
+      lag_device_of(files, words_of(files, kClassNet / master / "bonding" / "slaves"));
+}
+
 bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort& port) {
   const auto named = [&](const std::string& driver) {
     return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
@@ -263,6 +334,7 @@ Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
     port.driver = link_basename(files, kClassNet / netdev / "device" / "driver");
   }
   classify(files, port);
+  read_bonding(files, port);
   find_rdma_device(files, ndev_index, port);
   return port;
 }
@@ -282,6 +354,13 @@ Result<DiscoveredPort> describe_netdev(const FileTree& files, const std::string&
   return NetdevDescriber(files).describe(netdev);
 }
 
+std::string DiscoveredPort::no_rdma_reason() const {
+  if (is_lag_slave()) {
+    return "a slave of " + bond + ": the RoCE LAG's RDMA device " + lag_device + " is the bond's";
+  }
+  return "no RDMA device for " + netdev;
+}
+
 std::string mlx5_only_reason(const DiscoveredPort& port) {
   if (!port.rdma_driver.empty()) {
     return "mlx5 only: " + port.netdev + "'s RDMA driver is " + port.rdma_driver;
@@ -292,7 +371,10 @@ std::string mlx5_only_reason(const DiscoveredPort& port) {
 
 std::string read_own_rdma_driver(const FileTree& files, const std::string& netdev) {
   if (netdev.empty() || netdev.find('/') != std::string::npos) return {};
-  const std::string device = own_rdma_device(files, netdev);
+  const fs::path bonding = kClassNet / netdev / "bonding";
+  const std::string device = files.exists(bonding)
+                                 ? lag_device_of(files, words_of(files, bonding / "slaves"))
+                                 : own_rdma_device(files, netdev);
   return device.empty() ? std::string() : rdma_driver_of(files, device);
 }
 

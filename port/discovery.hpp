@@ -17,12 +17,15 @@ namespace roced {
 // What a netdev is on the NIC. Only uplinks (the physical ports) are managed unless a function
 // is named exactly: a VF, a representor or a sub-function shares the uplink's port and buffers,
 // and mlx5 gives it no DCB (no dcbnl ops), so a glob must never reach it.
-enum class PortRole { Uplink, Vf, Representor, SubFunction };
+// A bond is managed too when it is a RoCE LAG (its RDMA device is the one jobs use); its
+// slaves are uplinks.
+enum class PortRole { Uplink, Vf, Representor, SubFunction, Bond };
 inline constexpr auto kPortRoleNames = enum_names<PortRole>({{PortRole::Uplink, "uplink"},
                                                              {PortRole::Vf, "vf"},
                                                              {PortRole::Representor, "representor"},
-                                                             {PortRole::SubFunction, "sf"}});
-static_assert(kPortRoleNames.covers<PortRole::SubFunction>());
+                                                             {PortRole::SubFunction, "sf"},
+                                                             {PortRole::Bond, "bond"}});
+static_assert(kPortRoleNames.covers<PortRole::Bond>());
 
 struct DiscoveredPort {
   std::string netdev;
@@ -42,7 +45,27 @@ struct DiscoveredPort {
   std::string role_detail = {};
   // A VF's PF netdev, a representor's uplink ("lan2"); empty for the others or when unknown.
   std::string parent = {};
-  bool is_mlx5() const { return driver == "mlx5_core"; }
+  // Bonding (drivers/net/bonding): on a slave its bond; on a bond its slaves in enslave order
+  // and its mode ("802.3ad"). A bond over mlx5 PFs that mlx5 offloads (RoCE LAG) has one RDMA
+  // device for all of them, lag_device, on both the bond and its slaves; a slave then has no
+  // RDMA device of its own.
+  std::string bond = {};
+  std::vector<std::string> slaves = {};
+  std::string bond_mode = {};
+  std::string lag_device = {};
+  // On a LAG's bond: the PCI function its RDMA device hangs off (the first PF's), where
+  // upstream's DCQCN knobs are (debugfs mlx5/<function>/cc_params).
+  std::string lag_function = {};
+  // The PCI function whose debugfs holds the port's DCQCN knobs: its own, a LAG bond's device's.
+  const std::string& knob_function() const { return pci.empty() ? lag_function : pci; }
+  bool is_lag_slave() const { return !bond.empty() && !lag_device.empty(); }
+  bool is_lag_bond() const { return role == PortRole::Bond && !lag_device.empty(); }
+  // Uplinks and RoCE LAG bonds (the netdev jobs use); the others only when named exactly.
+  bool managed_by_default() const { return role == PortRole::Uplink || is_lag_bond(); }
+  // mlx5's netdev, or a RoCE LAG's bond, whose RDMA device and DCQCN knobs are mlx5's.
+  bool is_mlx5() const { return driver == "mlx5_core" || is_lag_bond(); }
+  // Why the port has no RDMA device: "no RDMA device for lan4", or that a LAG's bond has it.
+  std::string no_rdma_reason() const;
   // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
   std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }
 };

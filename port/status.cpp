@@ -3,9 +3,11 @@
 
 #include <linux/ethtool.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "dcb/client.hpp"
 #include "port/gid_owners.hpp"
@@ -13,6 +15,8 @@
 #include "rdma/verbs.hpp"
 
 namespace roced {
+
+namespace fs = std::filesystem;
 
 std::string errno_name(int code) {
   if (code == 0) return {};
@@ -90,11 +94,70 @@ void read_dcb(System& system, const std::string& ifname, PortStatus& status) {
   }
 }
 
+std::string first_line(const FileTree& files, const fs::path& path) {
+  auto text = files.read(path);
+  if (!text) return {};
+  return text->substr(0, text->find('\n'));
+}
+
+BondStatus read_bond(const FileTree& files, const DiscoveredPort& port) {
+  const fs::path net = "/sys/class/net";
+  BondStatus bond;
+  bond.name = port.role == PortRole::Bond ? port.netdev : port.bond;
+  const std::string mode = first_line(files, net / bond.name / "bonding" / "mode");
+  bond.mode = mode.substr(0, mode.find(' '));
+  bond.active_slave = first_line(files, net / bond.name / "bonding" / "active_slave");
+  std::string slaves = first_line(files, net / bond.name / "bonding" / "slaves");
+  for (size_t start = 0; start < slaves.size();) {
+    const size_t end = std::min(slaves.find(' ', start), slaves.size());
+    const std::string name = slaves.substr(start, end - start);
+    start = end + 1;
+    if (name.empty()) continue;
+    bond.slaves.push_back({name, first_line(files, net / name / "bonding_slave" / "state"),
+                           first_line(files, net / name / "bonding_slave" / "mii_status")});
+  }
+  bond.lag_device = port.lag_device;
+  if (!bond.lag_device.empty() && !bond.slaves.empty()) {
+    std::string pci;
+    if (auto target = files.read_link(net / bond.slaves.front().netdev / "device")) {
+      pci = target->lexically_normal().filename().string();
+    }
+    const fs::path lag = fs::path("/sys/kernel/debug/mlx5") / pci / "lag";
+    bond.lag_state = first_line(files, lag / "state");
+    bond.lag_port_select = first_line(files, lag / "port_sel_mode");
+  }
+  return bond;
+}
+
+// A bond has no dcbnl ops and no PFC stall tunable (bond_main.c bond_setup, bond_ethtool_ops):
+// DCB is each slave's, each a port of its own.
+void bond_has_no_dcb(const DiscoveredPort& port, PortStatus& status) {
+  std::string slaves;
+  for (const auto& slave : port.slaves) slaves += (slaves.empty() ? "" : ", ") + slave;
+  const std::string why = "a bond has no DCB of its own: set on its slaves (" + slaves + ")";
+  status.dcbx = Field<uint8_t>::elsewhere(why);
+  status.trust = Field<dcb::Trust>::elsewhere(why);
+  status.dscp_apps = Field<std::vector<dcb::AppEntry>>::elsewhere(why);
+  status.pfc = Field<dcb::Pfc>::elsewhere(why);
+  status.ets = Field<dcb::Ets>::elsewhere(why);
+  status.maxrate = Field<dcb::Maxrate>::elsewhere(why);
+  status.buffer = Field<dcb::Buffer>::elsewhere(why);
+  status.stall_prevention = Field<StallPrevention>::elsewhere(why);
+}
+
 void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& options,
                PortStatus& status) {
   const FileTree& files = *system.files;
+  if (port.is_lag_slave()) {
+    const std::string why = port.no_rdma_reason();
+    status.gids = Field<GidStatus>::elsewhere(why);
+    status.roce_v2_ipv4 = Field<rdma::GidEntry>::elsewhere(why);
+    status.rdma_cm = Field<rdma::RdmaCmDefaults>::elsewhere(why);
+    status.hw_counters = Field<std::map<std::string, uint64_t>>::elsewhere(why);
+    return;
+  }
   if (port.rdma_device.empty()) {
-    const std::string why = "no RDMA device for " + port.netdev;
+    const std::string why = port.no_rdma_reason();
     status.gids = Field<GidStatus>::absent(why, ENODEV);
     status.roce_v2_ipv4 = Field<rdma::GidEntry>::absent(why, ENODEV);
     status.rdma_cm = Field<rdma::RdmaCmDefaults>::absent(why, ENODEV);
@@ -149,7 +212,26 @@ std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
 Field<rdma::EcnState> ecn_field(System& system, const DiscoveredPort& port) {
   // The cc_params under a representor's PCI function are its uplink's: it has no knobs.
   if (port.role == PortRole::Representor) return Field<rdma::EcnState>::of(rdma::EcnState{});
-  auto ecn = rdma::read_ecn(*system.files, port.pci, port.netdev);
+  const FileTree& files = *system.files;
+  const bool own_ecn_tree = files.exists(fs::path("/sys/class/net") / port.netdev / "ecn");
+  // Upstream's cc_params are the RDMA device's (infiniband/hw/mlx5/cong.c
+  // mlx5_ib_init_cong_debugfs, under its mdev's debugfs): a LAG's are the bond's, on the
+  // function mlx5 re-added the device to. NVIDIA's ecn/ stays on each slave's netdev.
+  if (port.is_lag_slave() && !own_ecn_tree) {
+    return Field<rdma::EcnState>::elsewhere("the RoCE LAG's DCQCN knobs are " + port.bond +
+                                            "'s (its RDMA device " + port.lag_device + ")");
+  }
+  const std::string& pci = port.knob_function();
+  if (port.is_lag_bond()) {
+    if (!files.exists(fs::path("/sys/kernel/debug/mlx5") / pci / "cc_params") &&
+        std::any_of(port.slaves.begin(), port.slaves.end(), [&](const std::string& slave) {
+          return files.exists(fs::path("/sys/class/net") / slave / "ecn");
+        })) {
+      return Field<rdma::EcnState>::elsewhere(
+          "NVIDIA's driver keeps the DCQCN knobs on each slave's netdev (ecn/)");
+    }
+  }
+  auto ecn = rdma::read_ecn(files, pci, port.netdev);
   if (!ecn && ecn.error().code == EPERM) {
     if (auto level = rdma::debugfs_lockdown(*system.files)) {
       return Field<rdma::EcnState>::locked_down(
@@ -179,8 +261,14 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
     status.link = field_from(links.get(port.netdev), "link");
   }
   status.speed_mbps = link_speed(system, port.netdev);
-  read_dcb(system, port.netdev, status);
-  refresh_port_status(system, port, StatusPart::StallPrevention, status);
+  if (port.role == PortRole::Bond || !port.bond.empty())
+    status.bond = read_bond(*system.files, port);
+  if (port.role == PortRole::Bond) {
+    bond_has_no_dcb(port, status);
+  } else {
+    read_dcb(system, port.netdev, status);
+    refresh_port_status(system, port, StatusPart::StallPrevention, status);
+  }
   read_rdma(system, port, options, status);
   refresh_port_status(system, port, StatusPart::Ecn, status);
   return status;
@@ -194,9 +282,11 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
       status.speed_mbps = link_speed(system, port.netdev);
       return;
     case StatusPart::Dcb:
+      if (port.role == PortRole::Bond) return;  // read_port_status said where it is
       read_dcb(system, port.netdev, status);
       return;
     case StatusPart::StallPrevention:
+      if (port.role == PortRole::Bond) return;
       status.stall_prevention = field_from(
           [&]() -> Result<StallPrevention> {
             auto raw = EthtoolClient(system).pfc_prevention_timeout(port.netdev);

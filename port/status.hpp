@@ -34,6 +34,7 @@ enum class Lack : uint8_t {
   Unsupported,  // the device said no (EOPNOTSUPP), or the driver reports no such object
   Absent,       // nothing to read: no RDMA device
   LockedDown,   // the kernel's lockdown refuses it (debugfs under Secure Boot)
+  Elsewhere,    // another netdev of a bond holds it (a bond's DCB is its slaves')
   NotRead,      // skipped on purpose (StatusOptions)
   Error,        // the read failed
 };
@@ -50,7 +51,8 @@ struct Field {
   bool ok() const { return value.has_value(); }
   // The port cannot take what this Field holds (as opposed to: reading it failed).
   bool unsupported_here() const {
-    return lack == Lack::Unsupported || lack == Lack::Absent || lack == Lack::LockedDown;
+    return lack == Lack::Unsupported || lack == Lack::Absent || lack == Lack::LockedDown ||
+           lack == Lack::Elsewhere;
   }
 
   static Field of(T v) { return Field{std::move(v), {}, 0, Lack::None, {}}; }
@@ -62,6 +64,9 @@ struct Field {
   }
   static Field locked_down(std::string why, int code) {
     return Field{std::nullopt, "unsupported: " + why, code, Lack::LockedDown, why};
+  }
+  static Field elsewhere(std::string why) {
+    return Field{std::nullopt, "elsewhere: " + why, 0, Lack::Elsewhere, why};
   }
   static Field not_read() { return Field{std::nullopt, "not read", 0, Lack::NotRead, "not read"}; }
   // A failed read of `what` ("DCB", "the GID table"), as describe_error shows it.
@@ -106,8 +111,27 @@ struct GidStatus {
   rdma::ForeignEntries foreign;
 };
 
+// A bond as the bonding driver and mlx5's LAG show it, on the bond and on each of its slaves.
+struct BondMember {
+  std::string netdev;
+  std::string state;       // bond_sysfs_slave.c: "active", "backup"
+  std::string mii_status;  // "up", "down", "going down", "going back"
+};
+struct BondStatus {
+  std::string name;  // "bond0"
+  std::string mode;  // "802.3ad", "active-backup"
+  std::vector<BondMember> slaves;
+  std::string active_slave;  // active-backup only
+  std::string lag_device;    // the RoCE LAG's RDMA device; empty when mlx5 does not offload it
+  // mlx5's LAG debugfs (lag/debugfs.c, Linux 5.19 on; 0444, so readable under lockdown):
+  // "active" or "disabled", and "hash" or "queue_affinity"; empty when not there.
+  std::string lag_state;
+  std::string lag_port_select;
+};
+
 struct PortStatus {
   DiscoveredPort port;
+  std::optional<BondStatus> bond;  // on a bond and on its slaves
   Field<DriverInfo> driver_info;
   Field<LinkInfo> link;
   // sysfs speed: the negotiated rate, absent while the link has no carrier (mlx5 then answers -1).

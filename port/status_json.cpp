@@ -45,13 +45,35 @@ json port_identity(const DiscoveredPort& port) {
   out["rdma_device"] = port.rdma_device.empty() ? json(nullptr) : json(port.rdma_device);
   out["rdma_port"] = port.rdma_device.empty() ? json(nullptr) : json(port.rdma_port);
   out["rdma_driver"] = port.rdma_driver.empty() ? json(nullptr) : json(port.rdma_driver);
+  out["role"] = kPortRoleNames.name(port.role);
   return out;
+}
+
+json bond_json(const std::optional<BondStatus>& bond) {
+  if (!bond) return nullptr;
+  const auto text_or_null = [](const std::string& text) {
+    return text.empty() ? json(nullptr) : json(text);
+  };
+  json slaves = json::array();
+  for (const auto& slave : bond->slaves) {
+    slaves.push_back({{"netdev", slave.netdev},
+                      {"state", text_or_null(slave.state)},
+                      {"mii_status", text_or_null(slave.mii_status)}});
+  }
+  return {{"name", bond->name},
+          {"mode", text_or_null(bond->mode)},
+          {"slaves", slaves},
+          {"active_slave", text_or_null(bond->active_slave)},
+          {"lag_device", text_or_null(bond->lag_device)},
+          {"lag_state", text_or_null(bond->lag_state)},
+          {"lag_port_select", text_or_null(bond->lag_port_select)}};
 }
 
 }  // namespace
 
 nlohmann::ordered_json PortStatus::to_json() const {
   json out = port_identity(port);
+  out["bond"] = bond_json(bond);
   out["driver_info"] = field_json(driver_info, [](const DriverInfo& info) {
     return json{{"driver", info.driver},
                 {"version", info.version},

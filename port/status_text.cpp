@@ -162,7 +162,8 @@ Header header_of(const PortStatus& s) {
     firmware = s.driver_info.value->firmware;
   }
   if (driver.empty()) driver = "-";
-  if (!firmware.empty() && firmware != "N/A") driver += " fw " + firmware;
+  // bonding reports its ABI version as the firmware (bond_ethtool_get_drvinfo): not a firmware.
+  if (!firmware.empty() && firmware != "N/A" && driver != "bonding") driver += " fw " + firmware;
   std::string state = "?";
   std::string mtu = "mtu ?";
   if (s.link.ok()) {
@@ -187,10 +188,41 @@ std::string header_text(const Header& header, const std::vector<size_t>& widths)
   return out + "\n";
 }
 
+// "802.3ad, RoCE LAG mlx5_bond_0 (active, hash)", or "active-backup, not offloaded".
+std::string bond_kind(const BondStatus& bond) {
+  std::string out = bond.mode.empty() ? std::string("?") : bond.mode;
+  if (bond.lag_device.empty()) return out + ", no RoCE LAG";
+  out += ", RoCE LAG " + bond.lag_device;
+  std::string lag = bond.lag_state;
+  if (!bond.lag_port_select.empty()) lag += (lag.empty() ? "" : ", ") + bond.lag_port_select;
+  return lag.empty() ? out : out + " (" + lag + ")";
+}
+
+std::string bond_text(const PortStatus& s) {
+  const BondStatus& bond = *s.bond;
+  if (s.port.role != PortRole::Bond) {
+    for (const auto& slave : bond.slaves) {
+      if (slave.netdev != s.port.netdev) continue;
+      return line("bond", "slave of " + bond.name + " (" + bond_kind(bond) +
+                              "): " + (slave.state.empty() ? "?" : slave.state) + ", mii " +
+                              (slave.mii_status.empty() ? "?" : slave.mii_status));
+    }
+    return line("bond", "slave of " + bond.name + " (" + bond_kind(bond) + ")");
+  }
+  std::string slaves;
+  for (const auto& slave : bond.slaves) {
+    slaves += (slaves.empty() ? "" : ", ") + slave.netdev + " " +
+              (slave.state.empty() ? "?" : slave.state) + "/" +
+              (slave.mii_status.empty() ? "?" : slave.mii_status);
+  }
+  return line("bond", bond_kind(bond) + ": " + (slaves.empty() ? "no slaves" : slaves));
+}
+
 std::string body_text(const PortStatus& s) {
   std::string out;
   if (!s.link.ok()) out += line("link", s.link.error);
   if (!s.driver_info.ok()) out += line("driver", s.driver_info.error);
+  if (s.bond) out += bond_text(s);
 
   // One IEEE_GET gives trust, DSCP, PFC, ETS and buffer: when it failed, say so once.
   const bool dcb_failed = !s.pfc.ok() && !s.ets.ok() && !s.trust.ok() &&
@@ -223,11 +255,14 @@ std::string body_text(const PortStatus& s) {
     }
     if (s.buffer.ok()) out += line("buffer", buffer_text(*s.buffer.value));
   }
-  out += line("stall", s.stall_prevention.ok() ? stall_text(*s.stall_prevention.value)
-                                               : s.stall_prevention.error);
+  // A bond's: said once on the dcb line.
+  if (!(dcb_failed && s.stall_prevention.error == s.pfc.error)) {
+    out += line("stall", s.stall_prevention.ok() ? stall_text(*s.stall_prevention.value)
+                                                 : s.stall_prevention.error);
+  }
 
   if (s.port.rdma_device.empty()) {
-    out += line("rdma", "absent: no RDMA device for " + s.port.netdev);
+    out += line("rdma", s.gids.ok() ? "absent: " + s.port.no_rdma_reason() : s.gids.error);
   } else {
     std::string gid;
     if (s.roce_v2_ipv4.ok()) {

@@ -3,8 +3,8 @@
 
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
-#include "rdma/gid.hpp"
 #include "port/gid_owners.hpp"
+#include "rdma/gid.hpp"
 #include "rdma/hw_counters.hpp"
 
 namespace roced::telemetry {
@@ -41,40 +41,43 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
   sample.at = SteadyClock::now();
   EthtoolClient ethtool(system);
 
-  timed(sample, "ethtool", [&] {
-    if (options.stats) {  // names and values of one read: they cannot disagree
-      const auto& names = *options.stats->names;
-      const auto& values = options.stats->values;
-      if (options.stats_kept != nullptr) {
-        for (size_t i : *options.stats_kept) {
-          if (i < values.size() && i < names.size()) sample.ethtool.emplace(names[i], values[i]);
+  // A bond has no ethtool statistics (bond_ethtool_ops): its slaves' counters are theirs.
+  if (port.role != PortRole::Bond) {
+    timed(sample, "ethtool", [&] {
+      if (options.stats) {  // names and values of one read: they cannot disagree
+        const auto& names = *options.stats->names;
+        const auto& values = options.stats->values;
+        if (options.stats_kept != nullptr) {
+          for (size_t i : *options.stats_kept) {
+            if (i < values.size() && i < names.size()) sample.ethtool.emplace(names[i], values[i]);
+          }
+        } else {
+          for (size_t i = 0; i < values.size() && i < names.size(); ++i) {
+            sample.ethtool.emplace(names[i], values[i]);
+          }
         }
-      } else {
-        for (size_t i = 0; i < values.size() && i < names.size(); ++i) {
-          sample.ethtool.emplace(names[i], values[i]);
+        sample.ethtool_age = SteadyClock::now() - options.stats->at;
+        if (options.firmware) {
+          if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
         }
+        return true;
       }
-      sample.ethtool_age = SteadyClock::now() - options.stats->at;
+      // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
+      // when PFC changes, so cached names would mislabel values.
+      auto stats = ethtool.stats(port.netdev);
+      if (!stats) {
+        sample.errors.push_back("ethtool stats: " + stats.error().message);
+        return false;
+      }
+      // A duplicated name (drivers do emit some) keeps its first value, as `ethtool -S` shows it
+      // first.
+      for (const auto& counter : *stats) sample.ethtool.emplace(counter.name, counter.value);
       if (options.firmware) {
         if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
       }
       return true;
-    }
-    // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
-    // when PFC changes, so cached names would mislabel values.
-    auto stats = ethtool.stats(port.netdev);
-    if (!stats) {
-      sample.errors.push_back("ethtool stats: " + stats.error().message);
-      return false;
-    }
-    // A duplicated name (drivers do emit some) keeps its first value, as `ethtool -S` shows it
-    // first.
-    for (const auto& counter : *stats) sample.ethtool.emplace(counter.name, counter.value);
-    if (options.firmware) {
-      if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
-    }
-    return true;
-  });
+    });
+  }
 
   // No RDMA device is not an error: the port simply has no hw_counters and no GID table.
   if (!port.rdma_device.empty()) {

@@ -85,8 +85,12 @@ void write_port(std::ostringstream& out, const PortResult& port) {
   // Unsupported settings line up with the changes' names.
   const std::string indent = status == 0 ? "  " : std::string(status + 4, ' ');
   for (const auto& u : port.unsupported) {
+    if (u.kind == settings::Lacking::RoceLag) continue;
     out << indent << padded(plan::setting_name(u.setting, u.key), width)
         << "unsupported: " << u.reason << "\n";
+  }
+  for (const auto& [names, reason] : plan::elsewhere_by_reason(port.unsupported)) {
+    out << "  elsewhere: " << names << ": " << reason << "\n";
   }
   if (!port.carrier.empty()) out << "  carrier: " << port.carrier << "\n";
   if (!port.headroom.empty()) out << "  headroom: " << port.headroom << "\n";

@@ -75,8 +75,8 @@ class SystemPortDevice final : public PortDevice {
   }
   Result<void> set_ecn_knob(rdma::EcnFlavour flavour, const std::string& upstream_name,
                             uint64_t value) override {
-    return rdma::write_ecn_knob(*system_.files, flavour, port_.pci, port_.netdev, upstream_name,
-                                value);
+    return rdma::write_ecn_knob(*system_.files, flavour, port_.knob_function(), port_.netdev,
+                                upstream_name, value);
   }
   Result<void> make_rdma_cm_group() override {
     return rdma::make_rdma_cm_group(*system_.files, port_.rdma_device, port_.rdma_port);

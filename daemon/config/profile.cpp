@@ -57,7 +57,7 @@ bool PortSelection::selects(const std::string& netdev, const std::string& driver
 
 bool PortSelection::selects(const DiscoveredPort& port) const {
   if (!selects(port.netdev, port.driver, port.own_rdma_driver())) return false;
-  return port.role == PortRole::Uplink ||
+  return port.managed_by_default() ||
          std::find(netdevs.begin(), netdevs.end(), port.netdev) != netdevs.end();
 }
 

@@ -72,6 +72,50 @@ PortPlan read_and_plan(System& system, const DiscoveredPort& port, const config:
   return plan_port(port, desired, observed);
 }
 
+// The settings a RoCE LAG's slaves must share: traffic hashed onto one slave meets the switch
+// port behind it, so PFC, trust and queues that differ make one path lossless and not the other.
+std::vector<std::string> slave_differences(const config::Profile& a, const config::Profile& b) {
+  const std::pair<const char*, bool> checks[] = {
+      {"dcbx", a.dcbx == b.dcbx},
+      {"trust", a.trust == b.trust},
+      {"dscp_map", a.dscp_map == b.dscp_map},
+      {"ets", a.ets == b.ets},
+      {"maxrate", a.maxrate_mbps == b.maxrate_mbps},
+      {"mtu", a.mtu == b.mtu},
+      {"pfc.priorities", a.pfc_priorities == b.pfc_priorities},
+      {"pfc.cable_length", a.cable_length_m == b.cable_length_m},
+      {"buffers", a.buffers == b.buffers},
+      {"stall_prevention", a.stall_prevention == b.stall_prevention},
+  };
+  std::vector<std::string> differ;
+  for (const auto& [key, same] : checks) {
+    if (!same) differ.emplace_back(key);
+  }
+  return differ;
+}
+
+// A warning on each RoCE LAG bond whose slaves the configuration gives different DCB.
+void warn_when_slaves_differ(Plan& plan, const config::Config& config,
+                             const DesiredProfile& desired) {
+  const auto profile_of = [&](const std::string& netdev) {
+    return desired ? desired(netdev) : config.profile_for(netdev);
+  };
+  for (PortPlan& port : plan.ports) {
+    if (!port.port.is_lag_bond() || port.port.slaves.size() < 2) continue;
+    const std::string& first = port.port.slaves.front();
+    const config::Profile reference = profile_of(first);
+    for (size_t i = 1; i < port.port.slaves.size(); ++i) {
+      const auto differ = slave_differences(reference, profile_of(port.port.slaves[i]));
+      if (differ.empty()) continue;
+      std::string keys;
+      for (const auto& key : differ) keys += (keys.empty() ? "" : ", ") + key;
+      port.warnings.push_back("the RoCE LAG's slaves " + first + " and " + port.port.slaves[i] +
+                              " are given different " + keys +
+                              ": flows hashed to one slave would not be treated as on the other");
+    }
+  }
+}
+
 }  // namespace
 
 std::string setting_group_name(Setting setting) { return std::string(settings::key_of(setting)); }
@@ -87,6 +131,19 @@ const std::vector<Setting>& all_settings() {
 
 bool profile_manages(const config::Profile& profile, Setting setting) {
   return settings::row(setting).manages(profile);
+}
+
+std::vector<std::pair<std::string, std::string>> elsewhere_by_reason(
+    const std::vector<Unsupported>& unsupported) {
+  std::vector<std::pair<std::string, std::string>> grouped;  // settings, reason
+  for (const auto& u : unsupported) {
+    if (u.kind != settings::Lacking::RoceLag) continue;
+    auto it = std::find_if(grouped.begin(), grouped.end(),
+                           [&](const auto& entry) { return entry.second == u.reason; });
+    if (it == grouped.end()) it = grouped.insert(grouped.end(), {std::string(), u.reason});
+    it->first += (it->first.empty() ? "" : ", ") + setting_name(u.setting, u.key);
+  }
+  return grouped;
 }
 
 bool PortPlan::disruptive() const {
@@ -141,6 +198,7 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
     plan.ports.push_back(
         read_and_plan(system, *port, desired ? desired(name) : config.profile_for(name)));
   }
+  warn_when_slaves_differ(plan, config, desired);
   return plan;
 }
 

@@ -40,6 +40,10 @@ bool profile_manages(const config::Profile& profile, Setting setting);
 // settings table's types (daemon/settings/outcome.hpp).
 using settings::Change;
 using settings::Unsupported;
+// What another netdev of a bond holds (Lacking::RoceLag), once per reason with its settings
+// ("dcbx, trust, ..."): a bond's slaves carry its DCB, a LAG's bond its RDMA device.
+std::vector<std::pair<std::string, std::string>> elsewhere_by_reason(
+    const std::vector<Unsupported>& unsupported);
 
 struct PortPlan {
   DiscoveredPort port;

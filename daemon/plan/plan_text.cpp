@@ -86,7 +86,9 @@ std::string group_header(const std::vector<const PortPlan*>& group, const TextSt
   const bool many = group.size() > 1;
   std::string out = many ? name_list(group) : port.port.netdev;
   std::string details;
-  if (port.port.rdma_device.empty()) {
+  if (port.port.is_lag_slave()) {
+    details = "slave of " + port.port.bond;
+  } else if (port.port.rdma_device.empty()) {
     details = "no RDMA device";
   } else if (!many) {
     details = port.port.rdma_device + ":" + std::to_string(port.port.rdma_port);
@@ -131,7 +133,11 @@ void write_group(std::ostringstream& out, const std::vector<const PortPlan*>& gr
     out << "\n";
   }
   for (const auto& u : port.unsupported) {
+    if (u.kind == settings::Lacking::RoceLag) continue;
     out << "  " << name(setting_name(u.setting, u.key)) << "unsupported: " << u.reason << "\n";
+  }
+  for (const auto& [names, reason] : elsewhere_by_reason(port.unsupported)) {
+    out << "  elsewhere: " << names << ": " << reason << "\n";
   }
   for (const auto& warning : port.warnings) out << "  warning: " << warning << "\n";
   if (port.partly_read && !port.changes.empty()) {

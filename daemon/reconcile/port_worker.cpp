@@ -379,8 +379,11 @@ void PortWorker::log_new_warnings(const std::vector<std::string>& warnings) {
 void PortWorker::log_new_unsupported(const std::vector<plan::Unsupported>& unsupported) {
   std::vector<std::string> lines;
   for (const auto& item : unsupported) {
-    std::string line = settings::setting_name(item.setting, item.key) +
-                       " cannot be configured on this port: " + item.reason;
+    std::string line =
+        settings::setting_name(item.setting, item.key) +
+        (item.kind == settings::Lacking::RoceLag ? " is another netdev's: "
+                                                 : " cannot be configured on this port: ") +
+        item.reason;
     if (std::find(logged_unsupported_.begin(), logged_unsupported_.end(), line) ==
         logged_unsupported_.end()) {
       // What the hardware lacks is a fact of the port; a kernel that shuts roced out, or a driver

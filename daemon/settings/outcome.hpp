@@ -33,6 +33,7 @@ enum class Lacking : uint8_t {
   OutOfRange,      // the port has it, but not the wanted value (MTU above max_mtu)
   KernelLockdown,  // the kernel's lockdown refuses the interface (debugfs under Secure Boot)
   DriverManaged,   // the driver keeps it itself and would undo, or fail on, roced's value
+  RoceLag,  // another netdev of the bond has it: DCB its slaves, the LAG's RDMA device the bond
 };
 inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::Device, "device"},
@@ -42,8 +43,9 @@ inline constexpr auto kLackingNames = enum_names<Lacking>({
     {Lacking::OutOfRange, "out-of-range"},
     {Lacking::KernelLockdown, "kernel-lockdown"},
     {Lacking::DriverManaged, "driver-managed"},
+    {Lacking::RoceLag, "bond"},
 });
-static_assert(kLackingNames.covers<Lacking::DriverManaged>());
+static_assert(kLackingNames.covers<Lacking::RoceLag>());
 
 // Reported, never a failure of the run. `kind` last: aggregate initialisers that stop at `reason`
 // (the tests') still compile and mean Device.

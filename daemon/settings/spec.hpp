@@ -160,6 +160,10 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   const auto not_here = [&](Lacking kind, std::string reason) {
     out.unsupported.push_back(Unsupported{S, std::string(c.instance), std::move(reason), kind});
   };
+  if (field.lack == Lack::Elsewhere) {  // a bond's DCB, a LAG slave's RDMA device
+    not_here(Lacking::RoceLag, field.reason);
+    return;
+  }
   if (info(S).scope == Scope::Mlx5 && !c.port.is_mlx5()) {
     // The kernel's own "no" when it said one (veth DCB: EOPNOTSUPP), else why roced does not try.
     not_here(Lacking::Mlx5Only, field.unsupported_here() ? field.reason : mlx5_only_reason(c.port));

@@ -22,6 +22,8 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
             std::vector<WatchedPort> ports;
             for (const auto& snapshot : reconciler.snapshot()) {
               if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
+              // A bond has no pause counters: its slaves are watched, each a port of its own.
+              if (snapshot.port.role == PortRole::Bond) continue;
               // roced sets no PFC there and the watchdog reads mlx5's pause counters: said once.
               if (!snapshot.port.is_mlx5()) {
                 if (told.insert(snapshot.port.netdev).second) {

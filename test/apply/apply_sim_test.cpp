@@ -541,5 +541,121 @@ TEST_F(ApplySwitchdevSim, ARepresentorNamedExactlyGetsItsMtuAndNothingOfItsRail)
   EXPECT_EQ(read_file(dir_ / "sys/class/net/rail3/mtu"), "1500\n");
 }
 
+// RoCE LAG (sim/nodes/roce-lag.yaml): lan2 and lan3, the two ports of one ConnectX-7, are slaves
+// of bond0 (802.3ad), whose RDMA device is mlx5_bond_0 on lan2's PCI function; lan4 beside them.
+// What mlx5 keeps per port (DCB, stall prevention) goes to each slave, the MTU to the bond and
+// its slaves, and rdma_cm and the DCQCN knobs to the bond's RDMA device: the bond is written no
+// DCB, a slave nothing of the RDMA device.
+class ApplyRoceLagSim : public ApplySriovSim {
+ protected:
+  std::string node_file() const override { return std::string(ROCED_SIM_NODES) + "/roce-lag.yaml"; }
+  void inject(const std::string& events) const {
+    const fs::path file = dir_ / "inject.yaml";
+    write_file(file, "events:\n" + events);
+    const auto injected =
+        test::run_command({ROCE_SIM_BINARY, "inject", dir_.string(), file.string()});
+    ASSERT_EQ(injected.exit_code, 0) << injected.err;
+  }
+  // The node rewrites its files at 10 Hz: the status once `file` reads `text`.
+  void await_file(const fs::path& file, const std::string& text) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (read_file(file) != text) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << file << " holds " << read_file(file);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+};
+
+TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
+  select("[\"*\"]");
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "4 ports: 4 applied")) << result.out;
+  EXPECT_TRUE(contains(result.out,
+                       "  elsewhere: dcbx, trust, dscp_map, ets, pfc.priorities, "
+                       "pfc.cable_length, stall_prevention: a bond has no DCB of its own: set on "
+                       "its slaves (lan2, lan3)\n"))
+      << result.out;
+  EXPECT_TRUE(contains(result.out,
+                       "  elsewhere: roce.rdma_cm_mode, roce.tos: a slave of bond0: the RoCE "
+                       "LAG's RDMA device mlx5_bond_0 is the bond's\n"))
+      << result.out;
+
+  // DCB on both slaves, as iproute2 reads it; the bond has none to read.
+  for (const std::string slave : {"lan2", "lan3"}) {
+    EXPECT_TRUE(contains(exec({"dcb", "pfc", "show", "dev", slave}),
+                         "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"))
+        << slave;
+  }
+  const auto bond_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "bond0"});
+  EXPECT_NE(bond_dcb.exit_code, 0);
+  EXPECT_TRUE(contains(bond_dcb.err, "Operation not supported")) << bond_dcb.err;
+  for (const std::string netdev : {"bond0", "lan2", "lan3", "lan4"}) {
+    EXPECT_EQ(read_file(dir_ / "sys/class/net" / netdev / "mtu"), "9000\n") << netdev;
+  }
+  // rdma_cm on the LAG's device; the PFs' own devices are gone, and nothing made them again.
+  EXPECT_EQ(read_file(dir_ / "config/rdma_cm/mlx5_bond_0/ports/1/default_roce_tos"), "106\n");
+  EXPECT_FALSE(fs::exists(dir_ / "config/rdma_cm/mlx5_0"));
+  EXPECT_FALSE(fs::exists(dir_ / "config/rdma_cm/mlx5_1"));
+  // The DCQCN knobs are the LAG device's, under lan2's function (cong.c): CNPs on priority 6.
+  EXPECT_EQ(read_file(dir_ / "debug/mlx5" / pci_of("lan2") / "cc_params/np_cnp_prio_mode"), "0\n");
+  EXPECT_FALSE(fs::exists(dir_ / "debug/mlx5" / pci_of("lan3") / "cc_params"));
+
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out, "all 4 ports in sync")) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "lan2, lan3 (slave of bond0): in sync")) << plan.out;
+
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.out.rfind("bond0 ", 0), 0u) << status.out;
+  EXPECT_TRUE(contains(status.out,
+                       "  bond     802.3ad, RoCE LAG mlx5_bond_0 (active, hash): lan2 active/up, "
+                       "lan3 active/up\n"))
+      << status.out;
+  EXPECT_TRUE(contains(status.out,
+                       "  bond     slave of bond0 (802.3ad, RoCE LAG mlx5_bond_0 (active, hash)): "
+                       "active, mii up\n"))
+      << status.out;
+  const auto json = Json::parse(rocectl({"status", "--direct", "--json"}).out);
+  const auto& bond = json["ports"][0]["observed"];
+  EXPECT_EQ(bond["netdev"], "bond0");
+  EXPECT_EQ(bond["role"], "bond");
+  EXPECT_EQ(bond["bond"]["lag_device"], "mlx5_bond_0");
+  EXPECT_EQ(bond["bond"]["slaves"][1]["netdev"], "lan3");
+  EXPECT_TRUE(contains(bond["pfc"]["error"].get<std::string>(), "elsewhere: a bond has no DCB"))
+      << bond.dump();
+}
+
+// Slaves that the configuration gives different DCB: flows hashed to one would be lossless and
+// to the other not. Said on the bond, by name and key.
+TEST_F(ApplyRoceLagSim, SlavesGivenDifferentDcbAreNamedOnTheBond) {
+  select("[\"*\"]");
+  write_file(config_, read_file(config_) + "overrides:\n  lan3: {pfc: {priorities: [3, 4]}}\n");
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out,
+                       "  warning: the RoCE LAG's slaves lan2 and lan3 are given different "
+                       "pfc.priorities: flows hashed to one slave would not be treated as on the "
+                       "other\n"))
+      << plan.out << plan.err;
+}
+
+// A slave whose link goes down (the switch side) leaves the bond up on the other: the status
+// shows it, and mlx5's LAG maps all traffic to the first port (lag/mapping in hash mode).
+TEST_F(ApplyRoceLagSim, ASlaveDownLeavesTheBondUpOnTheOther) {
+  inject("  - {at: 0s, kind: link_flap, port: lan3, down_for: 1h}\n");
+  await_file(dir_ / "sys/class/net/lan3/bonding_slave/mii_status", "down\n");
+  await_file(dir_ / "debug/mlx5" / pci_of("lan3") / "lag/mapping", "1\n");
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/bond0/carrier"), "1\n");
+  // `ip` reads the slave's bond from its IFLA_MASTER.
+  EXPECT_TRUE(contains(exec({"ip", "link", "show", "lan3"}), " master bond0 ")) << "lan3";
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_TRUE(contains(status.out, "(active, hash): lan2 active/up, lan3 backup/down\n"))
+      << status.out;
+  EXPECT_TRUE(contains(status.out,
+                       "  bond     slave of bond0 (802.3ad, RoCE LAG mlx5_bond_0 "
+                       "(active, hash)): backup, mii down\n"))
+      << status.out;
+}
+
 }  // namespace
 }  // namespace roced
