@@ -542,7 +542,8 @@ TEST_F(ApplySwitchdevSim, ARepresentorNamedExactlyGetsItsMtuAndNothingOfItsRail)
 }
 
 // RoCE LAG (sim/nodes/roce-lag.yaml): lan2 and lan3, the two ports of one ConnectX-7, are slaves
-// of bond0 (802.3ad), whose RDMA device is mlx5_bond_0 on lan2's PCI function; lan4 beside them.
+// of bond0 (802.3ad), whose RDMA device is mlx5_bond_0 on lan2's PCI function; lan4 and lan5
+// beside them.
 // What mlx5 keeps per port (DCB, stall prevention) goes to each slave, the MTU to the bond and
 // its slaves, and rdma_cm and the DCQCN knobs to the bond's RDMA device: the bond is written no
 // DCB, a slave nothing of the RDMA device.
@@ -570,7 +571,7 @@ TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
   select("[\"*\"]");
   const auto result = apply();
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
-  EXPECT_TRUE(contains(result.out, "4 ports: 4 applied")) << result.out;
+  EXPECT_TRUE(contains(result.out, "5 ports: 5 applied")) << result.out;
   EXPECT_TRUE(contains(result.out,
                        "  elsewhere: dcbx, trust, dscp_map, ets, pfc.priorities, "
                        "pfc.cable_length, stall_prevention: a bond has no DCB of its own: set on "
@@ -590,7 +591,7 @@ TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
   const auto bond_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "bond0"});
   EXPECT_NE(bond_dcb.exit_code, 0);
   EXPECT_TRUE(contains(bond_dcb.err, "Operation not supported")) << bond_dcb.err;
-  for (const std::string netdev : {"bond0", "lan2", "lan3", "lan4"}) {
+  for (const std::string netdev : {"bond0", "lan2", "lan3", "lan4", "lan5"}) {
     EXPECT_EQ(read_file(dir_ / "sys/class/net" / netdev / "mtu"), "9000\n") << netdev;
   }
   // rdma_cm on the LAG's device; the PFs' own devices are gone, and nothing made them again.
@@ -602,7 +603,7 @@ TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
   EXPECT_FALSE(fs::exists(dir_ / "debug/mlx5" / pci_of("lan3") / "cc_params"));
 
   const auto plan = rocectl({"plan", "--config", config_.string()});
-  EXPECT_TRUE(contains(plan.out, "all 4 ports in sync")) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "all 5 ports in sync")) << plan.out << plan.err;
   EXPECT_TRUE(contains(plan.out, "lan2, lan3 (slave of bond0): in sync")) << plan.out;
 
   const auto status = rocectl({"status", "--direct"});
