@@ -45,13 +45,24 @@ nlohmann::ordered_json StatusDocument::to_json() const {
          {"rdma_port", port.rdma_device.empty() ? Json(nullptr) : Json(port.rdma_port)},
          {"rdma_driver", text_or_null(port.rdma_driver)}});
   }
+  Json listed = nullptr;
+  if (functions) {
+    listed = Json::array();
+    for (const auto& function : *functions) {
+      listed.push_back({{"netdev", function.netdev},
+                        {"role", kPortRoleNames.name(function.role)},
+                        {"of", text_or_null(function.parent)},
+                        {"detail", function.role_detail}});
+    }
+  }
   return {{"schema", kStatusSchema},
           {"answered_by", answered_by},
           {"source", source},
           {"daemon", daemon},
           {"ports", ports},
           {"unmatched", unmatched},
-          {"other_rdma_ports", std::move(others)}};
+          {"other_rdma_ports", std::move(others)},
+          {"functions", std::move(listed)}};
 }
 
 }  // namespace roced

@@ -5,6 +5,7 @@
 // itself has no such view and leaves the same keys null, so a script reads both alike.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct StatusDocument {
   // ports.netdevs entry that selects nothing.
   std::vector<std::string> unmatched;
   std::vector<DiscoveredPort> other_rdma;  // RDMA ports of drivers not selected
+  // The ports' functions (VFs, representors, sub-functions) that were not read: rocectl lists
+  // them; roced, which keeps only the ports it manages, leaves the key null.
+  std::optional<std::vector<DiscoveredPort>> functions;
 
   nlohmann::ordered_json to_json() const;
 };

@@ -163,6 +163,7 @@ nlohmann::ordered_json StatusReport::to_json() const {
   for (const auto& port : ports) doc.ports.push_back(status_port_entry(port));
   for (const auto& name : missing) doc.unmatched.push_back("no network interface named " + name);
   doc.other_rdma = other_rdma;
+  doc.functions = functions;
   return doc.to_json();
 }
 

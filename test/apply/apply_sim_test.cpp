@@ -4,6 +4,7 @@
 // and its write counter (DIR/roce-sim.writes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -468,6 +469,14 @@ TEST_F(ApplySriovSim, AGlobConfiguresTheRailsAndNeverWritesAVf) {
   EXPECT_EQ(status.exit_code, 0) << status.err;
   EXPECT_TRUE(contains(status.out, "  vfs      16 not managed (rail3v0-rail3v15; ")) << status.out;
   EXPECT_FALSE(contains(status.out, "\nrail3v7 ")) << status.out;
+  const auto listed = Json::parse(rocectl({"status", "--direct", "--json"}).out);
+  ASSERT_EQ(listed["functions"].size(), 128u) << listed["functions"].dump();
+  EXPECT_TRUE(std::any_of(listed["functions"].begin(), listed["functions"].end(),
+                          [](const Json& f) {
+                            return f["netdev"] == "rail3v7" && f["role"] == "vf" &&
+                                   f["of"] == "rail3" && f["detail"] == "VF 7 of rail3";
+                          }))
+      << listed["functions"].dump();
   const auto one = rocectl({"status", "--direct", "--port", "rail3v7"});
   EXPECT_TRUE(contains(one.out, "DCB is not supported by this device (EOPNOTSUPP)")) << one.out;
 }
