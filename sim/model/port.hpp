@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,22 @@ struct DriverInfo {
 // DCQCN knobs of one port. Names are the upstream cc_params file names (rp_*, np_*); the OFED
 // flavour exposes the same values under ecn/roce_rp|roce_np/params/ with its own names, mapped
 // by the file-tree code in the server.
+// An ethtool -S name as mlx5 composes it: `head` alone, or head, index, '_', tail
+// ("rx_prio" 3 "pause" is rx_prio3_pause, "ch" 0 "arm" is ch0_arm). Composed only when asked:
+// listing the values does not need it.
+struct StatName {
+  StatName(const char* name) : head(name) {}  // NOLINT(google-explicit-constructor): a plain name
+  StatName(std::string_view name_head, uint32_t name_index, std::string_view name_tail)
+      : head(name_head), index(static_cast<int>(name_index)), tail(name_tail) {}
+  StatName(std::string_view name_head, int name_index, std::string_view name_tail)
+      : head(name_head), index(name_index), tail(name_tail) {}
+  std::string str() const;
+
+  std::string_view head;
+  int index = -1;
+  std::string_view tail;
+};
+
 struct EcnState {
   std::array<bool, 8> np_enabled{};  // notification point (receiver: sends CNPs) per priority
   std::array<bool, 8> rp_enabled{};  // reaction point (sender: slows down on CNPs) per priority
@@ -115,8 +132,9 @@ class Port {
 
   // ---- ethtool (en_stats.c, en_ethtool.c) ----
   DriverInfo drvinfo() const;
-  std::vector<std::string> stat_names()
-      const;                                  // changes with PFC: per-prio pause only where enabled
+  // Changes with PFC: per-priority pause names only where it is enabled.
+  std::vector<std::string> stat_names() const;
+  size_t stat_count() const;                  // stat_names().size(), without composing them
   std::vector<uint64_t> stat_values() const;  // same order as stat_names()
   // ethtool -L combined N (mlx5e_set_channels): -EINVAL outside 1..kMaxChannels.
   int set_channels(uint32_t channels);
@@ -189,6 +207,12 @@ class Port {
   bool clear_stat(const std::string& name);
 
  private:
+  // Every ethtool -S counter in mlx5's order, as add(StatName, model value): the one list that
+  // names, values and the count are all taken from.
+  template <class Sink>
+  void list_stats(Sink&& add) const;
+  uint64_t reported(const StatName& name, uint64_t value) const;  // offset and clears applied
+
   uint32_t next_pod_ = 0;  // pods ever started: the next one takes the subnet's next host
   PortSpec spec_;
   RdmaDevice rdma_;

@@ -10,13 +10,14 @@
 
 namespace roce_sim {
 
-namespace {
-
-std::string prio_name(const char* dir, int prio, const char* what) {
-  return std::string(dir) + "_prio" + std::to_string(prio) + "_" + what;
+std::string StatName::str() const {
+  if (index < 0) return std::string(head);
+  std::string name(head);
+  name += std::to_string(index);
+  name += '_';
+  name += tail;
+  return name;
 }
-
-}  // namespace
 
 DriverInfo Port::drvinfo() const {
   DriverInfo info;
@@ -41,14 +42,12 @@ DriverInfo Port::drvinfo() const {
   return info;
 }
 
-std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
+template <class Sink>
+void Port::list_stats(Sink&& add) const {
   // The groups in mlx5e_nic_stats_grps order: sw, qcnt, vnic_env, vport, 802_3, 2863, 2819, phy,
   // eth_ext, pcie, per_prio, pme, tls, channels, per_port_buff_congest. Each group is a
   // representative subset of the real names; per-priority and pause names are complete.
   const PortCounters& c = counters_;
-  std::vector<std::pair<std::string, uint64_t>> out;
-  out.reserve(256);
-  auto add = [&out](std::string name, uint64_t value) { out.emplace_back(std::move(name), value); };
 
   // sw (software ring totals: the model has no separate host stack, the port totals stand in)
   add("rx_packets", c.rx_packets);
@@ -159,22 +158,22 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
   // per_prio: traffic for every priority (mlx5e_grp_per_prio_traffic_fill_strings) ...
   for (int p = 0; p < 8; ++p) {
     const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
-    add(prio_name("rx", p, "bytes"), pc.rx_bytes);
-    add(prio_name("rx", p, "packets"), pc.rx_packets);
-    add(prio_name("rx", p, "discards"), pc.rx_discards);
-    add(prio_name("tx", p, "bytes"), pc.tx_bytes);
-    add(prio_name("tx", p, "packets"), pc.tx_packets);
+    add(StatName("rx_prio", p, "bytes"), pc.rx_bytes);
+    add(StatName("rx_prio", p, "packets"), pc.rx_packets);
+    add(StatName("rx_prio", p, "discards"), pc.rx_discards);
+    add(StatName("tx_prio", p, "bytes"), pc.tx_bytes);
+    add(StatName("tx_prio", p, "packets"), pc.tx_packets);
   }
   // ... then pause counters only for PFC-enabled priorities (mlx5e_grp_per_prio_pfc_fill_strings;
   // pfc_combined = tx | rx, which mlx5 always sets alike), then the stall counters.
   for (int p = 0; p < 8; ++p) {
     if (!((pfc_en_ >> p) & 1)) continue;
     const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
-    add(prio_name("rx", p, "pause"), pc.rx_pause);
-    add(prio_name("rx", p, "pause_duration"), pc.rx_pause_duration_us);
-    add(prio_name("tx", p, "pause"), pc.tx_pause);
-    add(prio_name("tx", p, "pause_duration"), pc.tx_pause_duration_us);
-    add(prio_name("rx", p, "pause_transition"), pc.rx_pause_transition);
+    add(StatName("rx_prio", p, "pause"), pc.rx_pause);
+    add(StatName("rx_prio", p, "pause_duration"), pc.rx_pause_duration_us);
+    add(StatName("tx_prio", p, "pause"), pc.tx_pause);
+    add(StatName("tx_prio", p, "pause_duration"), pc.tx_pause_duration_us);
+    add(StatName("rx_prio", p, "pause_transition"), pc.rx_pause_transition);
   }
   if (spec_.caps.pause_storm_events) {
     add("tx_pause_storm_warning_events", c.tx_pause_storm_warning_events);
@@ -190,46 +189,75 @@ std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
   const uint32_t channels = stats_channels_;
   for (uint32_t ch = 0; ch < channels; ++ch) {
     for (const char* what : {"events", "poll", "arm", "aff_change", "force_irq", "eq_rearm"})
-      add("ch" + std::to_string(ch) + "_" + what, 0);
+      add(StatName("ch", ch, what), 0);
   }
   for (uint32_t ch = 0; ch < channels; ++ch) {
-    const std::string rx = "rx" + std::to_string(ch) + "_";
-    add(rx + "packets", ch == 0 ? c.rx_packets : 0);
-    add(rx + "bytes", ch == 0 ? c.rx_bytes : 0);
+    add(StatName("rx", ch, "packets"), ch == 0 ? c.rx_packets : 0);
+    add(StatName("rx", ch, "bytes"), ch == 0 ? c.rx_bytes : 0);
     for (const char* what : {"csum_complete", "csum_unnecessary", "csum_none", "xdp_drop",
                              "xdp_redirect", "lro_packets", "lro_bytes", "ecn_mark",
                              "removed_vlan_packets", "wqe_err", "buff_alloc_err", "recover"})
-      add(rx + what, 0);
+      add(StatName("rx", ch, what), 0);
   }
   for (uint32_t ch = 0; ch < channels; ++ch) {
-    const std::string tx = "tx" + std::to_string(ch) + "_";
-    add(tx + "packets", ch == 0 ? c.tx_packets : 0);
-    add(tx + "bytes", ch == 0 ? c.tx_bytes : 0);
+    add(StatName("tx", ch, "packets"), ch == 0 ? c.tx_packets : 0);
+    add(StatName("tx", ch, "bytes"), ch == 0 ? c.tx_bytes : 0);
     for (const char* what :
          {"tso_packets", "tso_bytes", "csum_partial", "nop", "csum_none", "stopped", "dropped",
           "xmit_more", "recover", "cqes", "wake", "cqe_err"})
-      add(tx + what, 0);
+      add(StatName("tx", ch, what), 0);
   }
   // per_port_buff_congest (needs sbcam_reg)
   if (spec_.caps.prio_discard_counters) {
     for (int p = 0; p < 8; ++p) {
       const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
-      add(prio_name("rx", p, "buf_discard"), pc.rx_buf_discard);
-      add(prio_name("rx", p, "cong_discard"), pc.rx_cong_discard);
-      add(prio_name("rx", p, "marked"), pc.rx_marked);
+      add(StatName("rx_prio", p, "buf_discard"), pc.rx_buf_discard);
+      add(StatName("rx_prio", p, "cong_discard"), pc.rx_cong_discard);
+      add(StatName("rx_prio", p, "marked"), pc.rx_marked);
     }
   }
+}
+
+uint64_t Port::reported(const StatName& name, uint64_t value) const {
   // The node description's counters_start; unsigned arithmetic wraps at 2^64 as the PPCNT
-  // counters do.
-  if (spec_.counters_start != 0) {
-    for (auto& [name, value] : out) value += spec_.counters_start;
-  }
+  // counters do. A cleared counter reads net of what it read at the clear.
+  value += spec_.counters_start;
   if (!stat_base_.empty()) {
-    for (auto& [name, value] : out) {
-      if (auto base = stat_base_.find(name); base != stat_base_.end()) value -= base->second;
-    }
+    if (auto base = stat_base_.find(name.str()); base != stat_base_.end()) value -= base->second;
   }
+  return value;
+}
+
+std::vector<std::pair<std::string, uint64_t>> Port::stats() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  out.reserve(512);
+  list_stats([&](const StatName& name, uint64_t value) {
+    out.emplace_back(name.str(), reported(name, value));
+  });
   return out;
+}
+
+size_t Port::stat_count() const {
+  size_t count = 0;
+  list_stats([&count](const StatName&, uint64_t) { ++count; });
+  return count;
+}
+
+std::vector<std::string> Port::stat_names() const {
+  std::vector<std::string> names;
+  names.reserve(512);
+  list_stats([&names](const StatName& name, uint64_t) { names.push_back(name.str()); });
+  return names;
+}
+
+std::vector<uint64_t> Port::stat_values() const {
+  // GSTATS on every poll of every port: the values alone, without composing a name unless a
+  // cleared counter needs one.
+  std::vector<uint64_t> values;
+  values.reserve(512);
+  list_stats(
+      [&](const StatName& name, uint64_t value) { values.push_back(reported(name, value)); });
+  return values;
 }
 
 bool Port::clear_stat(const std::string& name) {
@@ -243,28 +271,12 @@ bool Port::clear_stat(const std::string& name) {
 
 void Port::update_stats() {
   // The same hardware counters ethtool lists as {rx,tx}_prio{p}_pause while PFC is on.
-  const auto read = [&](const std::string& name, uint64_t value) {
-    value += spec_.counters_start;
-    if (auto base = stat_base_.find(name); base != stat_base_.end()) value -= base->second;
-    return value;
-  };
   for (int p = 0; p < 8; ++p) {
     const PriorityCounters& pc = counters_.prio[static_cast<size_t>(p)];
-    cached_pause_[static_cast<size_t>(p)] = {read(prio_name("tx", p, "pause"), pc.tx_pause),
-                                             read(prio_name("rx", p, "pause"), pc.rx_pause)};
+    cached_pause_[static_cast<size_t>(p)] = {
+        reported(StatName("tx_prio", p, "pause"), pc.tx_pause),
+        reported(StatName("rx_prio", p, "pause"), pc.rx_pause)};
   }
-}
-
-std::vector<std::string> Port::stat_names() const {
-  std::vector<std::string> names;
-  for (auto& [name, value] : stats()) names.push_back(name);
-  return names;
-}
-
-std::vector<uint64_t> Port::stat_values() const {
-  std::vector<uint64_t> values;
-  for (auto& [name, value] : stats()) values.push_back(value);
-  return values;
 }
 
 int Port::set_channels(uint32_t channels) {

@@ -127,7 +127,7 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       copy_string(drv.version, sizeof drv.version, info.version);
       copy_string(drv.fw_version, sizeof drv.fw_version, info.firmware);
       copy_string(drv.bus_info, sizeof drv.bus_info, info.bus_info);
-      drv.n_stats = static_cast<uint32_t>(port.stat_names().size());
+      drv.n_stats = static_cast<uint32_t>(port.stat_count());
       append(out, drv);
       return 0;
     }
@@ -142,7 +142,7 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
         // A bond has no get_sset_count (bond_ethtool_ops): no string set at all.
         if (set == kStringSetStats && !port.spec().is_bond()) {
           info.sset_mask |= uint64_t{1} << set;
-          counts.push_back(static_cast<uint32_t>(port.stat_names().size()));
+          counts.push_back(static_cast<uint32_t>(port.stat_count()));
         }
       }
       append(out, info);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The soak on a virtual clock (soak.hpp): a simulated day of polls at the default 100 ms over the
 // 4-port node in this process (864,000 rounds, 3.5 million port polls) with a storm every 225 s
-// somewhere, in a few seconds of CPU. Asserts every count exact at each checkpoint (what the
+// somewhere, in about 45 s of CPU. Asserts every count exact at each checkpoint (what the
 // sampler, the exposition text and GetStorms say against the model and the storms injected),
 // detection within its bound, every RX storm remediated and put back, nothing escalated, the
 // storm records bounded, and the heap flat after warm-up. The full week: build/bin/soak_week.
