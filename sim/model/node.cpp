@@ -234,6 +234,17 @@ void Node::note_link_changed(const std::string& netdev) {
     events_.push_back({NodeEvent::Kind::LinkChanged, netdev, index});
   if (Port* port = find(netdev)) {
     if (Port* bond = bond_of(*port)) follow_slaves(*bond);
+    follow_lower(*port);
+  }
+}
+
+void Node::follow_lower(const Port& lower) {
+  for (const UpperAddresses& entry : lower.spec().uppers) {
+    Port* upper = find(entry.netdev);
+    if (upper == nullptr) continue;
+    const bool had = upper->carrier();
+    upper->set_peer_carrier(lower.carrier());
+    if (had != upper->carrier()) note_link_changed(upper->netdev());
   }
 }
 
@@ -264,7 +275,21 @@ void Node::follow_slaves(Port& bond) {
 }
 
 int Node::set_mtu(Port& port, uint32_t mtu) {
+  if (port.spec().is_upper()) {
+    // vlan_dev_change_mtu: -ERANGE above the real device's MTU; macvlan_change_mtu: -EINVAL.
+    const Port* lower = find(port.spec().upper_of);
+    if (lower != nullptr && mtu > lower->mtu()) {
+      return port.spec().upper_kind == "vlan" ? -ERANGE : -EINVAL;
+    }
+  }
   if (const int err = port.set_mtu(mtu); err != 0) return err;
+  // vlan_device_event and macvlan_device_event on NETDEV_CHANGEMTU: an upper above the port's
+  // new MTU comes down to it; one below keeps its own.
+  for (const UpperAddresses& entry : port.spec().uppers) {
+    Port* upper = find(entry.netdev);
+    if (upper == nullptr || upper->mtu() <= mtu) continue;
+    if (upper->set_mtu(mtu) == 0) note_link_changed(entry.netdev);
+  }
   for (const std::string& name : port.spec().bond_slaves) {
     Port* slave = find(name);
     if (slave == nullptr || slave->mtu() == mtu) continue;

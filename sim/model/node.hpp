@@ -151,6 +151,9 @@ class Node {
   // A bond's carrier is on while a slave's is (bond_main.c bond_set_carrier, min_links 0); a
   // change is a link event of the bond's own.
   void follow_slaves(Port& bond);
+  // An upper device's carrier is its port's (netif_stacked_transfer_operstate from
+  // vlan_device_event / macvlan_device_event on NETDEV_CHANGE); a change is its own link event.
+  void follow_lower(const Port& lower);
   std::vector<Slot> slots_;
   int next_ifindex_ = 2;  // 1 is lo
   uint32_t next_rdma_index_ = 0;

@@ -188,6 +188,61 @@ class UniqueValues {
   std::map<std::string, std::string> first_;
 };
 
+// `uppers: [{netdev: lan2.100, kind: vlan, vlan: 100, addresses: [CIDR, ...]}, ...]`: upper
+// devices in the host's namespace over the port. Each becomes a netdev of its own (appended to
+// `out`), and its addresses GIDs of the port's RDMA device (port.uppers).
+void parse_uppers(const YamlFile& reader, const Field& field, PortSpec& port,
+                  std::vector<PortSpec>& out, UniqueValues& netdevs, UniqueValues& macs,
+                  UniqueValues& addresses) {
+  const auto list = reader.list(field);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto upper = reader.map(list[i], {"netdev", "kind", "vlan", "addresses"});
+    PortSpec spec;
+    const auto name_field = upper.require("netdev");
+    spec.netdev = reader.string(name_field);
+    if (spec.netdev.empty() || spec.netdev.size() > 15 ||
+        spec.netdev.find_first_of("/: \t\n") != std::string::npos) {
+      reader.fail(name_field, "'" + spec.netdev + "' is not a valid interface name");
+    }
+    netdevs.add(spec.netdev, name_field);
+    spec.upper_of = port.netdev;
+    spec.upper_kind = reader.choice(upper.require("kind"), {"vlan", "macvlan"});
+    if (spec.upper_kind == "vlan") {
+      // vlan_netlink.c vlan_validate: IFLA_VLAN_ID below VLAN_VID_MASK (4095).
+      spec.vlan_id = static_cast<uint32_t>(reader.integer(upper.require("vlan"), 1, 4094));
+      spec.mac = port.mac;  // register_vlan_dev: the real device's address
+    } else {
+      if (const auto f = upper.get("vlan")) reader.fail(*f, "only a VLAN has a VLAN ID");
+      char mac[32];  // macvlan picks a random one (eth_hw_addr_random): unique here
+      std::snprintf(mac, sizeof mac, "b8:3f:d6:%s:%s:%02zx", port.mac.substr(9, 2).c_str(),
+                    port.mac.substr(15, 2).c_str(), i);
+      spec.mac = mac;
+      macs.add(spec.mac, list[i]);
+    }
+    if (const auto f = upper.get("addresses")) {
+      for (const auto& address_field : reader.list(*f)) {
+        std::string address;
+        const bool ipv6 = yaml_reader::parse_cidr(reader, address_field, address);
+        addresses.add(address, address_field);
+        (ipv6 ? spec.ipv6 : spec.ipv4).push_back(address_field.value.Scalar());
+      }
+    }
+    spec.board = port.board;
+    spec.flavour = port.flavour;
+    spec.lockdown = port.lockdown;
+    spec.speed_mbps = port.speed_mbps;  // __ethtool_get_link_ksettings of the real device
+    spec.max_mtu = port.max_mtu;
+    spec.caps = Capabilities{};
+    spec.caps.stall_prevention = false;
+    spec.caps.buffers = false;
+    spec.caps.pause_storm_events = false;
+    spec.caps.prio_discard_counters = false;
+    spec.caps.ecn = false;
+    port.uppers.push_back(UpperAddresses{spec.netdev, spec.mac, spec.ipv4, spec.ipv6});
+    out.push_back(std::move(spec));
+  }
+}
+
 // `lag: {bond: bond0, mode: 802.3ad, rdma_device: mlx5_bond_0, addresses: [...]}` on a NIC:
 // its PFs (the last `pf_count` specs) enslaved to one bond that mlx5 offloads as RoCE LAG. The
 // bond takes its first slave's MAC (bond_main.c bond_enslave, bond_set_dev_addr) and is the
@@ -209,9 +264,10 @@ void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& 
       reader.fail(field,
                   "RoCE LAG with SR-IOV VFs is not modelled: remove `vfs` from this NIC's ports");
     }
-    if (!pf->ipv4.empty() || !pf->ipv6.empty() || pf->pods != 0) {
+    if (!pf->ipv4.empty() || !pf->ipv6.empty() || pf->pods != 0 || !pf->uppers.empty()) {
       reader.fail(field,
-                  "a bond slave has no addresses or pods of its own: give them to the "
+                  "a bond slave has no addresses, pods or upper devices of its own: give "
+                  "addresses to the "
                   "bond (lag.addresses)");
     }
   }
@@ -367,14 +423,15 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
 
     const auto ports_field = nic.require("ports");
     const auto ports = reader.list(ports_field);
+    std::vector<PortSpec> uppers;  // after the NIC's ports: add_lag takes its PFs from the end
     if (ports.empty() || ports.size() > 4) {
       reader.fail(ports_field, "a NIC has 1 to 4 ports, not " + std::to_string(ports.size()));
     }
     for (size_t index = 0; index < ports.size(); ++index) {
-      const auto port =
-          reader.map(ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
-                                    "addresses", "firmware_defaults", "counters_start",
-                                    "link_training", "channels", "vfs", "eswitch", "pods"});
+      const auto port = reader.map(
+          ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
+                         "addresses", "firmware_defaults", "counters_start", "link_training",
+                         "channels", "vfs", "eswitch", "pods", "uppers"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -474,6 +531,9 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         spec.switchdev = reader.choice(*f, {"legacy", "switchdev"}) == "switchdev";
       }
       if (const auto f = port.get("pods")) parse_pods(reader, *f, spec);
+      if (const auto f = port.get("uppers")) {
+        parse_uppers(reader, *f, spec, uppers, netdevs, macs, addresses);
+      }
       spec.sriov_offset =
           static_cast<uint32_t>(ports.size() - index + index * size_t{kMaxVfsPerPort});
       const PortSpec pf = spec;
@@ -519,6 +579,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       // The NIC's PFs are its last ports.size() specs: add_lag refuses a NIC with VFs.
       add_lag(reader, *lag_field, specs, ports.size(), netdevs, rdma_ports, addresses);
     }
+    for (PortSpec& upper : uppers) specs.push_back(std::move(upper));
   }
   return specs;
 }

@@ -50,6 +50,8 @@ Port::Port(PortSpec spec)
     : spec_(std::move(spec)), rdma_(spec_.rdma_device, spec_.rdma_port, spec_.netdev) {
   reset_to_firmware_defaults();
   rdma_.set_pod_netdev(spec_.pod_netdev);
+  rdma_.set_uppers(spec_.uppers);
+  rdma_.set_addresses(spec_.mac, spec_.ipv4, spec_.ipv6);
   start_pods(spec_.pods);
 }
 

@@ -28,6 +28,17 @@ DriverInfo Port::drvinfo() const {
     info.firmware = "2";
     return info;
   }
+  if (spec_.upper_kind == "vlan") {  // net/8021q/vlan_dev.c vlan_ethtool_get_drvinfo
+    info.driver = "802.1Q VLAN Support";
+    info.version = "1.8";
+    info.firmware = "N/A";
+    return info;
+  }
+  if (spec_.upper_kind == "macvlan") {  // drivers/net/macvlan.c macvlan_ethtool_get_drvinfo
+    info.driver = "macvlan";
+    info.version = "0.1";
+    return info;
+  }
   // mlx5e_ethtool_get_drvinfo: "%d.%d.%04d (%.16s)" with the board id (PSID).
   info.version = spec_.driver_version;
   int major = 0, minor = 0, sub = 0;

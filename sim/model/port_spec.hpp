@@ -69,6 +69,13 @@ inline int prefix_length(const std::string& cidr) {
 // More than a GID table holds (four entries each): the rest are dropped as the kernel drops them.
 constexpr uint32_t kMaxPodsPerPort = 1000;
 
+// An upper device's addresses, which its port's RDMA device lists as GIDs (rdma_device.hpp).
+struct UpperAddresses {
+  std::string netdev;
+  std::string mac;
+  std::vector<std::string> ipv4, ipv6;  // CIDR
+};
+
 struct PortSpec {
   std::string netdev;       // "lan2"
   std::string rdma_device;  // "mlx5_0"
@@ -128,7 +135,7 @@ struct PortSpec {
   bool is_representor() const { return !representor_of.empty(); }
   // dcb_doit answers -EOPNOTSUPP for a netdev without dcbnl_ops: a VF's
   // (en_dcbnl.c mlx5e_dcbnl_build_netdev: vport group managers only) and a VF representor's.
-  bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_bond(); }
+  bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_stacked(); }
   // /sys/class/net/<if>/phys_port_name as devlink makes it (net/devlink/port.c
   // __devlink_port_phys_port_name_get): "p<N>" for a PF (en/devlink.c mlx5e_devlink_port_register,
   // DEVLINK_PORT_FLAVOUR_PHYSICAL, N its PCI function), "pf<N>vf<M>" for a VF's representor; a
@@ -144,6 +151,18 @@ struct PortSpec {
   std::string lag_function;
   std::string bond;  // on a slave
   bool is_bond() const { return !bond_slaves.empty(); }
+  // An upper device in the host's namespace over the port `upper_of`: a VLAN (net/8021q) or a
+  // macvlan (drivers/net/macvlan.c). No PCI function, no dcbnl ops, no ethtool statistics; its
+  // carrier follows its port's (netif_stacked_transfer_operstate) and its MTU may not exceed it
+  // (vlan_dev_change_mtu: -ERANGE, macvlan_change_mtu: -EINVAL). On the port: the names of its
+  // uppers, whose addresses its RDMA device lists as GIDs.
+  std::string upper_of;
+  std::string upper_kind;  // "vlan" | "macvlan"
+  uint32_t vlan_id = 0;
+  std::vector<UpperAddresses> uppers;
+  bool is_upper() const { return !upper_of.empty(); }
+  // A software netdev over others (bonding, VLAN, macvlan): none of mlx5's ethtool, DCB or PCI.
+  bool is_stacked() const { return is_bond() || is_upper(); }
 };
 
 }  // namespace roce_sim

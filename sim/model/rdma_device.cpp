@@ -77,6 +77,12 @@ std::optional<Gid> ip_to_gid(const std::string& ip) {
   return std::nullopt;
 }
 
+Gid address_gid(const std::string& cidr) {
+  const auto gid = ip_to_gid(strip_prefix_len(cidr));
+  if (!gid) throw std::invalid_argument("bad IP address: " + cidr);
+  return *gid;
+}
+
 // fe80::<modified EUI-64 of the MAC> (addrconf_ifid_eui48), the default GID of a RoCE port.
 Gid mac_link_local_gid(const std::string& mac) {
   unsigned int b[6] = {};
@@ -189,6 +195,11 @@ void RdmaDevice::set_addresses(const std::string& mac, const std::vector<std::st
   // enum_netdev_ip_ips: IPv4 addresses first, then IPv6.
   for (const auto& cidr : ipv4) add_address(cidr);
   for (const auto& cidr : ipv6) add_address(cidr);
+  for (const UpperAddresses& upper : uppers_) {
+    for (const auto& cidr : upper.ipv4) add_gid_pair(address_gid(cidr), upper.netdev);
+    add_gid_pair(mac_link_local_gid(upper.mac), upper.netdev);
+    for (const auto& cidr : upper.ipv6) add_gid_pair(address_gid(cidr), upper.netdev);
+  }
   // The pods' netdevs outlive a driver reload in their namespaces: enumerated again after the
   // host's (init_net comes first in for_each_net).
   for (const auto& ip : pods_) add_pod_gids(ip);

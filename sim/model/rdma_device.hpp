@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/model/port_spec.hpp"
+
 namespace roce_sim {
 
 enum class GidType { RoceV1, RoceV2 };
@@ -58,6 +60,14 @@ class RdmaDevice {
   // The netdev's addresses as configured ("192.168.2.10/24"), in the order they were added: what
   // RTM_GETADDR dumps.
   const std::vector<std::string>& addresses() const { return addresses_; }
+
+  // Upper devices of the netdev in the host's namespace (a VLAN, a macvlan): their addresses are
+  // the port's GIDs too (roce_gid_mgmt.c is_eth_port_of_netdev_filter takes an upper device of
+  // the port), each entry naming the upper; its IPv4 addresses first, then its link-local
+  // address (from its own MAC; a VLAN has its port's) and its other IPv6 ones
+  // (enum_netdev_ipv4_ips, enum_netdev_ipv6_ips; addrconf keeps link-local before global).
+  // Enumerated after the port's own addresses and before the pods' (init_net comes first).
+  void set_uppers(std::vector<UpperAddresses> uppers) { uppers_ = std::move(uppers); }
 
   // A pod on this port: a macvlan over the netdev in a network namespace of its own, named
   // pod_netdev() there. roce_gid_mgmt.c enum_all_gids_of_dev_cb walks the netdevs of every
@@ -107,7 +117,8 @@ class RdmaDevice {
   void add_gid_pair(const std::array<uint8_t, 16>& gid, const std::string& ndev = {});
   std::string mac_;
   std::vector<std::string> addresses_;  // in the order they were added
-  std::vector<std::string> pods_;       // their IPv4 addresses, in the order they started
+  std::vector<UpperAddresses> uppers_;
+  std::vector<std::string> pods_;  // their IPv4 addresses, in the order they started
   std::string pod_netdev_ = kDefaultPodNetdev;
   void add_pod_gids(const std::string& ipv4);
   std::vector<std::optional<GidEntry>> gids_;

@@ -327,10 +327,20 @@ ScenarioEvent parse_event(const YamlFile& reader, const Field& field) {
 }  // namespace
 
 std::string ScenarioEvent::kind() const {
-  static const char* const names[] = {
-      "congestion",    "pfc_storm",       "link_flap", "driver_reload",   "foreign_tool",
-      "dcbx_peer",     "netlink_errors",  "address",   "vanish_on_write", "hold_reply",
-      "counter_clear", "unreadable_file", "pods",      "vfs"};
+  static const char* const names[] = {"congestion",
+                                      "pfc_storm",
+                                      "link_flap",
+                                      "driver_reload",
+                                      "foreign_tool",
+                                      "dcbx_peer",
+                                      "netlink_errors",
+                                      "address",
+                                      "vanish_on_write",
+                                      "hold_reply",
+                                      "counter_clear",
+                                      "unreadable_file",
+                                      "pods",
+                                      "vfs"};
   return names[body.index()];
 }
 

@@ -135,14 +135,12 @@ struct UnreadableFile {
 }  // namespace scenario_event
 
 struct ScenarioEvent {
-  using Body =
-      std::variant<scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
-                   scenario_event::DriverReload, scenario_event::ForeignTool,
-                   scenario_event::DcbxPeer, scenario_event::NetlinkErrors,
-                   scenario_event::AddressChange, scenario_event::VanishOnWrite,
-                   scenario_event::HoldReply, scenario_event::CounterClear,
-                   scenario_event::UnreadableFile, scenario_event::PodChange,
-                   scenario_event::VfChange>;
+  using Body = std::variant<
+      scenario_event::Congestion, scenario_event::PfcStorm, scenario_event::LinkFlap,
+      scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
+      scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
+      scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
+      scenario_event::PodChange, scenario_event::VfChange>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

@@ -127,7 +127,8 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       copy_string(drv.version, sizeof drv.version, info.version);
       copy_string(drv.fw_version, sizeof drv.fw_version, info.firmware);
       copy_string(drv.bus_info, sizeof drv.bus_info, info.bus_info);
-      drv.n_stats = static_cast<uint32_t>(port.stat_count());
+      // ethtool_get_drvinfo: n_stats from get_sset_count, which a stacked netdev has not.
+      drv.n_stats = port.spec().is_stacked() ? 0 : static_cast<uint32_t>(port.stat_count());
       append(out, drv);
       return 0;
     }
@@ -139,8 +140,9 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       std::vector<uint32_t> counts;
       for (uint32_t set = 0; set < 64; ++set) {
         if (!(requested & (uint64_t{1} << set))) continue;
-        // A bond has no get_sset_count (bond_ethtool_ops): no string set at all.
-        if (set == kStringSetStats && !port.spec().is_bond()) {
+        // A bond, VLAN or macvlan has no get_sset_count (bond_ethtool_ops, vlan_ethtool_ops,
+        // macvlan_ethtool_ops): no string set at all.
+        if (set == kStringSetStats && !port.spec().is_stacked()) {
           info.sset_mask |= uint64_t{1} << set;
           counts.push_back(static_cast<uint32_t>(port.stat_count()));
         }
@@ -153,7 +155,7 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       ethtool_gstrings strings{};
       if (!read_struct(in, strings)) return -EFAULT;
       if (strings.string_set != kStringSetStats) return -EOPNOTSUPP;  // mlx5e_get_sset_count
-      if (port.spec().is_bond()) return -EOPNOTSUPP;  // __ethtool_get_sset_count: no op
+      if (port.spec().is_stacked()) return -EOPNOTSUPP;  // __ethtool_get_sset_count: no op
       const auto names = port.stat_names();
       strings.len = static_cast<uint32_t>(names.size());
       append(out, strings);
@@ -167,8 +169,9 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
     case ETHTOOL_GSTATS: {  // ethtool_get_stats
       ethtool_stats stats{};
       if (!read_struct(in, stats)) return -EFAULT;
-      // net/ethtool/ioctl.c ethtool_get_stats: no get_ethtool_stats (a bond's ops) is EOPNOTSUPP.
-      if (port.spec().is_bond()) return -EOPNOTSUPP;
+      // net/ethtool/ioctl.c ethtool_get_stats: no get_ethtool_stats (a bond's, VLAN's or
+      // macvlan's ops) is EOPNOTSUPP.
+      if (port.spec().is_stacked()) return -EOPNOTSUPP;
       // mlx5e_stats_update: every group's counters from the firmware first.
       port.issue("ACCESS_REG", firmware::kStatsAccessRegs + (port.spec().caps.prio_discard_counters
                                                                  ? firmware::kStatsCongestAccessRegs

@@ -213,6 +213,10 @@ void FileMirror::build_port(Port& port) {
     build_bond(port);
     return;
   }
+  if (spec.is_upper()) {
+    build_upper(port);
+    return;
+  }
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
   fs::create_directories(pci_dir / "net" / spec.netdev);
   if (spec.is_representor()) {  // a netdev of its PF's PCI function, which the PF made
@@ -251,6 +255,9 @@ void FileMirror::build_port(Port& port) {
     symlink_to("../" + spec.bond, net / "master");
     symlink_to("../" + spec.bond, net / ("upper_" + spec.bond));
     fs::create_directories(net / "bonding_slave");
+  }
+  for (const UpperAddresses& upper : spec.uppers) {
+    symlink_to("../" + upper.netdev, net / ("upper_" + upper.netdev));
   }
   if (spec.caps.ecn && spec.flavour == DriverFlavour::Ofed && spec.rdma_device.empty()) {
     build_knobs(port, net);  // NVIDIA's ecn/ is the netdev's, with or without an RDMA device
@@ -329,6 +336,24 @@ void FileMirror::build_bond(Port& port) {
   specs_.insert_or_assign(spec.netdev, spec);
 }
 
+// A VLAN or macvlan in the host's namespace: a netdev with no device link, `lower_<port>` here
+// and `upper_<self>` in its port (net/core/dev.c __netdev_adjacent_dev_insert). A VLAN's uevent
+// names its device type (vlan_dev.c vlan_dev_init: SET_NETDEV_DEVTYPE "vlan"); a macvlan's
+// names none, as the kernel's.
+void FileMirror::build_upper(Port& port) {
+  const PortSpec& spec = port.spec();
+  const fs::path net = dir_ / "sys/class/net" / spec.netdev;
+  fs::create_directories(net);
+  symlink_to("../" + spec.upper_of, net / ("lower_" + spec.upper_of));
+  std::string uevent =
+      "INTERFACE=" + spec.netdev + "\nIFINDEX=" + std::to_string(node_.ifindex(spec.netdev)) + "\n";
+  if (spec.upper_kind == "vlan") uevent = "DEVTYPE=vlan\n" + uevent;
+  write_file(net / "uevent", uevent);
+  refresh_port(port);
+  present_.insert(spec.netdev);
+  specs_.insert_or_assign(spec.netdev, spec);
+}
+
 void FileMirror::remove_port(const std::string& netdev) {
   // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
   const auto spec = specs_.find(netdev);
@@ -337,6 +362,8 @@ void FileMirror::remove_port(const std::string& netdev) {
     const fs::path function = dir_ / "sys" / kPciRoot / spec->second.lag_function;
     roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
     roots.push_back(function / "infiniband" / spec->second.rdma_device);
+  } else if (spec != specs_.end() && spec->second.is_upper()) {
+    roots.push_back(dir_ / "sys/class/net" / spec->second.upper_of / ("upper_" + netdev));
   } else if (spec != specs_.end() && spec->second.is_representor()) {
     // Its PF's PCI function, driver and debugfs stay: only the netdev goes.
     roots.push_back(dir_ / "sys" / kPciRoot / spec->second.pci_address / "net" / netdev);
@@ -419,7 +446,7 @@ void FileMirror::sync_presence() {
   if (removed || added) {
     for (Port* port : node_.ports()) {
       const PortSpec& spec = port->spec();
-      if (spec.is_vf() || spec.is_representor() || spec.is_bond()) continue;
+      if (spec.is_vf() || spec.is_representor() || spec.is_stacked()) continue;
       write_file(dir_ / "sys" / kPciRoot / spec.pci_address / "sriov_numvfs",
                  line(uint64_t{node_.numvfs(spec.netdev)}));
     }
@@ -444,7 +471,7 @@ void FileMirror::refresh_next(size_t ports) {
 
 void FileMirror::refresh_commands() {
   for (Port* port : node_.ports()) {
-    if (port->take_commands_changed() && !port->spec().is_bond()) write_commands(*port);
+    if (port->take_commands_changed() && !port->spec().is_stacked()) write_commands(*port);
   }
 }
 

@@ -61,6 +61,7 @@ class FileMirror {
   void write_lockdown();  // sys/kernel/security/lockdown
   void build_port(Port& port);
   void build_bond(Port& port);
+  void build_upper(Port& port);
   void build_rdma_device(Port& port, const std::filesystem::path& net);
   void build_knobs(Port& port, const std::filesystem::path& net);
   void write_bonding(Port& bond, const std::filesystem::path& net);

@@ -30,6 +30,7 @@ class NlMessage {
   }
   void put_attr(uint16_t type, const void* data, size_t len);  // nla_put
   void put_u8(uint16_t type, uint8_t value) { put_attr(type, &value, 1); }
+  void put_u16(uint16_t type, uint16_t value) { put_attr(type, &value, 2); }
   void put_u32(uint16_t type, uint32_t value) { put_attr(type, &value, 4); }
   // nla_put_u64_64bit on x86-64 (CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS: no pad attribute).
   void put_u64(uint16_t type, uint64_t value) { put_attr(type, &value, 8); }

@@ -2,9 +2,12 @@
 // Link messages as net/core/rtnetlink.c answers them: rtnl_fill_ifinfo, rtnl_getlink,
 // rtnl_dump_ifinfo, rtnl_setlink/rtnl_newlink (do_setlink) and rtnl_dellink.
 
+#include <arpa/inet.h>
 #include <linux/if.h>
 #include <linux/if_arp.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
+#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
@@ -57,6 +60,7 @@ Bytes link_message(const LinkView& link, uint16_t type, uint16_t flags, uint32_t
   m.put_u32(IFLA_TSO_MAX_SEGS, 65535);
   m.put_u32(IFLA_NUM_RX_QUEUES, 64);
   if (link.master != 0) m.put_u32(IFLA_MASTER, static_cast<uint32_t>(link.master));
+  if (link.link != 0) m.put_u32(IFLA_LINK, static_cast<uint32_t>(link.link));  // nla_put_iflink
   m.put_u8(IFLA_CARRIER, oper_up ? 1 : 0);
   m.put_string(IFLA_QDISC, "mq");
   m.put_u32(IFLA_CARRIER_CHANGES, static_cast<uint32_t>(link.carrier_changes));
@@ -76,6 +80,20 @@ Bytes link_message(const LinkView& link, uint16_t type, uint16_t flags, uint32_t
   const size_t xdp = m.begin_nest(IFLA_XDP);  // rtnl_xdp_fill: nothing attached
   m.put_u8(IFLA_XDP_ATTACHED, XDP_ATTACHED_NONE);
   m.end_nest(xdp);
+  if (!link.kind.empty()) {  // rtnl_link_fill: the rtnl_link_ops' kind, and a VLAN's ID
+    const size_t info = m.begin_nest(IFLA_LINKINFO);
+    m.put_string(IFLA_INFO_KIND, link.kind);
+    if (link.kind == "vlan") {
+      // vlan_netlink.c vlan_fill_info: the protocol, the ID, and the flags vlan_newlink set.
+      const size_t data = m.begin_nest(IFLA_INFO_DATA);
+      m.put_u16(IFLA_VLAN_PROTOCOL, htons(ETH_P_8021Q));
+      m.put_u16(IFLA_VLAN_ID, static_cast<uint16_t>(link.vlan_id));
+      const ifla_vlan_flags vlan_flags{VLAN_FLAG_REORDER_HDR, ~0u};
+      m.put_attr(IFLA_VLAN_FLAGS, &vlan_flags, sizeof vlan_flags);
+      m.end_nest(data);
+    }
+    m.end_nest(info);
+  }
   m.put_attr(IFLA_PERM_ADDRESS, mac.data(), mac.size());
   if (!link.pci.empty()) {
     m.put_string(IFLA_PARENT_DEV_NAME, link.pci);
@@ -97,6 +115,9 @@ LinkView RtnlService::view(Port& port) {
   v.mac = port.spec().mac;
   v.pci = port.spec().pci_address;
   v.master = port.spec().bond.empty() ? 0 : node_.ifindex(port.spec().bond);
+  v.link = port.spec().is_upper() ? node_.ifindex(port.spec().upper_of) : 0;
+  v.kind = port.spec().is_bond() ? "bond" : port.spec().upper_kind;
+  v.vlan_id = port.spec().vlan_id;
   last_view_[v.ifindex] = v;
   return v;
 }

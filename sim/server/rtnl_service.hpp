@@ -47,7 +47,10 @@ struct LinkView {
   uint64_t carrier_changes = 0;
   std::string mac;
   std::string pci;
-  int master = 0;  // a bond slave's bond (IFLA_MASTER); 0 for none
+  int master = 0;    // a bond slave's bond (IFLA_MASTER); 0 for none
+  int link = 0;      // an upper device's port (IFLA_LINK, from ndo_get_iflink); 0 for none
+  std::string kind;  // IFLA_INFO_KIND of a stacked netdev ("bond", "vlan", "macvlan")
+  uint32_t vlan_id = 0;
 };
 
 class RtnlService {
