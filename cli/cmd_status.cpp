@@ -134,6 +134,14 @@ int status_command(const Context& context, Args cli_args) {
     }
     report.ports.push_back(roced::read_port_status(system, port, options));
   }
+  // Upper devices of the ports read: listed under their port, never written (DCB is the port's,
+  // rdma_cm the RDMA device's; the MTU the site's network configuration owns).
+  for (const auto& upper : inventory->uppers) {
+    const bool of_a_port = std::any_of(
+        report.ports.begin(), report.ports.end(),
+        [&](const roced::PortStatus& port) { return port.port.netdev == upper.parent; });
+    if (of_a_port) report.functions.push_back(upper);
+  }
 
   if (args.json) {
     std::cout << report.to_json().dump(2) << "\n";

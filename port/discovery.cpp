@@ -314,6 +314,33 @@ void read_bonding(const FileTree& files, DiscoveredPort& port) {
       lag_device_of(files, words_of(files, kClassNet / master / "bonding" / "slaves"));
 }
 
+// A software netdev over another in this namespace, without a device of its own: a VLAN, macvlan
+// or ipvlan has a `lower_<port>` link (net/core/dev.c __netdev_adjacent_dev_insert). A VLAN's
+// uevent names its type (net/8021q/vlan_dev.c vlan_dev_init: DEVTYPE=vlan); a macvlan's or
+// ipvlan's names none. A bond was taken by read_bonding before; veth has no lower device.
+void read_upper(const FileTree& files, DiscoveredPort& port) {
+  const fs::path net = kClassNet / port.netdev;
+  auto entries = files.list(net);
+  if (!entries) return;
+  std::string lower;
+  for (const auto& entry : *entries) {
+    if (entry.rfind("lower_", 0) == 0) {
+      lower = entry.substr(6);
+      break;
+    }
+  }
+  if (lower.empty()) return;
+  port.role = PortRole::Upper;
+  port.parent = lower;
+  bool vlan = false;
+  if (auto uevent = files.read(net / "uevent")) {
+    vlan = uevent->find("DEVTYPE=vlan\n") != std::string::npos;
+  }
+  port.role_detail = (vlan ? "VLAN of " : "upper device of ") + lower;
+  if (auto mtu = files.read(net / "mtu"))
+    port.upper_mtu = static_cast<uint32_t>(std::strtoul(mtu->c_str(), nullptr, 10));
+}
+
 bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort& port) {
   const auto named = [&](const std::string& driver) {
     return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
@@ -335,6 +362,7 @@ Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,
   }
   classify(files, port);
   read_bonding(files, port);
+  if (port.role == PortRole::Uplink && port.pci.empty()) read_upper(files, port);
   find_rdma_device(files, ndev_index, port);
   return port;
 }
@@ -399,7 +427,9 @@ Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::s
     if (!files.exists(kClassNet / name / "ifindex")) continue;
     auto port = describe(files, ndev_index, name);
     if (!port) continue;
-    if (names_driver(drivers, *port)) {
+    if (port->role == PortRole::Upper) {
+      inventory.uppers.push_back(std::move(*port));
+    } else if (names_driver(drivers, *port)) {
       inventory.ports.push_back(std::move(*port));
     } else if (!port->rdma_device.empty()) {
       inventory.other_rdma.push_back(std::move(*port));

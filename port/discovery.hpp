@@ -19,13 +19,14 @@ namespace roced {
 // and mlx5 gives it no DCB (no dcbnl ops), so a glob must never reach it.
 // A bond is managed too when it is a RoCE LAG (its RDMA device is the one jobs use); its
 // slaves are uplinks.
-enum class PortRole { Uplink, Vf, Representor, SubFunction, Bond };
+enum class PortRole { Uplink, Vf, Representor, SubFunction, Bond, Upper };
 inline constexpr auto kPortRoleNames = enum_names<PortRole>({{PortRole::Uplink, "uplink"},
                                                              {PortRole::Vf, "vf"},
                                                              {PortRole::Representor, "representor"},
                                                              {PortRole::SubFunction, "sf"},
-                                                             {PortRole::Bond, "bond"}});
-static_assert(kPortRoleNames.covers<PortRole::Bond>());
+                                                             {PortRole::Bond, "bond"},
+                                                             {PortRole::Upper, "upper"}});
+static_assert(kPortRoleNames.covers<PortRole::Upper>());
 
 struct DiscoveredPort {
   std::string netdev;
@@ -43,8 +44,12 @@ struct DiscoveredPort {
   PortRole role = PortRole::Uplink;
   // For people, when not an uplink: "VF 3 of lan2", "representor pf0vf3 of lan2", "sub-function".
   std::string role_detail = {};
-  // A VF's PF netdev, a representor's uplink ("lan2"); empty for the others or when unknown.
+  // A VF's PF netdev, a representor's uplink, an upper device's lower one ("lan2"); empty for
+  // the others or when unknown.
   std::string parent = {};
+  // An upper device's (a VLAN's, a macvlan's) MTU: rdma_cm takes the path MTU of connections
+  // over its addresses from it, not from its port's. 0 for the others.
+  uint32_t upper_mtu = 0;
   // Bonding (drivers/net/bonding): on a slave its bond; on a bond its slaves in enslave order
   // and its mode ("802.3ad"). A bond over mlx5 PFs that mlx5 offloads (RoCE LAG) has one RDMA
   // device for all of them, lag_device, on both the bond and its slaves; a slave then has no
@@ -79,6 +84,9 @@ struct Inventory {
   std::vector<DiscoveredPort> ports;
   // RDMA-capable ports of another driver (not selected).
   std::vector<DiscoveredPort> other_rdma;
+  // Upper devices (VLAN, macvlan, ipvlan) in this namespace over the ports found: never selected
+  // by a driver (they have none), listed under their port.
+  std::vector<DiscoveredPort> uppers;
   std::vector<std::string> missing;  // requested names that are no netdev here
 };
 

@@ -129,12 +129,20 @@ BondStatus read_bond(const FileTree& files, const DiscoveredPort& port) {
   return bond;
 }
 
-// A bond has no dcbnl ops and no PFC stall tunable (bond_main.c bond_setup, bond_ethtool_ops):
-// DCB is each slave's, each a port of its own.
-void bond_has_no_dcb(const DiscoveredPort& port, PortStatus& status) {
+// A bond, VLAN or macvlan has no dcbnl ops and no PFC stall tunable (bond_main.c bond_setup,
+// vlan_dev.c, macvlan.c): a bond's DCB is each slave's, an upper device's traffic takes its
+// port's queues.
+bool has_own_dcb(const DiscoveredPort& port) {
+  return port.role != PortRole::Bond && port.role != PortRole::Upper;
+}
+
+void dcb_is_elsewhere(const DiscoveredPort& port, PortStatus& status) {
   std::string slaves;
   for (const auto& slave : port.slaves) slaves += (slaves.empty() ? "" : ", ") + slave;
-  const std::string why = "a bond has no DCB of its own: set on its slaves (" + slaves + ")";
+  const std::string why =
+      port.role == PortRole::Upper
+          ? "an upper device has no DCB of its own: its traffic takes " + port.parent + "'s"
+          : "a bond has no DCB of its own: set on its slaves (" + slaves + ")";
   status.dcbx = Field<uint8_t>::elsewhere(why);
   status.trust = Field<dcb::Trust>::elsewhere(why);
   status.dscp_apps = Field<std::vector<dcb::AppEntry>>::elsewhere(why);
@@ -175,6 +183,13 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   } else {
     status.gids = Field<GidStatus>::from(table.error(), "the GID table");
   }
+  if (port.role == PortRole::Upper) {
+    // Its addresses are GIDs of its port's device, whose rdma_cm defaults and counters are the
+    // port's (set and exported through it).
+    const std::string why = "its GIDs are on " + port.parent + "'s RDMA device " + port.rdma_device;
+    status.rdma_cm = Field<rdma::RdmaCmDefaults>::elsewhere(why);
+    status.hw_counters = Field<std::map<std::string, uint64_t>>::elsewhere(why);
+  }
   if (status.gids.ok()) {
     GidOwners::of(system).mark(status.gids.value->entries);
     if (auto entry = rdma::roce_v2_ipv4_entry(status.gids.value->entries, port.netdev)) {
@@ -186,6 +201,7 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   } else {
     status.roce_v2_ipv4 = Field<rdma::GidEntry>::lacking_as(status.gids);
   }
+  if (port.role == PortRole::Upper) return;
   status.rdma_cm =
       field_from(rdma::read_rdma_cm(files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
   if (options.hw_counters) {
@@ -263,8 +279,8 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   status.speed_mbps = link_speed(system, port.netdev);
   if (port.role == PortRole::Bond || !port.bond.empty())
     status.bond = read_bond(*system.files, port);
-  if (port.role == PortRole::Bond) {
-    bond_has_no_dcb(port, status);
+  if (!has_own_dcb(port)) {
+    dcb_is_elsewhere(port, status);
   } else {
     read_dcb(system, port.netdev, status);
     refresh_port_status(system, port, StatusPart::StallPrevention, status);
@@ -282,11 +298,11 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
       status.speed_mbps = link_speed(system, port.netdev);
       return;
     case StatusPart::Dcb:
-      if (port.role == PortRole::Bond) return;  // read_port_status said where it is
+      if (!has_own_dcb(port)) return;  // read_port_status said where it is
       read_dcb(system, port.netdev, status);
       return;
     case StatusPart::StallPrevention:
-      if (port.role == PortRole::Bond) return;
+      if (!has_own_dcb(port)) return;
       status.stall_prevention = field_from(
           [&]() -> Result<StallPrevention> {
             auto raw = EthtoolClient(system).pfc_prevention_timeout(port.netdev);
@@ -296,11 +312,16 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
           "PFC stall prevention");
       return;
     case StatusPart::RdmaCm:
-      if (port.rdma_device.empty()) return;  // read_port_status already said why
+      // read_port_status already said why not.
+      if (port.rdma_device.empty() || port.role == PortRole::Upper) return;
       status.rdma_cm = field_from(
           rdma::read_rdma_cm(*system.files, port.rdma_device, port.rdma_port), "rdma_cm configfs");
       return;
     case StatusPart::Ecn:
+      if (port.role == PortRole::Upper) {
+        status.ecn = Field<rdma::EcnState>::elsewhere("the DCQCN knobs are " + port.parent + "'s");
+        return;
+      }
       // The knobs read are mlx5's (debugfs cc_params, sysfs ecn/): nothing to read elsewhere.
       if (!port.is_mlx5()) {
         status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(port));

@@ -52,7 +52,9 @@ nlohmann::ordered_json StatusDocument::to_json() const {
       listed.push_back({{"netdev", function.netdev},
                         {"role", kPortRoleNames.name(function.role)},
                         {"of", text_or_null(function.parent)},
-                        {"detail", function.role_detail}});
+                        {"detail", function.role_detail},
+                        {"mtu", function.role == PortRole::Upper ? Json(function.upper_mtu)
+                                                                 : Json(nullptr)}});
     }
   }
   return {{"schema", kStatusSchema},

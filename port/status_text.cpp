@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "port/status.hpp"
+#include "rdma/rdma_cm.hpp"
 #include "util/name_list.hpp"
 
 namespace roced {
@@ -305,6 +306,29 @@ std::string format_port_text(const PortStatus& status) {
   return header_text(header, widths_of({header})) + body_text(status);
 }
 
+// "  uppers   lan2.100 (VLAN, mtu 1500), mv2 (mtu 9000)" and, when an upper's MTU is smaller
+// than its port's, what that costs RoCE over its addresses.
+std::string uppers_text(const std::vector<DiscoveredPort>& functions, const PortStatus& port) {
+  std::string list, warnings;
+  const uint32_t port_mtu = port.link.ok() ? port.link.value->mtu : 0;
+  for (const auto& function : functions) {
+    if (function.parent != port.port.netdev || function.role != PortRole::Upper) continue;
+    const bool vlan = function.role_detail.rfind("VLAN", 0) == 0;
+    list += (list.empty() ? "" : ", ") + function.netdev + " (" + (vlan ? "VLAN, " : "") + "mtu " +
+            std::to_string(function.upper_mtu) + ")";
+    const int upper_path = rdma::roce_path_mtu(function.upper_mtu);
+    if (port_mtu != 0 && upper_path < rdma::roce_path_mtu(port_mtu)) {
+      warnings += "  warning  RoCE over " + function.netdev + "'s addresses gets path MTU " +
+                  std::to_string(upper_path) + ", not " +
+                  std::to_string(rdma::roce_path_mtu(port_mtu)) +
+                  ": rdma_cm takes it from that netdev's MTU (" +
+                  std::to_string(function.upper_mtu) + ")\n";
+    }
+  }
+  if (list.empty()) return {};
+  return "  uppers   " + list + "; not managed\n" + warnings;
+}
+
 // "  vfs      16 not managed (rail0v0-rail0v15; --port NAME reads one)" under the port they belong
 // to, and a "reps" line for its switchdev representors.
 std::string functions_text(const std::vector<DiscoveredPort>& functions, const std::string& port) {
@@ -331,7 +355,8 @@ std::string format_status_text(const StatusReport& report) {
   for (size_t i = 0; i < report.ports.size(); ++i) {
     if (i > 0) out += "\n";
     out += header_text(headers[i], widths) + body_text(report.ports[i]) +
-           functions_text(report.functions, report.ports[i].port.netdev);
+           functions_text(report.functions, report.ports[i].port.netdev) +
+           uppers_text(report.functions, report.ports[i]);
   }
   std::vector<std::string> elsewhere;  // representors, sub-functions, VFs of unlisted ports
   for (const auto& function : report.functions) {

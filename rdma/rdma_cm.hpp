@@ -3,6 +3,7 @@
 // rdma_cm's per-device defaults in configfs (drivers/infiniband/core/cma_configfs.c):
 // /sys/kernel/config/rdma_cm/<dev>/ports/<n>/default_roce_mode and default_roce_tos.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -33,5 +34,17 @@ Result<void> make_rdma_cm_group(FileTree& files, const std::string& device, int 
 Result<void> write_rdma_cm_mode(FileTree& files, const std::string& device, int port,
                                 const std::string& mode);
 Result<void> write_rdma_cm_tos(FileTree& files, const std::string& device, int port, int tos);
+
+// The largest RoCE path MTU an Ethernet MTU carries: the IB MTU (256-4096) that fits after the
+// RoCE v2 headers the kernel reserves (include/rdma/ib_addr.h iboe_get_mtu: GRH 40 + UDP 8 +
+// BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 = 96 bytes); 0 below 352. rdma_cm takes a connection's
+// from the MTU of the netdev its source address is on (cma.c cma_resolve_iboe_route).
+constexpr int roce_path_mtu(uint32_t mtu) {
+  const int usable = static_cast<int>(mtu) - 96;
+  for (int ib_mtu : {4096, 2048, 1024, 512, 256}) {
+    if (usable >= ib_mtu) return ib_mtu;
+  }
+  return 0;
+}
 
 }  // namespace roced::rdma

@@ -8,20 +8,11 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "rdma/rdma_cm.hpp"
+
 namespace roced::config::detail {
 
 namespace {
-
-// The largest RoCE path MTU an Ethernet MTU carries: the IB MTU (256-4096) that fits after the
-// RoCE v2 headers the kernel reserves (iboe_get_mtu: GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH
-// 28 + ICRC 4 = 96 bytes).
-int roce_path_mtu(uint32_t mtu) {
-  const int usable = static_cast<int>(mtu) - 96;
-  for (int ib_mtu : {4096, 2048, 1024, 512, 256}) {
-    if (usable >= ib_mtu) return ib_mtu;
-  }
-  return 0;
-}
 
 // mlx5's lower bound for a lossless buffer at 40 Gbit/s, what no speed goes below (the planner
 // checks the port's real speed).
@@ -229,7 +220,7 @@ void check_ets(Rules& r, const Profile& p) {
 void check_mtu_cable_stall(Rules& r, const Profile& p) {
   // The recipe's floor is 4200; 4192 is the exact edge (4096 + the 96 bytes of RoCE v2 headers
   // iboe_get_mtu reserves), so 4192-4199 still gives 4096 but with no slack.
-  if (const int path = roce_path_mtu(p.mtu); path < 4096) {
+  if (const int path = rdma::roce_path_mtu(p.mtu); path < 4096) {
     r.warning({"mtu"},
               "MTU " + std::to_string(p.mtu) +
                   " is below 4200: the RoCE path MTU drops from 4096 to " +

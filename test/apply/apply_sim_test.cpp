@@ -418,6 +418,14 @@ TEST_F(ApplyOfedNode, EcnPrioritiesAndDcqcnKnobs) {
 // no DCB, so roced never writes one.
 class ApplySriovSim : public ApplySim {
  protected:
+  // The node rewrites its files at 10 Hz: the status once `file` reads `text`.
+  void await_file(const fs::path& file, const std::string& text) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (read_file(file) != text) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << file << " holds " << read_file(file);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   std::string node_file() const override {
     return std::string(ROCED_SIM_NODES) + "/eight-rail-sriov.yaml";
   }
@@ -566,14 +574,6 @@ class ApplyRoceLagSim : public ApplySriovSim {
         test::run_command({ROCE_SIM_BINARY, "inject", dir_.string(), file.string()});
     ASSERT_EQ(injected.exit_code, 0) << injected.err;
   }
-  // The node rewrites its files at 10 Hz: the status once `file` reads `text`.
-  void await_file(const fs::path& file, const std::string& text) const {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (read_file(file) != text) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << file << " holds " << read_file(file);
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
 };
 
 TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
@@ -665,6 +665,100 @@ TEST_F(ApplyRoceLagSim, ASlaveDownLeavesTheBondUpOnTheOther) {
                        "  bond     slave of bond0 (802.3ad, RoCE LAG mlx5_bond_0 "
                        "(active, hash)): backup, mii down\n"))
       << status.out;
+}
+
+// VLAN and macvlan devices over a port in the host's namespace: their addresses are the port's
+// GIDs, but DCB is the port's and the MTU the site's network configuration owns. Listed under the
+// port, never written, and their smaller MTU's cost to RoCE said.
+class ApplyUppersSim : public ApplySriovSim {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/host-uppers.yaml";
+  }
+};
+
+TEST_F(ApplyUppersSim, UppersAreListedUnderTheirPortAndNeverWritten) {
+  const auto before = rocectl({"status", "--direct"});
+  EXPECT_FALSE(contains(before.out, "other RDMA ports")) << before.out;
+
+  select("[\"lan*\"]");
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "2 ports: 2 applied")) << result.out;
+  EXPECT_FALSE(contains(result.out, "lan2.100")) << result.out;
+  EXPECT_FALSE(contains(result.out, "mv2")) << result.out;
+  for (const std::string upper : {"lan2.100", "mv2"}) {
+    EXPECT_EQ(read_file(dir_ / "sys/class/net" / upper / "mtu"), "1500\n") << upper;
+  }
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/lan2/mtu"), "9000\n");
+
+  // What iproute2 and ethtool say of them: the VLAN over its port, no DCB of its own.
+  const std::string link = exec({"ip", "-d", "link", "show", "lan2.100"});
+  EXPECT_TRUE(contains(link, "lan2.100@lan2:")) << link;
+  EXPECT_TRUE(contains(link, "vlan protocol 802.1Q id 100 <REORDER_HDR>")) << link;
+  EXPECT_TRUE(contains(exec({"ethtool", "-i", "lan2.100"}), "driver: 802.1Q VLAN Support"));
+  const auto dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "lan2.100"});
+  EXPECT_NE(dcb.exit_code, 0);
+  EXPECT_TRUE(contains(dcb.err, "Operation not supported")) << dcb.err;
+
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(contains(status.out,
+                       "  uppers   lan2.100 (VLAN, mtu 1500), mv2 (mtu 1500); not "
+                       "managed\n"))
+      << status.out;
+  EXPECT_TRUE(contains(status.out,
+                       "  warning  RoCE over lan2.100's addresses gets path MTU 1024, not 4096: "
+                       "rdma_cm takes it from that netdev's MTU (1500)\n"))
+      << status.out;
+  EXPECT_FALSE(contains(status.out, "other RDMA ports")) << status.out;
+  const auto json = Json::parse(rocectl({"status", "--direct", "--json"}).out);
+  ASSERT_EQ(json["functions"].size(), 2u) << json["functions"].dump();
+  EXPECT_EQ(json["functions"][0]["netdev"], "lan2.100");
+  EXPECT_EQ(json["functions"][0]["role"], "upper");
+  EXPECT_EQ(json["functions"][0]["of"], "lan2");
+  EXPECT_EQ(json["functions"][0]["detail"], "VLAN of lan2");
+  EXPECT_EQ(json["functions"][0]["mtu"], 1500);
+  EXPECT_EQ(json["functions"][1]["detail"], "upper device of lan2");
+
+  // An upper's MTU may not exceed its port's (vlan_dev_change_mtu: ERANGE); with the port at
+  // 9000 it may, and the warning goes.
+  EXPECT_EQ(exec({"ip", "link", "set", "lan2.100", "mtu", "9000"}), "");
+  await_file(dir_ / "sys/class/net/lan2.100/mtu", "9000\n");
+  const auto after = rocectl({"status", "--direct"});
+  EXPECT_TRUE(contains(after.out, "  uppers   lan2.100 (VLAN, mtu 9000), mv2 (mtu 1500)"))
+      << after.out;
+  EXPECT_FALSE(contains(after.out, "lan2.100's addresses")) << after.out;
+}
+
+// Named exactly (it has no driver to select it by), an upper is managed for its MTU alone: the rest
+// is its port's, and the plan says whose.
+TEST_F(ApplyUppersSim, ANamedUpperGetsItsMtuAndThePlanSaysWhereTheRestIs) {
+  select("[lan2.100]\n  drivers: []");
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out, "lan2.100 (mlx5_0:1, RoCE v2 GID 5): 1 change")) << plan.out;
+  EXPECT_TRUE(contains(plan.out,
+                       "  elsewhere: dcbx, trust, dscp_map, ets, pfc.priorities, "
+                       "pfc.cable_length, stall_prevention: an upper device has no DCB of its "
+                       "own: its traffic takes lan2's\n"))
+      << plan.out;
+  EXPECT_TRUE(contains(plan.out,
+                       "  elsewhere: roce.rdma_cm_mode, roce.tos: its GIDs are on lan2's RDMA "
+                       "device mlx5_0\n"))
+      << plan.out;
+}
+
+// The kernel's rules for an upper's MTU, as the node keeps them: not above its port's, and
+// brought down with it.
+TEST_F(ApplyUppersSim, AnUppersMtuFollowsItsPortsDown) {
+  const auto too_big = test::sim_exec(dir_, {"ip", "link", "set", "lan2.100", "mtu", "9000"});
+  EXPECT_NE(too_big.exit_code, 0);
+  EXPECT_TRUE(contains(too_big.err, "Numerical result out of range")) << too_big.err;
+  EXPECT_EQ(exec({"ip", "link", "set", "lan2", "mtu", "9000"}), "");
+  EXPECT_EQ(exec({"ip", "link", "set", "mv2", "mtu", "9000"}), "");
+  EXPECT_EQ(exec({"ip", "link", "set", "lan2", "mtu", "4200"}), "");
+  await_file(dir_ / "sys/class/net/mv2/mtu", "4200\n");
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/lan2.100/mtu"), "1500\n");
 }
 
 }  // namespace
