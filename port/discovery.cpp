@@ -418,6 +418,19 @@ Result<Inventory> discover_ports(const FileTree& files, const std::vector<std::s
         inventory.missing.push_back(name);
       }
     }
+    // The named ports' upper devices, from their upper_<name> links (a bond's slave has its bond
+    // there too, which is no upper device of this kind).
+    for (const auto& port : inventory.ports) {
+      auto entries = files.list(kClassNet / port.netdev);
+      if (!entries) continue;
+      for (const auto& entry : *entries) {
+        if (entry.rfind("upper_", 0) != 0) continue;
+        auto upper = describe(files, ndev_index, entry.substr(6));
+        if (upper && upper->role == PortRole::Upper && upper->parent == port.netdev) {
+          inventory.uppers.push_back(std::move(*upper));
+        }
+      }
+    }
     return inventory;
   }
   auto names = files.list(kClassNet);

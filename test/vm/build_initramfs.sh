@@ -19,7 +19,7 @@ mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc/libibverbs.d,proc,sys,dev
 # Modules: the ones the cases load, in the order init loads them, with their dependencies first.
 # crc32_generic: rxe's ICRC needs a crc32 implementation that no dependency list names; without
 # it `rdma link add` fails with ENOENT (rxe_icrc.c: rxe_icrc_init looks crc32 up in the crypto API).
-MODULES=(crc32_generic configfs veth rdma_rxe ib_uverbs rdma_cm rdma_ucm)
+MODULES=(crc32_generic configfs veth rdma_rxe ib_uverbs rdma_cm rdma_ucm 8021q macvlan ipvlan bonding)
 declare -A seen=()
 ordered=()
 add_module() {

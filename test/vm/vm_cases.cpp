@@ -361,4 +361,134 @@ TEST_F(RxeDaemon, RdmaTrafficMovesTheExportedHwCounters) {
       << scrape();
 }
 
+// ---- stacked netdevs, as the kernel makes them ----
+
+void ip(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {kIp};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto result = run_command(argv);
+  ASSERT_EQ(result.exit_code, 0) << "ip " << args[0] << " " << args[1] << ": " << result.err;
+}
+
+// rxe0's GID index whose entry is `gid`, of `type`, on `ndev` (gid_attrs/ndevs names the netdev
+// the kernel made the entry for), read from sysfs here.
+std::optional<int> sysfs_gid_index_on(const std::string& gid, const std::string& ndev) {
+  for (int index = 0; index < 64; ++index) {
+    const std::string i = std::to_string(index);
+    if (read_text(kRxe + "/gids/" + i) == gid &&
+        read_text(kRxe + "/gid_attrs/types/" + i) == "RoCE v2" &&
+        read_text(kRxe + "/gid_attrs/ndevs/" + i) == ndev) {
+      return index;
+    }
+  }
+  return std::nullopt;
+}
+
+const json* function_entry(const json& status, const std::string& netdev) {
+  if (!status.contains("functions") || !status["functions"].is_array()) return nullptr;
+  for (const auto& entry : status["functions"]) {
+    if (entry.value("netdev", "") == netdev) return &entry;
+  }
+  return nullptr;
+}
+
+// A VLAN and a macvlan over veth0: the kernel makes their addresses GIDs of rxe0 under their own
+// names (roce_gid_mgmt.c), and roced tells them from sysfs and lists them under veth0. (An ipvlan
+// cannot share a port with a macvlan: ipvlan_port_create refuses it with EBUSY.)
+TEST(Stacked, UpperDevicesAreTheirPortsGidsAndListedUnderIt) {
+  ip({"link", "set", "veth0", "mtu", std::to_string(kDaemonMtu)});
+  ip({"link", "add", "link", "veth0", "name", "veth0.100", "type", "vlan", "id", "100"});
+  ip({"link", "add", "link", "veth0", "name", "mv0", "type", "macvlan", "mode", "bridge"});
+  const std::vector<std::pair<std::string, std::string>> uppers = {{"veth0.100", "10.100.0.1"},
+                                                                   {"mv0", "10.101.0.1"}};
+  for (const auto& [netdev, address] : uppers) {
+    ip({"addr", "add", address + "/24", "dev", netdev});
+    ip({"link", "set", netdev, "up"});
+  }
+  for (const auto& [netdev, address] : uppers) {
+    EXPECT_TRUE(eventually([&, n = netdev, a = address] {
+      return sysfs_gid_index_on(mapped_gid_text(a), n).has_value();
+    })) << netdev
+        << "'s address is no GID of rxe0 named by it";
+  }
+  // What roced reads to tell them: a VLAN's uevent names its type, the others' none.
+  EXPECT_NE(read_text("/sys/class/net/veth0.100/uevent").find("DEVTYPE=vlan"), std::string::npos);
+  EXPECT_EQ(read_text("/sys/class/net/mv0/uevent").find("DEVTYPE"), std::string::npos);
+
+  ip({"link", "set", "veth0.100", "mtu", "1500"});
+  const json status = run_json({"rocectl", "status", "--json", "--port", "veth0"});
+  for (const auto& [netdev, address] : uppers) {
+    const json* entry = function_entry(status, netdev);
+    ASSERT_NE(entry, nullptr) << netdev << "\n" << status.dump(2);
+    EXPECT_EQ((*entry)["role"], "upper") << netdev;
+    EXPECT_EQ((*entry)["of"], "veth0") << netdev;
+    EXPECT_EQ((*entry)["mtu"], link_mtu(netdev)) << netdev;
+  }
+  EXPECT_EQ((*function_entry(status, "veth0.100"))["detail"], "VLAN of veth0");
+  EXPECT_EQ((*function_entry(status, "mv0"))["detail"], "upper device of veth0");
+  const auto text = run_command({"rocectl", "status", "--port", "veth0"}).out;
+  EXPECT_NE(text.find("  uppers   "), std::string::npos) << text;
+  // veth0 at 4200 carries RoCE MTU 4096, the VLAN at 1500 only 1024 (rdma_cm's path MTU).
+  EXPECT_NE(text.find("RoCE over veth0.100's addresses gets path MTU 1024, not 4096"),
+            std::string::npos)
+      << text;
+
+  // Named, the VLAN's RoCE v2 GID is the kernel's entry for its address under its name.
+  const auto config =
+      config_file("upper.yaml", "ports: {drivers: [], netdevs: [veth0.100]}\nprofile: {}\n");
+  const json plan = run_json({"rocectl", "plan", "--json", "--config", config});
+  const json* port = port_entry(plan, "veth0.100");
+  ASSERT_NE(port, nullptr) << plan.dump(2);
+  EXPECT_EQ((*port)["rdma_device"], "rxe0");
+  EXPECT_EQ((*port)["roce_v2_gid_index"],
+            *sysfs_gid_index_on(mapped_gid_text("10.100.0.1"), "veth0.100"));
+
+  for (const auto& [netdev, address] : uppers) ip({"link", "del", netdev});
+}
+
+// A bond of two veths with rxe on it: roced reads the bonding driver's sysfs as it is. (Loading
+// bonding made an empty bond0 already: max_bonds defaults to 1.)
+TEST(Stacked, ABondIsReadAsTheBondingDriverShowsIt) {
+  for (const std::string slave : {"a0", "a1"}) {
+    ip({"link", "add", slave, "type", "veth", "peer", "name", slave + "p"});
+    ip({"link", "set", slave + "p", "up"});
+  }
+  ip({"link", "add", "rb0", "type", "bond", "mode", "active-backup", "miimon", "100"});
+  ip({"link", "set", "a0", "master", "rb0"});
+  ip({"link", "set", "a1", "master", "rb0"});
+  ip({"link", "set", "rb0", "up"});
+  ip({"addr", "add", "10.9.0.1/24", "dev", "rb0"});
+  const auto rxe =
+      run_command({"/usr/bin/rdma", "link", "add", "rxe1", "type", "rxe", "netdev", "rb0"});
+  ASSERT_EQ(rxe.exit_code, 0) << rxe.err;
+  ASSERT_TRUE(eventually([] {
+    return read_text("/sys/class/net/a0/bonding_slave/mii_status") == "up" &&
+           read_text("/sys/class/net/rb0/bonding/active_slave") == "a0";
+  })) << read_text("/sys/class/net/rb0/bonding/slaves");
+
+  const json status = run_json({"rocectl", "status", "--json", "--port", "rb0", "--port", "a1"});
+  const json* bond = port_entry(status, "rb0");
+  ASSERT_NE(bond, nullptr) << status.dump(2);
+  EXPECT_EQ((*bond)["rdma_device"], "rxe1");
+  EXPECT_EQ((*bond)["observed"]["role"], "bond");
+  const json& info = (*bond)["observed"]["bond"];
+  // bonding_show_mode prints "active-backup 1": the name is the first word.
+  EXPECT_EQ(read_text("/sys/class/net/rb0/bonding/mode"), "active-backup 1");
+  EXPECT_EQ(info["mode"], "active-backup") << info.dump();
+  ASSERT_EQ(info["slaves"].size(), 2u) << info.dump();
+  EXPECT_EQ(info["slaves"][0]["netdev"], "a0");
+  EXPECT_EQ(info["slaves"][0]["state"], read_text("/sys/class/net/a0/bonding_slave/state"));
+  EXPECT_EQ(info["slaves"][1]["state"], read_text("/sys/class/net/a1/bonding_slave/state"));
+  EXPECT_EQ(info["slaves"][1]["state"], "backup");
+  EXPECT_EQ(info["active_slave"], "a0");
+  EXPECT_TRUE(info["lag_device"].is_null()) << "veths are no mlx5 LAG";
+  const json* slave = port_entry(status, "a1");
+  ASSERT_NE(slave, nullptr) << status.dump(2);
+  EXPECT_EQ((*slave)["observed"]["bond"]["name"], "rb0");
+
+  EXPECT_EQ(run_command({"/usr/bin/rdma", "link", "delete", "rxe1"}).exit_code, 0);
+  ip({"link", "del", "rb0"});
+  for (const std::string name : {"a0", "a1"}) ip({"link", "del", name});
+}
+
 }  // namespace
