@@ -199,14 +199,14 @@ std::optional<int> vf_number(const FileTree& files, const fs::path& device) {
   return std::nullopt;
 }
 
-// The uplink of a representor: the netdev of the same PCI function that is no representor itself
-// (en_rep.c gives the PF's netdev and its representors one parent device). Empty when none is.
-std::string uplink_beside(const FileTree& files, const std::string& representor) {
+// The uplink among the netdevs of a PCI function (`net_dir`, its net/): the one whose
+// phys_port_name is p<N> (en_rep.c gives the PF's netdev and its representors one parent device).
+// Empty when none is.
+std::string uplink_in(const FileTree& files, const fs::path& net_dir) {
   static const std::regex kUplink("p[0-9]+");
-  auto names = files.list(kClassNet / representor / "device" / "net");
+  auto names = files.list(net_dir);
   if (!names) return {};
   for (const auto& name : *names) {
-    if (name == representor) continue;
     auto phys = files.read(kClassNet / name / "phys_port_name");
     if (phys && std::regex_match(trim(*phys), kUplink)) return name;
   }
@@ -228,7 +228,7 @@ void classify(const FileTree& files, DiscoveredPort& port) {
     const std::string phys = trim(*name);
     if (std::regex_match(phys, kRepresentor)) {
       port.role = PortRole::Representor;
-      port.parent = uplink_beside(files, port.netdev);
+      port.parent = uplink_in(files, net / "device" / "net");
       port.role_detail =
           "representor " + phys + (port.parent.empty() ? std::string() : " of " + port.parent);
       return;
@@ -249,8 +249,12 @@ void classify(const FileTree& files, DiscoveredPort& port) {
     return;
   }
   if (port.driver == "mlx5_core.sf") {
+    // Its auxiliary device's parent is the PF's PCI function (sf/dev/dev.c mlx5_sf_dev_add).
     port.role = PortRole::SubFunction;
-    port.role_detail = "sub-function " + port.pci;
+    port.parent = uplink_in(files, net / "device" / ".." / "net");
+    const auto sfnum = files.read(net / "device" / "sfnum");
+    port.role_detail = "SF " + (sfnum ? trim(*sfnum) + " " : std::string()) +
+                       (port.parent.empty() ? "(" + port.pci + ")" : "of " + port.parent);
   }
 }
 
@@ -345,7 +349,7 @@ bool names_driver(const std::vector<std::string>& drivers, const DiscoveredPort&
   const auto named = [&](const std::string& driver) {
     return !driver.empty() && std::find(drivers.begin(), drivers.end(), driver) != drivers.end();
   };
-  return named(port.driver) || named(port.own_rdma_driver());
+  return named(port.driver_module()) || named(port.own_rdma_driver());
 }
 
 Result<DiscoveredPort> describe(const FileTree& files, NdevIndex& ndev_index,

@@ -68,9 +68,13 @@ struct DiscoveredPort {
   // Uplinks and RoCE LAG bonds (the netdev jobs use); the others only when named exactly.
   bool managed_by_default() const { return role == PortRole::Uplink || is_lag_bond(); }
   // mlx5's netdev, or a RoCE LAG's bond, whose RDMA device and DCQCN knobs are mlx5's.
-  bool is_mlx5() const { return driver == "mlx5_core" || is_lag_bond(); }
+  bool is_mlx5() const { return driver_module() == "mlx5_core" || is_lag_bond(); }
   // Why the port has no RDMA device: "no RDMA device for lan4", or that a LAG's bond has it.
   std::string no_rdma_reason() const;
+  // The module of the netdev's driver, what `ports.drivers` names: an auxiliary driver is named
+  // <module>.<name> (auxiliary.c __auxiliary_driver_register), so an SF's mlx5_core.sf is
+  // mlx5_core's.
+  std::string driver_module() const { return driver.substr(0, driver.find('.')); }
   // rdma_driver when the device is the netdev's own, else empty: what `ports.drivers` matches.
   std::string own_rdma_driver() const { return owns_rdma_device ? rdma_driver : std::string(); }
 };

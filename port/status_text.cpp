@@ -330,11 +330,12 @@ std::string uppers_text(const std::vector<DiscoveredPort>& functions, const Port
 }
 
 // "  vfs      16 not managed (rail0v0-rail0v15; --port NAME reads one)" under the port they belong
-// to, and a "reps" line for its switchdev representors.
+// to, an "sfs" line for its sub-functions and a "reps" line for its switchdev representors.
 std::string functions_text(const std::vector<DiscoveredPort>& functions, const std::string& port) {
   std::string out;
   for (const auto& [role, label] :
-       {std::pair{PortRole::Vf, "  vfs      "}, std::pair{PortRole::Representor, "  reps     "}}) {
+       {std::pair{PortRole::Vf, "  vfs      "}, std::pair{PortRole::SubFunction, "  sfs      "},
+        std::pair{PortRole::Representor, "  reps     "}}) {
     std::vector<std::string> names;
     for (const auto& function : functions) {
       if (function.parent == port && function.role == role) names.push_back(function.netdev);

@@ -48,7 +48,10 @@ bool PortSelection::selects(const std::string& netdev, const std::string& driver
   const auto named = [&](const std::string& name) {
     return std::find(drivers.begin(), drivers.end(), name) != drivers.end();
   };
-  if (!drivers.empty() && !named(driver) && (rdma_driver.empty() || !named(rdma_driver))) {
+  // An auxiliary driver is named <module>.<name> (an SF's mlx5_core.sf): the module is what
+  // ports.drivers names.
+  const std::string module = driver.substr(0, driver.find('.'));
+  if (!drivers.empty() && !named(module) && (rdma_driver.empty() || !named(rdma_driver))) {
     return false;
   }
   if (!matches_any(netdevs, netdev)) return false;

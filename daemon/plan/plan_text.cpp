@@ -53,12 +53,12 @@ std::string name_list(const std::vector<const PortPlan*>& ports) {
   return roced::name_list(names);
 }
 
-// A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), its representors on another, the
-// other functions one each: an SR-IOV node has hundreds.
+// A port's VFs on one line ("rail0: 16 VFs (rail0v0-rail0v15)"), its SFs and representors on
+// others, the other functions one each: an SR-IOV node has hundreds.
 void write_not_managed(std::ostream& out, const std::vector<Plan::NotManaged>& functions) {
   if (functions.empty()) return;
   out << "not managed (functions of a port: name one in ports.netdevs to manage it):\n";
-  using Group = std::pair<std::string, PortRole>;  // the port, and VFs or representors
+  using Group = std::pair<std::string, PortRole>;  // the port, and VFs, SFs or representors
   std::vector<std::pair<Group, std::vector<std::string>>> groups;
   for (const auto& function : functions) {
     if (function.parent.empty()) {
@@ -76,7 +76,8 @@ void write_not_managed(std::ostream& out, const std::vector<Plan::NotManaged>& f
     const bool one = names.size() == 1;
     const char* noun = group.second == PortRole::Representor
                            ? (one ? " representor (" : " representors (")
-                           : (one ? " VF (" : " VFs (");
+                       : group.second == PortRole::SubFunction ? (one ? " SF (" : " SFs (")
+                                                               : (one ? " VF (" : " VFs (");
     out << "  " << group.first << ": " << names.size() << noun << roced::name_list(names) << ")\n";
   }
 }

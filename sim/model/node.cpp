@@ -112,7 +112,9 @@ void Node::rebind(const std::string& netdev) {
 std::optional<uint32_t> Node::function_of(const Slot& slot, const Port& pf) const {
   const PortSpec& spec = slot.port->spec();
   if (spec.is_vf() && spec.physfn == pf.spec().pci_address) return spec.vf_index;
-  if (spec.is_representor() && spec.representor_of == pf.netdev()) return spec.vf_index;
+  if (spec.is_representor() && !spec.represents_sf && spec.representor_of == pf.netdev()) {
+    return spec.vf_index;
+  }
   return std::nullopt;
 }
 

@@ -131,6 +131,26 @@ PortSpec representor(const PortSpec& pf, unsigned pf_function, uint32_t index) {
   return rep;
 }
 
+// Sub-function `sfnum` of `pf` (`devlink port add pci/<pf> flavour pcisf pfnum <N> sfnum <M>`):
+// its own netdev, named as udev names one (the PF's name, "s", the sfnum), on the auxiliary device
+// mlx5_core.sf.<device>, and its representor pf<N>sf<M> on the PF's function.
+std::pair<PortSpec, PortSpec> sub_function(const PortSpec& pf, unsigned pf_function, uint32_t sfnum,
+                                           uint32_t device) {
+  PortSpec sf = virtual_function(pf, sfnum);
+  sf.physfn.clear();
+  sf.vf_index = 0;
+  sf.netdev = pf.netdev + "s" + std::to_string(sfnum);
+  sf.pci_address = "mlx5_core.sf." + std::to_string(device);
+  sf.sf_of = pf.netdev;
+  sf.sf_pf_pci = pf.pci_address;
+  sf.sf_number = sfnum;
+  PortSpec rep = representor(pf, pf_function, 0);
+  rep.represents_sf = true;
+  rep.phys_port_name = "pf" + std::to_string(pf_function) + "sf" + std::to_string(sfnum);
+  rep.netdev = pf.netdev + "n" + rep.phys_port_name;
+  return {sf, rep};
+}
+
 struct PciAddress {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
   std::string text() const {
@@ -260,9 +280,10 @@ void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& 
   std::vector<PortSpec*> pfs;
   for (size_t i = specs.size() - pf_count; i < specs.size(); ++i) pfs.push_back(&specs[i]);
   for (const PortSpec* pf : pfs) {
-    if (pf->is_vf() || pf->is_representor() || pf->sriov_numvfs != 0) {
+    if (pf->is_vf() || pf->is_representor() || pf->sriov_numvfs != 0 || pf->switchdev) {
       reader.fail(field,
-                  "RoCE LAG with SR-IOV VFs is not modelled: remove `vfs` from this NIC's ports");
+                  "RoCE LAG with SR-IOV VFs or switchdev is not modelled: remove `vfs` and "
+                  "`eswitch` from this NIC's ports");
     }
     if (!pf->ipv4.empty() || !pf->ipv6.empty() || pf->pods != 0 || !pf->uppers.empty()) {
       reader.fail(field,
@@ -351,6 +372,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       pci_functions(reader, "PCI function"), macs(reader, "MAC address"),
       addresses(reader, "address");
   std::vector<PortSpec> specs;
+  uint32_t next_sf_device = 1;  // auxiliary device IDs are one IDA for the whole driver
 
   const auto nics = reader.list(top.require("nics"));
   if (nics.empty()) reader.fail(top.require("nics"), "a node needs at least one NIC");
@@ -423,7 +445,8 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
 
     const auto ports_field = nic.require("ports");
     const auto ports = reader.list(ports_field);
-    std::vector<PortSpec> uppers;  // after the NIC's ports: add_lag takes its PFs from the end
+    // After the NIC's ports, VFs and representors: add_lag takes its PFs from the end.
+    std::vector<PortSpec> uppers, stacked;
     if (ports.empty() || ports.size() > 4) {
       reader.fail(ports_field, "a NIC has 1 to 4 ports, not " + std::to_string(ports.size()));
     }
@@ -431,7 +454,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       const auto port = reader.map(
           ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
                          "addresses", "firmware_defaults", "counters_start", "link_training",
-                         "channels", "vfs", "eswitch", "pods", "uppers"});
+                         "channels", "vfs", "eswitch", "sfs", "pods", "uppers"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -530,6 +553,15 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       if (const auto f = port.get("eswitch")) {
         spec.switchdev = reader.choice(*f, {"legacy", "switchdev"}) == "switchdev";
       }
+      uint32_t sf_count = 0;
+      if (const auto f = port.get("sfs")) {
+        sf_count = static_cast<uint32_t>(reader.integer(*f, 0, kMaxSfsPerPort));
+        if (sf_count != 0 && !spec.switchdev) {
+          reader.fail(*f,
+                      "sub-functions are made by `devlink port add ... flavour pcisf`, which needs "
+                      "the e-switch in switchdev mode: add `eswitch: switchdev`");
+        }
+      }
       if (const auto f = port.get("pods")) parse_pods(reader, *f, spec);
       if (const auto f = port.get("uppers")) {
         parse_uppers(reader, *f, spec, uppers, netdevs, macs, addresses);
@@ -574,12 +606,31 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         macs.add(rep.mac, *port.get("eswitch"));
         specs.push_back(std::move(rep));
       }
+      for (uint32_t sf = 0; sf < sf_count; ++sf) {
+        const Field& where = *port.get("sfs");
+        auto [own, rep] = sub_function(pf, function.function, sf, next_sf_device++);
+        for (PortSpec* made : {&own, &rep}) {
+          if (made->netdev.size() > 15) {
+            reader.fail(where, "sub-function netdev '" + made->netdev +
+                                   "' would be longer than 15 characters");
+          }
+          netdevs.add(made->netdev, where);
+          char mac[32];
+          std::snprintf(mac, sizeof mac, "b8:3f:d5:%02x:%02x:%02x", function.bus,
+                        function.function * 2 + (made == &rep ? 1 : 0), sf);
+          made->mac = mac;
+          macs.add(made->mac, where);
+        }
+        stacked.push_back(std::move(own));
+        stacked.push_back(std::move(rep));
+      }
     }
     if (const auto lag_field = nic.get("lag")) {
       // The NIC's PFs are its last ports.size() specs: add_lag refuses a NIC with VFs.
       add_lag(reader, *lag_field, specs, ports.size(), netdevs, rdma_ports, addresses);
     }
     for (PortSpec& upper : uppers) specs.push_back(std::move(upper));
+    for (PortSpec& made : stacked) specs.push_back(std::move(made));
   }
   return specs;
 }

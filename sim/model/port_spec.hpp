@@ -68,6 +68,8 @@ inline int prefix_length(const std::string& cidr) {
 
 // More than a GID table holds (four entries each): the rest are dropped as the kernel drops them.
 constexpr uint32_t kMaxPodsPerPort = 1000;
+// Sub-functions per port in a node file (a BlueField or Spectrum-X host uses a handful).
+constexpr uint32_t kMaxSfsPerPort = 64;
 
 // An upper device's addresses, which its port's RDMA device lists as GIDs (rdma_device.hpp).
 struct UpperAddresses {
@@ -133,9 +135,20 @@ struct PortSpec {
   // vport) is not modelled.
   std::string representor_of;
   bool is_representor() const { return !representor_of.empty(); }
+  // A sub-function (sf/dev/dev.c): made by `devlink port add ... flavour pcisf` on a PF whose
+  // e-switch is in switchdev mode, an auxiliary device `mlx5_core.sf.<N>` under the PF's PCI
+  // function (in pci_address: what its netdev's device link and ethtool's bus_info name) bound
+  // to the driver mlx5_core.sf, with an mlx5e netdev of its own that is no vport group manager
+  // (no dcbnl ops, no phys_port_name) and a representor `pf<N>sf<M>` on the PF. On the SF: its
+  // PF's netdev and PCI function and its sfnum; on its representor, represents_sf.
+  std::string sf_of;
+  std::string sf_pf_pci;
+  uint32_t sf_number = 0;
+  bool represents_sf = false;
+  bool is_sf() const { return !sf_of.empty(); }
   // dcb_doit answers -EOPNOTSUPP for a netdev without dcbnl_ops: a VF's
   // (en_dcbnl.c mlx5e_dcbnl_build_netdev: vport group managers only) and a VF representor's.
-  bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_stacked(); }
+  bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_stacked() && !is_sf(); }
   // /sys/class/net/<if>/phys_port_name as devlink makes it (net/devlink/port.c
   // __devlink_port_phys_port_name_get): "p<N>" for a PF (en/devlink.c mlx5e_devlink_port_register,
   // DEVLINK_PORT_FLAVOUR_PHYSICAL, N its PCI function), "pf<N>vf<M>" for a VF's representor; a

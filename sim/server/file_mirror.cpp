@@ -217,6 +217,10 @@ void FileMirror::build_port(Port& port) {
     build_upper(port);
     return;
   }
+  if (spec.is_sf()) {
+    build_sub_function(port);
+    return;
+  }
   const fs::path pci_dir = sys / kPciRoot / spec.pci_address;
   fs::create_directories(pci_dir / "net" / spec.netdev);
   if (spec.is_representor()) {  // a netdev of its PF's PCI function, which the PF made
@@ -354,6 +358,28 @@ void FileMirror::build_upper(Port& port) {
   specs_.insert_or_assign(spec.netdev, spec);
 }
 
+// A sub-function's netdev on its auxiliary device under the PF's PCI function (sf/dev/dev.c
+// mlx5_sf_dev_add: auxiliary_device_add with the PF's device as parent; sfnum_show), bound to
+// mlx5_core.sf (sf/dev/driver.c), with mlx5's debugfs of its own (named by the device).
+void FileMirror::build_sub_function(Port& port) {
+  const PortSpec& spec = port.spec();
+  const fs::path sys = dir_ / "sys";
+  const fs::path aux = sys / kPciRoot / spec.sf_pf_pci / spec.pci_address;
+  fs::create_directories(aux / "net" / spec.netdev);
+  write_file(aux / "sfnum", line(uint64_t{spec.sf_number}));
+  fs::create_directories(sys / "bus/auxiliary/drivers/mlx5_core.sf");
+  symlink_to("../../../../bus/auxiliary/drivers/mlx5_core.sf", aux / "driver");
+  fs::create_directories(sys / "bus/auxiliary/devices");
+  symlink_to(fs::path("../../../") / kPciRoot / spec.sf_pf_pci / spec.pci_address,
+             sys / "bus/auxiliary/devices" / spec.pci_address);
+  const fs::path net = sys / "class/net" / spec.netdev;
+  fs::create_directories(net);
+  symlink_to("../../../bus/auxiliary/devices/" + spec.pci_address, net / "device");
+  refresh_port(port);
+  present_.insert(spec.netdev);
+  specs_.insert_or_assign(spec.netdev, spec);
+}
+
 void FileMirror::remove_port(const std::string& netdev) {
   // The port vanished (driver unbound): its netdev, RDMA device, debugfs and driver link go away.
   const auto spec = specs_.find(netdev);
@@ -362,6 +388,10 @@ void FileMirror::remove_port(const std::string& netdev) {
     const fs::path function = dir_ / "sys" / kPciRoot / spec->second.lag_function;
     roots.push_back(dir_ / "sys/class/infiniband" / spec->second.rdma_device);
     roots.push_back(function / "infiniband" / spec->second.rdma_device);
+  } else if (spec != specs_.end() && spec->second.is_sf()) {
+    roots.push_back(dir_ / "sys" / kPciRoot / spec->second.sf_pf_pci / spec->second.pci_address);
+    roots.push_back(dir_ / "sys/bus/auxiliary/devices" / spec->second.pci_address);
+    roots.push_back(dir_ / "debug/mlx5" / spec->second.pci_address);
   } else if (spec != specs_.end() && spec->second.is_upper()) {
     roots.push_back(dir_ / "sys/class/net" / spec->second.upper_of / ("upper_" + netdev));
   } else if (spec != specs_.end() && spec->second.is_representor()) {
@@ -446,7 +476,7 @@ void FileMirror::sync_presence() {
   if (removed || added) {
     for (Port* port : node_.ports()) {
       const PortSpec& spec = port->spec();
-      if (spec.is_vf() || spec.is_representor() || spec.is_stacked()) continue;
+      if (spec.is_vf() || spec.is_representor() || spec.is_stacked() || spec.is_sf()) continue;
       write_file(dir_ / "sys" / kPciRoot / spec.pci_address / "sriov_numvfs",
                  line(uint64_t{node_.numvfs(spec.netdev)}));
     }

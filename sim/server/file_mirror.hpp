@@ -62,6 +62,7 @@ class FileMirror {
   void build_port(Port& port);
   void build_bond(Port& port);
   void build_upper(Port& port);
+  void build_sub_function(Port& port);
   void build_rdma_device(Port& port, const std::filesystem::path& net);
   void build_knobs(Port& port, const std::filesystem::path& net);
   void write_bonding(Port& bond, const std::filesystem::path& net);

@@ -761,5 +761,66 @@ TEST_F(ApplyUppersSim, AnUppersMtuFollowsItsPortsDown) {
   EXPECT_EQ(read_file(dir_ / "sys/class/net/lan2.100/mtu"), "1500\n");
 }
 
+// Sub-functions (BlueField, Spectrum-X) in switchdev: each has a netdev of its own on an
+// auxiliary device, driver mlx5_core.sf, and a representor on its PF. Neither is managed unless
+// named; a glob that matches their names writes nothing to them.
+class ApplySubFunctionSim : public ApplySriovSim {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/switchdev-sfs.yaml";
+  }
+};
+
+TEST_F(ApplySubFunctionSim, SubFunctionsAreListedUnderTheirPortAndNeverWritten) {
+  select("[\"lan*\"]");
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "2 ports: 2 applied")) << result.out;
+  auto writes = read_writes(dir_);
+  EXPECT_GT(writes["lan2"], 0u);
+  for (const std::string function : {"lan2s0", "lan2s1", "lan2npf0sf0", "lan2npf0sf1"}) {
+    ASSERT_EQ(writes.count(function), 1u) << function << " is not in the node";
+    EXPECT_EQ(writes[function], 0u) << function << " was written";
+  }
+  // An SF is no vport group manager: no DCB (en_dcbnl.c mlx5e_dcbnl_build_netdev).
+  const auto sf_dcb = test::sim_exec(dir_, {"dcb", "pfc", "show", "dev", "lan2s0"});
+  EXPECT_NE(sf_dcb.exit_code, 0);
+  EXPECT_TRUE(contains(sf_dcb.err, "Operation not supported")) << sf_dcb.err;
+  EXPECT_TRUE(contains(exec({"ethtool", "-i", "lan2s0"}), "bus-info: mlx5_core.sf.1"));
+
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out, "  lan2: 2 SFs (lan2s0, lan2s1)\n")) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "  lan2: 4 representors (")) << plan.out;
+  const auto status = rocectl({"status", "--direct"});
+  EXPECT_TRUE(contains(status.out,
+                       "  sfs      2 not managed (lan2s0, lan2s1; --port NAME reads "
+                       "one)\n"))
+      << status.out;
+  const auto json = Json::parse(rocectl({"status", "--direct", "--json"}).out);
+  bool listed = false;
+  for (const auto& function : json["functions"]) {
+    if (function["netdev"] != "lan2s1") continue;
+    listed = true;
+    EXPECT_EQ(function["role"], "sf");
+    EXPECT_EQ(function["of"], "lan2");
+    EXPECT_EQ(function["detail"], "SF 1 of lan2");
+  }
+  EXPECT_TRUE(listed) << json["functions"].dump();
+}
+
+// Named exactly, an SF gets what the kernel lets it have: its MTU; its DCB is unsupported.
+TEST_F(ApplySubFunctionSim, ASubFunctionNamedExactlyGetsItsMtu) {
+  select("[lan2s0]");
+  const auto result = apply();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_TRUE(contains(result.out, "1 port: 1 applied")) << result.out;
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/lan2s0/mtu"), "9000\n");
+  EXPECT_EQ(read_file(dir_ / "sys/class/net/lan2/mtu"), "1500\n");
+  EXPECT_TRUE(contains(result.out,
+                       "pfc.priorities     unsupported: DCB is not supported by this "
+                       "device (EOPNOTSUPP)"))
+      << result.out;
+}
+
 }  // namespace
 }  // namespace roced
