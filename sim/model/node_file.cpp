@@ -607,7 +607,7 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         specs.push_back(std::move(rep));
       }
       for (uint32_t sf = 0; sf < sf_count; ++sf) {
-        const Field& where = *port.get("sfs");
+        const Field where = *port.get("sfs");  // get() returns a copy: keep it
         auto [own, rep] = sub_function(pf, function.function, sf, next_sf_device++);
         for (PortSpec* made : {&own, &rep}) {
           if (made->netdev.size() > 15) {

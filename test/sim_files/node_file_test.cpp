@@ -120,6 +120,52 @@ TEST(NodeFile, PodsTakeACountAndAnIpv4SubnetTheyFitIn) {
   EXPECT_EQ(e.field(), "nics[0].ports[0].pods.subnet");
 }
 
+TEST(NodeFile, UppersAreNetdevsOverThePortAndTheirAddressesItsGids) {
+  const auto specs = parse_node_yaml(
+      std::string(kOnePort) +
+          "        uppers:\n"
+          "          - {netdev: lan2.100, kind: vlan, vlan: 100, addresses: [10.100.2.10/24]}\n"
+          "          - {netdev: mv2, kind: macvlan}\n",
+      "node.yaml");
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[1].netdev, "lan2.100");
+  EXPECT_EQ(specs[1].upper_of, "lan2");
+  EXPECT_EQ(specs[1].vlan_id, 100u);
+  EXPECT_EQ(specs[1].mac, specs[0].mac);  // a VLAN has its port's address
+  EXPECT_NE(specs[2].mac, specs[0].mac);
+  EXPECT_FALSE(specs[1].has_dcbnl());
+  ASSERT_EQ(specs[0].uppers.size(), 2u);
+  EXPECT_EQ(specs[0].uppers[0].ipv4, std::vector<std::string>{"10.100.2.10/24"});
+
+  auto e = parse_error(std::string(kOnePort) +
+                       "        uppers: [{netdev: lan2.5000, kind: vlan, vlan: 5000}]\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].vlan");
+  e = parse_error(std::string(kOnePort) +
+                  "        uppers: [{netdev: mv2, kind: macvlan, vlan: 3}]\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].vlan");
+  EXPECT_EQ(e.message(), "only a VLAN has a VLAN ID");
+  e = parse_error(std::string(kOnePort) + "        uppers: [{netdev: lan2, kind: macvlan}]\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].netdev");
+}
+
+TEST(NodeFile, SubFunctionsNeedSwitchdevAndGetAnAuxiliaryDeviceEach) {
+  auto e = parse_error(std::string(kOnePort) + "        sfs: 2\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].sfs");
+  EXPECT_EQ(e.message(),
+            "sub-functions are made by `devlink port add ... flavour pcisf`, which needs the "
+            "e-switch in switchdev mode: add `eswitch: switchdev`");
+  const auto specs = parse_node_yaml(
+      std::string(kOnePort) + "        eswitch: switchdev\n        sfs: 2\n", "node.yaml");
+  ASSERT_EQ(specs.size(), 5u);  // lan2, then each SF and its representor
+  EXPECT_EQ(specs[1].netdev, "lan2s0");
+  EXPECT_EQ(specs[1].pci_address, "mlx5_core.sf.1");
+  EXPECT_EQ(specs[1].sf_pf_pci, "0000:17:00.0");
+  EXPECT_FALSE(specs[1].has_dcbnl());
+  EXPECT_EQ(specs[2].phys_port_name, "pf0sf0");
+  EXPECT_TRUE(specs[2].represents_sf);
+  EXPECT_EQ(specs[3].pci_address, "mlx5_core.sf.2");
+}
+
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
   const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
   EXPECT_EQ(e.line(), 6);
