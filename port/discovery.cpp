@@ -249,9 +249,13 @@ void classify(const FileTree& files, DiscoveredPort& port) {
     return;
   }
   if (port.driver == "mlx5_core.sf") {
-    // Its auxiliary device's parent is the PF's PCI function (sf/dev/dev.c mlx5_sf_dev_add).
+    // Its auxiliary device's parent is the PF's PCI function (sf/dev/dev.c mlx5_sf_dev_add), as
+    // the bus's link to it shows (../../../devices/pci0000:00/0000:17:00.0/mlx5_core.sf.1).
     port.role = PortRole::SubFunction;
-    port.parent = uplink_in(files, net / "device" / ".." / "net");
+    if (auto target = files.read_link(fs::path("/sys/bus/auxiliary/devices") / port.pci)) {
+      const std::string pf = target->parent_path().filename().string();
+      port.parent = uplink_in(files, fs::path("/sys/bus/pci/devices") / pf / "net");
+    }
     const auto sfnum = files.read(net / "device" / "sfnum");
     port.role_detail = "SF " + (sfnum ? trim(*sfnum) + " " : std::string()) +
                        (port.parent.empty() ? "(" + port.pci + ")" : "of " + port.parent);

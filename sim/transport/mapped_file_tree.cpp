@@ -25,13 +25,12 @@ namespace {
 // and a scrape resolves hundreds of counter paths).
 bool is_plain_absolute(const std::string& path) {
   if (path.empty() || path.front() != '/') return false;
-  // ".." stays for the mirror's own path walk: the kernel follows a symlink before it goes up
-  // (namei.c), so /sys/class/net/X/device/../net is the device's parent's net/, which a lexical
-  // normalisation would make /sys/class/net/X/net.
-  if (path.find("//") != std::string::npos || path.find("/./") != std::string::npos) {
+  if (path.find("//") != std::string::npos || path.find("/./") != std::string::npos ||
+      path.find("/../") != std::string::npos) {
     return false;
   }
-  return !path.ends_with("/.") && (path.size() == 1 || path.back() != '/');
+  return !path.ends_with("/.") && !path.ends_with("/..") &&
+         (path.size() == 1 || path.back() != '/');
 }
 
 // debugfs_locked_down (fs/debugfs/file.c): a file whose mode has any bit beyond 0444 is refused
