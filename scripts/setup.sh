@@ -22,6 +22,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest
   # the third-party tools the tests cross-check against, and the real-kernel test's needs
   iproute2 ethtool python3
+  # an independent LLDP/DCBX decoder for the LLDP parser's cross-check
+  tcpdump
   # systemd-analyze (the unit's checks) and busctl, a private dbus-daemon for the D-Bus tests
   systemd dbus-daemon
   # the system bus (dbus.service, dbus.socket) for roced under a real systemd (security.unit_sandbox)

@@ -15,6 +15,7 @@ RANKS = [
     ["util"],
     ["os"],
     ["dcb", "ethtool", "link", "rdma"],
+    ["lldp"],
     ["port"],
     ["telemetry", "watchdog"],
     ["daemon/config", "daemon/log"],
