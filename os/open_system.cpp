@@ -11,6 +11,7 @@
 
 #include "os/local_transports.hpp"
 #include "os/netlink_socket.hpp"
+#include "os/packet_socket.hpp"
 
 namespace roced {
 
@@ -20,6 +21,7 @@ System real_system() {
   system.open_rdma_netlink = [] { return KernelNetlinkSocket::open(NETLINK_RDMA); };
   system.ethtool = std::make_unique<KernelEthtoolIoctl>();
   system.files = std::make_unique<LocalFileTree>();
+  system.open_lldp = [](const std::string& netdev) { return open_lldp_packet_socket(netdev); };
   system.description = "this machine";
   return system;
 }

@@ -84,6 +84,16 @@ class FileTree {
   virtual Result<std::filesystem::path> read_link(const std::filesystem::path& real_path) const = 0;
 };
 
+// Frames of one ethertype arriving on one netdev: an AF_PACKET socket, or the simulated node's
+// stand-in carrying the simulated switch's frames. Receive only: roced transmits nothing.
+class FrameSocket {
+ public:
+  virtual ~FrameSocket() = default;
+  // The next waiting frame, from its Ethernet header on; an empty vector when none waits.
+  virtual Result<std::vector<uint8_t>> receive() = 0;
+  virtual int fd() const = 0;  // readable when a frame waits
+};
+
 struct System {
   std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_rtnl;
   // A NETLINK_RDMA socket (drivers/infiniband/core/nldev.c); unset where there is none, and
@@ -91,6 +101,9 @@ struct System {
   std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_rdma_netlink;
   std::unique_ptr<EthtoolIoctl> ethtool;
   std::unique_ptr<FileTree> files;
+  // LLDP frames to the nearest-bridge address on `netdev` (lldp/lldpdu.hpp); unset where
+  // nothing can listen.
+  std::function<Result<std::unique_ptr<FrameSocket>>(const std::string& netdev)> open_lldp;
   std::string description;  // "this machine" or "simulated node at DIR", for messages
 };
 

@@ -8,6 +8,8 @@
  *   DIR/ethtool.sock  SOCK_SEQPACKET; each datagram is one ioctl(SIOCETHTOOL) call (framing below).
  *   DIR/rdma.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_RDMA socket,
  *                     with the same datagrams and control messages as rtnl.sock.
+ *   DIR/lldp.sock     SOCK_SEQPACKET; each connection stands for one AF_PACKET socket bound to a
+ *                     netdev and ETH_P_LLDP (framing below).
  *   DIR/sys/          a real directory tree in the shape of /sys (class/net, class/infiniband, ...).
  *   DIR/config/       the shape of /sys/kernel/config (rdma_cm).
  *   DIR/debug/        the shape of /sys/kernel/debug (mlx5/<pci>/cc_params).
@@ -32,6 +34,7 @@
 #define ROCE_SIM_RTNL_SOCKET "rtnl.sock"
 #define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
 #define ROCE_SIM_RDMA_SOCKET "rdma.sock"
+#define ROCE_SIM_LLDP_SOCKET "lldp.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
 #define ROCE_SIM_CLOCKFILE "roce-sim.clock"
 #define ROCE_SIM_INJECT_DIR "inject"
@@ -62,6 +65,16 @@ struct roce_sim_nl_ctl {
 	uint32_t arg;
 	uint32_t arg2;
 	uint32_t reserved;
+};
+
+/*
+ * lldp.sock framing. The client's first datagram is struct roce_sim_lldp_bind (what bind() with a
+ * sockaddr_ll names); the server then sends, one per datagram, each LLDP frame the simulated
+ * switch sends to that netdev, from its Ethernet header on, as recv() on AF_PACKET SOCK_RAW gives
+ * it. Nothing else is ever sent on it, in either direction.
+ */
+struct roce_sim_lldp_bind {
+	char ifname[16]; /* NUL-terminated */
 };
 
 /*

@@ -109,6 +109,45 @@ class InProcessSocket final : public roced::NetlinkSocket {
   std::deque<server::Bytes> queue_;
 };
 
+// An LLDP packet socket on one netdev: the switch's frames, queued as the node's clock sends them.
+class InProcessFrameSocket final : public roced::FrameSocket {
+ public:
+  InProcessFrameSocket(InProcessNode& node, std::string netdev)
+      : node_(node),
+        netdev_(std::move(netdev)),
+        event_fd_(::eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC)) {}
+  ~InProcessFrameSocket() override {
+    const std::lock_guard node_lock(node_.mutex_);
+    node_.frame_sockets_.erase(this);
+  }
+  Result<std::vector<uint8_t>> receive() override {
+    const std::lock_guard lock(queue_mutex_);
+    if (queue_.empty()) return std::vector<uint8_t>{};
+    std::vector<uint8_t> frame = std::move(queue_.front());
+    queue_.pop_front();
+    uint64_t one = 0;
+    [[maybe_unused]] const ssize_t got = ::read(event_fd_.get(), &one, sizeof one);
+    return frame;
+  }
+  int fd() const override { return event_fd_.get(); }
+  const std::string& netdev() const { return netdev_; }
+  void push(const std::vector<uint8_t>& frame) {
+    {
+      const std::lock_guard lock(queue_mutex_);
+      queue_.push_back(frame);
+    }
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t put = ::write(event_fd_.get(), &one, sizeof one);
+  }
+
+ private:
+  InProcessNode& node_;
+  const std::string netdev_;
+  roced::UniqueFd event_fd_;
+  std::mutex queue_mutex_;
+  std::deque<std::vector<uint8_t>> queue_;
+};
+
 // ioctl(SIOCETHTOOL): the call framed as for the roce-sim socket and answered by the node's
 // ethtool service, so the bytes are the ones the shim and the socket transport carry.
 class InProcessEthtool final : public roced::EthtoolIoctl {
@@ -217,6 +256,7 @@ void InProcessNode::play(Scenario scenario) {
   runner_lag_ = {};
   runner_->advance(std::chrono::microseconds{0});  // what is due at once
   after_scenario_step();
+  deliver_lldp();
 }
 
 std::vector<std::string> InProcessNode::scenario_log() {
@@ -235,6 +275,15 @@ void InProcessNode::advanced(std::chrono::nanoseconds step) {
     after_scenario_step();
   } else if (node_.advance(whole)) {  // no scenario: links still train
     after_scenario_step();
+  }
+  deliver_lldp();
+}
+
+void InProcessNode::deliver_lldp() {
+  for (const Node::LldpFrame& sent : node_.take_lldp_frames()) {
+    for (InProcessFrameSocket* socket : frame_sockets_) {
+      if (socket->netdev() == sent.netdev) socket->push(sent.frame);
+    }
   }
 }
 
@@ -263,6 +312,15 @@ roced::System InProcessNode::system() {
   };
   system.ethtool = std::make_unique<InProcessEthtool>(*this);
   system.files = std::make_unique<InProcessFiles>(*this, dir_);
+  system.open_lldp =
+      [this](const std::string& netdev) -> Result<std::unique_ptr<roced::FrameSocket>> {
+    const std::lock_guard lock(mutex_);
+    if (node_.find(netdev) == nullptr)
+      return roced::Error{ENODEV, netdev + ": LLDP socket: No such device"};
+    auto socket = std::make_unique<InProcessFrameSocket>(*this, netdev);
+    frame_sockets_.insert(socket.get());
+    return std::unique_ptr<roced::FrameSocket>(std::move(socket));
+  };
   system.description = "simulated node in this process at " + dir_.string();
   return system;
 }
@@ -271,6 +329,7 @@ void InProcessNode::change(const std::function<void(Node&)>& change) {
   const std::lock_guard lock(mutex_);
   change(node_);
   deliver(rtnl_.drain_events(), nullptr);
+  deliver_lldp();
   mirror_.refresh();
 }
 

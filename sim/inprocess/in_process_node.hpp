@@ -28,6 +28,7 @@
 namespace roce_sim {
 
 class InProcessSocket;
+class InProcessFrameSocket;
 
 class InProcessNode {
  public:
@@ -58,6 +59,7 @@ class InProcessNode {
 
  private:
   friend class InProcessSocket;
+  friend class InProcessFrameSocket;
   friend class InProcessEthtool;
   friend class InProcessFiles;
 
@@ -83,6 +85,7 @@ class InProcessNode {
   void take_file_writes();
   void refresh_files(uint64_t writes_before);
   void deliver(const std::vector<server::Outgoing>& messages, InProcessSocket* self);
+  void deliver_lldp();  // the switches' frames to the LLDP sockets bound to their netdevs
 
   std::filesystem::path dir_;
   std::mutex mutex_;  // one request at a time, as the server's single loop
@@ -93,6 +96,7 @@ class InProcessNode {
   server::RdmaNlService rdma_;
   server::FileMirror mirror_;
   std::set<InProcessSocket*> sockets_;  // open ones, for multicast
+  std::set<InProcessFrameSocket*> frame_sockets_;
   uint32_t next_port_id_ = 1;
   SimulatedTime* time_ = nullptr;
   int time_listener_ = 0;

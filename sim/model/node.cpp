@@ -31,6 +31,10 @@ bool op_matches(SetOp pending, SetOp operation) {
 
 Node::Node(std::vector<PortSpec> specs) {
   for (auto& spec : specs) {
+    // A cable ends at a physical port: VFs, representors, SFs and stacked devices share it.
+    const bool cabled =
+        !spec.is_vf() && !spec.is_representor() && !spec.is_sf() && !spec.is_stacked();
+    if (spec.switch_peer && cabled) spec.switch_peer->apply_to(switches_[spec.netdev].peer);
     for (const auto& slot : slots_)
       if (slot.port->netdev() == spec.netdev)
         throw std::invalid_argument("duplicate netdev " + spec.netdev);
@@ -228,7 +232,66 @@ bool Node::advance(std::chrono::microseconds elapsed) {
       changed = true;
     }
   }
+  advance_switches(elapsed);
   return changed;
+}
+
+void Node::set_switch(const std::string& netdev, const SwitchPeerChange& change) {
+  SwitchLink& link = switches_[netdev];
+  change.apply_to(link.peer);
+  if (change.lldp) link.lldp = *change.lldp;
+  const Port* port = find(netdev);
+  if (port == nullptr || !port->carrier()) return;  // sent when the carrier comes up
+  if (link.lldp == SwitchLldp::Shutdown) {
+    send_lldp(netdev, link, 0);
+    link.lldp = SwitchLldp::Off;
+  } else if (link.lldp == SwitchLldp::On) {
+    send_lldp(netdev, link, std::nullopt);  // 802.1AB: a local change is sent at once
+    link.due_in_us = int64_t{link.peer.interval_s} * 1'000'000;
+  }
+}
+
+const SwitchPeer* Node::switch_of(const std::string& netdev) const {
+  const auto it = switches_.find(netdev);
+  return it == switches_.end() ? nullptr : &it->second.peer;
+}
+
+std::vector<Node::LldpFrame> Node::take_lldp_frames() {
+  std::vector<LldpFrame> frames;
+  frames.swap(lldp_out_);
+  return frames;
+}
+
+void Node::advance_switches(std::chrono::microseconds elapsed) {
+  for (auto& [netdev, link] : switches_) {
+    const Port* port = find(netdev);
+    if (port == nullptr || !port->carrier()) {
+      link.had_carrier = false;
+      continue;
+    }
+    if (!link.had_carrier) {  // link up: the switch's fast start sends at once
+      link.had_carrier = true;
+      link.due_in_us = 0;
+    }
+    if (link.lldp != SwitchLldp::On) continue;
+    link.due_in_us -= elapsed.count();
+    if (link.due_in_us > 0) continue;
+    send_lldp(netdev, link, std::nullopt);
+    link.due_in_us = int64_t{link.peer.interval_s} * 1'000'000;
+  }
+}
+
+void Node::send_lldp(const std::string& netdev, SwitchLink& link, std::optional<uint16_t> ttl) {
+  const Port* port = find(netdev);
+  if (port == nullptr) return;
+  if (!port->dcbx_host_mode()) {
+    ++lldp_to_firmware_;
+    return;
+  }
+  // Nobody may be draining (a model without a server): keep the newest, as a full socket would.
+  constexpr size_t kKept = 1024;
+  if (lldp_out_.size() >= kKept) lldp_out_.erase(lldp_out_.begin());
+  lldp_out_.push_back({netdev, lldp_frame(link.peer, link.peer.chassis_mac, ttl)});
 }
 
 void Node::note_link_changed(const std::string& netdev) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/model/port.hpp"
+#include "sim/model/switch_peer.hpp"
 
 namespace roce_sim {
 
@@ -137,7 +139,33 @@ class Node {
   void note_dcb_changed(const std::string& netdev, uint8_t dcb_cmd);
   std::vector<NodeEvent> take_events();
 
+  // The switch at the other end of a port's cable: it sends LLDP every interval while the carrier
+  // is up (and at once when it comes up: 802.1AB's fast start), and a change at once. In host
+  // DCBX mode the frames reach the netdev; in firmware mode the NIC's own DCBX agent takes them
+  // (mlx5's firmware LLDP agent, mlxconfig LLDP_NB_RX_MODE) and, willing, applies the switch's
+  // PFC and ETS as dcbx_peer does.
+  void set_switch(const std::string& netdev, const SwitchPeerChange& change);
+  const SwitchPeer* switch_of(const std::string& netdev) const;
+  struct LldpFrame {
+    std::string netdev;
+    std::vector<uint8_t> frame;
+  };
+  std::vector<LldpFrame> take_lldp_frames();
+  uint64_t lldp_frames_to_firmware() const { return lldp_to_firmware_; }
+
  private:
+  struct SwitchLink {
+    SwitchPeer peer;
+    SwitchLldp lldp = SwitchLldp::On;
+    int64_t due_in_us = 0;  // until the next frame
+    bool had_carrier = false;
+  };
+  void advance_switches(std::chrono::microseconds elapsed);
+  void send_lldp(const std::string& netdev, SwitchLink& link, std::optional<uint16_t> ttl);
+  std::map<std::string, SwitchLink> switches_;  // by netdev
+  std::vector<LldpFrame> lldp_out_;
+  uint64_t lldp_to_firmware_ = 0;
+
   struct Slot {
     std::unique_ptr<Port> port;
     int ifindex;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/model/switch_peer.hpp"
+
 namespace roce_sim {
 
 // Which mlx5 driver the port runs: the distribution kernel's (inbox: Debian bookworm's 6.1, with
@@ -80,6 +82,8 @@ struct UpperAddresses {
 
 struct PortSpec {
   std::string netdev;       // "lan2"
+  // The switch port at the cable's other end, from the node file's `switch:` (Node::set_switch).
+  std::optional<SwitchPeerChange> switch_peer;
   std::string rdma_device;  // "mlx5_0"
   uint8_t rdma_port = 1;
   std::string pci_address;  // "0000:17:00.0"

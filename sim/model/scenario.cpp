@@ -413,6 +413,22 @@ struct ScenarioRunner::EventStart {
     log(text + ", " + std::to_string(port->rdma().pods().size()) + " running");
   }
 
+  void operator()(const ev::SwitchChange& b) const {
+    runner.node_.set_switch(netdev, b.change);
+    const SwitchPeer* peer = runner.node_.switch_of(netdev);
+    std::string text = "switch " + peer->system_name + " " + peer->port + " sends";
+    if (b.change.lldp == SwitchLldp::Off) text = "switch stops sending LLDP";
+    if (b.change.lldp == SwitchLldp::Shutdown) text = "switch sends a shutdown LLDPDU and stops";
+    if (peer->pfc) text += " PFC " + mask_text(*peer->pfc);
+    if (peer->max_frame_size) text += ", max frame " + std::to_string(*peer->max_frame_size);
+    if (!peer->dscp.empty()) text += ", " + std::to_string(peer->dscp.size()) + " DSCP entries";
+    log(text + (port->dcbx_host_mode() ? "" : " (to the NIC's firmware DCBX agent)"));
+    // In firmware DCBX mode the NIC's willing agent takes the switch's PFC and ETS.
+    if (!port->dcbx_host_mode() && (b.change.pfc || b.change.ets_bandwidth || b.change.prio_tc)) {
+      (*this)(ev::DcbxPeer{b.change.pfc, b.change.ets_bandwidth, b.change.prio_tc});
+    }
+  }
+
   void operator()(const ev::VfChange& b) const {
     if (port->spec().is_vf() || port->spec().is_representor()) {
       log("vfs skipped: " + netdev + " is no PF");

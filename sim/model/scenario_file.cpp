@@ -177,6 +177,68 @@ Body parse_dcbx_peer(const YamlFile& reader, const Map& map) {
   return d;
 }
 
+}  // namespace
+
+const std::vector<std::string>& switch_keys() {
+  static const std::vector<std::string> keys = {
+      "system_name",    "port_id", "pfc", "willing",  "dscp", "ets",
+      "max_frame_size", "dcbx",    "ttl", "interval", "lldp"};
+  return keys;
+}
+
+SwitchPeerChange read_switch_change(const YamlFile& reader, const YamlFile::Map& map) {
+  SwitchPeerChange c;
+  if (const auto f = map.get("system_name")) c.system_name = reader.string(*f);
+  if (const auto f = map.get("port_id")) c.port = reader.string(*f);
+  if (const auto f = map.get("pfc")) c.pfc = priority_mask(reader, *f);
+  if (const auto f = map.get("willing")) c.willing = reader.boolean(*f);
+  if (const auto f = map.get("dscp")) {
+    std::map<int, int> dscp;
+    read_dscp_map(reader, *f, dscp);
+    c.dscp.emplace();
+    for (const auto& [value, prio] : dscp) {
+      c.dscp->emplace_back(static_cast<uint8_t>(value), static_cast<uint8_t>(prio));
+    }
+  }
+  if (const auto f = map.get("ets")) read_ets(reader, *f, c.ets_bandwidth, c.prio_tc);
+  if (const auto f = map.get("max_frame_size")) {
+    c.max_frame_size = static_cast<uint16_t>(reader.integer(*f, 64, 65535));
+  }
+  if (const auto f = map.get("dcbx")) {
+    const std::string mode = reader.choice(*f, {"ieee", "cee", "none"});
+    c.dcbx = mode == "ieee" ? SwitchDcbx::Ieee : mode == "cee" ? SwitchDcbx::Cee : SwitchDcbx::None;
+  }
+  if (const auto f = map.get("ttl")) c.ttl = static_cast<uint16_t>(reader.integer(*f, 0, 65535));
+  if (const auto f = map.get("interval")) {
+    const microseconds d = reader.duration(*f);
+    if (d < std::chrono::seconds(1) || d > std::chrono::hours(1)) {
+      reader.fail(*f, "must be 1s to 1h (802.1AB msgTxInterval is 1 to 3600 seconds)");
+    }
+    c.interval_s = static_cast<uint32_t>(d.count() / 1'000'000);
+  }
+  if (const auto f = map.get("lldp")) {
+    const std::string state = reader.choice(*f, {"on", "off", "shutdown"});
+    c.lldp = state == "on"    ? SwitchLldp::On
+             : state == "off" ? SwitchLldp::Off
+                              : SwitchLldp::Shutdown;
+  }
+  return c;
+}
+
+namespace {
+
+Body parse_switch(const YamlFile& reader, const Map& map) {
+  if (map.self().value.size() <= 3) {  // at, kind, port
+    reader.fail(
+        map.self(), "a switch event needs something to change (" + [] {
+          std::string keys;
+          for (const auto& k : switch_keys()) keys += (keys.empty() ? "" : ", ") + k;
+          return keys;
+        }() + ")");
+  }
+  return ev::SwitchChange{read_switch_change(reader, map)};
+}
+
 Body parse_netlink_errors(const YamlFile& reader, const Map& map) {
   ev::NetlinkErrors n;
   std::vector<std::string> names;
@@ -274,6 +336,7 @@ const std::vector<EventKind>& event_kinds() {
       {"driver_reload", {"down_for"}, parse_driver_reload},
       {"foreign_tool", {"tool", "set"}, parse_foreign_tool},
       {"dcbx_peer", {"pfc", "ets"}, parse_dcbx_peer},
+      {"switch", switch_keys(), parse_switch},
       {"netlink_errors", {"errno", "count", "op"}, parse_netlink_errors},
       {"address", {"add", "remove"}, parse_address},
       {"vanish_on_write", {"op", "down_for"}, parse_vanish_on_write},
@@ -327,20 +390,11 @@ ScenarioEvent parse_event(const YamlFile& reader, const Field& field) {
 }  // namespace
 
 std::string ScenarioEvent::kind() const {
-  static const char* const names[] = {"congestion",
-                                      "pfc_storm",
-                                      "link_flap",
-                                      "driver_reload",
-                                      "foreign_tool",
-                                      "dcbx_peer",
-                                      "netlink_errors",
-                                      "address",
-                                      "vanish_on_write",
-                                      "hold_reply",
-                                      "counter_clear",
-                                      "unreadable_file",
-                                      "pods",
-                                      "vfs"};
+  static const char* const names[] = {"congestion",     "pfc_storm",     "link_flap",
+                                      "driver_reload",  "foreign_tool",  "dcbx_peer",
+                                      "netlink_errors", "address",       "vanish_on_write",
+                                      "hold_reply",     "counter_clear", "unreadable_file",
+                                      "pods",           "vfs",           "switch"};
   return names[body.index()];
 }
 

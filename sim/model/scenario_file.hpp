@@ -19,6 +19,7 @@
 #include "sim/model/file_error.hpp"
 #include "sim/model/node.hpp"
 #include "sim/model/traffic.hpp"
+#include "sim/model/yaml_reader.hpp"
 
 namespace roce_sim {
 
@@ -81,6 +82,12 @@ struct DcbxPeer {
   std::optional<std::array<uint8_t, 8>> prio_tc;
 };
 
+// The switch at the other end of the cable changes what it sends (Node::set_switch); a willing
+// firmware DCBX agent applies its PFC and ETS as for dcbx_peer.
+struct SwitchChange {
+  SwitchPeerChange change;
+};
+
 // The next `count` set operations of kind `op` on the port fail with -err.
 struct NetlinkErrors {
   int err = 16;  // EBUSY
@@ -140,7 +147,7 @@ struct ScenarioEvent {
       scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
       scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
-      scenario_event::PodChange, scenario_event::VfChange>;
+      scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;
@@ -168,6 +175,11 @@ struct Scenario {
 // What a document is read for: the scenario a node starts with, or events played into a running
 // node (`roce-sim inject`), which need no name.
 enum class ScenarioUse { Run, Inject };
+
+// A switch's keys (node file `switch:`, scenario event `switch`) and their reader.
+const std::vector<std::string>& switch_keys();
+SwitchPeerChange read_switch_change(const yaml_reader::YamlFile& reader,
+                                    const yaml_reader::YamlFile::Map& map);
 
 Scenario load_scenario_file(const std::filesystem::path& path);  // throws FileError
 Scenario parse_scenario_yaml(const std::string& text, const std::string& file_name,

@@ -110,6 +110,26 @@ Writer cee_tlv_into(Writer frame, const SwitchPeer& peer) {
 
 }  // namespace
 
+void SwitchPeerChange::apply_to(SwitchPeer& peer) const {
+  if (system_name) peer.system_name = *system_name;
+  if (port) peer.port = *port;
+  if (pfc) peer.pfc = *pfc;
+  if (willing) peer.pfc_willing = *willing;
+  if (dscp) peer.dscp = *dscp;
+  if (ets_bandwidth || prio_tc) {
+    SwitchEts ets = peer.ets.value_or(SwitchEts{});
+    if (ets_bandwidth) ets.tc_bw = *ets_bandwidth;
+    if (prio_tc) ets.prio_tc = *prio_tc;
+    for (size_t tc = 0; tc < 8; ++tc) ets.tsa[tc] = 2;  // ETS on every class
+    peer.ets = ets;
+  }
+  if (willing && peer.ets) peer.ets->willing = *willing;
+  if (max_frame_size) peer.max_frame_size = *max_frame_size;
+  if (dcbx) peer.dcbx = *dcbx;
+  if (ttl) peer.ttl = *ttl;
+  if (interval_s) peer.interval_s = *interval_s;
+}
+
 std::array<uint8_t, 6> mac_bytes(const std::string& text) {
   std::array<unsigned, 6> v{};
   std::array<uint8_t, 6> out{};
@@ -143,7 +163,8 @@ std::vector<uint8_t> lldp_frame(const SwitchPeer& peer, const std::string& sourc
   Writer name;
   name.raw(peer.system_name);
   frame.tlv(5, name);
-  frame = peer.cee ? cee_tlv_into(std::move(frame), peer) : ieee_tlvs_into(std::move(frame), peer);
+  if (peer.dcbx == SwitchDcbx::Cee) frame = cee_tlv_into(std::move(frame), peer);
+  if (peer.dcbx == SwitchDcbx::Ieee) frame = ieee_tlvs_into(std::move(frame), peer);
   if (peer.max_frame_size) {  // 802.3 Clause 79.3.4
     Writer w;
     w.oui(0x00120f);

@@ -6,6 +6,7 @@
 // roced's decoder, so the two check each other.
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ struct SwitchEts {
   std::array<uint8_t, 8> tsa{};  // 0 strict, 2 ETS
 };
 
+// Which DCBX TLVs the switch sends: IEEE 802.1Qaz, the older CEE TLV, or none at all.
+enum class SwitchDcbx : uint8_t { Ieee, Cee, None };
+
 struct SwitchPeer {
   std::string system_name = "leaf1";
   std::string port = "Ethernet1/1";  // port ID (interface name) and port description
@@ -32,8 +36,29 @@ struct SwitchPeer {
   std::vector<std::pair<uint8_t, uint8_t>> dscp;  // DSCP -> priority, as APP entries (selector 5)
   std::optional<SwitchEts> ets;
   std::optional<uint16_t> max_frame_size;
-  bool cee = false;  // the CEE DCBX TLV (OUI 00-1B-21) instead of the IEEE ones: PFC and PGs
+  SwitchDcbx dcbx = SwitchDcbx::Ieee;  // CEE sends PFC and ETS as CEE features, and no DSCP
   bool operator==(const SwitchPeer&) const = default;
+};
+
+// LLDP transmission on the switch port (802.1AB adminStatus): sending, stopped (its neighbour
+// entry at the host then ages out with the TTL), or one shutdown LLDPDU (TTL 0) and stopped.
+enum class SwitchLldp : uint8_t { On, Off, Shutdown };
+
+// What a node file's `switch:` or a scenario's `switch` event changes; unset fields stay.
+struct SwitchPeerChange {
+  std::optional<std::string> system_name;
+  std::optional<std::string> port;
+  std::optional<uint8_t> pfc;  // mask; 0 is a PFC TLV with no priority on
+  std::optional<bool> willing;
+  std::optional<std::vector<std::pair<uint8_t, uint8_t>>> dscp;
+  std::optional<std::array<uint8_t, 8>> ets_bandwidth;
+  std::optional<std::array<uint8_t, 8>> prio_tc;
+  std::optional<uint16_t> max_frame_size;
+  std::optional<SwitchDcbx> dcbx;
+  std::optional<uint16_t> ttl;
+  std::optional<uint32_t> interval_s;
+  std::optional<SwitchLldp> lldp;
+  void apply_to(SwitchPeer& peer) const;
 };
 
 // One LLDP frame to the nearest-bridge address from `source_mac` ("aa:bb:.."), padded to 60

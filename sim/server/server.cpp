@@ -99,6 +99,8 @@ enum class Kind {
   Rtnl,
   Ethtool,
   Rdma,
+  LldpListener,
+  Lldp,
   Timer,
   Inotify,
   Inject,
@@ -112,6 +114,7 @@ struct Client {
   Fd fd;
   Kind kind;
   NlPeer peer;
+  std::string lldp_netdev;  // an lldp.sock client's, once bound
 };
 
 // A reply held back by hold_reply: the client's socket is not read meanwhile, as a caller blocked
@@ -163,6 +166,8 @@ class Server {
     rtnl_listener_ = listen_on(rtnl_path_);
     ethtool_listener_ = listen_on(ethtool_path_);
     rdma_listener_ = listen_on(rdma_path_);
+    lldp_path_ = options_.dir / ROCE_SIM_LLDP_SOCKET;
+    lldp_listener_ = listen_on(lldp_path_);
 
     timer_ = Fd(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
     if (timer_.get() < 0) fail("timerfd_create");
@@ -174,6 +179,7 @@ class Server {
     watch(rtnl_listener_.get(), Kind::RtnlListener);
     watch(ethtool_listener_.get(), Kind::EthtoolListener);
     watch(rdma_listener_.get(), Kind::RdmaListener);
+    watch(lldp_listener_.get(), Kind::LldpListener);
     watch(timer_.get(), Kind::Timer);
     watch(mirror_.inotify_fd(), Kind::Inotify);
     watch_injections();
@@ -205,6 +211,7 @@ class Server {
         fail("epoll_wait");
       }
       for (int i = 0; i < n && !stop_; ++i) dispatch(events[i]);
+      deliver_lldp();
       // A held reply (a firmware command's time, a scenario's hold) goes out when it is due,
       // not at the next tick.
       if (!held_.empty()) release_due_holds(Clock::now());
@@ -248,6 +255,12 @@ class Server {
         break;
       case Kind::RdmaListener:
         accept_all(fd, Kind::Rdma);
+        break;
+      case Kind::LldpListener:
+        accept_all(fd, Kind::Lldp);
+        break;
+      case Kind::Lldp:
+        bind_lldp(fd);
         break;
       case Kind::Rtnl:
       case Kind::Ethtool:
@@ -316,6 +329,37 @@ class Server {
       for (auto& [fd, client] : clients_) {
         if (client->kind == Kind::Rtnl && client->peer.groups.count(message.group)) {
           send_datagram(fd, message.datagram, false);
+        }
+      }
+    }
+  }
+
+  // An lldp.sock client names its netdev once; it sends nothing else (a hang-up drops it).
+  void bind_lldp(int fd) {
+    auto it = clients_.find(fd);
+    if (it == clients_.end()) return;
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        drop(fd);
+        return;
+      }
+      if (n < 0) return;
+      if (static_cast<size_t>(n) == sizeof(roce_sim_lldp_bind) && it->second->lldp_netdev.empty()) {
+        roce_sim_lldp_bind bind{};
+        std::memcpy(&bind, buffer_.data(), sizeof bind);
+        it->second->lldp_netdev.assign(bind.ifname, strnlen(bind.ifname, sizeof bind.ifname));
+      }
+    }
+  }
+
+  // The switches' frames since the last call, to the sockets bound to their netdevs; a full
+  // socket drops them, as a packet socket's receive queue does.
+  void deliver_lldp() {
+    for (const Node::LldpFrame& sent : node_.take_lldp_frames()) {
+      for (auto& [fd, client] : clients_) {
+        if (client->kind == Kind::Lldp && client->lldp_netdev == sent.netdev) {
+          send_datagram(fd, sent.frame, false);
         }
       }
     }
@@ -612,6 +656,8 @@ class Server {
     rtnl_listener_.reset();
     ethtool_listener_.reset();
     rdma_listener_.reset();
+    lldp_listener_.reset();
+    ::unlink(lldp_path_.c_str());
     ::unlink(rtnl_path_.c_str());
     ::unlink(ethtool_path_.c_str());
     ::unlink(rdma_path_.c_str());
@@ -637,8 +683,9 @@ class Server {
   // Ends the run with --duration when finished; a runner made for injections does not.
   bool scenario_given_ = false;
   double speed_ = 1.0;
-  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, rdma_listener_, inject_fd_;
-  fs::path rtnl_path_, ethtool_path_, rdma_path_, pid_path_, clock_path_, inject_dir_;
+  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, rdma_listener_, lldp_listener_,
+      inject_fd_;
+  fs::path rtnl_path_, ethtool_path_, rdma_path_, lldp_path_, pid_path_, clock_path_, inject_dir_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<HeldReply> held_;

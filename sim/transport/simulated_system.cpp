@@ -8,6 +8,7 @@
 
 #include "sim/transport/mapped_file_tree.hpp"
 #include "sim/transport/sim_ethtool_ioctl.hpp"
+#include "sim/transport/sim_frame_socket.hpp"
 #include "sim/transport/sim_file_tree.hpp"
 #include "sim/transport/sim_netlink_socket.hpp"
 
@@ -21,6 +22,9 @@ roced::System simulated_system(const std::filesystem::path& sim_dir) {
   };
   system.open_rdma_netlink = [rdma = dir / ROCE_SIM_RDMA_SOCKET] {
     return SimNetlinkSocket::connect(rdma);
+  };
+  system.open_lldp = [lldp = dir / ROCE_SIM_LLDP_SOCKET](const std::string& netdev) {
+    return connect_lldp_socket(lldp, netdev);
   };
   system.ethtool = std::make_unique<SimEthtoolIoctl>(dir / ROCE_SIM_ETHTOOL_SOCKET);
   system.files = std::make_unique<SimFileTree>(

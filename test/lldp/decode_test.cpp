@@ -208,7 +208,7 @@ roce_sim::SwitchPeer ieee_switch() {
 
 roce_sim::SwitchPeer cee_switch() {
   roce_sim::SwitchPeer peer = ieee_switch();
-  peer.cee = true;
+  peer.dcbx = roce_sim::SwitchDcbx::Cee;
   peer.pfc = (1u << 3) | (1u << 4);
   return peer;
 }
