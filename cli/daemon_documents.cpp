@@ -115,6 +115,40 @@ apply::ApplyResult apply_result_from_json(const nlohmann::ordered_json& doc) {
   return result;
 }
 
+namespace {
+
+// "  switch   leaf1 Ethernet1/1 (IEEE DCBX), 1 mismatch" and a line per finding.
+void format_peer(const Json& peer, std::ostringstream& out) {
+  if (!peer.is_object()) return;
+  const std::string state = text(peer.value("state", Json()));
+  const Json& sw = peer.value("switch", Json());
+  out << "  switch   ";
+  if (state == "not_listening") {
+    out << "not listening for LLDP: " << text(peer.value("listen_error", Json())) << "\n";
+    return;
+  }
+  if (state == "firmware_dcbx") {
+    out << "DCBX in firmware mode: the NIC's agent answers the switch (not compared)\n";
+    return;
+  }
+  if (!sw.is_object()) {
+    out << "no LLDP heard\n";
+    return;
+  }
+  out << text(sw.value("system_name", Json())) << " " << text(sw.value("port_id", Json()));
+  const std::string dcbx = text(sw.value("dcbx", Json()));
+  out << " (" << (dcbx == "ieee" ? "IEEE DCBX" : dcbx == "cee" ? "CEE DCBX" : "no DCBX TLVs");
+  const Json& findings = peer.value("findings", Json::array());
+  out << (findings.empty() && state == "compared" ? ", agrees" : "") << ")\n";
+  for (const auto& finding : findings) {
+    out << "  "
+        << (text(finding.value("severity", Json())) == "mismatch" ? "mismatch " : "notice   ")
+        << text(finding.value("text", Json())) << "\n";
+  }
+}
+
+}  // namespace
+
 std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
   std::ostringstream out;
   for (const auto& port : doc.at("ports")) {
@@ -152,6 +186,7 @@ std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
     for (const auto& warning : port.value("warnings", Json::array())) {
       out << "  warning: " << text(warning) << "\n";
     }
+    format_peer(port.value("peer", Json()), out);
   }
   const auto& daemon = doc.at("daemon");
   out << "roced " << text(daemon.value("version", Json())) << " on "

@@ -173,6 +173,7 @@ std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service:
   info.reload = [&service] { return service.reload(); };
   info.status_line = [&service] { return service.status_text(); };
   info.storms = service.storm_watchdog();
+  info.peers = service.peer_watch();
   try {
     auto bus = std::make_unique<roced::dbus::Service>(service.reconciler(), info);
     bus->start();

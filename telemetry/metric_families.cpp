@@ -375,6 +375,50 @@ void add_watchdog(ExpositionWriter& out, const WatchdogStats& stats) {
   }
 }
 
+constexpr FamilySpec kPeerInfo{
+    "roced_lldp_peer_info", MetricType::gauge,
+    "1 for the switch port LLDP hears on the port: its system name, port ID and chassis ID."};
+constexpr FamilySpec kPeerState{
+    "roced_lldp_peer_state", MetricType::gauge,
+    "1 for the port's peer state: compared, no_peer, no_dcbx, firmware_dcbx, not_listening."};
+constexpr FamilySpec kPeerFinding{
+    "roced_lldp_peer_finding", MetricType::gauge,
+    "1 for each way the switch's advertisement differs from the port, with both values."};
+constexpr FamilySpec kLldpFrames{"roced_lldp_frames_total", MetricType::counter,
+                                 "LLDP frames received on the port."};
+constexpr FamilySpec kLldpDropped{
+    "roced_lldp_frames_dropped_total", MetricType::counter,
+    "LLDP frames dropped: truncated, malformed, not_lldp, crowded (too many senders)."};
+
+void add_peers(ExpositionWriter& out, const std::vector<PeerStats>& peers) {
+  for (const auto& peer : peers) {
+    const LabelSet port = {{"netdev", peer.netdev}};
+    for (const auto& state : peer_states()) {
+      out.add(kPeerState, port.with({{"state", state}}), state == peer.state ? 1 : 0);
+    }
+    if (!peer.chassis_id.empty()) {
+      out.add(kPeerInfo,
+              port.with({{"system_name", peer.system_name},
+                         {"port_id", peer.port_id},
+                         {"port_description", peer.port_description},
+                         {"chassis_id", peer.chassis_id}}),
+              1);
+    }
+    for (const auto& finding : peer.findings) {
+      out.add(kPeerFinding,
+              port.with({{"finding", finding.name},
+                         {"severity", finding.severity},
+                         {"host", finding.host},
+                         {"switch", finding.peer}}),
+              1);
+    }
+    out.add(kLldpFrames, port, static_cast<double>(peer.frames));
+    for (const auto& [reason, count] : peer.dropped) {
+      out.add(kLldpDropped, port.with({{"reason", reason}}), static_cast<double>(count));
+    }
+  }
+}
+
 void add_config(ExpositionWriter& out, const PortSample& port) {
   if (!port.config) return;
   const ConfigState& config = *port.config;
@@ -491,6 +535,7 @@ void write_exposition(std::string& out_text, const NodeSample& sample, const Exp
     }
   }
   if (sample.watchdog) add_watchdog(out, *sample.watchdog);
+  if (sample.peers) add_peers(out, *sample.peers);
   if (sample.reload) {
     out.add(kReloadOk, {}, sample.reload->ok ? 1 : 0);
     out.add(kReloadTime, {},

@@ -179,6 +179,7 @@ NodeSample NodeSampler::sample() {
   });
   if (watchdog_) out.watchdog = watchdog_();
   if (reload_) out.reload = reload_();
+  if (peers_) out.peers = peers_();
   out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
 
   // One RTM_GETLINK dump for every port; a port missing from it is read on its own.

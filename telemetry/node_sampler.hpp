@@ -20,6 +20,7 @@
 #include "os/system.hpp"
 #include "port/discovery.hpp"
 #include "rdma/nldev.hpp"
+#include "telemetry/peer_stats.hpp"
 #include "telemetry/sample.hpp"
 #include "telemetry/stats_cache.hpp"
 #include "telemetry/storm_stats.hpp"
@@ -52,6 +53,8 @@ struct NodeSample {
     std::chrono::system_clock::time_point last_success;
   };
   std::optional<Reload> reload;
+  // The switch at each port's other end (LLDP), when the daemon listens.
+  std::optional<std::vector<PeerStats>> peers;
 };
 
 class NodeSampler {
@@ -81,6 +84,8 @@ class NodeSampler {
 
   // The daemon's reload state, asked at each sample (before the first sample()).
   void use_reload_state(std::function<NodeSample::Reload()> source) { reload_ = std::move(source); }
+  // The daemon's LLDP peers, asked at each sample (before the first sample()).
+  void use_peers(std::function<std::vector<PeerStats>()> source) { peers_ = std::move(source); }
 
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
@@ -141,6 +146,7 @@ class NodeSampler {
   Targets targets_;
   WatchdogSource watchdog_;
   std::function<NodeSample::Reload()> reload_;
+  std::function<std::vector<PeerStats>()> peers_;
   ErrorSink on_errors_;
   std::mutex mutex_;
   std::map<std::string, PortMemory> memory_;  // by netdev

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "daemon/peers/peer_watch.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
 
@@ -23,6 +24,8 @@ struct DaemonInfo {
   std::function<reconcile::ReloadResult()> reload;
   // The PFC storm watchdog, when it runs: GetStorms and the Storm* signals. Outlives the API.
   storms::StormWatchdog* storms = nullptr;
+  // The switch at each port's other end (GetStatus's "peer"), when it runs. Outlives the API.
+  peers::PeerWatch* peers = nullptr;
   // The daemon's one-line status (STATUS=: the reconciler's, and a failed reload's problem).
   // Empty: the reconciler's.
   std::function<std::string()> status_line = {};

@@ -11,6 +11,7 @@
 #include "daemon/apply/applier.hpp"
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/status_document.hpp"
+#include "daemon/peers/peer_json.hpp"
 #include "daemon/plan/plan.hpp"
 #include "daemon/storms/storm_json.hpp"
 
@@ -225,8 +226,12 @@ std::string DaemonObject::status_line() const {
 }
 
 std::string DaemonObject::get_status() const {
+  std::map<std::string, nlohmann::ordered_json> peers;
+  if (info_.peers != nullptr) {
+    for (const auto& peer : info_.peers->snapshot()) peers[peer.netdev] = peers::peer_to_json(peer);
+  }
   return status_to_json(info_, status_line(), reconciler_.snapshot(),
-                        reconciler_.selection_report())
+                        reconciler_.selection_report(), peers)
       .dump();
 }
 

@@ -85,7 +85,8 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
-                                      const reconcile::SelectionReport& selection) {
+                                      const reconcile::SelectionReport& selection,
+                                      const std::map<std::string, nlohmann::ordered_json>& peers) {
   StatusDocument doc;
   doc.answered_by = "roced";
   doc.source = info.source;
@@ -94,7 +95,12 @@ nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string&
                 {"source", info.source},
                 {"sim_dir", text_or_null(info.sim_dir)},
                 {"status", status_line}};
-  for (const auto& snapshot : ports) doc.ports.push_back(port_snapshot_to_json(snapshot));
+  for (const auto& snapshot : ports) {
+    nlohmann::ordered_json entry = port_snapshot_to_json(snapshot);
+    const auto peer = peers.find(snapshot.port.netdev);
+    entry["peer"] = peer == peers.end() ? nlohmann::ordered_json(nullptr) : peer->second;
+    doc.ports.push_back(std::move(entry));
+  }
   doc.unmatched = selection.unmatched;
   doc.other_rdma = selection.other_rdma;
   return doc.to_json();

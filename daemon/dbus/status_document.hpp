@@ -3,6 +3,7 @@
 // GetStatus()'s document: the reconciler's view of every port (condition, what drifted, the last
 // apply, failures) with what was read back. The shape is a contract: docs/status-json.md.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,8 +19,12 @@ std::string iso_time(reconcile::Clock::time_point when);
 nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snapshot);
 
 // Pure: no I/O, so the shape is unit-tested without a bus.
-nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
-                                      const std::vector<reconcile::PortSnapshot>& ports,
-                                      const reconcile::SelectionReport& selection = {});
+// `peers`: each port's "peer" (daemon/peers/peer_json.hpp), by netdev; a port without one has
+// null there.
+nlohmann::ordered_json status_to_json(
+    const DaemonInfo& info, const std::string& status_line,
+    const std::vector<reconcile::PortSnapshot>& ports,
+    const reconcile::SelectionReport& selection = {},
+    const std::map<std::string, nlohmann::ordered_json>& peers = {});
 
 }  // namespace roced::dbus

@@ -8,6 +8,7 @@
 
 #include "daemon/log/log.hpp"
 #include "daemon/metrics/port_targets.hpp"
+#include "daemon/peers/peer_json.hpp"
 #include "telemetry/exporter.hpp"
 #include "util/backoff_retry.hpp"
 #include "util/periodic_task.hpp"
@@ -99,6 +100,13 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
                     "metrics: cannot read {}", error);
         }
       });
+  if (peers::PeerWatch* watch = service.peer_watch()) {
+    sampler->use_peers([watch] {
+      std::vector<telemetry::PeerStats> stats;
+      for (const auto& peer : watch->snapshot()) stats.push_back(peers::peer_stats(peer));
+      return stats;
+    });
+  }
   sampler->use_reload_state([&service] {
     const service::Service::ReloadState state = service.reload_state();
     return telemetry::NodeSample::Reload{state.ok, state.last_success};

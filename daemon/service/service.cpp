@@ -96,6 +96,8 @@ Service::Service(ServiceOptions options)
 Service::~Service() {
   attachments_.clear();
   storms_.reset();
+  live_peers_ = nullptr;
+  peers_.reset();
   if (reconciler_) reconciler_->stop();
   reconciler_.reset();
   ::close(wake_fd_);
@@ -154,6 +156,7 @@ int Service::run() {
   starter.join();  // a stop during start-up waits for it: then stop() ends it cleanly
 
   if (!stop_requested_) {
+    start_peer_watch();
     start_storm_watchdog();
     for (auto& factory : factories_) {
       if (auto attachment = factory(*this)) attachments_.push_back(std::move(attachment));
@@ -176,15 +179,46 @@ int Service::run() {
   }
   while (!attachments_.empty()) attachments_.pop_back();  // reverse order, before the reconciler
   storms_.reset();  // its holds stay with the ports' workers until they stop
+  live_peers_ = nullptr;
+  peers_.reset();
   reconciler_->stop();
   spdlog::info("stopped");
   return 0;
 }
 
+void Service::start_peer_watch() {
+  // Each managed port with a cable of its own: a bond's LLDP arrives on its slaves (each a port
+  // here), and VFs, representors, sub-functions and upper devices share their port's.
+  peers_ = std::make_unique<peers::PeerWatch>(system_, [this] {
+    std::vector<std::string> netdevs;
+    for (const auto& snapshot : reconciler_->snapshot()) {
+      if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
+      if (snapshot.port.role != PortRole::Uplink) continue;
+      netdevs.push_back(snapshot.port.netdev);
+    }
+    return netdevs;
+  });
+  peers_->on_notice([](const peers::PeerNotice& notice) {
+    log::port(notice.mismatch ? spdlog::level::warn : spdlog::level::info, notice.netdev, "lldp",
+              "{}", notice.text);
+  });
+  peers_->start();
+  live_peers_ = peers_.get();
+}
+
 void Service::start_storm_watchdog() {
   const watchdog::WatchdogSettings settings = reconciler_->config().watchdog;
   storms_ = std::make_unique<storms::StormWatchdog>(system_, *reconciler_, settings);
-  storms_->on_notice(storms::log_notice);
+  // Which switch port is on the other end: where to look at 3 a.m.
+  storms_->on_notice([this](const storms::StormNotice& notice) {
+    storms::StormNotice named = notice;
+    peers::PeerWatch* watch = live_peers_.load();
+    if (const auto peer = watch != nullptr ? watch->peer(notice.netdev) : std::nullopt;
+        peer && peer->neighbour) {
+      named.message += " (switch " + peer->switch_port() + ")";
+    }
+    storms::log_notice(named);
+  });
   storms_->share_readings(stats_cache_);
   storms_->start();  // switched off, its thread waits for a reload that switches it on
   log_storm_watchdog(settings, "PFC storm watchdog");
@@ -376,6 +410,11 @@ void Service::feed_systemd_watchdog() {
 }
 
 void Service::log_event(const reconcile::PortEvent& event) {
+  // A port just set or changed: compare it with its switch as it is now.
+  peers::PeerWatch* watch = live_peers_.load();
+  if (watch != nullptr && event.kind != reconcile::PortEvent::Kind::Vanished) {
+    watch->recheck(event.netdev);
+  }
   std::string text = event.message.empty() ? reconcile::event_kind_name(event.kind) : event.message;
   // log::port() names the port itself.
   const std::string prefix = event.netdev + ": ";

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/peers/peer_watch.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/service/notifier.hpp"
 #include "daemon/service/signals.hpp"
@@ -78,6 +79,9 @@ class Service {
   // before start-up's first reconcile ends. Exists before the attachments are made, so they can
   // listen to it.
   storms::StormWatchdog* storm_watchdog() { return storms_.get(); }
+  // The switch at each managed port's other end (LLDP); nullptr only before start-up's first
+  // reconcile ends.
+  peers::PeerWatch* peer_watch() { return peers_.get(); }
   // The storm watchdog's full statistics readings, for the metrics endpoint to serve.
   std::shared_ptr<telemetry::StatsCache> stats_cache() { return stats_cache_; }
 
@@ -85,6 +89,7 @@ class Service {
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
   void serve(const std::function<bool()>& done);
   void start_storm_watchdog();
+  void start_peer_watch();
   void log_storm_watchdog(const watchdog::WatchdogSettings& settings, std::string_view what);
   // A reload's new watchdog settings to the running watchdog, switching it on or off too.
   void reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
@@ -104,6 +109,9 @@ class Service {
   System system_;
   std::unique_ptr<reconcile::Reconciler> reconciler_;
   std::shared_ptr<telemetry::StatsCache> stats_cache_ = std::make_shared<telemetry::StatsCache>();
+  std::unique_ptr<peers::PeerWatch> peers_;
+  // peers_ for the reconciler's threads, whose events begin before it exists.
+  std::atomic<peers::PeerWatch*> live_peers_{nullptr};
   std::unique_ptr<storms::StormWatchdog> storms_;
   std::vector<AttachmentFactory> factories_;
   std::vector<std::unique_ptr<Attachment>> attachments_;

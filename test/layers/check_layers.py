@@ -23,7 +23,7 @@ RANKS = [
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],
-    ["daemon/storms"],
+    ["daemon/storms", "daemon/peers"],
     ["daemon/dbus", "daemon/service"],
     ["daemon/metrics"],
     ["daemon", "cli"],

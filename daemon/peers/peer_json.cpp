@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/peers/peer_json.hpp"
+
+namespace roced::peers {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string dcbx_name(const lldp::Lldpdu& l) {
+  if (l.pfc || l.ets || l.app || l.ets_recommendation) return "ieee";
+  if (l.cee) return "cee";
+  return "none";
+}
+
+std::vector<int> priorities(uint8_t mask) {
+  std::vector<int> out;
+  for (int p = 0; p < 8; ++p) {
+    if ((mask & (1u << p)) != 0) out.push_back(p);
+  }
+  return out;
+}
+
+Json switch_json(const lldp::Neighbour& n) {
+  const lldp::Lldpdu& l = n.lldpdu;
+  Json out;
+  out["system_name"] = l.system_name;
+  out["port_id"] = l.port_id;
+  out["port_description"] = l.port_description;
+  out["chassis_id"] = l.chassis_id;
+  out["source_mac"] = lldp::mac_text(l.source);
+  out["ttl_s"] = l.ttl;
+  out["management_addresses"] = l.management_addresses;
+  out["dcbx"] = dcbx_name(l);
+  Json pfc = nullptr;
+  if (l.pfc) {
+    pfc = {{"priorities", priorities(l.pfc->enabled_mask)},
+           {"willing", l.pfc->willing},
+           {"capability", l.pfc->cap}};
+  } else if (l.cee && l.cee->pfc) {
+    pfc = {{"priorities", priorities(l.cee->pfc->enabled_mask)},
+           {"willing", l.cee->pfc->feature.willing},
+           {"enabled", l.cee->pfc->feature.enabled}};
+  }
+  out["pfc"] = pfc;
+  Json dscp = Json::object();
+  for (const auto& entry : l.app.value_or(std::vector<dcb::AppEntry>{})) {
+    if (entry.selector == static_cast<uint8_t>(dcb::AppSelector::Dscp)) {
+      dscp[std::to_string(entry.protocol)] = entry.priority;
+    }
+  }
+  out["dscp"] = dscp;
+  out["ets_priority_tc"] = l.ets ? Json(l.ets->prio_tc) : Json(nullptr);
+  out["max_frame_size"] = l.max_frame_size ? Json(*l.max_frame_size) : Json(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Json peer_to_json(const PortPeer& peer) {
+  Json out;
+  out["state"] = std::string(lldp::kPeerStateNames.name(peer.report.state));
+  out["listen_error"] = peer.listen_error.empty() ? Json(nullptr) : Json(peer.listen_error);
+  out["switch"] = peer.neighbour ? switch_json(*peer.neighbour) : Json(nullptr);
+  out["neighbours"] = peer.neighbours;
+  Json findings = Json::array();
+  for (const auto& f : peer.report.findings) {
+    findings.push_back({{"name", f.name},
+                        {"severity", std::string(lldp::kSeverityNames.name(f.severity))},
+                        {"host", f.host},
+                        {"switch", f.peer},
+                        {"text", finding_text(f)}});
+  }
+  out["findings"] = findings;
+  out["frames"] = peer.frames;
+  Json dropped = Json::object();
+  for (const auto& [reason, count] : peer.dropped) dropped[reason] = count;
+  out["dropped"] = dropped;
+  return out;
+}
+
+telemetry::PeerStats peer_stats(const PortPeer& peer) {
+  telemetry::PeerStats stats;
+  stats.netdev = peer.netdev;
+  stats.state = std::string(lldp::kPeerStateNames.name(peer.report.state));
+  if (peer.neighbour) {
+    const lldp::Lldpdu& l = peer.neighbour->lldpdu;
+    stats.system_name = l.system_name;
+    stats.port_id = l.port_id;
+    stats.port_description = l.port_description;
+    stats.chassis_id = l.chassis_id;
+  }
+  for (const auto& f : peer.report.findings) {
+    stats.findings.push_back(
+        {f.name, std::string(lldp::kSeverityNames.name(f.severity)), f.host, f.peer});
+  }
+  stats.frames = peer.frames;
+  stats.dropped = peer.dropped;
+  return stats;
+}
+
+}  // namespace roced::peers
