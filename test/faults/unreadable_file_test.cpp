@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fault 5: a sysfs/configfs file roced cannot read. Root ignores permission bits through
 // CAP_DAC_OVERRIDE, which the production unit does not give roced (systemd/roced.service:
-// CapabilityBoundingSet=CAP_NET_ADMIN). So roced runs here as the unit runs it, under setpriv
+// CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW). So roced runs here as the unit runs it, under setpriv
 // with that bounding set, and roce-sim's unreadable_file fault makes the file mode 0000 (kept so
 // across the node's 10 Hz rewrites): roced meets EACCES exactly as it would in production. The
 // RDMA counters are read over RDMA netlink, not from files: their fault is a failed query.
@@ -10,7 +10,7 @@
 namespace roced::test {
 namespace {
 
-const std::vector<std::string> kAsTheUnit = {SETPRIV_BINARY, "--bounding-set=-all,+net_admin",
+const std::vector<std::string> kAsTheUnit = {SETPRIV_BINARY, "--bounding-set=-all,+net_admin,+net_raw",
                                              "--inh-caps=-all", "--"};
 
 class UnreadableFile : public RocedUnderFault {};

@@ -18,8 +18,8 @@ try escape "write a kernel tunable" sh -c 'cat /proc/sys/kernel/domainname > /pr
 [[ $MODE == confined ]] && try escape "set the clock" py 'import time; time.clock_settime(time.CLOCK_REALTIME, time.time())'
 try escape "mount a tmpfs" mount -t tmpfs none /mnt
 [[ $MODE == confined ]] && try escape "create a user namespace" unshare --user true
-try escape "open a packet socket" py 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)'
 [[ $MODE == confined ]] && try escape "read a block device" sh -c 'dd if=$(ls /dev/[sv]d[a-z] /dev/nvme0n1 2>/dev/null | head -1) of=/dev/null count=1'
 try escape "change a file's owner" sh -c 'touch '"$NODE"'/.chown && chown nobody '"$NODE"'/.chown'
 try need "write the node's tree" touch "$NODE/.roced-probe"
 try need "open a netlink socket" py 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)'
+try need "open a packet socket (the switch's LLDP)" py 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)'
