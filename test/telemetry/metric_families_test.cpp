@@ -409,6 +409,45 @@ TEST(MetricFamilies, StormFamiliesCarryTheWatchdogsState) {
   EXPECT_EQ(off.find("roced_watchdog"), std::string::npos);
 }
 
+// What the daemon's LLDP watch shows for lan3, whose switch runs PFC on 4, and lan4, not heard.
+std::vector<PeerStats> peers_of_lan3() {
+  PeerStats lan3;
+  lan3.netdev = "lan3";
+  lan3.state = "compared";
+  lan3.system_name = "leaf7";
+  lan3.port_id = "Ethernet1/7";
+  lan3.port_description = "to gpu-node-01";
+  lan3.chassis_id = "0c:42:a1:00:00:01";
+  lan3.findings = {{"pfc_priorities", "mismatch", "3", "4"}};
+  lan3.frames = 12;
+  lan3.dropped = {{"truncated", 2}};
+  PeerStats lan4;
+  lan4.netdev = "lan4";
+  lan4.state = "no_peer";
+  return {lan3, lan4};
+}
+
+TEST(MetricFamilies, PeerFamiliesNameTheSwitchPortAndEachFinding) {
+  NodeSample sample = node_of({lan3()});
+  sample.peers = peers_of_lan3();
+  const std::string text = exposition_text(sample, {"1"});
+  for (const std::string line :
+       {"roced_lldp_peer_info{netdev=\"lan3\",system_name=\"leaf7\",port_id=\"Ethernet1/7\","
+        "port_description=\"to gpu-node-01\",chassis_id=\"0c:42:a1:00:00:01\"} 1\n",
+        "roced_lldp_peer_state{netdev=\"lan3\",state=\"compared\"} 1\n",
+        "roced_lldp_peer_state{netdev=\"lan3\",state=\"no_peer\"} 0\n",
+        "roced_lldp_peer_state{netdev=\"lan4\",state=\"no_peer\"} 1\n",
+        "roced_lldp_peer_finding{netdev=\"lan3\",finding=\"pfc_priorities\",severity=\"mismatch\","
+        "host=\"3\",switch=\"4\"} 1\n",
+        "roced_lldp_frames_total{netdev=\"lan3\"} 12\n",
+        "roced_lldp_frames_dropped_total{netdev=\"lan3\",reason=\"truncated\"} 2\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << text;
+  }
+  EXPECT_EQ(text.find("roced_lldp_peer_info{netdev=\"lan4\""), std::string::npos);
+  // Without the watch there are none.
+  EXPECT_EQ(exposition_text(node_of({lan3()}), {"1"}).find("roced_lldp"), std::string::npos);
+}
+
 // Every family roced can produce is in docs/metrics.md's tables, and the other way round for
 // the families this sample can produce: the catalogue is the contract of the dashboard and the
 // alert rules.
@@ -440,6 +479,7 @@ TEST(MetricFamilies, EveryFamilyIsDocumented) {
   }
   NodeSample sample = node_of({full});
   sample.watchdog = watchdog_of_lan3();
+  sample.peers = peers_of_lan3();
   const auto families = metric_families(sample, ExporterInfo{"1"});
   EXPECT_GE(families.size(), 60u);
   for (const auto& family : families) {
