@@ -4,8 +4,11 @@
 #include "sim/model/node_file.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/dcbnl.h>
 
 #include <string>
+
+#include "sim/model/node.hpp"
 
 namespace roce_sim {
 namespace {
@@ -164,6 +167,45 @@ TEST(NodeFile, SubFunctionsNeedSwitchdevAndGetAnAuxiliaryDeviceEach) {
   EXPECT_EQ(specs[2].phys_port_name, "pf0sf0");
   EXPECT_TRUE(specs[2].represents_sf);
   EXPECT_EQ(specs[3].pci_address, "mlx5_core.sf.2");
+}
+
+TEST(NodeFile, ASwitchAtThePortsOtherEndSendsLldpInHostDcbxModeOnly) {
+  auto e = parse_error(std::string(kOnePort) + "        switch: {pfc: [3, 3]}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].switch.pfc[1]");
+  e = parse_error(std::string(kOnePort) + "        switch: {dcbx: lldp}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].switch.dcbx");
+  e = parse_error(std::string(kOnePort) + "        switch: {interval: 0.5s}\n");
+  EXPECT_EQ(e.message(), "must be 1s to 1h (802.1AB msgTxInterval is 1 to 3600 seconds)");
+  e = parse_error(std::string(kOnePort) + "        switch: {system: leaf1}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].switch.system");
+  const auto specs = parse_node_yaml(
+      std::string(kOnePort) +
+          "        switch: {system_name: leaf3, port_id: swp3, pfc: [4], dscp: {26: 4},\n"
+          "                 max_frame_size: 9216, interval: 10s}\n",
+      "node.yaml");
+  ASSERT_TRUE(specs[0].switch_peer);
+  Node node(specs);
+  ASSERT_NE(node.switch_of("lan2"), nullptr);
+  EXPECT_EQ(node.switch_of("lan2")->pfc, 1u << 4);
+  EXPECT_EQ(node.switch_of("lan2")->interval_s, 10u);
+  // Firmware DCBX mode (the node's default): the NIC's agent takes the frames.
+  node.advance(std::chrono::seconds(1));
+  EXPECT_TRUE(node.take_lldp_frames().empty());
+  EXPECT_EQ(node.lldp_frames_to_firmware(), 1u);
+  // Host mode: every interval, and at once after the carrier comes back.
+  node.find("lan2")->setdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE);
+  node.advance(std::chrono::seconds(10));
+  auto frames = node.take_lldp_frames();
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].netdev, "lan2");
+  EXPECT_EQ(frames[0].frame[12], 0x88);
+  node.advance(std::chrono::seconds(9));
+  EXPECT_TRUE(node.take_lldp_frames().empty());
+  node.find("lan2")->set_peer_carrier(false);
+  node.advance(std::chrono::seconds(1));
+  node.find("lan2")->set_peer_carrier(true);
+  node.advance(std::chrono::milliseconds(10));
+  EXPECT_EQ(node.take_lldp_frames().size(), 1u);
 }
 
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {

@@ -25,6 +25,21 @@ FileError parse_error(const std::string& text) {
   return FileError("", 0, 0, "", "");
 }
 
+TEST(ScenarioFile, ASwitchEventChangesWhatTheSwitchSends) {
+  auto e = parse_error("name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2}\n");
+  EXPECT_EQ(e.field(), "events[0]");
+  EXPECT_NE(e.message().find("a switch event needs something to change"), std::string::npos);
+  e = parse_error("name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2, lldp: maybe}\n");
+  EXPECT_EQ(e.field(), "events[0].lldp");
+  const Scenario s = parse_scenario_yaml(
+      "name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2, pfc: [4], lldp: shutdown}\n",
+      "s.yaml");
+  const auto& change = std::get<ev::SwitchChange>(s.events.at(0).body).change;
+  EXPECT_EQ(change.pfc, 1u << 4);
+  EXPECT_EQ(change.lldp, SwitchLldp::Shutdown);
+  EXPECT_EQ(s.events[0].kind(), "switch");
+}
+
 TEST(ScenarioFile, EveryExampleParsesAndRunsOnTheDefaultNode) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(SIM_SOURCE_DIR "/scenarios")) {
