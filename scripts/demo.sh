@@ -71,7 +71,7 @@ if [[ -t 1 ]]; then
   ((cols >= 60)) && WIDTH=$((cols < 120 ? cols : 120))
 fi
 STEP=0
-STEPS=8
+STEPS=9
 STORM_S=3  # the storm's length: long enough to be shown while it lasts on a busy machine
 RESTORATION_MS=500  # the watchdog's restoration_time (roced.yaml below)
 # How long the demo waits for anything before it gives up: only a hang takes that long, however
@@ -430,13 +430,53 @@ DETECT_LOGGED_MS=$(($(line_ms "$detected_line") - onset_ms))
 RESTORE_MS=$(($(line_ms "$ended_line") - end_ms))
 say "roced put the configuration back $RESTORE_MS ms after the storm ended (by the node's clock)."
 
+step "The switch's side: a switch port that disagrees"
+say "Each cable ends at a switch port. If the switch runs PFC on another priority, or maps RoCE's DSCP elsewhere, RoCE is lossy though the host is right, and neither side shows it alone. roced listens to the LLDP each switch port sends (it sends nothing). The node's switches first agree with the profile:"
+cat >"$SIM_DIR/switches.yaml" <<SWITCHES
+name: switches
+events:
+$(for port in $PORTS; do
+  n=${port#lan}
+  echo "  - {at: 0s, kind: switch, port: $port, system_name: leaf1, port_id: swp$n, pfc: [3], dscp: {26: 3, 48: 6}, max_frame_size: 9216}"
+done)
+SWITCHES
+sed 's/^/    /' "$SIM_DIR/switches.yaml"
+cmd "roce-sim inject \$SIM \$SIM/switches.yaml"
+from=$(log_lines)
+"$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/switches.yaml"
+wait_log 'lan3: LLDP: switch leaf1 port swp3' "$from" "$PATIENCE_S" ||
+  fail "roced did not hear lan3's switch within $PATIENCE_S s; its log: $(log_since "$from")"
+log_since "$from" | show_log
+say "Then someone changes the QoS policy on lan3's switch port to PFC and DSCP 26 on priority 4:"
+cat >"$SIM_DIR/switch-lan3.yaml" <<'SWITCH'
+name: switch-lan3
+events:
+  - {at: 0s, kind: switch, port: lan3, pfc: [4], dscp: {26: 4, 48: 6}}
+SWITCH
+sed 's/^/    /' "$SIM_DIR/switch-lan3.yaml"
+cmd "roce-sim inject \$SIM \$SIM/switch-lan3.yaml"
+from=$(log_lines)
+SWITCH_SET_MS=$(date +%s%3N)
+"$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/switch-lan3.yaml"
+wait_log 'lan3: switch leaf1 swp3: PFC priorities differ: host 3, switch 4' "$from" "$PATIENCE_S" ||
+  fail "roced did not name lan3's PFC mismatch within $PATIENCE_S s; its log: $(log_since "$from")"
+wait_log 'lan3: switch leaf1 swp3: DSCP map differs' "$from" "$PATIENCE_S" ||
+  fail "roced did not name lan3's DSCP mismatch within $PATIENCE_S s"
+log_since "$from" | show_log
+MISMATCH_MS=$(($(line_ms "$(log_find "$from" 'PFC priorities differ: host 3, switch 4')") - SWITCH_SET_MS))
+cmd "rocectl status --port lan3"
+capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan3
+MISMATCH_STATUS=$(grep -c '^  mismatch ' "$SIM_DIR/out.txt" || true)
+((RC == 0)) || fail "rocectl status exited $RC"
+say "Named $MISMATCH_MS ms after the switch changed; roced changed nothing on lan3 because of it (the alert RocePeerMismatch and the dashboard's switch row show it too)."
+
 step "Metrics, D-Bus, and a clean stop"
 say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). Every scrape reads the NICs afresh:"
 cmd "curl -s $METRICS_URL"
 curl -sf "$METRICS_URL" >"$SIM_DIR/metrics.txt" || fail "no answer from $METRICS_URL"
 SERIES=$(grep -vc '^#' "$SIM_DIR/metrics.txt")
 echo "$SERIES series; among them:"
-grep -E '^(roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
+grep -E '^(roced_lldp_peer_finding\{netdev="lan3",finding="pfc_priorities"|roced_lldp_peer_info\{netdev="lan3"|roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
   "$SIM_DIR/metrics.txt" | sed 's/^/  /'
 cmd "busctl call io.roced.Daemon1 /io/roced/Daemon1 io.roced.Daemon1 GetStorms"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
@@ -490,6 +530,7 @@ summary() {
     "storm detected" "lan3 prio 3 RX: $STORM_LATENCY ms after onset (D-Bus: $DBUS_LATENCY ms; node clock: +$DETECT_LOGGED_MS ms)" \
     "remediation" "disable-pfc (read back: $STORM_PFC), verified: the storm stopped within $VERIFY_POLLS polls" \
     "restored" "$RESTORE_MS ms after the storm ended (read back: $RESTORED_PFC)" \
+    "switch mismatch" "lan3's switch PFC on 4 named $MISMATCH_MS ms after it changed ($MISMATCH_STATUS mismatches in rocectl status)" \
     "metrics" "$SERIES series at $METRICS_URL" \
     "roced" "$STOP" \
     "demo time" "$(fmt_s $((now - T_TOUR)))$( ((BUILD)) && echo " (setup and build before it: $(fmt_s $((T_TOUR - T_START))))")" \

@@ -134,6 +134,12 @@ def check(output, port):
         if m[2] != "3:on":
             problems.append("after the storm lan3 reads %s, not 3:on" % m[2])
 
+    m = field("switch mismatch",
+              r"lan3's switch PFC on 4 named (-?\d+) ms after it changed \((\d+) mismatches in "
+              r"rocectl status\)")
+    if m and int(m[2]) != 2:
+        problems.append("rocectl status shows %s mismatches for lan3, not 2 (PFC, DSCP)" % m[2])
+
     url = (re.escape("http://127.0.0.1:%d/metrics" % port) if port
            else r"http://127\.0\.0\.1:\d+/metrics")
     m = field("metrics", r"(\d+) series at " + url)
