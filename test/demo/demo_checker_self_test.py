@@ -20,6 +20,7 @@ SUMMARY (measured in this run)
   storm detected       lan3 prio 3 RX: 55 ms after onset (D-Bus: 55.99 ms; node clock: +57 ms)
   remediation          disable-pfc (read back: 3:off), verified: the storm stopped within 3 polls
   restored             507 ms after the storm ended (read back: 3:on)
+  switch mismatch      lan3's switch PFC on 4 named 3 ms after it changed (2 mismatches in rocectl status)
   metrics              700 series at http://127.0.0.1:19879/metrics
   roced                SIGTERM, exit 0
   demo time            6.6 s
@@ -74,6 +75,10 @@ class CheckerTest(unittest.TestCase):
 
     def test_detection_logged_before_onset(self):
         self.assertFlags(broken("node clock: +57 ms", "node clock: +12 ms"), "node's clock")
+
+    def test_a_mismatch_rocectl_status_did_not_show_fails(self):
+        self.assertFlags(broken("(2 mismatches in rocectl status)", "(1 mismatches in rocectl status)"),
+                         "not 2")
 
     def test_storm_over_before_the_read_passes(self):
         self.assertEqual(demo_test.check(broken("(read back: 3:off)", "(read back: over)"), PORT),
