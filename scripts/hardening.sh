@@ -27,13 +27,13 @@ done
 "$ROOT/scripts/setup.sh"
 
 # The concurrent parts' tests (CTest names start with the area) and the targets they need.
-TSAN_TESTS='^(reconcile|sim_inprocess|storms|dbus|telemetry|service|faults)\.'
+TSAN_TESTS='^(reconcile|sim_inprocess|storms|peers|dbus|telemetry|service|faults)\.'
 # Left out under TSan, each for a reason of TSan's own:
 #   *NoThreadBehind       counts the process's threads, and TSan's runtime adds its own background
 #                         thread at the first pthread_create.
 TSAN_EXCLUDE='NoThreadBehind$'
 TSAN_TARGETS=(roced rocectl roce-sim roce_sim_shim roce_sim_system
-  reconcile_unit_test reconcile_node_test sim_inprocess_test storms_test storms_actions_test
+  reconcile_unit_test reconcile_node_test sim_inprocess_test storms_test storms_actions_test peers_test
   dbus_documents_test dbus_api_test dbus_signals_test dbus_roced_test dbus_roced_storms_test
   telemetry_unit_test telemetry_sim_test service_unit_test service_unit_file_test service_sim_test
   faults_test)

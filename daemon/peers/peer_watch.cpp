@@ -220,6 +220,9 @@ void PeerWatch::read_frames(Port& port, TimeSource::TimePoint now) {
     if (!frame) {  // the netdev went away under the socket: open it again later
       port.socket.reset();
       port.retry_open = now + kRetryOpen;
+      if (port.shown.listen_error != frame.error().message) {
+        tell(port.shown.netdev, false, "LLDP: not listening: " + frame.error().message);
+      }
       port.shown.listen_error = frame.error().message;
       changed = true;
       break;

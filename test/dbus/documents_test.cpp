@@ -3,8 +3,13 @@
 // apply documents back so that it prints what it prints when it does the work itself.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "cli/daemon_documents.hpp"
 #include "daemon/dbus/status_document.hpp"
+#include "daemon/peers/peer_json.hpp"
+#include "run_command.hpp"
 
 namespace roced {
 namespace {
@@ -126,6 +131,64 @@ TEST(DbusDocuments, StatusSaysConditionDriftAndLastApplyPerPort) {
   EXPECT_NE(text.find("lan3 (mlx5_1:1): drifted"), std::string::npos) << text;
   EXPECT_NE(text.find("pfc.priorities: 4 (wanted 3)"), std::string::npos) << text;
   EXPECT_NE(text.find("failures 2 in a row"), std::string::npos) << text;
+}
+
+// A port's peer in GetStatus: the switch, each finding with both values, in the JSON (checked
+// against docs/schema) and in rocectl's text.
+TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
+  peers::PortPeer peer;
+  peer.netdev = "lan3";
+  lldp::Lldpdu l;
+  l.chassis_id = "0c:42:a1:00:00:01";
+  l.port_id = "swp3";
+  l.port_description = "swp3";
+  l.system_name = "leaf1";
+  l.ttl = 120;
+  l.pfc = lldp::Pfc{false, false, 8, 1u << 4};
+  l.app = std::vector<dcb::AppEntry>{{5, 4, 26}};
+  l.max_frame_size = 9216;
+  peer.neighbour = lldp::Neighbour{l, {}, {}, {}, 3};
+  peer.neighbours = 1;
+  peer.frames = 3;
+  peer.dropped = {{"truncated", 1}};
+  peer.report = {lldp::PeerState::Compared,
+                 {{"pfc_priorities", lldp::Severity::Mismatch, "3", "4"},
+                  {"peer_willing", lldp::Severity::Notice, "not advertising (roced only listens)",
+                   "willing (PFC)"}}};
+  reconcile::PortSnapshot lan3;
+  lan3.port = lan3_plan().port;
+  reconcile::PortSnapshot lan4;
+  lan4.port.netdev = "lan4";
+  peers::PortPeer silent;
+  silent.netdev = "lan4";
+  silent.report.state = lldp::PeerState::NoPeer;
+  const Json doc = dbus::status_to_json(
+      {"1.0", "/etc/roced/roced.yaml", "", "this machine", {}}, "2 ports", {lan3, lan4}, {},
+      {{"lan3", peers::peer_to_json(peer)}, {"lan4", peers::peer_to_json(silent)}});
+  const Json& p = doc["ports"][0]["peer"];
+  EXPECT_EQ(p["state"], "compared");
+  EXPECT_EQ(p["switch"]["system_name"], "leaf1");
+  EXPECT_EQ(p["switch"]["pfc"]["priorities"], Json::array({4}));
+  EXPECT_EQ(p["switch"]["dscp"]["26"], 4);
+  EXPECT_EQ(p["findings"][0]["host"], "3");
+  EXPECT_EQ(p["findings"][0]["switch"], "4");
+  EXPECT_EQ(p["dropped"]["truncated"], 1);
+  EXPECT_TRUE(doc["ports"][1]["peer"]["switch"].is_null());
+
+  const std::string text = cli::format_daemon_status_text(doc);
+  EXPECT_NE(text.find("  switch   leaf1 swp3 (IEEE DCBX)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  mismatch PFC priorities differ: host 3, switch 4\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  notice   the switch is willing"), std::string::npos) << text;
+  EXPECT_NE(text.find("  switch   no LLDP heard\n"), std::string::npos) << text;
+
+  const auto file = std::filesystem::path(::testing::TempDir()) / "status-with-peer.json";
+  std::ofstream(file) << doc.dump();
+  const std::string source = ROCED_SOURCE_DIR;
+  const auto checked =
+      test::run_command({"python3", source + "/test/schema/check_json.py",
+                         source + "/docs/schema/roced.status.v1.json", file.string()});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
 }
 
 }  // namespace
