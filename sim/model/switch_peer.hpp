@@ -20,6 +20,7 @@ struct SwitchEts {
   std::array<uint8_t, 8> prio_tc{};
   std::array<uint8_t, 8> tc_bw{};
   std::array<uint8_t, 8> tsa{};  // 0 strict, 2 ETS
+  bool operator==(const SwitchEts&) const = default;
 };
 
 // Which DCBX TLVs the switch sends: IEEE 802.1Qaz, the older CEE TLV, or none at all.

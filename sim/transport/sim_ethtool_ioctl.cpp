@@ -16,6 +16,7 @@
 #include <string>
 
 #include "os/local_transports.hpp"
+#include "sim/transport/seqpacket.hpp"
 
 namespace roce_sim {
 
@@ -73,16 +74,9 @@ Result<void> deliver(std::span<const uint8_t> payload, size_t kernel_len, std::s
 Result<void> SimEthtoolIoctl::ensure_connected() {
   if (fd_.valid()) return ok();
   const std::string what = "roce-sim " + socket_path_.string();
-  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::from_errno(errno, what + ": socket");
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string path = socket_path_.string();
-  if (path.size() >= sizeof(addr.sun_path)) return Error{ENAMETOOLONG, what + ": path too long"};
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
-    return Error::from_errno(errno, what + ": connect");
-  }
+  Result<UniqueFd> connected = connect_seqpacket(socket_path_);
+  if (!connected) return connected.error();
+  UniqueFd fd = std::move(connected).value();
   // The reply's deadline, for every recv on this socket.
   timeval timeout{};
   timeout.tv_sec = static_cast<time_t>(kSimEthtoolTimeout.count() / 1000);

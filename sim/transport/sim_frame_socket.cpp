@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "os/unique_fd.hpp"
+#include "sim/transport/seqpacket.hpp"
 
 namespace roce_sim {
 namespace {
@@ -48,20 +49,12 @@ Result<std::unique_ptr<roced::FrameSocket>> connect_lldp_socket(
   roce_sim_lldp_bind bind{};
   if (netdev.empty() || netdev.size() >= sizeof bind.ifname) return Error{ENODEV, what};
   std::memcpy(bind.ifname, netdev.c_str(), netdev.size());
-  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::from_errno(errno, what + ": socket");
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string path = socket_path.string();
-  if (path.size() >= sizeof(addr.sun_path)) return Error{ENAMETOOLONG, what + ": path too long"};
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
-    return Error::from_errno(errno, what + ": connect");
-  }
-  if (::send(fd.get(), &bind, sizeof bind, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof bind)) {
+  Result<UniqueFd> fd = connect_seqpacket(socket_path);
+  if (!fd) return fd.error();
+  if (::send(fd->get(), &bind, sizeof bind, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof bind)) {
     return Error::from_errno(errno, what + ": bind");
   }
-  return std::unique_ptr<roced::FrameSocket>(new SimFrameSocket(std::move(fd), netdev));
+  return std::unique_ptr<roced::FrameSocket>(new SimFrameSocket(std::move(fd).value(), netdev));
 }
 
 }  // namespace roce_sim

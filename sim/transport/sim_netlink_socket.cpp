@@ -10,6 +10,7 @@
 
 #include "os/netlink_message.hpp"
 #include "os/netlink_socket.hpp"
+#include "sim/transport/seqpacket.hpp"
 
 namespace roce_sim {
 
@@ -19,19 +20,10 @@ using roced::UniqueFd;
 
 Result<std::unique_ptr<roced::NetlinkSocket>> SimNetlinkSocket::connect(
     const std::filesystem::path& socket_path) {
-  const std::string what = "roce-sim " + socket_path.string();
-  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::from_errno(errno, what + ": socket");
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string path = socket_path.string();
-  if (path.size() >= sizeof(addr.sun_path)) return Error{ENAMETOOLONG, what + ": path too long"};
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) < 0) {
-    return Error::from_errno(errno, what + ": connect");
-  }
+  Result<UniqueFd> fd = connect_seqpacket(socket_path);
+  if (!fd) return fd.error();
   std::unique_ptr<SimNetlinkSocket> sock(
-      new SimNetlinkSocket(std::move(fd), roced::next_port_id()));
+      new SimNetlinkSocket(std::move(fd).value(), roced::next_port_id()));
   if (auto bound = sock->send_control(ROCE_SIM_CTL_BIND, sock->port_id_, 0); !bound) {
     return bound.error();
   }

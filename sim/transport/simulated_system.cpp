@@ -8,8 +8,8 @@
 
 #include "sim/transport/mapped_file_tree.hpp"
 #include "sim/transport/sim_ethtool_ioctl.hpp"
-#include "sim/transport/sim_frame_socket.hpp"
 #include "sim/transport/sim_file_tree.hpp"
+#include "sim/transport/sim_frame_socket.hpp"
 #include "sim/transport/sim_netlink_socket.hpp"
 
 namespace roce_sim {

@@ -37,7 +37,7 @@ class PeerWatchTest : public test::InProcessNode {
   void SetUp() override {
     test::InProcessNode::SetUp();
     watch_ = std::make_unique<PeerWatch>(
-        system_, [this] { return targets_; }, time_);
+        system_, [this] { return targets(); }, time_);
     watch_->on_notice([this](const PeerNotice& notice) {
       const std::lock_guard lock(mutex_);
       notices_.push_back(notice);
@@ -68,6 +68,15 @@ class PeerWatchTest : public test::InProcessNode {
     node_->change([&](roce_sim::Node& node) { node.set_switch(netdev, change); });
   }
 
+  // The watch's thread asks for them.
+  std::vector<std::string> targets() {
+    const std::lock_guard lock(mutex_);
+    return targets_;
+  }
+  void set_targets(std::vector<std::string> netdevs) {
+    const std::lock_guard lock(mutex_);
+    targets_ = std::move(netdevs);
+  }
   std::vector<std::string> targets_ = {"lan2", "lan3"};
   std::unique_ptr<PeerWatch> watch_;
   std::mutex mutex_;
@@ -151,7 +160,7 @@ TEST_F(PeerWatchTest, ASwitchReconfiguredMidRunAndAHostThatFollows) {
 }
 
 TEST_F(PeerWatchTest, APortThatCannotBeListenedOnIsToldOnce) {
-  targets_ = {"lan2", "nope0"};
+  set_targets({"lan2", "nope0"});
   ASSERT_TRUE(run_until([&] { return peer("nope0").has_value(); }));
   advance(95s);  // retried every 30 s
   const PortPeer nope = *peer("nope0");
@@ -197,9 +206,9 @@ TEST_F(PeerWatchTest, HostileFramesAreCountedAndDropped) {
     return std::unique_ptr<FrameSocket>(
         new ScriptedFrames({truncated, other, empty_chassis, good}));
   };
-  targets_ = {"lan2"};
+  set_targets({"lan2"});
   watch_ = std::make_unique<PeerWatch>(
-      scripted, [this] { return targets_; }, time_);
+      scripted, [this] { return targets(); }, time_);
   watch_->start();
   ASSERT_TRUE(run_until([&] { return heard("lan2"); }));
   const PortPeer lan2 = *peer("lan2");
