@@ -234,9 +234,12 @@ echo "(about ten seconds, then a summary; --run-on keeps it running, --help for 
 # Steady RoCE traffic on priority 3 of every port, so the counters in the metrics move. The node
 # is roce-sim's default one with SR-IOV on lan2 (two VFs, as a Kubernetes node has them), to show
 # that roced leaves functions it was not told to manage alone.
-sed '/netdev: lan2$/,/addresses:/ s/^\(\s*\)addresses: .*$/&\n\1vfs: 2/' \
+# Each port's cable ends at a switch port (leaf1 swpN) whose LLDP agrees with the profile.
+sed -e '/netdev: lan2$/,/addresses:/ s/^\(\s*\)addresses: .*$/&\n\1vfs: 2/' \
+  -e 's/^\(\s*\)addresses: \[192\.168\.\([0-9]\)\.10\/24\]$/&\n\1switch: {system_name: leaf1, port_id: swp\2, pfc: [3], dscp: {26: 3, 48: 6}, max_frame_size: 9216}/' \
   "$ROOT/sim/nodes/default.yaml" >"$SIM_DIR/node.yaml"
 grep -q 'vfs: 2' "$SIM_DIR/node.yaml" || fail "could not give lan2 VFs in sim/nodes/default.yaml"
+grep -q 'port_id: swp3' "$SIM_DIR/node.yaml" || fail "could not give lan3 a switch in sim/nodes/default.yaml"
 setsid "$BIN/roce-sim" run --dir "$SIM_DIR" --node "$SIM_DIR/node.yaml" \
   --scenario "$ROOT/sim/scenarios/steady.yaml" >"$SIM_DIR/roce-sim.log" 2>&1 &
 SIM_PID=$!
@@ -399,6 +402,9 @@ head -n "$shown" "$LOG" | tail -n +"$((from + 1))" | show_log
 detected_line=$(log_find "$from" 'lan3: PFC storm on priority 3 RX.*detected [0-9.]+ ms after it began') ||
   fail "no detection line in roced's log"
 STORM_LATENCY=$(sed -n 's/.*detected \([0-9.]*\) ms after it began.*/\1/p' <<<"$detected_line")
+# LLDP names the switch port at the cable's other end: where to look next.
+STORM_SWITCH=$(sed -n 's/.*(switch \([^)]*\))$/\1/p' <<<"$detected_line")
+STORM_SWITCH=${STORM_SWITCH:-not named}
 VERIFY_POLLS=$(log_find "$from" 'lan3: PFC storm on priority 3 RX.*: disable-pfc stopped it' |
   sed -n 's/.*disable-pfc stopped it (checked over \([0-9]*\) polls).*/\1/p')
 [[ -n "$VERIFY_POLLS" ]] || fail "the remediation was not verified; roced's log: $(log_since "$from")"
@@ -431,22 +437,9 @@ RESTORE_MS=$(($(line_ms "$ended_line") - end_ms))
 say "roced put the configuration back $RESTORE_MS ms after the storm ended (by the node's clock)."
 
 step "The switch's side: a switch port that disagrees"
-say "Each cable ends at a switch port. If the switch runs PFC on another priority, or maps RoCE's DSCP elsewhere, RoCE is lossy though the host is right, and neither side shows it alone. roced listens to the LLDP each switch port sends (it sends nothing). The node's switches first agree with the profile:"
-cat >"$SIM_DIR/switches.yaml" <<SWITCHES
-name: switches
-events:
-$(for port in $PORTS; do
-  n=${port#lan}
-  echo "  - {at: 0s, kind: switch, port: $port, system_name: leaf1, port_id: swp$n, pfc: [3], dscp: {26: 3, 48: 6}, max_frame_size: 9216}"
-done)
-SWITCHES
-sed 's/^/    /' "$SIM_DIR/switches.yaml"
-cmd "roce-sim inject \$SIM \$SIM/switches.yaml"
-from=$(log_lines)
-"$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/switches.yaml"
-wait_log 'lan3: LLDP: switch leaf1 port swp3' "$from" "$PATIENCE_S" ||
-  fail "roced did not hear lan3's switch within $PATIENCE_S s; its log: $(log_since "$from")"
-log_since "$from" | show_log
+say "Each cable ends at a switch port. If the switch runs PFC on another priority, or maps RoCE's DSCP elsewhere, RoCE is lossy though the host is right, and neither side shows it alone. roced listens to the LLDP each switch port sends (it sends nothing). The node's switches agree with the profile (\$SIM/node.yaml gives each port one); roced heard them once it had set DCBX host mode:"
+grep -E ': LLDP: switch ' "$LOG" | show_log
+grep -q 'lan3: LLDP: switch leaf1 port swp3' "$LOG" || fail "roced did not hear lan3's switch"
 say "Then someone changes the QoS policy on lan3's switch port to PFC and DSCP 26 on priority 4:"
 cat >"$SIM_DIR/switch-lan3.yaml" <<'SWITCH'
 name: switch-lan3
@@ -528,6 +521,7 @@ summary() {
     "VFs left alone" "$(wc -w <<<"$VFS") ($VFS), $(vf_writes) write requests" \
     "drift corrected" "lan4 PFC put back $DRIFT_MS ms after 'dcb pfc set' returned (read back: $DRIFT_PFC)" \
     "storm detected" "lan3 prio 3 RX: $STORM_LATENCY ms after onset (D-Bus: $DBUS_LATENCY ms; node clock: +$DETECT_LOGGED_MS ms)" \
+    "storm's switch port" "$STORM_SWITCH" \
     "remediation" "disable-pfc (read back: $STORM_PFC), verified: the storm stopped within $VERIFY_POLLS polls" \
     "restored" "$RESTORE_MS ms after the storm ended (read back: $RESTORED_PFC)" \
     "switch mismatch" "lan3's switch PFC on 4 named $MISMATCH_MS ms after it changed ($MISMATCH_STATUS mismatches in rocectl status)" \

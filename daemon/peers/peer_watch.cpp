@@ -122,6 +122,11 @@ void PeerWatch::run() {
       recheck.swap(recheck_);
     }
     TimeSource::TimePoint now = time_.now();
+    // A port not listened on yet has just appeared: ask for the targets now rather than at the
+    // next refresh, so its switch's first frames (sent as its link comes up) are heard.
+    for (const auto& netdev : recheck) {
+      if (ports_.count(netdev) == 0) targets_due_ = now;
+    }
     if (now >= targets_due_) refresh_targets(now);
     for (const auto& netdev : recheck) {
       if (auto it = ports_.find(netdev); it != ports_.end()) it->second.host_due = now;

@@ -64,7 +64,8 @@ class PeerWatch {
 
   std::vector<PortPeer> snapshot() const;
   std::optional<PortPeer> peer(const std::string& netdev) const;
-  // The port's state is read again at once (after roced applied it, say).
+  // The port's state is read again at once (after roced applied it, say); a port not listened
+  // on yet makes the targets be asked for again at once (it has just appeared).
   void recheck(const std::string& netdev);
 
  private:

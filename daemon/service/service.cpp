@@ -146,6 +146,9 @@ int Service::run() {
 
   // start() returns once every port was checked (and applied) once. It runs on its own thread
   // so that, meanwhile, the watchdog is fed and signals are taken.
+  // Listening before the first reconcile: the switch sends at once when a link comes up, and the
+  // first apply flaps each port's link (a PFC change).
+  start_peer_watch();
   std::atomic<bool> started{false};
   std::thread starter([&] {
     reconciler_->start();
@@ -156,7 +159,6 @@ int Service::run() {
   starter.join();  // a stop during start-up waits for it: then stop() ends it cleanly
 
   if (!stop_requested_) {
-    start_peer_watch();
     start_storm_watchdog();
     for (auto& factory : factories_) {
       if (auto attachment = factory(*this)) attachments_.push_back(std::move(attachment));

@@ -19,6 +19,7 @@ SUMMARY (measured in this run)
   drift corrected      lan4 PFC put back 53 ms after 'dcb pfc set' returned (read back: 3:on)
   storm detected       lan3 prio 3 RX: 55 ms after onset (D-Bus: 55.99 ms; node clock: +57 ms)
   remediation          disable-pfc (read back: 3:off), verified: the storm stopped within 3 polls
+  storm's switch port  leaf1 swp3
   restored             507 ms after the storm ended (read back: 3:on)
   switch mismatch      lan3's switch PFC on 4 named 3 ms after it changed (2 mismatches in rocectl status)
   metrics              700 series at http://127.0.0.1:19879/metrics

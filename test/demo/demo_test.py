@@ -118,6 +118,8 @@ def check(output, port):
                 problems.append("detection logged at +%d ms by the node's clock, latency %s ms"
                                 % (logged, m[1]))
 
+    field("storm's switch port", r"leaf1 swp3")
+
     m = field("remediation",
               r"disable-pfc \(read back: (\S+)\), verified: the storm stopped within (\d+) polls")
     if m:
