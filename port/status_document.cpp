@@ -26,7 +26,10 @@ nlohmann::ordered_json status_port_entry(const DiscoveredPort& port, PortView vi
           {"last_apply", std::move(view.last_apply)},
           {"consecutive_failures", std::move(view.consecutive_failures)},
           {"next_retry", std::move(view.next_retry)},
-          {"observed", std::move(observed)}};
+          {"observed", std::move(observed)},
+          // roced's, when it listens for the port's switch (daemon/peers); rocectl reading the
+          // ports itself has no neighbours to show.
+          {"peer", nullptr}};
 }
 
 nlohmann::ordered_json status_port_entry(const PortStatus& status) {
