@@ -13,6 +13,7 @@ namespace roced::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitPending = 2;
+constexpr int kExitDiffers = 3;  // qualify: a check found the NIC not as roced assumes
 
 struct Context {
   std::optional<std::string> sim_dir;  // --sim DIR: the simulated node instead of this machine
@@ -47,5 +48,6 @@ int apply_command(const Context& context, Args args);  // rocectl apply [--check
 int nccl_env_command(const Context& context, Args args);  // rocectl nccl-env
 int reload_command(const Context& context, Args args);    // rocectl reload
 int runbook_command(const Context& context, Args args);   // rocectl runbook [ALERT]
+int qualify_command(const Context& context, Args args);   // rocectl qualify [--write ...]
 
 }  // namespace roced::cli

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  nccl-env   print the NCCL variables for these ports\n"
     "  reload     ask the running roced to read its configuration again\n"
     "  runbook    what an alert means and what to do: rocectl runbook [ALERT]\n"
+    "  qualify    check roced's assumptions on this machine's NICs and capture it for roce-sim\n"
     "\n"
     "options:\n"
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
@@ -29,7 +30,8 @@ constexpr const char* kUsage =
     "  --version   print rocectl's version\n"
     "\n"
     "Run 'rocectl COMMAND --help' for a command's options.\n"
-    "exit status: 0 ok, 1 error, 2 changes pending (plan, apply --check)\n";
+    "exit status: 0 ok, 1 error, 2 changes pending (plan, apply --check), 3 a qualify check\n"
+    "differs\n";
 
 using CommandFn = int (*)(const Context&, Args);
 
@@ -41,6 +43,7 @@ CommandFn find_command(const std::string& name) {
   if (name == "nccl-env") return nccl_env_command;
   if (name == "reload") return reload_command;
   if (name == "runbook") return runbook_command;
+  if (name == "qualify") return qualify_command;
   return nullptr;
 }
 

@@ -74,4 +74,11 @@ std::string dcbx_mode_name(uint8_t mode) {
   return name;
 }
 
+std::vector<uint8_t> dcbx_writes_to_restore(uint8_t observed) {
+  const auto mode = static_cast<uint8_t>(observed & ~kDcbxLldManaged);
+  if ((mode & kDcbxHost) != 0) return {mode};
+  if (mode == 0) return {0};
+  return {static_cast<uint8_t>(mode | kDcbxHost), 0};
+}
+
 }  // namespace roced::dcb

@@ -107,4 +107,10 @@ uint64_t dscp_mapped(const std::vector<AppEntry>& apps);
 std::string tsa_name(Tsa tsa);             // "strict", "cbs", "ets", "vendor"
 std::string dcbx_mode_name(uint8_t mode);  // "host ieee", "firmware (auto)", ...
 
+// mlx5e_dcbnl_setdcbx: a mode with the HOST bit is host mode and becomes the reported mode; 0 hands
+// the port back to the firmware agent and only clears the HOST bit; anything else (the firmware's
+// "cee ieee" without HOST) is refused, as is LLD_MANAGED. So a firmware mode goes back in two
+// writes: its version bits with HOST, then 0.
+std::vector<uint8_t> dcbx_writes_to_restore(uint8_t observed);
+
 }  // namespace roced::dcb

@@ -212,6 +212,8 @@ void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& 
   }
 }
 
+}  // namespace
+
 // /sys/class/net/<if>/speed (speed_show: the ethtool link speed, -1 or EINVAL without carrier).
 std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
   if (!system.files) return std::nullopt;
@@ -222,6 +224,8 @@ std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
   if (end == text->c_str() || value <= 0) return std::nullopt;
   return static_cast<uint32_t>(value);
 }
+
+namespace {
 
 // A locked-down kernel refuses the inbox cc_params files even to root: the knobs are not there
 // for roced, which is no read error and blocks nothing else.

@@ -174,6 +174,10 @@ enum class StatusPart { Link, Dcb, StallPrevention, RdmaCm, Ecn };
 void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
                          PortStatus& status);
 
+// /sys/class/net/<if>/speed in Mb/s; nothing while the link is down (speed_show answers -1 or
+// EINVAL then).
+std::optional<uint32_t> link_speed(System& system, const std::string& netdev);
+
 PortStatus read_port_status(System& system, const DiscoveredPort& port,
                             const StatusOptions& options = {});
 

@@ -17,17 +17,6 @@ Error not_read(const std::string& what) {
   return Error{ENODATA, what + " was not read before the change: nothing to restore"};
 }
 
-// mlx5e_dcbnl_setdcbx: a mode with the HOST bit is host mode and becomes the reported mode; 0 hands
-// the port back to the firmware agent and only clears the HOST bit; anything else (the firmware's
-// "cee ieee" without HOST) is refused, as is LLD_MANAGED. So a firmware mode goes back in two
-// writes: its version bits with HOST, then 0.
-std::vector<uint8_t> dcbx_writes_to_restore(uint8_t observed) {
-  const auto mode = static_cast<uint8_t>(observed & ~dcb::kDcbxLldManaged);
-  if ((mode & dcb::kDcbxHost) != 0) return {mode};
-  if (mode == 0) return {0};
-  return {static_cast<uint8_t>(mode | dcb::kDcbxHost), 0};
-}
-
 // The DSCP APP entries the profile wants: all 64 under DSCP trust (as `mlnx_qos --trust dscp`
 // writes them), none under PCP trust.
 std::vector<AppEntry> wanted_apps(const config::Profile& want) {
@@ -102,7 +91,7 @@ std::optional<Writes> FeatureSpec<Feature::DcbxMode>::writes(const WriteCtx& c) 
       [wanted](Writer& w) { return w.write([&] { return w.device().set_dcbx(wanted); }); },
       [observed](Writer& w) -> Result<void> {
         if (!observed) return not_read("the DCBX mode");
-        for (const uint8_t mode : dcbx_writes_to_restore(*observed)) {
+        for (const uint8_t mode : dcb::dcbx_writes_to_restore(*observed)) {
           if (auto set = w.write([&] { return w.device().set_dcbx(mode); }); !set) return set;
         }
         return ok();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/model/switch_peer.hpp"
@@ -51,6 +52,20 @@ constexpr uint32_t default_link_training_ms(uint32_t speed_mbps) {
   return speed_mbps >= 200000 ? 3000 : 1500;
 }
 
+// The PF's PCI device ID of a model (mlx5 main.c mlx5_core_pci_table), what sysfs `device` shows
+// and mlx5_ib's hca_type prints as "MT<decimal>" (main.c hca_type_show); 0 for an unknown model.
+inline uint32_t pci_device_id(const std::string& model) {
+  static const std::pair<const char*, uint32_t> kIds[] = {
+      {"ConnectX-5", 0x1017},    {"ConnectX-5 Ex", 0x1019}, {"ConnectX-6", 0x101b},
+      {"ConnectX-6 Dx", 0x101d}, {"ConnectX-6 Lx", 0x101f}, {"ConnectX-7", 0x1021},
+      {"ConnectX-8", 0x1023},    {"BlueField-2", 0xa2d6},   {"BlueField-3", 0xa2dc},
+  };
+  for (const auto& [name, id] : kIds) {
+    if (model == name) return id;
+  }
+  return 0;
+}
+
 // The most channels a port takes (en.h MLX5E_MAX_NUM_CHANNELS is 128 per CPU-limited port).
 constexpr uint32_t kMaxChannels = 128;
 
@@ -81,7 +96,7 @@ struct UpperAddresses {
 };
 
 struct PortSpec {
-  std::string netdev;       // "lan2"
+  std::string netdev;  // "lan2"
   // The switch port at the cable's other end, from the node file's `switch:` (Node::set_switch).
   std::optional<SwitchPeerChange> switch_peer;
   std::string rdma_device;  // "mlx5_0"

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -185,12 +186,28 @@ void FileMirror::build() {
   fs::create_directories(dir_ / "config/rdma_cm");
   fs::create_directories(dir_ / "debug/mlx5");
   write_lockdown();
+  write_kernel_release();
   add_watch(dir_ / "config/rdma_cm", Watch{WatchKind::RdmaCmRoot, "", false});
   refresh();
   // Groups made before we watched (a reused DIR).
   for (const auto& entry : fs::directory_iterator(dir_ / "config/rdma_cm")) {
     if (entry.is_directory()) create_rdma_cm(entry.path().filename().string());
   }
+}
+
+// The running kernel's release (kernel/utsname_sysctl.c osrelease). An inbox port's driver
+// version is this release: ethtool_get_drvinfo (net/ethtool/ioctl.c) fills in UTS_RELEASE for a
+// driver that leaves the version empty, as mainline mlx5 does. A node of NVIDIA's driver alone
+// runs Debian bookworm's kernel.
+void FileMirror::write_kernel_release() {
+  std::string release = "6.1.0-27-amd64";
+  for (Port* port : node_.ports()) {
+    if (port->spec().flavour == DriverFlavour::Inbox && !port->spec().is_stacked()) {
+      release = port->spec().driver_version;
+    }
+  }
+  fs::create_directories(dir_ / "proc/sys/kernel");
+  write_file(dir_ / "proc/sys/kernel/osrelease", release + "\n");
 }
 
 void FileMirror::write_lockdown() {
@@ -234,7 +251,10 @@ void FileMirror::build_port(Port& port) {
   }
   write_file(pci_dir / "vendor", "0x15b3\n");
   // ConnectX-7 and its VF (mlx5_core's pci_device_id table, main.c mlx5_core_pci_table).
-  write_file(pci_dir / "device", spec.is_vf() ? "0x101e\n" : "0x1021\n");
+  char device[16];
+  std::snprintf(device, sizeof device, "0x%04x\n",
+                spec.is_vf() ? 0x101eu : pci_device_id(spec.board));
+  write_file(pci_dir / "device", device);
   if (spec.is_vf()) {
     // pci_iov_sysfs_link (drivers/pci/iov.c): physfn in the VF, virtfn<N> in the PF.
     symlink_to("../" + spec.physfn, pci_dir / "physfn");
@@ -570,7 +590,7 @@ void FileMirror::refresh_rdma_device(Port& port, bool counters) {
   const fs::path ib = dir_ / "sys/class/infiniband" / spec.rdma_device;
   write_file(ib / "fw_ver", line(spec.firmware));
   write_file(ib / "board_id", "MT_0000000838\n");
-  write_file(ib / "hca_type", "MT4129\n");
+  write_file(ib / "hca_type", "MT" + std::to_string(pci_device_id(spec.board)) + "\n");
   write_file(ib / "node_type", "1: CA\n");
   write_file(ib / "node_guid", line(node_guid(spec.mac)));
   const fs::path ib_port = ib / "ports" / std::to_string(spec.rdma_port);

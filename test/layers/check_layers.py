@@ -18,6 +18,7 @@ RANKS = [
     ["lldp"],
     ["port"],
     ["telemetry", "watchdog"],
+    ["qualify"],
     ["daemon/config", "daemon/log"],
     ["daemon/settings"],
     ["daemon/plan"],

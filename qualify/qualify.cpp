@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "qualify/qualify.hpp"
+
+#include "qualify/observe.hpp"
+#include "qualify/read_checks.hpp"
+
+namespace roced::qualify {
+
+Report qualify(System& system, TimeSource& time, const StopSignal& stop,
+               const std::vector<DiscoveredPort>& ports, const Options& options) {
+  Report report;
+  report.roced_version = options.roced_version;
+  report.hostname = options.hostname;
+  report.wrote = options.write;
+  for (const auto& port : ports) {
+    const Observation seen = observe(system, time, port);
+    if (report.kernel.empty()) report.kernel = seen.kernel_release;
+    PortReport out;
+    out.facts = facts_of(seen);
+    out.checks = read_checks(seen);
+    if (options.write && !stop.raised()) {
+      WriteOutcome wrote =
+          run_write_checks(system, time, stop, port, out.facts.flavour, options.write_options);
+      out.checks.insert(out.checks.end(), wrote.checks.begin(), wrote.checks.end());
+      out.touched = std::move(wrote.touched);
+      out.facts.link_training_ms = wrote.link_training_ms;
+      out.facts.statistics_pfc_on = std::move(wrote.statistics_pfc_on);
+      out.facts.statistics_pfc_off = std::move(wrote.statistics_pfc_off);
+      report.interrupted = report.interrupted || wrote.interrupted;
+    }
+    report.ports.push_back(std::move(out));
+  }
+  return report;
+}
+
+}  // namespace roced::qualify

@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: Apache-2.0
+// The changing checks, one port at a time (the other rails keep carrying traffic while this one
+// flaps). Each step journals how to put back what it changes before it changes it; finish() puts
+// everything back in reverse order and compares the port with the snapshot taken first.
+#include "qualify/write_run.hpp"
+
+#include <linux/dcbnl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "dcb/client.hpp"
+#include "ethtool/ethtool.hpp"
+#include "link/link.hpp"
+#include "port/status.hpp"
+#include "rdma/ecn.hpp"
+
+namespace roced::qualify {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kCarrierPoll{5};
+// How long the carrier must stay up after a request that should not touch the link.
+constexpr milliseconds kSteadyLink{300};
+constexpr uint8_t kPfcOnPriority3 = 0x08;
+
+std::string hex(unsigned value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", value);
+  return text;
+}
+
+int code_of(const Result<void>& result) { return result.ok() ? 0 : result.error().code; }
+std::string errno_text(int code) { return code == 0 ? "accepted" : errno_name(code); }
+
+// What the run changes, read before it starts and again at the end.
+struct Snapshot {
+  uint8_t dcbx = 0;
+  dcb::IeeeState dcb;
+  uint32_t mtu = 0;
+  std::optional<uint16_t> stall;
+};
+
+bool same_ets(const dcb::Ets& a, const dcb::Ets& b) {
+  return a.tc_tsa == b.tc_tsa && a.tc_tx_bw == b.tc_tx_bw && a.prio_tc == b.prio_tc;
+}
+
+// What was sent reads back: the kinds, the priorities' TCs and the ETS TCs' shares (a strict TC
+// reads the 100 % the firmware gives it: en_dcbnl.c mlx5e_dcbnl_ieee_getets).
+bool same_ets_as_sent(const dcb::Ets& read, const dcb::Ets& sent) {
+  if (read.tc_tsa != sent.tc_tsa || read.prio_tc != sent.prio_tc) return false;
+  for (size_t tc = 0; tc < 8; ++tc) {
+    if (sent.tc_tsa[tc] == dcb::Tsa::Ets && read.tc_tx_bw[tc] != sent.tc_tx_bw[tc]) return false;
+  }
+  return true;
+}
+
+std::vector<dcb::AppEntry> sorted(std::vector<dcb::AppEntry> apps) {
+  std::sort(apps.begin(), apps.end(), [](const dcb::AppEntry& a, const dcb::AppEntry& b) {
+    return std::tie(a.selector, a.protocol, a.priority) <
+           std::tie(b.selector, b.protocol, b.priority);
+  });
+  return apps;
+}
+
+// What differs between two snapshots, in words; empty when they agree.
+std::vector<std::string> differences(const Snapshot& before, const Snapshot& after) {
+  std::vector<std::string> out;
+  if (before.dcbx != after.dcbx) {
+    out.push_back("DCBX " + hex(before.dcbx) + " is now " + hex(after.dcbx));
+  }
+  const auto& pfc0 = before.dcb.pfc;
+  const auto& pfc1 = after.dcb.pfc;
+  if (pfc0 && pfc1 && pfc0->enabled_mask != pfc1->enabled_mask) {
+    out.push_back("PFC " + hex(pfc0->enabled_mask) + " is now " + hex(pfc1->enabled_mask));
+  }
+  if (pfc0 && pfc1 && pfc0->delay != pfc1->delay) {
+    out.push_back("cable length " + std::to_string(pfc0->delay) + " is now " +
+                  std::to_string(pfc1->delay));
+  }
+  if (before.dcb.ets && after.dcb.ets && !same_ets(*before.dcb.ets, *after.dcb.ets)) {
+    out.push_back("ETS differs");
+  }
+  if (sorted(before.dcb.apps) != sorted(after.dcb.apps)) {
+    out.push_back("APP table " + std::to_string(before.dcb.apps.size()) + " entries is now " +
+                  std::to_string(after.dcb.apps.size()));
+  }
+  if (before.mtu != after.mtu) {
+    out.push_back("MTU " + std::to_string(before.mtu) + " is now " + std::to_string(after.mtu));
+  }
+  if (before.stall != after.stall) out.push_back("stall prevention differs");
+  return out;
+}
+
+class WriteRun {
+ public:
+  WriteRun(System& system, TimeSource& time, const StopSignal& stop, const DiscoveredPort& port,
+           std::string flavour, const WriteOptions& options)
+      : flavour_(std::move(flavour)),
+        system_(system),
+        time_(time),
+        stop_(stop),
+        port_(port),
+        netdev_(port.netdev),
+        options_(options),
+        dcb_(system) {}
+
+  WriteOutcome run() {
+    if (!take_snapshot(before_)) return std::move(outcome_);
+    const std::vector<void (WriteRun::*)()> steps = {
+        &WriteRun::host_mode, &WriteRun::pfc_flaps,  &WriteRun::cable_length,
+        &WriteRun::ets,       &WriteRun::dscp_trust, &WriteRun::stall_prevention,
+        &WriteRun::mtu,       &WriteRun::notified,   &WriteRun::dcqcn_knob};
+    for (auto step : steps) {
+      if (stop_.raised()) break;
+      (this->*step)();
+    }
+    finish();
+    return std::move(outcome_);
+  }
+
+ private:
+  struct Undo {
+    size_t touched;  // index into outcome_.touched
+    std::function<Result<void>()> put_back;
+  };
+
+  // ---- plumbing ----
+
+  bool take_snapshot(Snapshot& snapshot) {
+    auto dcbx = dcb_.get_dcbx(netdev_);
+    auto state = dcb_.get(netdev_);
+    auto link = LinkClient(system_).get(netdev_);
+    if (!dcbx.ok() || !state.ok() || !link.ok() || !state->pfc || !state->ets) {
+      const std::string why = !dcbx.ok()    ? dcbx.error().message
+                              : !state.ok() ? state.error().message
+                              : !link.ok()  ? link.error().message
+                                            : "IEEE_GET without PFC or ETS";
+      outcome_.checks.push_back({"write_checks", "the port answers dcbnl and rtnetlink",
+                                 Verdict::CannotTell, "nothing written: " + why});
+      return false;
+    }
+    snapshot.dcbx = *dcbx;
+    snapshot.dcb = *state;
+    snapshot.mtu = link->mtu;
+    auto stall = EthtoolClient(system_).pfc_prevention_timeout(netdev_);
+    if (stall.ok()) snapshot.stall = *stall;
+    return true;
+  }
+
+  void journal(const std::string& what, std::function<Result<void>()> put_back) {
+    outcome_.touched.push_back({what, false, {}});
+    undo_.push_back({outcome_.touched.size() - 1, std::move(put_back)});
+  }
+
+  void say(const std::string& line) { options_.progress(netdev_ + ": " + line); }
+
+  void check(const std::string& id, const std::string& assumes, bool holds,
+             const std::string& evidence) {
+    outcome_.checks.push_back({id, assumes, holds ? Verdict::Pass : Verdict::Differs, evidence});
+  }
+  void cannot_tell(const std::string& id, const std::string& assumes, const std::string& why) {
+    outcome_.checks.push_back({id, assumes, Verdict::CannotTell, why});
+  }
+
+  std::optional<dcb::IeeeState> read() {
+    auto state = dcb_.get(netdev_);
+    if (!state.ok()) return std::nullopt;
+    return *state;
+  }
+
+  bool carrier() {
+    auto text = system_.files->read("/sys/class/net/" + netdev_ + "/carrier");
+    return text.ok() && text->rfind('1', 0) == 0;
+  }
+
+  // Waits for the carrier to become `up`; the time it took, nothing at the bound or on a stop.
+  // While waiting for it to come up, notes whether the link's speed could be read meanwhile.
+  std::optional<milliseconds> wait_carrier(bool up, const StopSignal& stop) {
+    const auto start = time_.now();
+    for (;;) {
+      if (carrier() == up) {
+        return std::chrono::duration_cast<milliseconds>(time_.now() - start);
+      }
+      if (up && !speed_seen_while_down_) speed_seen_while_down_ = link_speed(system_, netdev_);
+      if (time_.now() - start > options_.carrier_bound) return std::nullopt;
+      if (!stop.pause(time_, kCarrierPoll)) return std::nullopt;
+    }
+  }
+
+  // True when the carrier stayed up for kSteadyLink.
+  bool link_stays_up() {
+    const auto until = time_.now() + kSteadyLink;
+    while (time_.now() < until) {
+      if (!carrier()) return false;
+      if (!stop_.pause(time_, kCarrierPoll)) return carrier();
+    }
+    return carrier();
+  }
+
+  dcb::Pfc pfc_with(uint8_t mask, uint16_t delay) const {
+    dcb::Pfc pfc = *before_.dcb.pfc;
+    pfc.enabled_mask = mask;
+    pfc.delay = delay;
+    return pfc;
+  }
+
+  // ---- the steps ----
+
+  // mlx5e_dcbnl_setdcbx: host mode before anything else, as roced does.
+  void host_mode() {
+    const uint8_t was = before_.dcbx;
+    if (was & dcb::kDcbxHost) return;
+    const uint8_t host = dcb::kDcbxHost | dcb::kDcbxVerIeee;
+    say("DCBX " + hex(was) + " -> " + hex(host) + " (host mode)");
+    journal("DCBX " + hex(was) + " -> " + hex(host), [this, was] {
+      for (const uint8_t mode : dcb::dcbx_writes_to_restore(was)) {
+        if (auto set = dcb_.set_dcbx(netdev_, mode); !set.ok()) return set;
+      }
+      return Result<void>();
+    });
+    const auto set = dcb_.set_dcbx(netdev_, host);
+    auto now = dcb_.get_dcbx(netdev_);
+    check("dcbx_host_mode",
+          "SDCBX with the HOST bit puts the port in host mode "
+          "(en_dcbnl.c mlx5e_dcbnl_setdcbx)",
+          set.ok() && now.ok() && (*now & dcb::kDcbxHost),
+          "set: " + errno_text(code_of(set)) + ", reads " + (now.ok() ? hex(*now) : "?"));
+  }
+
+  // One PFC mask change, timed from the request to carrier down and back up.
+  struct Flap {
+    bool accepted = false;
+    std::optional<milliseconds> down;  // request -> carrier down
+    std::optional<milliseconds> up;    // carrier down -> up
+  };
+  Flap change_mask(uint8_t mask) {
+    Flap flap;
+    say("PFC -> " + hex(mask) + ": the link flaps and trains again");
+    flap.accepted = dcb_.set_pfc(netdev_, pfc_with(mask, before_.dcb.pfc->delay)).ok();
+    if (!flap.accepted) return flap;
+    flap.down = wait_carrier(false, stop_);
+    if (flap.down) flap.up = wait_carrier(true, stop_);
+    if (flap.up) {
+      const auto ms = static_cast<uint32_t>(flap.up->count());
+      outcome_.link_training_ms = std::max(outcome_.link_training_ms.value_or(0), ms);
+    }
+    return flap;
+  }
+
+  void pfc_flaps() {
+    const uint8_t was = before_.dcb.pfc->enabled_mask;
+    const uint16_t delay = before_.dcb.pfc->delay;
+    journal("PFC " + hex(was) + " (changed to 0x08 and 0x00)", [this, was, delay] {
+      auto now = read();
+      if (now && now->pfc && now->pfc->enabled_mask == was && now->pfc->delay == delay) {
+        return Result<void>();
+      }
+      auto done = dcb_.set_pfc(netdev_, pfc_with(was, delay));
+      if (done.ok()) (void)wait_carrier(true, never_);
+      return done;
+    });
+    const bool on_first = was != kPfcOnPriority3;
+    bool first = true;
+    for (uint8_t mask : on_first ? std::vector<uint8_t>{kPfcOnPriority3, 0x00}
+                                 : std::vector<uint8_t>{0x00, kPfcOnPriority3}) {
+      if (stop_.raised()) return;
+      const Flap flap = change_mask(mask);
+      if (stop_.raised()) return;  // stopped mid-flap: no finding, just the restore
+      if (!flap.accepted || !flap.down || !flap.up) {
+        check("pfc_mask_flaps_link",
+              "a new PFC mask goes in with mlx5_toggle_port_link: the carrier drops and "
+              "returns once the link has trained (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc)",
+              false,
+              !flap.accepted ? "PFC " + hex(mask) + " refused"
+              : !flap.down   ? "the carrier never dropped"
+                             : "the carrier did not return within the bound");
+        return;
+      }
+      auto names = StatsReader(system_, netdev_).names();
+      if (names.ok()) {
+        (mask ? outcome_.statistics_pfc_on : outcome_.statistics_pfc_off) = *names;
+      }
+      if (first) {
+        first = false;
+        check("pfc_mask_flaps_link",
+              "a new PFC mask goes in with mlx5_toggle_port_link: the carrier drops and returns "
+              "once the link has trained (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc)",
+              true,
+              "carrier down " + std::to_string(flap.down->count()) +
+                  " ms after the request, up again " + std::to_string(flap.up->count()) +
+                  " ms later");
+        speed_while_training();
+        resend_keeps_link(mask);
+      }
+    }
+    pause_counters_on_off();
+  }
+
+  // calculate_xoff asks for the link speed: while the link trains there is none to give.
+  void speed_while_training() {
+    check("speed_unknown_while_training",
+          "while the link trains after a PFC change its speed is unknown, so mainline's "
+          "calculate_xoff (en/port_buffer.c) takes 40 Gb/s: roced sends PFC again once the "
+          "carrier is back",
+          !speed_seen_while_down_.has_value(),
+          speed_seen_while_down_
+              ? "speed read while down: " + std::to_string(*speed_seen_while_down_) + " Mb/s"
+              : "no speed while the carrier was down");
+  }
+
+  // The Xoff recompute roced relies on: the unchanged mask again, with the carrier up.
+  void resend_keeps_link(uint8_t mask) {
+    if (stop_.raised()) return;
+    say("PFC " + hex(mask) + " again (unchanged): Xoff recomputed, no flap expected");
+    const auto again = dcb_.set_pfc(netdev_, pfc_with(mask, before_.dcb.pfc->delay));
+    const bool steady = link_stays_up();
+    check("pfc_resend_keeps_link",
+          "the unchanged mask, sent again with the carrier up, is accepted without touching the "
+          "link and lets the driver recompute Xoff at the real speed (en_dcbnl.c "
+          "mlx5e_dcbnl_ieee_setpfc: the toggle only when the mask changed)",
+          again.ok() && steady,
+          std::string("set: ") + errno_text(code_of(again)) +
+              (steady ? ", carrier stayed up" : ", the carrier dropped"));
+  }
+
+  void pause_counters_on_off() {
+    const auto& on = outcome_.statistics_pfc_on;
+    const auto& off = outcome_.statistics_pfc_off;
+    if (on.empty() || off.empty()) return;
+    const auto has = [](const std::vector<std::string>& names, const std::string& name) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    const bool holds = has(on, "rx_prio3_pause") && has(on, "tx_prio3_pause") &&
+                       !has(on, "rx_prio4_pause") && !has(off, "rx_prio3_pause");
+    check("pause_counters_with_pfc_on_and_off",
+          "ethtool -S lists rx/tx_prio3_pause with PFC on priority 3 and drops them with PFC off "
+          "(en_stats.c mlx5e_grp_per_prio_pfc_get_num_stats)",
+          holds,
+          std::to_string(on.size()) + " statistics with PFC on 3, " + std::to_string(off.size()) +
+              " with PFC off");
+  }
+
+  // Mainline takes a cable length of 1-999 m only; NVIDIA's tree refuses 0.
+  void cable_length() {
+    if (stop_.raised()) return;
+    const uint8_t mask = read().value_or(dcb::IeeeState{}).pfc.value_or(dcb::Pfc{}).enabled_mask;
+    const uint16_t was = before_.dcb.pfc->delay;
+    const auto set = [&](uint16_t delay) {
+      dcb::Pfc pfc = pfc_with(mask, delay);
+      return code_of(dcb_.set_pfc(netdev_, pfc));
+    };
+    const auto reads = [&] {
+      auto state = read();
+      return state && state->pfc ? state->pfc->delay : uint16_t{0};
+    };
+    say("cable length 25 m, then 0 and 1000 (same PFC mask: no flap)");
+    journal("cable length " + std::to_string(was) + " m", [this, was] {
+      auto state = read();
+      if (!state || !state->pfc || state->pfc->delay == was) return Result<void>();
+      dcb::Pfc pfc = *state->pfc;
+      pfc.delay = was;
+      return dcb_.set_pfc(netdev_, pfc);
+    });
+    const int set25 = set(25);
+    const uint16_t read25 = reads();
+    const int set0 = set(0);
+    const uint16_t read0 = reads();
+    const int set1000 = set(1000);
+    const uint16_t read1000 = reads();
+    const std::string evidence = "25: " + errno_text(set25) + ", reads " + std::to_string(read25) +
+                                 "; 0: " + errno_text(set0) + ", reads " + std::to_string(read0) +
+                                 "; 1000: " + errno_text(set1000) + ", reads " +
+                                 std::to_string(read1000);
+    // Mainline ignores a length outside 1-999 m; NVIDIA's tree hands it to the firmware where the
+    // firmware keeps it (PCAM cable_length), else refuses 0: roced only ever sends 1-999.
+    const bool taken = set25 == 0 && read25 == 25;
+    const bool mainline = read0 == 25 && read1000 == 25;
+    check("cable_length_range",
+          "a cable length of 1-999 m is taken; outside it mainline ignores it (en_dcbnl.c "
+          "mlx5e_dcbnl_ieee_setpfc), NVIDIA's tree passes it on or refuses 0",
+          taken && (flavour_ != "inbox" || mainline), evidence);
+  }
+
+  void ets() {
+    if (stop_.raised()) return;
+    const dcb::Ets was = *before_.dcb.ets;
+    dcb::Ets ets = was;
+    ets.tc_tsa.fill(dcb::Tsa::Ets);
+    ets.tc_tsa[6] = dcb::Tsa::Strict;
+    ets.tc_tx_bw = {15, 10, 10, 40, 10, 5, 0, 10};
+    ets.prio_tc = {0, 1, 2, 3, 4, 5, 6, 7};
+    say("ETS: TC 3 at 40 %, the others 5-15 %, TC 6 strict");
+    journal("ETS", [this, was] { return dcb_.set_ets(netdev_, was); });
+    const auto set = dcb_.set_ets(netdev_, ets);
+    auto now = read();
+    const bool same = now && now->ets && same_ets_as_sent(*now->ets, ets);
+    check("ets_reads_back",
+          "ETS is taken as sent and read back the same (en_dcbnl.c "
+          "mlx5e_dcbnl_ieee_setets)",
+          set.ok() && same,
+          "set: " + errno_text(code_of(set)) + (same ? ", reads back" : ", reads otherwise"));
+    dcb::Ets refused = ets;
+    refused.tc_tx_bw = {50, 50, 50, 0, 0, 0, 0, 0};
+    const int code = code_of(dcb_.set_ets(netdev_, refused));
+    auto after = read();
+    const bool unchanged =
+        now && now->ets && after && after->ets && same_ets(*after->ets, *now->ets);
+    check("ets_sum_not_100_refused",
+          "ETS bandwidths that do not add up to 100 are refused with EINVAL and change nothing "
+          "(en_dcbnl.c mlx5e_dbcnl_validate_ets)",
+          code == EINVAL && unchanged,
+          "150 %: " + errno_text(code) + (unchanged ? ", ETS unchanged" : ", ETS changed"));
+  }
+
+  // Trust has no op of its own on mlx5: the DSCP entries of the APP table are the trust state.
+  // DSCP 26 is added and deleted, or, where it is mapped already, deleted and added back.
+  void dscp_trust() {
+    if (stop_.raised()) return;
+    const auto apps = before_.dcb.apps;
+    const auto dscp = static_cast<uint8_t>(dcb::AppSelector::Dscp);
+    const auto mapped = std::find_if(apps.begin(), apps.end(), [&](const dcb::AppEntry& app) {
+      return app.selector == dscp && app.protocol == 26;
+    });
+    const bool had = mapped != apps.end();
+    const dcb::AppEntry entry = had ? *mapped : dcb::AppEntry{dscp, 3, 26};
+    say(had ? "DSCP 26 deleted from the APP table, then added back"
+            : "DSCP 26 -> priority 3 in the APP table, then deleted");
+    journal("APP table (" + std::to_string(apps.size()) + " entries)",
+            [this, apps] { return put_back_apps(apps); });
+    const auto listed = [&] {
+      auto now = read();
+      return now && std::find(now->apps.begin(), now->apps.end(), entry) != now->apps.end();
+    };
+    const auto trust = [&] {
+      auto now = read();
+      return now ? dcb::trust_from_apps(now->apps) : dcb::Trust::Pcp;
+    };
+    const dcb::AppEntry wrong{dscp, static_cast<uint8_t>((entry.priority + 1) % 8), 26};
+    std::string evidence;
+    bool holds = true;
+    if (!had) {
+      const int added = code_of(dcb_.add_apps(netdev_, {entry}));
+      const bool in = listed();
+      const bool dscp_trust = trust() == dcb::Trust::Dscp;
+      holds = added == 0 && in && dscp_trust;
+      evidence = "add: " + errno_text(added) + (in ? ", listed" : ", not listed") +
+                 (dscp_trust ? ", trust dscp" : ", trust pcp") + "; ";
+    }
+    const int wrong_delete = code_of(dcb_.delete_apps(netdev_, {wrong}));
+    const int deleted = code_of(dcb_.delete_apps(netdev_, {entry}));
+    const bool gone = !listed();
+    holds = holds && wrong_delete == ENOENT && deleted == 0 && gone;
+    evidence += "delete naming priority " + std::to_string(wrong.priority) + ": " +
+                errno_text(wrong_delete) + "; delete: " + errno_text(deleted) +
+                (gone ? ", gone" : ", still listed");
+    if (had) {
+      const int added = code_of(dcb_.add_apps(netdev_, {entry}));
+      holds = holds && added == 0 && listed();
+      evidence += "; added back: " + errno_text(added);
+    } else {
+      const bool back = trust() == dcb::trust_from_apps(apps);
+      holds = holds && back;
+      evidence += back ? ", trust as before" : ", trust not as before";
+    }
+    check("dscp_trust_from_app_table",
+          "a DSCP APP entry switches the port to DSCP trust; a delete must name the entry's "
+          "priority (ENOENT otherwise); the last one deleted goes back to PCP (en_dcbnl.c "
+          "mlx5e_dcbnl_ieee_setapp, mlx5e_dcbnl_ieee_delapp)",
+          holds, evidence);
+    const dcb::AppEntry ethertype{1, 3, 0x8915};
+    const int other = code_of(dcb_.add_apps(netdev_, {ethertype}));
+    check("app_selectors_dscp_only",
+          "only DSCP entries are taken: an EtherType entry is EINVAL (en_dcbnl.c "
+          "mlx5e_dcbnl_ieee_setapp)",
+          other == EINVAL, "EtherType 0x8915: " + errno_text(other));
+  }
+
+  // Deletes what the table has beyond `apps` and adds what it lacks.
+  Result<void> put_back_apps(const std::vector<dcb::AppEntry>& apps) {
+    auto now = read();
+    if (!now) return Error{EIO, "cannot read the APP table"};
+    std::vector<dcb::AppEntry> extra, missing;
+    for (const auto& app : now->apps) {
+      if (std::find(apps.begin(), apps.end(), app) == apps.end()) extra.push_back(app);
+    }
+    for (const auto& app : apps) {
+      if (std::find(now->apps.begin(), now->apps.end(), app) == now->apps.end()) {
+        missing.push_back(app);
+      }
+    }
+    if (!extra.empty()) {
+      if (auto done = dcb_.delete_apps(netdev_, extra); !done.ok()) return done;
+    }
+    if (!missing.empty()) return dcb_.add_apps(netdev_, missing);
+    return {};
+  }
+
+  void stall_prevention() {
+    if (stop_.raised() || !before_.stall) return;
+    EthtoolClient ethtool(system_);
+    const uint16_t was = *before_.stall;
+    say("stall prevention: 79 and 8001 ms (refused), auto, 0, 500 ms");
+    journal("stall prevention " + std::to_string(was) + " ms", [this, was] {
+      return EthtoolClient(system_).set_pfc_prevention_timeout(netdev_, was);
+    });
+    const int low = code_of(ethtool.set_pfc_prevention_timeout(netdev_, 79));
+    const int high = code_of(ethtool.set_pfc_prevention_timeout(netdev_, 8001));
+    (void)ethtool.set_pfc_prevention_timeout(netdev_, 0xffff);
+    const auto automatic = ethtool.pfc_prevention_timeout(netdev_).value_or(0);
+    (void)ethtool.set_pfc_prevention_timeout(netdev_, 0);
+    const auto off = ethtool.pfc_prevention_timeout(netdev_).value_or(1);
+    (void)ethtool.set_pfc_prevention_timeout(netdev_, 500);
+    const auto five = ethtool.pfc_prevention_timeout(netdev_).value_or(0);
+    check("stall_prevention_takes_range",
+          "auto reads 100 ms, 0 is off, 80-8000 ms are taken, the rest EINVAL (en_ethtool.c "
+          "mlx5e_set_pfc_prevention_tout)",
+          low == EINVAL && high == EINVAL && automatic == 100 && off == 0 && five == 500,
+          "79: " + errno_text(low) + ", 8001: " + errno_text(high) + ", auto reads " +
+              std::to_string(automatic) + ", 0 reads " + std::to_string(off) + ", 500 reads " +
+              std::to_string(five));
+  }
+
+  void mtu() {
+    if (stop_.raised()) return;
+    auto link = LinkClient(system_).get(netdev_);
+    if (!link.ok()) return;
+    const uint32_t was = before_.mtu;
+    const uint32_t target = was == 9000 || link->max_mtu < 9000 ? 4200 : 9000;
+    say("MTU " + std::to_string(was) + " -> " + std::to_string(target));
+    journal("MTU " + std::to_string(was),
+            [this, was] { return LinkClient(system_).set_mtu(netdev_, was); });
+    const int set = code_of(LinkClient(system_).set_mtu(netdev_, target));
+    auto now = LinkClient(system_).get(netdev_);
+    const bool reads = now.ok() && now->mtu == target;
+    check("mtu_reads_back",
+          "RTM_NEWLINK IFLA_MTU is taken and read back (en_main.c "
+          "mlx5e_change_mtu)",
+          set == 0 && reads, "MTU " + std::to_string(target) + ": " + errno_text(set));
+  }
+
+  // dcbnl_ieee_set multicasts every IEEE_SET on RTNLGRP_DCB: what lets roced see another tool.
+  void notified() {
+    if (stop_.raised()) return;
+    auto socket = system_.open_rtnl();
+    if (!socket.ok() || !(*socket)->join_group(RTNLGRP_DCB).ok()) {
+      cannot_tell("foreign_dcb_change_notified", "", "cannot join RTNLGRP_DCB");
+      return;
+    }
+    say("ETS set again from another netlink socket, as dcb(8) would");
+    auto now = read();
+    if (!now || !now->ets) return;
+    const int set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
+    bool seen = false;
+    for (int reads = 0; reads < 10 && !seen; ++reads) {
+      auto datagram = (*socket)->receive(milliseconds(200));
+      if (!datagram.ok() || datagram->empty()) break;
+      size_t offset = 0;
+      while (offset + sizeof(nlmsghdr) <= datagram->size()) {
+        nlmsghdr header;
+        std::memcpy(&header, datagram->data() + offset, sizeof header);
+        if (header.nlmsg_len < sizeof header || offset + header.nlmsg_len > datagram->size()) {
+          break;
+        }
+        if (header.nlmsg_type == RTM_SETDCB && header.nlmsg_len >= NLMSG_LENGTH(sizeof(dcbmsg))) {
+          dcbmsg message;
+          std::memcpy(&message, datagram->data() + offset + NLMSG_HDRLEN, sizeof message);
+          seen = seen || message.cmd == DCB_CMD_IEEE_SET;
+        }
+        offset += NLMSG_ALIGN(header.nlmsg_len);
+      }
+    }
+    check("foreign_dcb_change_notified",
+          "every IEEE_SET is multicast on RTNLGRP_DCB as RTM_SETDCB (net/dcb/dcbnl.c "
+          "dcbnl_ieee_set), so roced hears another tool's change",
+          set == 0 && seen,
+          std::string("set: ") + errno_text(set) + (seen ? ", notified" : ", no notification"));
+  }
+
+  // cong.c mlx5_ib_set_cc_param_mask_val: MLX5_SET keeps the field's low bits.
+  void dcqcn_knob() {
+    if (stop_.raised()) return;
+    FileTree& files = *system_.files;
+    const std::string knob =
+        "/sys/kernel/debug/mlx5/" + port_.knob_function() + "/cc_params/np_cnp_dscp";
+    auto was = files.read(knob);
+    if (!was.ok()) {
+      cannot_tell("dcqcn_knob_low_bits",
+                  "a cc_params knob keeps the low bits of its field (cong.c "
+                  "mlx5_ib_set_cc_param_mask_val)",
+                  "no inbox np_cnp_dscp to write: " + was.error().message);
+      return;
+    }
+    const std::string value = was->substr(0, was->find('\n'));
+    say("np_cnp_dscp 70 (a 6-bit field)");
+    journal("np_cnp_dscp " + value,
+            [this, knob, value] { return system_.files->write(knob, value + "\n"); });
+    const int set = code_of(files.write(knob, "70\n"));
+    auto now = files.read(knob);
+    const std::string reads = now.ok() ? now->substr(0, now->find('\n')) : "?";
+    check("dcqcn_knob_low_bits",
+          "a cc_params knob keeps the low bits of its field: 70 in the 6-bit np_cnp_dscp reads 6 "
+          "(cong.c mlx5_ib_set_cc_param_mask_val)",
+          set == 0 && reads == "6", "70: " + errno_text(set) + ", reads " + reads);
+  }
+
+  // ---- the end ----
+
+  void finish() {
+    if (stop_.raised()) {
+      outcome_.interrupted = true;
+      say("stopped: putting everything back");
+    } else {
+      say("putting everything back");
+    }
+    for (auto undo = undo_.rbegin(); undo != undo_.rend(); ++undo) {
+      const auto done = undo->put_back();
+      Touched& touched = outcome_.touched[undo->touched];
+      touched.restored = done.ok();
+      if (!done.ok()) touched.detail = done.error().message;
+    }
+    (void)wait_carrier(true, never_);
+    Snapshot after;
+    if (!take_snapshot(after)) return;
+    const auto left = differences(before_, after);
+    std::string evidence = left.empty() ? "the port reads as before the run" : "";
+    for (const auto& line : left) evidence += (evidence.empty() ? "" : "; ") + line;
+    check("restored", "everything --write changed is put back", left.empty(), evidence);
+  }
+
+  std::string flavour_;  // "inbox", "ofed", "" (facts_of)
+  System& system_;
+  TimeSource& time_;
+  const StopSignal& stop_;
+  StopSignal never_;  // the restore waits whatever stop says
+  const DiscoveredPort& port_;
+  std::string netdev_;
+  const WriteOptions& options_;
+  dcb::DcbClient dcb_;
+  Snapshot before_;
+  WriteOutcome outcome_;
+  std::vector<Undo> undo_;
+  std::optional<uint32_t> speed_seen_while_down_;
+};
+
+}  // namespace
+
+int planned_flaps(uint8_t pfc_mask) {
+  return pfc_mask == 0x00 || pfc_mask == kPfcOnPriority3 ? 2 : 3;
+}
+
+WriteOutcome run_write_checks(System& system, TimeSource& time, const StopSignal& stop,
+                              const DiscoveredPort& port, const std::string& flavour,
+                              const WriteOptions& options) {
+  return WriteRun(system, time, stop, port, flavour, options).run();
+}
+
+}  // namespace roced::qualify

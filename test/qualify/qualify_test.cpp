@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: Apache-2.0
+// rocectl qualify against roce-sim in every shipped node flavour, on the simulated clock: the
+// report must say what the node is (a fact that differs from the node file is a failure, as is a
+// check that does not pass), the node description it captures must load in roce-sim and describe
+// the same node, nothing private may leave in the report, and --write must put everything back,
+// also when stopped half-way.
+#include "qualify/qualify.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <regex>
+#include <set>
+
+#include "dcb/client.hpp"
+#include "link/link.hpp"
+#include "port/discovery.hpp"
+#include "qualify/report_out.hpp"
+#include "sim/model/firmware_commands.hpp"
+#include "sim/model/node_file.hpp"
+#include "test/support/in_process_node.hpp"
+#include "test/support/node_files.hpp"
+
+namespace roced::test {
+namespace {
+
+namespace fs = std::filesystem;
+using qualify::Report;
+using qualify::Verdict;
+using std::chrono::milliseconds;
+
+std::vector<std::string> node_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(ROCED_SIM_NODES)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The ports qualify takes when none is named: mlx5 uplinks.
+std::vector<DiscoveredPort> uplinks(System& system) {
+  auto inventory = discover_ports(*system.files, {});
+  EXPECT_TRUE(inventory.ok());
+  std::vector<DiscoveredPort> out;
+  for (const auto& port : inventory.ok() ? inventory->ports : std::vector<DiscoveredPort>{}) {
+    if (port.role == PortRole::Uplink) out.push_back(port);
+  }
+  return out;
+}
+
+// What a node file says of its uplinks, as qualify should find it.
+std::vector<const roce_sim::PortSpec*> uplink_specs(const std::vector<roce_sim::PortSpec>& specs) {
+  std::vector<const roce_sim::PortSpec*> out;
+  for (const auto& spec : specs) {
+    if (spec.has_dcbnl()) out.push_back(&spec);
+  }
+  return out;
+}
+
+const qualify::PortReport* port_of(const Report& report, const std::string& netdev) {
+  for (const auto& port : report.ports) {
+    if (port.facts.netdev == netdev) return &port;
+  }
+  return nullptr;
+}
+
+std::string verdicts(const qualify::PortReport& port) {
+  std::string out;
+  for (const auto& check : port.checks) {
+    if (check.verdict != Verdict::Pass) {
+      out += "\n  " + std::string(qualify::kVerdictNames.name(check.verdict)) + " " + check.id +
+             ": " + check.evidence;
+    }
+  }
+  return out;
+}
+
+// Runs qualify on its own thread while the simulated clock moves 5 ms at a time.
+class Qualified : public InProcessNode {
+ protected:
+  // `step`: how far the clock moves at a time; a node whose firmware commands take time needs
+  // steps of one command, or each ETHTOOL_GSTATS would seem to take a whole step.
+  Report run(const std::vector<DiscoveredPort>& ports, const qualify::Options& options,
+             std::chrono::nanoseconds step = milliseconds(5)) {
+    std::atomic<bool> done{false};
+    auto result = std::async(std::launch::async, [&] {
+      Report report = qualify::qualify(system_, time_, stop_, ports, options);
+      done = true;
+      return report;
+    });
+    EXPECT_TRUE(time_.advance_until([&] { return done.load(); }, step));
+    return result.get();
+  }
+  StopSignal stop_;
+};
+
+// The facts a node file sets, compared one by one with the report's.
+void expect_facts_match(const roce_sim::PortSpec& spec, const qualify::PortFacts& facts) {
+  SCOPED_TRACE(spec.netdev);
+  EXPECT_EQ(facts.driver, "mlx5_core");
+  EXPECT_EQ(facts.flavour, spec.flavour == roce_sim::DriverFlavour::Inbox ? "inbox" : "ofed");
+  EXPECT_EQ(facts.driver_version, spec.driver_version);
+  EXPECT_EQ(facts.firmware, spec.firmware);
+  EXPECT_EQ(facts.model, spec.board);
+  EXPECT_EQ(facts.rdma_device, spec.rdma_device);
+  if (!spec.rdma_device.empty()) {
+    EXPECT_EQ(facts.rdma_port, spec.rdma_port);
+  }
+  EXPECT_EQ(facts.speed_mbps.value_or(0), spec.speed_mbps);
+  EXPECT_EQ(facts.max_mtu, spec.max_mtu);
+  EXPECT_EQ(facts.channels, spec.channels);
+  EXPECT_EQ(facts.dcbx_host, spec.firmware_dcbx_host);
+  EXPECT_EQ(facts.trust_dscp, spec.firmware_trust_dscp);
+  EXPECT_EQ(facts.stall_prevention, spec.caps.stall_prevention);
+  EXPECT_EQ(facts.buffers, spec.caps.buffers);
+  EXPECT_EQ(facts.pause_storm_events, spec.caps.pause_storm_events);
+  EXPECT_EQ(facts.prio_discard_counters, spec.caps.prio_discard_counters);
+  const bool locked = spec.lockdown != roce_sim::KernelLockdown::None;
+  EXPECT_EQ(facts.lockdown.empty(), !locked);
+  if (!spec.bond.empty()) return;  // a LAG slave: its knobs and addresses are the bond's
+  if (!locked || spec.flavour == roce_sim::DriverFlavour::Ofed) {
+    const std::string knobs = spec.flavour == roce_sim::DriverFlavour::Inbox ? "inbox" : "ofed";
+    EXPECT_EQ(facts.ecn_flavour, spec.caps.ecn ? knobs : "none");
+  }
+  if (!spec.rdma_device.empty()) {
+    EXPECT_EQ(facts.ipv4_addresses, spec.ipv4.size());
+    EXPECT_EQ(facts.ipv6_addresses, spec.ipv6.size());
+  }
+}
+
+class QualifyEveryNode : public Qualified, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string node_file() const override { return GetParam(); }
+};
+
+TEST_P(QualifyEveryNode, TheReportSaysWhatTheNodeIsAndEveryCheckPasses) {
+  const auto specs = roce_sim::load_node_file(GetParam());
+  uint32_t command_us = 0;
+  for (const auto& spec : specs) command_us = std::max(command_us, spec.firmware_command_us);
+  const Report report =
+      run(uplinks(system_), {},
+          command_us ? std::chrono::nanoseconds(std::chrono::microseconds(command_us))
+                     : std::chrono::nanoseconds(milliseconds(5)));
+  const auto wanted = uplink_specs(specs);
+  ASSERT_EQ(report.ports.size(), wanted.size());
+  for (const auto* spec : wanted) {
+    const auto* port = port_of(report, spec->netdev);
+    ASSERT_NE(port, nullptr) << spec->netdev << " not in the report";
+    expect_facts_match(*spec, port->facts);
+    for (const auto& check : port->checks) {
+      // A check roced's assumptions and the model disagree on is a finding, never noise here.
+      EXPECT_NE(check.verdict, Verdict::Differs)
+          << spec->netdev << " " << check.id << ": " << check.evidence;
+    }
+    // What a node can leave unanswered: no RDMA device of its own (a LAG slave), DCQCN knobs
+    // under lockdown, no stall prevention, no buffers, no firmware command yet.
+    static const std::set<std::string> may_be_unknown = {"gid_table",
+                                                         "rdma_cm_defaults",
+                                                         "hw_counter_widths",
+                                                         "dcqcn_knobs",
+                                                         "stall_prevention_range",
+                                                         "buffer_cells",
+                                                         "firmware_command_costs"};
+    for (const auto& check : port->checks) {
+      if (check.verdict == Verdict::CannotTell) {
+        EXPECT_TRUE(may_be_unknown.count(check.id)) << check.id << ": " << check.evidence;
+      }
+    }
+    if (spec->firmware_command_us > 0) {
+      // Each ETHTOOL_GSTATS waits for its firmware commands on the node's clock: at least the
+      // PPCNT reads (firmware_commands.hpp), in whole commands.
+      const auto gstats = std::find_if(port->checks.begin(), port->checks.end(),
+                                       [](const auto& c) { return c.id == "gstats_cost"; });
+      ASSERT_NE(gstats, port->checks.end());
+      std::smatch median;
+      ASSERT_TRUE(std::regex_search(gstats->evidence, median, std::regex("median ([0-9]+) ")))
+          << gstats->evidence;
+      const unsigned long us = std::stoul(median[1].str());
+      EXPECT_GE(us, roce_sim::firmware::kStatsAccessRegs * spec->firmware_command_us);
+      EXPECT_EQ(us % spec->firmware_command_us, 0u) << gstats->evidence;
+    }
+  }
+}
+
+TEST_P(QualifyEveryNode, TheCapturedNodeLoadsInRoceSimAndDescribesTheSameNode) {
+  const auto specs = roce_sim::load_node_file(GetParam());
+  const Report report = run(uplinks(system_), {});
+  const std::string captured = qualify::node_description(report);
+  std::vector<roce_sim::PortSpec> loaded;
+  try {
+    loaded = roce_sim::parse_node_yaml(captured, "captured.yaml");
+  } catch (const std::exception& e) {
+    FAIL() << e.what() << "\n" << captured;
+  }
+  for (const auto* spec : uplink_specs(specs)) {
+    const auto again = std::find_if(loaded.begin(), loaded.end(),
+                                    [&](const auto& s) { return s.netdev == spec->netdev; });
+    ASSERT_NE(again, loaded.end()) << spec->netdev << " not captured:\n" << captured;
+    SCOPED_TRACE(spec->netdev);
+    EXPECT_EQ(again->bond, spec->bond);
+    EXPECT_EQ(again->bond_mode, spec->bond_mode);
+    if (spec->bond.empty()) {
+      EXPECT_EQ(again->rdma_device, spec->rdma_device);  // a LAG slave's own device is gone
+    }
+    EXPECT_EQ(again->flavour, spec->flavour);
+    EXPECT_EQ(again->driver_version, spec->driver_version);
+    EXPECT_EQ(again->firmware, spec->firmware);
+    EXPECT_EQ(again->board, spec->board);
+    EXPECT_EQ(again->speed_mbps, spec->speed_mbps);
+    EXPECT_EQ(again->max_mtu, spec->max_mtu);
+    EXPECT_EQ(again->channels, spec->channels);
+    EXPECT_EQ(again->lockdown, spec->lockdown);
+    EXPECT_EQ(again->caps.stall_prevention, spec->caps.stall_prevention);
+    EXPECT_EQ(again->caps.buffers, spec->caps.buffers);
+    EXPECT_EQ(again->caps.pause_storm_events, spec->caps.pause_storm_events);
+    EXPECT_EQ(again->caps.prio_discard_counters, spec->caps.prio_discard_counters);
+    EXPECT_EQ(again->firmware_trust_dscp, spec->firmware_trust_dscp);
+    EXPECT_EQ(again->firmware_dcbx_host, spec->firmware_dcbx_host);
+    EXPECT_EQ(again->ipv4.size(), spec->ipv4.size());
+    EXPECT_EQ(again->ipv6.size(), spec->ipv6.size());
+  }
+}
+
+TEST_P(QualifyEveryNode, NothingPrivateLeavesInTheReportOrTheCapture) {
+  const auto specs = roce_sim::load_node_file(GetParam());
+  const Report report = run(uplinks(system_), {});
+  const std::string out = qualify::report_json(report) + qualify::node_description(report) +
+                          qualify::report_text(report);
+  const std::string file = read_file(GetParam());
+  std::smatch host;
+  if (std::regex_search(file, host, std::regex("hostname: *([A-Za-z0-9.-]+)"))) {
+    EXPECT_EQ(out.find(host[1].str()), std::string::npos) << "host name " << host[1];
+  }
+  for (const auto& spec : specs) {
+    if (!spec.mac.empty()) {
+      EXPECT_EQ(out.find(spec.mac), std::string::npos) << spec.mac;
+    }
+    if (!spec.pci_address.empty() && spec.pci_address.find(':') != std::string::npos) {
+      EXPECT_EQ(out.find(spec.pci_address), std::string::npos) << spec.pci_address;
+    }
+    for (const auto& cidr : spec.ipv4) {
+      const std::string address = cidr.substr(0, cidr.find('/'));
+      EXPECT_EQ(out.find(address), std::string::npos) << address;
+    }
+    for (const auto& cidr : spec.ipv6) {
+      const std::string address = cidr.substr(0, cidr.find('/'));
+      EXPECT_EQ(out.find(address), std::string::npos) << address;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SimNodes, QualifyEveryNode, ::testing::ValuesIn(node_files()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = fs::path(param.param).stem().string();
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// ---- --write ----
+
+std::vector<dcb::AppEntry> sorted(std::vector<dcb::AppEntry> apps) {
+  std::sort(apps.begin(), apps.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.selector, a.protocol, a.priority) <
+           std::tie(b.selector, b.protocol, b.priority);
+  });
+  return apps;
+}
+
+struct PortState {
+  uint8_t dcbx = 0;
+  dcb::IeeeState dcb;
+  uint32_t mtu = 0;
+  bool operator==(const PortState& other) const {
+    return dcbx == other.dcbx && dcb.pfc->enabled_mask == other.dcb.pfc->enabled_mask &&
+           dcb.pfc->delay == other.dcb.pfc->delay && dcb.ets->tc_tsa == other.dcb.ets->tc_tsa &&
+           dcb.ets->tc_tx_bw == other.dcb.ets->tc_tx_bw &&
+           dcb.ets->prio_tc == other.dcb.ets->prio_tc &&
+           sorted(dcb.apps) == sorted(other.dcb.apps) && mtu == other.mtu;
+  }
+};
+
+class QualifyWrite : public Qualified, public ::testing::WithParamInterface<std::string> {
+ protected:
+  std::string node_file() const override {
+    if (GetParam().empty() || GetParam() == kLockdown) return {};
+    return std::string(ROCED_SIM_NODES) + "/" + GetParam();
+  }
+  // Links train as long as on real hardware: the clock is the test's.
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) {
+      spec.link_training_ms = kTrainingMs;
+      if (GetParam() == kLockdown) spec.lockdown = roce_sim::KernelLockdown::Integrity;
+    }
+  }
+  PortState state_of(const std::string& netdev) {
+    PortState state;
+    state.dcbx = dcb::DcbClient(system_).get_dcbx(netdev).value_or(0xff);
+    auto dcb = dcb::DcbClient(system_).get(netdev);
+    EXPECT_TRUE(dcb.ok());
+    if (dcb.ok()) state.dcb = *dcb;
+    state.mtu = LinkClient(system_).get(netdev).value_or(LinkInfo{}).mtu;
+    return state;
+  }
+  DiscoveredPort first_uplink() {
+    auto ports = uplinks(system_);
+    EXPECT_FALSE(ports.empty());
+    return ports.empty() ? DiscoveredPort{} : ports.front();
+  }
+  static constexpr uint32_t kTrainingMs = 3000;
+  static constexpr const char* kLockdown = "lockdown";  // the default node under lockdown
+};
+
+TEST_P(QualifyWrite, EverySettingIsSetReadBackAndPutBack) {
+  const DiscoveredPort port = first_uplink();
+  const PortState before = state_of(port.netdev);
+  qualify::Options options;
+  options.write = true;
+  const Report report = run({port}, options);
+  ASSERT_EQ(report.ports.size(), 1u);
+  const auto& out = report.ports.front();
+  EXPECT_EQ(verdicts(out).find("differs"), std::string::npos) << verdicts(out);
+  for (const char* id :
+       {"pfc_mask_flaps_link", "speed_unknown_while_training", "pfc_resend_keeps_link",
+        "pause_counters_with_pfc_on_and_off", "cable_length_range", "ets_reads_back",
+        "ets_sum_not_100_refused", "dscp_trust_from_app_table", "app_selectors_dscp_only",
+        "mtu_reads_back", "foreign_dcb_change_notified", "restored"}) {
+    const bool passed = std::any_of(out.checks.begin(), out.checks.end(), [&](const auto& c) {
+      return c.id == id && c.verdict == Verdict::Pass;
+    });
+    EXPECT_TRUE(passed) << id << verdicts(out);
+  }
+  EXPECT_FALSE(out.touched.empty());
+  for (const auto& touched : out.touched) EXPECT_TRUE(touched.restored) << touched.what;
+  // The flap measured on the node's clock is the training the node does, to the poll.
+  ASSERT_TRUE(out.facts.link_training_ms.has_value());
+  EXPECT_GE(*out.facts.link_training_ms, kTrainingMs);
+  EXPECT_LE(*out.facts.link_training_ms, kTrainingMs + 10);
+  EXPECT_EQ(state_of(port.netdev), before);
+  EXPECT_FALSE(report.interrupted);
+}
+
+TEST_P(QualifyWrite, AStopHalfWayPutsBackWhatWasChangedAndStopsThere) {
+  const DiscoveredPort port = first_uplink();
+  const PortState before = state_of(port.netdev);
+  qualify::Options options;
+  options.write = true;
+  // Stopped as the first PFC change is made, while the link trains: as SIGINT would.
+  options.write_options.progress = [this](const std::string& line) {
+    if (line.find("PFC -> ") != std::string::npos) stop_.raise();
+  };
+  const Report report = run({port}, options);
+  ASSERT_EQ(report.ports.size(), 1u);
+  const auto& out = report.ports.front();
+  EXPECT_TRUE(report.interrupted);
+  EXPECT_FALSE(out.touched.empty());
+  for (const auto& touched : out.touched) EXPECT_TRUE(touched.restored) << touched.what;
+  for (const auto& check : out.checks) {
+    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.evidence;
+    EXPECT_NE(check.id, "ets_reads_back") << "a step after the stop ran";
+  }
+  EXPECT_EQ(state_of(port.netdev), before);
+}
+
+// The default node (inbox, firmware DCBX, PCP trust), NVIDIA's driver with DSCP trust and host
+// DCBX, and the default node under lockdown (no DCQCN knob to write).
+INSTANTIATE_TEST_SUITE_P(Nodes, QualifyWrite,
+                         ::testing::Values("", "dual-port-ofed.yaml", "lockdown"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param.empty()
+                                                  ? std::string("default")
+                                                  : fs::path(param.param).stem().string();
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace roced::test
