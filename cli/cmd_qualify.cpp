@@ -49,8 +49,9 @@ constexpr const char* kQualifyUsage =
     "  --links-may-flap  the operator's word that the ports may lose their links\n"
     "  -h, --help        show this help\n"
     "\n"
-    "exit status: 0 when no check differs, 3 when one does, 1 on an error (no port, a file not\n"
-    "written, a setting not put back).\n";
+    "exit status: 0 when no check differs, 3 when one does, 130 when SIGINT or SIGTERM stopped\n"
+    "--write (after putting everything back), 1 on an error (no port, a file not written, a\n"
+    "setting not put back).\n";
 
 struct QualifyArgs {
   std::vector<std::string> ports;
@@ -231,6 +232,7 @@ int qualify_command(const Context& context, Args cli_args) {
   }
   if (!restored) std::cerr << "rocectl: something --write changed was NOT put back: see above\n";
   if (!written || !restored) return kExitError;
+  if (report.interrupted) return kExitInterrupted;
   return qualify::tally(report).at(qualify::Verdict::Differs) ? kExitDiffers : kExitOk;
 }
 

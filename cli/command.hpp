@@ -13,7 +13,8 @@ namespace roced::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitPending = 2;
-constexpr int kExitDiffers = 3;  // qualify: a check found the NIC not as roced assumes
+constexpr int kExitDiffers = 3;        // qualify: a check found the NIC not as roced assumes
+constexpr int kExitInterrupted = 130;  // qualify --write stopped by a signal, the ports put back
 
 struct Context {
   std::optional<std::string> sim_dir;  // --sim DIR: the simulated node instead of this machine

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// rocectl qualify as a person runs it, against a roce-sim process: the files it writes, the
+// refusal of --write without --links-may-flap, and SIGINT in the middle of a link flap, after
+// which the port reads as before. Real time here (a process), but nothing is asserted about how
+// long anything took; waits are bounded only against a hang.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "dcb/client.hpp"
+#include "link/link.hpp"
+#include "sim/model/node_file.hpp"
+#include "sim/transport/simulated_system.hpp"
+#include "test/support/exec_image.hpp"
+#include "test/support/node_files.hpp"
+#include "test/support/run_command.hpp"
+#include "test/support/sim_node.hpp"
+
+namespace roced::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Seen {
+  uint8_t dcbx = 0;
+  uint8_t pfc = 0;
+  uint16_t delay = 0;
+  size_t apps = 0;
+  uint32_t mtu = 0;
+  bool operator==(const Seen&) const = default;
+};
+
+class QualifyCommand : public SimNode {
+ protected:
+  // Long enough that SIGINT lands while the link trains.
+  std::optional<uint32_t> link_training_ms() const override { return 1500; }
+  void SetUp() override {
+    SimNode::SetUp();
+    out_ = dir_ / "out";
+    fs::create_directories(out_);
+  }
+  Seen seen(const std::string& netdev) {
+    System system = roce_sim::simulated_system(dir_);
+    Seen out;
+    out.dcbx = dcb::DcbClient(system).get_dcbx(netdev).value_or(0xff);
+    auto state = dcb::DcbClient(system).get(netdev);
+    EXPECT_TRUE(state.ok() && state->pfc);
+    if (state.ok() && state->pfc) {
+      out.pfc = state->pfc->enabled_mask;
+      out.delay = state->pfc->delay;
+      out.apps = state->apps.size();
+    }
+    out.mtu = LinkClient(system).get(netdev).value_or(LinkInfo{}).mtu;
+    return out;
+  }
+  std::vector<std::string> rocectl(std::vector<std::string> args) {
+    std::vector<std::string> argv = {ROCECTL_BINARY, "--sim", dir_.string(),
+                                     "qualify",      "--out", out_.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+  fs::path out_;
+};
+
+TEST_F(QualifyCommand, ReadOnlyWritesTheReportAndANodeRoceSimLoads) {
+  const auto writes = read_writes(dir_);
+  const auto result = run_command(rocectl({"--port", "lan2", "--json"}));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const auto stdout_report = nlohmann::json::parse(result.out);
+  const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
+  EXPECT_EQ(stdout_report, report);
+  EXPECT_EQ(report["format"], "roced-qualify/1");
+  EXPECT_EQ(report["mode"], "read-only");
+  EXPECT_EQ(report["summary"]["differs"], 0);
+  ASSERT_EQ(report["ports"].size(), 1u);
+  EXPECT_EQ(report["ports"][0]["netdev"], "lan2");
+  EXPECT_EQ(report["ports"][0]["model"], "ConnectX-7");
+  EXPECT_NO_THROW(roce_sim::load_node_file(out_ / "roced-qualify-node.yaml"));
+  EXPECT_EQ(read_writes(dir_), writes) << "a read-only run wrote to the node";
+}
+
+TEST_F(QualifyCommand, WriteWithoutTheOperatorsWordIsRefusedWithHowLongTheLinksGoDown) {
+  const auto writes = read_writes(dir_);
+  const auto result = run_command(rocectl({"--write", "--port", "lan2", "--port", "lan3"}));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(contains(result.err, "lan2: the link goes down 2 times, about 6 s")) << result.err;
+  EXPECT_TRUE(contains(result.err, "about 12 s in all")) << result.err;
+  EXPECT_TRUE(contains(result.err, "--write --links-may-flap")) << result.err;
+  EXPECT_EQ(read_writes(dir_), writes);
+  EXPECT_FALSE(fs::exists(out_ / "roced-qualify.json"));
+}
+
+TEST_F(QualifyCommand, SigintWhileALinkTrainsPutsThePortBack) {
+  const Seen before = seen("lan2");
+  int err_pipe[2];
+  ASSERT_EQ(::pipe(err_pipe), 0);
+  const ExecImage image(rocectl({"--write", "--links-may-flap", "--port", "lan2"}));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    image.exec();
+    ::_exit(127);
+  }
+  ::close(err_pipe[1]);
+  // The progress lines come on stderr; the first PFC change is the moment to stop it.
+  std::string err;
+  char buffer[512];
+  bool signalled = false;
+  for (ssize_t n; (n = ::read(err_pipe[0], buffer, sizeof buffer)) > 0;) {
+    err.append(buffer, static_cast<size_t>(n));
+    if (!signalled && contains(err, "PFC -> ")) {
+      ::kill(child, SIGINT);
+      signalled = true;
+    }
+  }
+  ::close(err_pipe[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(signalled) << err;
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  EXPECT_TRUE(contains(err, "stopped: putting everything back")) << err;
+  EXPECT_EQ(seen("lan2"), before) << err;
+  const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
+  EXPECT_EQ(report["interrupted"], true);
+  const auto& touched = report["ports"][0]["touched"];
+  ASSERT_FALSE(touched.empty());
+  for (const auto& item : touched) EXPECT_EQ(item["restored"], true) << item.dump();
+}
+
+}  // namespace
+}  // namespace roced::test
