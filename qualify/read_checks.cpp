@@ -90,16 +90,18 @@ Check link_check(const Observation& seen) {
 
 Check dcbx_check(const Observation& seen) {
   Check check = make("dcbx_versions",
-                     "DCBX reports CEE and IEEE and never LLD_MANAGED; the HOST bit is host "
-                     "mode (en_dcbnl.c mlx5e_dcbnl_getdcbx)");
+                     "DCBX never reports LLD_MANAGED; in firmware mode it reports CEE and IEEE "
+                     "(mlx5e_dcbnl_initialize), in host mode the mode last set, which keeps "
+                     "IEEE (en_dcbnl.c mlx5e_dcbnl_setdcbx stores it as dcbx->cap, "
+                     "mlx5e_dcbnl_getdcbx returns it)");
   if (!seen.dcbx.ok()) return unknown(check, seen.dcbx.error().message);
   const unsigned mode = *seen.dcbx;
-  const bool both =
-      (mode & (dcb::kDcbxVerCee | dcb::kDcbxVerIeee)) == (dcb::kDcbxVerCee | dcb::kDcbxVerIeee);
-  const bool holds = both && (mode & dcb::kDcbxLldManaged) == 0;
+  const bool host = (mode & dcb::kDcbxHost) != 0;
+  const unsigned versions = dcb::kDcbxVerCee | dcb::kDcbxVerIeee;
+  const bool holds = (mode & dcb::kDcbxLldManaged) == 0 &&
+                     (host ? (mode & dcb::kDcbxVerIeee) != 0 : (mode & versions) == versions);
   return judged(check, holds,
-                "DCBX " + hex(mode) + ": " +
-                    ((mode & dcb::kDcbxHost) ? "host mode" : "firmware agent (willing)"));
+                "DCBX " + hex(mode) + ": " + (host ? "host mode" : "firmware agent (willing)"));
 }
 
 Check pfc_capability_check(const Observation& seen) {

@@ -106,7 +106,9 @@ std::string stand_in_addresses(size_t ipv4, size_t ipv6, size_t number) {
 }
 
 // The NIC a PCI function belongs to: domain, bus and device ("0000:17:00").
-std::string card_of(const std::string& pci) { return pci.substr(0, pci.rfind('.')); }
+std::string card_of(const std::string& pci) {
+  return pci.find(':') == std::string::npos ? pci : pci.substr(0, pci.rfind('.'));
+}
 
 void capabilities_yaml(std::ostringstream& out, const PortFacts& f) {
   std::vector<std::pair<const char*, std::optional<bool>>> caps = {
@@ -158,12 +160,14 @@ std::map<std::string, std::string> pci_stand_ins(const Report& report) {
   std::map<std::string, std::string> stand_ins;
   for (const auto& port : report.ports) {
     const std::string& pci = port.facts.pci;
-    if (pci.empty() || pci.find(':') == std::string::npos || stand_ins.count(pci)) continue;
-    const std::string card = card_of(pci);
+    if (pci.empty() || stand_ins.count(pci)) continue;
+    // A device that is no PCI function (a platform device, a test module's) is a NIC of its own.
+    const bool is_pci = pci.find(':') != std::string::npos && pci.rfind('.') != std::string::npos;
+    const std::string card = is_pci ? card_of(pci) : pci;
     if (!cards.count(card)) cards[card] = static_cast<int>(cards.size()) + 1;
     char text[16];
     std::snprintf(text, sizeof text, "0000:%02x:00", cards[card] % 256);
-    stand_ins[pci] = text + pci.substr(pci.rfind('.'));
+    stand_ins[pci] = text + (is_pci ? pci.substr(pci.rfind('.')) : std::string(".0"));
   }
   return stand_ins;
 }

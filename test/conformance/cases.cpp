@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cases: each states one thing mlx5 does (the driver function is named), asked through roced's
-// own dcbnl and ethtool clients and read back. Read-only cases first; the ones that change the
-// port need a writable target.
+// own dcbnl and ethtool clients and read back. The read-only ones are rocectl qualify's checks, so
+// what qualify asks a real NIC is first asked of roce-sim and the test module; the ones that change
+// the port need a writable target.
 #include <linux/dcbnl.h>
 #include <linux/ethtool.h>
 #include <linux/netlink.h>
@@ -18,6 +19,9 @@
 #include "conformance.hpp"
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
+#include "port/discovery.hpp"
+#include "qualify/observe.hpp"
+#include "qualify/read_checks.hpp"
 
 namespace roced::conformance {
 namespace {
@@ -32,10 +36,6 @@ std::vector<std::string> stat_names(PortUnderTest& port) {
   auto names = StatsReader(port.system(), port.netdev()).names();
   EXPECT_TRUE(names.ok()) << names.error().message;
   return names.ok() ? *names : std::vector<std::string>{};
-}
-
-bool has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::string carrier(PortUnderTest& port) {
@@ -62,79 +62,51 @@ void set_pfc_mask(PortUnderTest& port, uint8_t mask) {
 
 int error_code(const Result<void>& result) { return result.ok() ? 0 : result.error().code; }
 
-// ---- read-only ----
+// ---- read-only: rocectl qualify's own checks (qualify/read_checks.cpp) ----
+
+// The check `id` of a read-only qualification of the port: passes, or skips when the port
+// cannot answer it (no buffer commands, no stall prevention).
+void expect_read_check_passes(PortUnderTest& port, const std::string& id) {
+  auto described = describe_netdev(*port.system().files, port.netdev());
+  ASSERT_TRUE(described.ok()) << described.error().message;
+  const auto check =
+      qualify::read_check(qualify::observe(port.system(), real_time(), *described), id);
+  ASSERT_TRUE(check.has_value()) << "no check " << id;
+  if (check->verdict == qualify::Verdict::CannotTell) GTEST_SKIP() << check->evidence;
+  EXPECT_EQ(check->verdict, qualify::Verdict::Pass)
+      << id << ": " << check->evidence << "\nassumes " << check->assumes;
+}
 
 // mlx5e_dcbnl_ieee_getpfc: pfc_cap = mlx5_max_tc() + 1.
 TEST_P(Mlx5Port, PfcCapabilityIsEightPriorities) {
-  const auto state = read_dcb(port());
-  ASSERT_TRUE(state.pfc.has_value());
-  EXPECT_EQ(state.pfc->cap, 8);
+  expect_read_check_passes(port(), "pfc_capability");
 }
 
-// mlx5e_dcbnl_getdcbx: CEE and IEEE always, HOST in host mode.
-TEST_P(Mlx5Port, DcbxReportsBothVersions) {
-  const auto state = read_dcb(port());
-  ASSERT_TRUE(state.dcbx.has_value());
-  EXPECT_EQ(*state.dcbx & (dcb::kDcbxVerCee | dcb::kDcbxVerIeee),
-            dcb::kDcbxVerCee | dcb::kDcbxVerIeee);
-  EXPECT_EQ(*state.dcbx & dcb::kDcbxLldManaged, 0);
-}
+// mlx5e_dcbnl_getdcbx: CEE and IEEE in firmware mode, the mode last set in host mode.
+TEST_P(Mlx5Port, DcbxReportsBothVersions) { expect_read_check_passes(port(), "dcbx_versions"); }
 
 // mlx5e_dcbnl_ieee_getets: ets_cap 8, each TC strict, ETS or vendor, priorities on TCs 0-7.
 TEST_P(Mlx5Port, EtsReportsEightTrafficClassesOfKnownKinds) {
-  const auto state = read_dcb(port());
-  ASSERT_TRUE(state.ets.has_value());
-  EXPECT_EQ(state.ets->ets_cap, 8);
-  for (int tc = 0; tc < 8; ++tc) {
-    const dcb::Tsa tsa = state.ets->tc_tsa[static_cast<size_t>(tc)];
-    EXPECT_TRUE(tsa == dcb::Tsa::Strict || tsa == dcb::Tsa::Ets || tsa == dcb::Tsa::Vendor)
-        << "TC " << tc;
-    EXPECT_LT(state.ets->prio_tc[static_cast<size_t>(tc)], 8);
-  }
+  expect_read_check_passes(port(), "ets_classes");
 }
 
 // mlx5e_get_sset_count, mlx5e_get_strings and mlx5e_get_ethtool_stats walk the same groups.
 TEST_P(Mlx5Port, EveryStatisticHasOneNameAndAValue) {
-  StatsReader reader(port().system(), port().netdev());
-  auto names = reader.names();
-  ASSERT_TRUE(names.ok()) << names.error().message;
-  auto values = reader.values();
-  ASSERT_TRUE(values.ok()) << values.error().message;
-  EXPECT_EQ(values->size(), names->size());
-  EXPECT_EQ(std::set<std::string>(names->begin(), names->end()).size(), names->size());
+  expect_read_check_passes(port(), "statistics_consistent");
 }
 
 // mlx5e_grp_per_prio_pfc_fill_strings: the per-priority pause counters exist only for the
 // priorities with PFC (pfc_combined).
 TEST_P(Mlx5Port, PausePerPriorityCountersOnlyForPfcPriorities) {
-  const auto state = read_dcb(port());
-  ASSERT_TRUE(state.pfc.has_value());
-  const auto names = stat_names(port());
-  for (int p = 0; p < 8; ++p) {
-    const bool pfc = (state.pfc->enabled_mask >> p) & 1;
-    for (const char* dir : {"rx", "tx"}) {
-      for (const char* what : {"_pause", "_pause_duration"}) {
-        const std::string name = std::string(dir) + "_prio" + std::to_string(p) + what;
-        EXPECT_EQ(has(names, name), pfc) << name;
-      }
-    }
-  }
+  expect_read_check_passes(port(), "pause_counters_follow_pfc");
 }
 
 // en/port_buffer.c mlx5e_port_query_buffer: sizes are cells times the cell size.
-TEST_P(Mlx5Port, BufferSizesAreWholeCells) {
-  const auto state = read_dcb(port());
-  if (!state.buffer) GTEST_SKIP() << "no buffer commands on this port";
-  for (uint32_t size : state.buffer->buffer_size) EXPECT_EQ(size % dcb::kMlx5BufferCell, 0u);
-  EXPECT_GT(state.buffer->total_size, 0u);
-}
+TEST_P(Mlx5Port, BufferSizesAreWholeCells) { expect_read_check_passes(port(), "buffer_cells"); }
 
 // mlx5e_get_pfc_prevention_tout: 0 (off) or the critical watermark, 80-8000 ms.
 TEST_P(Mlx5Port, StallPreventionReadsOffOrWithinRange) {
-  auto ms = EthtoolClient(port().system()).pfc_prevention_timeout(port().netdev());
-  if (!ms.ok() && ms.error().code == EOPNOTSUPP) GTEST_SKIP() << "no stall prevention";
-  ASSERT_TRUE(ms.ok()) << ms.error().message;
-  EXPECT_TRUE(*ms == 0 || (*ms >= 80 && *ms <= 8000)) << *ms;
+  expect_read_check_passes(port(), "stall_prevention_range");
 }
 
 // ---- changing the port ----

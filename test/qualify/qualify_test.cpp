@@ -259,6 +259,55 @@ INSTANTIATE_TEST_SUITE_P(SimNodes, QualifyEveryNode, ::testing::ValuesIn(node_fi
                            return name;
                          });
 
+// After roced put a port in host mode (HOST|IEEE, 0x09) mlx5 reports that mode back, without
+// CEE (en_dcbnl.c mlx5e_dcbnl_setdcbx keeps it as dcbx->cap): the check must not call that a
+// difference, as the test module in the VM showed it would.
+class QualifyAfterRoced : public Qualified {};
+
+TEST_F(QualifyAfterRoced, APortRocedPutInHostModePassesTheDcbxCheck) {
+  ASSERT_TRUE(dcb::DcbClient(system_).set_dcbx("lan2", dcb::kDcbxHost | dcb::kDcbxVerIeee).ok());
+  ASSERT_EQ(dcb::DcbClient(system_).get_dcbx("lan2").value_or(0), 0x09);
+  auto port = describe_netdev(*system_.files, "lan2");
+  ASSERT_TRUE(port.ok());
+  const Report report = run({*port}, {});
+  ASSERT_EQ(report.ports.size(), 1u);
+  for (const auto& check : report.ports.front().checks) {
+    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.evidence;
+  }
+}
+
+// A report made by hand: two functions of one NIC, one of another, and a device that is no PCI
+// function (a test module's platform device), named in the evidence too.
+TEST(QualifyReport, EveryDeviceGetsAStandInAndTheRealNamesLeaveNowhere) {
+  Report report;
+  for (const auto& [netdev, pci] :
+       std::vector<std::pair<std::string, std::string>>{{"ens1f0np0", "0000:81:00.0"},
+                                                        {"ens1f1np1", "0000:81:00.1"},
+                                                        {"ens2np0", "0000:c1:00.0"},
+                                                        {"rtd0", "roce_testdev.0"}}) {
+    qualify::PortReport port;
+    port.facts.netdev = netdev;
+    port.facts.pci = pci;
+    port.facts.driver = "mlx5_core";
+    port.facts.rdma_device = "mlx5_" + netdev;
+    port.checks.push_back({"dcqcn_knobs", "", Verdict::Pass,
+                           "inbox knobs at /sys/kernel/debug/mlx5/" + pci + "/cc_params"});
+    report.ports.push_back(port);
+  }
+  const auto stand_ins = qualify::pci_stand_ins(report);
+  EXPECT_EQ(stand_ins.at("0000:81:00.0"), "0000:01:00.0");
+  EXPECT_EQ(stand_ins.at("0000:81:00.1"), "0000:01:00.1");
+  EXPECT_EQ(stand_ins.at("0000:c1:00.0"), "0000:02:00.0");
+  EXPECT_EQ(stand_ins.at("roce_testdev.0"), "0000:03:00.0");
+  std::string out;
+  ASSERT_NO_THROW(out = qualify::report_json(report) + qualify::report_text(report) +
+                        qualify::node_description(report));
+  for (const char* real : {"0000:81:00", "0000:c1:00", "roce_testdev"}) {
+    EXPECT_EQ(out.find(real), std::string::npos) << real;
+  }
+  EXPECT_NE(out.find("/sys/kernel/debug/mlx5/0000:02:00.0/cc_params"), std::string::npos);
+}
+
 // ---- --write ----
 
 std::vector<dcb::AppEntry> sorted(std::vector<dcb::AppEntry> apps) {
@@ -340,6 +389,12 @@ TEST_P(QualifyWrite, EverySettingIsSetReadBackAndPutBack) {
   EXPECT_LE(*out.facts.link_training_ms, kTrainingMs + 10);
   EXPECT_EQ(state_of(port.netdev), before);
   EXPECT_FALSE(report.interrupted);
+  // Every check a run makes is in the operator's page.
+  const std::string page = read_file(std::string(ROCED_SOURCE_DIR) + "/docs/qualify.md");
+  for (const auto& check : out.checks) {
+    EXPECT_NE(page.find("| `" + check.id + "` |"), std::string::npos)
+        << check.id << " is not in docs/qualify.md";
+  }
 }
 
 TEST_P(QualifyWrite, AStopHalfWayPutsBackWhatWasChangedAndStopsThere) {

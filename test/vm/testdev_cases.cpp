@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "vm_support.hpp"
@@ -160,6 +161,74 @@ TEST(TestDev, TheStatisticsFollowThePfcMaskAndTheChannels) {
 }
 
 // ---- the daemon on rtd0 ----
+
+// rocectl qualify on the kernel's own dcbnl, ethtool and sysfs: what it reports is what the
+// kernel's tools show, and the test port does what roced assumes of mlx5.
+std::string first_word_after(const std::string& text, const std::string& key) {
+  const auto at = text.find(key);
+  if (at == std::string::npos) return {};
+  const auto start = at + key.size();
+  return text.substr(start, text.find_first_of(" \n", start) - start);
+}
+
+// rocectl qualify's JSON report; its stderr and exit status in the failure when it is not JSON.
+json qualify_report(const std::vector<std::string>& args, int& code) {
+  std::vector<std::string> argv = {"rocectl", "qualify", "--json", "--out", "/tmp"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto result = run_command(argv);
+  code = result.exit_code;
+  try {
+    return json::parse(result.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what() << "\nexit " << result.exit_code << ", " << result.out.size()
+                  << " bytes on stdout; stderr:\n"
+                  << result.err;
+    return json::object();
+  }
+}
+
+TEST(TestDev, QualifyReportsThePortAsTheKernelsToolsShowIt) {
+  int code = -1;
+  const json report = qualify_report({"--port", "rtd0"}, code);
+  EXPECT_EQ(code, 0) << report.dump(2);
+  ASSERT_EQ(report["ports"].size(), 1u) << report.dump(2);
+  const json& port = report["ports"][0];
+  const std::string info = shown({kEthtool, "-i", "rtd0"});
+  EXPECT_EQ(port["driver"], first_word_after(info, "driver: "));
+  EXPECT_EQ(port["firmware"], first_word_after(info, "firmware-version: "));
+  EXPECT_EQ(port["mtu"], link_mtu("rtd0"));
+  EXPECT_EQ(port["speed_mbps"], std::stoi(read_text("/sys/class/net/rtd0/speed")));
+  const std::string stats = shown({kEthtool, "-S", "rtd0"});
+  EXPECT_EQ(port["statistics"].size(),
+            static_cast<size_t>(std::count(stats.begin(), stats.end(), '\n') - 1));
+  for (const auto& check : port["checks"]) {
+    EXPECT_NE(check["verdict"], "differs") << check.dump();
+  }
+}
+
+TEST(TestDev, QualifyWritePutsTheTestPortBackAsDcbShowsIt) {
+  const std::string before = shown({kDcb, "-j", "pfc", "show", "dev", "rtd1"}) +
+                             shown({kDcb, "-j", "ets", "show", "dev", "rtd1"});
+  const int mtu = link_mtu("rtd1");
+  int code = -1;
+  const json report = run_json({"rocectl", "qualify", "--json", "--out", "/tmp", "--port", "rtd1",
+                                "--write", "--links-may-flap"},
+                               &code);
+  EXPECT_EQ(code, 0) << report.dump(2);
+  ASSERT_EQ(report["ports"].size(), 1u) << report.dump(2);
+  const json& port = report["ports"][0];
+  for (const auto& check : port["checks"]) {
+    EXPECT_NE(check["verdict"], "differs") << check.dump();
+  }
+  EXPECT_FALSE(port["touched"].empty());
+  for (const auto& item : port["touched"]) EXPECT_EQ(item["restored"], true) << item.dump();
+  EXPECT_TRUE(port["link_training_ms"].is_number()) << port.dump(2);
+  EXPECT_TRUE(eventually([] { return read_text("/sys/class/net/rtd1/carrier") == "1"; }));
+  EXPECT_EQ(shown({kDcb, "-j", "pfc", "show", "dev", "rtd1"}) +
+                shown({kDcb, "-j", "ets", "show", "dev", "rtd1"}),
+            before);
+  EXPECT_EQ(link_mtu("rtd1"), mtu);
+}
 
 class TestDevDaemon : public ::testing::Test {
  protected:

@@ -219,6 +219,31 @@ TEST(Rxe, DcbIsReportedUnsupportedOnTheVethWhileTheRestIsConfigured) {
 
 // ---- the daemon ----
 
+// rocectl qualify on soft-RoCE: what rxe can answer (GIDs, rdma_cm, hw_counters, statistics)
+// passes; the veth is not mlx5, and the DCB and mlx5 counter checks say so instead of guessing.
+TEST(Rxe, QualifyAnswersWhatRxeCanAndNamesWhatIsNotMlx5) {
+  int code = -1;
+  const json report =
+      run_json({"rocectl", "qualify", "--json", "--out", "/tmp", "--port", "veth0"}, &code);
+  EXPECT_EQ(code, 3) << report.dump(2);
+  ASSERT_EQ(report["ports"].size(), 1u) << report.dump(2);
+  std::map<std::string, std::string> verdicts;
+  for (const auto& check : report["ports"][0]["checks"]) {
+    verdicts[check["id"].get<std::string>()] = check["verdict"].get<std::string>();
+  }
+  EXPECT_EQ(verdicts["driver_is_mlx5"], "differs");
+  EXPECT_EQ(verdicts["gid_table"], "pass");
+  EXPECT_EQ(verdicts["rdma_cm_defaults"], "pass");
+  EXPECT_EQ(verdicts["statistics_consistent"], "pass");
+  EXPECT_EQ(verdicts["pfc_capability"], "cannot_tell");
+  for (const auto& [id, verdict] : verdicts) {
+    if (id != "driver_is_mlx5" && id != "sampled_counters_present") {
+      EXPECT_NE(verdict, "differs") << id;
+    }
+  }
+  EXPECT_EQ(report["ports"][0]["rdma_device"], "rxe0");
+}
+
 class RxeDaemon : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
