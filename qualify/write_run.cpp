@@ -551,10 +551,19 @@ class WriteRun {
       cannot_tell("foreign_dcb_change_notified", "", "cannot join RTNLGRP_DCB");
       return;
     }
-    say("ETS set again from another netlink socket, as dcb(8) would");
     auto now = read();
-    if (!now || !now->ets) return;
-    const int set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
+    if (!now || !now->ets || !now->pfc) return;
+    int set = 0;
+    std::string who = "roced's DCB client on another netlink socket";
+    if (options_.foreign_change) {
+      say("PFC set again (unchanged) by another tool");
+      auto ran = options_.foreign_change(netdev_, now->pfc->delay);
+      set = ran.ok() ? 0 : (ran.error().code ? ran.error().code : EIO);
+      who = ran.ok() ? *ran : ran.error().message;
+    } else {
+      say("ETS set again (unchanged) from another netlink socket, as dcb(8) would");
+      set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
+    }
     bool seen = false;
     for (int reads = 0; reads < 10 && !seen; ++reads) {
       auto datagram = (*socket)->receive(milliseconds(200));
@@ -578,7 +587,7 @@ class WriteRun {
           "every IEEE_SET is multicast on RTNLGRP_DCB as RTM_SETDCB (net/dcb/dcbnl.c "
           "dcbnl_ieee_set), so roced hears another tool's change",
           set == 0 && seen,
-          std::string("set: ") + errno_text(set) + (seen ? ", notified" : ", no notification"));
+          who + ": " + errno_text(set) + (seen ? ", notified" : ", no notification"));
   }
 
   // cong.c mlx5_ib_set_cc_param_mask_val: MLX5_SET keeps the field's low bits.

@@ -159,6 +159,22 @@ TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
 // Every JSON document rocectl prints has one schema, whoever answers: roced over D-Bus or rocectl
 // reading the ports itself. Each output is checked against docs/schema, and the two status
 // documents carry the same keys in the same order.
+// qualify --write would fight the daemon (it puts back what qualify changes): refused, nothing
+// written; the read-only run goes ahead beside it.
+TEST_F(RocedOnTheBus, QualifyWriteIsRefusedWhileRocedRunsForTheNode) {
+  ASSERT_FALSE(status_when_up().is_null());
+  const fs::path out = dir_ / "qualify";
+  fs::create_directories(out);
+  const auto refused =
+      rocectl({"qualify", "--write", "--links-may-flap", "--port", "lan2", "--out", out.string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "roced runs for this node")) << refused.err;
+  EXPECT_FALSE(fs::exists(out / "roced-qualify.json"));
+  const auto read_only = rocectl({"qualify", "--port", "lan2", "--out", out.string()});
+  EXPECT_NE(read_only.exit_code, 1) << read_only.err;
+  EXPECT_TRUE(fs::exists(out / "roced-qualify.json"));
+}
+
 TEST_F(RocedOnTheBus, EveryJsonDocumentMatchesItsSchemaWhoeverAnswers) {
   ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
   const std::string config = config_.string();

@@ -419,6 +419,35 @@ TEST_P(QualifyWrite, AStopHalfWayPutsBackWhatWasChangedAndStopsThere) {
   EXPECT_EQ(state_of(port.netdev), before);
 }
 
+// The notification check with another tool making the change: here a second client of the node,
+// named as the tool; on a machine rocectl runs dcb(8) (the VM test checks that).
+TEST_P(QualifyWrite, AForeignToolsChangeIsHeard) {
+  const DiscoveredPort port = first_uplink();
+  qualify::Options options;
+  options.write = true;
+  int calls = 0;
+  options.write_options.foreign_change = [&](const std::string& netdev, uint16_t delay) {
+    ++calls;
+    auto pfc = dcb::DcbClient(system_).get(netdev);
+    if (!pfc.ok() || !pfc->pfc) return Result<std::string>(Error{EIO, "no PFC"});
+    dcb::Pfc same = *pfc->pfc;
+    same.delay = delay;
+    if (auto set = dcb::DcbClient(system_).set_pfc(netdev, same); !set.ok()) {
+      return Result<std::string>(set.error());
+    }
+    return Result<std::string>(std::string("the other tool"));
+  };
+  const Report report = run({port}, options);
+  EXPECT_EQ(calls, 1);
+  const auto& checks = report.ports.front().checks;
+  const auto heard = std::find_if(checks.begin(), checks.end(), [](const auto& c) {
+    return c.id == "foreign_dcb_change_notified";
+  });
+  ASSERT_NE(heard, checks.end());
+  EXPECT_EQ(heard->verdict, Verdict::Pass) << heard->evidence;
+  EXPECT_EQ(heard->evidence, "the other tool: accepted, notified");
+}
+
 // The default node (inbox, firmware DCBX, PCP trust), NVIDIA's driver with DSCP trust and host
 // DCBX, and the default node under lockdown (no DCQCN knob to write).
 INSTANTIATE_TEST_SUITE_P(Nodes, QualifyWrite,
