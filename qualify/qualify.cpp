@@ -24,6 +24,7 @@ Report qualify(System& system, TimeSource& time, const StopSignal& stop,
       out.checks.insert(out.checks.end(), wrote.checks.begin(), wrote.checks.end());
       out.touched = std::move(wrote.touched);
       out.facts.link_training_ms = wrote.link_training_ms;
+      out.facts.cable_length_in_firmware = wrote.cable_length_in_firmware;
       out.facts.statistics_pfc_on = std::move(wrote.statistics_pfc_on);
       out.facts.statistics_pfc_off = std::move(wrote.statistics_pfc_off);
       report.interrupted = report.interrupted || wrote.interrupted;

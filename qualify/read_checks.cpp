@@ -497,6 +497,12 @@ PortFacts facts_of(const Observation& seen) {
   if (seen.hw_counters.ok()) {
     for (const auto& [name, value] : *seen.hw_counters) facts.hw_counters.push_back(name);
   }
+  if (seen.firmware_commands.ok()) {
+    const auto access = seen.firmware_commands->find("ACCESS_REG");
+    if (access != seen.firmware_commands->end()) {
+      facts.firmware_command_us = static_cast<uint32_t>((access->second.average_ns + 500) / 1000);
+    }
+  }
   if (seen.port.is_lag_slave()) {
     facts.lag_bond = seen.port.bond;
     facts.lag_device = seen.port.lag_device;

@@ -72,6 +72,12 @@ struct PortFacts {
   std::vector<std::string> statistics_pfc_off;  // --write: with PFC off
   std::vector<std::string> hw_counters;
   std::optional<uint32_t> link_training_ms;  // --write: carrier down to up after a PFC change
+  // The mean time of one register access (debugfs commands/ACCESS_REG/average), in µs: what
+  // roce-sim charges per firmware command.
+  std::optional<uint32_t> firmware_command_us;
+  // --write on NVIDIA's driver: whether the firmware keeps the cable length (PCAM cable_length:
+  // a length of 0 is taken) or the driver does (0 is EINVAL).
+  std::optional<bool> cable_length_in_firmware;
 };
 
 struct PortReport {

@@ -58,6 +58,8 @@ json port_json(const PortReport& port, const std::map<std::string, std::string>&
   out["statistics_pfc_off"] = f.statistics_pfc_off;
   out["hw_counters"] = f.hw_counters;
   out["link_training_ms"] = f.link_training_ms ? json(*f.link_training_ms) : json(nullptr);
+  out["firmware_command_us"] = f.firmware_command_us ? json(*f.firmware_command_us) : json(nullptr);
+  out["cable_length_in_firmware"] = optional_bool(f.cable_length_in_firmware);
   json checks = json::array();
   for (const auto& check : port.checks) {
     checks.push_back({{"id", check.id},
@@ -117,6 +119,7 @@ void capabilities_yaml(std::ostringstream& out, const PortFacts& f) {
       {"pause_storm_events", f.pause_storm_events},
       {"prio_discard_counters", f.prio_discard_counters}};
   if (!f.ecn_flavour.empty()) caps.push_back({"ecn", f.ecn_flavour != "none"});
+  if (f.cable_length_in_firmware) caps.push_back({"cable_length", *f.cable_length_in_firmware});
   std::string line;
   for (const auto& [name, value] : caps) {
     if (!value) continue;
@@ -252,6 +255,10 @@ std::string node_description(const Report& report) {
     }
     if (!f.flavour.empty()) {
       out << "    driver: {flavour: " << f.flavour << ", version: " << f.driver_version << "}\n";
+    }
+    if (f.firmware_command_us && *f.firmware_command_us <= 100000) {
+      out << "    firmware_command_us: " << *f.firmware_command_us
+          << "  # debugfs commands/ACCESS_REG/average\n";
     }
     capabilities_yaml(out, f);
     out << "    ports:\n";

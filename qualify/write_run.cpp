@@ -379,6 +379,9 @@ class WriteRun {
     // Mainline ignores a length outside 1-999 m; NVIDIA's tree hands it to the firmware where the
     // firmware keeps it (PCAM cable_length), else refuses 0: roced only ever sends 1-999.
     const bool taken = set25 == 0 && read25 == 25;
+    if (flavour_ == "ofed" && (set0 == 0 || set0 == EINVAL)) {
+      outcome_.cable_length_in_firmware = set0 == 0;
+    }
     const bool mainline = read0 == 25 && read1000 == 25;
     check("cable_length_range",
           "a cable length of 1-999 m is taken; outside it mainline ignores it (en_dcbnl.c "

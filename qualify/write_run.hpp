@@ -33,7 +33,8 @@ struct WriteOutcome {
   std::vector<Check> checks;
   std::vector<Touched> touched;
   bool interrupted = false;
-  std::optional<uint32_t> link_training_ms;  // carrier down to up, the longest seen
+  std::optional<uint32_t> link_training_ms;      // carrier down to up, the longest seen
+  std::optional<bool> cable_length_in_firmware;  // NVIDIA's driver only
   std::vector<std::string> statistics_pfc_on;
   std::vector<std::string> statistics_pfc_off;
 };

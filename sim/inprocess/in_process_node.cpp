@@ -201,6 +201,8 @@ class InProcessFiles final : public roced::FileTree {
     return written;
   }
   Result<std::vector<std::string>> list(const fs::path& real_path) const override {
+    // Listing the commands directory shows the commands issued so far, as reading one does.
+    if (real_path.native().find("/commands") != std::string::npos) node_.commands_read();
     return files_.list(real_path);
   }
   bool exists(const fs::path& real_path) const override { return files_.exists(real_path); }

@@ -83,15 +83,22 @@ class Qualified : public InProcessNode {
  protected:
   // `step`: how far the clock moves at a time; a node whose firmware commands take time needs
   // steps of one command, or each ETHTOOL_GSTATS would seem to take a whole step.
-  Report run(const std::vector<DiscoveredPort>& ports, const qualify::Options& options,
-             std::chrono::nanoseconds step = milliseconds(5)) {
+  Report run(
+      const std::vector<DiscoveredPort>& ports, const qualify::Options& options,
+      std::chrono::nanoseconds step = milliseconds(5),
+      const std::function<void()>& each_step = [] {}) {
     std::atomic<bool> done{false};
     auto result = std::async(std::launch::async, [&] {
       Report report = qualify::qualify(system_, time_, stop_, ports, options);
       done = true;
       return report;
     });
-    EXPECT_TRUE(time_.advance_until([&] { return done.load(); }, step));
+    EXPECT_TRUE(time_.advance_until(
+        [&] {
+          each_step();
+          return done.load();
+        },
+        step));
     return result.get();
   }
   StopSignal stop_;
@@ -181,6 +188,8 @@ TEST_P(QualifyEveryNode, TheReportSaysWhatTheNodeIsAndEveryCheckPasses) {
       const unsigned long us = std::stoul(median[1].str());
       EXPECT_GE(us, roce_sim::firmware::kStatsAccessRegs * spec->firmware_command_us);
       EXPECT_EQ(us % spec->firmware_command_us, 0u) << gstats->evidence;
+      // And mlx5's own command statistics say what one register access costs.
+      EXPECT_EQ(port->facts.firmware_command_us, spec->firmware_command_us);
     }
   }
 }
@@ -221,6 +230,50 @@ TEST_P(QualifyEveryNode, TheCapturedNodeLoadsInRoceSimAndDescribesTheSameNode) {
     EXPECT_EQ(again->firmware_dcbx_host, spec->firmware_dcbx_host);
     EXPECT_EQ(again->ipv4.size(), spec->ipv4.size());
     EXPECT_EQ(again->ipv6.size(), spec->ipv6.size());
+    const auto* port = port_of(report, spec->netdev);
+    ASSERT_NE(port, nullptr);
+    if (port->facts.firmware_command_us) {
+      EXPECT_EQ(again->firmware_command_us, spec->firmware_command_us);
+    }
+  }
+}
+
+// The captured node run in roce-sim answers as the node it was captured from: every port's
+// ethtool statistics, hw_counters and verdicts are the same.
+TEST_P(QualifyEveryNode, TheCapturedNodeAnswersAsTheOriginal) {
+  const Report report = run(uplinks(system_), {});
+  auto loaded = roce_sim::parse_node_yaml(qualify::node_description(report), "captured.yaml");
+  for (auto& spec : loaded) spec.link_training_ms = 0;
+  roce_sim::SimulatedTime time;
+  const fs::path dir = dir_.string() + "-captured";
+  fs::create_directories(dir);
+  Report again;
+  {
+    roce_sim::InProcessNode node(std::move(loaded), dir, &time);
+    System system = node.system();
+    std::atomic<bool> done{false};
+    auto result = std::async(std::launch::async, [&] {
+      Report made = qualify::qualify(system, time, stop_, uplinks(system), {});
+      done = true;
+      return made;
+    });
+    EXPECT_TRUE(time.advance_until([&] { return done.load(); }, milliseconds(5)));
+    again = result.get();
+  }
+  fs::remove_all(dir);
+  ASSERT_EQ(again.ports.size(), report.ports.size());
+  for (const auto& port : report.ports) {
+    const auto* copy = port_of(again, port.facts.netdev);
+    ASSERT_NE(copy, nullptr) << port.facts.netdev;
+    SCOPED_TRACE(port.facts.netdev);
+    EXPECT_EQ(copy->facts.statistics, port.facts.statistics);
+    EXPECT_EQ(copy->facts.hw_counters, port.facts.hw_counters);
+    ASSERT_EQ(copy->checks.size(), port.checks.size());
+    for (size_t i = 0; i < port.checks.size(); ++i) {
+      EXPECT_EQ(copy->checks[i].verdict, port.checks[i].verdict)
+          << port.checks[i].id << ": " << port.checks[i].evidence << " / "
+          << copy->checks[i].evidence;
+    }
   }
 }
 
@@ -446,6 +499,41 @@ TEST_P(QualifyWrite, AForeignToolsChangeIsHeard) {
   ASSERT_NE(heard, checks.end());
   EXPECT_EQ(heard->verdict, Verdict::Pass) << heard->evidence;
   EXPECT_EQ(heard->evidence, "the other tool: accepted, notified");
+}
+
+// A GPU node's rails must never all go down at once: --write on every port flaps one link at a
+// time, each port's in turn, watched every 5 ms of the node's clock.
+class QualifyEveryRail : public Qualified {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.link_training_ms = 3000;
+  }
+};
+
+TEST_F(QualifyEveryRail, WriteFlapsOneLinkAtATime) {
+  const auto ports = uplinks(system_);
+  ASSERT_EQ(ports.size(), 4u);
+  std::set<std::string> flapped;
+  size_t most_down = 0;
+  const auto watch = [&] {
+    size_t down = 0;
+    for (const auto& port : ports) {
+      auto carrier = system_.files->read("/sys/class/net/" + port.netdev + "/carrier");
+      if (carrier.ok() && carrier->rfind('0', 0) == 0) {
+        ++down;
+        flapped.insert(port.netdev);
+      }
+    }
+    most_down = std::max(most_down, down);
+  };
+  qualify::Options options;
+  options.write = true;
+  const Report report = run(ports, options, milliseconds(5), watch);
+  EXPECT_EQ(most_down, 1u);
+  EXPECT_EQ(flapped.size(), 4u);
+  for (const auto& port : report.ports) {
+    EXPECT_EQ(verdicts(port).find("differs"), std::string::npos) << verdicts(port);
+  }
 }
 
 // The default node (inbox, firmware DCBX, PCP trust), NVIDIA's driver with DSCP trust and host
