@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kQualifyUsage =
     "usage: rocectl qualify [--port NAME]... [--json] [--out DIR] [--hostname]\n"
-    "                       [--write --links-may-flap]\n"
+    "                       [--listen SECONDS] [--write --links-may-flap]\n"
     "\n"
     "Checks, on each mlx5 port (or each port named), every assumption roced makes about the NIC\n"
     "and its driver, and prints pass / differs / cannot_tell with the evidence: driver and\n"
@@ -44,6 +44,8 @@ constexpr const char* kQualifyUsage =
     "  --json            print the JSON report instead of the text\n"
     "  --out DIR         where to write the two files (default: the current directory)\n"
     "  --hostname        put the host name in the report and node description\n"
+    "  --listen SECONDS  also listen that long (1-600; switches send every 30 s) for each\n"
+    "                    switch's LLDP: does it reach the host, and what does it advertise?\n"
     "  --write           also set each setting roced makes, read it back and put it back, time\n"
     "                    the PFC link flap, and see a foreign dcb change notified. On a drained\n"
     "                    node only: each port's link goes down two or three times while it trains\n"
@@ -63,6 +65,7 @@ struct QualifyArgs {
   bool write = false;
   bool links_may_flap = false;
   std::string out_dir = ".";
+  int listen_seconds = 0;
 };
 
 // An estimate for the warning: PAM4 links (200G and up) train for seconds, NRZ ones faster.
@@ -193,6 +196,13 @@ int parse(Args& cli_args, QualifyArgs& args) {
         return usage_error("--port needs an interface name", kQualifyUsage);
       }
       args.ports.push_back(value);
+    } else if (cli_args.option("--listen", value, error)) {
+      char* end = nullptr;
+      const long seconds = std::strtol(value.c_str(), &end, 10);
+      if (!error.empty() || value.empty() || *end != '\0' || seconds < 1 || seconds > 600) {
+        return usage_error("--listen takes 1 to 600 seconds", kQualifyUsage);
+      }
+      args.listen_seconds = static_cast<int>(seconds);
     } else if (cli_args.option("--out", value, error)) {
       if (!error.empty() || value.empty())
         return usage_error("--out needs a directory", kQualifyUsage);
@@ -249,6 +259,7 @@ int qualify_command(const Context& context, Args cli_args) {
   SignalsToStop signals(stop);
   qualify::Options options;
   options.write = args.write;
+  options.listen = std::chrono::seconds(args.listen_seconds);
   options.roced_version = ROCED_VERSION;
   if (args.hostname) options.hostname = host_name();
   options.write_options.progress = [](const std::string& line) {

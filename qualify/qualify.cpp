@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qualify/qualify.hpp"
 
+#include "qualify/listen.hpp"
 #include "qualify/observe.hpp"
 #include "qualify/read_checks.hpp"
 
@@ -12,15 +13,24 @@ Report qualify(System& system, TimeSource& time, const StopSignal& stop,
   report.roced_version = options.roced_version;
   report.hostname = options.hostname;
   report.wrote = options.write;
-  for (const auto& port : ports) {
-    const Observation seen = observe(system, time, port);
-    if (report.kernel.empty()) report.kernel = seen.kernel_release;
+  std::vector<Observation> seen;
+  seen.reserve(ports.size());
+  for (const auto& port : ports) seen.push_back(observe(system, time, port));
+  std::map<std::string, Check> switches;
+  if (options.listen.count() > 0) {
+    switches = listen_for_switches(system, time, stop, seen, options.listen);
+  }
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (report.kernel.empty()) report.kernel = seen[i].kernel_release;
     PortReport out;
-    out.facts = facts_of(seen);
-    out.checks = read_checks(seen);
+    out.facts = facts_of(seen[i]);
+    out.checks = read_checks(seen[i]);
+    if (const auto heard = switches.find(ports[i].netdev); heard != switches.end()) {
+      out.checks.push_back(heard->second);
+    }
     if (options.write && !stop.raised()) {
       WriteOutcome wrote =
-          run_write_checks(system, time, stop, port, out.facts.flavour, options.write_options);
+          run_write_checks(system, time, stop, ports[i], out.facts.flavour, options.write_options);
       out.checks.insert(out.checks.end(), wrote.checks.begin(), wrote.checks.end());
       out.touched = std::move(wrote.touched);
       out.facts.link_training_ms = wrote.link_training_ms;

@@ -20,6 +20,7 @@
 #include "qualify/report_out.hpp"
 #include "sim/model/firmware_commands.hpp"
 #include "sim/model/node_file.hpp"
+#include "sim/model/switch_peer.hpp"
 #include "test/support/in_process_node.hpp"
 #include "test/support/node_files.hpp"
 
@@ -327,6 +328,49 @@ TEST_F(QualifyAfterRoced, APortRocedPutInHostModePassesTheDcbxCheck) {
   for (const auto& check : report.ports.front().checks) {
     EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.evidence;
   }
+}
+
+// --listen: each port's switch sends LLDP every 30 s (PFC on 4, frames up to 9216); lan2's NIC
+// runs its firmware DCBX agent (which takes the frames in roce-sim's model), the others are in
+// host mode and hear them, compared with the port.
+class QualifyListening : public Qualified {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) {
+      roce_sim::SwitchPeerChange change;
+      change.system_name = "leaf-secret-name";
+      change.pfc = 0x10;
+      change.max_frame_size = 9216;
+      change.interval_s = 30;
+      spec.switch_peer = change;
+      spec.firmware_dcbx_host = spec.netdev != "lan2";
+    }
+  }
+};
+
+TEST_F(QualifyListening, ASwitchsLldpIsHeardComparedAndItsNameLeftOut) {
+  qualify::Options options;
+  options.listen = std::chrono::seconds(40);
+  const Report report = run(uplinks(system_), options, milliseconds(100));
+  ASSERT_EQ(report.ports.size(), 4u);
+  for (const auto& port : report.ports) {
+    const auto heard = std::find_if(port.checks.begin(), port.checks.end(),
+                                    [](const auto& c) { return c.id == "switch_lldp_heard"; });
+    ASSERT_NE(heard, port.checks.end()) << port.facts.netdev;
+    SCOPED_TRACE(port.facts.netdev + ": " + heard->evidence);
+    if (port.facts.netdev == "lan2") {
+      EXPECT_EQ(heard->verdict, Verdict::CannotTell);
+      EXPECT_NE(heard->evidence.find("firmware's DCBX agent"), std::string::npos);
+    } else {
+      EXPECT_EQ(heard->verdict, Verdict::Pass);
+      EXPECT_NE(heard->evidence.find("PFC on 4"), std::string::npos);
+      EXPECT_NE(heard->evidence.find("max frame 9216"), std::string::npos);
+      EXPECT_NE(heard->evidence.find("pfc_priorities (mismatch): host none, switch 4"),
+                std::string::npos);
+    }
+  }
+  const std::string out = qualify::report_json(report) + qualify::report_text(report);
+  EXPECT_EQ(out.find("leaf-secret-name"), std::string::npos);
 }
 
 // A report made by hand: two functions of one NIC, one of another, and a device that is no PCI
