@@ -27,31 +27,34 @@ json optional_bool(const std::optional<bool>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
+// A value the port did not give is null, never "" (docs/status-json.md, the rules).
+json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+
 json port_json(const PortReport& port, const std::map<std::string, std::string>& stand_ins) {
   const PortFacts& f = port.facts;
   json out;
   out["netdev"] = f.netdev;
   out["pci"] = stand_ins.count(f.pci) ? json(stand_ins.at(f.pci)) : json(nullptr);
-  out["rdma_device"] = f.rdma_device;
-  out["driver"] = f.driver;
-  out["driver_version"] = f.driver_version;
-  out["flavour"] = f.flavour.empty() ? json(nullptr) : json(f.flavour);
-  out["firmware"] = f.firmware;
-  out["board_id"] = f.board_id;
-  out["hca_type"] = f.hca_type;
-  out["model"] = f.model.empty() ? json(nullptr) : json(f.model);
+  out["rdma_device"] = text_or_null(f.rdma_device);
+  out["driver"] = text_or_null(f.driver);
+  out["driver_version"] = text_or_null(f.driver_version);
+  out["flavour"] = text_or_null(f.flavour);
+  out["firmware"] = text_or_null(f.firmware);
+  out["board_id"] = text_or_null(f.board_id);
+  out["hca_type"] = text_or_null(f.hca_type);
+  out["model"] = text_or_null(f.model);
   out["speed_mbps"] = f.speed_mbps ? json(*f.speed_mbps) : json(nullptr);
-  out["mtu"] = f.mtu;
-  out["max_mtu"] = f.max_mtu;
-  out["channels"] = f.channels;
+  out["mtu"] = f.mtu ? json(f.mtu) : json(nullptr);
+  out["max_mtu"] = f.max_mtu ? json(f.max_mtu) : json(nullptr);
+  out["channels"] = f.channels ? json(f.channels) : json(nullptr);
   out["dcbx_host"] = optional_bool(f.dcbx_host);
   out["trust_dscp"] = optional_bool(f.trust_dscp);
   out["capabilities"] = {{"stall_prevention", optional_bool(f.stall_prevention)},
                          {"buffers", optional_bool(f.buffers)},
                          {"pause_storm_events", optional_bool(f.pause_storm_events)},
                          {"prio_discard_counters", optional_bool(f.prio_discard_counters)}};
-  out["ecn_flavour"] = f.ecn_flavour.empty() ? json(nullptr) : json(f.ecn_flavour);
-  out["lockdown"] = f.lockdown.empty() ? json(nullptr) : json(f.lockdown);
+  out["ecn_flavour"] = text_or_null(f.ecn_flavour);
+  out["lockdown"] = text_or_null(f.lockdown);
   out["addresses"] = {{"ipv4", f.ipv4_addresses}, {"ipv6", f.ipv6_addresses}};
   out["statistics"] = f.statistics;
   out["statistics_pfc_on"] = f.statistics_pfc_on;
@@ -72,10 +75,10 @@ json port_json(const PortReport& port, const std::map<std::string, std::string>&
   for (const auto& item : port.touched) {
     touched.push_back({{"what", item.what},
                        {"restored", item.restored},
-                       {"detail", scrub(item.detail, stand_ins)}});
+                       {"detail", text_or_null(scrub(item.detail, stand_ins))}});
   }
   out["touched"] = touched;
-  out["error"] = port.error.empty() ? json(nullptr) : json(scrub(port.error, stand_ins));
+  out["error"] = text_or_null(scrub(port.error, stand_ins));
   return out;
 }
 
@@ -178,10 +181,10 @@ std::map<std::string, std::string> pci_stand_ins(const Report& report) {
 std::string report_json(const Report& report) {
   const auto stand_ins = pci_stand_ins(report);
   json out;
-  out["format"] = "roced-qualify/1";
+  out["schema"] = "roced.qualify/v1";
   out["roced_version"] = report.roced_version;
-  out["kernel"] = report.kernel;
-  if (!report.hostname.empty()) out["hostname"] = report.hostname;
+  out["kernel"] = text_or_null(report.kernel);
+  out["hostname"] = text_or_null(report.hostname);
   out["mode"] = report.wrote ? "write" : "read-only";
   out["interrupted"] = report.interrupted;
   json summary;

@@ -63,6 +63,13 @@ class QualifyCommand : public SimNode {
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   }
+  // What python3-jsonschema finds wrong with `file` against docs/schema/roced.qualify.v1.json.
+  static std::string schema_violations(const fs::path& file) {
+    const std::string source = ROCED_SOURCE_DIR;
+    const auto check = run_command({"python3", source + "/test/schema/check_json.py",
+                                    source + "/docs/schema/roced.qualify.v1.json", file.string()});
+    return check.exit_code == 0 ? "" : check.out + check.err;
+  }
   fs::path out_;
 };
 
@@ -73,7 +80,8 @@ TEST_F(QualifyCommand, ReadOnlyWritesTheReportAndANodeRoceSimLoads) {
   const auto stdout_report = nlohmann::json::parse(result.out);
   const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
   EXPECT_EQ(stdout_report, report);
-  EXPECT_EQ(report["format"], "roced-qualify/1");
+  EXPECT_EQ(report["schema"], "roced.qualify/v1");
+  EXPECT_EQ(schema_violations(out_ / "roced-qualify.json"), "");
   EXPECT_EQ(report["mode"], "read-only");
   EXPECT_EQ(report["summary"]["differs"], 0);
   ASSERT_EQ(report["ports"].size(), 1u);
@@ -131,6 +139,7 @@ TEST_F(QualifyCommand, SigintWhileALinkTrainsPutsThePortBack) {
   EXPECT_TRUE(contains(err, "stopped: putting everything back")) << err;
   EXPECT_EQ(seen("lan2"), before) << err;
   const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
+  EXPECT_EQ(schema_violations(out_ / "roced-qualify.json"), "");
   EXPECT_EQ(report["interrupted"], true);
   const auto& touched = report["ports"][0]["touched"];
   ASSERT_FALSE(touched.empty());
