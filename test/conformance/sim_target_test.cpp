@@ -16,8 +16,12 @@ namespace {
 class SimPort : public PortUnderTest {
  public:
   SimPort() {
-    char pattern[] = "/tmp/roced-conformance-XXXXXX";
-    dir_ = ::mkdtemp(pattern);
+    // In memory where there is a tmpfs: a node's files are written at every start.
+    char shm_pattern[] = "/dev/shm/roced-conformance-XXXXXX";
+    char tmp_pattern[] = "/tmp/roced-conformance-XXXXXX";
+    char* made = ::mkdtemp(shm_pattern);
+    if (made == nullptr) made = ::mkdtemp(tmp_pattern);
+    dir_ = made;
     node_ = std::make_unique<roce_sim::InProcessNode>(roce_sim::default_node(), dir_, &time_);
     system_ = node_->system();
   }
