@@ -2,13 +2,11 @@
 // rocectl qualify: checks every assumption roced makes about this machine's mlx5 ports and
 // captures the node for roce-sim. Read-only unless --write --links-may-flap; SIGINT and SIGTERM
 // stop a write run after putting back what it changed.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -131,45 +129,6 @@ bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// iproute2's dcb, where this machine has it: the foreign tool of the notification check.
-std::optional<std::string> find_dcb_tool() {
-  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  path += ":/usr/sbin:/sbin:/usr/bin:/bin";
-  for (size_t start = 0; start <= path.size();) {
-    const size_t end = std::min(path.find(':', start), path.size());
-    const std::string candidate = path.substr(start, end - start) + "/dcb";
-    if (end > start && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return std::nullopt;
-}
-
-// `dcb pfc set dev NETDEV delay N`: dcb reads the port's PFC and sends it back with the delay,
-// one IEEE_SET that changes nothing (the same mask: no flap).
-Result<std::string> run_dcb(const std::string& tool, const std::string& netdev, uint16_t delay) {
-  const std::vector<std::string> args = {
-      tool, "pfc", "set", "dev", netdev, "delay", std::to_string(delay)};
-  std::vector<char*> argv;
-  for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::string line = "dcb";
-  for (size_t i = 1; i < args.size(); ++i) line += " " + args[i];
-  pid_t child = 0;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  const int spawned = posix_spawn(&child, tool.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return Error::from_errno(spawned, line);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Error{EIO, line + ": exit status " + std::to_string(WEXITSTATUS(status))};
-  }
-  return line;
-}
-
 std::string host_name() {
   char name[256] = {};
   return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
@@ -265,14 +224,6 @@ int qualify_command(const Context& context, Args cli_args) {
   options.write_options.progress = [](const std::string& line) {
     std::cerr << "rocectl: " << line << "\n";
   };
-  // On this machine the notification check uses dcb(8) itself; a simulated node is reached
-  // through rocectl's own transports, which dcb cannot use.
-  if (const auto tool = context.sim_dir ? std::nullopt : find_dcb_tool()) {
-    options.write_options.foreign_change = [tool = *tool](const std::string& netdev,
-                                                          uint16_t delay) {
-      return run_dcb(tool, netdev, delay);
-    };
-  }
   const qualify::Report report =
       qualify::qualify(system, real_time(), stop, inventory->ports, options);
   std::cout << (args.json ? qualify::report_json(report) : qualify::report_text(report));

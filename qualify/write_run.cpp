@@ -110,7 +110,11 @@ class WriteRun {
         dcb_(system) {}
 
   WriteOutcome run() {
-    if (!take_snapshot(before_)) return std::move(outcome_);
+    if (const auto why = take_snapshot(before_)) {
+      cannot_tell("write_checks", "the port answers dcbnl and rtnetlink",
+                  "nothing written: " + *why);
+      return std::move(outcome_);
+    }
     const std::vector<void (WriteRun::*)()> steps = {
         &WriteRun::host_mode, &WriteRun::pfc_flaps,  &WriteRun::cable_length,
         &WriteRun::ets,       &WriteRun::dscp_trust, &WriteRun::stall_prevention,
@@ -131,25 +135,23 @@ class WriteRun {
 
   // ---- plumbing ----
 
-  bool take_snapshot(Snapshot& snapshot) {
+  // What could not be read, or nothing when the snapshot is whole.
+  std::optional<std::string> take_snapshot(Snapshot& snapshot) {
     auto dcbx = dcb_.get_dcbx(netdev_);
     auto state = dcb_.get(netdev_);
     auto link = LinkClient(system_).get(netdev_);
     if (!dcbx.ok() || !state.ok() || !link.ok() || !state->pfc || !state->ets) {
-      const std::string why = !dcbx.ok()    ? dcbx.error().message
-                              : !state.ok() ? state.error().message
-                              : !link.ok()  ? link.error().message
-                                            : "IEEE_GET without PFC or ETS";
-      outcome_.checks.push_back({"write_checks", "the port answers dcbnl and rtnetlink",
-                                 Verdict::CannotTell, "nothing written: " + why});
-      return false;
+      return !dcbx.ok()    ? dcbx.error().message
+             : !state.ok() ? state.error().message
+             : !link.ok()  ? link.error().message
+                           : "IEEE_GET without PFC or ETS";
     }
     snapshot.dcbx = *dcbx;
     snapshot.dcb = *state;
     snapshot.mtu = link->mtu;
     auto stall = EthtoolClient(system_).pfc_prevention_timeout(netdev_);
     if (stall.ok()) snapshot.stall = *stall;
-    return true;
+    return std::nullopt;
   }
 
   void journal(const std::string& what, std::function<Result<void>()> put_back) {
@@ -253,6 +255,11 @@ class WriteRun {
   }
 
   void pfc_flaps() {
+    if (!carrier()) {
+      cannot_tell("pfc_mask_flaps_link", "a new PFC mask drops the carrier until the link trains",
+                  "the link is down: no flap to see, PFC not changed");
+      return;
+    }
     const uint8_t was = before_.dcb.pfc->enabled_mask;
     const uint16_t delay = before_.dcb.pfc->delay;
     journal("PFC " + hex(was) + " (changed to 0x08 and 0x00)", [this, was, delay] {
@@ -554,19 +561,12 @@ class WriteRun {
       cannot_tell("foreign_dcb_change_notified", "", "cannot join RTNLGRP_DCB");
       return;
     }
+    // rocectl spawns no program (test/security/no_shell_test.py), so the other tool is roced's
+    // own DCB client on a second socket: dcbnl notifies every IEEE_SET whoever sends it.
+    say("ETS set again (unchanged) from another netlink socket, as dcb(8) would");
     auto now = read();
-    if (!now || !now->ets || !now->pfc) return;
-    int set = 0;
-    std::string who = "roced's DCB client on another netlink socket";
-    if (options_.foreign_change) {
-      say("PFC set again (unchanged) by another tool");
-      auto ran = options_.foreign_change(netdev_, now->pfc->delay);
-      set = ran.ok() ? 0 : (ran.error().code ? ran.error().code : EIO);
-      who = ran.ok() ? *ran : ran.error().message;
-    } else {
-      say("ETS set again (unchanged) from another netlink socket, as dcb(8) would");
-      set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
-    }
+    if (!now || !now->ets) return;
+    const int set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
     bool seen = false;
     for (int reads = 0; reads < 10 && !seen; ++reads) {
       auto datagram = (*socket)->receive(milliseconds(200));
@@ -590,7 +590,8 @@ class WriteRun {
           "every IEEE_SET is multicast on RTNLGRP_DCB as RTM_SETDCB (net/dcb/dcbnl.c "
           "dcbnl_ieee_set), so roced hears another tool's change",
           set == 0 && seen,
-          who + ": " + errno_text(set) + (seen ? ", notified" : ", no notification"));
+          std::string("ETS from another socket: ") + errno_text(set) +
+              (seen ? ", notified" : ", no notification"));
   }
 
   // cong.c mlx5_ib_set_cc_param_mask_val: MLX5_SET keeps the field's low bits.
@@ -637,7 +638,11 @@ class WriteRun {
     }
     (void)wait_carrier(true, never_);
     Snapshot after;
-    if (!take_snapshot(after)) return;
+    if (const auto why = take_snapshot(after)) {
+      cannot_tell("restored", "everything --write changed is put back",
+                  "the port could not be read back: " + *why);
+      return;
+    }
     const auto left = differences(before_, after);
     std::string evidence = left.empty() ? "the port reads as before the run" : "";
     for (const auto& line : left) evidence += (evidence.empty() ? "" : "; ") + line;

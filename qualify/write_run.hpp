@@ -23,10 +23,6 @@ struct WriteOptions {
   std::chrono::milliseconds carrier_bound{30000};
   // One line per step, before it is taken ("lan2: PFC 0x00 -> 0x08: the link flaps").
   std::function<void(const std::string&)> progress = [](const std::string&) {};
-  // Sets the port's PFC cable length to `delay` (its value now) as another tool would: dcb(8) on
-  // a machine that has it. The command it ran, or why it failed. Unset: roced's own DCB client
-  // on a second netlink socket stands in for the other tool.
-  std::function<Result<std::string>(const std::string& netdev, uint16_t delay)> foreign_change;
 };
 
 struct WriteOutcome {

@@ -18,6 +18,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "daemon/peers/peer_watch.hpp"
@@ -171,6 +173,45 @@ TEST(LldpVeth, TheSwitchsFramesCrossTheKernelAndAreCompared) {
               1);
   }
   watch.reset();
+}
+
+// rocectl qualify --listen on the host's side of the cable: the switch's frames reach the
+// command through the kernel's packet path, and the report says what the switch advertises and
+// how it differs, without its names.
+TEST(LldpVeth, QualifyListenHearsTheSwitchAndLeavesItsNamesOut) {
+  ASSERT_EQ(::geteuid(), 0u) << "needs root (network namespaces, packet sockets); CI runs as root";
+  Cable cable;
+  ASSERT_TRUE(cable.ok());
+  roce_sim::SwitchPeer leaf;
+  leaf.system_name = "leaf-private-7";
+  leaf.port = "swp7";
+  leaf.pfc = 1u << 3;
+  leaf.max_frame_size = 1518;
+  const pid_t sw =
+      start_switch(cable.sw(), "vethS", {roce_sim::lldp_frame(leaf, "0c:42:a1:00:00:07")});
+  char pattern[] = "/tmp/roced-qualify-veth-XXXXXX";
+  const std::string out = ::mkdtemp(pattern);
+  const auto result = run_command({"ip", "netns", "exec", cable.host(), ROCECTL_BINARY, "qualify",
+                                   "--port", "vethH", "--listen", "20", "--json", "--out", out});
+  stop(sw);
+  std::filesystem::remove_all(out);
+  // A veth is no mlx5 port: driver_is_mlx5 differs (exit 3); the listening is what is asked.
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  const auto report = nlohmann::json::parse(result.out);
+  std::string evidence;
+  std::string verdict;
+  for (const auto& check : report["ports"][0]["checks"]) {
+    if (check["id"] == "switch_lldp_heard") {
+      evidence = check["evidence"];
+      verdict = check["verdict"];
+    }
+  }
+  EXPECT_EQ(verdict, "pass") << evidence;
+  EXPECT_NE(evidence.find("max_frame_size (mismatch): host MTU 9000"), std::string::npos)
+      << evidence;
+  EXPECT_NE(evidence.find("PFC on 3"), std::string::npos) << evidence;
+  EXPECT_EQ(result.out.find("leaf-private-7"), std::string::npos);
+  EXPECT_EQ(result.out.find("swp7"), std::string::npos);
 }
 
 // Without CAP_NET_RAW (a drop-in that removes it from the unit) the port reads not_listening,
