@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/command.hpp"
@@ -53,8 +54,8 @@ constexpr const char* kQualifyUsage =
     "  -h, --help        show this help\n"
     "\n"
     "exit status: 0 when no check differs, 3 when one does, 130 when SIGINT or SIGTERM stopped\n"
-    "--write (after putting everything back), 1 on an error (no port, a file not written, a\n"
-    "setting not put back).\n";
+    "--write (after putting everything back) or --listen, 1 on an error (no port, a file not\n"
+    "written, a setting not put back).\n";
 
 struct QualifyArgs {
   std::vector<std::string> ports;
@@ -215,7 +216,10 @@ int qualify_command(const Context& context, Args cli_args) {
     }
   }
   StopSignal stop;
-  SignalsToStop signals(stop);
+  // Only a run that waits (on links, on switches) takes SIGINT as "stop and report": a read-only
+  // run ends as any program does.
+  std::optional<SignalsToStop> signals;
+  if (args.write || args.listen_seconds > 0) signals.emplace(stop);
   qualify::Options options;
   options.write = args.write;
   options.listen = std::chrono::seconds(args.listen_seconds);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qualify/qualify.hpp"
 
+#include <string>
+
 #include "qualify/listen.hpp"
 #include "qualify/observe.hpp"
 #include "qualify/read_checks.hpp"
@@ -18,6 +20,8 @@ Report qualify(System& system, TimeSource& time, const StopSignal& stop,
   for (const auto& port : ports) seen.push_back(observe(system, time, port));
   std::map<std::string, Check> switches;
   if (options.listen.count() > 0) {
+    options.write_options.progress("listening for the switches' LLDP for up to " +
+                                   std::to_string(options.listen.count()) + " s");
     switches = listen_for_switches(system, time, stop, seen, options.listen);
   }
   for (size_t i = 0; i < ports.size(); ++i) {
@@ -41,6 +45,7 @@ Report qualify(System& system, TimeSource& time, const StopSignal& stop,
     }
     report.ports.push_back(std::move(out));
   }
+  report.interrupted = report.interrupted || stop.raised();
   return report;
 }
 

@@ -92,7 +92,7 @@ struct Report {
   std::string kernel;        // uname release
   std::string hostname;      // only when asked for (--hostname)
   bool wrote = false;        // --write ran
-  bool interrupted = false;  // SIGINT stopped --write (everything restored first)
+  bool interrupted = false;  // a signal stopped --write or --listen (all put back first)
   std::vector<PortReport> ports;
 };
 

@@ -5,7 +5,8 @@
 #         test that runs our code, except those labelled sanitizer-exempt (each says why in its
 #         CMakeLists.txt), and the libFuzzer targets' bounded runs (fuzz.*).
 #   tsan  build-tsan/, ThreadSanitizer: the daemon's concurrent parts (reconciler port workers,
-#         storm loop, D-Bus loop and work queue, telemetry exporter and sampler, the service),
+#         storm loop, D-Bus loop and work queue, telemetry exporter and sampler, the service,
+#         rocectl qualify's signal thread and its runs against the in-process node),
 #         through their test binaries and the tests that start roced.
 # Usage: scripts/hardening.sh [asan] [tsan]   (both when none is named)
 # A report in any process, a test's own or a child it starts (roced, roce-sim, rocectl), fails the
@@ -27,13 +28,16 @@ done
 "$ROOT/scripts/setup.sh"
 
 # The concurrent parts' tests (CTest names start with the area) and the targets they need.
-TSAN_TESTS='^(reconcile|sim_inprocess|storms|peers|dbus|telemetry|service|faults)\.'
+TSAN_TESTS='^(reconcile|sim_inprocess|storms|peers|qualify|dbus|telemetry|service|faults)\.'
 # Left out under TSan, each for a reason of TSan's own:
 #   *NoThreadBehind       counts the process's threads, and TSan's runtime adds its own background
 #                         thread at the first pthread_create.
-TSAN_EXCLUDE='NoThreadBehind$'
+#   qualify on the 8- and 16-port nodes: the same threads as on the others, each GSTATS a step of
+#                         the simulated clock; minutes under TSan for nothing new.
+TSAN_EXCLUDE='NoThreadBehind$|SimNodes/QualifyEveryNode.*(eight_rail|sixteen)'
 TSAN_TARGETS=(roced rocectl roce-sim roce_sim_shim roce_sim_system
   reconcile_unit_test reconcile_node_test sim_inprocess_test storms_test storms_actions_test peers_test
+  qualify_test qualify_cli_test
   dbus_documents_test dbus_api_test dbus_signals_test dbus_roced_test dbus_roced_storms_test
   telemetry_unit_test telemetry_sim_test service_unit_test service_unit_file_test service_sim_test
   faults_test)

@@ -70,6 +70,40 @@ class QualifyCommand : public SimNode {
                                     source + "/docs/schema/roced.qualify.v1.json", file.string()});
     return check.exit_code == 0 ? "" : check.out + check.err;
   }
+  // Runs rocectl with `args`, sends SIGINT once its stderr shows `marker`; its exit status and
+  // stderr. The wait for the marker is bounded only by rocectl's own end.
+  std::pair<int, std::string> interrupted_at(const std::vector<std::string>& args,
+                                             const std::string& marker) {
+    int err_pipe[2];
+    if (::pipe(err_pipe) != 0) return {-1, "pipe failed"};
+    const ExecImage image(rocectl(args));
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::dup2(err_pipe[1], STDERR_FILENO);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, STDOUT_FILENO);
+      ::close(err_pipe[0]);
+      ::close(err_pipe[1]);
+      image.exec();
+      ::_exit(127);
+    }
+    ::close(err_pipe[1]);
+    std::string err;
+    char buffer[512];
+    bool signalled = false;
+    for (ssize_t n; (n = ::read(err_pipe[0], buffer, sizeof buffer)) > 0;) {
+      err.append(buffer, static_cast<size_t>(n));
+      if (!signalled && contains(err, marker)) {
+        ::kill(child, SIGINT);
+        signalled = true;
+      }
+    }
+    ::close(err_pipe[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (!signalled) return {-1, "never saw \"" + marker + "\": " + err};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, err};
+  }
   fs::path out_;
 };
 
@@ -104,38 +138,10 @@ TEST_F(QualifyCommand, WriteWithoutTheOperatorsWordIsRefusedWithHowLongTheLinksG
 
 TEST_F(QualifyCommand, SigintWhileALinkTrainsPutsThePortBack) {
   const Seen before = seen("lan2");
-  int err_pipe[2];
-  ASSERT_EQ(::pipe(err_pipe), 0);
-  const ExecImage image(rocectl({"--write", "--links-may-flap", "--port", "lan2"}));
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, STDOUT_FILENO);
-    ::close(err_pipe[0]);
-    ::close(err_pipe[1]);
-    image.exec();
-    ::_exit(127);
-  }
-  ::close(err_pipe[1]);
   // The progress lines come on stderr; the first PFC change is the moment to stop it.
-  std::string err;
-  char buffer[512];
-  bool signalled = false;
-  for (ssize_t n; (n = ::read(err_pipe[0], buffer, sizeof buffer)) > 0;) {
-    err.append(buffer, static_cast<size_t>(n));
-    if (!signalled && contains(err, "PFC -> ")) {
-      ::kill(child, SIGINT);
-      signalled = true;
-    }
-  }
-  ::close(err_pipe[0]);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(signalled) << err;
-  EXPECT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  const auto [code, err] =
+      interrupted_at({"--write", "--links-may-flap", "--port", "lan2"}, "PFC -> ");
+  EXPECT_EQ(code, 130) << err;
   EXPECT_TRUE(contains(err, "stopped: putting everything back")) << err;
   EXPECT_EQ(seen("lan2"), before) << err;
   const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
@@ -144,6 +150,16 @@ TEST_F(QualifyCommand, SigintWhileALinkTrainsPutsThePortBack) {
   const auto& touched = report["ports"][0]["touched"];
   ASSERT_FALSE(touched.empty());
   for (const auto& item : touched) EXPECT_EQ(item["restored"], true) << item.dump();
+}
+
+// No switch here: --listen would wait its full 600 s; SIGINT ends it and the report is written.
+TEST_F(QualifyCommand, SigintEndsAListenAndTheReportIsStillWritten) {
+  const auto [code, err] =
+      interrupted_at({"--listen", "600", "--port", "lan2"}, "listening for the switches");
+  EXPECT_EQ(code, 130) << err;
+  const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
+  EXPECT_EQ(report["interrupted"], true);
+  EXPECT_EQ(report["mode"], "read-only");
 }
 
 }  // namespace
