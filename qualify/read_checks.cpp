@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -455,11 +456,18 @@ PortFacts facts_of(const Observation& seen) {
   facts.board_id = seen.board_id;
   facts.hca_type = seen.hca_type;
   facts.model = model_of_hca_type(seen.hca_type);
-  if (facts.model.empty() && seen.pci_device.rfind("0x", 0) == 0) {
-    // mlx5_ib's hca_type is "MT" and the PCI device ID in decimal: the same table without one.
-    facts.model =
-        model_of_hca_type("MT" + std::to_string(std::stoul(seen.pci_device, nullptr, 16)));
-    facts.hca_type = "MT" + std::to_string(std::stoul(seen.pci_device, nullptr, 16));
+  // mlx5_ib's hca_type is "MT" and the PCI device ID in decimal: the same table without an RDMA
+  // device (a LAG slave), from sysfs `device` ("0x1021"; anything else is left unread).
+  unsigned device_id = 0;
+  const std::string& device = seen.pci_device;
+  const char* end = device.data() + device.size();
+  const bool hex_id = facts.model.empty() && device.rfind("0x", 0) == 0 && [&] {
+    const auto parsed = std::from_chars(device.data() + 2, end, device_id, 16);
+    return parsed.ec == std::errc() && parsed.ptr == end;
+  }();
+  if (hex_id) {
+    facts.hca_type = "MT" + std::to_string(device_id);
+    facts.model = model_of_hca_type(facts.hca_type);
   }
   facts.speed_mbps = seen.speed_mbps;
   if (seen.link.ok()) {

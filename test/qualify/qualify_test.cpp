@@ -17,6 +17,7 @@
 #include "dcb/client.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
+#include "qualify/read_checks.hpp"
 #include "qualify/report_out.hpp"
 #include "sim/model/firmware_commands.hpp"
 #include "sim/model/node_file.hpp"
@@ -384,6 +385,20 @@ TEST_F(QualifyListening, ASwitchsLldpIsHeardComparedAndItsNameLeftOut) {
   }
   const std::string out = qualify::report_json(report) + qualify::report_text(report);
   EXPECT_EQ(out.find("leaf-secret-name"), std::string::npos);
+}
+
+// Whatever sysfs says of the PCI device, facts_of reads a model only from a hex ID it knows.
+TEST(QualifyFacts, AnOddPciDeviceFileGivesNoModelAndNoException) {
+  for (const char* device : {"0x", "0xzz", "0x1021junk", "", "4129", "0xffffffffffffffffff"}) {
+    qualify::Observation seen;
+    seen.pci_device = device;
+    qualify::PortFacts facts;
+    ASSERT_NO_THROW(facts = qualify::facts_of(seen)) << device;
+    EXPECT_EQ(facts.model, "") << device;
+  }
+  qualify::Observation cx7;
+  cx7.pci_device = "0x1021";
+  EXPECT_EQ(qualify::facts_of(cx7).model, "ConnectX-7");
 }
 
 // A report made by hand: two functions of one NIC, one of another, and a device that is no PCI
