@@ -14,6 +14,13 @@ mkdir "$WORK/roced"
 tar -C "$ROOT" --exclude=./.git --exclude='./build*' --exclude='./obj-*' -cf - . |
   tar -C "$WORK/roced" -xf -
 cd "$WORK/roced"
+# Through ccache when it is there (CMake takes the launcher from the environment): the copy's path
+# is new each time, so the cache is keyed on paths relative to it.
+if command -v ccache >/dev/null; then
+  source "$ROOT/scripts/ccache.sh"
+  export CCACHE_BASEDIR="$WORK/roced"
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
 dpkg-buildpackage -b -us -uc -j"$(nproc)" >"$WORK/build.log" 2>&1 || {
   tail -n 60 "$WORK/build.log" >&2
   echo "build-deb: dpkg-buildpackage failed (log above)" >&2

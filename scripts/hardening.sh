@@ -13,6 +13,8 @@
 # run: every report is written to <build>/sanitizer-reports/ and the run fails if one is there.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/ccache.sh"
+source "$ROOT/scripts/phases.sh"
 SUPPRESSIONS="$ROOT/test/sanitizers"
 JOBS="${ROCED_HARDENING_JOBS:-2}"
 # Distinct from every exit code the tests expect (0, 1, 2, 3, 127...): a child's report is never
@@ -114,6 +116,8 @@ run_part() {  # part
   grep -q '^100% tests passed' "$tests_log" || status=1
   check_reports "$reports" || status=1
 
+  record_phase "$part build" $((built - started))
+  record_phase "$part tests" $((SECONDS - built))
   local counts
   counts=$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$tests_log" | tail -1)
   summary+=("$(printf '%-5s %-8s %s; build %d s, tests %d s; reports: %d' "$part" \

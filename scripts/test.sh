@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The whole test suite: set-up, build, then every CTest test (unit, simulated node, third-party
-# cross-checks, real-kernel veth tests). Run as root on Debian bookworm.
+# cross-checks, real-kernel veth tests), then the suite under the sanitizers. Run as root on
+# Debian bookworm. Ends with the time each phase took.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$ROOT/scripts/setup.sh"
-"$ROOT/scripts/build.sh"
-cd "${ROCED_BUILD_DIR:-$ROOT/build}"
-ctest --output-on-failure --timeout 600 -j2
+BUILD="${ROCED_BUILD_DIR:-$ROOT/build}"
+# hardening.sh appends its own phases (each sanitizer build and its tests) to the same table.
+export ROCED_PHASE_LOG
+ROCED_PHASE_LOG="$(mktemp /tmp/roced-phases.XXXXXX)"
+source "$ROOT/scripts/phases.sh"
+# The table is printed however the run ends: a failing phase is timed too.
+trap 'print_phases; rm -f "$ROCED_PHASE_LOG"' EXIT
+
+phase setup "$ROOT/scripts/setup.sh"
+phase build "$ROOT/scripts/build.sh"
+phase "main CTest" bash -c 'cd "$1" && ctest --output-on-failure --timeout 600 -j2' - "$BUILD"
 # Then under the sanitizers, in their own builds (ASan+UBSan on the suite, TSan on the concurrent
 # parts); a report anywhere fails the test command.
 "$ROOT/scripts/hardening.sh"
