@@ -23,3 +23,9 @@ print_phases() {
               END { printf "  %-22s %6d s (%d min %d s)\n", "total", total, total / 60, total % 60 }' \
     "$ROCED_PHASE_LOG"
 }
+
+slowest_tests() {  # ctest-output-file count: the slowest tests of a CTest run, for the table
+  grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$1" |
+    sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
+    sort -rn | head -n "$2"
+}

@@ -15,7 +15,13 @@ trap 'print_phases; rm -f "$ROCED_PHASE_LOG"' EXIT
 
 phase setup "$ROOT/scripts/setup.sh"
 phase build "$ROOT/scripts/build.sh"
-phase "main CTest" bash -c 'cd "$1" && ctest --output-on-failure --timeout 600 -j2' - "$BUILD"
+main_ctest() {  # the output is kept for the slowest-tests list below
+  (cd "$BUILD" && ctest --output-on-failure --timeout 600 -j2) | tee "$BUILD/main-ctest.log"
+}
+phase "main CTest" main_ctest
+echo
+echo "SLOWEST TESTS (main build, wall time)"
+slowest_tests "$BUILD/main-ctest.log" 15 | awk '{ printf "  %8.2f s  %s\n", $1, $2 }'
 # Then under the sanitizers, in their own builds (ASan+UBSan on the suite, TSan on the concurrent
 # parts); a report anywhere fails the test command.
 "$ROOT/scripts/hardening.sh"
