@@ -16,8 +16,8 @@ tar -C "$ROOT" --exclude=./.git --exclude='./build*' --exclude='./obj-*' -cf - .
 cd "$WORK/roced"
 # Through ccache when it is there (CMake takes the launcher from the environment): the copy's path
 # is new each time, so the cache is keyed on paths relative to it.
-if command -v ccache >/dev/null; then
-  source "$ROOT/scripts/ccache.sh"
+source "$ROOT/scripts/ccache.sh"
+if [[ -n $CCACHE_LAUNCHER ]]; then
   export CCACHE_BASEDIR="$WORK/roced"
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi

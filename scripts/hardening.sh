@@ -53,7 +53,7 @@ configure() {  # build-dir sanitizers [cmake options]
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_C_COMPILER_LAUNCHER="$CCACHE_LAUNCHER" -DCMAKE_CXX_COMPILER_LAUNCHER="$CCACHE_LAUNCHER" \
     -DROCED_SANITIZE="$sanitize" -DROCED_BUILD_BENCH=OFF "$@" >/dev/null
 }
 
