@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/inprocess/simulated_time.hpp"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -52,12 +55,13 @@ void SimulatedTime::thread_ended(std::thread::id thread) {
 
 class SimulatedTime::Registration {
  public:
-  Registration(SimulatedTime& time, TimePoint deadline, std::condition_variable* wake)
+  Registration(SimulatedTime& time, TimePoint deadline, std::condition_variable* wake,
+               int wake_fd = -1)
       : time_(time) {
     const std::lock_guard lock(time_.mutex_);
     const std::thread::id self = std::this_thread::get_id();
     id_ = time_.next_registration_++;
-    time_.waiters_.emplace(id_, Waiter{self, deadline, wake});
+    time_.waiters_.emplace(id_, Waiter{self, deadline, wake, wake_fd});
     time_.ended_.erase(self);  // an ended thread's id, taken by a new one
     if (time_.known_.insert(self).second) tell_at_exit(time_.exits_);
     time_.changed_.notify_all();
@@ -120,10 +124,45 @@ void SimulatedTime::sleep_until(TimePoint deadline) {
   while (now_locked() < deadline) changed_.wait_for(lock, kRecheck);
 }
 
+namespace {
+
+// The calling thread's eventfd, which an advance writes to wake its poll_until; closed when the
+// thread ends.
+class PollWake {
+ public:
+  PollWake() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+  ~PollWake() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  PollWake(const PollWake&) = delete;
+  PollWake& operator=(const PollWake&) = delete;
+  int fd() const { return fd_; }
+  void drain() const {
+    eventfd_t count = 0;
+    (void)::eventfd_read(fd_, &count);
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
 int SimulatedTime::poll_until(std::span<pollfd> fds, TimePoint deadline) {
-  const Registration registered(*this, deadline, nullptr);
+  thread_local const PollWake wake;
+  // The caller's descriptors and, last, the clock's: an advance ends the poll at once rather than
+  // after kRecheck (kRecheck stays, in case the eventfd could not be made).
+  std::vector<pollfd> all(fds.begin(), fds.end());
+  all.push_back(pollfd{.fd = wake.fd(), .events = POLLIN, .revents = 0});
+  const Registration registered(*this, deadline, nullptr, wake.fd());
   for (;;) {
-    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(kRecheck.count()));
+    for (pollfd& fd : all) fd.revents = 0;
+    int ready = ::poll(all.data(), all.size(), static_cast<int>(kRecheck.count()));
+    if (ready > 0 && all.back().revents != 0) {
+      wake.drain();
+      --ready;
+    }
+    std::copy_n(all.begin(), fds.size(), fds.begin());
     if (ready != 0 || now() >= deadline) return ready;
   }
 }
@@ -198,6 +237,7 @@ void SimulatedTime::advance(std::chrono::nanoseconds step) {
     // A registered condition variable outlives its registration, which ends under mutex_.
     for (const auto& [id, waiter] : waiters_) {
       if (waiter.wake != nullptr) waiter.wake->notify_all();
+      if (waiter.wake_fd >= 0) (void)::eventfd_write(waiter.wake_fd, 1);
     }
     changed_.notify_all();
     due = due_locked();

@@ -73,6 +73,7 @@ class SimulatedTime final : public roced::TimeSource {
     std::thread::id thread;
     TimePoint deadline;
     std::condition_variable* wake;  // null for sleep and poll, which look every kRecheck
+    int wake_fd = -1;               // poll's eventfd: an advance wakes its poll at once
   };
   // A waiter's registration, from the moment it checks the clock until it returns.
   class Registration;
