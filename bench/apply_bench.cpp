@@ -21,6 +21,7 @@
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace {
 
@@ -238,7 +239,8 @@ int main(int argc, char** argv) {
   if (smoke) runs = 1;
   if (nodes.empty()) {
     nodes.emplace_back("", "default (4)");
-    if (!smoke) nodes.emplace_back(ROCED_SIM_NODES "/sixteen-port.yaml", "sixteen (16)");
+    if (!smoke)
+      nodes.emplace_back(std::string(ROCED_SIM_NODES) + "/sixteen-port.yaml", "sixteen (16)");
   }
 
   std::vector<NodeResult> results;

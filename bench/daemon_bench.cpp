@@ -50,6 +50,7 @@
 #include "daemon/reconcile/netlink_events.hpp"
 #include "os/system.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace {
 
@@ -637,7 +638,7 @@ int main(int argc, char** argv) {
     runs = 1;
     idle_seconds = 5;
   }
-  const std::string sixteen = ROCED_SIM_NODES "/sixteen-port.yaml";
+  const std::string sixteen = std::string(ROCED_SIM_NODES) + "/sixteen-port.yaml";
   std::mt19937 random(std::random_device{}());
   std::vector<NodeResult> nodes;
   std::vector<IdleResult> idles;

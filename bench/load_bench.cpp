@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/load_run.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace {
 

@@ -49,6 +49,7 @@
 #include "bench/metrics_text.hpp"
 #include "bench/process_cost.hpp"
 #include "bench/sim_process.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace {
 
@@ -561,10 +562,10 @@ int main(int argc, char** argv) {
   const std::chrono::milliseconds idle = smoke ? 500ms : 3000ms;
   std::vector<NodeRun> runs;
   try {
-    runs.push_back(run_node("default (4)", "", ROCED_SIM_SCENARIOS "/steady.yaml", scrapes, idle,
-                            node_exporter, smoke));
+    runs.push_back(run_node("default (4)", "", std::string(ROCED_SIM_SCENARIOS) + "/steady.yaml",
+                            scrapes, idle, node_exporter, smoke));
     if (!smoke) {
-      const std::string sixteen = ROCED_SIM_NODES "/sixteen-port.yaml";
+      const std::string sixteen = std::string(ROCED_SIM_NODES) + "/sixteen-port.yaml";
       const fs::path scenario = fs::temp_directory_path() /
                                 ("roced-scrape-bench-" + std::to_string(::getpid()) + ".yaml");
       std::ofstream(scenario) << steady_scenario(node_netdevs(sixteen));

@@ -45,6 +45,7 @@
 #include "dcb/client.hpp"
 #include "sim/server/clock_file.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace {
 
@@ -200,7 +201,7 @@ struct LatencyResult {
 
 // The default node with each firmware command taking `command_us` (sim/nodes/default.yaml).
 std::string default_node_with_firmware_time(int command_us) {
-  std::string text = bench::read_text(ROCED_SIM_NODES "/default.yaml");
+  std::string text = bench::read_text(std::string(ROCED_SIM_NODES) + "/default.yaml");
   const std::string driver = "    driver: {flavour: inbox, version: 6.1.0-27-amd64}\n";
   for (auto at = text.find(driver); at != std::string::npos; at = text.find(driver, at + 1)) {
     text.insert(at + driver.size(),

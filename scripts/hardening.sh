@@ -17,6 +17,9 @@ source "$ROOT/scripts/ccache.sh"
 source "$ROOT/scripts/phases.sh"
 SUPPRESSIONS="$ROOT/test/sanitizers"
 JOBS="${ROCED_HARDENING_JOBS:-2}"
+# Tests at a time: most of the long ones wait on a simulated link or a child process rather than
+# compute, so one more than the cores keeps both busy (the tests must hold under load anyway).
+TEST_JOBS="${ROCED_TEST_JOBS:-3}"
 # Distinct from every exit code the tests expect (0, 1, 2, 3, 127...): a child's report is never
 # taken for an ordinary error exit.
 REPORT_EXIT=86
@@ -111,7 +114,7 @@ run_part() {  # part
     run=(setarch "$(uname -m)" -R)
   fi
   tests_log="$build/hardening-ctest.log"
-  (cd "$build" && "${run[@]}" ctest --output-on-failure --timeout 900 -j"$JOBS" "${select[@]}") \
+  (cd "$build" && "${run[@]}" ctest --output-on-failure --timeout 900 -j"$TEST_JOBS" "${select[@]}") \
     2>&1 | tee "$tests_log" || status=1
   grep -q '^100% tests passed' "$tests_log" || status=1
   check_reports "$reports" || status=1

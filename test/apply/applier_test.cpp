@@ -15,6 +15,7 @@
 #include "scripted_device.hpp"
 #include "sim/model/port.hpp"
 #include "stepping_time.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::apply {
 namespace {
@@ -474,7 +475,9 @@ TEST_F(NoBufferSupport, CableLengthIsUnsupportedNotAChangeForever) {
 // A port of NVIDIA's out-of-tree driver: ECN enables per priority and DCQCN knobs under ecn/.
 class OfedApplier : public Applier {
  protected:
-  std::string node_file() const override { return ROCED_SIM_NODES "/dual-port-ofed.yaml"; }
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml";
+  }
   std::string netdev() const override { return "ens1f0np0"; }
 };
 

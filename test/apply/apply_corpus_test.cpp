@@ -28,6 +28,7 @@
 #include "sim/model/node_file.hpp"
 #include "sim/model/port.hpp"
 #include "stepping_time.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::apply {
 namespace {
@@ -138,7 +139,8 @@ class ApplyCorpus : public test::InProcessNode {
   void SetUp() override {
     test::InProcessNode::SetUp();
     ofed_ = std::make_unique<roce_sim::InProcessNode>(
-        roce_sim::load_node_file(ROCED_SIM_NODES "/dual-port-ofed.yaml"), dir_ / "ofed", &time_);
+        roce_sim::load_node_file(std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml"),
+        dir_ / "ofed", &time_);
     ofed_system_ = ofed_->system();
   }
   void TearDown() override {

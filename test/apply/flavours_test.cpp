@@ -17,6 +17,7 @@
 #include "port/discovery.hpp"
 #include "scripted_device.hpp"
 #include "stepping_time.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::apply {
 namespace {
@@ -147,13 +148,12 @@ TEST_P(Flavours, APfcChangeTheDriverFailsAfterSettingTheMaskIsUndone) {
   EXPECT_EQ(observe().pfc.value->enabled_mask, before.pfc.value->enabled_mask);
 }
 
-INSTANTIATE_TEST_SUITE_P(Mlx5, Flavours,
-                         ::testing::Values(Flavour{"mainline", "", "lan2", true},
-                                           Flavour{"nvidia", ROCED_SIM_NODES "/dual-port-ofed.yaml",
-                                                   "ens1f0np0", false}),
-                         [](const ::testing::TestParamInfo<Flavour>& flavour) {
-                           return flavour.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Mlx5, Flavours,
+    ::testing::Values(Flavour{"mainline", "", "lan2", true},
+                      Flavour{"nvidia", std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml",
+                              "ens1f0np0", false}),
+    [](const ::testing::TestParamInfo<Flavour>& flavour) { return flavour.param.name; });
 
 }  // namespace
 }  // namespace roced::apply

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "daemon/config/config.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::config {
 namespace {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "expect.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::config {
 namespace {

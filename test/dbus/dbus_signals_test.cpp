@@ -21,6 +21,7 @@
 #include "node_files.hpp"
 #include "private_bus.hpp"
 #include "sim/model/scenario.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

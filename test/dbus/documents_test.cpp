@@ -10,6 +10,7 @@
 #include "daemon/dbus/status_document.hpp"
 #include "daemon/peers/peer_json.hpp"
 #include "run_command.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

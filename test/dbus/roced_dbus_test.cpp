@@ -21,6 +21,7 @@
 #include "private_bus.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

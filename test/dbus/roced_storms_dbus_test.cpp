@@ -23,6 +23,7 @@
 #include "private_bus.hpp"
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

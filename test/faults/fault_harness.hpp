@@ -28,6 +28,7 @@
 #include "run_command.hpp"
 #include "sim_exec.hpp"
 #include "sim_node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::test {
 

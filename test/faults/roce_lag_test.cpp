@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "fault_harness.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::test {
 namespace {

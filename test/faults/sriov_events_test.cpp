@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "fault_harness.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::test {
 namespace {

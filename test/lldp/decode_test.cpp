@@ -13,6 +13,7 @@
 #include "sim/model/switch_peer.hpp"
 #include "test/lldp/pcap.hpp"
 #include "test/lldp/tcpdump_view.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::lldp {
 namespace {

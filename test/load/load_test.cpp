@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/load_run.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::load {
 namespace {

@@ -17,6 +17,7 @@
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 extern char** environ;
 

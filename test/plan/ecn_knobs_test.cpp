@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::rdma {
 namespace {

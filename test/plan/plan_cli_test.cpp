@@ -13,6 +13,7 @@
 
 #include "run_command.hpp"
 #include "sim_node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {
@@ -118,7 +119,9 @@ TEST_F(PlanCli, NcclEnvLeavesOutWhatDiffersBetweenPorts) {
 // (sim/nodes/eight-rail-pods.yaml).
 class PodsCli : public PlanCli {
  protected:
-  std::string node_file() const override { return ROCED_SIM_NODES "/eight-rail-pods.yaml"; }
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/eight-rail-pods.yaml";
+  }
   void inject(const std::string& events) const {
     const fs::path file = dir_ / "inject.yaml";
     std::ofstream(file) << "events:\n" << events;
@@ -193,7 +196,9 @@ TEST_F(PodsCli, APlanSaysWhenPodsLeftNoGidEntryForTheHostsAddress) {
 // GID entries are told from the host's by address, not by the name sysfs prints.
 class PodsNamedLikePortsCli : public PodsCli {
  protected:
-  std::string node_file() const override { return ROCED_SIM_NODES "/pods-named-like-ports.yaml"; }
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/pods-named-like-ports.yaml";
+  }
 };
 
 TEST_F(PodsNamedLikePortsCli, NcclEnvCountsThePodsNamedLikeAPortAsPods) {

@@ -19,6 +19,7 @@
 #include "daemon/plan/plan.hpp"
 #include "golden.hpp"
 #include "observed.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

@@ -6,6 +6,7 @@
 #include "daemon/plan/plan.hpp"
 #include "in_process_node.hpp"
 #include "plan_lines.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::plan {
 namespace {
@@ -161,7 +162,9 @@ TEST_F(DefaultNode, ReplanReadsOnePort) {
 
 class OfedNode : public test::InProcessNode {
  protected:
-  std::string node_file() const override { return ROCED_SIM_NODES "/dual-port-ofed.yaml"; }
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml";
+  }
 };
 
 // A TC cap above 255 Gbit/s: mainline mlx5 wraps it (a u8 count of Gbit/s), NVIDIA's own driver

@@ -15,6 +15,7 @@
 #include "link/link.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 #include "test/support/exec_image.hpp"
 #include "test/support/node_files.hpp"
 #include "test/support/run_command.hpp"

@@ -22,6 +22,7 @@
 #include "sim/model/firmware_commands.hpp"
 #include "sim/model/node_file.hpp"
 #include "sim/model/switch_peer.hpp"
+#include "test/support/build_paths.hpp"
 #include "test/support/in_process_node.hpp"
 #include "test/support/node_files.hpp"
 

@@ -15,6 +15,7 @@
 #include "sim/transport/simulated_system.hpp"
 #include "sim_exec.hpp"
 #include "sim_node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::rdma {
 namespace {

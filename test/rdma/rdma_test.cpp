@@ -8,13 +8,14 @@
 #include <fstream>
 
 #include "os/system.hpp"
+#include "port/gid_owners.hpp"
 #include "rdma/ecn.hpp"
 #include "rdma/gid.hpp"
-#include "port/gid_owners.hpp"
 #include "rdma/hw_counters.hpp"
 #include "rdma/rdma_cm.hpp"
 #include "rdma/verbs.hpp"
 #include "sim/transport/simulated_system.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::rdma {
 namespace {

@@ -26,6 +26,7 @@
 #include "os/open_system.hpp"
 #include "run_command.hpp"
 #include "sim/model/switch_peer.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

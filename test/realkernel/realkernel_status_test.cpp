@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_command.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

@@ -6,6 +6,7 @@
 #include "daemon/config/config.hpp"
 #include "daemon/config/read_daemon.hpp"
 #include "test/config/expect.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::config {
 namespace {

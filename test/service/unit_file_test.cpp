@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "run_command.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

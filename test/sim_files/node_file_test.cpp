@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/model/node.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roce_sim {
 namespace {
@@ -56,7 +57,7 @@ TEST(NodeFile, DefaultNodeIsFourConnectX7Ports) {
 }
 
 TEST(NodeFile, EmbeddedDefaultIsTheFileInTheTree) {
-  const auto from_file = load_node_file(SIM_SOURCE_DIR "/nodes/default.yaml");
+  const auto from_file = load_node_file(std::string(SIM_SOURCE_DIR) + "/nodes/default.yaml");
   const auto embedded = default_node();
   ASSERT_EQ(from_file.size(), embedded.size());
   for (size_t i = 0; i < embedded.size(); ++i) {
@@ -66,7 +67,7 @@ TEST(NodeFile, EmbeddedDefaultIsTheFileInTheTree) {
 }
 
 TEST(NodeFile, DualPortNicSharesThePciBase) {
-  const auto specs = load_node_file(SIM_FILES_DATA_DIR "/dual-port.yaml");
+  const auto specs = load_node_file(std::string(SIM_FILES_DATA_DIR) + "/dual-port.yaml");
   ASSERT_EQ(specs.size(), 2u);
   EXPECT_EQ(specs[0].pci_address, "0000:81:00.0");
   EXPECT_EQ(specs[1].pci_address, "0000:81:00.1");
@@ -91,7 +92,7 @@ TEST(NodeFile, DualPortNicSharesThePciBase) {
 
 TEST(NodeFile, BadSpeedNamesFileLineColumnAndField) {
   try {
-    load_node_file(SIM_FILES_DATA_DIR "/bad-speed.yaml");
+    load_node_file(std::string(SIM_FILES_DATA_DIR) + "/bad-speed.yaml");
     FAIL() << "no error";
   } catch (const FileError& e) {
     EXPECT_EQ(e.line(), 8);

@@ -8,6 +8,7 @@
 
 #include "sim/model/node_file.hpp"
 #include "sim/model/scenario.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roce_sim {
 namespace {
@@ -42,7 +43,8 @@ TEST(ScenarioFile, ASwitchEventChangesWhatTheSwitchSends) {
 
 TEST(ScenarioFile, EveryExampleParsesAndRunsOnTheDefaultNode) {
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SIM_SOURCE_DIR "/scenarios")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SIM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     SCOPED_TRACE(entry.path().string());
     ++files;
@@ -59,7 +61,8 @@ TEST(ScenarioFile, EveryExampleParsesAndRunsOnTheDefaultNode) {
 }
 
 TEST(ScenarioFile, FieldsOfEveryKind) {
-  const Scenario s = load_scenario_file(SIM_SOURCE_DIR "/scenarios/every-event.yaml");
+  const Scenario s =
+      load_scenario_file(std::string(SIM_SOURCE_DIR) + "/scenarios/every-event.yaml");
   EXPECT_EQ(s.name, "every-event");
   EXPECT_DOUBLE_EQ(s.clock_speed, 10.0);
   ASSERT_TRUE(s.duration.has_value());
@@ -121,7 +124,7 @@ TEST(ScenarioFile, EventsAreSortedByTime) {
 
 TEST(ScenarioFile, OutOfRangePriorityPointsAtTheValue) {
   try {
-    load_scenario_file(SIM_FILES_DATA_DIR "/bad-storm.yaml");
+    load_scenario_file(std::string(SIM_FILES_DATA_DIR) + "/bad-storm.yaml");
     FAIL() << "no error";
   } catch (const FileError& e) {
     EXPECT_EQ(e.line(), 7);

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "roce_sim.h"
+#include "test/support/build_paths.hpp"
 
 extern char** environ;
 

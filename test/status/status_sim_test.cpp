@@ -15,6 +15,7 @@
 #include "run_command.hpp"
 #include "sim/transport/simulated_system.hpp"
 #include "sim_exec.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced {
 namespace {

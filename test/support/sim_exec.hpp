@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::test {
 

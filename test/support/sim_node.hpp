@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exec_image.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::test {
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "test/support/build_paths.hpp"
+
 namespace roced::telemetry {
 namespace {
 

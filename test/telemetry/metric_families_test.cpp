@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "bench/metrics_text.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::telemetry {
 namespace {
