@@ -114,7 +114,8 @@ run_part() {  # part
     run=(setarch "$(uname -m)" -R)
   fi
   tests_log="$build/hardening-ctest.log"
-  (cd "$build" && "${run[@]}" ctest --output-on-failure --timeout 900 -j"$TEST_JOBS" "${select[@]}") \
+  (cd "$build" &&
+    "${run[@]}" ctest --output-on-failure --timeout 900 -j"$TEST_JOBS" "${select[@]}") \
     2>&1 | tee "$tests_log" || status=1
   grep -q '^100% tests passed' "$tests_log" || status=1
   check_reports "$reports" || status=1
