@@ -25,7 +25,8 @@ print_phases() {
 }
 
 slowest_tests() {  # ctest-output-file count: the slowest tests of a CTest run, for the table
-  grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$1" |
+  # awk, not head: under pipefail, head closing the pipe early would fail the run by SIGPIPE.
+  { grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$1" || true; } |
     sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
-    sort -rn | head -n "$2"
+    sort -rn | awk -v count="$2" 'NR <= count'
 }
