@@ -16,8 +16,8 @@
 #include "daemon/config/read_metrics.hpp"
 #include "daemon/config/read_profile.hpp"
 #include "daemon/config/read_watchdog.hpp"
-#include "daemon/config/syntax.hpp"
 #include "daemon/config/validate.hpp"
+#include "daemon/yaml/syntax.hpp"
 
 namespace roced::config {
 
@@ -215,7 +215,7 @@ std::optional<Location> second_document(const std::string& text) {
 }  // namespace
 
 LoadResult load_string(const std::string& text, const std::string& name) {
-  if (const auto binary = detail::not_text(text)) {
+  if (const auto binary = yaml::not_text(text)) {
     LoadResult result;
     result.diagnostics.push_back(
         whole_file_error(name, binary->line, binary->column, binary->message));
@@ -229,7 +229,7 @@ LoadResult load_string(const std::string& text, const std::string& name) {
   } catch (const YAML::ParserException& e) {
     LoadResult result;
     const std::string yaml_says = "YAML syntax error: " + e.msg;
-    if (const auto plain = detail::explain_syntax_error(text)) {
+    if (const auto plain = yaml::explain_syntax_error(text)) {
       result.diagnostics.push_back(whole_file_error(name, plain->line, plain->column,
                                                     plain->message + " (" + yaml_says + ")"));
     } else {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "daemon/plan/planning_system.hpp"
+#include "daemon/settings/profile_reader.hpp"
 #include "daemon/settings/spec.hpp"
 #include "port/gid_owners.hpp"
 
@@ -72,24 +73,12 @@ PortPlan read_and_plan(System& system, const DiscoveredPort& port, const config:
   return plan_port(port, desired, observed);
 }
 
-// The settings a RoCE LAG's slaves must share: traffic hashed onto one slave meets the switch
-// port behind it, so PFC, trust and queues that differ make one path lossless and not the other.
+// The keys whose values a RoCE LAG's slaves are given differently, among those the slaves must
+// share (SettingInfo::slaves_agree).
 std::vector<std::string> slave_differences(const config::Profile& a, const config::Profile& b) {
-  const std::pair<const char*, bool> checks[] = {
-      {"dcbx", a.dcbx == b.dcbx},
-      {"trust", a.trust == b.trust},
-      {"dscp_map", a.dscp_map == b.dscp_map},
-      {"ets", a.ets == b.ets},
-      {"maxrate", a.maxrate_mbps == b.maxrate_mbps},
-      {"mtu", a.mtu == b.mtu},
-      {"pfc.priorities", a.pfc_priorities == b.pfc_priorities},
-      {"pfc.cable_length", a.cable_length_m == b.cable_length_m},
-      {"buffers", a.buffers == b.buffers},
-      {"stall_prevention", a.stall_prevention == b.stall_prevention},
-  };
   std::vector<std::string> differ;
-  for (const auto& [key, same] : checks) {
-    if (!same) differ.emplace_back(key);
+  for (const settings::ProfileKey& key : settings::profile_keys()) {
+    if (key.slaves_agree && !key.same(a, b)) differ.emplace_back(key.key);
   }
   return differ;
 }

@@ -40,9 +40,7 @@ std::string dcbx(uint8_t observed_mode) {
   return out;
 }
 
-std::string dcbx(config::DcbxMode wanted_mode) {
-  return std::string(config::kDcbxModeNames.name(wanted_mode));
-}
+std::string dcbx(DcbxMode wanted_mode) { return std::string(kDcbxModeNames.name(wanted_mode)); }
 
 std::string trust(dcb::Trust trust) { return std::string(dcb::kTrustNames.name(trust)); }
 

@@ -8,16 +8,16 @@
 #include <string>
 #include <utility>
 
-#include "daemon/config/config.hpp"
+#include "daemon/settings/profile.hpp"
 #include "dcb/types.hpp"
 
 namespace roced::settings::describe {
 
-std::string priorities(uint8_t mask);            // "3", "3,4", "none"
-std::string dcbx(uint8_t observed_mode);         // "host (ieee)", "firmware", "firmware (cee)"
-std::string dcbx(config::DcbxMode wanted_mode);  // "host", "firmware"
-std::string trust(dcb::Trust trust);             // "dscp", "pcp"
-std::string stall(uint16_t raw);                 // "off", "auto", "500 ms"
+std::string priorities(uint8_t mask);     // "3", "3,4", "none"
+std::string dcbx(uint8_t observed_mode);  // "host (ieee)", "firmware", "firmware (cee)"
+std::string dcbx(DcbxMode wanted_mode);   // "host", "firmware"
+std::string trust(dcb::Trust trust);      // "dscp", "pcp"
+std::string stall(uint16_t raw);          // "off", "auto", "500 ms"
 
 // Every DSCP (bit d of a mapped mask).
 inline constexpr uint64_t kAllDscps = ~uint64_t{0};

@@ -6,8 +6,9 @@
 // metrics can name settings without the planner. What a setting *does* (read, plan, write,
 // verify) is its Spec<S> (spec.hpp); table.cpp joins the two and checks them against each other.
 //
-// Adding a setting: an enumerator below, its row in kSettings, its Spec<S> (and, when it needs a
-// write roced does not make yet, a FeatureSpec<F> and a PortDevice call). Nothing else.
+// Adding a setting: an enumerator below, its row in kSettings, its field in Profile, its Spec<S>
+// with its YAML reader (and, when it needs a write roced does not make yet, a FeatureSpec<F> and a
+// PortDevice call). Nothing else: the config reader, the LAG check and the names loop over these.
 
 #include <array>
 #include <cstddef>
@@ -119,27 +120,32 @@ struct SettingInfo {
   Feature feature;
   Scope scope;
   bool keyed = false;
+  // A RoCE LAG's slaves must be given the same value: traffic hashed onto one slave meets the
+  // switch port behind it, so PFC, trust and queues that differ make one path lossless and not
+  // the other (daemon/plan warns). The RDMA side is the bond's one device: nothing to agree on.
+  bool slaves_agree = false;
   std::string_view example = {};  // a YAML value for the key: tests load it, docs show it
 };
 
 // clang-format off
 inline constexpr std::array<SettingInfo, kSettingCount> kSettings = {{
-    {Setting::Dcbx,            "dcbx",              Feature::DcbxMode,        Scope::Mlx5,    false, "host"},
-    {Setting::Trust,           "trust",             Feature::AppTable,        Scope::Mlx5,    false, "dscp"},
-    {Setting::DscpMap,         "dscp_map",          Feature::AppTable,        Scope::Mlx5,    false, "{26: 3}"},
-    {Setting::Ets,             "ets",               Feature::Ets,             Scope::Mlx5,    false, "{prio_tc: [0, 1, 2, 3, 4, 5, 6, 7]}"},
-    {Setting::Maxrate,         "maxrate",           Feature::Maxrate,         Scope::Mlx5,    false, "[0, 0, 0, 0, 0, 0, 0, 25000]"},
-    {Setting::Mtu,             "mtu",               Feature::Mtu,             Scope::AnyRoce, false, "9000"},
-    {Setting::PfcPriorities,   "pfc.priorities",    Feature::Pfc,             Scope::Mlx5,    false, "[3]"},
-    {Setting::CableLength,     "pfc.cable_length",  Feature::Pfc,             Scope::Mlx5,    false, "7"},
-    {Setting::Buffers,         "buffers",           Feature::Buffer,          Scope::Mlx5,    false, "{prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0], size: [262144, 131072, 0, 0, 0, 0, 0, 0]}"},
-    {Setting::StallPrevention, "stall_prevention",  Feature::StallPrevention, Scope::Mlx5,    false, "auto"},
-    {Setting::EcnPriorities,   "ecn.priorities",    Feature::EcnEnable,       Scope::Mlx5,    false, "[3]"},
-    {Setting::CnpDscp,         "ecn.cnp_dscp",      Feature::CnpDscp,         Scope::Mlx5,    false, "48"},
-    {Setting::CnpPriority,     "ecn.cnp_priority",  Feature::CnpPriority,     Scope::Mlx5,    false, "6"},
-    {Setting::Dcqcn,           "ecn.dcqcn",         Feature::DcqcnKnob,       Scope::Mlx5,    true,  "{rp_ai_rate: 5}"},
-    {Setting::RdmaCmMode,      "roce.rdma_cm_mode", Feature::RdmaCmMode,      Scope::AnyRoce, false, "v2"},
-    {Setting::RdmaCmTos,       "roce.tos",          Feature::RdmaCmTos,       Scope::AnyRoce, false, "106"},
+    // id                      key                  feature                   scope           keyed  slaves_agree example
+    {Setting::Dcbx,            "dcbx",              Feature::DcbxMode,        Scope::Mlx5,    false, true,  "host"},
+    {Setting::Trust,           "trust",             Feature::AppTable,        Scope::Mlx5,    false, true,  "dscp"},
+    {Setting::DscpMap,         "dscp_map",          Feature::AppTable,        Scope::Mlx5,    false, true,  "{26: 3}"},
+    {Setting::Ets,             "ets",               Feature::Ets,             Scope::Mlx5,    false, true,  "{prio_tc: [0, 1, 2, 3, 4, 5, 6, 7]}"},
+    {Setting::Maxrate,         "maxrate",           Feature::Maxrate,         Scope::Mlx5,    false, true,  "[0, 0, 0, 0, 0, 0, 0, 25000]"},
+    {Setting::Mtu,             "mtu",               Feature::Mtu,             Scope::AnyRoce, false, true,  "9000"},
+    {Setting::PfcPriorities,   "pfc.priorities",    Feature::Pfc,             Scope::Mlx5,    false, true,  "[3]"},
+    {Setting::CableLength,     "pfc.cable_length",  Feature::Pfc,             Scope::Mlx5,    false, true,  "7"},
+    {Setting::Buffers,         "buffers",           Feature::Buffer,          Scope::Mlx5,    false, true,  "{prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0], size: [262144, 131072, 0, 0, 0, 0, 0, 0]}"},
+    {Setting::StallPrevention, "stall_prevention",  Feature::StallPrevention, Scope::Mlx5,    false, true,  "auto"},
+    {Setting::EcnPriorities,   "ecn.priorities",    Feature::EcnEnable,       Scope::Mlx5,    false, false, "[3]"},
+    {Setting::CnpDscp,         "ecn.cnp_dscp",      Feature::CnpDscp,         Scope::Mlx5,    false, false, "48"},
+    {Setting::CnpPriority,     "ecn.cnp_priority",  Feature::CnpPriority,     Scope::Mlx5,    false, false, "6"},
+    {Setting::Dcqcn,           "ecn.dcqcn",         Feature::DcqcnKnob,       Scope::Mlx5,    true,  false, "{rp_ai_rate: 5}"},
+    {Setting::RdmaCmMode,      "roce.rdma_cm_mode", Feature::RdmaCmMode,      Scope::AnyRoce, false, false, "v2"},
+    {Setting::RdmaCmTos,       "roce.tos",          Feature::RdmaCmTos,       Scope::AnyRoce, false, false, "106"},
 }};
 // clang-format on
 

@@ -24,19 +24,25 @@
 #include <variant>
 #include <vector>
 
-#include "daemon/config/config.hpp"
 #include "daemon/settings/device.hpp"
 #include "daemon/settings/outcome.hpp"
+#include "daemon/settings/profile.hpp"
 #include "daemon/settings/setting.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
 
+namespace roced::yaml {
+struct Entry;
+}
+
 namespace roced::settings {
+
+struct ProfileReader;  // profile_reader.hpp
 
 // What a setting's functions see.
 struct Ctx {
   const DiscoveredPort& port;
-  const config::Profile& want;
+  const Profile& want;
   std::string_view instance;  // the DCQCN knob; empty for a setting that is not keyed
   const PortStatus& have;     // the whole observation, for a refuse() that needs the link's
 };
@@ -49,14 +55,14 @@ inline bool nvidia_driver(const PortStatus& have) {
 
 // roced sizes this port's receive buffers: the profile has them and the driver leaves them to
 // the host between writes. NVIDIA's driver does not (see Spec<Setting::Buffers>::project).
-inline bool host_sizes_buffers(const config::Profile& want, const PortStatus& have) {
+inline bool host_sizes_buffers(const Profile& want, const PortStatus& have) {
   return want.buffers.has_value() && !nvidia_driver(have);
 }
 
 // What a feature's write sees: the plan's profile and the observation an undo goes back to.
 struct WriteCtx {
   const DiscoveredPort& port;
-  const config::Profile& want;
+  const Profile& want;
   const PortStatus& observed;
   std::string_view instance;  // the DCQCN knob; empty for a feature that is not keyed
 };
@@ -69,7 +75,11 @@ struct Writes {
 
 // One specialisation per Setting (spec_dcb.hpp).
 //
-// Required:
+// Required, for roced.yaml (the definitions of `read` are in read_dcb.cpp, read_link.cpp, ...):
+//   static constexpr auto in = [](auto& p) -> auto& { return p.mtu; };  its field in the Profile
+//   static void read(ProfileReader&, const yaml::Entry&);  parse the key's value, check it alone,
+//                                                          set in(profile), mark where
+// Required, for the port:
 //   using Value = ...;   what is compared; display-only state may ride along if `same` skips it
 //   static constexpr auto field = &PortStatus::pfc;           the read the Value comes from
 //   static constexpr std::string_view read_what = "DCB";      "cannot read DCB: ..."
@@ -80,8 +90,8 @@ struct Writes {
 //   static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
 //                                                       const Value& wanted);
 // Optional:
-//   static bool manages(const config::Profile&);                        default: always
-//   static std::vector<std::string> instances(const config::Profile&);  keyed settings only
+//   static bool manages(const Profile&);                        default: always
+//   static std::vector<std::string> instances(const Profile&);  keyed settings only
 //   static std::optional<std::string_view> disruption(const Ctx&);      a change disrupts traffic
 //   static std::optional<NotHere> refuse(const Ctx&, const Value& now, const Value& wanted);
 //   static void warn(const Ctx&, const Value& wanted, std::vector<std::string>& warnings);
@@ -117,7 +127,10 @@ using ReadOf = typename FieldValue<
 
 template <Setting S>
 concept SettingSpec = requires(const Ctx& c, const typename Spec<S>::Value& v,
-                               const detail::ReadOf<S>& read) {
+                               const detail::ReadOf<S>& read, const Profile& p,
+                               ProfileReader& reader, const yaml::Entry& entry) {
+  { Spec<S>::in(p) == Spec<S>::in(p) } -> std::convertible_to<bool>;
+  { Spec<S>::read(reader, entry) } -> std::same_as<void>;
   { Spec<S>::read_what } -> std::convertible_to<std::string_view>;
   { Spec<S>::label } -> std::convertible_to<std::string_view>;
   { Spec<S>::project(c, read) } -> std::same_as<Reading<typename Spec<S>::Value>>;
@@ -127,7 +140,7 @@ concept SettingSpec = requires(const Ctx& c, const typename Spec<S>::Value& v,
 };
 
 template <Setting S>
-bool manages(const config::Profile& profile) {
+bool manages(const Profile& profile) {
   if constexpr (requires { Spec<S>::instances(profile); }) {
     return !Spec<S>::instances(profile).empty();
   } else if constexpr (requires { Spec<S>::manages(profile); }) {
@@ -140,7 +153,7 @@ bool manages(const config::Profile& profile) {
 // The instances the profile manages: a keyed setting's (the DCQCN knobs it names), else one
 // unnamed instance when the setting is managed at all.
 template <Setting S>
-std::vector<std::string> instances(const config::Profile& profile) {
+std::vector<std::string> instances(const Profile& profile) {
   if constexpr (requires { Spec<S>::instances(profile); }) {
     static_assert(info(S).keyed, "only a keyed setting (kSettings) has instances");
     return Spec<S>::instances(profile);
@@ -208,7 +221,7 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
 
 // Every instance the profile manages.
 template <Setting S>
-void plan_all(const DiscoveredPort& port, const config::Profile& want, const PortStatus& have,
+void plan_all(const DiscoveredPort& port, const Profile& want, const PortStatus& have,
               Findings& out) {
   for (const std::string& instance : instances<S>(want)) {
     plan_instance<S>(Ctx{port, want, instance, have}, have, out);
@@ -245,11 +258,19 @@ std::string restored(const Ctx& c, const PortStatus& before, const PortStatus& n
   return same ? std::string() : what + " differs from before the apply";
 }
 
+// Whether two profiles want the same value of S (a RoCE LAG's slaves, SettingInfo::slaves_agree).
+template <Setting S>
+bool same_in(const Profile& a, const Profile& b) {
+  return Spec<S>::in(a) == Spec<S>::in(b);
+}
+
 // The type-erased row the loops see.
 struct Row {
   const SettingInfo* info;
-  bool (*manages)(const config::Profile&);
-  void (*plan)(const DiscoveredPort&, const config::Profile&, const PortStatus&, Findings&);
+  void (*read)(ProfileReader&, const yaml::Entry&);
+  bool (*same_in)(const Profile&, const Profile&);
+  bool (*manages)(const Profile&);
+  void (*plan)(const DiscoveredPort&, const Profile&, const PortStatus&, Findings&);
   std::string (*pending)(const Ctx&, const PortStatus& now);
   std::string (*restored)(const Ctx&, const PortStatus& before, const PortStatus& now);
 };
@@ -257,7 +278,8 @@ struct Row {
 template <Setting S>
 constexpr Row make_row() {
   static_assert(SettingSpec<S>, "Spec<S> lacks a required member (see spec.hpp)");
-  return Row{&info(S), &manages<S>, &plan_all<S>, &pending_after_write<S>, &restored<S>};
+  return Row{&info(S),     &Spec<S>::read,          &same_in<S>, &manages<S>,
+             &plan_all<S>, &pending_after_write<S>, &restored<S>};
 }
 
 struct FeatureRow {

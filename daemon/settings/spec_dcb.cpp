@@ -19,7 +19,7 @@ Error not_read(const std::string& what) {
 
 // The DSCP APP entries the profile wants: all 64 under DSCP trust (as `mlnx_qos --trust dscp`
 // writes them), none under PCP trust.
-std::vector<AppEntry> wanted_apps(const config::Profile& want) {
+std::vector<AppEntry> wanted_apps(const Profile& want) {
   std::vector<AppEntry> out;
   if (want.trust != dcb::Trust::Dscp) return out;
   for (uint16_t dscp = 0; dscp < want.dscp_map.size(); ++dscp) {
@@ -84,8 +84,7 @@ std::optional<NotHere> Spec<Setting::Buffers>::refuse(const Ctx& c, const Value&
 }
 
 std::optional<Writes> FeatureSpec<Feature::DcbxMode>::writes(const WriteCtx& c) {
-  const uint8_t wanted =
-      c.want.dcbx == config::DcbxMode::Host ? dcb::kDcbxHost | dcb::kDcbxVerIeee : 0;
+  const uint8_t wanted = c.want.dcbx == DcbxMode::Host ? dcb::kDcbxHost | dcb::kDcbxVerIeee : 0;
   const auto observed = c.observed.dcbx.value;
   return Writes{
       [wanted](Writer& w) { return w.write([&] { return w.device().set_dcbx(wanted); }); },

@@ -14,6 +14,8 @@ namespace roced::settings {
 
 template <>
 struct Spec<Setting::Dcbx> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.dcbx; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     bool host = false;  // mlx5: any mode with the HOST bit is host-controlled
     uint8_t raw = 0;    // display only: "firmware (cee ieee)"
@@ -25,7 +27,7 @@ struct Spec<Setting::Dcbx> {
     return Value{(mode & dcb::kDcbxHost) != 0, mode};
   }
   static Value wanted(const Ctx& c, const Value&) {
-    return Value{c.want.dcbx == config::DcbxMode::Host, 0};
+    return Value{c.want.dcbx == DcbxMode::Host, 0};
   }
   static bool same(const Value& a, const Value& b) { return a.host == b.host; }
   static std::pair<std::string, std::string> describe(const Ctx& c, const Value& now,
@@ -36,6 +38,8 @@ struct Spec<Setting::Dcbx> {
 
 template <>
 struct Spec<Setting::Trust> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.trust; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = dcb::Trust;  // mlx5: DSCP APP entries present = DSCP trust
   static constexpr auto field = &PortStatus::trust;
   static constexpr std::string_view read_what = "DCB";
@@ -51,6 +55,8 @@ struct Spec<Setting::Trust> {
 
 template <>
 struct Spec<Setting::DscpMap> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.dscp_map; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     std::array<uint8_t, 64> map{};  // the APP entries' priorities; 0 where there is none
     // DSCPs with an APP entry. mlx5 maps the others by the firmware's table, which dcbnl does
@@ -63,7 +69,7 @@ struct Spec<Setting::DscpMap> {
   static constexpr std::string_view read_what = "DCB";
   static constexpr std::string_view label = "the APP table";
   // Under PCP trust the map is unused, and wanting PCP means wanting no DSCP entries (Trust's).
-  static bool manages(const config::Profile& p) { return p.trust == dcb::Trust::Dscp; }
+  static bool manages(const Profile& p) { return p.trust == dcb::Trust::Dscp; }
   static Reading<Value> project(const Ctx&, const std::vector<dcb::AppEntry>& apps) {
     return Value{dcb::dscp_map_from_apps(apps), dcb::dscp_mapped(apps), apps.empty()};
   }
@@ -83,6 +89,8 @@ struct Spec<Setting::DscpMap> {
 
 template <>
 struct Spec<Setting::Ets> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.ets; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   // Canonical: a TC's bandwidth counts only when it is an ETS TC (mlx5 reports 100 or 0 for the
   // others), so operator== is the one comparison both the plan and the undo check need.
   struct Value {
@@ -122,11 +130,13 @@ struct Spec<Setting::Ets> {
 
 template <>
 struct Spec<Setting::Maxrate> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.maxrate_mbps; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = std::array<uint64_t, 8>;  // kbit/s per TC (ieee_maxrate), 0 = no cap
   static constexpr auto field = &PortStatus::maxrate;
   static constexpr std::string_view read_what = "DCB";
   static constexpr std::string_view label = "the TC rate limits";
-  static bool manages(const config::Profile& p) { return p.maxrate_mbps.has_value(); }
+  static bool manages(const Profile& p) { return p.maxrate_mbps.has_value(); }
   static Reading<Value> project(const Ctx&, const dcb::Maxrate& m) { return m.tc_kbps; }
   static Value wanted(const Ctx& c, const Value&) {
     Value kbps{};
@@ -156,6 +166,8 @@ struct Spec<Setting::Maxrate> {
 
 template <>
 struct Spec<Setting::PfcPriorities> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.pfc_priorities; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = uint8_t;  // bit p = PFC on priority p
   static constexpr auto field = &PortStatus::pfc;
   static constexpr std::string_view read_what = "DCB";
@@ -179,6 +191,8 @@ struct Spec<Setting::PfcPriorities> {
 
 template <>
 struct Spec<Setting::CableLength> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.cable_length_m; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = uint16_t;  // ieee_pfc.delay: mlx5 takes it as metres
   static constexpr auto field = &PortStatus::pfc;
   static constexpr std::string_view read_what = "DCB";
@@ -215,6 +229,8 @@ struct Spec<Setting::CableLength> {
 
 template <>
 struct Spec<Setting::Buffers> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.buffers; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     std::array<uint8_t, 8> prio2buffer{};
     std::array<uint32_t, 8> size{};
@@ -223,9 +239,7 @@ struct Spec<Setting::Buffers> {
   static constexpr auto field = &PortStatus::buffer;
   static constexpr std::string_view read_what = "DCB";
   static constexpr std::string_view label = "the buffers";
-  static bool manages(const config::Profile& p) {
-    return p.buffers.has_value();
-  }  // else the driver's
+  static bool manages(const Profile& p) { return p.buffers.has_value(); }  // else the driver's
   // NVIDIA's driver resizes host-owned buffers itself: a PFC change that flips a buffer, or a
   // cable length change, gives every lossless buffer its own computed size
   // (en/port_buffer.c update_xoffs_threshold), it never resizes a lossy one from setbuffer

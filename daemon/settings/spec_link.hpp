@@ -12,6 +12,8 @@ namespace roced::settings {
 
 template <>
 struct Spec<Setting::Mtu> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.mtu; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     uint32_t mtu = 0;
     uint32_t min_mtu = 0;  // the link's limits (0: not reported), for refuse(); not compared
@@ -64,6 +66,8 @@ struct Spec<Setting::Mtu> {
 
 template <>
 struct Spec<Setting::StallPrevention> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.stall_prevention; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = uint16_t;  // ETHTOOL_PFC_PREVENTION_TOUT: 0 off, 0xffff auto, else ms
   static constexpr auto field = &PortStatus::stall_prevention;
   static constexpr std::string_view read_what = "PFC stall prevention";

@@ -38,6 +38,8 @@ inline std::optional<NotHere> no_ecn_knobs(const Ctx& c, const rdma::EcnState& e
 
 template <>
 struct Spec<Setting::EcnPriorities> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.ecn.enabled_priorities; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     uint8_t np = 0;  // the receiver marks and sends CNPs
     uint8_t rp = 0;  // the sender slows down
@@ -46,7 +48,7 @@ struct Spec<Setting::EcnPriorities> {
   static constexpr auto field = &PortStatus::ecn;
   static constexpr std::string_view read_what = "ECN/DCQCN";
   static constexpr std::string_view label = "the ECN priorities";
-  static bool manages(const config::Profile& p) { return p.ecn.enabled_priorities.has_value(); }
+  static bool manages(const Profile& p) { return p.ecn.enabled_priorities.has_value(); }
   static Reading<Value> project(const Ctx& c, const rdma::EcnState& ecn) {
     if (auto no = no_ecn_knobs(c, ecn)) return *no;
     if (ecn.flavour == rdma::EcnFlavour::Inbox) {
@@ -72,6 +74,8 @@ struct Spec<Setting::EcnPriorities> {
 
 template <>
 struct Spec<Setting::CnpDscp> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.ecn.cnp_dscp; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = uint64_t;  // np_cnp_dscp (inbox) | roce_np/cnp_dscp (OFED)
   static constexpr auto field = &PortStatus::ecn;
   static constexpr std::string_view read_what = "ECN/DCQCN";
@@ -93,6 +97,8 @@ struct Spec<Setting::CnpDscp> {
 // a matching priority under mode 1 is no match, and an undo puts the mode back too.
 template <>
 struct Spec<Setting::CnpPriority> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.ecn.cnp_priority; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     uint64_t priority = 0;
     std::optional<uint64_t> mode;  // inbox np_cnp_prio_mode; OFED has none
@@ -133,11 +139,13 @@ struct Spec<Setting::CnpPriority> {
 // Keyed: one instance per knob the profile names, by its upstream cc_params name.
 template <>
 struct Spec<Setting::Dcqcn> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.ecn.dcqcn; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   using Value = uint64_t;
   static constexpr auto field = &PortStatus::ecn;
   static constexpr std::string_view read_what = "ECN/DCQCN";
   static constexpr std::string_view label = "the DCQCN knob";  // restored() names the knob itself
-  static std::vector<std::string> instances(const config::Profile& p) {
+  static std::vector<std::string> instances(const Profile& p) {
     std::vector<std::string> out;
     for (const auto& [name, value] : p.ecn.dcqcn) out.push_back(name);
     return out;
@@ -161,6 +169,8 @@ struct Spec<Setting::Dcqcn> {
 
 template <>
 struct Spec<Setting::RdmaCmMode> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.roce.rdma_cm_mode; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     std::string mode;         // what rdma_cm uses: the group's, or its built-in default
     bool configured = false;  // display only: "(kernel default)" when no configfs group
@@ -181,6 +191,8 @@ struct Spec<Setting::RdmaCmMode> {
 
 template <>
 struct Spec<Setting::RdmaCmTos> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.roce.tos; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
   struct Value {
     int tos = 0;
     bool configured = false;  // display only

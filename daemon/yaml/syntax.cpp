@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/config/syntax.hpp"
+#include "daemon/yaml/syntax.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
 #include <vector>
 
-namespace roced::config::detail {
+namespace roced::yaml {
 
 namespace {
 
@@ -113,4 +113,4 @@ std::optional<SyntaxProblem> explain_syntax_error(const std::string& text) {
                            (first.bracket == '[' ? ']' : '}') + "'"};
 }
 
-}  // namespace roced::config::detail
+}  // namespace roced::yaml

@@ -5,10 +5,13 @@
 // the config reader without a second parser.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "daemon/config/config.hpp"
+#include "daemon/settings/profile_reader.hpp"
 #include "daemon/settings/setting.hpp"
 #include "test/config/expect.hpp"
 
@@ -50,6 +53,40 @@ TEST(SettingKeys, AKeyOneLetterOffIsRefused) {
     const config::LoadResult loaded = config::load_string(yaml_at(key, row.example), "roced.yaml");
     EXPECT_FALSE(loaded.ok()) << key;
   }
+}
+
+// Each key's reader sets its own field and no other: its example, loaded over the defaults,
+// leaves every other key's value as it was (ProfileKey::same, which the LAG check uses), and a
+// value other than the default is seen by the key's own comparison.
+TEST(SettingKeys, EachKeySetsOnlyItsOwnField) {
+  const Profile defaults = default_profile();
+  for (const SettingInfo& row : kSettings) {
+    const config::LoadResult loaded = config::load_string(
+        config::test::naming_ports(yaml_at(row.key, row.example)), "roced.yaml");
+    ASSERT_TRUE(loaded.ok()) << row.key << diagnostics(loaded);
+    for (const ProfileKey& other : profile_keys()) {
+      if (other.key == row.key) continue;
+      EXPECT_TRUE(other.same(loaded.config->profile, defaults))
+          << "reading " << row.key << " changed " << other.key;
+    }
+  }
+  // A key whose example differs from the default: its own comparison sees it.
+  const config::LoadResult mtu =
+      config::load_string(config::test::naming_ports(yaml_at("mtu", "4200")), "roced.yaml");
+  ASSERT_TRUE(mtu.ok()) << diagnostics(mtu);
+  EXPECT_FALSE(find_profile_key("mtu")->same(mtu.config->profile, defaults));
+}
+
+// The profile's keys are the table's, plus the two that choose the jobs' GID and are not written;
+// the sections (pfc, ecn, roce) come from the dotted keys.
+TEST(SettingKeys, TheReaderTakesTheTablesKeys) {
+  EXPECT_EQ(profile_keys().size(), kSettings.size() + 2);
+  EXPECT_NE(find_profile_key("roce.gid_index"), nullptr);
+  const std::vector<std::string> pfc = profile_keys_under("pfc");
+  EXPECT_EQ(pfc, (std::vector<std::string>{"priorities", "cable_length"}));
+  const std::vector<std::string> top = profile_keys_under("");
+  EXPECT_NE(std::find(top.begin(), top.end(), "ecn"), top.end());
+  EXPECT_EQ(std::find(top.begin(), top.end(), "ecn.dcqcn"), top.end());
 }
 
 }  // namespace

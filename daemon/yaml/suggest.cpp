@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Typo suggestions by optimal-string-alignment distance (Levenshtein plus one transposition), so
 // "priorites", "proirities" and "cable-length" all find their key.
-#include "daemon/config/suggest.hpp"
+#include "daemon/yaml/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
 
-namespace roced::config {
+namespace roced::yaml {
 
 namespace {
 
@@ -58,4 +58,4 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return match ? " (did you mean '" + *match + "'?)" : "";
 }
 
-}  // namespace roced::config
+}  // namespace roced::yaml

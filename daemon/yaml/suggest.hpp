@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace roced::config {
+namespace roced::yaml {
 
 // The candidate closest to `word` when it is close enough to be a typo (edit distance, ignoring
 // case and '-' vs '_'); nullopt otherwise.
@@ -16,4 +16,4 @@ std::optional<std::string> closest_match(const std::string& word,
 // " (did you mean 'priorities'?)" or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
-}  // namespace roced::config
+}  // namespace roced::yaml

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace roced::config::detail {
+namespace roced::yaml {
 
 struct SyntaxProblem {
   int line = 0;  // 1-based
@@ -22,4 +22,4 @@ std::optional<SyntaxProblem> not_text(const std::string& text);
 // the other kind, or the first '[' or '{' left open. Nothing when none explains it.
 std::optional<SyntaxProblem> explain_syntax_error(const std::string& text);
 
-}  // namespace roced::config::detail
+}  // namespace roced::yaml

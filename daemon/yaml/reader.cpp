@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Typed reads of YAML nodes with file:line:column diagnostics.
-#include "daemon/config/reader.hpp"
+#include "daemon/yaml/reader.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 
-#include "daemon/config/suggest.hpp"
+#include "daemon/yaml/suggest.hpp"
 
-namespace roced::config::detail {
+namespace roced::yaml {
+
+std::string Diagnostic::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": ";
+  if (severity == Severity::Warning) out += "warning: ";
+  if (!field.empty()) out += field + ": ";
+  return out + message;
+}
 
 Location location_of(const YAML::Node& node) {
   const YAML::Mark mark = node.Mark();
@@ -230,4 +239,4 @@ std::optional<std::array<int64_t, 8>> Reader::eight_integers(const YAML::Node& n
   return values;
 }
 
-}  // namespace roced::config::detail
+}  // namespace roced::yaml

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/config/suggest.hpp"
+#include "daemon/yaml/suggest.hpp"
 
 #include <gtest/gtest.h>
 
-namespace roced::config {
+namespace roced::yaml {
 namespace {
 
 const std::vector<std::string> kKeys = {"priorities", "cable_length", "prio_tc", "tos", "mtu"};
@@ -24,4 +24,4 @@ TEST(ConfigSuggest, FarOffWordsGetNoSuggestion) {
 }
 
 }  // namespace
-}  // namespace roced::config
+}  // namespace roced::yaml
