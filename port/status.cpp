@@ -151,6 +151,7 @@ void dcb_is_elsewhere(const DiscoveredPort& port, PortStatus& status) {
   status.maxrate = Field<dcb::Maxrate>::elsewhere(why);
   status.buffer = Field<dcb::Buffer>::elsewhere(why);
   status.stall_prevention = Field<StallPrevention>::elsewhere(why);
+  status.global_pause = Field<PauseParams>::elsewhere(why);
 }
 
 void read_rdma(System& system, const DiscoveredPort& port, const StatusOptions& options,
@@ -288,6 +289,7 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   } else {
     read_dcb(system, port.netdev, status);
     refresh_port_status(system, port, StatusPart::StallPrevention, status);
+    refresh_port_status(system, port, StatusPart::GlobalPause, status);
   }
   read_rdma(system, port, options, status);
   refresh_port_status(system, port, StatusPart::Ecn, status);
@@ -314,6 +316,10 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
             return StallPrevention{*raw};
           }(),
           "PFC stall prevention");
+      return;
+    case StatusPart::GlobalPause:
+      if (!has_own_dcb(port)) return;
+      status.global_pause = field_from(EthtoolClient(system).pause(port.netdev), "global pause");
       return;
     case StatusPart::RdmaCm:
       // read_port_status already said why not.

@@ -144,6 +144,8 @@ struct PortStatus {
   Field<dcb::Maxrate> maxrate;
   Field<dcb::Buffer> buffer;
   Field<StallPrevention> stall_prevention;
+  // 802.3x pause (ETHTOOL_GPAUSEPARAM): mlx5 turns it off on every PFC mask change, so read it.
+  Field<PauseParams> global_pause;
   Field<GidStatus> gids;
   Field<rdma::GidEntry> roce_v2_ipv4;
   Field<rdma::RdmaCmDefaults> rdma_cm;
@@ -170,7 +172,7 @@ struct StatusOptions {
 
 // One group of what read_port_status reads: after a write, the applier re-reads only the group
 // the write touched (one IEEE_GET for a DCB step, not every ECN knob file).
-enum class StatusPart { Link, Dcb, StallPrevention, RdmaCm, Ecn };
+enum class StatusPart { Link, Dcb, StallPrevention, GlobalPause, RdmaCm, Ecn };
 void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart part,
                          PortStatus& status);
 

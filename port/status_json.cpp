@@ -127,6 +127,9 @@ nlohmann::ordered_json PortStatus::to_json() const {
     j["timeout_ms"] = s.timeout_ms() ? json(*s.timeout_ms()) : json(nullptr);
     return j;
   });
+  out["global_pause"] = field_json(global_pause, [](const PauseParams& p) {
+    return json{{"rx", p.rx}, {"tx", p.tx}, {"autoneg", p.autoneg}};
+  });
   out["gids"] = field_json(gids, [](const GidStatus& g) {
     json entries = json::array();
     for (const auto& entry : g.entries) entries.push_back(gid_json(entry));

@@ -124,6 +124,15 @@ std::string stall_text(const StallPrevention& stall) {
   return std::to_string(*stall.timeout_ms()) + " ms";
 }
 
+// 802.3x pause, the link-level kind PFC replaces.
+std::string pause_text(const PauseParams& pause) {
+  std::string text = pause.rx && pause.tx ? "global on"
+                     : pause.rx           ? "global rx only"
+                     : pause.tx           ? "global tx only"
+                                          : "global off";
+  return pause.autoneg ? text + ", autonegotiated" : text;
+}
+
 std::string ecn_text(const rdma::EcnState& ecn) {
   if (ecn.flavour == rdma::EcnFlavour::None) {
     return "no ECN/DCQCN knobs found (neither debugfs mlx5 cc_params nor sysfs ecn/)";
@@ -260,6 +269,8 @@ std::string body_text(const PortStatus& s) {
   if (!(dcb_failed && s.stall_prevention.error == s.pfc.error)) {
     out += line("stall", s.stall_prevention.ok() ? stall_text(*s.stall_prevention.value)
                                                  : s.stall_prevention.error);
+    out += line("pause",
+                s.global_pause.ok() ? pause_text(*s.global_pause.value) : s.global_pause.error);
   }
 
   if (s.port.rdma_device.empty()) {
