@@ -70,6 +70,9 @@ class SystemPortDevice final : public PortDevice {
   Result<void> set_stall_prevention(uint16_t raw) override {
     return EthtoolClient(system_).set_pfc_prevention_timeout(port_.netdev, raw);
   }
+  Result<void> set_global_pause(const PauseParams& pause) override {
+    return EthtoolClient(system_).set_pause(port_.netdev, pause);
+  }
   Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) override {
     return rdma::write_ecn_enable(*system_.files, port_.netdev, point, priority, enabled);
   }

@@ -48,6 +48,7 @@ class PortDevice {
   virtual Result<void> set_buffer(const dcb::Buffer& buffer) = 0;
   virtual Result<void> set_mtu(uint32_t mtu) = 0;
   virtual Result<void> set_stall_prevention(uint16_t raw) = 0;
+  virtual Result<void> set_global_pause(const PauseParams& pause) = 0;
   virtual Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) = 0;
   virtual Result<void> set_ecn_knob(rdma::EcnFlavour flavour, const std::string& upstream_name,
                                     uint64_t value) = 0;

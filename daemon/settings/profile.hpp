@@ -71,6 +71,9 @@ struct Profile {
   uint16_t cable_length_m = 7;         // ieee_pfc.delay for mlx5
   EtsProfile ets;
   uint32_t mtu = 9000;
+  // 802.3x pause in both directions: off, as PFC needs (the two exclude each other, and mlx5
+  // turns it off on every PFC mask change anyway); left alone when absent.
+  std::optional<bool> global_pause = false;
   EcnProfile ecn;
   StallPreventionProfile stall_prevention;
   RoceProfile roce;

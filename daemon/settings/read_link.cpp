@@ -17,6 +17,28 @@ void Spec<Setting::Mtu>::read(ProfileReader& r, const yaml::Entry& e) {
   }
 }
 
+// Only off: PFC and 802.3x pause exclude each other on a link, and mlx5 turns pause off on each
+// PFC mask change (port.c mlx5_set_port_pfc), so "on" could not stay.
+void Spec<Setting::GlobalPause>::read(ProfileReader& r, const yaml::Entry& e) {
+  if (e.value.IsNull()) {  // explicitly empty: left alone
+    r.profile.global_pause.reset();
+    r.mark("global_pause", e.value_at);
+    return;
+  }
+  const auto value = r.reader.choice(e.value, e.value_at, r.path("global_pause"), {"off", "on"});
+  if (!value) return;
+  if (*value == "on") {
+    r.diagnostics().error(
+        e.value_at, r.path("global_pause"),
+        "roced keeps 802.3x pause off where it runs PFC (the two exclude each "
+        "other, and every PFC mask change on mlx5 turns it off); write off, or ~ to "
+        "leave it alone");
+    return;
+  }
+  r.profile.global_pause = false;
+  r.mark("global_pause", e.value_at);
+}
+
 void Spec<Setting::StallPrevention>::read(ProfileReader& r, const yaml::Entry& e) {
   using Mode = StallPreventionProfile::Mode;
   const std::string where = r.path("stall_prevention");

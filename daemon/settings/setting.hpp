@@ -30,6 +30,7 @@ enum class Setting {
   Ets,
   Maxrate,
   Mtu,
+  GlobalPause,
   PfcPriorities,
   CableLength,
   Buffers,
@@ -53,6 +54,7 @@ enum class Feature : uint8_t {
   Ets,
   Maxrate,
   Mtu,
+  GlobalPause,
   Pfc,
   Buffer,
   StallPrevention,
@@ -69,6 +71,7 @@ inline constexpr auto kFeatureNames = enum_names<Feature>({
     {Feature::Ets, "setets"},
     {Feature::Maxrate, "setmaxrate"},
     {Feature::Mtu, "mtu"},
+    {Feature::GlobalPause, "pauseparam"},
     {Feature::Pfc, "setpfc"},
     {Feature::Buffer, "setbuffer"},
     {Feature::StallPrevention, "pfc-prevention-tout"},
@@ -100,6 +103,9 @@ inline constexpr OrderRule kOrderRules[] = {
      "Xoff counts the MTU in force when setpfc reaches mlx5e_port_manual_buffer_config, and an "
      "MTU change never recomputes it (en/port_buffer.c calculate_xoff)"},
     {Feature::Mtu, Feature::Buffer, "likewise for a buffer write (mlx5e_dcbnl_setbuffer)"},
+    {Feature::GlobalPause, Feature::Pfc,
+     "every PFC mask change turns 802.3x pause off (port.c mlx5_set_port_pfc writes PFCC with "
+     "pptx and pprx 0): an undo, which runs in reverse, must put pause back after PFC"},
 };
 consteval bool order_rules_hold() {
   for (const OrderRule& rule : kOrderRules) {
@@ -136,6 +142,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettings = {{
     {Setting::Ets,             "ets",               Feature::Ets,             Scope::Mlx5,    false, true,  "{prio_tc: [0, 1, 2, 3, 4, 5, 6, 7]}"},
     {Setting::Maxrate,         "maxrate",           Feature::Maxrate,         Scope::Mlx5,    false, true,  "[0, 0, 0, 0, 0, 0, 0, 25000]"},
     {Setting::Mtu,             "mtu",               Feature::Mtu,             Scope::AnyRoce, false, true,  "9000"},
+    {Setting::GlobalPause,     "global_pause",      Feature::GlobalPause,     Scope::Mlx5,    false, true,  "off"},
     {Setting::PfcPriorities,   "pfc.priorities",    Feature::Pfc,             Scope::Mlx5,    false, true,  "[3]"},
     {Setting::CableLength,     "pfc.cable_length",  Feature::Pfc,             Scope::Mlx5,    false, true,  "7"},
     {Setting::Buffers,         "buffers",           Feature::Buffer,          Scope::Mlx5,    false, true,  "{prio2buffer: [0, 0, 0, 1, 0, 0, 0, 0], size: [262144, 131072, 0, 0, 0, 0, 0, 0]}"},

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The link writes: MTU over rtnetlink, PFC stall prevention through the ethtool tunable.
+// The link writes: MTU over rtnetlink, 802.3x pause and PFC stall prevention through ethtool.
 #include "daemon/settings/spec_link.hpp"
 
 #include <cerrno>
@@ -13,6 +13,20 @@ std::optional<Writes> FeatureSpec<Feature::Mtu>::writes(const WriteCtx& c) {
   return Writes{
       [wanted](Writer& w) { return w.write([&] { return w.device().set_mtu(wanted); }); },
       [observed](Writer& w) { return w.write([&] { return w.device().set_mtu(observed); }); }};
+}
+
+// ETHTOOL_SPAUSEPARAM; put back as read, autonegotiation included (mlx5 never reports it on).
+std::optional<Writes> FeatureSpec<Feature::GlobalPause>::writes(const WriteCtx& c) {
+  const bool on = c.want.global_pause.value_or(false);
+  const PauseParams wanted{false, on, on};
+  const std::optional<PauseParams> observed = c.observed.global_pause.value;
+  return Writes{
+      [wanted](Writer& w) { return w.write([&] { return w.device().set_global_pause(wanted); }); },
+      [observed](Writer& w) -> Result<void> {
+        if (!observed) return Error{ENODATA, "global pause was not read before the change"};
+        const PauseParams before = *observed;
+        return w.write([&] { return w.device().set_global_pause(before); });
+      }};
 }
 
 std::optional<Writes> FeatureSpec<Feature::StallPrevention>::writes(const WriteCtx& c) {

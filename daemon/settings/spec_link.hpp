@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The link settings: MTU (rtnetlink) and PFC stall prevention (the ethtool tunable), and their
+// The link settings: MTU (rtnetlink), 802.3x pause and PFC stall prevention (ethtool), and their
 // writes.
 #include <cstdint>
 #include <string>
@@ -65,6 +65,30 @@ struct Spec<Setting::Mtu> {
 };
 
 template <>
+struct Spec<Setting::GlobalPause> {
+  static constexpr auto in = [](auto& p) -> auto& { return p.global_pause; };
+  static void read(ProfileReader& r, const yaml::Entry& e);
+  using Value = PauseParams;
+  static constexpr auto field = &PortStatus::global_pause;
+  static constexpr std::string_view read_what = "global pause";
+  static constexpr std::string_view label = "global pause";
+  static bool manages(const Profile& p) { return p.global_pause.has_value(); }
+  static Reading<Value> project(const Ctx&, const PauseParams& read) { return read; }
+  static Value wanted(const Ctx& c, const Value&) {
+    const bool on = c.want.global_pause.value_or(false);
+    return PauseParams{false, on, on};
+  }
+  static bool same(const Value& a, const Value& b) { return a == b; }
+  static std::pair<std::string, std::string> describe(const Ctx&, const Value& now,
+                                                      const Value& wanted) {
+    return {text(now), text(wanted)};
+  }
+  static std::string text(const Value& p) {
+    return p.rx && p.tx ? "on" : p.rx ? "rx only" : p.tx ? "tx only" : "off";
+  }
+};
+
+template <>
 struct Spec<Setting::StallPrevention> {
   static constexpr auto in = [](auto& p) -> auto& { return p.stall_prevention; };
   static void read(ProfileReader& r, const yaml::Entry& e);
@@ -86,6 +110,11 @@ struct Spec<Setting::StallPrevention> {
 template <>
 struct FeatureSpec<Feature::Mtu> {
   static constexpr StatusPart part = StatusPart::Link;
+  static std::optional<Writes> writes(const WriteCtx& c);
+};
+template <>
+struct FeatureSpec<Feature::GlobalPause> {
+  static constexpr StatusPart part = StatusPart::GlobalPause;
   static std::optional<Writes> writes(const WriteCtx& c);
 };
 template <>

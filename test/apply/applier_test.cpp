@@ -137,6 +137,7 @@ TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
                            "add_apps 64",  // trust and DSCP map: one APP table write
                            "set_ets tc3 50",
                            "set_mtu 9000",               // before PFC: Xoff counts the MTU
+                           "set_pause --",               // before PFC: undone after it
                            "set_pfc mask 0x08 delay 7",  // priorities and cable length: one message
                            "set_stall 65535",
                            // Mode before priority (cong.c: mlx5_ib_set_cc_param_mask_val).
@@ -145,7 +146,7 @@ TEST_F(Applier, WritesInSettingOrderOneRequestPerFeature) {
                            "make_rdma_cm_group",
                            "set_rdma_cm_tos 106",
                        }));
-  EXPECT_EQ(result.steps.size(), 10u);  // rdma_cm mode: already RoCE v2
+  EXPECT_EQ(result.steps.size(), 11u);  // rdma_cm mode: already RoCE v2
   for (const auto& step : result.steps) {
     EXPECT_TRUE(step.ok) << plan::setting_name(step.change.setting);
     EXPECT_EQ(step.attempts, 1);
@@ -212,18 +213,20 @@ TEST_F(Applier, FailedPortIsRolledBackInReverseOrder) {
   // Not retried (EIO is not transient), not undone (nothing was written).
   EXPECT_EQ(port->log, (Lines{
                            "set_dcbx 0x09", "add_apps 64", "set_ets tc3 50", "set_mtu 9000",
-                           "set_pfc mask 0x08 delay 7", "set_stall 65535",
-                           "set_pfc mask 0x00 delay 7", "set_mtu 1500", "set_ets tc3 100",
+                           "set_pause --", "set_pfc mask 0x08 delay 7", "set_stall 65535",
+                           "set_pfc mask 0x00 delay 7",  // turns 802.3x pause off again ...
+                           "set_pause rxtx",             // ... so pause goes back after it
+                           "set_mtu 1500", "set_ets tc3 100",
                            "delete_apps 64",  // the last DSCP entry takes trust back to PCP
                            "set_dcbx 0x0d",   // firmware's version bits back (with HOST) ...
                            "set_dcbx 0x00",   // ... then HOST off: firmware (cee ieee) again
                        }));
   EXPECT_EQ(outcomes_of(result.steps),
-            (Lines{"dcbx ok", "trust ok", "dscp_map ok", "ets ok", "mtu ok", "pfc.priorities ok",
-                   "stall_prevention FAILED"}));
+            (Lines{"dcbx ok", "trust ok", "dscp_map ok", "ets ok", "mtu ok", "global_pause ok",
+                   "pfc.priorities ok", "stall_prevention FAILED"}));
   EXPECT_EQ(result.steps.back().error, "EIO: set_stall refused");
-  EXPECT_EQ(outcomes_of(result.rollback),
-            (Lines{"pfc.priorities ok", "mtu ok", "ets ok", "trust ok", "dscp_map ok", "dcbx ok"}));
+  EXPECT_EQ(outcomes_of(result.rollback), (Lines{"pfc.priorities ok", "global_pause ok", "mtu ok",
+                                                 "ets ok", "trust ok", "dscp_map ok", "dcbx ok"}));
   EXPECT_EQ(result.rollback.front().change.now, "3");
   EXPECT_EQ(result.rollback.front().change.wanted, "none");
   EXPECT_EQ(result.headroom, "");  // firmware-owned buffers: nothing to recompute
@@ -235,6 +238,9 @@ TEST_F(Applier, FailedPortIsRolledBackInReverseOrder) {
   EXPECT_EQ(*after.ets.value, *before.ets.value);
   EXPECT_EQ(*after.pfc.value, *before.pfc.value);
   EXPECT_EQ(after.link.value->mtu, 1500u);
+  // 802.3x pause as the firmware left it, though the PFC undo turned it off on the way.
+  EXPECT_EQ(*before.global_pause.value, (PauseParams{false, true, true}));
+  EXPECT_EQ(*after.global_pause.value, *before.global_pause.value);
 }
 
 TEST_F(Applier, VerifyMismatchIsAFailure) {
@@ -262,8 +268,9 @@ TEST_F(Applier, FailedUndoIsRollbackFailedAndTheRestIsStillUndone) {
   const PortResult result = apply();
   EXPECT_EQ(result.outcome, Outcome::RollbackFailed);
   EXPECT_EQ(outcome_name(result.outcome), "rollback-failed");
-  EXPECT_EQ(outcomes_of(result.rollback), (Lines{"pfc.priorities FAILED", "mtu ok", "ets ok",
-                                                 "trust ok", "dscp_map ok", "dcbx ok"}));
+  EXPECT_EQ(outcomes_of(result.rollback),
+            (Lines{"pfc.priorities FAILED", "global_pause ok", "mtu ok", "ets ok", "trust ok",
+                   "dscp_map ok", "dcbx ok"}));
   EXPECT_EQ(result.rollback.front().error, "EIO: set_pfc refused");
 }
 
@@ -379,8 +386,9 @@ TEST_F(ManualBuffers, XoffIsRecomputedAtLinkSpeedOnceTheCarrierIsBack) {
   ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
   // MTU first, PFC (the link toggles), buffers (written while it trains), then setpfc again.
   EXPECT_EQ(port->log[3], "set_mtu 9000");
-  EXPECT_EQ(port->log[4], "set_pfc mask 0x08 delay 7");
-  EXPECT_EQ(port->log[5], "set_buffer 262144");
+  EXPECT_EQ(port->log[4], "set_pause --");
+  EXPECT_EQ(port->log[5], "set_pfc mask 0x08 delay 7");
+  EXPECT_EQ(port->log[6], "set_buffer 262144");
   EXPECT_EQ(port->log.back(), "set_pfc mask 0x08 delay 7");
   // The applier waited the link training out (as after any disruptive change), then had Xoff
   // recomputed.
@@ -469,7 +477,7 @@ TEST_F(NoBufferSupport, CableLengthIsUnsupportedNotAChangeForever) {
             "this port has no buffer commands: mlx5 reads the cable length back as 0 and uses it "
             "nowhere");
   EXPECT_EQ(pending(), Lines{});
-  EXPECT_EQ(port->log[4], "set_pfc mask 0x08 delay 7");  // the mask still goes
+  EXPECT_EQ(port->log[5], "set_pfc mask 0x08 delay 7");  // the mask still goes
 }
 
 // A port of NVIDIA's out-of-tree driver: ECN enables per priority and DCQCN knobs under ecn/.

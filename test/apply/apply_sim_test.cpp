@@ -116,13 +116,13 @@ TEST_F(ApplySim, OneWriteRequestPerFeatureAndASecondApplyWritesNothing) {
   EXPECT_EQ(applied["changed"], true);
   EXPECT_EQ(applied["ok"], true);
   const auto after_first = writes_after_barrier();
-  // Per port: DCBX, the APP table (one add), ETS, PFC (priorities and cable length), MTU, stall
-  // prevention, np_cnp_prio_mode, np_cnp_prio, the rdma_cm mkdir and ToS (the mode already
-  // reads RoCE v2) = 10; lan2 has the barrier write on top.
-  EXPECT_EQ(after_first.at("lan2"), 11u);
-  EXPECT_EQ(after_first.at("lan3"), 10u);
-  EXPECT_EQ(after_first.at("lan4"), 10u);
-  EXPECT_EQ(after_first.at("lan5"), 10u);
+  // Per port: DCBX, the APP table (one add), ETS, MTU, 802.3x pause, PFC (priorities and cable
+  // length), stall prevention, np_cnp_prio_mode, np_cnp_prio, the rdma_cm mkdir and ToS (the mode
+  // already reads RoCE v2) = 11; lan2 has the barrier write on top.
+  EXPECT_EQ(after_first.at("lan2"), 12u);
+  EXPECT_EQ(after_first.at("lan3"), 11u);
+  EXPECT_EQ(after_first.at("lan4"), 11u);
+  EXPECT_EQ(after_first.at("lan5"), 11u);
 
   const auto second = apply({"--json"});
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
@@ -182,8 +182,8 @@ TEST_F(ApplySim, CheckPlansOnlyAndDiffShowsThePlan) {
 
   const auto diff = apply({"--diff", "--port", "lan4"});
   EXPECT_EQ(diff.exit_code, 0) << diff.out << diff.err;
-  const size_t plan_line = diff.out.find("lan4 (mlx5_2:1, RoCE v2 GID 3): 10 changes");
-  const size_t result_line = diff.out.find("lan4: applied 10 changes");
+  const size_t plan_line = diff.out.find("lan4 (mlx5_2:1, RoCE v2 GID 3): 11 changes");
+  const size_t result_line = diff.out.find("lan4: applied 11 changes");
   EXPECT_NE(plan_line, std::string::npos) << diff.out;
   EXPECT_NE(result_line, std::string::npos) << diff.out;
   EXPECT_LT(plan_line, result_line);
@@ -583,7 +583,7 @@ TEST_F(ApplyRoceLagSim, EachSettingGoesWhereTheKernelKeepsIt) {
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_TRUE(contains(result.out, "5 ports: 5 applied")) << result.out;
   EXPECT_TRUE(contains(result.out,
-                       "  elsewhere: dcbx, trust, dscp_map, ets, pfc.priorities, "
+                       "  elsewhere: dcbx, trust, dscp_map, ets, global_pause, pfc.priorities, "
                        "pfc.cable_length, stall_prevention: a bond has no DCB of its own: set on "
                        "its slaves (lan2, lan3)\n"))
       << result.out;
@@ -739,7 +739,7 @@ TEST_F(ApplyUppersSim, ANamedUpperGetsItsMtuAndThePlanSaysWhereTheRestIs) {
   const auto plan = rocectl({"plan", "--config", config_.string()});
   EXPECT_TRUE(contains(plan.out, "lan2.100 (mlx5_0:1, RoCE v2 GID 5): 1 change")) << plan.out;
   EXPECT_TRUE(contains(plan.out,
-                       "  elsewhere: dcbx, trust, dscp_map, ets, pfc.priorities, "
+                       "  elsewhere: dcbx, trust, dscp_map, ets, global_pause, pfc.priorities, "
                        "pfc.cable_length, stall_prevention: an upper device has no DCB of its "
                        "own: its traffic takes lan2's\n"))
       << plan.out;

@@ -74,6 +74,10 @@ class ScriptedDevice final : public apply::PortDevice {
     return request("set_stall", std::to_string(raw),
                    [&] { return port_->set_stall_prevention(raw); });
   }
+  Result<void> set_global_pause(const PauseParams& pause) override {
+    return request("set_pause", std::string(pause.rx ? "rx" : "-") + (pause.tx ? "tx" : "-"),
+                   [&] { return port_->set_global_pause(pause); });
+  }
   Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) override {
     return request("set_ecn_enable",
                    point + " " + std::to_string(priority) + " " + (enabled ? "1" : "0"),

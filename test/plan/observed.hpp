@@ -59,6 +59,7 @@ inline PortStatus in_sync_status() {
   buffer.total_size = 262144;
   status.buffer = Field<dcb::Buffer>::of(buffer);
   status.stall_prevention = Field<StallPrevention>::of(StallPrevention{100});  // auto, read back
+  status.global_pause = Field<PauseParams>::of(PauseParams{});  // off since PFC was set
   status.gids = Field<GidStatus>::of(GidStatus{"sysfs", ipv4_gid_table(3)});
   status.roce_v2_ipv4 = Field<rdma::GidEntry>::of(ipv4_gid_table(3)[3]);
   rdma::RdmaCmDefaults cm;

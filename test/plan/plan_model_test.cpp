@@ -39,6 +39,7 @@ const Lines kDefaultNodeChanges = {
     "ets: prio_tc 1,0,2,3,4,5,6,7 tc all vendor -> "
     "prio_tc 0,1,2,3,4,5,6,7 tc 10,10,10,50,10,5,strict,5",
     "mtu: 1500 -> 9000 !",
+    "global_pause: on -> off",
     "pfc.priorities: none -> 3 !",
     "stall_prevention: 8000 ms -> auto",
     "ecn.cnp_priority: 6 (np_cnp_prio_mode 1: not in effect) -> 6",

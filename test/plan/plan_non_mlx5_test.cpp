@@ -34,6 +34,7 @@ PortStatus veth_status() {
   status.port = veth0();
   test::without_dcb(status);
   status.stall_prevention = test::unsupported<StallPrevention>("PFC stall prevention");
+  status.global_pause = test::unsupported<PauseParams>("global pause");  // veth: no pauseparam
   status.ecn = Field<rdma::EcnState>::unsupported(mlx5_only_reason(status.port));
   status.link.value->name = "veth0";
   status.link.value->mtu = 1500;
@@ -61,6 +62,7 @@ TEST(PlanNonMlx5, VethUnderRxeGetsMtuAndRdmaCmAndTheRestUnsupported) {
   const std::string mlx5_only = "mlx5 only: veth0's RDMA driver is rxe";
   EXPECT_EQ(unsupported_of(p),
             (Lines{"dcbx: " + dcb, "trust: " + dcb, "dscp_map: " + dcb, "ets: " + dcb,
+                   "global_pause: global pause is not supported by this device (EOPNOTSUPP)",
                    "pfc.priorities: " + dcb, "pfc.cable_length: " + dcb,
                    "stall_prevention: PFC stall prevention is not supported by this device "
                    "(EOPNOTSUPP)",
@@ -83,7 +85,7 @@ TEST(PlanNonMlx5, VethInSyncOnceMtuAndRdmaCmMatch) {
   const PortPlan p = plan_port(veth0(), want, have);
   EXPECT_TRUE(p.in_sync());
   EXPECT_EQ(changes_of(p), Lines{});
-  EXPECT_EQ(p.unsupported.size(), 9u);  // dcbx..stall_prevention (7), cnp dscp and priority
+  EXPECT_EQ(p.unsupported.size(), 10u);  // dcbx..stall_prevention (8), cnp dscp and priority
   EXPECT_EQ(p.warnings, Lines{"RoCE v2 GID index is 1, the config says jobs use 3"});
 }
 
@@ -109,11 +111,12 @@ TEST(PlanNonMlx5, ReadableDcbOnAnotherDriverIsStillUnsupported) {
   EXPECT_EQ(p.error, "");
   EXPECT_EQ(changes_of(p), Lines{"mtu: 1500 -> 9000 !"});
   const std::string reason = "mlx5 only: ens2f0's RDMA driver is bnxt_re";
-  EXPECT_EQ(unsupported_of(p),
-            (Lines{"dcbx: " + reason, "trust: " + reason, "dscp_map: " + reason, "ets: " + reason,
-                   "pfc.priorities: " + reason, "pfc.cable_length: " + reason, "buffers: " + reason,
-                   "stall_prevention: " + reason, "ecn.priorities: " + reason,
-                   "ecn.cnp_dscp: " + reason, "ecn.cnp_priority: " + reason}));
+  EXPECT_EQ(
+      unsupported_of(p),
+      (Lines{"dcbx: " + reason, "trust: " + reason, "dscp_map: " + reason, "ets: " + reason,
+             "global_pause: " + reason, "pfc.priorities: " + reason, "pfc.cable_length: " + reason,
+             "buffers: " + reason, "stall_prevention: " + reason, "ecn.priorities: " + reason,
+             "ecn.cnp_dscp: " + reason, "ecn.cnp_priority: " + reason}));
 }
 
 TEST(PlanNonMlx5, ReasonNamesWhatTheNetdevIs) {
