@@ -44,5 +44,9 @@ inline constexpr uint32_t kSetBuffer = 4;     // PPTB and PBMC, read and write
 inline constexpr uint32_t kSetApp = 2;        // QPDPM read-modify-write (QPTS too on a switch)
 inline constexpr uint32_t kSetDcbx = 1;       // DCBX_PARAM
 inline constexpr uint32_t kStallTunable = 1;  // PFCC (get or set)
+// 802.3x global pause (en_ethtool.c mlx5e_ethtool_get/set_pauseparam): one PFCC query
+// (port.c mlx5_query_port_pause) or one PFCC write (mlx5_set_port_pause).
+inline constexpr uint32_t kGetPause = 1;
+inline constexpr uint32_t kSetPause = 1;
 
 }  // namespace roce_sim::firmware

@@ -536,12 +536,18 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
         }
       }
       if (const auto f = port.get("firmware_defaults")) {
-        const auto defaults = reader.map(*f, {"trust", "dcbx"});
+        const auto defaults = reader.map(*f, {"trust", "dcbx", "global_pause"});
         if (const auto t = defaults.get("trust")) {
           spec.firmware_trust_dscp = reader.choice(*t, {"pcp", "dscp"}) == "dscp";
         }
         if (const auto d = defaults.get("dcbx")) {
           spec.firmware_dcbx_host = reader.choice(*d, {"firmware", "host"}) == "host";
+        }
+        if (const auto g = defaults.get("global_pause")) {
+          // The directions 802.3x pause is on in, as `ethtool -A DEV rx R tx T` would set them.
+          const std::string on = reader.choice(*g, {"on", "off", "rx", "tx"});
+          spec.firmware_global_pause =
+              GlobalPause{on == "on" || on == "rx", on == "on" || on == "tx"};
         }
       }
       if (const auto f = port.get("counters_start")) {

@@ -67,6 +67,14 @@ struct StatName {
   std::string_view tail;
 };
 
+// struct ethtool_pauseparam's three flags, as mlx5e_ethtool_get_pauseparam fills them: 802.3x
+// link-level (global) pause in each direction, from the firmware's PFCC pprx/pptx.
+struct PauseParam {
+  bool autoneg = false;
+  bool rx = false;
+  bool tx = false;
+};
+
 struct EcnState {
   std::array<bool, 8> np_enabled{};  // notification point (receiver: sends CNPs) per priority
   std::array<bool, 8> rp_enabled{};  // reaction point (sender: slows down on CNPs) per priority
@@ -139,6 +147,16 @@ class Port {
   // ethtool -L combined N (mlx5e_set_channels): -EINVAL outside 1..kMaxChannels.
   int set_channels(uint32_t channels);
   uint32_t channels() const { return channels_; }
+  // 802.3x global pause (en_ethtool.c mlx5e_ethtool_get/set_pauseparam over port.c
+  // mlx5_query_port_pause / mlx5_set_port_pause, the PFCC register's pprx and pptx). Get:
+  // -EOPNOTSUPP where the netdev's ethtool_ops have no get_pauseparam (a VF's representor, a
+  // bond, VLAN or macvlan); autoneg always 0. Set: the same, then -EOPNOTSUPP on a function that
+  // is no vport group manager (a VF, an SF), -EINVAL for autoneg; PFC is left alone. A PFC mask
+  // change (ieee_setpfc) turns both directions off.
+  int get_pauseparam(PauseParam& out) const;
+  int set_pauseparam(const PauseParam& in);
+  bool global_pause_rx() const { return pause_rx_; }
+  bool global_pause_tx() const { return pause_tx_; }
   int get_pfc_prevention_tout(uint16_t& ms) const;  // -EOPNOTSUPP without caps.stall_prevention
   int set_pfc_prevention_tout(uint16_t ms);         // 0 off, 0xffff auto (reads back 100), 80-8000
                                                     // else -EINVAL
@@ -240,12 +258,14 @@ class Port {
   void auto_buffer_layout();        // what the firmware does with buffers while not in manual mode
   uint32_t calculate_xoff() const;  // at the speed of the moment, as mlx5 does
   void toggle_link();               // mlx5_toggle_port_link
+  void set_port_pfc(uint8_t mask);  // mlx5_set_port_pfc: global pause goes off with it
   // DCB
   ieee_ets ets_{};  // driver copy: tc_tsa as last set (priv->dcbx.tc_tsa)
   std::array<uint8_t, 8> fw_prio_tc_{}, fw_tc_group_{}, fw_tc_bw_{};
   ieee_pfc pfc_{};
   uint8_t pfc_en_ = 0;
-  uint32_t cable_len_ = 7;  // MLX5E_DEFAULT_CABLE_LEN
+  bool pause_rx_ = false, pause_tx_ = false;  // PFCC pprx, pptx
+  uint32_t cable_len_ = 7;                    // MLX5E_DEFAULT_CABLE_LEN
   ieee_maxrate maxrate_{};
   // QETCR max_bw_value: a u8 in mainline, a u16 in NVIDIA's own tree (the OFED flavour).
   std::array<uint16_t, 8> max_bw_value_{};

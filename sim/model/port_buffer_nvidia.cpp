@@ -47,7 +47,7 @@ int Port::nvidia_setpfc(const ieee_pfc& in) {
   uint32_t changed = 0;
   const uint8_t curr_pfc_en = pfc_en_;
   if (in.pfc_en != curr_pfc_en) {
-    pfc_en_ = in.pfc_en;  // mlx5_set_port_pfc(tx = rx = pfc_en)
+    set_port_pfc(in.pfc_en);
     toggle_link();
     changed |= kChangePfc;
   }

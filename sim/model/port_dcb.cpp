@@ -172,6 +172,17 @@ int Port::ieee_getpfc(ieee_pfc& out) const {
   return 0;
 }
 
+void Port::set_port_pfc(uint8_t mask) {
+  // port.c mlx5_set_port_pfc(tx = rx = mask): PFCC written from a zeroed buffer with only
+  // pfctx/pfcrx and their prio masks set, so pptx and pprx (pptx_mask_n and pprx_mask_n 0) are
+  // written as 0 too: 802.3x global pause goes off in both directions. Both driver trees call it
+  // only when the mask differs from the firmware's (mlx5e_dcbnl_ieee_setpfc), so a write of the
+  // unchanged mask leaves global pause as it was.
+  pfc_en_ = mask;
+  pause_rx_ = false;
+  pause_tx_ = false;
+}
+
 int Port::ieee_setpfc(const ieee_pfc& in) {
   if (spec_.flavour == DriverFlavour::Ofed) return nvidia_setpfc(in);
   // mlx5e_dcbnl_ieee_setpfc (mainline 6.1)
@@ -179,7 +190,7 @@ int Port::ieee_setpfc(const ieee_pfc& in) {
   uint32_t changed = 0;
   const uint8_t curr_pfc_en = pfc_en_;
   if (in.pfc_en != curr_pfc_en) {
-    pfc_en_ = in.pfc_en;  // mlx5_set_port_pfc(tx = rx = pfc_en)
+    set_port_pfc(in.pfc_en);
     toggle_link();
     changed |= kChangePfc;
   }

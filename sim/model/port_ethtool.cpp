@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// ethtool view of a port: drvinfo (en_ethtool.c), stats strings and values (en_stats.c), and the
-// PFC stall prevention tunable (mlx5e_get/set_pfc_prevention_tout).
+// ethtool view of a port: drvinfo (en_ethtool.c), stats strings and values (en_stats.c), the
+// PFC stall prevention tunable (mlx5e_get/set_pfc_prevention_tout) and 802.3x global pause
+// (mlx5e_ethtool_get/set_pauseparam).
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <string>
 
+#include "sim/model/firmware_commands.hpp"
 #include "sim/model/port.hpp"
 
 namespace roce_sim {
@@ -176,7 +178,7 @@ void Port::list_stats(Sink&& add) const {
     add(StatName("tx_prio", p, "packets"), pc.tx_packets);
   }
   // ... then pause counters only for PFC-enabled priorities (mlx5e_grp_per_prio_pfc_fill_strings;
-  // pfc_combined = tx | rx, which mlx5 always sets alike), then the stall counters.
+  // pfc_combined = tx | rx, which mlx5 always sets alike) ...
   for (int p = 0; p < 8; ++p) {
     if (!((pfc_en_ >> p) & 1)) continue;
     const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
@@ -185,6 +187,17 @@ void Port::list_stats(Sink&& add) const {
     add(StatName("tx_prio", p, "pause"), pc.tx_pause);
     add(StatName("tx_prio", p, "pause_duration"), pc.tx_pause_duration_us);
     add(StatName("rx_prio", p, "pause_transition"), pc.rx_pause_transition);
+  }
+  // ... then the same five for 802.3x global pause while it is on in either direction
+  // (mlx5e_query_global_pause_combined: pprx | pptx), named "global" and read from priority 0's
+  // counters (per_prio_counters[0]), then the stall counters.
+  if (pause_rx_ || pause_tx_) {
+    const PriorityCounters& pc = c.prio[0];
+    add("rx_global_pause", pc.rx_pause);
+    add("rx_global_pause_duration", pc.rx_pause_duration_us);
+    add("tx_global_pause", pc.tx_pause);
+    add("tx_global_pause_duration", pc.tx_pause_duration_us);
+    add("rx_global_pause_transition", pc.rx_pause_transition);
   }
   if (spec_.caps.pause_storm_events) {
     add("tx_pause_storm_warning_events", c.tx_pause_storm_warning_events);
@@ -297,6 +310,39 @@ int Port::set_channels(uint32_t channels) {
   if (channels == 0 || channels > kMaxChannels) return -EINVAL;
   channels_ = channels;
   stats_channels_ = std::max(stats_channels_, channels);
+  return 0;
+}
+
+namespace {
+
+// Netdevs whose ethtool_ops have get/set_pauseparam: mlx5e's own (en_ethtool.c
+// mlx5e_ethtool_ops: a PF, VF or SF). A VF's representor (en_rep.c mlx5e_rep_ethtool_ops), a bond,
+// a VLAN and a macvlan have neither, and net/ethtool/ioctl.c ethtool_get_pauseparam and
+// ethtool_set_pauseparam answer -EOPNOTSUPP.
+bool has_pause_ops(const PortSpec& spec) { return !spec.is_representor() && !spec.is_stacked(); }
+
+}  // namespace
+
+int Port::get_pauseparam(PauseParam& out) const {
+  if (!has_pause_ops(spec_)) return -EOPNOTSUPP;
+  // mlx5e_ethtool_get_pauseparam: mlx5_query_port_pause reads PFCC pprx/pptx; autoneg stays 0.
+  issue("ACCESS_REG", firmware::kGetPause);
+  out = PauseParam{};
+  out.rx = pause_rx_;
+  out.tx = pause_tx_;
+  return 0;
+}
+
+int Port::set_pauseparam(const PauseParam& in) {
+  if (!has_pause_ops(spec_)) return -EOPNOTSUPP;
+  // mlx5e_ethtool_set_pauseparam: a function that is no vport group manager may not, pause
+  // autonegotiation is refused, then mlx5_set_port_pause writes PFCC with pptx/pprx alone (the
+  // prio masks 0: PFC as it was).
+  if (!spec_.vport_group_manager()) return -EOPNOTSUPP;
+  if (in.autoneg) return -EINVAL;
+  issue("ACCESS_REG", firmware::kSetPause);
+  pause_rx_ = in.rx;
+  pause_tx_ = in.tx;
   return 0;
 }
 

@@ -95,6 +95,12 @@ struct UpperAddresses {
   std::vector<std::string> ipv4, ipv6;  // CIDR
 };
 
+// 802.3x global pause in each direction (the PFCC register's pprx and pptx).
+struct GlobalPause {
+  bool rx = true;
+  bool tx = true;
+};
+
 struct PortSpec {
   std::string netdev;  // "lan2"
   // The switch port at the cable's other end, from the node file's `switch:` (Node::set_switch).
@@ -120,6 +126,9 @@ struct PortSpec {
   // Firmware defaults (what the port has at start and after a driver reload).
   bool firmware_trust_dscp = false;  // mlx5 then reports all 64 DSCP APP entries at load
   bool firmware_dcbx_host = false;   // false: the firmware DCBX agent (auto, willing) owns PFC/ETS
+  // Global pause at start and after a driver reload; unset: on in both directions when the port
+  // starts with PFC off (as an mlx5 port nobody configured comes), else off.
+  std::optional<GlobalPause> firmware_global_pause;
   // Added (mod 2^64) to every ethtool statistic, from start and after a driver reload: lets a
   // test see counters wrap without waiting for 2^64 of traffic.
   uint64_t counters_start = 0;
@@ -168,6 +177,9 @@ struct PortSpec {
   // dcb_doit answers -EOPNOTSUPP for a netdev without dcbnl_ops: a VF's
   // (en_dcbnl.c mlx5e_dcbnl_build_netdev: vport group managers only) and a VF representor's.
   bool has_dcbnl() const { return !is_vf() && !is_representor() && !is_stacked() && !is_sf(); }
+  // MLX5_CAP_GEN(mdev, vport_group_manager): the function that owns the physical port, the PF
+  // (whose mdev its representors share); a VF and an SF are none.
+  bool vport_group_manager() const { return !is_vf() && !is_sf() && !is_stacked(); }
   // /sys/class/net/<if>/phys_port_name as devlink makes it (net/devlink/port.c
   // __devlink_port_phys_port_name_get): "p<N>" for a PF (en/devlink.c mlx5e_devlink_port_register,
   // DEVLINK_PORT_FLAVOUR_PHYSICAL, N its PCI function), "pf<N>vf<M>" for a VF's representor; a

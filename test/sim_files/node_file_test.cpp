@@ -209,6 +209,24 @@ TEST(NodeFile, ASwitchAtThePortsOtherEndSendsLldpInHostDcbxModeOnly) {
   EXPECT_EQ(node.take_lldp_frames().size(), 1u);
 }
 
+TEST(NodeFile, GlobalPauseAtStartIsUnsetOrTheDirectionsNamed) {
+  EXPECT_FALSE(parse_node_yaml(kOnePort, "node.yaml")[0].firmware_global_pause);
+  const std::pair<const char*, GlobalPause> cases[] = {
+      {"on", {true, true}}, {"off", {false, false}}, {"rx", {true, false}}, {"tx", {false, true}}};
+  for (const auto& [text, expected] : cases) {
+    SCOPED_TRACE(text);
+    const auto specs = parse_node_yaml(
+        std::string(kOnePort) + "        firmware_defaults: {global_pause: " + text + "}\n",
+        "node.yaml");
+    ASSERT_TRUE(specs[0].firmware_global_pause);
+    EXPECT_EQ(specs[0].firmware_global_pause->rx, expected.rx);
+    EXPECT_EQ(specs[0].firmware_global_pause->tx, expected.tx);
+  }
+  const auto e =
+      parse_error(std::string(kOnePort) + "        firmware_defaults: {global_pause: both}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].firmware_defaults.global_pause");
+}
+
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
   const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
   EXPECT_EQ(e.line(), 6);
