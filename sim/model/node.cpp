@@ -10,9 +10,9 @@ namespace roce_sim {
 
 const std::vector<std::string>& set_op_names() {
   static const std::vector<std::string> names = {
-      "any",       "dcbx",    "pfc", "ets",  "app",
-      "buffer",    "maxrate", "mtu", "link", "stall_prevention",
-      "rdma_stats"};
+      "any",          "dcbx",      "pfc", "ets",  "app",
+      "buffer",       "maxrate",   "mtu", "link", "stall_prevention",
+      "global_pause", "rdma_stats"};
   return names;
 }
 

@@ -33,6 +33,7 @@ enum class SetOp {
   Mtu,
   Link,
   StallPrevention,
+  GlobalPause,
   RdmaStats
 };
 const std::vector<std::string>& set_op_names();  // "any", "dcbx", ... in enum order

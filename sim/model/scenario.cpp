@@ -330,6 +330,12 @@ struct ScenarioRunner::EventStart {
       record("pfc-prevention-tout " + std::to_string(*b.stall_prevention_ms),
              port->set_pfc_prevention_tout(*b.stall_prevention_ms));
     }
+    if (b.global_pause) {
+      // ethtool -A: an ethtool set, announced on ethtool's own genetlink group, not on DCB's.
+      record(std::string("pause rx ") + (b.global_pause->rx ? "on" : "off") + " tx " +
+                 (b.global_pause->tx ? "on" : "off"),
+             port->set_pauseparam(PauseParam{false, b.global_pause->rx, b.global_pause->tx}));
+    }
     if (b.channels) {
       record("channels " + std::to_string(*b.channels), port->set_channels(*b.channels));
     }

@@ -150,8 +150,8 @@ Body parse_foreign_tool(const YamlFile& reader, const Map& map) {
   ev::ForeignTool t;
   if (const auto f = map.get("tool")) t.tool = reader.string(*f);
   const auto set_field = map.require("set");
-  const auto set = reader.map(
-      set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention", "ets", "channels"});
+  const auto set = reader.map(set_field, {"pfc", "trust", "dscp", "dcbx", "mtu", "stall_prevention",
+                                          "global_pause", "ets", "channels"});
   if (const auto f = set.get("pfc")) t.pfc_enable = priority_mask(reader, *f);
   if (const auto f = set.get("trust")) t.trust_dscp = reader.choice(*f, {"pcp", "dscp"}) == "dscp";
   if (const auto f = set.get("dscp")) read_dscp_map(reader, *f, t.dscp_to_priority);
@@ -160,6 +160,10 @@ Body parse_foreign_tool(const YamlFile& reader, const Map& map) {
   if (const auto f = set.get("mtu")) t.mtu = static_cast<uint32_t>(reader.integer(*f, 68, 65535));
   if (const auto f = set.get("stall_prevention"))
     t.stall_prevention_ms = stall_prevention_ms(reader, *f);
+  if (const auto f = set.get("global_pause")) {
+    const std::string on = reader.choice(*f, {"on", "off", "rx", "tx"});
+    t.global_pause = GlobalPause{on == "on" || on == "rx", on == "on" || on == "tx"};
+  }
   if (const auto f = set.get("ets")) read_ets(reader, *f, t.ets_bandwidth, t.prio_tc);
   if (const auto f = set.get("channels"))
     t.channels = static_cast<uint32_t>(reader.integer(*f, 1, kMaxChannels));

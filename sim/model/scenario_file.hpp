@@ -70,6 +70,7 @@ struct ForeignTool {
   std::optional<bool> dcbx_host;        // host | firmware
   std::optional<uint32_t> mtu;
   std::optional<uint16_t> stall_prevention_ms;          // 0 off, 0xffff auto
+  std::optional<GlobalPause> global_pause;              // ethtool -A rx R tx T
   std::optional<uint32_t> channels;                     // ethtool -L combined
   std::optional<std::array<uint8_t, 8>> ets_bandwidth;  // per traffic class, sum 100
   std::optional<std::array<uint8_t, 8>> prio_tc;        // priority -> traffic class

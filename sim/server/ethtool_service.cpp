@@ -213,6 +213,28 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       const int err = port.set_pfc_prevention_tout(ms);
       return err > 0 ? -err : err;
     }
+    case ETHTOOL_GPAUSEPARAM: {  // ethtool_get_pauseparam + mlx5e_ethtool_get_pauseparam
+      PauseParam pause;
+      if (const int err = port.get_pauseparam(pause); err != 0) return err;
+      ethtool_pauseparam param{};
+      param.cmd = ETHTOOL_GPAUSEPARAM;
+      param.autoneg = pause.autoneg ? 1 : 0;
+      param.rx_pause = pause.rx ? 1 : 0;
+      param.tx_pause = pause.tx ? 1 : 0;
+      append(out, param);
+      return 0;
+    }
+    case ETHTOOL_SPAUSEPARAM: {  // ethtool_set_pauseparam + mlx5e_ethtool_set_pauseparam
+      ethtool_pauseparam param{};
+      if (!read_struct(in, param)) return -EFAULT;
+      if (const int injected = node_.take_injected_error(port.netdev(), SetOp::GlobalPause);
+          injected != 0) {
+        return injected > 0 ? -injected : injected;
+      }
+      // The driver reads each field as a flag (`rx_pause ? 1 : 0`), as ethtool(8) writes them.
+      return port.set_pauseparam(
+          PauseParam{param.autoneg != 0, param.rx_pause != 0, param.tx_pause != 0});
+    }
     case ETHTOOL_GCHANNELS: {  // ethtool_get_channels + mlx5e_ethtool_get_channels
       ethtool_channels channels{};
       channels.cmd = ETHTOOL_GCHANNELS;

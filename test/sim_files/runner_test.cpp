@@ -150,6 +150,34 @@ TEST(Runner, ForeignToolChangesPfcAndTrustAndSaysSo) {
   EXPECT_EQ(log[0], "t=2.000s lan4: mlnx_qos changes trust dscp, dscp 26->3, pfc 3,5");
 }
 
+TEST(Runner, ForeignToolSetsGlobalPauseAfterPfcWithoutADcbNotification) {
+  Node node(default_node());
+  node.take_events();
+  ScenarioRunner runner(node, scenario("events:\n"
+                                       "  - at: 1s\n"
+                                       "    kind: foreign_tool\n"
+                                       "    port: lan3\n"
+                                       "    tool: ethtool\n"
+                                       "    set: {pfc: [3], global_pause: rx}\n"));
+  runner.advance(1s);
+  const Port* lan3 = node.find("lan3");
+  EXPECT_EQ(lan3->pfc_enabled(), 1 << 3);
+  // The PFC change turned global pause off (mlx5_set_port_pfc); ethtool -A then set rx alone.
+  EXPECT_TRUE(lan3->global_pause_rx());
+  EXPECT_FALSE(lan3->global_pause_tx());
+  const auto log = runner.take_log();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0], "t=1.000s lan3: ethtool changes pfc 3, pause rx on tx off");
+  ScenarioRunner again(node, scenario("events:\n"
+                                      "  - {at: 0s, kind: foreign_tool, port: lan3,\n"
+                                      "     set: {global_pause: off}}\n"));
+  node.take_events();
+  again.advance(0s);
+  EXPECT_FALSE(lan3->global_pause_rx());
+  for (const auto& event : node.take_events())
+    EXPECT_NE(event.kind, NodeEvent::Kind::DcbChanged);  // an ethtool set, not a dcbnl one
+}
+
 TEST(Runner, DcbxPeerOverridesOnlyOutsideHostMode) {
   Node node(default_node());
   Port* lan3 = node.find("lan3");
