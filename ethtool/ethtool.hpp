@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The ethtool ioctl: driver info, the statistics string set and values, and tunables.
+// The ethtool ioctl: driver info, the statistics string set and values, tunables and pause
+// parameters.
 
 #include <cstdint>
 #include <span>
@@ -50,6 +51,15 @@ class StatsReader {
   GuardedBuffer buffer_;  // ethtool_stats, then its values
 };
 
+// struct ethtool_pauseparam: 802.3x global (link-level) pause in each direction, and whether it
+// is autonegotiated.
+struct PauseParams {
+  bool autoneg = false;
+  bool rx = false;
+  bool tx = false;
+  bool operator==(const PauseParams&) const = default;
+};
+
 class EthtoolClient {
  public:
   explicit EthtoolClient(System& system) : system_(system) {}
@@ -59,6 +69,10 @@ class EthtoolClient {
   // ETHTOOL_PFC_PREVENTION_TOUT: 0 off, 0xffff auto, else milliseconds.
   Result<uint16_t> pfc_prevention_timeout(const std::string& ifname);
   Result<void> set_pfc_prevention_timeout(const std::string& ifname, uint16_t value);
+  // ETHTOOL_GPAUSEPARAM / ETHTOOL_SPAUSEPARAM (ethtool/pause.cpp). On mlx5 a PFC mask change turns
+  // global pause off, a VF's set is EOPNOTSUPP and autoneg EINVAL.
+  Result<PauseParams> pause(const std::string& ifname);
+  Result<void> set_pause(const std::string& ifname, const PauseParams& wanted);
 
  private:
   System& system_;
