@@ -88,6 +88,23 @@ TEST(EthtoolNames, Kernel65CaptureParsesExactly) {
   EXPECT_EQ(parsed_names(counters), want);
 }
 
+// en_stats.c pport_per_prio_pfc_stats_desc with "global" for the priority: the five names mlx5
+// lists while 802.3x global pause is on, which no priority owns (they read priority 0's slot).
+TEST(EthtoolNames, GlobalPauseNamesArePortLevelInBothDirections) {
+  EXPECT_EQ(parse_ethtool_name("rx_global_pause"),
+            expect("global_pause", std::nullopt, Direction::rx));
+  EXPECT_EQ(
+      parse_ethtool_name("rx_global_pause_duration"),
+      expect("global_pause_duration", std::nullopt, Direction::rx, CounterUnit::microseconds));
+  EXPECT_EQ(parse_ethtool_name("tx_global_pause"),
+            expect("global_pause", std::nullopt, Direction::tx));
+  EXPECT_EQ(
+      parse_ethtool_name("tx_global_pause_duration"),
+      expect("global_pause_duration", std::nullopt, Direction::tx, CounterUnit::microseconds));
+  EXPECT_EQ(parse_ethtool_name("rx_global_pause_transition"),
+            expect("global_pause_transition", std::nullopt, Direction::rx));
+}
+
 TEST(EthtoolNames, PerPriorityPfcNames) {
   EXPECT_EQ(parse_ethtool_name("rx_prio3_pause"), expect("pause", 3, Direction::rx));
   EXPECT_EQ(parse_ethtool_name("tx_prio3_pause"), expect("pause", 3, Direction::tx));
