@@ -11,6 +11,9 @@
  *    changes are reported to the server with ROCE_SIM_NLMSG_CTL messages.
  *  - ioctl(SIOCETHTOOL) on an interface that exists under DIR/sys/class/net is forwarded to
  *    DIR/ethtool.sock; a few SIOCGIF* ioctls are answered from the sysfs tree.
+ *  - ethtool(8) naming such an interface on its command line gets no NETLINK_GENERIC socket
+ *    (EPROTONOSUPPORT): the node has no ethtool genetlink family, and ethtool then uses the
+ *    ioctl, as it does on a kernel without one.
  * Every other socket, ioctl and interface (lo, the host's NICs, NETLINK_GENERIC) is untouched.
  *
  * Blind spots: glibc-internal netlink/ioctl (getifaddrs, if_nametoindex), static binaries.
@@ -258,8 +261,14 @@ static void fill_kernel_addr(void* addr, socklen_t* addrlen, uint32_t portid, ui
 
 /* ------------------------------------------------------------------ socket calls */
 
+static int ethtool_names_sim_port(const char* dir);
+
 SHIM_EXPORT int socket(int domain, int type, int protocol) {
   const char* dir = sim_dir();
+  if (domain == AF_NETLINK && protocol == NETLINK_GENERIC && dir && ethtool_names_sim_port(dir)) {
+    errno = EPROTONOSUPPORT; /* netlink_create() for a protocol the kernel does not have */
+    return -1;
+  }
   if (domain != AF_NETLINK || (protocol != NETLINK_ROUTE && protocol != NETLINK_RDMA) || !dir) {
     int fd = CALL_REAL(socket, domain, type, protocol);
     if (fd >= 0) forget_fd(fd); /* a stale entry if the fd was closed behind our back */
@@ -568,6 +577,33 @@ static const char* sim_port_name(const char* dir, const struct ifreq* ifr, char*
   struct stat sb;
   if (sim_port_path(path, sizeof(path), dir, name, NULL) < 0 || stat(path, &sb) < 0) return NULL;
   return name;
+}
+
+/* ethtool 6.1 sends a request to its genetlink family first and falls back to SIOCETHTOOL only
+ * when it cannot use genetlink at all (netlink/netlink.c netlink_run_handler: "netlink interface
+ * initialization failed"); the host's family would answer ENODEV for a simulated interface, and a
+ * set would fail without a fallback. So ethtool, and only when its command line names an
+ * interface of the node, is refused the socket: its commands then take the ioctl, forwarded
+ * below. Everything else keeps the host's genetlink (`ethtool -k lo` is answered by the kernel). */
+static int ethtool_names_sim_port(const char* dir) {
+  char cmdline[4096];
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, cmdline, sizeof(cmdline) - 1);
+  CALL_REAL(close, fd);
+  if (n <= 0) return 0;
+  cmdline[n] = '\0'; /* a command line longer than the buffer is read as far as it goes */
+  const char* program = strrchr(cmdline, '/');
+  program = program ? program + 1 : cmdline;
+  if (strcmp(program, "ethtool") != 0) return 0;
+  char path[PATH_MAX];
+  struct stat sb;
+  for (const char* arg = cmdline + strlen(cmdline) + 1; arg < cmdline + n; arg += strlen(arg) + 1) {
+    if (strlen(arg) < IFNAMSIZ && sim_port_path(path, sizeof(path), dir, arg, NULL) == 0 &&
+        stat(path, &sb) == 0)
+      return 1;
+  }
+  return 0;
 }
 
 static int read_attr(const char* dir, const char* ifname, const char* attr, char* buf,
