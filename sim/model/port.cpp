@@ -107,11 +107,11 @@ void Port::reset_to_firmware_defaults() {
   if (dcbx_host_) dcbx_cap_ |= DCB_CAP_DCBX_HOST;
 
   pfc_en_ = 0;
-  // PFCC pprx/pptx as the firmware starts them: not in the kernel source. A port nobody
+  // PFCC pprx/pptx as the firmware starts them, not in the kernel source: a port nobody
   // configured pauses the link in both directions (ethtool -a: RX on, TX on) and has PFC off;
-  // the node file may say otherwise. Only the PF's netdev reads the port's PFCC: a VF's or an
-  // SF's query is no vport group manager's and reads nothing (mlx5e_ethtool_get_pauseparam only
-  // logs a failed mlx5_query_port_pause), and a representor has no pause op at all.
+  // the node file may say otherwise. Only the PF's netdev reads the port's PFCC. A VF or an SF
+  // is no vport group manager, and the firmware is assumed to refuse its PFCC query, which
+  // mlx5e_ethtool_get_pauseparam only logs (rx and tx stay 0); a representor has no pause op.
   const GlobalPause global_pause =
       spec_.firmware_global_pause.value_or(GlobalPause{pfc_en_ == 0, pfc_en_ == 0});
   const bool reads_port = spec_.vport_group_manager() && !spec_.is_representor();

@@ -109,7 +109,41 @@ TEST_P(Mlx5Port, StallPreventionReadsOffOrWithinRange) {
   expect_read_check_passes(port(), "stall_prevention_range");
 }
 
+// en_ethtool.c mlx5e_ethtool_get_pauseparam never sets autoneg, and
+// mlx5e_grp_per_prio_pfc_fill_strings lists the five global pause counters exactly while rx or
+// tx global pause is on (mlx5e_query_global_pause_combined).
+TEST_P(Mlx5Port, GlobalPauseIsNeverAutonegotiatedAndItsCountersFollowIt) {
+  auto pause = EthtoolClient(port().system()).pause(port().netdev());
+  ASSERT_TRUE(pause.ok()) << pause.error().message;
+  EXPECT_FALSE(pause->autoneg);
+  const auto names = stat_names(port());
+  for (const char* name : {"rx_global_pause", "rx_global_pause_duration", "tx_global_pause",
+                           "tx_global_pause_duration", "rx_global_pause_transition"}) {
+    EXPECT_EQ(std::count(names.begin(), names.end(), name), pause->rx || pause->tx ? 1 : 0)
+        << name << " with rx " << pause->rx << ", tx " << pause->tx;
+  }
+}
+
 // ---- changing the port ----
+
+// port.c mlx5_set_port_pause writes PFCC's pause bits alone (PFC stays),
+// mlx5e_ethtool_set_pauseparam refuses autoneg (-EINVAL), and mlx5_set_port_pfc writes pptx/pprx 0
+// with every new PFC mask.
+TEST_P(Mlx5Port, GlobalPauseIsSetAloneAndAPfcMaskChangeTurnsItOff) {
+  CONFORMANCE_REQUIRE_WRITES();
+  EthtoolClient ethtool(port().system());
+  const PauseParams on{false, true, true}, off{false, false, false};
+  const auto before = read_dcb(port()).pfc;
+  ASSERT_TRUE(before.has_value());
+  ASSERT_TRUE(ethtool.set_pause(port().netdev(), on).ok());
+  EXPECT_EQ(ethtool.pause(port().netdev()).value_or(off), on);
+  EXPECT_EQ(read_dcb(port()).pfc->enabled_mask, before->enabled_mask);
+  EXPECT_EQ(error_code(ethtool.set_pause(port().netdev(), PauseParams{true, true, true})), EINVAL);
+  set_pfc_mask(port(), before->enabled_mask == 0x08 ? 0x18 : 0x08);
+  EXPECT_EQ(ethtool.pause(port().netdev()).value_or(on), off);
+  const auto names = stat_names(port());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "rx_global_pause"), 0);
+}
 
 // cong.c mlx5_ib_set_cc_param_mask_val: MLX5_SET keeps the field's low bits, so 70 written to the
 // 6-bit cnp_dscp reads back 6; writing the CNP priority switches its mode to 0.

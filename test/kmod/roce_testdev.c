@@ -2,8 +2,8 @@
 /*
  * roce_testdev: Ethernet ports that behave towards the kernel as the DCB side of mlx5 does
  * (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c, en/port_buffer.c, en_stats.c,
- * en_ethtool.c and drivers/infiniband/hw/mlx5/cong.c in Linux 6.1), so that the kernel's own
- * net/dcb/dcbnl.c, net/ethtool/ioctl.c, rtnetlink and debugfs run for real in roced's VM test,
+ * en_ethtool.c, port.c and drivers/infiniband/hw/mlx5/cong.c in Linux 6.1), so that the kernel's
+ * own net/dcb/dcbnl.c, net/ethtool/ioctl.c, rtnetlink and debugfs run for real in roced's VM test,
  * as netdevsim does for other drivers. No traffic: the counters are written from user space.
  *
  * Each port is a platform device named mlx5_core.<n> bound to a platform driver named
@@ -17,7 +17,8 @@
  *                                                 (the duration covers all of it); "off" ends it
  *   debugfs roce_testdev/<if>/fail                "<op> <errno>": the next call of that op
  *                                                 (setets, setpfc, setapp, delapp, setbuffer,
- *                                                 setmaxrate, set_tunable) fails before it acts
+ *                                                 setmaxrate, set_tunable, set_pauseparam)
+ *                                                 fails before it acts
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
@@ -90,6 +91,10 @@ static const char *const prio_traffic[] = { "rx_prio%d_bytes", "rx_prio%d_packet
 static const char *const prio_pause[] = { "rx_prio%d_pause", "rx_prio%d_pause_duration",
 					  "tx_prio%d_pause", "tx_prio%d_pause_duration",
 					  "rx_prio%d_pause_transition" };
+/* The same five with "global" for the priority, while 802.3x global pause is on. */
+static const char *const global_pause_names[] = { "rx_global_pause", "rx_global_pause_duration",
+						  "tx_global_pause", "tx_global_pause_duration",
+						  "rx_global_pause_transition" };
 static const char *const storm_names[] = { "tx_pause_storm_warning_events",
 					   "tx_pause_storm_error_events" };
 static const char *const pme_names[] = { "module_unplug", "module_bus_stuck",
@@ -151,6 +156,7 @@ struct tdev {
 	u8 tc_tsa[IEEE_8021QAZ_MAX_TCS]; /* priv->dcbx.tc_tsa */
 	u8 fw_prio_tc[8], fw_tc_group[8], fw_tc_bw[8];
 	u8 pfc_en;
+	bool pause_rx, pause_tx; /* PFCC pprx, pptx: 802.3x global pause */
 	u32 cable_len;
 	u8 max_bw_value[8], max_bw_unit[8];
 	u8 dcbx_cap;
@@ -613,7 +619,11 @@ static int tdev_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 	if (ret)
 		return ret;
 	if (pfc->pfc_en != curr_pfc_en) {
-		t->pfc_en = pfc->pfc_en; /* mlx5_set_port_pfc */
+		/* port.c mlx5_set_port_pfc writes PFCC from a zeroed buffer: pptx and pprx go to 0,
+		 * so every mask change turns 802.3x global pause off in both directions. */
+		t->pfc_en = pfc->pfc_en;
+		t->pause_rx = false;
+		t->pause_tx = false;
 		tdev_toggle_link(t);
 		changed |= CHANGE_PFC;
 	}
@@ -792,6 +802,11 @@ static void tdev_walk_stats(struct tdev *t, struct stat_walk *w)
 			stat_emit(w, name, &t->pause[p][i]);
 		}
 	}
+	/* mlx5e_grp_per_prio_pfc_fill_strings/_fill_stats: while rx or tx global pause is on
+	 * (mlx5e_query_global_pause_combined), five more names read from priority 0's counters. */
+	if (t->pause_rx || t->pause_tx)
+		for (i = 0; i < ARRAY_SIZE(global_pause_names); i++)
+			stat_emit(w, global_pause_names[i], &t->pause[0][i]);
 	for (i = 0; i < ARRAY_SIZE(storm_names); i++)
 		stat_emit(w, storm_names[i], &t->storm[i]);
 	for (i = 0; i < ARRAY_SIZE(pme_names); i++)
@@ -927,6 +942,32 @@ static int tdev_set_tunable(struct net_device *dev, const struct ethtool_tunable
 	return 0;
 }
 
+/* mlx5e_ethtool_get_pauseparam: PFCC pprx/pptx (mlx5_query_port_pause); autoneg stays 0. */
+static void tdev_get_pauseparam(struct net_device *dev, struct ethtool_pauseparam *pause)
+{
+	struct tdev *t = netdev_priv(dev);
+
+	pause->rx_pause = t->pause_rx;
+	pause->tx_pause = t->pause_tx;
+}
+
+/* mlx5e_ethtool_set_pauseparam: these ports are vport group managers (a PF), so only pause
+ * autonegotiation is refused; mlx5_set_port_pause writes pptx/pprx and leaves PFC alone. */
+static int tdev_set_pauseparam(struct net_device *dev, struct ethtool_pauseparam *pause)
+{
+	struct tdev *t = netdev_priv(dev);
+	int err;
+
+	err = tdev_injected(t, "set_pauseparam");
+	if (err)
+		return err;
+	if (pause->autoneg)
+		return -EINVAL;
+	t->pause_rx = !!pause->rx_pause;
+	t->pause_tx = !!pause->tx_pause;
+	return 0;
+}
+
 static const struct ethtool_ops tdev_ethtool_ops = {
 	.get_drvinfo = tdev_get_drvinfo,
 	.get_link = ethtool_op_get_link,
@@ -938,6 +979,8 @@ static const struct ethtool_ops tdev_ethtool_ops = {
 	.set_channels = tdev_set_channels,
 	.get_tunable = tdev_get_tunable,
 	.set_tunable = tdev_set_tunable,
+	.get_pauseparam = tdev_get_pauseparam,
+	.set_pauseparam = tdev_set_pauseparam,
 };
 
 /* ---- netdev ---- */
@@ -1176,6 +1219,7 @@ static int state_show(struct seq_file *s, void *unused)
 	rtnl_lock();
 	seq_printf(s, "pfc_en 0x%02x\ncable_len %u\ncarrier %d\nmanual_buffer %d\n", t->pfc_en,
 		   t->cable_len, netif_carrier_ok(t->netdev), t->manual_buffer);
+	seq_printf(s, "global_pause rx %d tx %d\n", t->pause_rx, t->pause_tx);
 	seq_printf(s, "trust %s\ndscp_app_cnt %d\ndcbx_cap 0x%02x\n",
 		   t->trust_dscp ? "dscp" : "pcp", t->dscp_app_cnt, t->dcbx_cap);
 	seq_puts(s, "dscp2prio");
@@ -1233,6 +1277,10 @@ static void tdev_firmware_defaults(struct tdev *t)
 	for (i = 0; i < 64; i++)
 		t->dscp2prio[i] = i >> 3;
 	t->dcbx_cap = DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
+	/* A port nobody configured: PFC off, 802.3x global pause on both ways (the firmware's
+	 * PFCC, not in the kernel source) */
+	t->pause_rx = true;
+	t->pause_tx = true;
 	t->cable_len = DEFAULT_CABLE_LEN;
 	ets.ets_cap = MAX_TC + 1;
 	for (i = 0; i < ets.ets_cap; i++) {

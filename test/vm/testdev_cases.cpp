@@ -13,11 +13,16 @@
 #include <algorithm>
 #include <string>
 
+#include "ethtool/ethtool.hpp"
+#include "os/open_system.hpp"
 #include "vm_support.hpp"
 
 namespace {
 
 using namespace roced::vm;
+using roced::EthtoolClient;
+using roced::PauseParams;
+using roced::System;
 
 const std::string kDcb = "/usr/bin/dcb";
 const std::string kEthtool = "/usr/bin/ethtool";
@@ -158,6 +163,60 @@ TEST(TestDev, TheStatisticsFollowThePfcMaskAndTheChannels) {
   ASSERT_EQ(run_command({kEthtool, "-L", "rtd0", "combined", "8"}).exit_code, 0);
   EXPECT_GT(stats_count("rtd0"), before);
   EXPECT_TRUE(contains(shown({kEthtool, "-S", "rtd0"}), " rx7_packets: "));
+}
+
+// 802.3x global pause on rtd1, still fresh here (the cases before it only read rtd1): ethtool 6.1
+// speaks the kernel's ethtool netlink (net/ethtool/pause.c ethnl_set_pause), roced's client the
+// ioctl (net/ethtool/ioctl.c ethtool_get_pauseparam), both reaching the module's
+// get/set_pauseparam as they would mlx5's. A PFC mask change through dcbnl turns it off
+// (port.c mlx5_set_port_pfc); so does the PFC write of every later case on this port.
+TEST(TestDev, GlobalPauseIsOnUntilEthtoolOrAPfcWriteTurnsItOff) {
+  System system = roced::real_system();
+  EthtoolClient ethtool(system);
+  const auto pause = [&] {
+    auto read = ethtool.pause("rtd1");
+    EXPECT_TRUE(read) << read.error().message;
+    return read.value_or(PauseParams{true, true, true});
+  };
+  const auto shown_pause = [] { return shown({kEthtool, "-a", "rtd1"}); };
+  const PauseParams on{false, true, true}, off{false, false, false};
+
+  EXPECT_EQ(pause(), on);
+  std::string text = shown_pause();
+  EXPECT_TRUE(contains(text, "Autonegotiate:\toff\nRX:\t\ton\nTX:\t\ton")) << text;
+  EXPECT_TRUE(contains(module_state("rtd1"), "global_pause rx 1 tx 1"));
+  EXPECT_TRUE(contains(shown({kEthtool, "-S", "rtd1"}), " rx_global_pause: "));
+
+  shown({kEthtool, "-A", "rtd1", "rx", "off", "tx", "off"});
+  EXPECT_EQ(pause(), off);
+  text = shown_pause();
+  EXPECT_TRUE(contains(text, "RX:\t\toff\nTX:\t\toff")) << text;
+  EXPECT_FALSE(contains(shown({kEthtool, "-S", "rtd1"}), " rx_global_pause: "));
+
+  ASSERT_TRUE(ethtool.set_pause("rtd1", on));  // on again, through roced's client
+  text = shown_pause();
+  EXPECT_TRUE(contains(text, "RX:\t\ton\nTX:\t\ton")) << text;
+  EXPECT_EQ(ethtool.set_pause("rtd1", PauseParams{true, true, true}).error().code, EINVAL);
+  write_text(kModuleDir + "rtd1/fail", "set_pauseparam 16");
+  EXPECT_EQ(ethtool.set_pause("rtd1", off).error().code, EBUSY);
+  EXPECT_EQ(pause(), on);
+
+  // dcb 6.1 may read a stale ACK as the set's answer (sim_exec.hpp): the state is read back.
+  run_command({kDcb, "pfc", "set", "dev", "rtd1", "prio-pfc", "3:on"});
+  EXPECT_EQ(pause(), off);
+  text = shown_pause();
+  EXPECT_TRUE(contains(text, "RX:\t\toff\nTX:\t\toff")) << text;
+  EXPECT_TRUE(contains(module_state("rtd1"), "pfc_en 0x08"));
+  // rtd1 back as the later cases found it before this one: PFC off (global pause stays off with
+  // it), then global pause on again, the link up and the kernel done with it (operstate up).
+  run_command({kDcb, "pfc", "set", "dev", "rtd1", "prio-pfc", "3:off"});
+  EXPECT_TRUE(contains(module_state("rtd1"), "pfc_en 0x00"));
+  EXPECT_EQ(pause(), off);
+  EXPECT_TRUE(ethtool.set_pause("rtd1", on));
+  EXPECT_TRUE(eventually([] {
+    return read_text("/sys/class/net/rtd1/carrier") == "1" &&
+           read_text("/sys/class/net/rtd1/operstate") == "up";
+  }));
 }
 
 // ---- the daemon on rtd0 ----
