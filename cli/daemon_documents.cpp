@@ -86,7 +86,7 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
     }
     for (const auto& change : item.at("changes")) port.changes.push_back(change_from_json(change));
     port.unsupported = unsupported_from_json(item.at("unsupported"));
-    port.warnings = item.value("warnings", std::vector<std::string>{});
+    port.findings = finding::list_from_json(item.value("findings", Json::array()));
     if (item.contains("roce_v2_gid_index") && item["roce_v2_gid_index"].is_number()) {
       port.roce_v2_gid_index = item["roce_v2_gid_index"].get<int>();
     }
@@ -105,7 +105,7 @@ apply::ApplyResult apply_result_from_json(const nlohmann::ordered_json& doc) {
     port.steps = steps_from_json(item.at("changes"));
     port.rollback = steps_from_json(item.at("rollback"));
     port.unsupported = unsupported_from_json(item.at("unsupported"));
-    port.warnings = item.value("warnings", std::vector<std::string>{});
+    port.findings = finding::list_from_json(item.value("findings", Json::array()));
     port.headroom = text(item.value("headroom", Json()));
     port.carrier = text(item.value("carrier", Json()));
     port.unread = text(item.value("unread", Json()));
@@ -140,11 +140,6 @@ void format_peer(const Json& peer, std::ostringstream& out) {
   out << " (" << (dcbx == "ieee" ? "IEEE DCBX" : dcbx == "cee" ? "CEE DCBX" : "no DCBX TLVs");
   const Json& findings = peer.value("findings", Json::array());
   out << (findings.empty() && state == "compared" ? ", agrees" : "") << ")\n";
-  for (const auto& finding : findings) {
-    out << "  "
-        << (text(finding.value("severity", Json())) == "mismatch" ? "mismatch " : "notice   ")
-        << text(finding.value("text", Json())) << "\n";
-  }
 }
 
 }  // namespace
@@ -183,10 +178,10 @@ std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
       }
       out << "\n";
     }
-    for (const auto& warning : port.value("warnings", Json::array())) {
-      out << "  warning: " << text(warning) << "\n";
-    }
     format_peer(port.value("peer", Json()), out);
+    for (const auto& found : finding::list_from_json(port.value("findings", Json::array()))) {
+      out << "  " << finding::headline(found) << "\n";
+    }
   }
   const auto& daemon = doc.at("daemon");
   out << "roced " << text(daemon.value("version", Json())) << " on "

@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   host.mtu = 4200;
   const lldp::PeerReport report = lldp::compare(neighbours, host);
   for (const auto& finding : report.findings) {
-    require(!finding.name.empty() && printable(finding.host) && printable(finding.peer),
+    require(!finding.id.empty() && printable(finding.wanted) && printable(finding.found),
             "a finding is named and printable");
   }
   (void)neighbours.expire(now + std::chrono::seconds(l.ttl));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lldp/compare.hpp"
 
+#include <array>
 #include <map>
 
 namespace roced::lldp {
@@ -24,16 +25,26 @@ std::optional<std::array<uint8_t, 8>> peer_prio_tc(const Lldpdu& peer) {
   return std::nullopt;
 }
 
-void compare_pfc(const Lldpdu& peer, const HostState& host, std::vector<Finding>& out) {
+using finding::Kind;
+
+// "PFC priorities differ: host 3, switch 4".
+void add_difference(const Kind& kind, const HostState& host, std::string words, std::string ours,
+                    std::string theirs, std::vector<finding::Finding>& out) {
+  std::string text = std::move(words) + ": host " + ours + ", switch " + theirs;
+  out.push_back(
+      finding::make(kind, host.netdev, std::move(text), std::move(ours), std::move(theirs)));
+}
+
+void compare_pfc(const Lldpdu& peer, const HostState& host, std::vector<finding::Finding>& out) {
   const auto theirs = peer_pfc(peer);
   if (!theirs || !host.pfc || *theirs == host.pfc->enabled_mask) return;
-  out.push_back({kFindingPfcPriorities, Severity::Mismatch, priority_list(host.pfc->enabled_mask),
-                 priority_list(*theirs)});
+  add_difference(kSwitchPfcPriorities, host, "PFC priorities differ",
+                 priority_list(host.pfc->enabled_mask), priority_list(*theirs), out);
 }
 
 // Only the DSCPs the switch advertises: a switch lists those it classifies on purpose, and mlx5
 // reads an unlisted DSCP as priority 0, which says nothing about what the switch meant.
-void compare_dscp(const Lldpdu& peer, const HostState& host, std::vector<Finding>& out) {
+void compare_dscp(const Lldpdu& peer, const HostState& host, std::vector<finding::Finding>& out) {
   if (!peer.app || !host.apps) return;
   std::map<uint16_t, uint8_t> theirs;
   for (const auto& entry : *peer.app) {
@@ -43,8 +54,8 @@ void compare_dscp(const Lldpdu& peer, const HostState& host, std::vector<Finding
   }
   if (theirs.empty()) return;
   if (dcb::trust_from_apps(*host.apps) != dcb::Trust::Dscp) {
-    out.push_back({kFindingDscpMap, Severity::Mismatch, "PCP trust (no DSCP map)",
-                   std::to_string(theirs.size()) + " DSCP entries"});
+    add_difference(kSwitchDscpMap, host, "DSCP map differs", "PCP trust (no DSCP map)",
+                   std::to_string(theirs.size()) + " DSCP entries", out);
     return;
   }
   const auto ours = dcb::dscp_map_from_apps(*host.apps);
@@ -57,17 +68,18 @@ void compare_dscp(const Lldpdu& peer, const HostState& host, std::vector<Finding
     peer_side += sep + "dscp " + std::to_string(dscp) + " -> " + std::to_string(priority);
   }
   if (!host_side.empty()) {
-    out.push_back({kFindingDscpMap, Severity::Mismatch, host_side, peer_side});
+    add_difference(kSwitchDscpMap, host, "DSCP map differs", host_side, peer_side, out);
   }
 }
 
-void compare_frame_size(const Lldpdu& peer, const HostState& host, std::vector<Finding>& out) {
+void compare_frame_size(const Lldpdu& peer, const HostState& host,
+                        std::vector<finding::Finding>& out) {
   if (!peer.max_frame_size || !host.mtu) return;
   if (*peer.max_frame_size >= frame_size_of_mtu(*host.mtu)) return;
-  out.push_back({kFindingMaxFrameSize, Severity::Mismatch,
+  add_difference(kSwitchMaxFrameSize, host, "the switch's maximum frame is below the host's MTU",
                  "MTU " + std::to_string(*host.mtu) + " (frames up to " +
                      std::to_string(frame_size_of_mtu(*host.mtu)) + " bytes)",
-                 std::to_string(*peer.max_frame_size) + " bytes"});
+                 std::to_string(*peer.max_frame_size) + " bytes", out);
 }
 
 std::string tc_text(const std::array<uint8_t, 8>& values, uint8_t mask, const char* what) {
@@ -80,7 +92,7 @@ std::string tc_text(const std::array<uint8_t, 8>& values, uint8_t mask, const ch
   return text;
 }
 
-void compare_ets(const Lldpdu& peer, const HostState& host, std::vector<Finding>& out) {
+void compare_ets(const Lldpdu& peer, const HostState& host, std::vector<finding::Finding>& out) {
   if (!host.ets) return;
   if (const auto theirs = peer_prio_tc(peer)) {
     uint8_t differ = 0;
@@ -88,9 +100,9 @@ void compare_ets(const Lldpdu& peer, const HostState& host, std::vector<Finding>
       if ((*theirs)[p] != host.ets->prio_tc[p]) differ |= static_cast<uint8_t>(1u << p);
     }
     if (differ != 0) {
-      out.push_back({kFindingEtsPriorityTc, Severity::Notice,
-                     tc_text(host.ets->prio_tc, differ, "prio "),
-                     tc_text(*theirs, differ, "prio ")});
+      add_difference(kSwitchEtsPriorityTc, host, "ETS priority to traffic class differs",
+                     tc_text(host.ets->prio_tc, differ, "prio "), tc_text(*theirs, differ, "prio "),
+                     out);
     }
   }
   if (peer.ets) {
@@ -99,9 +111,9 @@ void compare_ets(const Lldpdu& peer, const HostState& host, std::vector<Finding>
       if (peer.ets->tc_bw[tc] != host.ets->tc_tx_bw[tc]) differ |= static_cast<uint8_t>(1u << tc);
     }
     if (differ != 0) {
-      out.push_back({kFindingEtsBandwidth, Severity::Notice,
+      add_difference(kSwitchEtsBandwidth, host, "ETS bandwidth differs",
                      tc_text(host.ets->tc_tx_bw, differ, "tc"),
-                     tc_text(peer.ets->tc_bw, differ, "tc")});
+                     tc_text(peer.ets->tc_bw, differ, "tc"), out);
     }
   }
 }
@@ -109,13 +121,14 @@ void compare_ets(const Lldpdu& peer, const HostState& host, std::vector<Finding>
 // A willing switch takes the configuration of a peer that advertises one (802.1Qaz 37.1.1): the
 // host advertises none (roced listens only), so the switch's own settings stand, until something
 // on the host (lldpad, the NIC's firmware agent) starts advertising.
-void compare_willing(const Lldpdu& peer, std::vector<Finding>& out) {
+void compare_willing(const Lldpdu& peer, const HostState& host,
+                     std::vector<finding::Finding>& out) {
   std::string which;
   if (peer.pfc && peer.pfc->willing) which = "PFC";
   if (peer.ets && peer.ets->willing) which += which.empty() ? "ETS" : ", ETS";
   if (which.empty()) return;
-  out.push_back({kFindingPeerWilling, Severity::Notice, "not advertising (roced only listens)",
-                 "willing (" + which + ")"});
+  add_difference(kSwitchWilling, host, "the switch is willing to take a peer's settings",
+                 "not advertising (roced only listens)", "willing (" + which + ")", out);
 }
 
 }  // namespace
@@ -128,6 +141,13 @@ std::string priority_list(uint8_t mask) {
   return text.empty() ? "none" : text;
 }
 
+std::span<const finding::Kind* const> kinds() {
+  static constexpr std::array<const Kind*, 7> kKinds = {
+      &kSwitchPfcPriorities, &kSwitchDscpMap, &kSwitchMaxFrameSize, &kSwitchEtsPriorityTc,
+      &kSwitchEtsBandwidth,  &kSwitchWilling, &kSwitchSeveralPeers};
+  return kKinds;
+}
+
 PeerReport compare(const Neighbours& neighbours, const HostState& host) {
   if (host.dcbx && (*host.dcbx & dcb::kDcbxHost) == 0) return {PeerState::FirmwareDcbx, {}};
   const Neighbour* current = neighbours.current();
@@ -135,8 +155,8 @@ PeerReport compare(const Neighbours& neighbours, const HostState& host) {
   PeerReport report{PeerState::Compared, {}};
   const Lldpdu& peer = current->lldpdu;
   if (neighbours.all().size() > 1) {
-    report.findings.push_back({kFindingSeveralPeers, Severity::Notice, "one cable",
-                               std::to_string(neighbours.all().size()) + " senders"});
+    add_difference(kSwitchSeveralPeers, host, "several LLDP senders on one port", "one cable",
+                   std::to_string(neighbours.all().size()) + " senders", report.findings);
   }
   // 802.3's maximum frame size is not DCBX: a switch may send it without any DCBX TLV.
   compare_frame_size(peer, host, report.findings);
@@ -147,7 +167,7 @@ PeerReport compare(const Neighbours& neighbours, const HostState& host) {
   compare_pfc(peer, host, report.findings);
   compare_dscp(peer, host, report.findings);
   compare_ets(peer, host, report.findings);
-  compare_willing(peer, report.findings);
+  compare_willing(peer, host, report.findings);
   return report;
 }
 

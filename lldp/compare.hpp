@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The switch's advertisement beside the port's own DCB state. Each difference is a named Finding
-// with both sides as a person reads them. Only what the switch advertises is compared: a switch
+// The switch's advertisement beside the port's own DCB state. Each difference is a finding of its
+// own kind (below) with both sides as a person reads them: the host's as `wanted`, the switch's
+// as `found`. Only what the switch advertises is compared: a switch
 // that sends no ETS TLV has no ETS finding, a switch with no DCBX TLV at all is a state of its
 // own, and in firmware DCBX mode the NIC's agent talks to the switch, so nothing is compared.
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "dcb/types.hpp"
+#include "finding/finding.hpp"
 #include "lldp/neighbours.hpp"
 
 namespace roced::lldp {
 
 // The port as read back; a part that could not be read is left empty and not compared.
 struct HostState {
+  std::string netdev;           // the findings' subject
   std::optional<uint8_t> dcbx;  // DCB_ATTR_DCBX
   std::optional<dcb::Pfc> pfc;
   std::optional<std::vector<dcb::AppEntry>> apps;
@@ -39,38 +43,55 @@ inline constexpr auto kPeerStateNames =
                            {PeerState::Compared, "compared"}});
 static_assert(kPeerStateNames.covers<PeerState::Compared>(), "name every PeerState");
 
-enum class Severity : uint8_t {
-  Mismatch,  // RoCE traffic is lossy or dropped because of it
-  Notice,    // worth knowing, may be intended (ETS weights differ per direction)
-};
-inline constexpr auto kSeverityNames =
-    enum_names<Severity>({{Severity::Mismatch, "mismatch"}, {Severity::Notice, "notice"}});
-static_assert(kSeverityNames.covers<Severity::Notice>(), "name every Severity");
-
-struct Finding {
-  std::string name;  // "pfc_priorities", "dscp_map", "max_frame_size", "ets_priority_tc", ...
-  Severity severity = Severity::Mismatch;
-  std::string host;  // "3"
-  std::string peer;  // "4"
-  bool operator==(const Finding&) const = default;
-};
+// critical: RoCE traffic on the link is lossy or dropped because of it. info: worth knowing, may
+// be intended (ETS weights differ per direction).
+inline constexpr finding::Kind kSwitchPfcPriorities{
+    "switch_pfc_priorities", finding::Severity::Critical, "switch",
+    "The switch advertises PFC on other priorities than the port has: pause frames for RoCE's "
+    "priority are not sent or not honoured on this link.",
+    "Decide which side differs from the fabric's design and fix it there (the switch's QoS "
+    "policy or profile.pfc.priorities); roced only listens."};
+inline constexpr finding::Kind kSwitchDscpMap{
+    "switch_dscp_map", finding::Severity::Critical, "switch",
+    "The switch maps a DSCP it advertises to another priority than the port does (or the port "
+    "trusts PCP): RoCE traffic lands in a lossy class on one side.",
+    "Make profile.dscp_map and the switch's DSCP-to-priority map agree for RoCE's and CNP's "
+    "DSCPs."};
+inline constexpr finding::Kind kSwitchMaxFrameSize{
+    "switch_max_frame_size", finding::Severity::Critical, "switch",
+    "The switch's maximum frame size is below the frames the port's MTU makes: the switch drops "
+    "full-size RoCE frames.",
+    "Raise the switch port's MTU (at least the port's MTU + 18), or lower profile.mtu."};
+inline constexpr finding::Kind kSwitchEtsPriorityTc{
+    "switch_ets_priority_tc", finding::Severity::Info, "switch",
+    "The switch puts a priority in another traffic class than the port does.",
+    "Usually harmless (each side schedules its own egress); align them if the fabric's design "
+    "says so."};
+inline constexpr finding::Kind kSwitchEtsBandwidth{
+    "switch_ets_bandwidth", finding::Severity::Info, "switch",
+    "The switch's ETS bandwidth shares differ from the port's.",
+    "Often intended (the weights of each direction may differ); align them if not."};
+inline constexpr finding::Kind kSwitchWilling{
+    "switch_willing", finding::Severity::Info, "switch",
+    "The switch is willing to take a peer's DCB settings; roced advertises none, so the "
+    "switch's own stand until something on the host (lldpad, a firmware agent) advertises.",
+    "Make the switch not willing, or make sure nothing on the host advertises DCBX."};
+inline constexpr finding::Kind kSwitchSeveralPeers{
+    "switch_several_peers", finding::Severity::Info, "switch",
+    "More than one LLDP sender is heard on the port (a hub, a tap, a misconfigured breakout): "
+    "the first one is compared.",
+    "Check the cabling; a port meant for RoCE has one switch port at its other end."};
 
 struct PeerReport {
   PeerState state = PeerState::NoPeer;
-  std::vector<Finding> findings;
+  std::vector<finding::Finding> findings;
   bool operator==(const PeerReport&) const = default;
 };
 
 PeerReport compare(const Neighbours& neighbours, const HostState& host);
 
-// Finding names, for docs and the metric's label values.
-inline constexpr const char* kFindingPfcPriorities = "pfc_priorities";
-inline constexpr const char* kFindingDscpMap = "dscp_map";
-inline constexpr const char* kFindingMaxFrameSize = "max_frame_size";
-inline constexpr const char* kFindingEtsPriorityTc = "ets_priority_tc";
-inline constexpr const char* kFindingEtsBandwidth = "ets_bandwidth";
-inline constexpr const char* kFindingPeerWilling = "peer_willing";
-inline constexpr const char* kFindingSeveralPeers = "several_peers";
+// Every kind above, for the catalogue.
+std::span<const finding::Kind* const> kinds();
 
 // The largest Ethernet frame an MTU makes, as 802.3's maximum frame size counts it: header (14)
 // and FCS (4) around the payload; an 802.1Q tag would add 4.

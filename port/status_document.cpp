@@ -21,6 +21,7 @@ nlohmann::ordered_json status_port_entry(const DiscoveredPort& port, PortView vi
           {"drift", std::move(view.drift)},
           {"unsupported", std::move(view.unsupported)},
           {"warnings", std::move(view.warnings)},
+          {"findings", std::move(view.findings)},
           {"error", std::move(view.error)},
           {"last_check", std::move(view.last_check)},
           {"last_apply", std::move(view.last_apply)},
@@ -52,12 +53,12 @@ nlohmann::ordered_json StatusDocument::to_json() const {
   if (functions) {
     listed = Json::array();
     for (const auto& function : *functions) {
-      listed.push_back({{"netdev", function.netdev},
-                        {"role", kPortRoleNames.name(function.role)},
-                        {"of", text_or_null(function.parent)},
-                        {"detail", function.role_detail},
-                        {"mtu", function.role == PortRole::Upper ? Json(function.upper_mtu)
-                                                                 : Json(nullptr)}});
+      listed.push_back(
+          {{"netdev", function.netdev},
+           {"role", kPortRoleNames.name(function.role)},
+           {"of", text_or_null(function.parent)},
+           {"detail", function.role_detail},
+           {"mtu", function.role == PortRole::Upper ? Json(function.upper_mtu) : Json(nullptr)}});
     }
   }
   return {{"schema", kStatusSchema},

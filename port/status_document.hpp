@@ -18,12 +18,15 @@ namespace roced {
 // one (keys are only ever added within a version).
 inline constexpr const char* kStatusSchema = "roced.status/v1";
 
-// roced's judgement of a port. Without roced every key is null (warnings empty).
+// roced's judgement of a port. Without roced every key is null (warnings, findings empty).
 struct PortView {
   nlohmann::ordered_json condition = nullptr;  // "in-sync", "drifted", ...
   nlohmann::ordered_json drift = nullptr;      // [{setting, now, wanted, disruptive}]
   nlohmann::ordered_json unsupported = nullptr;
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  // Everything roced finds not as it should be on the port (finding::to_json each): the plan's
+  // findings, the settings it cannot take, the switch's differences.
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
   nlohmann::ordered_json error = nullptr;
   nlohmann::ordered_json last_check = nullptr;
   nlohmann::ordered_json last_apply = nullptr;

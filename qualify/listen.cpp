@@ -28,6 +28,7 @@ struct Listener {
 
 lldp::HostState host_of(const Observation& seen) {
   lldp::HostState host;
+  host.netdev = seen.port.netdev;
   if (seen.dcbx.ok()) host.dcbx = *seen.dcbx;
   if (seen.dcb.ok()) {
     host.pfc = seen.dcb->pfc;
@@ -75,11 +76,7 @@ Check judge(const Listener& port, std::chrono::seconds how_long) {
       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(port.after).count()) + " s" +
       (firmware_mode(*port.seen) ? " (in firmware DCBX mode)" : "") + ": " +
       advertised(*port.heard) + "; " + std::string(lldp::kPeerStateNames.name(compared.state));
-  for (const auto& finding : compared.findings) {
-    check.evidence += "; " + finding.name + " (" +
-                      std::string(lldp::kSeverityNames.name(finding.severity)) + "): host " +
-                      finding.host + ", switch " + finding.peer;
-  }
+  for (const auto& finding : compared.findings) check.evidence += "; " + finding::line(finding);
   return check;
 }
 

@@ -263,9 +263,10 @@ constexpr FamilySpec kGidExpected{
     "The GID index the configuration says jobs use (roce.gid_index)."};
 constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::gauge,
                              "1 when the setting matched the profile at roced's last check."};
-constexpr FamilySpec kUnsupported{
-    "roce_config_unsupported", MetricType::gauge,
-    "1 for a setting the profile manages that the port cannot take, with the reason."};
+constexpr FamilySpec kFinding{
+    "roced_finding", MetricType::gauge,
+    "1 for each thing roced finds not as it should be on the port, by its stable id "
+    "(docs/findings.md), with what it concerns and both values."};
 constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::gauge,
                                 "1 for the port's current state in roced."};
 constexpr FamilySpec kLossless{"roce_config_lossless_priority", MetricType::gauge,
@@ -381,14 +382,27 @@ constexpr FamilySpec kPeerInfo{
 constexpr FamilySpec kPeerState{
     "roced_lldp_peer_state", MetricType::gauge,
     "1 for the port's peer state: compared, no_peer, no_dcbx, firmware_dcbx, not_listening."};
-constexpr FamilySpec kPeerFinding{
-    "roced_lldp_peer_finding", MetricType::gauge,
-    "1 for each way the switch's advertisement differs from the port, with both values."};
 constexpr FamilySpec kLldpFrames{"roced_lldp_frames_total", MetricType::counter,
                                  "LLDP frames received on the port."};
 constexpr FamilySpec kLldpDropped{
     "roced_lldp_frames_dropped_total", MetricType::counter,
     "LLDP frames dropped: truncated, malformed, not_lldp, crowded (too many senders)."};
+
+// One series per finding: a label set bounded by the catalogue's ids and the port's settings.
+void add_findings(ExpositionWriter& out, const std::string& netdev,
+                  const std::vector<finding::Finding>& findings) {
+  for (const auto& found : findings) {
+    out.add(kFinding,
+            {{"netdev", netdev},
+             {"id", found.id},
+             {"severity", finding::kSeverityNames.name(found.severity)},
+             {"source", found.source},
+             {"about", found.about},
+             {"wanted", found.wanted},
+             {"found", found.found}},
+            1);
+  }
+}
 
 void add_peers(ExpositionWriter& out, const std::vector<PeerStats>& peers) {
   for (const auto& peer : peers) {
@@ -404,14 +418,7 @@ void add_peers(ExpositionWriter& out, const std::vector<PeerStats>& peers) {
                          {"chassis_id", peer.chassis_id}}),
               1);
     }
-    for (const auto& finding : peer.findings) {
-      out.add(kPeerFinding,
-              port.with({{"finding", finding.name},
-                         {"severity", finding.severity},
-                         {"host", finding.host},
-                         {"switch", finding.peer}}),
-              1);
-    }
+    add_findings(out, peer.netdev, peer.findings);
     out.add(kLldpFrames, port, static_cast<double>(peer.frames));
     for (const auto& [reason, count] : peer.dropped) {
       out.add(kLldpDropped, port.with({{"reason", reason}}), static_cast<double>(count));
@@ -426,9 +433,7 @@ void add_config(ExpositionWriter& out, const PortSample& port) {
   for (const auto& [setting, in_sync] : config.in_sync) {
     out.add(kInSync, netdev.with({{"setting", setting}}), in_sync ? 1 : 0);
   }
-  for (const auto& [setting, reason] : config.unsupported) {
-    out.add(kUnsupported, netdev.with({{"setting", setting}, {"reason", reason}}), 1);
-  }
+  add_findings(out, port.netdev, config.findings);
   for (const auto& state : kStates) {
     out.add(kPortState, netdev.with({{"state", state}}), state == config.state ? 1 : 0);
   }

@@ -9,14 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace roced::telemetry {
+#include "finding/finding.hpp"
 
-struct PeerFindingStats {
-  std::string name;      // "pfc_priorities"
-  std::string severity;  // "mismatch", "notice"
-  std::string host;      // "3"
-  std::string peer;      // "4"
-};
+namespace roced::telemetry {
 
 struct PeerStats {
   std::string netdev;
@@ -26,7 +21,7 @@ struct PeerStats {
   std::string port_id;
   std::string port_description;
   std::string chassis_id;
-  std::vector<PeerFindingStats> findings;
+  std::vector<finding::Finding> findings;  // served in roced_finding with the port's own
   uint64_t frames = 0;
   std::map<std::string, uint64_t> dropped;  // by reason
 };

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "finding/finding.hpp"
+
 namespace roced::telemetry {
 
 // What the reconciler knows of the port's configuration (telemetry does not read it again: the
@@ -18,15 +20,15 @@ namespace roced::telemetry {
 struct ConfigState {
   std::string state;                    // reconcile::condition_name: "in-sync", "drifted", ...
   std::map<std::string, bool> in_sync;  // setting group ("pfc.priorities") -> matched
-  // Settings the profile manages that the port cannot take ("ecn.dcqcn.rp_ai_rate") -> why, as a
-  // word ("kernel-lockdown", "device", "no-knob").
-  std::map<std::string, std::string> unsupported;
   uint64_t applies_ok = 0;
   uint64_t applies_failed = 0;
   std::map<std::string, uint64_t> drifts;       // by setting group
   std::map<std::string, uint64_t> corrections;  // by setting group
   std::optional<std::chrono::system_clock::time_point> last_check;
   uint8_t lossless_priorities = 0;  // the profile's PFC priorities (bit p), held or not
+  // What roced's last check found not as it should be (the plan's findings and the settings the
+  // port cannot take), served in roced_finding.
+  std::vector<finding::Finding> findings;
 };
 
 // How one source of a sample went: for the exporter's per-collector health metrics.

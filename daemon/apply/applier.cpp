@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "daemon/apply/findings.hpp"
 #include "daemon/apply/steps.hpp"
 
 namespace roced::apply {
@@ -106,9 +107,13 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
     auto undone = step.undo(writer);
     failure = verify_restored(port_plan, step, device.read());
     if (!undone && failure.empty()) {
-      result.warnings.push_back(
-          plan::setting_name(step.changes.front().setting, step.changes.front().key) +
-          ": restored, though the driver answered " + describe(undone.error()));
+      const std::string name =
+          plan::setting_name(step.changes.front().setting, step.changes.front().key);
+      finding::Finding said = finding::make(
+          kUndoAnsweredError, port_plan.port.netdev,
+          name + ": restored, though the driver answered " + describe(undone.error()));
+      said.about = name;
+      result.findings.push_back(std::move(said));
     } else if (!undone) {
       failure = describe(undone.error());
     }
@@ -194,11 +199,16 @@ void wait_after_disruption(PortDevice& device, const plan::PortPlan& port_plan,
   result.carrier =
       "no carrier " + std::to_string(options.carrier_timeout.count()) + " ms after the change";
   result.carrier_lost = true;
-  result.warnings.push_back("link: " + result.carrier + " (it had one before)");
+  result.findings.push_back(finding::make(kCarrierNotBack, result.netdev,
+                                          "link: " + result.carrier + " (it had one before)",
+                                          "carrier", "no carrier"));
 }
 
 std::string settle_headroom(PortDevice& device, const ApplyOptions& options, PortStatus& current,
-                            std::vector<std::string>& warnings) {
+                            const std::string& netdev, std::vector<finding::Finding>& findings) {
+  const auto warn = [&](std::string text) {
+    findings.push_back(finding::make(kHeadroomNotRecomputed, netdev, std::move(text)));
+  };
   const CarrierWait carrier = wait_for_carrier(device, options, current);
   if (!carrier.back) {
     const std::string why =
@@ -208,13 +218,13 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
         ": the lossless buffers' Xoff stays as mlx5 computed it with the "
         "link down (for 40 Gb/s), too little headroom at this port's speed; apply again once "
         "the link is up";
-    warnings.push_back("headroom: " + why);
+    warn("headroom: " + why);
     return "not recomputed: " + why;
   }
   const auto waited = carrier.waited;
   current = device.read_part(current, StatusPart::Dcb);
   if (!current.pfc.ok()) {
-    warnings.push_back("headroom: cannot read PFC to have Xoff recomputed: " + current.pfc.error);
+    warn("headroom: cannot read PFC to have Xoff recomputed: " + current.pfc.error);
     return "not recomputed: " + current.pfc.error;
   }
   const dcb::Pfc pfc = *current.pfc.value;
@@ -228,7 +238,7 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
                   " (a lossless buffer is too small for the headroom at this link speed; its Xoff "
                   "stays as computed with the link down)"
             : describe(sent.error());
-    warnings.push_back("headroom: " + why);
+    warn("headroom: " + why);
     return "not recomputed: " + why;
   }
   if (waited.count() == 0) return "recomputed at link speed (setpfc, unchanged)";
@@ -243,7 +253,7 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
   PortResult result;
   result.netdev = port_plan.port.netdev;
   result.unsupported = port_plan.unsupported;
-  result.warnings = port_plan.warnings;
+  result.findings = port_plan.findings;
   // Unread settings are left alone; the others are applied when the plan has changes for them.
   if (!port_plan.error.empty() && (!port_plan.partly_read || port_plan.changes.empty())) {
     result.outcome = PortResult::Outcome::Unreadable;
@@ -283,14 +293,14 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
                          : PortResult::Outcome::RollbackFailed;
     wait_after_disruption(device, port_plan, options, current, result);
     if (moves_headroom(port_plan, done)) {
-      result.headroom = settle_headroom(device, options, current, result.warnings);
+      result.headroom = settle_headroom(device, options, current, result.netdev, result.findings);
     }
     return result;
   }
   result.outcome = PortResult::Outcome::Applied;
   wait_after_disruption(device, port_plan, options, current, result);
   if (moves_headroom(port_plan, done)) {
-    result.headroom = settle_headroom(device, options, current, result.warnings);
+    result.headroom = settle_headroom(device, options, current, result.netdev, result.findings);
   }
   return result;
 }

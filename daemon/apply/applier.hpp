@@ -36,7 +36,7 @@ struct PortResult {
   std::vector<StepResult> steps;     // what was attempted, in order
   std::vector<StepResult> rollback;  // undo steps, in order, when rolled back
   std::vector<plan::Unsupported> unsupported;
-  std::vector<std::string> warnings;
+  std::vector<finding::Finding> findings;  // the plan's, then the apply's own (findings.hpp)
   // Applied, but these settings could not be read and were left alone: no success.
   std::string unread;
   std::string error;  // the failure that caused a rollback

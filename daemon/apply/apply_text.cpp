@@ -94,7 +94,7 @@ void write_port(std::ostringstream& out, const PortResult& port) {
   }
   if (!port.carrier.empty()) out << "  carrier: " << port.carrier << "\n";
   if (!port.headroom.empty()) out << "  headroom: " << port.headroom << "\n";
-  for (const auto& warning : port.warnings) out << "  warning: " << warning << "\n";
+  for (const auto& found : port.findings) out << "  " << finding::headline(found) << "\n";
 }
 
 }  // namespace

@@ -226,9 +226,9 @@ std::string DaemonObject::status_line() const {
 }
 
 std::string DaemonObject::get_status() const {
-  std::map<std::string, nlohmann::ordered_json> peers;
+  std::map<std::string, peers::PortPeer> peers;
   if (info_.peers != nullptr) {
-    for (const auto& peer : info_.peers->snapshot()) peers[peer.netdev] = peers::peer_to_json(peer);
+    for (auto& peer : info_.peers->snapshot()) peers[peer.netdev] = std::move(peer);
   }
   return status_to_json(info_, status_line(), reconciler_.snapshot(),
                         reconciler_.selection_report(), peers)

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "daemon/peers/peer_json.hpp"
 #include "port/status_document.hpp"
 
 namespace roced::dbus {
@@ -48,7 +49,8 @@ Json last_apply_json(const reconcile::PortSnapshot& snapshot) {
   return {{"time", time_or_null(snapshot.last_apply_time)},
           {"outcome", apply::outcome_name(result.outcome)},
           {"settings", std::move(written)},
-          {"error", text_or_null(result.error)}};
+          {"error", text_or_null(result.error)},
+          {"findings", finding::to_json(result.findings)}};
 }
 
 }  // namespace
@@ -73,7 +75,8 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
                    ? Json::array()
                    : drift_json(plan);
   view.unsupported = unsupported_json(plan);
-  view.warnings = plan.warnings;
+  view.warnings = finding::texts(plan.findings);
+  view.findings = finding::to_json(plan::findings_of(plan));
   view.error = text_or_null(plan.error);
   view.last_check = time_or_null(snapshot.last_check);
   view.last_apply = last_apply_json(snapshot);
@@ -86,7 +89,7 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
                                       const reconcile::SelectionReport& selection,
-                                      const std::map<std::string, nlohmann::ordered_json>& peers) {
+                                      const std::map<std::string, peers::PortPeer>& peers) {
   StatusDocument doc;
   doc.answered_by = "roced";
   doc.source = info.source;
@@ -98,7 +101,13 @@ nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string&
   for (const auto& snapshot : ports) {
     nlohmann::ordered_json entry = port_snapshot_to_json(snapshot);
     const auto peer = peers.find(snapshot.port.netdev);
-    entry["peer"] = peer == peers.end() ? nlohmann::ordered_json(nullptr) : peer->second;
+    entry["peer"] = peer == peers.end() ? Json(nullptr) : peers::peer_to_json(peer->second);
+    // The switch's differences join the port's own: one list of what is not as it should be.
+    if (peer != peers.end()) {
+      for (const auto& found : peer->second.report.findings) {
+        entry["findings"].push_back(finding::to_json(found));
+      }
+    }
     doc.ports.push_back(std::move(entry));
   }
   doc.unmatched = selection.unmatched;

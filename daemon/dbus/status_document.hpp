@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/dbus/daemon_info.hpp"
+#include "daemon/peers/peer_watch.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 
 namespace roced::dbus {
@@ -19,12 +20,11 @@ std::string iso_time(reconcile::Clock::time_point when);
 nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snapshot);
 
 // Pure: no I/O, so the shape is unit-tested without a bus.
-// `peers`: each port's "peer" (daemon/peers/peer_json.hpp), by netdev; a port without one has
-// null there.
-nlohmann::ordered_json status_to_json(
-    const DaemonInfo& info, const std::string& status_line,
-    const std::vector<reconcile::PortSnapshot>& ports,
-    const reconcile::SelectionReport& selection = {},
-    const std::map<std::string, nlohmann::ordered_json>& peers = {});
+// `peers`: what the peer watch knows of each port's switch, by netdev: the port's "peer"
+// (daemon/peers/peer_json.hpp, null without one), and its differences join the port's findings.
+nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
+                                      const std::vector<reconcile::PortSnapshot>& ports,
+                                      const reconcile::SelectionReport& selection = {},
+                                      const std::map<std::string, peers::PortPeer>& peers = {});
 
 }  // namespace roced::dbus

@@ -13,6 +13,7 @@ namespace roced::log {
 struct PortFields {
   std::string netdev;                 // journal PORT=
   std::vector<std::string> settings;  // journal SETTING=, one field per setting
+  std::string finding;                // journal FINDING=, the finding's id
 };
 
 // The fields of the current thread's line, or nullptr when it is not about a port.

@@ -53,6 +53,7 @@ std::vector<std::string> journal_fields(const spdlog::details::log_msg& message,
   if (port != nullptr) {
     if (!port->netdev.empty()) fields.push_back("PORT=" + port->netdev);
     for (const auto& setting : port->settings) fields.push_back("SETTING=" + setting);
+    if (!port->finding.empty()) fields.push_back("FINDING=" + port->finding);
   }
   return fields;
 }

@@ -70,4 +70,20 @@ void setup(Target target, spdlog::level::level_enum level) {
 
 void set_level(spdlog::level::level_enum level) { spdlog::set_level(level); }
 
+void finding(const finding::Finding& found) {
+  static constexpr spdlog::level::level_enum kLevels[] = {spdlog::level::err, spdlog::level::warn,
+                                                          spdlog::level::info};
+  const auto level = kLevels[static_cast<size_t>(found.severity)];
+  if (!spdlog::should_log(level)) return;
+  PortFields fields{found.subject, {}, found.id};
+  if (!found.about.empty()) fields.settings.push_back(found.about);
+  ScopedPortFields scoped(std::move(fields));
+  const std::string line = finding::line(found);
+  if (found.subject.empty()) {
+    spdlog::log(level, "{}", line);
+  } else {
+    spdlog::log(level, "{}: {}", found.subject, line);
+  }
+}
+
 }  // namespace roced::log

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "daemon/log/fields.hpp"
+#include "finding/finding.hpp"
 
 namespace roced::log {
 
@@ -37,9 +38,14 @@ template <typename... Args>
 void port(spdlog::level::level_enum level, const std::string& netdev,
           std::vector<std::string> settings, fmt::format_string<Args...> format, Args&&... args) {
   if (!spdlog::should_log(level)) return;
-  ScopedPortFields fields({netdev, std::move(settings)});
+  ScopedPortFields fields({netdev, std::move(settings), {}});
   spdlog::log(level, "{}: {}", netdev, fmt::format(format, std::forward<Args>(args)...));
 }
+
+// A finding as one line, "<subject>: <id>: <text>", at its severity's level (critical: error,
+// warning: warn, info: info), with the journal fields PORT=, SETTING= (what it is about) and
+// FINDING= (its id), so `journalctl FINDING=rocev2_gid_index_moved` lists every occurrence.
+void finding(const finding::Finding& found);
 
 template <typename... Args>
 void port(spdlog::level::level_enum level, const std::string& netdev, const std::string& setting,

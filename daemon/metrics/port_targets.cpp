@@ -18,10 +18,7 @@ telemetry::ConfigState config_state(const reconcile::PortSnapshot& port) {
   const plan::PortPlan& plan = port.last_plan;
   // Not yet checked, or unreadable: no claim either way.
   if (!port.last_check || !plan.error.empty()) return state;
-  for (const auto& item : plan.unsupported) {
-    state.unsupported[settings::setting_name(item.setting, item.key)] =
-        std::string(settings::kLackingNames.name(item.kind));
-  }
+  state.findings = plan::findings_of(plan);
   // A claim for each setting the profile manages (the row's own rule) and the port can take.
   for (const settings::Row& row : settings::rows()) {
     if (!row.manages(plan.desired)) continue;

@@ -54,6 +54,22 @@ Json switch_json(const lldp::Neighbour& n) {
   return out;
 }
 
+// The peer's findings as this document has always shown them (name, mismatch or notice, host,
+// switch): the status schema only ever adds keys. The port's "findings" has them as findings.
+Json legacy_findings(const std::vector<finding::Finding>& findings) {
+  Json out = Json::array();
+  for (const auto& f : findings) {
+    std::string name = f.id.starts_with("switch_") ? f.id.substr(7) : f.id;
+    if (name == "willing") name = "peer_willing";
+    out.push_back({{"name", name},
+                   {"severity", f.severity == finding::Severity::Critical ? "mismatch" : "notice"},
+                   {"host", f.wanted},
+                   {"switch", f.found},
+                   {"text", f.text}});
+  }
+  return out;
+}
+
 }  // namespace
 
 Json peer_to_json(const PortPeer& peer) {
@@ -62,15 +78,7 @@ Json peer_to_json(const PortPeer& peer) {
   out["listen_error"] = peer.listen_error.empty() ? Json(nullptr) : Json(peer.listen_error);
   out["switch"] = peer.neighbour ? switch_json(*peer.neighbour) : Json(nullptr);
   out["neighbours"] = peer.neighbours;
-  Json findings = Json::array();
-  for (const auto& f : peer.report.findings) {
-    findings.push_back({{"name", f.name},
-                        {"severity", std::string(lldp::kSeverityNames.name(f.severity))},
-                        {"host", f.host},
-                        {"switch", f.peer},
-                        {"text", finding_text(f)}});
-  }
-  out["findings"] = findings;
+  out["findings"] = legacy_findings(peer.report.findings);
   out["frames"] = peer.frames;
   Json dropped = Json::object();
   for (const auto& [reason, count] : peer.dropped) dropped[reason] = count;
@@ -89,10 +97,7 @@ telemetry::PeerStats peer_stats(const PortPeer& peer) {
     stats.port_description = l.port_description;
     stats.chassis_id = l.chassis_id;
   }
-  for (const auto& f : peer.report.findings) {
-    stats.findings.push_back(
-        {f.name, std::string(lldp::kSeverityNames.name(f.severity)), f.host, f.peer});
-  }
+  stats.findings = peer.report.findings;
   stats.frames = peer.frames;
   stats.dropped = peer.dropped;
   return stats;

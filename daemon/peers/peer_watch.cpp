@@ -23,20 +23,6 @@ constexpr std::chrono::seconds kRetryOpen{30};
 // Frames taken from one socket per wake-up: a flood on one port does not starve the others.
 constexpr int kFramesPerWake = 64;
 
-const char* finding_words(const std::string& name) {
-  static const std::map<std::string, const char*> words = {
-      {lldp::kFindingPfcPriorities, "PFC priorities differ"},
-      {lldp::kFindingDscpMap, "DSCP map differs"},
-      {lldp::kFindingMaxFrameSize, "the switch's maximum frame is below the host's MTU"},
-      {lldp::kFindingEtsPriorityTc, "ETS priority to traffic class differs"},
-      {lldp::kFindingEtsBandwidth, "ETS bandwidth differs"},
-      {lldp::kFindingPeerWilling, "the switch is willing to take a peer's settings"},
-      {lldp::kFindingSeveralPeers, "several LLDP senders on one port"},
-  };
-  const auto it = words.find(name);
-  return it == words.end() ? "differs" : it->second;
-}
-
 std::string dcbx_kind(const lldp::Lldpdu& l) {
   if (l.pfc || l.ets || l.app || l.ets_recommendation) return "IEEE DCBX";
   if (l.cee) return "CEE DCBX";
@@ -55,11 +41,6 @@ std::string PortPeer::switch_port() const {
   const auto& l = neighbour->lldpdu;
   const std::string& system = l.system_name.empty() ? l.chassis_id : l.system_name;
   return system + " " + l.port_id;
-}
-
-std::string finding_text(const lldp::Finding& finding) {
-  return std::string(finding_words(finding.name)) + ": host " + finding.host + ", switch " +
-         finding.peer;
 }
 
 PeerWatch::PeerWatch(System& system, Targets targets, TimeSource& time)
@@ -260,6 +241,7 @@ void PeerWatch::read_frames(Port& port, TimeSource::TimePoint now) {
 
 void PeerWatch::read_host(const std::string& netdev, Port& port) {
   lldp::HostState host;
+  host.netdev = netdev;
   dcb::DcbClient dcb(system_);
   if (auto state = dcb.get(netdev)) {
     host.pfc = state->pfc;
@@ -308,14 +290,15 @@ void PeerWatch::update(Port& port) {
     const bool known = std::find(before.report.findings.begin(), before.report.findings.end(),
                                  finding) != before.report.findings.end();
     if (!known) {
-      tell(netdev, finding.severity == lldp::Severity::Mismatch, who + finding_text(finding));
+      tell(netdev, finding.severity == finding::Severity::Critical, who + finding.text);
     }
   }
   for (const auto& finding : before.report.findings) {
     const bool still = std::any_of(report.findings.begin(), report.findings.end(),
-                                   [&](const lldp::Finding& f) { return f.name == finding.name; });
+                                   [&](const finding::Finding& f) { return f.id == finding.id; });
     if (!still && report.state == lldp::PeerState::Compared) {
-      tell(netdev, false, who + finding_words(finding.name) + " no more");
+      // The text's words without the values: "PFC priorities differ no more".
+      tell(netdev, false, who + finding.text.substr(0, finding.text.find(": host ")) + " no more");
     }
   }
   port.shown.report = std::move(report);

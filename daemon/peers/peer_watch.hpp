@@ -102,6 +102,5 @@ class PeerWatch {
 };
 
 // "switch leaf1 port Ethernet1/1: PFC priorities differ: host 3, switch 4"
-std::string finding_text(const lldp::Finding& finding);
 
 }  // namespace roced::peers

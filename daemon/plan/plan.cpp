@@ -98,9 +98,13 @@ void warn_when_slaves_differ(Plan& plan, const config::Config& config,
       if (differ.empty()) continue;
       std::string keys;
       for (const auto& key : differ) keys += (keys.empty() ? "" : ", ") + key;
-      port.warnings.push_back("the RoCE LAG's slaves " + first + " and " + port.port.slaves[i] +
-                              " are given different " + keys +
-                              ": flows hashed to one slave would not be treated as on the other");
+      finding::Finding differs =
+          finding::make(kLagSlavesDiffer, port.port.netdev,
+                        "the RoCE LAG's slaves " + first + " and " + port.port.slaves[i] +
+                            " are given different " + keys +
+                            ": flows hashed to one slave would not be treated as on the other");
+      differs.about = keys;
+      port.findings.push_back(std::move(differs));
     }
   }
 }

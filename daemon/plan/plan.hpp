@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "daemon/config/config.hpp"
+#include "daemon/plan/findings.hpp"
 #include "daemon/settings/outcome.hpp"
 #include "daemon/settings/setting.hpp"
 #include "os/system.hpp"
@@ -51,7 +52,8 @@ struct PortPlan {
   PortStatus observed;          // what the changes were computed from; the applier rolls back to it
   std::vector<Change> changes;  // in Setting order
   std::vector<Unsupported> unsupported;
-  std::vector<std::string> warnings;  // "RoCE v2 GID index is 5, jobs use 3", "MTU 1500 < 4200 ..."
+  // What no change fixes: the GID jobs use, an MTU below RoCE's, slaves that differ (findings.hpp).
+  std::vector<finding::Finding> findings;
   std::optional<int> roce_v2_gid_index;  // of the configured family, when found
   std::string error;  // what could not be read: the link (nothing planned), or some settings
   // `error` names only some settings (their reads failed); the changes of the others stand and

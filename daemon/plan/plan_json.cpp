@@ -38,7 +38,8 @@ Json port_json(const PortPlan& port) {
       {"disruptive", port.disruptive()},
       {"changes", std::move(changes)},
       {"unsupported", std::move(unsupported)},
-      {"warnings", port.warnings},
+      {"warnings", finding::texts(port.findings)},
+      {"findings", finding::to_json(port.findings)},
       {"roce_v2_gid_index", port.roce_v2_gid_index ? Json(*port.roce_v2_gid_index) : Json(nullptr)},
       {"error", text_or_null(port.error)}};
 }

@@ -18,7 +18,8 @@ void plan_gid(const config::Profile& want, const PortStatus& have, PortPlan& out
   if (!gids.ok()) {
     // No RDMA device is already reported by the rdma_cm settings; anything else is worth a word.
     if (!gids.unsupported_here())
-      out.warnings.push_back("cannot read the GID table: " + gids.error);
+      out.findings.push_back(finding::cannot_tell(kGidTableUnreadable, out.port.netdev,
+                                                  "cannot read the GID table: " + gids.error));
     return;
   }
   const std::string& family = want.roce.gid_family;
@@ -42,13 +43,18 @@ void plan_gid(const config::Profile& want, const PortStatus& have, PortPlan& out
       }
       warning += "), so the kernel had no entry left for the address";
     }
-    out.warnings.push_back(warning);
+    out.findings.push_back(finding::make(kNoRocev2Gid, out.port.netdev, warning,
+                                         jobs_use ? std::to_string(*jobs_use) : std::string(),
+                                         "none"));
     return;
   }
   out.roce_v2_gid_index = entry->index;
   if (jobs_use && *jobs_use != entry->index) {
-    out.warnings.push_back("RoCE v2 GID index is " + std::to_string(entry->index) +
-                           ", the config says jobs use " + std::to_string(*jobs_use));
+    out.findings.push_back(finding::make(kGidIndexMoved, out.port.netdev,
+                                         "RoCE v2 GID index is " + std::to_string(entry->index) +
+                                             ", the config says jobs use " +
+                                             std::to_string(*jobs_use),
+                                         std::to_string(*jobs_use), std::to_string(entry->index)));
   }
 }
 
@@ -60,7 +66,7 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   out.port = port;
   out.desired = desired;
   out.observed = observed;
-  settings::Findings found;
+  settings::Planned found;
   if (!observed.link.ok()) {
     // No link, no port to plan: every other read is suspect.
     found.read_error("the link", observed.link.reason);
@@ -70,7 +76,7 @@ PortPlan plan_port(const DiscoveredPort& port, const config::Profile& desired,
   for (const settings::Row& row : settings::rows()) row.plan(port, desired, observed, found);
   out.changes = std::move(found.changes);
   out.unsupported = std::move(found.unsupported);
-  out.warnings = std::move(found.warnings);
+  out.findings = std::move(found.findings);
   out.error = std::move(found.error);
   plan_gid(desired, observed, out);
   // What could not be read is not changed (no change was planned for it: the applier could not

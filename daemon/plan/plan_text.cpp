@@ -41,9 +41,9 @@ bool same_plan(const PortPlan& a, const PortPlan& b) {
     for (const auto& u : p.unsupported) out.emplace_back(setting_name(u.setting, u.key), u.reason);
     return out;
   };
-  return changes(a) == changes(b) && unsupported(a) == unsupported(b) && a.warnings == b.warnings &&
-         a.error == b.error && a.partly_read == b.partly_read &&
-         a.roce_v2_gid_index == b.roce_v2_gid_index &&
+  return changes(a) == changes(b) && unsupported(a) == unsupported(b) &&
+         finding::texts(a.findings) == finding::texts(b.findings) && a.error == b.error &&
+         a.partly_read == b.partly_read && a.roce_v2_gid_index == b.roce_v2_gid_index &&
          a.port.rdma_device.empty() == b.port.rdma_device.empty();
 }
 
@@ -140,7 +140,7 @@ void write_group(std::ostringstream& out, const std::vector<const PortPlan*>& gr
   for (const auto& [names, reason] : elsewhere_by_reason(port.unsupported)) {
     out << "  elsewhere: " << names << ": " << reason << "\n";
   }
-  for (const auto& warning : port.warnings) out << "  warning: " << warning << "\n";
+  for (const auto& found : port.findings) out << "  " << finding::headline(found) << "\n";
   if (port.partly_read && !port.changes.empty()) {
     out << "  error: " << port.error << " (left as it is; the changes above are made)\n";
   }

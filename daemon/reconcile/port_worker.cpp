@@ -362,16 +362,16 @@ void PortWorker::keep_previous_remediation() {
   snapshot_.remediation = remediation_before_;
 }
 
-// A warning (the RoCE v2 GID index moved away from the one jobs use, a small MTU) is logged when
+// A finding (the RoCE v2 GID index moved away from the one jobs use, a small MTU) is logged when
 // it appears, not on every check while it stays.
-void PortWorker::log_new_warnings(const std::vector<std::string>& warnings) {
-  for (const auto& warning : warnings) {
-    if (std::find(logged_warnings_.begin(), logged_warnings_.end(), warning) ==
-        logged_warnings_.end()) {
-      host_.log(LogLevel::Warn, netdev_, warning);
+void PortWorker::log_new_findings(const std::vector<finding::Finding>& findings) {
+  for (const auto& found : findings) {
+    if (std::find(logged_findings_.begin(), logged_findings_.end(), found) ==
+        logged_findings_.end()) {
+      host_.log_finding(found);
     }
   }
-  logged_warnings_ = warnings;
+  logged_findings_ = findings;
 }
 
 // A setting the port cannot take is said once per port and reason (a locked-down kernel's DCQCN
@@ -479,9 +479,9 @@ plan::PortPlan PortWorker::read_plan(const Result<DiscoveredPort>& described,
   if (described) {
     plan = plan::replan_port(host_.system(), *described,
                              remediated(config.profile_for(netdev_), remediation));
-    log_new_warnings(plan.warnings);  // the planner's (the storm hold has its own log lines)
+    log_new_findings(plan.findings);  // the planner's (the storm hold has its own log lines)
     log_new_unsupported(plan.unsupported);
-    if (!remediation.empty()) plan.warnings.push_back(hold_warning(remediation));
+    if (!remediation.empty()) plan.findings.push_back(hold_finding(netdev_, remediation));
   } else {
     plan.port = snapshot().port;
     plan.error = described.error().message;
@@ -500,7 +500,7 @@ void PortWorker::settle_in_sync(const plan::PortPlan& plan, Requests& requests) 
   apply::PortResult result;
   result.netdev = netdev_;
   result.unsupported = plan.unsupported;
-  result.warnings = plan.warnings;
+  result.findings = plan.findings;
   host_.log(LogLevel::Debug, netdev_, "in sync");
   answer(requests, result);
 }

@@ -32,6 +32,7 @@ class WorkerHost {
   virtual std::shared_ptr<const config::Config> current_config() const = 0;
   virtual void emit(const PortEvent& event) = 0;
   virtual void log(LogLevel level, const std::string& netdev, const std::string& message) = 0;
+  virtual void log_finding(const finding::Finding& found) = 0;
   // The worker found its netdev gone: the host forgets it (and stops the worker).
   virtual void port_gone(PortWorker& worker) = 0;
   // A check finished (start() waits for every port's first one).
@@ -98,7 +99,7 @@ class PortWorker {
   void release_slot_when_carrier(const plan::PortPlan& plan);
   // A slot for a disruptive apply (empty when roced stops meanwhile); logs why it waits.
   DisruptionGate::Slot disruption_slot();
-  void log_new_warnings(const std::vector<std::string>& warnings);
+  void log_new_findings(const std::vector<finding::Finding>& findings);
   void log_new_unsupported(const std::vector<plan::Unsupported>& unsupported);
   void apply_remediation(plan::PortPlan plan, Requests& requests);
   void keep_previous_remediation();
@@ -134,8 +135,8 @@ class PortWorker {
   PortSnapshot snapshot_;
 
   // Worker-thread only.
-  std::vector<std::string> logged_warnings_;     // the last check's warnings, logged as they came
-  std::vector<std::string> logged_unsupported_;  // likewise, what the port cannot take
+  std::vector<finding::Finding> logged_findings_;  // the last check's, logged as they came
+  std::vector<std::string> logged_unsupported_;    // likewise, what the port cannot take
   std::string reported_drift_;    // the drift last announced under report: announced once
   bool configured_once_ = false;  // a check has found or made the port right
   std::optional<std::chrono::steady_clock::time_point> last_correction_;

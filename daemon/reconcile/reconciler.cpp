@@ -174,7 +174,7 @@ plan::Plan Reconciler::current_plan() {
   for (auto& port : plan.ports) {
     const auto it = held.find(port.port.netdev);
     if (it == held.end()) continue;
-    port.warnings.push_back(hold_warning(it->second));
+    port.findings.push_back(hold_finding(port.port.netdev, it->second));
   }
   return plan;
 }

@@ -100,6 +100,8 @@ using LogSink = std::function<void(LogLevel level, const std::string& netdev,
 struct ReconcilerOptions {
   apply::ApplyOptions apply;
   LogSink log;
+  // A finding as it appears (the journal gets its id); through `log` when unset.
+  std::function<void(const finding::Finding&)> log_finding;
   std::chrono::milliseconds first_retry{std::chrono::seconds(1)};  // doubles per failure
   std::chrono::milliseconds max_retry{std::chrono::minutes(5)};
   // Events arrive in bursts (a PFC change sends DCB and link notifications): wait this long

@@ -38,6 +38,13 @@ struct Reconciler::Impl final : WorkerHost {
   void log(LogLevel level, const std::string& netdev, const std::string& message) override {
     if (options_.log) options_.log(level, netdev, {}, message);
   }
+  void log_finding(const finding::Finding& found) override {
+    if (options_.log_finding) {
+      options_.log_finding(found);
+    } else if (options_.log) {
+      options_.log(LogLevel::Warn, found.subject, found.about, finding::line(found));
+    }
+  }
   void port_gone(PortWorker& worker) override;
   void check_finished() override {
     { std::lock_guard lock(progress_mutex_); }

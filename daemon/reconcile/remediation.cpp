@@ -36,8 +36,10 @@ std::string describe(const Remediation& remediation) {
   return text;
 }
 
-std::string hold_warning(const Remediation& remediation) {
-  return "held by the storm watchdog until the storm ends: " + describe(remediation);
+finding::Finding hold_finding(const std::string& netdev, const Remediation& remediation) {
+  return finding::make(kPfcHeldByWatchdog, netdev,
+                       "held by the storm watchdog until the storm ends: " + describe(remediation),
+                       "as configured", describe(remediation));
 }
 
 }  // namespace roced::reconcile

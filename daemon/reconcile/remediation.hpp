@@ -14,6 +14,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
+#include "finding/finding.hpp"
 
 namespace roced::reconcile {
 
@@ -33,7 +34,13 @@ bool remediation_setting(plan::Setting setting);
 
 // "PFC off on priority 3; stall prevention 80 ms"; empty for none.
 std::string describe(const Remediation& remediation);
-// The plan's warning on a held port (a hold is wanted, but not what the profile says).
-std::string hold_warning(const Remediation& remediation);
+// The plan's finding on a held port (a hold is wanted, but not what the profile says).
+inline constexpr finding::Kind kPfcHeldByWatchdog{
+    "pfc_held_by_watchdog", finding::Severity::Warning, "watchdog",
+    "The storm watchdog holds a remediation on the port (PFC off on a priority, stall "
+    "prevention tightened) until the storm ends: traffic on that priority is lossy meanwhile.",
+    "Find the storm's source (roce_pfc_storm_* metrics, rocectl status); the hold ends by itself "
+    "when the pause counters are quiet for the restore period."};
+finding::Finding hold_finding(const std::string& netdev, const Remediation& remediation);
 
 }  // namespace roced::reconcile

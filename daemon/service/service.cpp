@@ -49,6 +49,7 @@ reconcile::ReconcilerOptions reconciler_options() {
       log::port(spd, netdev, setting, "{}", message);
     }
   };
+  options.log_finding = [](const finding::Finding& found) { log::finding(found); };
   return options;
 }
 

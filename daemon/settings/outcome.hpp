@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/settings/setting.hpp"
+#include "finding/finding.hpp"
 #include "util/enum_names.hpp"
 
 namespace roced::settings {
@@ -64,11 +65,11 @@ struct NotHere {
 template <class V>
 using Reading = std::variant<V, NotHere>;
 
-// What planning one port's settings found. PortPlan carries the same four lists.
-struct Findings {
+// What planning one port's settings came to. PortPlan carries the same four lists.
+struct Planned {
   std::vector<Change> changes;
   std::vector<Unsupported> unsupported;
-  std::vector<std::string> warnings;
+  std::vector<finding::Finding> findings;  // what the profile itself suffers from (MTU < 4200)
   std::string error;  // "cannot read DCB: ...; cannot read rdma_cm configfs: ..."
 
   // Several settings share one read (DCB): said once.

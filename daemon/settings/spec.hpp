@@ -94,7 +94,7 @@ struct Writes {
 //   static std::vector<std::string> instances(const Profile&);  keyed settings only
 //   static std::optional<std::string_view> disruption(const Ctx&);      a change disrupts traffic
 //   static std::optional<NotHere> refuse(const Ctx&, const Value& now, const Value& wanted);
-//   static void warn(const Ctx&, const Value& wanted, std::vector<std::string>& warnings);
+//   static void warn(const Ctx&, const Value& wanted, std::vector<finding::Finding>& findings);
 template <Setting S>
 struct Spec;
 
@@ -166,7 +166,7 @@ std::vector<std::string> instances(const Profile& profile) {
 
 // Desired against observed: a Change, an Unsupported, a read error, or nothing.
 template <Setting S>
-void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
+void plan_instance(const Ctx& c, const PortStatus& have, Planned& out) {
   using T = Spec<S>;
   using V = typename T::Value;
   const auto& field = have.*T::field;
@@ -200,7 +200,7 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
   }
   const V& now = std::get<V>(reading);
   const V want = T::wanted(c, now);
-  if constexpr (requires { T::warn(c, want, out.warnings); }) T::warn(c, want, out.warnings);
+  if constexpr (requires { T::warn(c, want, out.findings); }) T::warn(c, want, out.findings);
   if (T::same(now, want)) return;
   if constexpr (requires { T::refuse(c, now, want); }) {
     if (auto no = T::refuse(c, now, want)) {
@@ -222,7 +222,7 @@ void plan_instance(const Ctx& c, const PortStatus& have, Findings& out) {
 // Every instance the profile manages.
 template <Setting S>
 void plan_all(const DiscoveredPort& port, const Profile& want, const PortStatus& have,
-              Findings& out) {
+              Planned& out) {
   for (const std::string& instance : instances<S>(want)) {
     plan_instance<S>(Ctx{port, want, instance, have}, have, out);
   }
@@ -232,7 +232,7 @@ void plan_all(const DiscoveredPort& port, const Profile& want, const PortStatus&
 // plan_instance, so the verification cannot disagree with the plan.
 template <Setting S>
 std::string pending_after_write(const Ctx& c, const PortStatus& now) {
-  Findings again;
+  Planned again;
   plan_instance<S>(c, now, again);
   if (!again.error.empty()) return "cannot read back: " + again.error;
   if (again.changes.empty()) return {};
@@ -270,7 +270,7 @@ struct Row {
   void (*read)(ProfileReader&, const yaml::Entry&);
   bool (*same_in)(const Profile&, const Profile&);
   bool (*manages)(const Profile&);
-  void (*plan)(const DiscoveredPort&, const Profile&, const PortStatus&, Findings&);
+  void (*plan)(const DiscoveredPort&, const Profile&, const PortStatus&, Planned&);
   std::string (*pending)(const Ctx&, const PortStatus& now);
   std::string (*restored)(const Ctx&, const PortStatus& before, const PortStatus& now);
 };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "daemon/settings/describe.hpp"
+#include "daemon/settings/findings.hpp"
 #include "daemon/settings/spec.hpp"
 
 namespace roced::settings {
@@ -37,10 +38,13 @@ struct Spec<Setting::Mtu> {
     return {std::to_string(now.mtu), std::to_string(wanted.mtu)};
   }
   // Said whatever the port reads: the profile itself is the problem.
-  static void warn(const Ctx&, const Value& wanted, std::vector<std::string>& warnings) {
+  static void warn(const Ctx& c, const Value& wanted, std::vector<finding::Finding>& findings) {
     if (wanted.mtu >= kRoceMtuFloor) return;
-    warnings.push_back("MTU " + std::to_string(wanted.mtu) + " < " + std::to_string(kRoceMtuFloor) +
-                       ": the RoCE path MTU drops below 4096");
+    findings.push_back(
+        finding::make(kMtuBelowRoce, c.port.netdev,
+                      "MTU " + std::to_string(wanted.mtu) + " < " + std::to_string(kRoceMtuFloor) +
+                          ": the RoCE path MTU drops below 4096",
+                      ">= " + std::to_string(kRoceMtuFloor), std::to_string(wanted.mtu)));
   }
   // A change the link cannot take is unsupported on this port, not a failed apply.
   static std::optional<NotHere> refuse(const Ctx&, const Value&, const Value& wanted) {

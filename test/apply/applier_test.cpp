@@ -349,7 +349,8 @@ TEST_F(Applier, UnsupportedAndWarningsAreCarried) {
   EXPECT_EQ(port->log, Lines{});
   ASSERT_EQ(result.unsupported.size(), 1u);
   EXPECT_EQ(result.unsupported[0].setting, plan::Setting::EcnPriorities);
-  EXPECT_EQ(result.warnings, Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
+  EXPECT_EQ(finding::texts(result.findings),
+            Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
 }
 
 // With roced managing the buffers, mlx5 computes the lossless buffer's Xoff while the link is
@@ -405,8 +406,9 @@ TEST_F(ManualBuffers, NoCarrierIsReportedNotHidden) {
   ASSERT_EQ(result.outcome, Outcome::Applied) << result.error;
   EXPECT_EQ(result.headroom.rfind("not recomputed: no carrier 15000 ms after the change", 0), 0u)
       << result.headroom;
-  ASSERT_FALSE(result.warnings.empty());
-  EXPECT_EQ(result.warnings.back().rfind("headroom: no carrier", 0), 0u);
+  ASSERT_FALSE(result.findings.empty());
+  EXPECT_EQ(result.findings.back().id, "headroom_not_recomputed");
+  EXPECT_EQ(result.findings.back().text.rfind("headroom: no carrier", 0), 0u);
   EXPECT_EQ(xoff_threshold(), expected_at(40000));  // what mlx5 did with the link down
 }
 

@@ -39,26 +39,28 @@ ApplyResult sample() {
   lan4.unsupported = {{plan::Setting::EcnPriorities, "",
                        "the inbox driver has no per-priority "
                        "ECN enable"}};
-  lan4.warnings = {"RoCE v2 GID index is 5, the config says jobs use 3"};
+  lan4.findings = {finding::make(plan::kGidIndexMoved, "lan4",
+                                 "RoCE v2 GID index is 5, the config says jobs use 3", "3", "5")};
   result.ports = {lan2, lan3, lan4};
   return result;
 }
 
 TEST(ApplyFormat, Text) {
-  EXPECT_EQ(format_apply_text(sample()),
-            "lan2: applied 2 changes\n"
-            "  ok           dcbx              firmware -> host\n"
-            "  ok, 3 tries  mtu               1500 -> 9000\n"
-            "lan3: rolled back (mtu: EIO: lan3: set MTU 9000: Input/output error)\n"
-            "  ok      pfc.priorities    none -> 3\n"
-            "  FAILED  mtu               1500 -> 9000\n"
-            "          EIO: lan3: set MTU 9000: Input/output error\n"
-            "  undone, in reverse order:\n"
-            "  ok      pfc.priorities    3 -> none\n"
-            "lan4: in sync\n"
-            "  ecn.priorities    unsupported: the inbox driver has no per-priority ECN enable\n"
-            "  warning: RoCE v2 GID index is 5, the config says jobs use 3\n"
-            "3 ports: 1 in sync, 1 applied, 1 rolled back\n");
+  EXPECT_EQ(
+      format_apply_text(sample()),
+      "lan2: applied 2 changes\n"
+      "  ok           dcbx              firmware -> host\n"
+      "  ok, 3 tries  mtu               1500 -> 9000\n"
+      "lan3: rolled back (mtu: EIO: lan3: set MTU 9000: Input/output error)\n"
+      "  ok      pfc.priorities    none -> 3\n"
+      "  FAILED  mtu               1500 -> 9000\n"
+      "          EIO: lan3: set MTU 9000: Input/output error\n"
+      "  undone, in reverse order:\n"
+      "  ok      pfc.priorities    3 -> none\n"
+      "lan4: in sync\n"
+      "  ecn.priorities    unsupported: the inbox driver has no per-priority ECN enable\n"
+      "  critical: rocev2_gid_index_moved: RoCE v2 GID index is 5, the config says jobs use 3\n"
+      "3 ports: 1 in sync, 1 applied, 1 rolled back\n");
 }
 
 TEST(ApplyFormat, Json) {
@@ -91,12 +93,16 @@ TEST(ApplyFormat, Json) {
             R"([{"setting":"ecn.priorities","reason":"the inbox driver has no per-priority ECN )"
             R"(enable"}])");
   EXPECT_EQ(lan4["warnings"][0], "RoCE v2 GID index is 5, the config says jobs use 3");
+  EXPECT_EQ(lan4["findings"][0]["id"], "rocev2_gid_index_moved");
+  EXPECT_EQ(lan4["findings"][0]["severity"], "critical");
+  EXPECT_EQ(lan4["findings"][0]["wanted"], "3");
+  EXPECT_EQ(lan4["findings"][0]["found"], "5");
   // The key order is part of the contract (docs/plan-json.md).
   std::vector<std::string> keys;
   for (const auto& [key, value] : lan4.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"netdev", "outcome", "changed", "changes", "rollback",
-                                            "unsupported", "warnings", "headroom", "carrier",
-                                            "unread", "error"}));
+                                            "unsupported", "warnings", "findings", "headroom",
+                                            "carrier", "unread", "error"}));
 }
 
 }  // namespace

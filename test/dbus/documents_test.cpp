@@ -26,7 +26,8 @@ plan::PortPlan lan3_plan() {
                           "mlx5 flaps the link when the PFC mask changes"});
   port.changes.push_back({plan::Setting::Dcqcn, "rp_ai_rate", "5", "10", false, ""});
   port.unsupported.push_back({plan::Setting::EcnPriorities, "", "inbox driver"});
-  port.warnings.push_back("RoCE v2 GID index is 5, jobs use 3");
+  port.findings.push_back(
+      finding::make(plan::kGidIndexMoved, "lan3", "RoCE v2 GID index is 5, jobs use 3", "3", "5"));
   port.roce_v2_gid_index = 5;
   return port;
 }
@@ -67,7 +68,7 @@ TEST(DbusDocuments, ApplyResultReadBackPrintsTheSameText) {
   lan3.steps.push_back({plan.changes[0], false, 5, "EIO: set PFC"});
   lan3.rollback.push_back({plan.changes[1], true, 1, ""});
   lan3.unsupported = plan.unsupported;
-  lan3.warnings = plan.warnings;
+  lan3.findings = plan.findings;
   result.ports.push_back(lan3);
   apply::PortResult lan4;
   lan4.netdev = "lan4";
@@ -153,9 +154,12 @@ TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
   peer.frames = 3;
   peer.dropped = {{"truncated", 1}};
   peer.report = {lldp::PeerState::Compared,
-                 {{"pfc_priorities", lldp::Severity::Mismatch, "3", "4"},
-                  {"peer_willing", lldp::Severity::Notice, "not advertising (roced only listens)",
-                   "willing (PFC)"}}};
+                 {finding::make(lldp::kSwitchPfcPriorities, "lan3",
+                                "PFC priorities differ: host 3, switch 4", "3", "4"),
+                  finding::make(lldp::kSwitchWilling, "lan3",
+                                "the switch is willing to take a peer's settings: host not "
+                                "advertising (roced only listens), switch willing (PFC)",
+                                "not advertising (roced only listens)", "willing (PFC)")}};
   reconcile::PortSnapshot lan3;
   lan3.port = lan3_plan().port;
   reconcile::PortSnapshot lan4;
@@ -163,24 +167,35 @@ TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
   peers::PortPeer silent;
   silent.netdev = "lan4";
   silent.report.state = lldp::PeerState::NoPeer;
-  const Json doc = dbus::status_to_json(
-      {"1.0", "/etc/roced/roced.yaml", "", "this machine", {}}, "2 ports", {lan3, lan4}, {},
-      {{"lan3", peers::peer_to_json(peer)}, {"lan4", peers::peer_to_json(silent)}});
+  const Json doc =
+      dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine", {}}, "2 ports",
+                           {lan3, lan4}, {}, {{"lan3", peer}, {"lan4", silent}});
   const Json& p = doc["ports"][0]["peer"];
   EXPECT_EQ(p["state"], "compared");
   EXPECT_EQ(p["switch"]["system_name"], "leaf1");
   EXPECT_EQ(p["switch"]["pfc"]["priorities"], Json::array({4}));
   EXPECT_EQ(p["switch"]["dscp"]["26"], 4);
+  // The peer keeps the shape it always had; the port's "findings" has them as findings.
+  EXPECT_EQ(p["findings"][0]["name"], "pfc_priorities");
+  EXPECT_EQ(p["findings"][0]["severity"], "mismatch");
   EXPECT_EQ(p["findings"][0]["host"], "3");
   EXPECT_EQ(p["findings"][0]["switch"], "4");
+  EXPECT_EQ(p["findings"][1]["name"], "peer_willing");
+  // The switch's differences are also the port's findings: one list of what is wrong.
+  const Json& all = doc["ports"][0]["findings"];
+  ASSERT_EQ(all.size(), 2u) << all.dump();  // lan3 was never checked: the switch's only
+  EXPECT_EQ(all[0]["id"], "switch_pfc_priorities");
+  EXPECT_EQ(all[1]["id"], "switch_willing");
   EXPECT_EQ(p["dropped"]["truncated"], 1);
   EXPECT_TRUE(doc["ports"][1]["peer"]["switch"].is_null());
 
   const std::string text = cli::format_daemon_status_text(doc);
   EXPECT_NE(text.find("  switch   leaf1 swp3 (IEEE DCBX)\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("  mismatch PFC priorities differ: host 3, switch 4\n"), std::string::npos)
+  EXPECT_NE(
+      text.find("  critical: switch_pfc_priorities: PFC priorities differ: host 3, switch 4\n"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("  notice   the switch is willing"), std::string::npos) << text;
+  EXPECT_NE(text.find("  info: switch_willing: the switch is willing"), std::string::npos) << text;
   EXPECT_NE(text.find("  switch   no LLDP heard\n"), std::string::npos) << text;
 
   const auto file = std::filesystem::path(::testing::TempDir()) / "status-with-peer.json";

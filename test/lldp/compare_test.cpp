@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "test/support/seen_finding.hpp"
+
 namespace roced::lldp {
 namespace {
+
+using test::Seen;
+using test::seen;
 
 const Neighbours::TimePoint kNow{std::chrono::seconds(100)};
 
@@ -52,7 +57,8 @@ TEST(Compare, PfcOnAnotherPriorityIsAMismatchWithBothSides) {
   peer.pfc->enabled_mask = 1u << 4;
   const PeerReport r = report_for(peer);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0], (Finding{"pfc_priorities", Severity::Mismatch, "3", "4"}));
+  EXPECT_EQ(seen(r.findings[0]),
+            (Seen{"switch_pfc_priorities", finding::Severity::Critical, "3", "4"}));
 }
 
 TEST(Compare, OnlyTheDscpsTheSwitchAdvertisesAreCompared) {
@@ -60,11 +66,11 @@ TEST(Compare, OnlyTheDscpsTheSwitchAdvertisesAreCompared) {
   peer.app = std::vector<dcb::AppEntry>{{5, 4, 26}, {5, 6, 48}, {4, 1, 3260}};
   const PeerReport r = report_for(peer);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0],
-            (Finding{"dscp_map", Severity::Mismatch, "dscp 26 -> 3", "dscp 26 -> 4"}));
+  EXPECT_EQ(seen(r.findings[0]),
+            (Seen{"switch_dscp_map", finding::Severity::Critical, "dscp 26 -> 3", "dscp 26 -> 4"}));
   HostState pcp = roced_host();
   pcp.apps = std::vector<dcb::AppEntry>{};
-  EXPECT_EQ(report_for(agreeing_switch(), pcp).findings.at(0).host, "PCP trust (no DSCP map)");
+  EXPECT_EQ(report_for(agreeing_switch(), pcp).findings.at(0).wanted, "PCP trust (no DSCP map)");
 }
 
 TEST(Compare, AMaximumFrameBelowTheMtusFrameIsAMismatch) {
@@ -72,9 +78,9 @@ TEST(Compare, AMaximumFrameBelowTheMtusFrameIsAMismatch) {
   peer.max_frame_size = 1518;
   const PeerReport r = report_for(peer);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].name, "max_frame_size");
-  EXPECT_EQ(r.findings[0].host, "MTU 4200 (frames up to 4218 bytes)");
-  EXPECT_EQ(r.findings[0].peer, "1518 bytes");
+  EXPECT_EQ(r.findings[0].id, "switch_max_frame_size");
+  EXPECT_EQ(r.findings[0].wanted, "MTU 4200 (frames up to 4218 bytes)");
+  EXPECT_EQ(r.findings[0].found, "1518 bytes");
   peer.max_frame_size = 4218;
   EXPECT_TRUE(report_for(peer).findings.empty());
 }
@@ -86,11 +92,12 @@ TEST(Compare, EtsAndWillingAreNotices) {
   peer.pfc->willing = true;
   const PeerReport r = report_for(peer);
   ASSERT_EQ(r.findings.size(), 3u);
-  EXPECT_EQ(r.findings[0], (Finding{"ets_priority_tc", Severity::Notice, "prio 3 3", "prio 3 2"}));
-  EXPECT_EQ(r.findings[1],
-            (Finding{"ets_bandwidth", Severity::Notice, "tc0 50, tc3 50", "tc0 60, tc3 40"}));
-  EXPECT_EQ(r.findings[2].name, "peer_willing");
-  EXPECT_EQ(r.findings[2].peer, "willing (PFC)");
+  EXPECT_EQ(seen(r.findings[0]),
+            (Seen{"switch_ets_priority_tc", finding::Severity::Info, "prio 3 3", "prio 3 2"}));
+  EXPECT_EQ(seen(r.findings[1]), (Seen{"switch_ets_bandwidth", finding::Severity::Info,
+                                       "tc0 50, tc3 50", "tc0 60, tc3 40"}));
+  EXPECT_EQ(r.findings[2].id, "switch_willing");
+  EXPECT_EQ(r.findings[2].found, "willing (PFC)");
 }
 
 TEST(Compare, CeeIsComparedWhenThereIsNoIeeeTlv) {
@@ -102,7 +109,8 @@ TEST(Compare, CeeIsComparedWhenThereIsNoIeeeTlv) {
   peer.cee->pfc = CeePfc{CeeFeature{0, 0, true, false, false}, (1u << 3) | (1u << 4), 8};
   const PeerReport r = report_for(peer);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0], (Finding{"pfc_priorities", Severity::Mismatch, "3", "3,4"}));
+  EXPECT_EQ(seen(r.findings[0]),
+            (Seen{"switch_pfc_priorities", finding::Severity::Critical, "3", "3,4"}));
   peer.cee->pfc->feature.enabled = false;  // a disabled feature advertises nothing
   EXPECT_TRUE(report_for(peer).findings.empty());
 }

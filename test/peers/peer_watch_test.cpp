@@ -13,9 +13,13 @@
 #include "daemon/peers/peer_json.hpp"
 #include "sim/model/switch_peer.hpp"
 #include "test/support/in_process_node.hpp"
+#include "test/support/seen_finding.hpp"
 
 namespace roced::peers {
 namespace {
+
+using test::Seen;
+using test::seen;
 
 using namespace std::chrono_literals;
 
@@ -89,8 +93,8 @@ TEST_F(PeerWatchTest, TheSwitchIsHeardComparedAndToldOnce) {
   EXPECT_EQ(lan2.switch_port(), "leaf7 Ethernet1/7");
   EXPECT_EQ(lan2.report.state, lldp::PeerState::Compared);
   ASSERT_EQ(lan2.report.findings.size(), 1u);  // firmware defaults: PFC off, MTU 1500
-  EXPECT_EQ(lan2.report.findings[0],
-            (lldp::Finding{"pfc_priorities", lldp::Severity::Mismatch, "none", "3"}));
+  EXPECT_EQ(seen(lan2.report.findings[0]),
+            (Seen{"switch_pfc_priorities", finding::Severity::Critical, "none", "3"}));
   EXPECT_EQ(notices_containing("LLDP: switch leaf7 port Ethernet1/7"), 1u);
   EXPECT_EQ(notices_containing("PFC priorities differ: host none, switch 3"), 1u);
   // The switch sends every 30 s: nothing new is told.

@@ -39,22 +39,23 @@ Plan sample_plan() {
 }
 
 TEST(PlanText, OneBlockPerPort) {
-  EXPECT_EQ(format_plan_text(sample_plan()),
-            "lan2 (mlx5_0:1, RoCE v2 GID 5): 1 change, disrupts traffic\n"
-            "  pfc.priorities    none -> 3   (disruptive)\n"
-            "  stall_prevention  unsupported: PFC stall prevention is not supported by this "
-            "device (EOPNOTSUPP)\n"
-            "  warning: RoCE v2 GID index is 5, the config says jobs use 3\n"
-            "lan3 (mlx5_1:1): in sync\n"
-            "  warning: no RoCE v2 GID with an IPv4 address on lan3\n"
-            "lan4 (mlx5_2:1): error: cannot read the link: lan4: RTM_GETLINK: No such device "
-            "(ENODEV)\n"
-            "lan9: not found (named in /etc/roced/roced.yaml, no such netdev)\n"
-            "disruptive:\n"
-            "  pfc.priorities: mlx5 flaps the link when the PFC mask changes "
-            "(mlx5_toggle_port_link)\n"
-            "changes pending on 1 of 3 ports\n"
-            "links go down one port at a time, each back before the next: lan2\n");
+  EXPECT_EQ(
+      format_plan_text(sample_plan()),
+      "lan2 (mlx5_0:1, RoCE v2 GID 5): 1 change, disrupts traffic\n"
+      "  pfc.priorities    none -> 3   (disruptive)\n"
+      "  stall_prevention  unsupported: PFC stall prevention is not supported by this "
+      "device (EOPNOTSUPP)\n"
+      "  critical: rocev2_gid_index_moved: RoCE v2 GID index is 5, the config says jobs use 3\n"
+      "lan3 (mlx5_1:1): in sync\n"
+      "  warning: no_rocev2_gid: no RoCE v2 GID with an IPv4 address on lan3\n"
+      "lan4 (mlx5_2:1): error: cannot read the link: lan4: RTM_GETLINK: No such device "
+      "(ENODEV)\n"
+      "lan9: not found (named in /etc/roced/roced.yaml, no such netdev)\n"
+      "disruptive:\n"
+      "  pfc.priorities: mlx5 flaps the link when the PFC mask changes "
+      "(mlx5_toggle_port_link)\n"
+      "changes pending on 1 of 3 ports\n"
+      "links go down one port at a time, each back before the next: lan2\n");
 }
 
 // Sixteen rails in the same state are one block; a port that differs has its own. Why a change
@@ -122,13 +123,21 @@ TEST(PlanJson, StableShape) {
        "unsupported": [{"setting": "stall_prevention",
                         "reason": "PFC stall prevention is not supported by this device (EOPNOTSUPP)"}],
        "warnings": ["RoCE v2 GID index is 5, the config says jobs use 3"],
+       "findings": [{"id": "rocev2_gid_index_moved", "severity": "critical", "source": "plan",
+                     "subject": "lan2", "about": "", "verdict": "differs", "wanted": "3",
+                     "found": "5",
+                     "text": "RoCE v2 GID index is 5, the config says jobs use 3"}],
        "roce_v2_gid_index": 5, "error": null},
       {"netdev": "lan3", "rdma_device": "mlx5_1", "rdma_port": 1, "in_sync": true, "disruptive": false,
        "changes": [], "unsupported": [],
        "warnings": ["no RoCE v2 GID with an IPv4 address on lan3"],
+       "findings": [{"id": "no_rocev2_gid", "severity": "warning", "source": "plan",
+                     "subject": "lan3", "about": "", "verdict": "differs", "wanted": "",
+                     "found": "none",
+                     "text": "no RoCE v2 GID with an IPv4 address on lan3"}],
        "roce_v2_gid_index": null, "error": null},
       {"netdev": "lan4", "rdma_device": "mlx5_2", "rdma_port": 1, "in_sync": false, "disruptive": false,
-       "changes": [], "unsupported": [], "warnings": [], "roce_v2_gid_index": null,
+       "changes": [], "unsupported": [], "warnings": [], "findings": [], "roce_v2_gid_index": null,
        "error": "cannot read the link: lan4: RTM_GETLINK: No such device (ENODEV)"}
     ],
     "not_found": ["lan9"],

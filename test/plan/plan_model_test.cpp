@@ -65,7 +65,7 @@ TEST_F(DefaultNode, EveryPortNeedsTheLosslessProfile) {
     EXPECT_EQ(port.error, "");
     EXPECT_EQ(changes_of(port), kDefaultNodeChanges);
     EXPECT_EQ(unsupported_of(port), Lines{});
-    EXPECT_EQ(port.warnings, Lines{});
+    EXPECT_EQ(finding::texts(port.findings), Lines{});
     EXPECT_EQ(port.roce_v2_gid_index, 3);
     EXPECT_TRUE(port.disruptive());
     // The observed state the applier would roll back to.
@@ -146,8 +146,9 @@ TEST_F(DefaultNode, SelectionOverridesAndMissingNames) {
   Lines lan5_changes = kDefaultNodeChanges;
   lan5_changes.erase(lan5_changes.begin() + 4);  // the MTU already is 1500
   EXPECT_EQ(changes_of(plan.ports[1]), lan5_changes);
-  EXPECT_EQ(plan.ports[1].warnings, (Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096",
-                                           "RoCE v2 GID index is 3, the config says jobs use 5"}));
+  EXPECT_EQ(finding::texts(plan.ports[1].findings),
+            (Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096",
+                   "RoCE v2 GID index is 3, the config says jobs use 5"}));
 }
 
 TEST_F(DefaultNode, ReplanReadsOnePort) {

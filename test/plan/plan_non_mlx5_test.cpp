@@ -86,7 +86,8 @@ TEST(PlanNonMlx5, VethInSyncOnceMtuAndRdmaCmMatch) {
   EXPECT_TRUE(p.in_sync());
   EXPECT_EQ(changes_of(p), Lines{});
   EXPECT_EQ(p.unsupported.size(), 10u);  // dcbx..stall_prevention (8), cnp dscp and priority
-  EXPECT_EQ(p.warnings, Lines{"RoCE v2 GID index is 1, the config says jobs use 3"});
+  EXPECT_EQ(finding::texts(p.findings),
+            Lines{"RoCE v2 GID index is 1, the config says jobs use 3"});
 }
 
 // A bnxt-like port: DCB reads fine and differs from the profile everywhere, and a buffer

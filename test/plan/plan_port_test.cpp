@@ -28,7 +28,7 @@ TEST_F(PlanPort, InSyncPortHasNoChanges) {
   const PortPlan p = plan();
   EXPECT_EQ(changes_of(p), Lines{});
   EXPECT_EQ(unsupported_of(p), Lines{});
-  EXPECT_EQ(p.warnings, Lines{});
+  EXPECT_EQ(finding::texts(p.findings), Lines{});
   EXPECT_EQ(p.error, "");
   EXPECT_TRUE(p.in_sync());
   EXPECT_FALSE(p.disruptive());
@@ -191,7 +191,8 @@ TEST_F(PlanPort, MtuBelow4200Warns) {
   have.link = Field<LinkInfo>::of(link);
   const PortPlan p = plan();
   EXPECT_EQ(changes_of(p), Lines{});
-  EXPECT_EQ(p.warnings, Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
+  EXPECT_EQ(finding::texts(p.findings),
+            Lines{"MTU 1500 < 4200: the RoCE path MTU drops below 4096"});
 }
 
 TEST_F(PlanPort, StallAutoIsSatisfiedByItsReadBack) {
@@ -262,7 +263,8 @@ TEST_F(PlanPort, DeviceWithoutDcbOrRdmaPlansOnlyTheMtu) {
              "(EOPNOTSUPP)",
              "ecn.cnp_dscp: " + no_ecn, "ecn.cnp_priority: " + no_ecn,
              "roce.rdma_cm_mode: no RDMA device for lan2", "roce.tos: no RDMA device for lan2"}));
-  EXPECT_EQ(p.warnings, Lines{});  // no RDMA device is said once, by the rdma_cm lines
+  EXPECT_EQ(finding::texts(p.findings),
+            Lines{});  // no RDMA device is said once, by the rdma_cm lines
   EXPECT_EQ(p.roce_v2_gid_index, std::nullopt);
 }
 
@@ -347,20 +349,21 @@ TEST_F(PlanPort, GidIndexOtherThanJobsUseWarns) {
   want.roce.gid_index = 3;
   const PortPlan p = plan();
   EXPECT_EQ(p.roce_v2_gid_index, 5);
-  EXPECT_EQ(p.warnings, Lines{"RoCE v2 GID index is 5, the config says jobs use 3"});
+  EXPECT_EQ(finding::texts(p.findings),
+            Lines{"RoCE v2 GID index is 5, the config says jobs use 3"});
   EXPECT_TRUE(p.in_sync());  // a warning is no change
   want.roce.gid_index = 5;
-  EXPECT_EQ(plan().warnings, Lines{});
+  EXPECT_EQ(finding::texts(plan().findings), Lines{});
 }
 
 TEST_F(PlanPort, MissingRoceV2GidWarns) {
   auto table = test::ipv4_gid_table(3);
   table.pop_back();  // only the v1 entry of the address is left
   have.gids = Field<GidStatus>::of(GidStatus{"sysfs", table});
-  EXPECT_EQ(plan().warnings, Lines{"no RoCE v2 GID with an IPv4 address on lan2"});
+  EXPECT_EQ(finding::texts(plan().findings), Lines{"no RoCE v2 GID with an IPv4 address on lan2"});
   EXPECT_EQ(plan().roce_v2_gid_index, std::nullopt);
   want.roce.gid_index = 3;
-  EXPECT_EQ(plan().warnings,
+  EXPECT_EQ(finding::texts(plan().findings),
             Lines{"no RoCE v2 GID with an IPv4 address on lan2, the config says jobs use 3"});
 }
 
@@ -373,7 +376,7 @@ TEST_F(PlanPort, Ipv6FamilySkipsLinkLocalAndMappedGids) {
   EXPECT_EQ(plan().roce_v2_gid_index, 5);
   table.resize(4);
   have.gids = Field<GidStatus>::of(GidStatus{"sysfs", table});
-  EXPECT_EQ(plan().warnings, Lines{"no RoCE v2 GID with an IPv6 address on lan2"});
+  EXPECT_EQ(finding::texts(plan().findings), Lines{"no RoCE v2 GID with an IPv6 address on lan2"});
 }
 
 TEST_F(PlanPort, UnreadableLinkIsAPortError) {

@@ -380,8 +380,9 @@ TEST_F(QualifyListening, ASwitchsLldpIsHeardComparedAndItsNameLeftOut) {
       EXPECT_EQ(heard->verdict, Verdict::Pass);
       EXPECT_NE(heard->evidence.find("PFC on 4"), std::string::npos);
       EXPECT_NE(heard->evidence.find("max frame 9216"), std::string::npos);
-      EXPECT_NE(heard->evidence.find("pfc_priorities (mismatch): host none, switch 4"),
-                std::string::npos);
+      EXPECT_NE(
+          heard->evidence.find("switch_pfc_priorities: PFC priorities differ: host none, switch 4"),
+          std::string::npos);
     }
   }
   const std::string out = qualify::report_json(report) + qualify::report_text(report);

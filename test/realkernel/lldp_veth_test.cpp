@@ -160,9 +160,9 @@ TEST(LldpVeth, TheSwitchsFramesCrossTheKernelAndAreCompared) {
   EXPECT_EQ(peer.switch_port(), "leaf9 swp9");
   EXPECT_EQ(peer.report.state, lldp::PeerState::Compared);
   ASSERT_EQ(peer.report.findings.size(), 1u);
-  EXPECT_EQ(peer.report.findings[0].name, "max_frame_size");
-  EXPECT_EQ(peer.report.findings[0].host, "MTU 9000 (frames up to 9018 bytes)");
-  EXPECT_EQ(peer.report.findings[0].peer, "1518 bytes");
+  EXPECT_EQ(peer.report.findings[0].id, "switch_max_frame_size");
+  EXPECT_EQ(peer.report.findings[0].wanted, "MTU 9000 (frames up to 9018 bytes)");
+  EXPECT_EQ(peer.report.findings[0].found, "1518 bytes");
   // The socket filter and the bound ethertype kept the other frame out; the truncated LLDP frame
   // reached the decoder and was counted.
   EXPECT_EQ(peer.dropped.count("not_lldp"), 0u);

@@ -37,9 +37,19 @@ TEST(JournalFields, PlainLineHasMessagePriorityAndIdentifierOnly) {
             (Fields{"MESSAGE=4 ports: 1 drifted", "PRIORITY=4", "SYSLOG_IDENTIFIER=roced"}));
 }
 
+TEST(JournalFields, AFindingLineCarriesItsId) {
+  const spdlog::details::log_msg message("roced", spdlog::level::err,
+                                         "lan3: rocev2_gid_index_moved: RoCE v2 GID index is 5");
+  const PortFields port{"lan3", {}, "rocev2_gid_index_moved"};
+  const Fields fields = journal_fields(message, &port, "roced");
+  EXPECT_TRUE(has(fields, "PORT=lan3"));
+  EXPECT_TRUE(has(fields, "FINDING=rocev2_gid_index_moved"));
+  EXPECT_EQ(count_prefix(fields, "SETTING="), 0u);
+}
+
 TEST(JournalFields, PortLineAddsPortAndOneSettingFieldPerSetting) {
   const spdlog::details::log_msg message("roced", spdlog::level::info, "lan3: corrected");
-  const PortFields port{"lan3", {"pfc.priorities", "mtu"}};
+  const PortFields port{"lan3", {"pfc.priorities", "mtu"}, {}};
   const Fields fields = journal_fields(message, &port, "roced");
   EXPECT_TRUE(has(fields, "MESSAGE=lan3: corrected"));
   EXPECT_TRUE(has(fields, "PRIORITY=6"));

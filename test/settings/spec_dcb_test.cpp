@@ -13,8 +13,8 @@
 namespace roced::settings {
 namespace {
 
-Findings plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
-  Findings found;
+Planned plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
+  Planned found;
   row(setting).plan(have.port, want, have, found);
   return found;
 }
@@ -25,7 +25,7 @@ TEST(DcbRows, EtsIgnoresTheBandwidthOfANonEtsTc) {
   have.ets.value->tc_tx_bw[6] = 100;  // TC6 is strict: mlx5 reports 100 there
   EXPECT_TRUE(plan_row(Setting::Ets, want, have).changes.empty());
   have.ets.value->tc_tx_bw[3] = 40;
-  const Findings found = plan_row(Setting::Ets, want, have);
+  const Planned found = plan_row(Setting::Ets, want, have);
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].setting, Setting::Ets);
 }
@@ -36,7 +36,7 @@ TEST(DcbRows, DcbxComparesOnlyWhoIsInCharge) {
   have.dcbx.value = dcb::kDcbxHost | dcb::kDcbxVerCee;  // host, other version bits
   EXPECT_TRUE(plan_row(Setting::Dcbx, want, have).changes.empty());
   have.dcbx.value = dcb::kDcbxVerIeee;  // the firmware agent
-  const Findings found = plan_row(Setting::Dcbx, want, have);
+  const Planned found = plan_row(Setting::Dcbx, want, have);
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].now, "firmware (ieee)");
   EXPECT_EQ(found.changes[0].wanted, "host");
@@ -47,10 +47,10 @@ TEST(DcbRows, APfcMaskChangeIsDisruptiveACableLengthChangeIsNot) {
   want.pfc_priorities = 0x18;
   want.cable_length_m = 20;
   const PortStatus have = test::in_sync_status();
-  const Findings mask = plan_row(Setting::PfcPriorities, want, have);
+  const Planned mask = plan_row(Setting::PfcPriorities, want, have);
   ASSERT_EQ(mask.changes.size(), 1u);
   EXPECT_TRUE(mask.changes[0].disruptive);
-  const Findings cable = plan_row(Setting::CableLength, want, have);
+  const Planned cable = plan_row(Setting::CableLength, want, have);
   ASSERT_EQ(cable.changes.size(), 1u);
   EXPECT_FALSE(cable.changes[0].disruptive);
   // With the firmware's buffers mainline mlx5 keeps the length and sends it nowhere.
@@ -61,7 +61,7 @@ TEST(DcbRows, AFieldsLackDecidesUnsupportedOrReadError) {
   const config::Profile want = config::default_profile();
   PortStatus have = test::in_sync_status();
   have.pfc = Field<dcb::Pfc>::unsupported("the driver reports no PFC");
-  Findings found = plan_row(Setting::PfcPriorities, want, have);
+  Planned found = plan_row(Setting::PfcPriorities, want, have);
   ASSERT_EQ(found.unsupported.size(), 1u);
   EXPECT_EQ(found.unsupported[0].reason, "the driver reports no PFC");
   EXPECT_EQ(found.unsupported[0].kind, Lacking::Device);

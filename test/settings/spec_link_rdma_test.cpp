@@ -10,8 +10,8 @@
 namespace roced::settings {
 namespace {
 
-Findings plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
-  Findings found;
+Planned plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
+  Planned found;
   row(setting).plan(have.port, want, have, found);
   return found;
 }
@@ -19,7 +19,7 @@ Findings plan_row(Setting setting, const config::Profile& want, const PortStatus
 TEST(LinkRows, AnMtuAboveTheLinksMaximumIsUnsupportedNotAChange) {
   config::Profile want = config::default_profile();
   want.mtu = 10000;  // the link's max_mtu is 9978
-  const Findings found = plan_row(Setting::Mtu, want, test::in_sync_status());
+  const Planned found = plan_row(Setting::Mtu, want, test::in_sync_status());
   EXPECT_TRUE(found.changes.empty());
   ASSERT_EQ(found.unsupported.size(), 1u);
   EXPECT_EQ(found.unsupported[0].kind, Lacking::OutOfRange);
@@ -31,17 +31,21 @@ TEST(LinkRows, ASmallMtuIsWarnedAboutEvenWhenItIsInForce) {
   want.mtu = 1500;
   PortStatus have = test::in_sync_status();
   have.link.value->mtu = 1500;
-  const Findings found = plan_row(Setting::Mtu, want, have);
+  const Planned found = plan_row(Setting::Mtu, want, have);
   EXPECT_TRUE(found.changes.empty());
-  ASSERT_EQ(found.warnings.size(), 1u);
-  EXPECT_EQ(found.warnings[0], "MTU 1500 < 4200: the RoCE path MTU drops below 4096");
+  ASSERT_EQ(found.findings.size(), 1u);
+  EXPECT_EQ(found.findings[0].id, "mtu_below_roce");
+  EXPECT_EQ(found.findings[0].subject, "lan2");
+  EXPECT_EQ(found.findings[0].wanted, ">= 4200");
+  EXPECT_EQ(found.findings[0].found, "1500");
+  EXPECT_EQ(found.findings[0].text, "MTU 1500 < 4200: the RoCE path MTU drops below 4096");
 }
 
 TEST(RdmaRows, EachDcqcnKnobIsAnInstance) {
   config::Profile want = config::default_profile();
   want.ecn.dcqcn = {{"rp_ai_rate", 10}, {"rp_hai_rate", 50}};
   EXPECT_TRUE(row(Setting::Dcqcn).manages(want));
-  const Findings found = plan_row(Setting::Dcqcn, want, test::in_sync_status());
+  const Planned found = plan_row(Setting::Dcqcn, want, test::in_sync_status());
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].key, "rp_ai_rate");
   EXPECT_EQ(found.changes[0].now, "5");
@@ -56,7 +60,7 @@ TEST(RdmaRows, TheCnpPriorityIsNoMatchWhileTheInboxModeIgnoresIt) {
   const config::Profile want = config::default_profile();  // priority 6
   PortStatus have = test::in_sync_status();
   have.ecn.value->np_params["np_cnp_prio_mode"] = 1;
-  const Findings found = plan_row(Setting::CnpPriority, want, have);
+  const Planned found = plan_row(Setting::CnpPriority, want, have);
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].now, "6 (np_cnp_prio_mode 1: not in effect)");
   EXPECT_EQ(found.changes[0].wanted, "6");

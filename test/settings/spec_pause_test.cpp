@@ -9,8 +9,8 @@
 namespace roced::settings {
 namespace {
 
-Findings plan_pause(const config::Profile& want, const PortStatus& have) {
-  Findings found;
+Planned plan_pause(const config::Profile& want, const PortStatus& have) {
+  Planned found;
   row(Setting::GlobalPause).plan(have.port, want, have, found);
   return found;
 }
@@ -18,7 +18,7 @@ Findings plan_pause(const config::Profile& want, const PortStatus& have) {
 TEST(GlobalPauseRow, PauseOnIsAChangeToOff) {
   PortStatus have = test::in_sync_status();
   have.global_pause = Field<PauseParams>::of(PauseParams{false, true, true});
-  const Findings found = plan_pause(config::default_profile(), have);
+  const Planned found = plan_pause(config::default_profile(), have);
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].setting, Setting::GlobalPause);
   EXPECT_EQ(found.changes[0].now, "on");
@@ -30,7 +30,7 @@ TEST(GlobalPauseRow, PauseOffIsInSyncAndOneDirectionIsNot) {
   PortStatus have = test::in_sync_status();
   EXPECT_TRUE(plan_pause(config::default_profile(), have).changes.empty());
   have.global_pause = Field<PauseParams>::of(PauseParams{false, false, true});
-  const Findings found = plan_pause(config::default_profile(), have);
+  const Planned found = plan_pause(config::default_profile(), have);
   ASSERT_EQ(found.changes.size(), 1u);
   EXPECT_EQ(found.changes[0].now, "tx only");
 }
@@ -47,7 +47,7 @@ TEST(GlobalPauseRow, AnAbsentKeyLeavesPauseAlone) {
 TEST(GlobalPauseRow, AnUnreadablePauseIsAReadErrorNotAChange) {
   PortStatus have = test::in_sync_status();
   have.global_pause = Field<PauseParams>::failed("cannot read global pause: EIO", EIO);
-  const Findings found = plan_pause(config::default_profile(), have);
+  const Planned found = plan_pause(config::default_profile(), have);
   EXPECT_TRUE(found.changes.empty());
   EXPECT_FALSE(found.error.empty());
 }

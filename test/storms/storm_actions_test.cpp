@@ -92,8 +92,9 @@ TEST_F(DisablePfc, ClearsThePrioritysPfcUntilRestorationAndTheReconcilerLeavesIt
     EXPECT_TRUE(port.in_sync()) << port.port.netdev;
     const bool held = port.port.netdev == "lan3" || port.port.netdev == "lan4";
     const bool warned =
-        std::any_of(port.warnings.begin(), port.warnings.end(), [](const std::string& w) {
-          return w == "held by the storm watchdog until the storm ends: PFC off on priority 3";
+        std::any_of(port.findings.begin(), port.findings.end(), [](const finding::Finding& f) {
+          return f.id == "pfc_held_by_watchdog" &&
+                 f.text == "held by the storm watchdog until the storm ends: PFC off on priority 3";
         });
     EXPECT_EQ(warned, held) << port.port.netdev;
   }

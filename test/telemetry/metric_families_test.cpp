@@ -16,6 +16,19 @@
 namespace roced::telemetry {
 namespace {
 
+finding::Finding a_finding(std::string id, finding::Severity severity, std::string source,
+                           std::string about, std::string wanted, std::string found) {
+  finding::Finding out;
+  out.id = std::move(id);
+  out.severity = severity;
+  out.source = std::move(source);
+  out.about = std::move(about);
+  out.wanted = std::move(wanted);
+  out.found = std::move(found);
+  out.text = "a finding";
+  return out;
+}
+
 using Label = std::pair<std::string, std::string>;
 
 // The exposition read back: what a scraper sees, family by family.
@@ -112,7 +125,8 @@ PortSample lan3() {
   ConfigState config;
   config.state = "drifted";
   config.in_sync = {{"pfc.priorities", false}, {"mtu", true}};
-  config.unsupported = {{"ecn.cnp_priority", "kernel-lockdown"}};
+  config.findings = {a_finding("kernel_lockdown", finding::Severity::Warning, "settings",
+                               "ecn.cnp_priority", "", "")};
   config.applies_ok = 2;
   config.drifts = {{"pfc.priorities", 1}};
   config.corrections = {{"pfc.priorities", 1}};
@@ -265,9 +279,10 @@ TEST(MetricFamilies, PortInfoGidAndConfigurationState) {
   EXPECT_EQ(value(families, "roce_rocev2_gid_index_expected", {{"family", "ipv4"}}), 3);
   EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "pfc.priorities"}}), 0);
   EXPECT_EQ(value(families, "roce_config_in_sync", {{"setting", "mtu"}}), 1);
-  EXPECT_EQ(value(families, "roce_config_unsupported",
-                  {{"setting", "ecn.cnp_priority"}, {"reason", "kernel-lockdown"}}),
-            1);
+  EXPECT_EQ(
+      value(families, "roced_finding",
+            {{"id", "kernel_lockdown"}, {"severity", "warning"}, {"about", "ecn.cnp_priority"}}),
+      1);
   EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "drifted"}}), 1);
   EXPECT_EQ(value(families, "roce_config_port_state", {{"state", "in-sync"}}), 0);
   EXPECT_EQ(value(families, "roce_config_applies_total", {{"result", "ok"}}), 2);
@@ -419,7 +434,8 @@ std::vector<PeerStats> peers_of_lan3() {
   lan3.port_id = "Ethernet1/7";
   lan3.port_description = "to gpu-node-01";
   lan3.chassis_id = "0c:42:a1:00:00:01";
-  lan3.findings = {{"pfc_priorities", "mismatch", "3", "4"}};
+  lan3.findings = {
+      a_finding("switch_pfc_priorities", finding::Severity::Critical, "switch", "", "3", "4")};
   lan3.frames = 12;
   lan3.dropped = {{"truncated", 2}};
   PeerStats lan4;
@@ -438,8 +454,8 @@ TEST(MetricFamilies, PeerFamiliesNameTheSwitchPortAndEachFinding) {
         "roced_lldp_peer_state{netdev=\"lan3\",state=\"compared\"} 1\n",
         "roced_lldp_peer_state{netdev=\"lan3\",state=\"no_peer\"} 0\n",
         "roced_lldp_peer_state{netdev=\"lan4\",state=\"no_peer\"} 1\n",
-        "roced_lldp_peer_finding{netdev=\"lan3\",finding=\"pfc_priorities\",severity=\"mismatch\","
-        "host=\"3\",switch=\"4\"} 1\n",
+        "roced_finding{netdev=\"lan3\",id=\"switch_pfc_priorities\",severity=\"critical\","
+        "source=\"switch\",about=\"\",wanted=\"3\",found=\"4\"} 1\n",
         "roced_lldp_frames_total{netdev=\"lan3\"} 12\n",
         "roced_lldp_frames_dropped_total{netdev=\"lan3\",reason=\"truncated\"} 2\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << text;
