@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/command.hpp"
+#include "daemon/findings/catalogue.hpp"
 #include "telemetry/runbook.hpp"
 
 namespace roced::cli {
@@ -11,11 +12,12 @@ namespace roced::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: rocectl runbook [ALERT]\n"
+    "usage: rocectl runbook [ALERT | FINDING]\n"
     "\n"
-    "Prints the runbook section of the alert ALERT (RocePfcStormActive, ...), or with no\n"
-    "argument the whole runbook.\n"
-    "exit status: 0 printed, 1 no such alert\n";
+    "Prints the runbook section of the alert ALERT (RocePfcStormActive, ...), or what the\n"
+    "finding FINDING (rocev2_gid_index_moved, ...: docs/findings.md) means and what to do, or\n"
+    "with no argument the whole runbook.\n"
+    "exit status: 0 printed, 1 no such alert or finding\n";
 
 }  // namespace
 
@@ -30,9 +32,15 @@ int runbook_command(const Context& /*context*/, Args args) {
   }
   const std::string alert = args.take();
   if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kUsage);
+  if (const finding::Kind* kind = findings::find_kind(alert)) {
+    std::cout << findings::describe(*kind);
+    return kExitOk;
+  }
   const auto section = telemetry::runbook_section(alert);
   if (!section) {
-    std::cerr << "rocectl: no alert '" << alert << "' in the runbook; it has:";
+    std::cerr << "rocectl: no alert or finding '" << alert
+              << "' (docs/findings.md lists the "
+                 "findings); the runbook's alerts:";
     for (const std::string_view name : telemetry::runbook_alerts()) std::cerr << " " << name;
     std::cerr << "\n";
     return kExitError;

@@ -48,7 +48,7 @@ int plan_command(const Context& context, Args args);      // rocectl plan
 int apply_command(const Context& context, Args args);  // rocectl apply [--check] [--diff] [--json]
 int nccl_env_command(const Context& context, Args args);  // rocectl nccl-env
 int reload_command(const Context& context, Args args);    // rocectl reload
-int runbook_command(const Context& context, Args args);   // rocectl runbook [ALERT]
+int runbook_command(const Context& context, Args args);   // rocectl runbook [ALERT|FINDING]
 int qualify_command(const Context& context, Args args);   // rocectl qualify [--write ...]
 
 }  // namespace roced::cli

@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "  apply      make every selected port match the configuration\n"
     "  nccl-env   print the NCCL variables for these ports\n"
     "  reload     ask the running roced to read its configuration again\n"
-    "  runbook    what an alert means and what to do: rocectl runbook [ALERT]\n"
+    "  runbook    what an alert or a finding means and what to do: rocectl runbook [ID]\n"
     "  qualify    check roced's assumptions on this machine's NICs and capture it for roce-sim\n"
     "\n"
     "options:\n"

@@ -473,7 +473,7 @@ cmd "curl -s $METRICS_URL"
 curl -sf "$METRICS_URL" >"$SIM_DIR/metrics.txt" || fail "no answer from $METRICS_URL"
 SERIES=$(grep -vc '^#' "$SIM_DIR/metrics.txt")
 echo "$SERIES series; among them:"
-grep -E '^(roced_lldp_peer_finding\{netdev="lan3",finding="pfc_priorities"|roced_lldp_peer_info\{netdev="lan3"|roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
+grep -E '^(roced_finding\{netdev="lan3",id="switch_pfc_priorities"|roced_lldp_peer_info\{netdev="lan3"|roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
   "$SIM_DIR/metrics.txt" | sed 's/^/  /'
 cmd "busctl call io.roced.Daemon1 /io/roced/Daemon1 io.roced.Daemon1 GetStorms"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \

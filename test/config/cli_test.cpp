@@ -194,13 +194,22 @@ TEST(RocectlRunbook, PrintsAnAlertsSectionAndNamesTheAlertsForAnUnknownOne) {
   EXPECT_EQ(section.out.find("## RocePauseStormWarningEvents"), std::string::npos);
   const auto unknown = run_command({ROCECTL_BINARY, "runbook", "RocePfcStorm"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_NE(unknown.err.find("no alert 'RocePfcStorm' in the runbook; it has: RoceConfigDriftHeld"),
-            std::string::npos)
+  EXPECT_NE(unknown.err.find("no alert or finding 'RocePfcStorm'"), std::string::npos)
+      << unknown.err;
+  EXPECT_NE(unknown.err.find("the runbook's alerts: RoceConfigDriftHeld"), std::string::npos)
       << unknown.err;
   const auto whole = run_command({ROCECTL_BINARY, "runbook"});
   EXPECT_EQ(whole.exit_code, 0);
   EXPECT_NE(whole.out.find("## RocedCollectorFailing\n"), std::string::npos);
   EXPECT_EQ(run_command({ROCECTL_BINARY, "runbook", "RoceLinkDown", "extra"}).exit_code, 1);
+}
+
+// A finding's id, as the status, the journal and roced_finding name it.
+TEST(RocectlRunbook, PrintsWhatAFindingMeansAndWhatToDo) {
+  const auto found = run_command({ROCECTL_BINARY, "runbook", "kernel_lockdown"});
+  EXPECT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_EQ(found.out.rfind("kernel_lockdown (warning, from settings)\n", 0), 0u) << found.out;
+  EXPECT_NE(found.out.find("\nWhat to do: "), std::string::npos) << found.out;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ profile:
   mtu: 9000
   stall_prevention: auto
   roce: {rdma_cm_mode: v2, tos: 106}
-  ecn: {priorities: [3]}  # not on the inbox driver: served as roce_config_unsupported
+  ecn: {priorities: [3]}  # not on the inbox driver: served as roced_finding
 """ + WATCHDOG_CONFIG
 
 # Documented families this node and config legitimately lack (docs/metrics.md says why).
@@ -52,7 +52,6 @@ MAY_BE_ABSENT = {
     # the families of a switch heard are checked on simulated time (test/peers), by the
     # exposition's unit tests and through the real kernel's packet path (lldp_veth_test).
     "roced_lldp_peer_info": _NO_SWITCH,
-    "roced_lldp_peer_finding": _NO_SWITCH,
     "roced_lldp_frames_dropped_total": "no frame is dropped where none is sent",
 }
 

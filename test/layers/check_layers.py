@@ -13,7 +13,7 @@ import sys
 # Lowest first. A folder may include its own files and any folder of a lower rank, nothing else.
 RANKS = [
     ["util"],
-    ["os"],
+    ["os", "finding"],
     ["dcb", "ethtool", "link", "rdma"],
     ["lldp"],
     ["port"],
@@ -27,7 +27,7 @@ RANKS = [
     ["daemon/reconcile"],
     ["daemon/storms", "daemon/peers"],
     ["daemon/dbus", "daemon/service"],
-    ["daemon/metrics"],
+    ["daemon/metrics", "daemon/findings"],
     ["daemon", "cli"],
 ]
 # The simulator's folders: they meet the product only at the kernel's interfaces, except its
