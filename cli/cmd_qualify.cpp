@@ -243,7 +243,7 @@ int qualify_command(const Context& context, Args cli_args) {
   for (const auto& port : report.ports) {
     for (const auto& touched : port.touched) restored = restored && touched.restored;
     for (const auto& check : port.checks) {
-      if (check.id == "restored" && check.verdict != qualify::Verdict::Pass) restored = false;
+      if (check.id == "restored" && check.verdict != qualify::Verdict::Holds) restored = false;
     }
   }
   if (!restored) std::cerr << "rocectl: something --write changed was NOT put back: see above\n";

@@ -9,13 +9,10 @@
 #include "lldp/compare.hpp"
 #include "lldp/lldpdu.hpp"
 #include "lldp/neighbours.hpp"
+#include "qualify/check_kinds.hpp"
 
 namespace roced::qualify {
 namespace {
-
-constexpr const char* kAssumes =
-    "the switch's LLDP reaches the netdev through AF_PACKET, where roced's peer watch listens; "
-    "in firmware DCBX mode mlx5's own agent may keep it (not in any driver source)";
 
 struct Listener {
   const Observation* seen = nullptr;
@@ -54,29 +51,30 @@ std::string advertised(const lldp::Lldpdu& lldpdu) {
 }
 
 Check judge(const Listener& port, std::chrono::seconds how_long) {
-  Check check{"switch_lldp_heard", kAssumes, Verdict::CannotTell, {}};
+  Check check = finding::cannot_tell(kinds::kSwitchLldpHeard, port.seen->port.netdev, {});
+  check.wanted = std::string(kinds::kSwitchLldpHeard.meaning);
   if (!port.error.empty()) {
-    check.evidence = "could not listen: " + port.error;
+    check.found = "could not listen: " + port.error;
     return check;
   }
   if (!port.heard) {
-    check.evidence = "no LLDP frame in " + std::to_string(how_long.count()) + " s";
+    check.found = "no LLDP frame in " + std::to_string(how_long.count()) + " s";
     if (firmware_mode(*port.seen)) {
-      check.evidence += " while the firmware's DCBX agent owns the port (it may keep them)";
+      check.found += " while the firmware's DCBX agent owns the port (it may keep them)";
     }
-    if (port.dropped) check.evidence += "; " + std::to_string(port.dropped) + " frames undecodable";
+    if (port.dropped) check.found += "; " + std::to_string(port.dropped) + " frames undecodable";
     return check;
   }
   lldp::Neighbours neighbours;
   (void)neighbours.hear(*port.heard, lldp::Neighbours::TimePoint{});
   const lldp::PeerReport compared = lldp::compare(neighbours, host_of(*port.seen));
-  check.verdict = Verdict::Pass;
-  check.evidence =
+  check.verdict = Verdict::Holds;
+  check.found =
       "heard after " +
       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(port.after).count()) + " s" +
       (firmware_mode(*port.seen) ? " (in firmware DCBX mode)" : "") + ": " +
       advertised(*port.heard) + "; " + std::string(lldp::kPeerStateNames.name(compared.state));
-  for (const auto& finding : compared.findings) check.evidence += "; " + finding::line(finding);
+  for (const auto& finding : compared.findings) check.found += "; " + finding::line(finding);
   return check;
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "qualify/check_kinds.hpp"
 #include "telemetry/wrap.hpp"
 
 namespace roced::qualify {
@@ -22,19 +23,23 @@ bool has(const Names& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-Check make(const std::string& id, const std::string& assumes) {
-  return Check{id, assumes, Verdict::CannotTell, {}};
+Check make(const finding::Kind& kind) {
+  Check check = finding::make(kind, {}, {}, std::string(kind.meaning));
+  check.verdict = Verdict::CannotTell;
+  return check;
 }
 
 Check judged(Check check, bool holds, std::string evidence) {
-  check.verdict = holds ? Verdict::Pass : Verdict::Differs;
-  check.evidence = std::move(evidence);
+  check.verdict = holds ? Verdict::Holds : Verdict::Differs;
+  check.found = evidence;
+  check.text = std::move(evidence);
   return check;
 }
 
 Check unknown(Check check, std::string why) {
   check.verdict = Verdict::CannotTell;
-  check.evidence = std::move(why);
+  check.found = why;
+  check.text = std::move(why);
   return check;
 }
 
@@ -60,9 +65,7 @@ std::string mask_text(unsigned mask) {
 }
 
 Check driver_check(const Observation& seen) {
-  Check check = make("driver_is_mlx5",
-                     "the netdev is mlx5_core's (en_ethtool.c mlx5e_ethtool_get_drvinfo), inbox "
-                     "or NVIDIA's tree");
+  Check check = make(kinds::kDriverIsMlx5);
   if (!seen.driver_info.ok()) return unknown(check, seen.driver_info.error().message);
   const DriverInfo& info = *seen.driver_info;
   const std::string flavour = driver_flavour(seen);
@@ -77,9 +80,7 @@ Check driver_check(const Observation& seen) {
 }
 
 Check link_check(const Observation& seen) {
-  Check check = make("link_up",
-                     "the link is up and reports its speed (the --write checks need a carrier "
-                     "to see it drop)");
+  Check check = make(kinds::kLinkUp);
   if (!seen.link.ok()) return unknown(check, seen.link.error().message);
   if (!seen.link->carrier) return unknown(check, "no carrier: the link is down");
   if (!seen.speed_mbps) return unknown(check, "carrier up but no speed in sysfs");
@@ -90,11 +91,7 @@ Check link_check(const Observation& seen) {
 }
 
 Check dcbx_check(const Observation& seen) {
-  Check check = make("dcbx_versions",
-                     "DCBX never reports LLD_MANAGED; in firmware mode it reports CEE and IEEE "
-                     "(mlx5e_dcbnl_initialize), in host mode the mode last set, which keeps "
-                     "IEEE (en_dcbnl.c mlx5e_dcbnl_setdcbx stores it as dcbx->cap, "
-                     "mlx5e_dcbnl_getdcbx returns it)");
+  Check check = make(kinds::kDcbxVersions);
   if (!seen.dcbx.ok()) return unknown(check, seen.dcbx.error().message);
   const unsigned mode = *seen.dcbx;
   const bool host = (mode & dcb::kDcbxHost) != 0;
@@ -106,9 +103,7 @@ Check dcbx_check(const Observation& seen) {
 }
 
 Check pfc_capability_check(const Observation& seen) {
-  Check check = make("pfc_capability",
-                     "pfc_cap is 8 (en_dcbnl.c mlx5e_dcbnl_ieee_getpfc: "
-                     "mlx5_max_tc() + 1)");
+  Check check = make(kinds::kPfcCapability);
   if (!seen.dcb.ok()) return unknown(check, seen.dcb.error().message);
   if (!seen.dcb->pfc) return unknown(check, "IEEE_GET carried no PFC");
   const auto& pfc = *seen.dcb->pfc;
@@ -118,9 +113,7 @@ Check pfc_capability_check(const Observation& seen) {
 }
 
 Check ets_check(const Observation& seen) {
-  Check check = make("ets_classes",
-                     "ETS has 8 TCs, each strict, ETS or vendor, every priority on TC 0-7 "
-                     "(en_dcbnl.c mlx5e_dcbnl_ieee_getets)");
+  Check check = make(kinds::kEtsClasses);
   if (!seen.dcb.ok()) return unknown(check, seen.dcb.error().message);
   if (!seen.dcb->ets) return unknown(check, "IEEE_GET carried no ETS");
   const dcb::Ets& ets = *seen.dcb->ets;
@@ -141,10 +134,7 @@ Check ets_check(const Observation& seen) {
 }
 
 Check statistics_check(const Observation& seen) {
-  Check check = make("statistics_consistent",
-                     "every statistic has one name and a value (en_ethtool.c "
-                     "mlx5e_get_sset_count, mlx5e_get_strings and mlx5e_get_ethtool_stats walk "
-                     "the same groups)");
+  Check check = make(kinds::kStatisticsConsistent);
   if (!seen.stat_names.ok()) return unknown(check, seen.stat_names.error().message);
   if (!seen.stat_values.ok()) return unknown(check, seen.stat_values.error().message);
   const Names& names = *seen.stat_names;
@@ -155,9 +145,7 @@ Check statistics_check(const Observation& seen) {
 }
 
 Check pause_counters_check(const Observation& seen) {
-  Check check = make("pause_counters_follow_pfc",
-                     "{rx,tx}_prio<p>_pause and _pause_duration exist only for priorities with "
-                     "PFC (en_stats.c mlx5e_grp_per_prio_pfc_fill_strings)");
+  Check check = make(kinds::kPauseCountersFollowPfc);
   if (!seen.dcb.ok() || !seen.dcb->pfc) {
     return unknown(check, seen.dcb.ok() ? "no PFC in IEEE_GET" : seen.dcb.error().message);
   }
@@ -181,9 +169,7 @@ Check pause_counters_check(const Observation& seen) {
 // The names roced's sampler reads whatever PFC is (en_stats.c per-priority traffic group and the
 // port-level ones of counters.rst).
 Check sampled_counters_check(const Observation& seen) {
-  Check check = make("sampled_counters_present",
-                     "rx/tx_prio<p>_bytes and _packets, rx_prio<p>_discards and the port-level "
-                     "pause and discard counters exist (en_stats.c; counters.rst)");
+  Check check = make(kinds::kSampledCountersPresent);
   if (!seen.stat_names.ok()) return unknown(check, seen.stat_names.error().message);
   Names wanted = {"rx_discards_phy", "tx_discards_phy", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy",
                   "rx_out_of_buffer"};
@@ -211,9 +197,7 @@ Check sampled_counters_check(const Observation& seen) {
 }
 
 Check buffer_check(const Observation& seen) {
-  Check check = make("buffer_cells",
-                     "buffer sizes are whole 128-byte cells and the total is known "
-                     "(en/port_buffer.c mlx5e_port_query_buffer)");
+  Check check = make(kinds::kBufferCells);
   if (!seen.dcb.ok()) return unknown(check, seen.dcb.error().message);
   if (!seen.dcb->buffer) return unknown(check, "no buffer in IEEE_GET: no port buffer commands");
   const dcb::Buffer& buffer = *seen.dcb->buffer;
@@ -231,9 +215,7 @@ Check buffer_check(const Observation& seen) {
 }
 
 Check stall_prevention_check(const Observation& seen) {
-  Check check = make("stall_prevention_range",
-                     "the pfc-prevention-tout tunable reads 0 (off) or 80-8000 ms "
-                     "(en_ethtool.c mlx5e_get_pfc_prevention_tout)");
+  Check check = make(kinds::kStallPreventionRange);
   if (!seen.stall_timeout.ok()) {
     if (seen.stall_timeout.error().is_unsupported()) {
       return unknown(check,
@@ -247,9 +229,7 @@ Check stall_prevention_check(const Observation& seen) {
 }
 
 Check dcqcn_check(const Observation& seen) {
-  Check check = make("dcqcn_knobs",
-                     "the inbox driver keeps DCQCN in debugfs mlx5/<pci>/cc_params "
-                     "(cong.c mlx5_ib_init_cong_debugfs), NVIDIA's in /sys/class/net/<if>/ecn");
+  Check check = make(kinds::kDcqcnKnobs);
   const std::string lockdown =
       seen.lockdown ? " (kernel lockdown " + *seen.lockdown + ")" : std::string();
   if (!seen.ecn.ok()) return unknown(check, seen.ecn.error().message + lockdown);
@@ -271,9 +251,7 @@ Check dcqcn_check(const Observation& seen) {
 }
 
 Check gid_check(const Observation& seen) {
-  Check check = make("gid_table",
-                     "the port's GID table has typed RoCE v2 entries for its netdev "
-                     "(core/sysfs.c show_port_gid_attr_gid_type; roce_gid_mgmt.c)");
+  Check check = make(kinds::kGidTable);
   if (!seen.gids.ok()) return unknown(check, seen.gids.error().message);
   size_t v1 = 0, v2 = 0, other = 0, own_v2 = 0;
   std::optional<int> v2_ipv4;
@@ -300,9 +278,7 @@ Check gid_check(const Observation& seen) {
 }
 
 Check rdma_cm_check(const Observation& seen) {
-  Check check = make("rdma_cm_defaults",
-                     "rdma_cm's per-device defaults are in configfs rdma_cm/<dev>/ports/<n> "
-                     "(core/cma_configfs.c)");
+  Check check = make(kinds::kRdmaCmDefaults);
   if (!seen.rdma_cm.ok()) return unknown(check, seen.rdma_cm.error().message);
   const auto& cm = *seen.rdma_cm;
   return judged(check, true,
@@ -311,9 +287,7 @@ Check rdma_cm_check(const Observation& seen) {
 }
 
 Check hw_counter_check(const Observation& seen) {
-  Check check = make("hw_counter_widths",
-                     "the congestion counters and rx_icrc_encapsulated are 64-bit, every other "
-                     "hw_counter 32-bit and wraps (infiniband/hw/mlx5/counters.c)");
+  Check check = make(kinds::kHwCounterWidths);
   if (!seen.hw_counters.ok()) return unknown(check, seen.hw_counters.error().message);
   size_t narrow = 0, wide = 0, proven = 0;
   Names too_big;
@@ -349,9 +323,7 @@ std::string micros(std::chrono::nanoseconds took) {
 constexpr auto kGstatsBudget = std::chrono::milliseconds(10);
 
 Check gstats_cost_check(const Observation& seen) {
-  Check check = make("gstats_cost",
-                     "one ETHTOOL_GSTATS costs well under 10 ms (en_stats.c mlx5e_stats_update "
-                     "reads PPCNT once per counter group)");
+  Check check = make(kinds::kGstatsCost);
   if (!seen.gstats_median) {
     return unknown(check, seen.stat_values.ok() ? "not timed" : seen.stat_values.error().message);
   }
@@ -362,9 +334,7 @@ Check gstats_cost_check(const Observation& seen) {
 }
 
 Check firmware_commands_check(const Observation& seen) {
-  Check check = make("firmware_command_costs",
-                     "debugfs mlx5/<pci>/commands/<NAME>/{n,average} count the firmware's work "
-                     "(debugfs.c mlx5_cmdif_debugfs_init)");
+  Check check = make(kinds::kFirmwareCommandCosts);
   if (!seen.firmware_commands.ok()) return unknown(check, seen.firmware_commands.error().message);
   std::vector<std::pair<std::string, FirmwareCommand>> busiest(seen.firmware_commands->begin(),
                                                                seen.firmware_commands->end());
@@ -525,7 +495,7 @@ PortFacts facts_of(const Observation& seen) {
 
 std::map<Verdict, size_t> tally(const Report& report) {
   std::map<Verdict, size_t> counts{
-      {Verdict::Pass, 0}, {Verdict::Differs, 0}, {Verdict::CannotTell, 0}};
+      {Verdict::Holds, 0}, {Verdict::Differs, 0}, {Verdict::CannotTell, 0}};
   for (const auto& port : report.ports) {
     for (const auto& check : port.checks) ++counts[check.verdict];
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "finding/finding.hpp"
 #include "util/enum_names.hpp"
 
 namespace roced::qualify {
@@ -16,17 +17,16 @@ namespace roced::qualify {
 // pass: the port does what roced assumes. differs: it does something else (the evidence says
 // what): roced or roce-sim is wrong for this NIC. cannot_tell: the question could not be asked
 // here (lockdown, no RDMA device, not root, a step that needs --write).
-enum class Verdict { Pass, Differs, CannotTell };
-inline constexpr auto kVerdictNames = enum_names<Verdict>(
-    {{Verdict::Pass, "pass"}, {Verdict::Differs, "differs"}, {Verdict::CannotTell, "cannot_tell"}});
-static_assert(kVerdictNames.covers<Verdict::CannotTell>());
+// A check is a finding (finding/finding.hpp) of one of qualify's kinds (check_kinds.hpp), whatever
+// its verdict: `wanted` is what roced assumes, with the driver function it was read from; `found`
+// what the port answered, in words and numbers. The report names a check that holds "pass".
+using Verdict = finding::Verdict;
+inline constexpr auto kVerdictNames = enum_names<Verdict>({{Verdict::Holds, "pass"},
+                                                           {Verdict::Differs, "differs"},
+                                                           {Verdict::CannotTell, "cannot_tell"}});
+static_assert(kVerdictNames.covers<Verdict::Holds>());
 
-struct Check {
-  std::string id;       // stable: "pfc_capability", "pfc_mask_flaps_link"
-  std::string assumes;  // what roced assumes, with the driver function it was read from
-  Verdict verdict = Verdict::CannotTell;
-  std::string evidence;  // what the port answered, in words and numbers
-};
+using Check = finding::Finding;
 
 // Something --write changed and what became of it.
 struct Touched {

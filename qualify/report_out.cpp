@@ -67,8 +67,8 @@ json port_json(const PortReport& port, const std::map<std::string, std::string>&
   for (const auto& check : port.checks) {
     checks.push_back({{"id", check.id},
                       {"verdict", std::string(kVerdictNames.name(check.verdict))},
-                      {"assumes", check.assumes},
-                      {"evidence", scrub(check.evidence, stand_ins)}});
+                      {"assumes", check.wanted},
+                      {"evidence", scrub(check.found, stand_ins)}});
   }
   out["checks"] = checks;
   json touched = json::array();
@@ -209,8 +209,8 @@ std::string report_text(const Report& report) {
     if (!port.error.empty()) out << "  error: " << port.error << "\n";
     for (const auto& check : port.checks) {
       out << "  " << kVerdictNames.name(check.verdict) << " " << check.id << ": "
-          << scrub(check.evidence, stand_ins) << "\n";
-      if (check.verdict == Verdict::Differs) out << "      roced assumes " << check.assumes << "\n";
+          << scrub(check.found, stand_ins) << "\n";
+      if (check.verdict == Verdict::Differs) out << "      roced assumes " << check.wanted << "\n";
     }
     for (const auto& item : port.touched) {
       out << "  touched " << item.what << ": " << (item.restored ? "restored" : "NOT restored")
@@ -218,7 +218,7 @@ std::string report_text(const Report& report) {
     }
   }
   const auto counts = tally(report);
-  out << counts.at(Verdict::Pass) << " pass, " << counts.at(Verdict::Differs) << " differ, "
+  out << counts.at(Verdict::Holds) << " pass, " << counts.at(Verdict::Differs) << " differ, "
       << counts.at(Verdict::CannotTell) << " cannot tell"
       << (report.interrupted ? " (interrupted: everything touched was put back)" : "") << "\n";
   return out.str();

@@ -16,6 +16,7 @@
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "port/status.hpp"
+#include "qualify/check_kinds.hpp"
 #include "rdma/ecn.hpp"
 
 namespace roced::qualify {
@@ -111,8 +112,7 @@ class WriteRun {
 
   WriteOutcome run() {
     if (const auto why = take_snapshot(before_)) {
-      cannot_tell("write_checks", "the port answers dcbnl and rtnetlink",
-                  "nothing written: " + *why);
+      cannot_tell(kinds::kWriteChecks, "nothing written: " + *why);
       return std::move(outcome_);
     }
     const std::vector<void (WriteRun::*)()> steps = {
@@ -161,12 +161,16 @@ class WriteRun {
 
   void say(const std::string& line) { options_.progress(netdev_ + ": " + line); }
 
-  void check(const std::string& id, const std::string& assumes, bool holds,
-             const std::string& evidence) {
-    outcome_.checks.push_back({id, assumes, holds ? Verdict::Pass : Verdict::Differs, evidence});
+  void check(const finding::Kind& kind, bool holds, const std::string& evidence) {
+    Check found = finding::make(kind, netdev_, evidence, std::string(kind.meaning), evidence);
+    found.verdict = holds ? Verdict::Holds : Verdict::Differs;
+    outcome_.checks.push_back(std::move(found));
   }
-  void cannot_tell(const std::string& id, const std::string& assumes, const std::string& why) {
-    outcome_.checks.push_back({id, assumes, Verdict::CannotTell, why});
+  void cannot_tell(const finding::Kind& kind, const std::string& why) {
+    Check found = finding::cannot_tell(kind, netdev_, why);
+    found.wanted = std::string(kind.meaning);
+    found.found = why;
+    outcome_.checks.push_back(std::move(found));
   }
 
   std::optional<dcb::IeeeState> read() {
@@ -227,10 +231,7 @@ class WriteRun {
     });
     const auto set = dcb_.set_dcbx(netdev_, host);
     auto now = dcb_.get_dcbx(netdev_);
-    check("dcbx_host_mode",
-          "SDCBX with the HOST bit puts the port in host mode "
-          "(en_dcbnl.c mlx5e_dcbnl_setdcbx)",
-          set.ok() && now.ok() && (*now & dcb::kDcbxHost),
+    check(kinds::kDcbxHostMode, set.ok() && now.ok() && (*now & dcb::kDcbxHost),
           "set: " + errno_text(code_of(set)) + ", reads " + (now.ok() ? hex(*now) : "?"));
   }
 
@@ -256,8 +257,7 @@ class WriteRun {
 
   void pfc_flaps() {
     if (!carrier()) {
-      cannot_tell("pfc_mask_flaps_link", "a new PFC mask drops the carrier until the link trains",
-                  "the link is down: no flap to see, PFC not changed");
+      cannot_tell(kinds::kPfcMaskFlapsLink, "the link is down: no flap to see, PFC not changed");
       return;
     }
     const uint8_t was = before_.dcb.pfc->enabled_mask;
@@ -279,10 +279,7 @@ class WriteRun {
       const Flap flap = change_mask(mask);
       if (stop_.raised()) return;  // stopped mid-flap: no finding, just the restore
       if (!flap.accepted || !flap.down || !flap.up) {
-        check("pfc_mask_flaps_link",
-              "a new PFC mask goes in with mlx5_toggle_port_link: the carrier drops and "
-              "returns once the link has trained (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc)",
-              false,
+        check(kinds::kPfcMaskFlapsLink, false,
               !flap.accepted ? "PFC " + hex(mask) + " refused"
               : !flap.down   ? "the carrier never dropped"
                              : "the carrier did not return within the bound");
@@ -294,10 +291,7 @@ class WriteRun {
       }
       if (first) {
         first = false;
-        check("pfc_mask_flaps_link",
-              "a new PFC mask goes in with mlx5_toggle_port_link: the carrier drops and returns "
-              "once the link has trained (en_dcbnl.c mlx5e_dcbnl_ieee_setpfc)",
-              true,
+        check(kinds::kPfcMaskFlapsLink, true,
               "carrier down " + std::to_string(flap.down->count()) +
                   " ms after the request, up again " + std::to_string(flap.up->count()) +
                   " ms later");
@@ -310,11 +304,7 @@ class WriteRun {
 
   // calculate_xoff asks for the link speed: while the link trains there is none to give.
   void speed_while_training() {
-    check("speed_unknown_while_training",
-          "while the link trains after a PFC change its speed is unknown, so mainline's "
-          "calculate_xoff (en/port_buffer.c) takes 40 Gb/s: roced sends PFC again once the "
-          "carrier is back",
-          !speed_seen_while_down_.has_value(),
+    check(kinds::kSpeedUnknownWhileTraining, !speed_seen_while_down_.has_value(),
           speed_seen_while_down_
               ? "speed read while down: " + std::to_string(*speed_seen_while_down_) + " Mb/s"
               : "no speed while the carrier was down");
@@ -326,11 +316,7 @@ class WriteRun {
     say("PFC " + hex(mask) + " again (unchanged): Xoff recomputed, no flap expected");
     const auto again = dcb_.set_pfc(netdev_, pfc_with(mask, before_.dcb.pfc->delay));
     const bool steady = link_stays_up();
-    check("pfc_resend_keeps_link",
-          "the unchanged mask, sent again with the carrier up, is accepted without touching the "
-          "link and lets the driver recompute Xoff at the real speed (en_dcbnl.c "
-          "mlx5e_dcbnl_ieee_setpfc: the toggle only when the mask changed)",
-          again.ok() && steady,
+    check(kinds::kPfcResendKeepsLink, again.ok() && steady,
           std::string("set: ") + errno_text(code_of(again)) +
               (steady ? ", carrier stayed up" : ", the carrier dropped"));
   }
@@ -344,10 +330,7 @@ class WriteRun {
     };
     const bool holds = has(on, "rx_prio3_pause") && has(on, "tx_prio3_pause") &&
                        !has(on, "rx_prio4_pause") && !has(off, "rx_prio3_pause");
-    check("pause_counters_with_pfc_on_and_off",
-          "ethtool -S lists rx/tx_prio3_pause with PFC on priority 3 and drops them with PFC off "
-          "(en_stats.c mlx5e_grp_per_prio_pfc_get_num_stats)",
-          holds,
+    check(kinds::kPauseCountersWithPfcOnAndOff, holds,
           std::to_string(on.size()) + " statistics with PFC on 3, " + std::to_string(off.size()) +
               " with PFC off");
   }
@@ -390,10 +373,7 @@ class WriteRun {
       outcome_.cable_length_in_firmware = set0 == 0;
     }
     const bool mainline = read0 == 25 && read1000 == 25;
-    check("cable_length_range",
-          "a cable length of 1-999 m is taken; outside it mainline ignores it (en_dcbnl.c "
-          "mlx5e_dcbnl_ieee_setpfc), NVIDIA's tree passes it on or refuses 0",
-          taken && (flavour_ != "inbox" || mainline), evidence);
+    check(kinds::kCableLengthRange, taken && (flavour_ != "inbox" || mainline), evidence);
   }
 
   void ets() {
@@ -409,10 +389,7 @@ class WriteRun {
     const auto set = dcb_.set_ets(netdev_, ets);
     auto now = read();
     const bool same = now && now->ets && same_ets_as_sent(*now->ets, ets);
-    check("ets_reads_back",
-          "ETS is taken as sent and read back the same (en_dcbnl.c "
-          "mlx5e_dcbnl_ieee_setets)",
-          set.ok() && same,
+    check(kinds::kEtsReadsBack, set.ok() && same,
           "set: " + errno_text(code_of(set)) + (same ? ", reads back" : ", reads otherwise"));
     dcb::Ets refused = ets;
     refused.tc_tx_bw = {50, 50, 50, 0, 0, 0, 0, 0};
@@ -420,10 +397,7 @@ class WriteRun {
     auto after = read();
     const bool unchanged =
         now && now->ets && after && after->ets && same_ets(*after->ets, *now->ets);
-    check("ets_sum_not_100_refused",
-          "ETS bandwidths that do not add up to 100 are refused with EINVAL and change nothing "
-          "(en_dcbnl.c mlx5e_dbcnl_validate_ets)",
-          code == EINVAL && unchanged,
+    check(kinds::kEtsSumNot100Refused, code == EINVAL && unchanged,
           "150 %: " + errno_text(code) + (unchanged ? ", ETS unchanged" : ", ETS changed"));
   }
 
@@ -477,17 +451,10 @@ class WriteRun {
       holds = holds && back;
       evidence += back ? ", trust as before" : ", trust not as before";
     }
-    check("dscp_trust_from_app_table",
-          "a DSCP APP entry switches the port to DSCP trust; a delete must name the entry's "
-          "priority (ENOENT otherwise); the last one deleted goes back to PCP (en_dcbnl.c "
-          "mlx5e_dcbnl_ieee_setapp, mlx5e_dcbnl_ieee_delapp)",
-          holds, evidence);
+    check(kinds::kDscpTrustFromAppTable, holds, evidence);
     const dcb::AppEntry ethertype{1, 3, 0x8915};
     const int other = code_of(dcb_.add_apps(netdev_, {ethertype}));
-    check("app_selectors_dscp_only",
-          "only DSCP entries are taken: an EtherType entry is EINVAL (en_dcbnl.c "
-          "mlx5e_dcbnl_ieee_setapp)",
-          other == EINVAL, "EtherType 0x8915: " + errno_text(other));
+    check(kinds::kAppSelectorsDscpOnly, other == EINVAL, "EtherType 0x8915: " + errno_text(other));
   }
 
   // Deletes what the table has beyond `apps` and adds what it lacks.
@@ -526,9 +493,7 @@ class WriteRun {
     const auto off = ethtool.pfc_prevention_timeout(netdev_).value_or(1);
     (void)ethtool.set_pfc_prevention_timeout(netdev_, 500);
     const auto five = ethtool.pfc_prevention_timeout(netdev_).value_or(0);
-    check("stall_prevention_takes_range",
-          "auto reads 100 ms, 0 is off, 80-8000 ms are taken, the rest EINVAL (en_ethtool.c "
-          "mlx5e_set_pfc_prevention_tout)",
+    check(kinds::kStallPreventionTakesRange,
           low == EINVAL && high == EINVAL && automatic == 100 && off == 0 && five == 500,
           "79: " + errno_text(low) + ", 8001: " + errno_text(high) + ", auto reads " +
               std::to_string(automatic) + ", 0 reads " + std::to_string(off) + ", 500 reads " +
@@ -547,10 +512,8 @@ class WriteRun {
     const int set = code_of(LinkClient(system_).set_mtu(netdev_, target));
     auto now = LinkClient(system_).get(netdev_);
     const bool reads = now.ok() && now->mtu == target;
-    check("mtu_reads_back",
-          "RTM_NEWLINK IFLA_MTU is taken and read back (en_main.c "
-          "mlx5e_change_mtu)",
-          set == 0 && reads, "MTU " + std::to_string(target) + ": " + errno_text(set));
+    check(kinds::kMtuReadsBack, set == 0 && reads,
+          "MTU " + std::to_string(target) + ": " + errno_text(set));
   }
 
   // dcbnl_ieee_set multicasts every IEEE_SET on RTNLGRP_DCB: what lets roced see another tool.
@@ -558,7 +521,7 @@ class WriteRun {
     if (stop_.raised()) return;
     auto socket = system_.open_rtnl();
     if (!socket.ok() || !(*socket)->join_group(RTNLGRP_DCB).ok()) {
-      cannot_tell("foreign_dcb_change_notified", "", "cannot join RTNLGRP_DCB");
+      cannot_tell(kinds::kForeignDcbChangeNotified, "cannot join RTNLGRP_DCB");
       return;
     }
     // rocectl spawns no program (test/security/no_shell_test.py), so the other tool is roced's
@@ -586,10 +549,7 @@ class WriteRun {
         offset += NLMSG_ALIGN(header.nlmsg_len);
       }
     }
-    check("foreign_dcb_change_notified",
-          "every IEEE_SET is multicast on RTNLGRP_DCB as RTM_SETDCB (net/dcb/dcbnl.c "
-          "dcbnl_ieee_set), so roced hears another tool's change",
-          set == 0 && seen,
+    check(kinds::kForeignDcbChangeNotified, set == 0 && seen,
           std::string("ETS from another socket: ") + errno_text(set) +
               (seen ? ", notified" : ", no notification"));
   }
@@ -602,9 +562,7 @@ class WriteRun {
         "/sys/kernel/debug/mlx5/" + port_.knob_function() + "/cc_params/np_cnp_dscp";
     auto was = files.read(knob);
     if (!was.ok()) {
-      cannot_tell("dcqcn_knob_low_bits",
-                  "a cc_params knob keeps the low bits of its field (cong.c "
-                  "mlx5_ib_set_cc_param_mask_val)",
+      cannot_tell(kinds::kDcqcnKnobLowBits,
                   "no inbox np_cnp_dscp to write: " + was.error().message);
       return;
     }
@@ -615,10 +573,8 @@ class WriteRun {
     const int set = code_of(files.write(knob, "70\n"));
     auto now = files.read(knob);
     const std::string reads = now.ok() ? now->substr(0, now->find('\n')) : "?";
-    check("dcqcn_knob_low_bits",
-          "a cc_params knob keeps the low bits of its field: 70 in the 6-bit np_cnp_dscp reads 6 "
-          "(cong.c mlx5_ib_set_cc_param_mask_val)",
-          set == 0 && reads == "6", "70: " + errno_text(set) + ", reads " + reads);
+    check(kinds::kDcqcnKnobLowBits, set == 0 && reads == "6",
+          "70: " + errno_text(set) + ", reads " + reads);
   }
 
   // ---- the end ----
@@ -639,14 +595,13 @@ class WriteRun {
     (void)wait_carrier(true, never_);
     Snapshot after;
     if (const auto why = take_snapshot(after)) {
-      cannot_tell("restored", "everything --write changed is put back",
-                  "the port could not be read back: " + *why);
+      cannot_tell(kinds::kRestored, "the port could not be read back: " + *why);
       return;
     }
     const auto left = differences(before_, after);
     std::string evidence = left.empty() ? "the port reads as before the run" : "";
     for (const auto& line : left) evidence += (evidence.empty() ? "" : "; ") + line;
-    check("restored", "everything --write changed is put back", left.empty(), evidence);
+    check(kinds::kRestored, left.empty(), evidence);
   }
 
   std::string flavour_;  // "inbox", "ofed", "" (facts_of)

@@ -8,6 +8,7 @@
 #include "daemon/reconcile/remediation.hpp"
 #include "daemon/settings/findings.hpp"
 #include "lldp/compare.hpp"
+#include "qualify/check_kinds.hpp"
 
 namespace roced::findings {
 
@@ -19,7 +20,8 @@ std::vector<const finding::Kind*> gather() {
   std::vector<const finding::Kind*> out;
   for (const std::span<const finding::Kind* const> room :
        {settings::kinds(), plan::kinds(), apply::kinds(),
-        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds()}) {
+        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds(),
+        std::span<const finding::Kind* const>(qualify::kinds::kAll)}) {
     out.insert(out.end(), room.begin(), room.end());
   }
   return out;

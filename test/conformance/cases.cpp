@@ -72,9 +72,9 @@ void expect_read_check_passes(PortUnderTest& port, const std::string& id) {
   const auto check =
       qualify::read_check(qualify::observe(port.system(), real_time(), *described), id);
   ASSERT_TRUE(check.has_value()) << "no check " << id;
-  if (check->verdict == qualify::Verdict::CannotTell) GTEST_SKIP() << check->evidence;
-  EXPECT_EQ(check->verdict, qualify::Verdict::Pass)
-      << id << ": " << check->evidence << "\nassumes " << check->assumes;
+  if (check->verdict == qualify::Verdict::CannotTell) GTEST_SKIP() << check->found;
+  EXPECT_EQ(check->verdict, qualify::Verdict::Holds)
+      << id << ": " << check->found << "\nassumes " << check->wanted;
 }
 
 // mlx5e_dcbnl_ieee_getpfc: pfc_cap = mlx5_max_tc() + 1.

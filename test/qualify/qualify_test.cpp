@@ -73,9 +73,9 @@ const qualify::PortReport* port_of(const Report& report, const std::string& netd
 std::string verdicts(const qualify::PortReport& port) {
   std::string out;
   for (const auto& check : port.checks) {
-    if (check.verdict != Verdict::Pass) {
+    if (check.verdict != Verdict::Holds) {
       out += "\n  " + std::string(qualify::kVerdictNames.name(check.verdict)) + " " + check.id +
-             ": " + check.evidence;
+             ": " + check.found;
     }
   }
   return out;
@@ -158,7 +158,7 @@ TEST_P(QualifyEveryNode, TheReportSaysWhatTheNodeIsAndEveryCheckPasses) {
     for (const auto& check : port->checks) {
       // A check roced's assumptions and the model disagree on is a finding, never noise here.
       EXPECT_NE(check.verdict, Verdict::Differs)
-          << spec->netdev << " " << check.id << ": " << check.evidence;
+          << spec->netdev << " " << check.id << ": " << check.found;
     }
     // What a node can leave unanswered: no RDMA device of its own (a LAG slave), DCQCN knobs
     // under lockdown, no stall prevention, no buffers, no firmware command yet.
@@ -171,7 +171,7 @@ TEST_P(QualifyEveryNode, TheReportSaysWhatTheNodeIsAndEveryCheckPasses) {
                                                          "firmware_command_costs"};
     for (const auto& check : port->checks) {
       if (check.verdict == Verdict::CannotTell) {
-        EXPECT_TRUE(may_be_unknown.count(check.id)) << check.id << ": " << check.evidence;
+        EXPECT_TRUE(may_be_unknown.count(check.id)) << check.id << ": " << check.found;
       }
     }
     // mlx5's own command statistics say what one register access costs.
@@ -202,11 +202,11 @@ TEST_F(QualifyCosts, OneGstatsCostsItsFirmwareCommands) {
                                    [](const auto& c) { return c.id == "gstats_cost"; });
   ASSERT_NE(gstats, checks.end());
   std::smatch median;
-  ASSERT_TRUE(std::regex_search(gstats->evidence, median, std::regex("median ([0-9]+) ")))
-      << gstats->evidence;
+  ASSERT_TRUE(std::regex_search(gstats->found, median, std::regex("median ([0-9]+) ")))
+      << gstats->found;
   const unsigned long us = std::stoul(median[1].str());
   EXPECT_GE(us, roce_sim::firmware::kStatsAccessRegs * command_us);
-  EXPECT_EQ(us % command_us, 0u) << gstats->evidence;
+  EXPECT_EQ(us % command_us, 0u) << gstats->found;
   EXPECT_EQ(report.ports.front().facts.firmware_command_us, command_us);
 }
 
@@ -287,8 +287,7 @@ TEST_P(QualifyEveryNode, TheCapturedNodeAnswersAsTheOriginal) {
     ASSERT_EQ(copy->checks.size(), port.checks.size());
     for (size_t i = 0; i < port.checks.size(); ++i) {
       EXPECT_EQ(copy->checks[i].verdict, port.checks[i].verdict)
-          << port.checks[i].id << ": " << port.checks[i].evidence << " / "
-          << copy->checks[i].evidence;
+          << port.checks[i].id << ": " << port.checks[i].found << " / " << copy->checks[i].found;
     }
   }
 }
@@ -341,7 +340,7 @@ TEST_F(QualifyAfterRoced, APortRocedPutInHostModePassesTheDcbxCheck) {
   const Report report = run({*port}, {});
   ASSERT_EQ(report.ports.size(), 1u);
   for (const auto& check : report.ports.front().checks) {
-    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.evidence;
+    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.found;
   }
 }
 
@@ -372,16 +371,16 @@ TEST_F(QualifyListening, ASwitchsLldpIsHeardComparedAndItsNameLeftOut) {
     const auto heard = std::find_if(port.checks.begin(), port.checks.end(),
                                     [](const auto& c) { return c.id == "switch_lldp_heard"; });
     ASSERT_NE(heard, port.checks.end()) << port.facts.netdev;
-    SCOPED_TRACE(port.facts.netdev + ": " + heard->evidence);
+    SCOPED_TRACE(port.facts.netdev + ": " + heard->found);
     if (port.facts.netdev == "lan2") {
       EXPECT_EQ(heard->verdict, Verdict::CannotTell);
-      EXPECT_NE(heard->evidence.find("firmware's DCBX agent"), std::string::npos);
+      EXPECT_NE(heard->found.find("firmware's DCBX agent"), std::string::npos);
     } else {
-      EXPECT_EQ(heard->verdict, Verdict::Pass);
-      EXPECT_NE(heard->evidence.find("PFC on 4"), std::string::npos);
-      EXPECT_NE(heard->evidence.find("max frame 9216"), std::string::npos);
+      EXPECT_EQ(heard->verdict, Verdict::Holds);
+      EXPECT_NE(heard->found.find("PFC on 4"), std::string::npos);
+      EXPECT_NE(heard->found.find("max frame 9216"), std::string::npos);
       EXPECT_NE(
-          heard->evidence.find("switch_pfc_priorities: PFC priorities differ: host none, switch 4"),
+          heard->found.find("switch_pfc_priorities: PFC priorities differ: host none, switch 4"),
           std::string::npos);
     }
   }
@@ -417,8 +416,11 @@ TEST(QualifyReport, EveryDeviceGetsAStandInAndTheRealNamesLeaveNowhere) {
     port.facts.pci = pci;
     port.facts.driver = "mlx5_core";
     port.facts.rdma_device = "mlx5_" + netdev;
-    port.checks.push_back({"dcqcn_knobs", "", Verdict::Pass,
-                           "inbox knobs at /sys/kernel/debug/mlx5/" + pci + "/cc_params"});
+    qualify::Check knobs;
+    knobs.id = "dcqcn_knobs";
+    knobs.verdict = Verdict::Holds;
+    knobs.found = "inbox knobs at /sys/kernel/debug/mlx5/" + pci + "/cc_params";
+    port.checks.push_back(knobs);
     report.ports.push_back(port);
   }
   const auto stand_ins = qualify::pci_stand_ins(report);
@@ -505,7 +507,7 @@ TEST_P(QualifyWrite, EverySettingIsSetReadBackAndPutBack) {
         "ets_sum_not_100_refused", "dscp_trust_from_app_table", "app_selectors_dscp_only",
         "mtu_reads_back", "foreign_dcb_change_notified", "restored"}) {
     const bool passed = std::any_of(out.checks.begin(), out.checks.end(), [&](const auto& c) {
-      return c.id == id && c.verdict == Verdict::Pass;
+      return c.id == id && c.verdict == Verdict::Holds;
     });
     EXPECT_TRUE(passed) << id << verdicts(out);
   }
@@ -541,7 +543,7 @@ TEST_P(QualifyWrite, AStopHalfWayPutsBackWhatWasChangedAndStopsThere) {
   EXPECT_FALSE(out.touched.empty());
   for (const auto& touched : out.touched) EXPECT_TRUE(touched.restored) << touched.what;
   for (const auto& check : out.checks) {
-    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.evidence;
+    EXPECT_NE(check.verdict, Verdict::Differs) << check.id << ": " << check.found;
     EXPECT_NE(check.id, "ets_reads_back") << "a step after the stop ran";
   }
   EXPECT_EQ(state_of(port.netdev), before);
