@@ -44,7 +44,15 @@ struct Snapshot {
   dcb::IeeeState dcb;
   uint32_t mtu = 0;
   std::optional<uint16_t> stall;
+  // 802.3x pause: every PFC mask change writes PFCC with pptx/pprx 0 (port.c mlx5_set_port_pfc),
+  // so the run's PFC steps turn it off and only an explicit restore puts it back.
+  std::optional<PauseParams> pause;
 };
+
+std::string pause_text(const PauseParams& pause) {
+  return std::string("802.3x pause rx ") + (pause.rx ? "on" : "off") + ", tx " +
+         (pause.tx ? "on" : "off");
+}
 
 bool same_ets(const dcb::Ets& a, const dcb::Ets& b) {
   return a.tc_tsa == b.tc_tsa && a.tc_tx_bw == b.tc_tx_bw && a.prio_tc == b.prio_tc;
@@ -94,6 +102,10 @@ std::vector<std::string> differences(const Snapshot& before, const Snapshot& aft
     out.push_back("MTU " + std::to_string(before.mtu) + " is now " + std::to_string(after.mtu));
   }
   if (before.stall != after.stall) out.push_back("stall prevention differs");
+  if (before.pause && after.pause &&
+      (before.pause->rx != after.pause->rx || before.pause->tx != after.pause->tx)) {
+    out.push_back(pause_text(*before.pause) + " is now " + pause_text(*after.pause));
+  }
   return out;
 }
 
@@ -115,6 +127,7 @@ class WriteRun {
       cannot_tell(kinds::kWriteChecks, "nothing written: " + *why);
       return std::move(outcome_);
     }
+    keep_pause();
     const std::vector<void (WriteRun::*)()> steps = {
         &WriteRun::host_mode, &WriteRun::pfc_flaps,  &WriteRun::cable_length,
         &WriteRun::ets,       &WriteRun::dscp_trust, &WriteRun::stall_prevention,
@@ -151,7 +164,17 @@ class WriteRun {
     snapshot.mtu = link->mtu;
     auto stall = EthtoolClient(system_).pfc_prevention_timeout(netdev_);
     if (stall.ok()) snapshot.stall = *stall;
+    auto pause = EthtoolClient(system_).pause(netdev_);
+    if (pause.ok()) snapshot.pause = *pause;
     return std::nullopt;
+  }
+
+  // Journalled first, so put back last: after the PFC mask it was turned off by is restored.
+  void keep_pause() {
+    if (!before_.pause || (!before_.pause->rx && !before_.pause->tx)) return;
+    const PauseParams was = *before_.pause;
+    journal(pause_text(was) + " (a PFC mask change turns it off)",
+            [this, was] { return EthtoolClient(system_).set_pause(netdev_, was); });
   }
 
   void journal(const std::string& what, std::function<Result<void>()> put_back) {

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "dcb/client.hpp"
+#include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
 #include "qualify/read_checks.hpp"
@@ -451,12 +452,14 @@ struct PortState {
   uint8_t dcbx = 0;
   dcb::IeeeState dcb;
   uint32_t mtu = 0;
+  // 802.3x pause: on a fresh port, and off after any PFC mask change until put back.
+  std::optional<PauseParams> pause;
   bool operator==(const PortState& other) const {
     return dcbx == other.dcbx && dcb.pfc->enabled_mask == other.dcb.pfc->enabled_mask &&
            dcb.pfc->delay == other.dcb.pfc->delay && dcb.ets->tc_tsa == other.dcb.ets->tc_tsa &&
            dcb.ets->tc_tx_bw == other.dcb.ets->tc_tx_bw &&
            dcb.ets->prio_tc == other.dcb.ets->prio_tc &&
-           sorted(dcb.apps) == sorted(other.dcb.apps) && mtu == other.mtu;
+           sorted(dcb.apps) == sorted(other.dcb.apps) && mtu == other.mtu && pause == other.pause;
   }
 };
 
@@ -481,6 +484,7 @@ class QualifyWrite : public Qualified, public ::testing::WithParamInterface<std:
     EXPECT_TRUE(dcb.ok());
     if (dcb.ok()) state.dcb = *dcb;
     state.mtu = LinkClient(system_).get(netdev).value_or(LinkInfo{}).mtu;
+    if (auto pause = EthtoolClient(system_).pause(netdev)) state.pause = *pause;
     return state;
   }
   DiscoveredPort first_uplink() {
@@ -518,6 +522,8 @@ TEST_P(QualifyWrite, EverySettingIsSetReadBackAndPutBack) {
   EXPECT_GE(*out.facts.link_training_ms, kTrainingMs);
   EXPECT_LE(*out.facts.link_training_ms, kTrainingMs + 10);
   EXPECT_EQ(state_of(port.netdev), before);
+  ASSERT_TRUE(before.pause.has_value());
+  EXPECT_TRUE(before.pause->rx && before.pause->tx) << "a fresh port runs 802.3x pause";
   EXPECT_FALSE(report.interrupted);
   // Every check a run makes is in the operator's page.
   const std::string page = read_file(std::string(ROCED_SOURCE_DIR) + "/docs/qualify.md");
