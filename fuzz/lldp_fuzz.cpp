@@ -46,8 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   host.ets = roced::dcb::Ets{};
   host.mtu = 4200;
   const lldp::PeerReport report = lldp::compare(neighbours, host);
-  for (const auto& finding : report.findings) {
-    require(!finding.id.empty() && printable(finding.wanted) && printable(finding.found),
+  for (const auto& found : report.findings) {
+    require(!found.id.empty() && printable(found.wanted) && printable(found.found),
             "a finding is named and printable");
   }
   (void)neighbours.expire(now + std::chrono::seconds(l.ttl));

@@ -74,7 +74,7 @@ Check judge(const Listener& port, std::chrono::seconds how_long) {
       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(port.after).count()) + " s" +
       (firmware_mode(*port.seen) ? " (in firmware DCBX mode)" : "") + ": " +
       advertised(*port.heard) + "; " + std::string(lldp::kPeerStateNames.name(compared.state));
-  for (const auto& finding : compared.findings) check.found += "; " + finding::line(finding);
+  for (const auto& found : compared.findings) check.found += "; " + finding::line(found);
   return check;
 }
 

@@ -286,19 +286,19 @@ void PeerWatch::update(Port& port) {
          "LLDP: DCBX is in firmware mode, the NIC's own agent answers the switch: not compared");
   }
   const std::string who = "switch " + port.shown.switch_port() + ": ";
-  for (const auto& finding : report.findings) {
+  for (const auto& found : report.findings) {
     const bool known = std::find(before.report.findings.begin(), before.report.findings.end(),
-                                 finding) != before.report.findings.end();
+                                 found) != before.report.findings.end();
     if (!known) {
-      tell(netdev, finding.severity == finding::Severity::Critical, who + finding.text);
+      tell(netdev, found.severity == finding::Severity::Critical, who + found.text);
     }
   }
-  for (const auto& finding : before.report.findings) {
+  for (const auto& found : before.report.findings) {
     const bool still = std::any_of(report.findings.begin(), report.findings.end(),
-                                   [&](const finding::Finding& f) { return f.id == finding.id; });
+                                   [&](const finding::Finding& f) { return f.id == found.id; });
     if (!still && report.state == lldp::PeerState::Compared) {
       // The text's words without the values: "PFC priorities differ no more".
-      tell(netdev, false, who + finding.text.substr(0, finding.text.find(": host ")) + " no more");
+      tell(netdev, false, who + found.text.substr(0, found.text.find(": host ")) + " no more");
     }
   }
   port.shown.report = std::move(report);
