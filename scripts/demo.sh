@@ -463,7 +463,7 @@ log_since "$from" | show_log
 MISMATCH_MS=$(($(line_ms "$(log_find "$from" 'PFC priorities differ: host 3, switch 4')") - SWITCH_SET_MS))
 cmd "rocectl status --port lan3"
 capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan3
-MISMATCH_STATUS=$(grep -c '^  mismatch ' "$SIM_DIR/out.txt" || true)
+MISMATCH_STATUS=$(grep -c '^  critical: switch_' "$SIM_DIR/out.txt" || true)
 ((RC == 0)) || fail "rocectl status exited $RC"
 say "Named $MISMATCH_MS ms after the switch changed; roced changed nothing on lan3 because of it (the alert RocePeerMismatch and the dashboard's switch row show it too)."
 

@@ -643,10 +643,11 @@ TEST_F(ApplyRoceLagSim, SlavesGivenDifferentDcbAreNamedOnTheBond) {
   select("[\"*\"]");
   write_file(config_, read_file(config_) + "overrides:\n  lan3: {pfc: {priorities: [3, 4]}}\n");
   const auto plan = rocectl({"plan", "--config", config_.string()});
-  EXPECT_TRUE(contains(plan.out,
-                       "  warning: the RoCE LAG's slaves lan2 and lan3 are given different "
-                       "pfc.priorities: flows hashed to one slave would not be treated as on the "
-                       "other\n"))
+  EXPECT_TRUE(contains(
+      plan.out,
+      "  warning: roce_lag_slaves_differ: the RoCE LAG's slaves lan2 and lan3 are given different "
+      "pfc.priorities: flows hashed to one slave would not be treated as on the "
+      "other\n"))
       << plan.out << plan.err;
 }
 

@@ -208,7 +208,9 @@ TEST(LldpVeth, QualifyListenHearsTheSwitchAndLeavesItsNamesOut) {
     }
   }
   EXPECT_EQ(verdict, "pass") << evidence;
-  EXPECT_NE(evidence.find("max_frame_size (mismatch): host MTU 9000"), std::string::npos)
+  EXPECT_NE(evidence.find("switch_max_frame_size: the switch's maximum frame is below the host's "
+                          "MTU: host MTU 9000"),
+            std::string::npos)
       << evidence;
   EXPECT_NE(evidence.find("PFC on 3"), std::string::npos) << evidence;
   EXPECT_EQ(result.out.find("leaf-private-7"), std::string::npos);
