@@ -12,7 +12,8 @@
 // of the exporter process (/proc/PID/stat utime+stime; task schedstat as a cross-check), the
 // roce-sim server's CPU per scrape beyond its idle rate (it does the kernel's part of roced's
 // netlink/ethtool reads; node_exporter's file reads are in its own system time), VmRSS, series
-// and bytes per scrape.
+// and bytes per scrape. Before the others start, roced alone at rest (not scraped, no storm):
+// CPU, VmHWM, threads and the firmware commands a second its sampling asks of the node.
 //   scrape_bench [--scrapes N] [--node-exporter PATH] [--smoke]
 // --smoke: 20 scrapes on the 4-port node; exits 1 unless both endpoints answer 200 with the
 // expected series (every port's, counters moving under the steady traffic). Speed is printed,
@@ -68,7 +69,10 @@ using bench::Sample;
 using bench::SimProcess;
 
 constexpr double kAimP99Ms = 5;  // scrape p99 under 5 ms at 16 ports
-constexpr int kWarmUp = 5;       // scrapes per exporter before the measured ones
+// roced at rest on 16 ports, watchdog at its default: CPU (% of a core) and VmHWM (MiB).
+constexpr double kAimRestCpuPercent = 0.3;
+constexpr double kAimRestHwmMib = 15;
+constexpr int kWarmUp = 5;  // scrapes per exporter before the measured ones
 constexpr auto kStartDeadline = 60s;
 
 double ms_between(Clock::time_point from, Clock::time_point to) {
@@ -164,9 +168,19 @@ struct Result {
   int failed = 0;  // scrapes without a 200
 };
 
+// roced alone on the node, at rest: after READY=1 and the links trained again, nobody scraping,
+// no storm (steady traffic, no pause), the shipped configuration (watchdog alert-only, 100 ms).
+struct RestFigures {
+  double seconds = 0;
+  double cpu_percent = 0;     // task schedstat over the window
+  double commands_per_s = 0;  // the node's firmware commands (debugfs commands/), all roced's
+  ProcessCost end;            // VmHWM and threads at the window's end
+};
+
 struct NodeRun {
   std::string name;
   size_t ports = 0;
+  RestFigures rest;
   std::vector<Result> results;
   std::vector<std::string> problems;
 };
@@ -301,9 +315,24 @@ Result measure(Exporter& exporter, pid_t sim_pid, double sim_idle_ms_per_s,
   return result;
 }
 
+RestFigures measure_rest(pid_t pid, const fs::path& dir, std::chrono::milliseconds window) {
+  RestFigures rest;
+  const ProcessCost before = read_cost(pid);
+  const double commands_before = firmware_commands(dir);
+  const auto start = Clock::now();
+  std::this_thread::sleep_for(window);
+  rest.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the node's files catch up
+  rest.end = read_cost(pid);
+  rest.cpu_percent = (rest.end.cpu_sched_ms - before.cpu_sched_ms) / (rest.seconds * 1000) * 100;
+  rest.commands_per_s = (firmware_commands(dir) - commands_before) / (rest.seconds + 0.3);
+  return rest;
+}
+
 NodeRun run_node(const std::string& name, const std::string& node_file,
                  const std::string& scenario_file, int scrapes, std::chrono::milliseconds idle,
-                 const std::string& node_exporter, bool smoke) {
+                 std::chrono::milliseconds rest_window, const std::string& node_exporter,
+                 bool smoke) {
   NodeRun run;
   run.name = name;
   SimProcess sim(ROCE_SIM_BINARY, node_file, scenario_file);
@@ -335,6 +364,14 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
       run.problems.push_back("roced did not send READY=1; its log:\n" + read_text(roced.log));
       return run;
     }
+    // roced's PFC change flapped every link: at rest once they have trained again.
+    if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
+      run.problems.push_back("the links did not come back after roced configured them");
+      return run;
+    }
+    std::cerr << "scrape_bench: " << name << ": roced at rest for "
+              << std::chrono::duration<double>(rest_window).count() << " s...\n";
+    run.rest = measure_rest(roced.process->pid(), dir, rest_window);
     exporters.push_back(std::move(roced));
   }
   // The old behaviour beside it: the same configuration, but every scrape reads the NICs
@@ -494,6 +531,17 @@ void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::stri
     }
   }
   std::printf(
+      "\n\nroced alone at rest (after READY=1 and link training; not scraped, no storm; shipped "
+      "config:\nwatchdog alert-only at a 100 ms poll): CPU (task schedstat), VmHWM, threads, "
+      "firmware commands/s\n");
+  for (const NodeRun& run : runs) {
+    std::printf(
+        "  %-13s %.3f %% of a core, VmHWM %.1f MiB, %d threads, %.1f firmware commands/s "
+        "(%.1f s)\n",
+        run.name.c_str(), run.rest.cpu_percent, run.rest.end.hwm_mib, run.rest.end.threads,
+        run.rest.commands_per_s, run.rest.seconds);
+  }
+  std::printf(
       "\n\nFirmware commands per scrape, beyond the node's idle rate (the simulated node counts "
       "them as mlx5's debugfs commands/ does; the watchdogs of both roceds poll meanwhile):\n");
   for (const NodeRun& run : runs) {
@@ -511,6 +559,13 @@ void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::stri
     if (run.ports >= 16) {
       std::printf("  %-13s roced scrape p99 under %.0f ms: %s (p99 %.2f ms)\n", run.name.c_str(),
                   kAimP99Ms, p99 < kAimP99Ms ? "met" : "NOT met", p99);
+      std::printf(
+          "  %-13s roced at rest under %.1f %% of a core: %s (%.3f %%); VmHWM under %.0f "
+          "MiB: %s (%.1f MiB)\n",
+          run.name.c_str(), kAimRestCpuPercent,
+          run.rest.cpu_percent < kAimRestCpuPercent ? "met" : "NOT met", run.rest.cpu_percent,
+          kAimRestHwmMib, run.rest.end.hwm_mib < kAimRestHwmMib ? "met" : "NOT met",
+          run.rest.end.hwm_mib);
     }
     if (!ne) continue;
     for (const Result* other : {ne, find_result(run, "node_exporter -self")}) {
@@ -560,10 +615,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::chrono::milliseconds idle = smoke ? 500ms : 3000ms;
+  const std::chrono::milliseconds rest_window = smoke ? 1000ms : 20000ms;
   std::vector<NodeRun> runs;
   try {
     runs.push_back(run_node("default (4)", "", std::string(ROCED_SIM_SCENARIOS) + "/steady.yaml",
-                            scrapes, idle, node_exporter, smoke));
+                            scrapes, idle, rest_window, node_exporter, smoke));
     if (!smoke) {
       const std::string sixteen = std::string(ROCED_SIM_NODES) + "/sixteen-port.yaml";
       const fs::path scenario = fs::temp_directory_path() /
@@ -577,7 +633,7 @@ int main(int argc, char** argv) {
         }
       } remove{scenario};
       runs.push_back(run_node("sixteen (16)", sixteen, scenario.string(), scrapes, idle,
-                              node_exporter, smoke));
+                              rest_window, node_exporter, smoke));
     }
   } catch (const std::exception& error) {
     std::cerr << "scrape_bench: " << error.what() << "\n";

@@ -67,7 +67,9 @@ Result<std::unique_ptr<NetlinkSocket>> KernelNetlinkSocket::open(int protocol) {
   if (int err = nl_connect(sock.get(), protocol); err < 0) {
     return Error{-err == NLE_PROTO_MISMATCH ? EPROTONOSUPPORT : EIO,
                  std::string("netlink: cannot open a ") +
-                     (protocol == NETLINK_RDMA ? "NETLINK_RDMA" : "NETLINK_ROUTE") +
+                     (protocol == NETLINK_RDMA      ? "NETLINK_RDMA"
+                      : protocol == NETLINK_GENERIC ? "NETLINK_GENERIC"
+                                                    : "NETLINK_ROUTE") +
                      " socket: " + nl_geterror(err)};
   }
   // Extended ACKs carry the kernel's reason ("MTU greater than device maximum") with an error.

@@ -19,6 +19,7 @@ System real_system() {
   System system;
   system.open_rtnl = [] { return KernelNetlinkSocket::open(); };
   system.open_rdma_netlink = [] { return KernelNetlinkSocket::open(NETLINK_RDMA); };
+  system.open_genl = [] { return KernelNetlinkSocket::open(NETLINK_GENERIC); };
   system.ethtool = std::make_unique<KernelEthtoolIoctl>();
   system.files = std::make_unique<LocalFileTree>();
   system.open_lldp = [](const std::string& netdev) { return open_lldp_packet_socket(netdev); };

@@ -99,6 +99,9 @@ struct System {
   // A NETLINK_RDMA socket (drivers/infiniband/core/nldev.c); unset where there is none, and
   // then RDMA counters are read from sysfs.
   std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_rdma_netlink;
+  // A NETLINK_GENERIC socket (net/netlink/genetlink.c: ethtool netlink's statistics groups);
+  // unset where there is none, and then only the ethtool ioctl reads statistics.
+  std::function<Result<std::unique_ptr<NetlinkSocket>>()> open_genl;
   std::unique_ptr<EthtoolIoctl> ethtool;
   std::unique_ptr<FileTree> files;
   // LLDP frames to the nearest-bridge address on `netdev` (lldp/lldpdu.hpp); unset where

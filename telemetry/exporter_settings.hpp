@@ -31,7 +31,7 @@ struct MetricsSettings {
   std::vector<std::string> exclude;
   // A scrape serves a port's statistics from the storm watchdog's last reading when it is at
   // most this old, instead of reading the NIC again; 0: always read.
-  std::chrono::milliseconds max_sample_age{1000};
+  std::chrono::milliseconds max_sample_age{3000};
   // Every port's RDMA counters are read in the background this often, and a scrape serves that
   // reading while it is at most twice this old; 0: every scrape reads them.
   std::chrono::milliseconds rdma_interval{1000};

@@ -30,10 +30,10 @@ NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdo
       watchdog_(std::move(watchdog)),
       on_errors_(std::move(on_errors)) {}
 
-void NodeSampler::use_cache(std::shared_ptr<const StatsCache> cache,
-                            std::chrono::steady_clock::duration max_age) {
-  cache_ = std::move(cache);
-  cache_max_age_ = max_age;
+void NodeSampler::use_poller(std::shared_ptr<sampling::StatsPoller> poller,
+                             std::chrono::steady_clock::duration max_age) {
+  poller_ = std::move(poller);
+  max_sample_age_ = max_age;
 }
 
 void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
@@ -129,8 +129,12 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   options.keep_hw_counter = &exports_hw_counter;
   options.rdma_counters = rdma_counters;
   options.rdma_took = reading.kept ? SteadyClock::duration::zero() : reading.took_each;
-  std::optional<StatsCache::Reading> recent;
-  if (cache_) recent = cache_->fresh(target.port.netdev, cache_max_age_);
+  std::optional<sampling::StatsReading> recent;
+  // A bond has no statistics of its own (sample_port reads none).
+  if (target.port.role != PortRole::Bond) {
+    if (!poller_) poller_ = std::make_shared<sampling::StatsPoller>(system_, *time_);
+    recent = poller_->reading(target.port.netdev, max_sample_age_);
+  }
   if (recent) {
     options.stats = &*recent;
     if (recent->names && recent->names != memory.stats_names) {
@@ -143,6 +147,7 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
     if (recent->names) options.stats_kept = &memory.stats_kept;
   }
   PortSample sample = sample_port(system_, target.port, options);
+  if (recent) sample.ethtool_age = now - recent->answered;
   if (rdma_counters != nullptr && reading.kept) sample.rdma_age = reading.age;
   if (options.gid) {
     memory.hw_counter_names.clear();

@@ -3,8 +3,8 @@
 // Samples every port of the node in one go and keeps what needs memory across samples: the RDMA
 // counters' 64-bit totals (wraps carried over) and the firmware version (read once in a while,
 // not per sample) and the RoCE v2 GID index (re-read every few seconds). The exporter calls
-// sample() per scrape; the statistics come from the storm watchdog's readings (use_cache) and the
-// RDMA counters from a reading refresh_rdma() made in the background (keep_rdma_readings), so a
+// sample() per scrape; the statistics come from the statistics poller's readings (use_poller) and
+// the RDMA counters from a reading refresh_rdma() made in the background (keep_rdma_readings), so a
 // scrape need not wait for the NICs' firmware.
 
 #include <chrono>
@@ -20,9 +20,9 @@
 #include "os/system.hpp"
 #include "port/discovery.hpp"
 #include "rdma/nldev.hpp"
+#include "sampling/stats_poller.hpp"
 #include "telemetry/peer_stats.hpp"
 #include "telemetry/sample.hpp"
-#include "telemetry/stats_cache.hpp"
 #include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"
 #include "util/time_source.hpp"
@@ -68,10 +68,11 @@ class NodeSampler {
   NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {},
               ErrorSink on_errors = {});
 
-  // Serve a port's statistics from `cache` when its reading there is at most `max_age` old (the
-  // storm poller's, polling faster than any scrape), instead of reading the NIC again.
-  void use_cache(std::shared_ptr<const StatsCache> cache,
-                 std::chrono::steady_clock::duration max_age);
+  // Serve a port's statistics from `poller` (the one the storm watchdog drives) when its reading
+  // there is at most `max_age` old; an older one is read through it. Without this call, a poller
+  // of the sampler's own reads at every sample (max_age 0).
+  void use_poller(std::shared_ptr<sampling::StatsPoller> poller,
+                  std::chrono::steady_clock::duration max_age);
 
   // Serve the RDMA counters from the last refresh_rdma() (or the last sample that read them) while
   // it is at most `max_age` old; 0 (the default): every sample reads them. Before sample().
@@ -141,8 +142,8 @@ class NodeSampler {
     TimeSource::TimePoint at{};
   };
   std::optional<KeptRdma> kept_;
-  std::shared_ptr<const StatsCache> cache_;
-  std::chrono::steady_clock::duration cache_max_age_{0};
+  std::shared_ptr<sampling::StatsPoller> poller_;
+  std::chrono::steady_clock::duration max_sample_age_{0};
   Targets targets_;
   WatchdogSource watchdog_;
   std::function<NodeSample::Reload()> reload_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "telemetry/sampler.hpp"
 
+#include <optional>
+
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "port/gid_owners.hpp"
@@ -28,6 +30,21 @@ bool is_rocev2_of_family(const rdma::GidEntry& entry, const std::string& netdev,
   return family == "ipv6" ? !ipv4 && entry.gid.rfind("fe80", 0) != 0 : ipv4;
 }
 
+// Names and values of one read (they cannot disagree), all or those `kept` by index. A duplicated
+// name (drivers do emit some) keeps its first value, as `ethtool -S` shows it first.
+void copy_stats(const sampling::StatsReading& reading, const std::vector<size_t>* kept,
+                std::map<std::string, uint64_t>& out) {
+  const auto& names = *reading.names;
+  const auto& values = reading.values;
+  if (kept != nullptr) {
+    for (size_t i : *kept) {
+      if (i < values.size() && i < names.size()) out.emplace(names[i], values[i]);
+    }
+    return;
+  }
+  for (size_t i = 0; i < values.size() && i < names.size(); ++i) out.emplace(names[i], values[i]);
+}
+
 }  // namespace
 
 PortSample sample_port(System& system, const DiscoveredPort& port, const SampleOptions& options) {
@@ -44,34 +61,20 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
   // A bond has no ethtool statistics (bond_ethtool_ops): its slaves' counters are theirs.
   if (port.role != PortRole::Bond) {
     timed(sample, "ethtool", [&] {
-      if (options.stats) {  // names and values of one read: they cannot disagree
-        const auto& names = *options.stats->names;
-        const auto& values = options.stats->values;
-        if (options.stats_kept != nullptr) {
-          for (size_t i : *options.stats_kept) {
-            if (i < values.size() && i < names.size()) sample.ethtool.emplace(names[i], values[i]);
-          }
-        } else {
-          for (size_t i = 0; i < values.size() && i < names.size(); ++i) {
-            sample.ethtool.emplace(names[i], values[i]);
-          }
+      std::optional<sampling::StatsReading> own;
+      const sampling::StatsReading* reading = options.stats;
+      if (reading == nullptr) {
+        // The string set is read with the values: mlx5 adds and drops the per-priority pause
+        // names when PFC changes, so names kept from before could mislabel values.
+        auto read = sampling::PortStats(system, port.netdev, real_time()).read();
+        if (!read) {
+          sample.errors.push_back("ethtool stats: " + read.error().message);
+          return false;
         }
-        sample.ethtool_age = SteadyClock::now() - options.stats->at;
-        if (options.firmware) {
-          if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
-        }
-        return true;
+        own = std::move(*read);
+        reading = &*own;
       }
-      // The string set is fetched on every call: mlx5 adds and drops the per-priority pause names
-      // when PFC changes, so cached names would mislabel values.
-      auto stats = ethtool.stats(port.netdev);
-      if (!stats) {
-        sample.errors.push_back("ethtool stats: " + stats.error().message);
-        return false;
-      }
-      // A duplicated name (drivers do emit some) keeps its first value, as `ethtool -S` shows it
-      // first.
-      for (const auto& counter : *stats) sample.ethtool.emplace(counter.name, counter.value);
+      copy_stats(*reading, options.stats_kept, sample.ethtool);
       if (options.firmware) {
         if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
       }

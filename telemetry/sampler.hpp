@@ -14,8 +14,8 @@
 #include "link/link.hpp"
 #include "os/system.hpp"
 #include "port/discovery.hpp"
+#include "sampling/port_stats.hpp"
 #include "telemetry/sample.hpp"
-#include "telemetry/stats_cache.hpp"
 
 namespace roced::telemetry {
 
@@ -33,8 +33,9 @@ struct SampleOptions {
   // Which of a fresh listing's counters to read (all when null): a real mlx5 port has some 40,
   // of which the metrics use about 20, and each is a file to open on every scrape.
   bool (*keep_hw_counter)(std::string_view name) = nullptr;
-  // A recent statistics reading of the port (the storm poller's): served instead of a read.
-  const StatsCache::Reading* stats = nullptr;
+  // A recent statistics reading of the port (sampling::StatsPoller's): served instead of a read
+  // of its own (through the same sampling::PortStats, names afresh).
+  const sampling::StatsReading* stats = nullptr;
   // Which of that reading's values to copy into the sample, by index (all when null).
   const std::vector<size_t>* stats_kept = nullptr;
   // The port's RDMA counters as RDMA netlink answered them for the whole node (NodeSampler), and

@@ -8,6 +8,8 @@
  *   DIR/ethtool.sock  SOCK_SEQPACKET; each datagram is one ioctl(SIOCETHTOOL) call (framing below).
  *   DIR/rdma.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_RDMA socket,
  *                     with the same datagrams and control messages as rtnl.sock.
+ *   DIR/genl.sock     SOCK_SEQPACKET; each connection stands for one AF_NETLINK NETLINK_GENERIC socket
+ *                     (the controller and the ethtool family), framed as rtnl.sock.
  *   DIR/lldp.sock     SOCK_SEQPACKET; each connection stands for one AF_PACKET socket bound to a
  *                     netdev and ETH_P_LLDP (framing below).
  *   DIR/sys/          a real directory tree in the shape of /sys (class/net, class/infiniband, ...).
@@ -34,6 +36,7 @@
 #define ROCE_SIM_RTNL_SOCKET "rtnl.sock"
 #define ROCE_SIM_ETHTOOL_SOCKET "ethtool.sock"
 #define ROCE_SIM_RDMA_SOCKET "rdma.sock"
+#define ROCE_SIM_GENL_SOCKET "genl.sock"
 #define ROCE_SIM_LLDP_SOCKET "lldp.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
 #define ROCE_SIM_CLOCKFILE "roce-sim.clock"

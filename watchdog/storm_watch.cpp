@@ -50,6 +50,14 @@ void StormWatch::forget(const std::string& netdev) {
   std::erase_if(detectors_, [&](const auto& entry) { return std::get<0>(entry.first) == netdev; });
 }
 
+bool StormWatch::busy(const std::string& netdev) const {
+  for (auto it = detectors_.lower_bound(Key{netdev, 0, Direction::rx});
+       it != detectors_.end() && std::get<0>(it->first) == netdev; ++it) {
+    if (it->second.state() == StormState::storming || it->second.stormed_polls() > 0) return true;
+  }
+  return false;
+}
+
 const StormDetector* StormWatch::detector(const std::string& netdev, int priority,
                                           Direction direction) const {
   const auto it = detectors_.find(Key{netdev, priority, direction});

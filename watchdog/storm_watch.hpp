@@ -44,6 +44,10 @@ class StormWatch {
   // go; it starts afresh when it returns.
   void forget(const std::string& netdev);
 
+  // Whether a detector of the port is in a run of stormed polls or handling a storm: every poll
+  // of it must then be read, none skipped as quiet.
+  bool busy(const std::string& netdev) const;
+
   // The detector of (netdev, priority, direction); nullptr when there is none.
   const StormDetector* detector(const std::string& netdev, int priority, Direction direction) const;
 

@@ -111,9 +111,9 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
     const service::Service::ReloadState state = service.reload_state();
     return telemetry::NodeSample::Reload{state.ok, state.last_success};
   });
-  // With the watchdog polling, scrapes serve its readings: no extra firmware commands. Switched
-  // off, its readings age past max_sample_age and scrapes read the NICs themselves.
-  sampler->use_cache(service.stats_cache(), settings.max_sample_age);
+  // With the watchdog polling, scrapes serve the poller's readings: no extra firmware commands.
+  // Switched off, its readings age past max_sample_age and scrapes read through it themselves.
+  sampler->use_poller(service.stats_poller(), settings.max_sample_age);
   // The RDMA counters likewise, read in the background: a scrape waits for no firmware command
   // (three per port on mlx5). Served while at most two intervals old, so one late refresh does
   // not send scrapes to the NICs.

@@ -222,7 +222,7 @@ void Service::start_storm_watchdog() {
     }
     storms::log_notice(named);
   });
-  storms_->share_readings(stats_cache_);
+  storms_->use_poller(stats_poller_);
   storms_->start();  // switched off, its thread waits for a reload that switches it on
   log_storm_watchdog(settings, "PFC storm watchdog");
 }

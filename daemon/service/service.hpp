@@ -24,7 +24,7 @@
 #include "daemon/service/signals.hpp"
 #include "daemon/storms/storm_watchdog.hpp"
 #include "os/system.hpp"
-#include "telemetry/stats_cache.hpp"
+#include "sampling/stats_poller.hpp"
 
 namespace roced::service {
 
@@ -82,8 +82,9 @@ class Service {
   // The switch at each managed port's other end (LLDP); nullptr only before start-up's first
   // reconcile ends.
   peers::PeerWatch* peer_watch() { return peers_.get(); }
-  // The storm watchdog's full statistics readings, for the metrics endpoint to serve.
-  std::shared_ptr<telemetry::StatsCache> stats_cache() { return stats_cache_; }
+  // Every port's statistics: the storm watchdog drives its rounds, the metrics endpoint is served
+  // its readings.
+  std::shared_ptr<sampling::StatsPoller> stats_poller() { return stats_poller_; }
 
  private:
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
@@ -108,7 +109,8 @@ class Service {
 
   System system_;
   std::unique_ptr<reconcile::Reconciler> reconciler_;
-  std::shared_ptr<telemetry::StatsCache> stats_cache_ = std::make_shared<telemetry::StatsCache>();
+  std::shared_ptr<sampling::StatsPoller> stats_poller_ =
+      std::make_shared<sampling::StatsPoller>(system_, real_time());
   std::unique_ptr<peers::PeerWatch> peers_;
   // peers_ for the reconciler's threads, whose events begin before it exists.
   std::atomic<peers::PeerWatch*> live_peers_{nullptr};

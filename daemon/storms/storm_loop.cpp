@@ -26,6 +26,7 @@ StormLoop::StormLoop(System& system, watchdog::WatchdogSettings settings, Target
       handler_(handler),
       time_(time),
       watch_(watchdog::detector_settings(settings)),
+      poller_(std::make_shared<sampling::StatsPoller>(system, time)),
       budget_(settings.poll_interval, settings.poll_budget_cpu, settings.poll_budget_firmware),
       interval_ns_(std::chrono::nanoseconds(settings.poll_interval).count()) {
   publish_budget();
@@ -99,18 +100,26 @@ void StormLoop::account(std::chrono::nanoseconds cpu) {
   SteadyClock::time_point previous{};
   {
     std::lock_guard lock(read_time_mutex_);
-    for (const EthtoolCall& call : calls_) {
+    for (const EthtoolCall& call : poller_->last_calls()) {
       const auto read = call.answered - std::max(call.issued, previous);
       previous = call.answered;
       if (read <= SteadyClock::duration::zero()) continue;
-      read_time_[std::string(call.ifname)] += read;
-      cost.reads += read;
+      const std::string netdev(call.ifname);
+      read_time_[netdev] += read;
+      last_read_[netdev] = read;
       if (read > cost.slowest_read) {
         cost.slowest_read = read;
-        cost.slowest_port = std::string(call.ifname);
+        cost.slowest_port = netdev;
       }
     }
   }
+  // The reads of a round in which every port is read fully, after the probe: how late a storm's
+  // port can be read, whichever ports are quiet now.
+  cost.reads = poller_->last_probe_time();
+  std::erase_if(last_read_, [&](const auto& entry) {
+    return std::find(netdevs_.begin(), netdevs_.end(), entry.first) == netdevs_.end();
+  });
+  for (const auto& [netdev, read] : last_read_) cost.reads += read;
   const watchdog::BudgetLimit before = budget_.limit();
   const bool changed = budget_.after_round(cost);
   publish_budget();  // the round's reads move the bound even when the interval stays
@@ -153,20 +162,20 @@ void StormLoop::take_notifications() {
     auto opened = reconcile::open_event_socket(system_);
     if (!opened) return;  // names are still refreshed on a count change and every 10 s
     events_ = std::move(*opened);
-    for (auto& [netdev, poller] : pollers_) poller->names_stale();  // what happened unheard
+    poller_->all_names_stale();  // what happened unheard
   }
   for (;;) {
     auto datagram = events_->receive(std::chrono::milliseconds(0));
     if (!datagram) {
       // ENOBUFS: notifications were lost; otherwise the socket broke. Either way, re-read.
       if (datagram.error().code != ENOBUFS) events_.reset();
-      for (auto& [netdev, poller] : pollers_) poller->names_stale();
+      poller_->all_names_stale();
       return;
     }
     if (datagram->empty()) return;
     for (const auto& event : reconcile::parse_notifications(*datagram)) {
       if (event.kind != reconcile::NetlinkEvent::Kind::DcbChanged) continue;
-      if (auto it = pollers_.find(event.netdev); it != pollers_.end()) it->second->names_stale();
+      poller_->names_stale(event.netdev);
     }
   }
 }
@@ -183,6 +192,7 @@ void StormLoop::skip(const std::string& netdev, const Error& error) {
   // handled keeps its hold.
   if (error.code == ENODEV) {
     forget(netdev);
+    poller_->forget(netdev);
     if (auto it = pollers_.find(netdev); it != pollers_.end()) it->second->forget_values();
   }
 }
@@ -190,46 +200,28 @@ void StormLoop::skip(const std::string& netdev, const Error& error) {
 void StormLoop::poll_once(const std::vector<WatchedPort>& ports) {
   const auto cpu_before = time_.thread_cpu_time();
   take_notifications();
-  // Every port's GSTATS in one batch (EthtoolIoctl::call_batch), then each port's answer.
-  round_.clear();
-  calls_.clear();
-  for (const auto& watched : ports) {
-    const std::string& netdev = watched.port.netdev;
-    auto& poller = pollers_[netdev];
-    if (!poller) {
-      poller = std::make_unique<PortPoller>(system_, netdev, time_);
-      poller->share_readings(cache_);
-    }
-    auto call = poller->prepare();
-    if (!call) {
-      skip(netdev, call.error());
-      continue;
-    }
-    round_.push_back({poller.get(), watched.lossless});
-    calls_.push_back(std::move(*call));
-  }
-  system_.ethtool->call_batch(calls_);
+  netdevs_.clear();
+  for (const auto& watched : ports) netdevs_.push_back(watched.port.netdev);
+  const auto round =
+      poller_->round(netdevs_, [this](const std::string& netdev) { return watch_.busy(netdev); });
   std::vector<watchdog::PortStormEvent> events;
-  for (size_t i = 0; i < round_.size(); ++i) {
-    auto counters = round_[i].poller->finish(calls_[i]);
-    if (round_[i].poller->take_names_changed() && names_changed_) {
-      names_changed_(std::string(calls_[i].ifname));
-    }
-    if (!counters) {
-      skip(std::string(calls_[i].ifname), counters.error());
+  for (size_t i = 0; i < round.size(); ++i) {
+    const std::string& netdev = round[i].netdev;
+    if (round[i].names_changed && names_changed_) names_changed_(netdev);
+    if (!round[i].full) continue;  // quiet since its last full reading: nothing to judge
+    if (!round[i].reading) {
+      skip(netdev, round[i].reading.error());
       continue;
     }
-    round_[i].poller->add_unlisted_pause_counts(*counters, round_[i].lossless);
-    for (auto& event : watch_.feed(*counters, round_[i].lossless)) {
-      events.push_back(std::move(event));
-    }
+    auto& poller = pollers_[netdev];
+    if (!poller) poller = std::make_unique<PortPoller>(system_, netdev, time_);
+    auto counters = poller->counters(*round[i].reading);
+    poller->add_unlisted_pause_counts(counters, ports[i].lossless);
+    for (auto& event : watch_.feed(counters, ports[i].lossless)) events.push_back(std::move(event));
   }
   // A port no longer targeted (vanished, deselected) starts afresh if it returns.
   for (auto it = pollers_.begin(); it != pollers_.end();) {
-    const bool targeted = std::any_of(ports.begin(), ports.end(), [&](const WatchedPort& port) {
-      return port.port.netdev == it->first;
-    });
-    if (targeted) {
+    if (std::find(netdevs_.begin(), netdevs_.end(), it->first) != netdevs_.end()) {
       ++it;
       continue;
     }
@@ -264,7 +256,8 @@ void StormLoop::quiet_round() {
   for (const auto& [netdev, poller] : pollers_) forget(netdev);
   pollers_.clear();
   ports_.clear();
-  targets_at_ = {};  // asked afresh when switched on
+  poller_->round({}, {});  // the poller forgets them too: scrapes read on demand meanwhile
+  targets_at_ = {};        // asked afresh when switched on
   handler_.on_round({}, watch_, time_.now());
   last_round_ = time_.now().time_since_epoch().count();
 }

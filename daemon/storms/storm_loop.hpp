@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The storm watchdog's poll loop, on a thread of its own: every poll_interval, one ETHTOOL_GSTATS
-// per target port (PortPoller), fed to a watchdog::StormWatch with the port's lossless
-// priorities; the events go to a StormHandler (the Remediator) on this thread. DCB notifications
-// (RTNLGRP_DCB) mark a port's ethtool names stale: mlx5 lists the pause counters of PFC
-// priorities only.
+// The storm watchdog's poll loop, on a thread of its own: every poll_interval, a round of the
+// statistics poller (sampling::StatsPoller) over the target ports: each port read fully (one
+// ETHTOOL_GSTATS) is fed to a watchdog::StormWatch with its lossless priorities (PortPoller);
+// a port the poller only probed had no MAC control frame since its last full reading, so no pause
+// either, and its detectors wait for the next full one. The events go to a StormHandler (the
+// Remediator) on this thread. DCB notifications (RTNLGRP_DCB) mark a port's ethtool names stale:
+// mlx5 lists the pause counters of PFC priorities only.
 
 #include <atomic>
 #include <condition_variable>
@@ -19,6 +21,7 @@
 #include "daemon/storms/port_poller.hpp"
 #include "os/system.hpp"
 #include "port/discovery.hpp"
+#include "sampling/stats_poller.hpp"
 #include "watchdog/poll_budget.hpp"
 #include "watchdog/settings.hpp"
 #include "watchdog/storm_watch.hpp"
@@ -62,8 +65,9 @@ class StormLoop {
 
   // Called on the loop's thread with a port whose ethtool string set changed between two reads
   // (set before start()).
-  // Every port's full readings also go to `cache` (set before start()).
-  void share_readings(std::shared_ptr<telemetry::StatsCache> cache) { cache_ = std::move(cache); }
+  // The statistics poller to drive, shared with the scrapes (set before start(); else one of its
+  // own).
+  void use_poller(std::shared_ptr<sampling::StatsPoller> poller) { poller_ = std::move(poller); }
   void on_names_changed(std::function<void(const std::string& netdev)> listener) {
     names_changed_ = std::move(listener);
   }
@@ -125,14 +129,9 @@ class StormLoop {
   std::vector<WatchedPort> ports_;                              // the targets, as last asked
   std::chrono::steady_clock::time_point targets_at_{};          // when
   std::map<std::string, std::unique_ptr<PortPoller>> pollers_;  // by netdev
-  std::shared_ptr<telemetry::StatsCache> cache_;
+  std::shared_ptr<sampling::StatsPoller> poller_;
   std::unique_ptr<NetlinkSocket> events_;  // RTNLGRP_LINK and _DCB
-  struct Reading {
-    PortPoller* poller;
-    uint8_t lossless;
-  };
-  std::vector<Reading> round_;      // this round's ports, in order: kept to reuse the memory
-  std::vector<EthtoolCall> calls_;  // and their GSTATS
+  std::vector<std::string> netdevs_;       // this round's ports, in order: kept to reuse the memory
 
   void take_settings();  // what reconfigure() left, on the loop thread
 
@@ -151,6 +150,9 @@ class StormLoop {
   std::atomic<int64_t> read_cpu_ns_{0};
   mutable std::mutex read_time_mutex_;
   std::map<std::string, std::chrono::nanoseconds> read_time_;  // by netdev, since start
+  // Each port's last full read: a quiet round reads none, but a storm's first round reads its
+  // port fully, and the detection bound must count that.
+  std::map<std::string, std::chrono::steady_clock::duration> last_read_;
   std::thread thread_;
 };
 

@@ -29,9 +29,9 @@ class StormWatchdog {
 
   // Any time; called on the loop's thread.
   void on_notice(Remediator::Listener listener) { remediator_.on_notice(std::move(listener)); }
-  // Its full statistics readings also go to `cache` (before start()).
-  void share_readings(std::shared_ptr<telemetry::StatsCache> cache) {
-    loop_.share_readings(std::move(cache));
+  // The statistics poller its loop drives, shared with the scrapes (before start()).
+  void use_poller(std::shared_ptr<sampling::StatsPoller> poller) {
+    loop_.use_poller(std::move(poller));
   }
   void start();
   void stop();  // joins the loop; holds stay with the reconciler's workers

@@ -30,14 +30,17 @@ std::vector<std::string> netdevs_of(Node& node) {
 
 }  // namespace
 
-// A NETLINK_ROUTE (or NETLINK_RDMA) socket on the node: what the node sends it waits in a queue,
-// and fd() is an eventfd that is readable exactly while the queue is not empty, so event loops
-// poll it as they poll a kernel socket.
+// Which netlink protocol an in-process socket speaks.
+enum class Protocol { route, rdma, generic };
+
+// A NETLINK_ROUTE (or NETLINK_RDMA, NETLINK_GENERIC) socket on the node: what the node sends it
+// waits in a queue, and fd() is an eventfd that is readable exactly while the queue is not empty,
+// so event loops poll it as they poll a kernel socket.
 class InProcessSocket final : public roced::NetlinkSocket {
  public:
-  InProcessSocket(InProcessNode& node, uint32_t port_id, bool rdma)
+  InProcessSocket(InProcessNode& node, uint32_t port_id, Protocol protocol)
       : node_(node),
-        rdma_(rdma),
+        protocol_(protocol),
         event_fd_(::eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC)) {
     peer_.pid = port_id;
   }
@@ -53,7 +56,7 @@ class InProcessSocket final : public roced::NetlinkSocket {
     std::chrono::microseconds held{0};
     {
       const std::lock_guard node_lock(node_.mutex_);
-      replies = rdma_ ? node_.rdma_request(datagram, peer_) : node_.rtnl_request(datagram, peer_);
+      replies = request(datagram);
       held = node_.take_holds();
     }
     node_.wait_out(held);
@@ -100,8 +103,21 @@ class InProcessSocket final : public roced::NetlinkSocket {
   }
 
  private:
+  // The node's mutex is held.
+  std::vector<server::Outgoing> request(std::span<const uint8_t> datagram) {
+    switch (protocol_) {
+      case Protocol::rdma:
+        return node_.rdma_request(datagram, peer_);
+      case Protocol::generic:
+        return node_.genl_request(datagram, peer_);
+      case Protocol::route:
+        break;
+    }
+    return node_.rtnl_request(datagram, peer_);
+  }
+
   InProcessNode& node_;
-  const bool rdma_;
+  const Protocol protocol_;
   server::NlPeer peer_;  // guarded by the node's mutex
   roced::UniqueFd event_fd_;
   std::mutex queue_mutex_;
@@ -237,6 +253,7 @@ InProcessNode::InProcessNode(std::vector<PortSpec> specs, fs::path dir, Simulate
       rtnl_(node_, &writes_),
       ethtool_(node_, &writes_),
       rdma_(node_),
+      genl_(node_),
       mirror_(node_, dir_, &writes_) {
   mirror_.build();
   writes_.flush();
@@ -302,14 +319,20 @@ roced::System InProcessNode::system() {
   roced::System system;
   system.open_rtnl = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
     const std::lock_guard lock(mutex_);
-    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, false);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, Protocol::route);
     sockets_.insert(socket.get());
     return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
   };
   system.open_rdma_netlink = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
     const std::lock_guard lock(mutex_);
-    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, true);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, Protocol::rdma);
     sockets_.insert(socket.get());  // joins no group: never sent a notification
+    return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
+  };
+  system.open_genl = [this]() -> Result<std::unique_ptr<roced::NetlinkSocket>> {
+    const std::lock_guard lock(mutex_);
+    auto socket = std::make_unique<InProcessSocket>(*this, next_port_id_++, Protocol::generic);
+    sockets_.insert(socket.get());
     return std::unique_ptr<roced::NetlinkSocket>(std::move(socket));
   };
   system.ethtool = std::make_unique<InProcessEthtool>(*this);
@@ -349,6 +372,12 @@ std::vector<server::Outgoing> InProcessNode::rtnl_request(std::span<const uint8_
   writes_.flush();
   refresh_files(before);
   return out;
+}
+
+std::vector<server::Outgoing> InProcessNode::genl_request(std::span<const uint8_t> datagram,
+                                                          server::NlPeer& peer) {
+  take_file_writes();
+  return genl_.handle(datagram, peer);
 }
 
 std::vector<server::Outgoing> InProcessNode::rdma_request(std::span<const uint8_t> datagram,

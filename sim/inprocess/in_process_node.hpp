@@ -19,6 +19,7 @@
 #include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node.hpp"
 #include "sim/model/scenario.hpp"
+#include "sim/server/ethtool_genl.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_mirror.hpp"
 #include "sim/server/rdma_nldev.hpp"
@@ -70,6 +71,8 @@ class InProcessNode {
                                              server::NlPeer& peer);
   std::vector<server::Outgoing> rdma_request(std::span<const uint8_t> datagram,
                                              server::NlPeer& peer);
+  std::vector<server::Outgoing> genl_request(std::span<const uint8_t> datagram,
+                                             server::NlPeer& peer);
   server::Bytes ethtool_request(std::span<const uint8_t> datagram);
   void commands_read();  // debugfs commands/ read: their files brought up to date
   void files_written();  // after a client's write or mkdir
@@ -94,6 +97,7 @@ class InProcessNode {
   server::RtnlService rtnl_;
   server::EthtoolService ethtool_;
   server::RdmaNlService rdma_;
+  server::GenlService genl_;
   server::FileMirror mirror_;
   std::set<InProcessSocket*> sockets_;  // open ones, for multicast
   std::set<InProcessFrameSocket*> frame_sockets_;

@@ -22,6 +22,12 @@ inline constexpr uint32_t kStatsCongestAccessRegs = 16;
 inline constexpr Commands kStatsQueries[] = {
     {"QUERY_VPORT_COUNTER", 1}, {"QUERY_Q_COUNTER", 1}, {"QUERY_VNIC_ENV", 1}};
 
+// ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c stats_prepare_data) runs the driver op of each group
+// asked for; mlx5's eth-phy, eth-mac and eth-ctrl ops each query the IEEE 802.3 PPCNT group once
+// (en_stats.c mlx5e_stats_get_ieee, from mlx5e_stats_eth_{phy,mac,ctrl}_get), rmon the RFC 2819
+// group (mlx5e_stats_rmon_get): one ACCESS_REG per group, against a GSTATS' 30-odd.
+inline constexpr uint32_t kStatsGroupAccessRegs = 1;
+
 // A port's RDMA counters, read afresh on every RDMA_NLDEV_CMD_STAT_GET (hw/mlx5/counters.c
 // do_get_hw_stats): the q counters, the extended PPCNT group (rx_icrc_encapsulated_counter) and
 // the congestion counters (cc_query_allowed).

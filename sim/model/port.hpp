@@ -220,6 +220,15 @@ class Port {
   // cached per-priority counters (priv->stats.pport.per_prio_counters) are read from the
   // firmware here, and getpfc reports what was read then.
   void update_stats();
+  // mlx5e_stats_eth_ctrl_get (en_stats.c): the IEEE 802.3 group's MAC control frame counts, read
+  // from the firmware on every call (not the cache update_stats fills). The same hardware
+  // counters as ethtool -S tx/rx_mac_control_phy; PFC frames are MAC control frames.
+  struct MacControlCounts {
+    uint64_t transmitted = 0;
+    uint64_t received = 0;
+    uint64_t unsupported_opcodes = 0;
+  };
+  MacControlCounts mac_control_counts() const;
   // counter_clear: the ethtool -S counter `name` restarts from 0 now, without a driver reload.
   // False when the port does not list it now (a per-priority pause name with PFC off).
   bool clear_stat(const std::string& name);

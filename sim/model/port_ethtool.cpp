@@ -303,6 +303,12 @@ void Port::update_stats() {
   }
 }
 
+Port::MacControlCounts Port::mac_control_counts() const {
+  return {reported("tx_mac_control_phy", counters_.tx_pause_ctrl_phy),
+          reported("rx_mac_control_phy", counters_.rx_pause_ctrl_phy),
+          reported("rx_unsupported_op_phy", 0)};
+}
+
 int Port::set_channels(uint32_t channels) {
   // mlx5e_ethtool_set_channels: count 0 is -EINVAL (ethtool_set_channels), more than the port
   // has is -EINVAL; opening the new channels allocates their statistics (mlx5e_channel_stats_alloc

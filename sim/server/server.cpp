@@ -29,6 +29,7 @@
 #include "sim/model/node_file.hpp"
 #include "sim/model/scenario.hpp"
 #include "sim/server/clock_file.hpp"
+#include "sim/server/ethtool_genl.hpp"
 #include "sim/server/ethtool_service.hpp"
 #include "sim/server/file_mirror.hpp"
 #include "sim/server/inject.hpp"
@@ -96,9 +97,11 @@ enum class Kind {
   RtnlListener,
   EthtoolListener,
   RdmaListener,
+  GenlListener,
   Rtnl,
   Ethtool,
   Rdma,
+  Genl,
   LldpListener,
   Lldp,
   Timer,
@@ -136,6 +139,7 @@ class Server {
         rtnl_(node_, &writes_),
         ethtool_(node_, &writes_),
         rdma_(node_),
+        genl_(node_),
         mirror_(node_, options.dir, &writes_) {
     if (scenario) runner_.emplace(node_, std::move(*scenario));
     scenario_given_ = runner_.has_value();
@@ -162,10 +166,12 @@ class Server {
     rtnl_path_ = options_.dir / ROCE_SIM_RTNL_SOCKET;
     ethtool_path_ = options_.dir / ROCE_SIM_ETHTOOL_SOCKET;
     rdma_path_ = options_.dir / ROCE_SIM_RDMA_SOCKET;
+    genl_path_ = options_.dir / ROCE_SIM_GENL_SOCKET;
     pid_path_ = options_.dir / ROCE_SIM_PIDFILE;
     rtnl_listener_ = listen_on(rtnl_path_);
     ethtool_listener_ = listen_on(ethtool_path_);
     rdma_listener_ = listen_on(rdma_path_);
+    genl_listener_ = listen_on(genl_path_);
     lldp_path_ = options_.dir / ROCE_SIM_LLDP_SOCKET;
     lldp_listener_ = listen_on(lldp_path_);
 
@@ -179,6 +185,7 @@ class Server {
     watch(rtnl_listener_.get(), Kind::RtnlListener);
     watch(ethtool_listener_.get(), Kind::EthtoolListener);
     watch(rdma_listener_.get(), Kind::RdmaListener);
+    watch(genl_listener_.get(), Kind::GenlListener);
     watch(lldp_listener_.get(), Kind::LldpListener);
     watch(timer_.get(), Kind::Timer);
     watch(mirror_.inotify_fd(), Kind::Inotify);
@@ -256,6 +263,9 @@ class Server {
       case Kind::RdmaListener:
         accept_all(fd, Kind::Rdma);
         break;
+      case Kind::GenlListener:
+        accept_all(fd, Kind::Genl);
+        break;
       case Kind::LldpListener:
         accept_all(fd, Kind::Lldp);
         break;
@@ -265,6 +275,7 @@ class Server {
       case Kind::Rtnl:
       case Kind::Ethtool:
       case Kind::Rdma:
+      case Kind::Genl:
         serve(fd);
         break;
       case Kind::Timer:
@@ -397,6 +408,9 @@ class Server {
       } else if (client->kind == Kind::Rdma) {
         replies = rdma_.handle(datagram, client->peer);
         verbose(rdma_.take_request_log());
+      } else if (client->kind == Kind::Genl) {
+        replies = genl_.handle(datagram, client->peer);
+        verbose(genl_.take_request_log());
       } else {
         answers.push_back(ethtool_.handle(datagram));
         writes_.flush();
@@ -656,11 +670,13 @@ class Server {
     rtnl_listener_.reset();
     ethtool_listener_.reset();
     rdma_listener_.reset();
+    genl_listener_.reset();
     lldp_listener_.reset();
     ::unlink(lldp_path_.c_str());
     ::unlink(rtnl_path_.c_str());
     ::unlink(ethtool_path_.c_str());
     ::unlink(rdma_path_.c_str());
+    ::unlink(genl_path_.c_str());
     ::unlink(pid_path_.c_str());
     ::unlink(clock_path_.c_str());
     ::unlink((options_.dir / kHeldFile).c_str());
@@ -678,14 +694,16 @@ class Server {
   RtnlService rtnl_;
   EthtoolService ethtool_;
   RdmaNlService rdma_;
+  GenlService genl_;
   FileMirror mirror_;
   std::optional<ScenarioRunner> runner_;
   // Ends the run with --duration when finished; a runner made for injections does not.
   bool scenario_given_ = false;
   double speed_ = 1.0;
-  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, rdma_listener_, lldp_listener_,
-      inject_fd_;
-  fs::path rtnl_path_, ethtool_path_, rdma_path_, lldp_path_, pid_path_, clock_path_, inject_dir_;
+  Fd epoll_, signal_fd_, timer_, rtnl_listener_, ethtool_listener_, rdma_listener_, genl_listener_,
+      lldp_listener_, inject_fd_;
+  fs::path rtnl_path_, ethtool_path_, rdma_path_, genl_path_, lldp_path_, pid_path_, clock_path_,
+      inject_dir_;
   std::map<int, Kind> kinds_;
   std::map<int, std::unique_ptr<Client>> clients_;
   std::vector<HeldReply> held_;

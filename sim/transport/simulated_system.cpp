@@ -23,6 +23,9 @@ roced::System simulated_system(const std::filesystem::path& sim_dir) {
   system.open_rdma_netlink = [rdma = dir / ROCE_SIM_RDMA_SOCKET] {
     return SimNetlinkSocket::connect(rdma);
   };
+  system.open_genl = [genl = dir / ROCE_SIM_GENL_SOCKET] {
+    return SimNetlinkSocket::connect(genl);
+  };
   system.open_lldp = [lldp = dir / ROCE_SIM_LLDP_SOCKET](const std::string& netdev) {
     return connect_lldp_socket(lldp, netdev);
   };

@@ -144,9 +144,10 @@ def names(stack, args):
     if problems:
         raise Failure("; ".join(problems))
     print("  ok  every served family is documented and every documented one is served")
-    # The watchdog polls every port: a scrape serves its readings (metrics.max_sample_age, 1 s)
-    # and reads no NIC, so every port's ethtool counters are a little old, never read fresh.
-    ages = served_ages(stack, "roced_ethtool_sample_age_seconds", 1,
+    # The watchdog drives the statistics poller: a scrape serves its readings
+    # (metrics.max_sample_age, 3 s; a quiet port's is renewed every 2 s) and reads no NIC, so
+    # every port's ethtool counters are a little old, never read fresh.
+    ages = served_ages(stack, "roced_ethtool_sample_age_seconds", 3,
                        "every port's ethtool counters served from the watchdog's readings")
     print(f"  ok  ethtool counters served from the watchdog's readings, ages {sorted(ages.values())}")
     # The RDMA counters likewise, from roced's background reading (metrics.rdma_interval, 1 s),

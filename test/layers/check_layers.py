@@ -16,7 +16,7 @@ RANKS = [
     ["os", "finding"],
     ["dcb", "ethtool", "link", "rdma"],
     ["lldp"],
-    ["port"],
+    ["port", "sampling"],
     ["telemetry", "watchdog"],
     ["qualify"],
     ["daemon/yaml", "daemon/log"],

@@ -11,6 +11,7 @@
 #include "link/link.hpp"
 #include "port/discovery.hpp"
 #include "rdma/hw_counters.hpp"
+#include "sampling/stats_poller.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
 #include "telemetry/sampler.hpp"
@@ -124,22 +125,17 @@ TEST_F(SamplerSim, AFailedSourceIsRecordedAndLeftEmpty) {
 namespace roced::telemetry {
 namespace {
 
-// With a recent reading in the cache (the storm poller's), a node sample serves it: no
-// statistics read reaches the NIC, so none of its firmware commands (mlx5's debugfs commands/
-// count them; QUERY_VNIC_ENV is the statistics read's alone, the RDMA counters' read has its
-// own), and the age is said. A reading older than the limit is read again.
+// With a recent reading in the statistics poller (the one the storm watchdog drives), a node
+// sample serves it: no statistics read reaches the NIC, so none of its firmware commands (mlx5's
+// debugfs commands/ count them; QUERY_VNIC_ENV is the statistics read's alone, the RDMA counters'
+// read has its own), and the age is said. A reading older than the limit is read again.
 TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   const DiscoveredPort port = lan2();
-  StatsReader reader(system_, "lan2");
-  auto names = reader.names();
-  ASSERT_TRUE(names.ok());
-  auto values = reader.values();
-  ASSERT_TRUE(values.ok());
-  std::vector<uint64_t> served(values->begin(), values->end());
-  const auto index = std::find(names->begin(), names->end(), "rx_discards_phy") - names->begin();
-  served[static_cast<size_t>(index)] = 4242;  // told apart from a fresh read
-  auto cache = std::make_shared<StatsCache>();
-  cache->put("lan2", std::make_shared<const std::vector<std::string>>(*names), served);
+  auto poller = std::make_shared<sampling::StatsPoller>(system_, time_);
+  ASSERT_TRUE(poller->round({"lan2"}, {})[0].reading.ok());
+  // After the reading, so that a fresh read is told apart from the served one.
+  node_->change([](roce_sim::Node& node) { node.find("lan2")->counters().rx_discards_phy = 4242; });
+  time_.advance(std::chrono::milliseconds(500));
 
   const std::string commands = "/sys/kernel/debug/mlx5/" + port.pci + "/commands/QUERY_VNIC_ENV/n";
   const auto commands_now = [&] {
@@ -151,24 +147,23 @@ TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
     target.port = port;
     return std::vector<PortTarget>{target};
   });
-  // The cache's age is on the real clock: an hour is "recent" however slowly this test runs.
-  sampler.use_cache(cache, std::chrono::hours(1));
+  sampler.use_time(time_);
+  sampler.use_poller(poller, std::chrono::seconds(1));
   const uint64_t before = commands_now();
   const NodeSample served_sample = sampler.sample();
   ASSERT_EQ(served_sample.ports.size(), 1u);
-  EXPECT_EQ(served_sample.ports[0].ethtool.at("rx_discards_phy"), 4242u);
+  EXPECT_EQ(served_sample.ports[0].ethtool.at("rx_discards_phy"), 0u);
   // Only what a family exports is copied from the reading: mlx5's rx_packets is not.
-  ASSERT_NE(std::find(names->begin(), names->end(), "rx_packets"), names->end());
   EXPECT_EQ(served_sample.ports[0].ethtool.count("rx_packets"), 0u);
   for (const auto& [name, value] : served_sample.ports[0].ethtool) {
     EXPECT_TRUE(exports_ethtool_stat(name)) << name;
   }
-  EXPECT_GT(served_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
+  EXPECT_EQ(served_sample.ports[0].ethtool_age, std::chrono::milliseconds(500));
   EXPECT_EQ(commands_now(), before);
 
-  sampler.use_cache(cache, std::chrono::milliseconds(0));  // always read
+  time_.advance(std::chrono::milliseconds(600));  // older than the limit: read through the poller
   const NodeSample read_sample = sampler.sample();
-  EXPECT_EQ(read_sample.ports[0].ethtool.at("rx_discards_phy"), 0u);
+  EXPECT_EQ(read_sample.ports[0].ethtool.at("rx_discards_phy"), 4242u);
   EXPECT_EQ(read_sample.ports[0].ethtool_age, std::chrono::steady_clock::duration::zero());
   EXPECT_GT(commands_now(), before);
 }

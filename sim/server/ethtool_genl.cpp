@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// The NETLINK_GENERIC socket's receive path: net/netlink/genetlink.c (genl_rcv_msg, the
+// controller's ctrl_getfamily) and the ethtool family's default doit (net/ethtool/netlink.c
+// ethnl_default_doit) for ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c).
+#include "sim/server/ethtool_genl.hpp"
+
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "sim/model/firmware_commands.hpp"
+#include "sim/server/rtnl_internal.hpp"
+
+namespace roce_sim::server {
+
+namespace {
+
+using StatGroups = std::array<bool, __ETHTOOL_STATS_CNT>;
+
+// net/ethtool/stats.c stats_std_names: the groups' names in a verbose bitset.
+constexpr std::array<const char*, __ETHTOOL_STATS_CNT> kGroupNames = {"eth-phy", "eth-mac",
+                                                                      "eth-ctrl", "rmon"};
+
+genlmsghdr genl_header(ByteView payload) {
+  genlmsghdr header{};
+  if (payload.size() >= GENL_HDRLEN) std::memcpy(&header, payload.data(), sizeof header);
+  return header;
+}
+
+ByteView genl_attrs(ByteView payload) {
+  return payload.size() >= GENL_HDRLEN ? payload.subspan(GENL_HDRLEN) : ByteView{};
+}
+
+NlMessage genl_reply(uint16_t family, uint8_t cmd, uint8_t version, const NlRequest& request,
+                     const NlPeer& peer) {
+  NlMessage message(family, 0, request.header.nlmsg_seq, peer.pid);
+  genlmsghdr header{};
+  header.cmd = cmd;
+  header.version = version;
+  message.put_header(header);
+  return message;
+}
+
+// One verbose bit (ETHTOOL_A_BITSET_BITS_BIT): by index or by name; -EINVAL when neither names
+// a group (ethnl_parse_bit).
+int parse_bit(ByteView bit, bool no_mask, StatGroups& groups) {
+  const AttrTable attrs = parse_attrs(bit);
+  int index = -1;
+  uint32_t number = 0;
+  if (attr_as(attrs, ETHTOOL_A_BITSET_BIT_INDEX, number)) {
+    if (number < groups.size()) index = static_cast<int>(number);
+  } else if (auto name = attrs.find(ETHTOOL_A_BITSET_BIT_NAME); name != attrs.end()) {
+    for (size_t i = 0; i < kGroupNames.size(); ++i) {
+      if (attr_string(name->second) == kGroupNames[i]) index = static_cast<int>(i);
+    }
+  }
+  if (index < 0) return -EINVAL;
+  groups[static_cast<size_t>(index)] = no_mask || attrs.count(ETHTOOL_A_BITSET_BIT_VALUE) != 0;
+  return 0;
+}
+
+// net/ethtool/bitset.c ethnl_update_bitset over an all-clear bitmap: compact (SIZE, VALUE and,
+// without NOMASK, MASK) or verbose (BITS); a bit past the kernel's groups is -EINVAL.
+int parse_groups(ByteView bitset, StatGroups& groups) {
+  const AttrTable attrs = parse_attrs(bitset);
+  const bool no_mask = attrs.count(ETHTOOL_A_BITSET_NOMASK) != 0;
+  if (auto bits = attrs.find(ETHTOOL_A_BITSET_BITS); bits != attrs.end()) {
+    for (const auto& [type, bit] : list_attrs(bits->second)) {
+      if (type != ETHTOOL_A_BITSET_BITS_BIT) return -EINVAL;
+      if (const int err = parse_bit(bit, no_mask, groups); err != 0) return err;
+    }
+    return 0;
+  }
+  uint32_t size = 0;
+  const auto value = attrs.find(ETHTOOL_A_BITSET_VALUE);
+  const auto mask = attrs.find(ETHTOOL_A_BITSET_MASK);
+  if (!attr_as(attrs, ETHTOOL_A_BITSET_SIZE, size) || value == attrs.end()) return -EINVAL;
+  if (!no_mask && mask == attrs.end()) return -EINVAL;
+  const auto bit_set = [](ByteView words, uint32_t bit) {
+    const size_t byte = bit / 8;  // u32 words in host order: little-endian here
+    return byte < words.size() && (words[byte] >> (bit % 8) & 1) != 0;
+  };
+  for (uint32_t bit = 0; bit < size; ++bit) {
+    const bool set = bit_set(value->second, bit) && (no_mask || bit_set(mask->second, bit));
+    if (!set) continue;
+    if (bit >= groups.size()) return -EINVAL;
+    groups[bit] = true;
+  }
+  return 0;
+}
+
+// stat_put: each counter in a nest of its own, its attribute type its index in the group.
+void put_stat(NlMessage& message, uint16_t type, uint64_t value) {
+  const size_t nest = message.begin_nest(ETHTOOL_A_STATS_GRP_STAT);
+  message.put_u64(type, value);
+  message.end_nest(nest);
+}
+
+}  // namespace
+
+std::vector<std::string> GenlService::take_request_log() {
+  std::vector<std::string> log;
+  log.swap(request_log_);
+  return log;
+}
+
+// genl_rcv_msg through netlink_rcv_skb: an error, or NLM_F_ACK, is answered with NLMSG_ERROR.
+std::vector<Outgoing> GenlService::handle(ByteView datagram, NlPeer& peer) {
+  std::vector<Outgoing> out;
+  for (const NlRequest& request : split_messages(datagram)) {
+    if (apply_control_message(request, peer)) continue;
+    int err = 0;
+    Bytes reply;
+    if ((request.header.nlmsg_flags & NLM_F_REQUEST) &&
+        request.header.nlmsg_type >= NLMSG_MIN_TYPE) {
+      err = dispatch(request, peer, reply);
+    }
+    if (!reply.empty()) out.push_back(rtnl::to_self(std::move(reply)));
+    if (err != 0 || (request.header.nlmsg_flags & NLM_F_ACK)) {
+      out.push_back(rtnl::to_self(make_ack(request, err, peer.pid)));
+    }
+  }
+  return out;
+}
+
+// genl_family_rcv_msg: an unknown family id is -ENOENT, a payload shorter than the generic
+// header -EINVAL; dumps are not modelled.
+int GenlService::dispatch(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
+  if (request.payload.size() < GENL_HDRLEN) return -EINVAL;
+  if ((request.header.nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP) return -EOPNOTSUPP;
+  const genlmsghdr header = genl_header(request.payload);
+  if (request.header.nlmsg_type == GENL_ID_CTRL) {
+    if (header.cmd != CTRL_CMD_GETFAMILY) return -EOPNOTSUPP;
+    return get_family(request, peer, reply);
+  }
+  if (request.header.nlmsg_type != kEthtoolFamily) return -ENOENT;
+  if (header.cmd != ETHTOOL_MSG_STATS_GET) {
+    request_log_.push_back("ethtool genl cmd " + std::to_string(header.cmd) + " (not modelled)");
+    return -EOPNOTSUPP;
+  }
+  return get_stats(request, peer, reply);
+}
+
+// ctrl_getfamily by CTRL_ATTR_FAMILY_NAME (ctrl_fill_info): the id, name, version, header size
+// and highest attribute; the ops and multicast groups it also lists are left out here.
+int GenlService::get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
+  const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
+  const auto name = attrs.find(CTRL_ATTR_FAMILY_NAME);
+  if (name == attrs.end()) return -EINVAL;
+  request_log_.push_back("genl family " + attr_string(name->second));
+  if (attr_string(name->second) != ETHTOOL_GENL_NAME) return -ENOENT;
+  NlMessage message = genl_reply(GENL_ID_CTRL, CTRL_CMD_NEWFAMILY, 2, request, peer);
+  message.put_u16(CTRL_ATTR_FAMILY_ID, kEthtoolFamily);
+  message.put_string(CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+  message.put_u32(CTRL_ATTR_VERSION, ETHTOOL_GENL_VERSION);
+  message.put_u32(CTRL_ATTR_HDRSIZE, 0);
+  message.put_u32(CTRL_ATTR_MAXATTR, 0);
+  message.append_to(reply);
+  return 0;
+}
+
+// ethnl_default_doit: the header names the device (ethnl_parse_header_dev_get: none is -EINVAL,
+// an unknown one -ENODEV); stats_parse_request wants a group (-EINVAL); stats_prepare_data runs
+// the driver op of each group asked for; stats_fill_reply puts each group asked for, with the
+// counters the driver set. Only eth-ctrl is modelled with values (mlx5e_stats_eth_ctrl_get); a
+// representor's ops have none (en_rep.c mlx5e_rep_ethtool_ops), nor a bond's or a VLAN's.
+int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
+  const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
+  const auto header = attrs.find(ETHTOOL_A_STATS_HEADER);
+  if (header == attrs.end()) return -EINVAL;
+  const AttrTable device = parse_attrs(header->second);
+  Port* port = nullptr;
+  int ifindex = 0;
+  if (attr_as(device, ETHTOOL_A_HEADER_DEV_INDEX, ifindex)) {
+    port = node_.find(ifindex);
+  } else if (auto name = device.find(ETHTOOL_A_HEADER_DEV_NAME); name != device.end()) {
+    port = node_.find(attr_string(name->second));
+  } else {
+    return -EINVAL;
+  }
+  if (port == nullptr) return -ENODEV;
+  StatGroups groups{};
+  const auto bitset = attrs.find(ETHTOOL_A_STATS_GROUPS);
+  if (bitset == attrs.end()) return -EINVAL;
+  if (const int err = parse_groups(bitset->second, groups); err != 0) return err;
+  if (std::find(groups.begin(), groups.end(), true) == groups.end()) return -EINVAL;
+  request_log_.push_back("ethtool stats get " + port->netdev());
+
+  const bool driver_ops = !port->spec().is_stacked() && !port->spec().is_representor();
+  if (driver_ops) {
+    for (bool asked : groups) {
+      if (asked) port->issue("ACCESS_REG", firmware::kStatsGroupAccessRegs);
+    }
+  }
+  NlMessage message =
+      genl_reply(kEthtoolFamily, ETHTOOL_MSG_STATS_GET_REPLY, ETHTOOL_GENL_VERSION, request, peer);
+  const size_t reply_header = message.begin_nest(ETHTOOL_A_STATS_HEADER);
+  message.put_u32(ETHTOOL_A_HEADER_DEV_INDEX, static_cast<uint32_t>(node_.ifindex(port->netdev())));
+  message.put_string(ETHTOOL_A_HEADER_DEV_NAME, port->netdev());
+  message.end_nest(reply_header);
+  for (uint32_t group = 0; group < groups.size(); ++group) {
+    if (!groups[group]) continue;
+    const size_t nest = message.begin_nest(ETHTOOL_A_STATS_GRP);
+    message.put_u32(ETHTOOL_A_STATS_GRP_ID, group);
+    message.put_u32(ETHTOOL_A_STATS_GRP_SS_ID, ETH_SS_STATS_ETH_PHY + group);
+    if (driver_ops && group == ETHTOOL_STATS_ETH_CTRL) {
+      const Port::MacControlCounts counts = port->mac_control_counts();
+      put_stat(message, ETHTOOL_A_STATS_ETH_CTRL_3_TX, counts.transmitted);
+      put_stat(message, ETHTOOL_A_STATS_ETH_CTRL_4_RX, counts.received);
+      put_stat(message, ETHTOOL_A_STATS_ETH_CTRL_5_RX_UNSUP, counts.unsupported_opcodes);
+    }
+    message.end_nest(nest);
+  }
+  message.append_to(reply);
+  return 0;
+}
+
+}  // namespace roce_sim::server

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Generic netlink (NETLINK_GENERIC) as the kernel answers it over the simulated sockets: the
+// controller's family lookup (net/netlink/genetlink.c ctrl_getfamily) and, of the ethtool family
+// (net/ethtool/netlink.c), ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c): the IEEE 802.3 MAC
+// control frame counts a watchdog can ask for at one firmware command a port. Other families and
+// ethtool messages are not modelled.
+
+#include <string>
+#include <vector>
+
+#include "sim/model/node.hpp"
+#include "sim/server/nl_wire.hpp"
+#include "sim/server/rtnl_service.hpp"
+
+namespace roce_sim::server {
+
+class GenlService {
+ public:
+  // The id genl_register_family gives the ethtool family: allocated at registration
+  // (idr_alloc_cyclic from GENL_START_ALLOC), so a client must look it up by name.
+  static constexpr uint16_t kEthtoolFamily = 20;
+
+  explicit GenlService(Node& node) : node_(node) {}
+
+  // One datagram from a connection; the replies in the kernel's order (all unicast).
+  std::vector<Outgoing> handle(ByteView datagram, NlPeer& peer);
+  std::vector<std::string> take_request_log();
+
+ private:
+  int dispatch(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  int get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  int get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+
+  Node& node_;
+  std::vector<std::string> request_log_;
+};
+
+}  // namespace roce_sim::server
