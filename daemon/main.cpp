@@ -11,10 +11,12 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/config/summary.hpp"
-#include "daemon/dbus/service.hpp"
+#include "daemon/dbus/dbus_module.hpp"
 #include "daemon/log/log.hpp"
-#include "daemon/metrics/metrics_attachment.hpp"
+#include "daemon/metrics/metrics_module.hpp"
+#include "daemon/peers/peer_module.hpp"
 #include "daemon/service/service.hpp"
+#include "daemon/storms/storm_module.hpp"
 
 namespace {
 
@@ -151,17 +153,30 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
   return std::nullopt;
 }
 
-// The D-Bus API beside the reconciler. Without a system bus, or when another roced (or the
-// policy) holds the name, roced keeps the ports right without it and says why.
-class DbusAttachment final : public roced::service::Service::Attachment {
- public:
-  explicit DbusAttachment(std::unique_ptr<roced::dbus::Service> bus) : bus_(std::move(bus)) {}
+using roced::service::Service;
 
- private:
-  std::unique_ptr<roced::dbus::Service> bus_;
-};
+std::unique_ptr<roced::module::Module> make_peer_watch(Service& service) {
+  return std::make_unique<roced::peers::PeerModule>(service.system(), service.reconciler());
+}
 
-std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service::Service& service) {
+std::unique_ptr<roced::module::Module> make_storm_watchdog(Service& service) {
+  const auto* peers = service.modules().find<roced::peers::PeerModule>();
+  return std::make_unique<roced::storms::StormModule>(
+      service.system(), service.reconciler(), service.stats_poller(), service.config(),
+      [peers](const std::string& netdev) {
+        return peers != nullptr ? peers->switch_port(netdev) : std::string();
+      });
+}
+
+std::unique_ptr<roced::module::Module> make_metrics(Service& service,
+                                                    roced::metrics::MetricsOptions options) {
+  options.version = ROCED_VERSION;
+  return std::make_unique<roced::metrics::MetricsModule>(
+      service.system(), service.reconciler(), service.stats_poller(), service.config(),
+      std::move(options), [&service] { return service.collectors(); });
+}
+
+std::unique_ptr<roced::module::Module> make_dbus(Service& service) {
   namespace fs = std::filesystem;
   const auto& options = service.options();
   std::error_code ec;
@@ -172,17 +187,14 @@ std::unique_ptr<roced::service::Service::Attachment> attach_dbus(roced::service:
   info.source = service.source();
   info.reload = [&service] { return service.reload(); };
   info.status_line = [&service] { return service.status_text(); };
-  info.storms = service.storm_watchdog();
-  info.peers = service.peer_watch();
-  try {
-    auto bus = std::make_unique<roced::dbus::Service>(service.reconciler(), info);
-    bus->start();
-    spdlog::info("D-Bus API: {} on the system bus", "io.roced.Daemon1");
-    return std::make_unique<DbusAttachment>(std::move(bus));
-  } catch (const std::exception& e) {
-    spdlog::warn("D-Bus API not offered: {}", e.what());
-    return nullptr;
+  info.findings = [&service] { return service.modules().findings(); };
+  if (auto* storms = service.modules().find<roced::storms::StormModule>()) {
+    info.storms = &storms->watchdog();
   }
+  if (auto* peers = service.modules().find<roced::peers::PeerModule>()) {
+    info.peers = &peers->watch();
+  }
+  return std::make_unique<roced::dbus::DbusModule>(service.reconciler(), std::move(info));
 }
 
 }  // namespace
@@ -204,12 +216,12 @@ int main(int argc, char** argv) {
                                 .value_or(spdlog::level::info));
   try {
     // First, before any thread exists: it blocks the signals it serves.
-    roced::service::Service service(arguments.service);
-    if (arguments.dbus) service.attach(attach_dbus);
-    arguments.metrics.version = ROCED_VERSION;
-    service.attach([&arguments](roced::service::Service& s) {
-      return roced::metrics::attach_metrics(s, arguments.metrics);
-    });
+    Service service(arguments.service);
+    // Each module, in the order they start within their stage (module.hpp): one line each.
+    service.add(make_peer_watch);
+    service.add(make_storm_watchdog);
+    service.add([&arguments](Service& s) { return make_metrics(s, arguments.metrics); });
+    if (arguments.dbus) service.add(make_dbus);
     return service.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

@@ -10,7 +10,7 @@
 namespace roced::telemetry {
 
 Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
-                   ExporterInfo info) {
+                   ExporterInfo info, Collectors collectors) {
   std::string problem;
   const auto address = parse_listen_address(settings.listen, problem);
   if (!address) throw std::runtime_error("metrics.listen: " + problem);
@@ -25,10 +25,15 @@ Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler>
   // Relayed, civetweb serves plain HTTP on loopback, on a port the kernel picks, and only the
   // RelayFrontend listens on the configured address.
   const std::string http_listen = relayed ? "127.0.0.1:0" : address->civetweb();
-  MetricsHttp::Render render = [sampler, info, settings](std::string& out) {
-    write_exposition(out, sampler->sample(), info, [&settings](std::string_view family) {
-      return serves_family(settings, std::string(family));
-    });
+  MetricsHttp::Render render = [sampler, info, settings,
+                                collectors = std::move(collectors)](std::string& out) {
+    const std::vector<Collector*> more = collectors ? collectors() : std::vector<Collector*>{};
+    write_exposition(
+        out, sampler->sample(), info,
+        [&settings](std::string_view family) {
+          return serves_family(settings, std::string(family));
+        },
+        more);
   };
   MetricsHttp::Authorize authorize;
   if (settings.basic_auth) {

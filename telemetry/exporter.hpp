@@ -6,10 +6,12 @@
 // RelayFrontend serves the configured address, relaying to it: Debian's civetweb can do neither TLS
 // with OpenSSL 3 nor IPv6 (relay_frontend.hpp). Plain HTTP on IPv4 is civetweb's alone.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "telemetry/collector.hpp"
 #include "telemetry/exporter_settings.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/node_sampler.hpp"
@@ -21,10 +23,12 @@ class RelayFrontend;
 
 class Exporter {
  public:
+  // The collectors whose families each scrape serves after the ports' own; asked per scrape.
+  using Collectors = std::function<std::vector<Collector*>()>;
   // Listens at once; throws std::runtime_error with the reason when it cannot (address in use,
   // a certificate that does not load, a bad listen address).
-  Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler,
-           ExporterInfo info);
+  Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler> sampler, ExporterInfo info,
+           Collectors collectors = {});
   ~Exporter();
   Exporter(const Exporter&) = delete;
   Exporter& operator=(const Exporter&) = delete;

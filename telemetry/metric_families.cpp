@@ -222,13 +222,6 @@ LabelSet port_labels(const PortSample& port) {
           {"port", port.rdma_port > 0 ? std::to_string(port.rdma_port) : ""}};
 }
 
-void add_histogram(ExpositionWriter& out, const FamilySpec& spec, const LabelSet& labels,
-                   const LatencyHistogram& histogram) {
-  out.add(spec, labels,
-          HistogramSample{LatencyHistogram::kBounds, histogram.buckets, histogram.count,
-                          histogram.sum});
-}
-
 const EthtoolMapping* ethtool_mapping(const EthtoolCounterName& name) {
   for (const auto& mapping : kEthtool) {
     if (mapping.what == name.metric && mapping.per_priority == name.priority.has_value()) {
@@ -261,33 +254,7 @@ constexpr FamilySpec kGidIndex{"roce_rocev2_gid_index", MetricType::gauge,
 constexpr FamilySpec kGidExpected{
     "roce_rocev2_gid_index_expected", MetricType::gauge,
     "The GID index the configuration says jobs use (roce.gid_index)."};
-constexpr FamilySpec kInSync{"roce_config_in_sync", MetricType::gauge,
-                             "1 when the setting matched the profile at roced's last check."};
-constexpr FamilySpec kFinding{
-    "roced_finding", MetricType::gauge,
-    "1 for each thing roced finds not as it should be on the port, by its stable id "
-    "(docs/findings.md), with what it concerns and both values."};
-constexpr FamilySpec kPortState{"roce_config_port_state", MetricType::gauge,
-                                "1 for the port's current state in roced."};
-constexpr FamilySpec kLossless{"roce_config_lossless_priority", MetricType::gauge,
-                               "1 for each priority the port's profile makes lossless "
-                               "(pfc.priorities), for rules to join on."};
-constexpr FamilySpec kApplies{"roce_config_applies_total", MetricType::counter,
-                              "Applies roced made to the port, by result."};
-constexpr FamilySpec kDrifts{"roce_config_drifts_total", MetricType::counter,
-                             "Times a setting was found changed away from the profile."};
-constexpr FamilySpec kCorrections{"roce_config_corrections_total", MetricType::counter,
-                                  "Drifts roced corrected."};
-constexpr FamilySpec kLastCheck{"roce_config_last_check_timestamp_seconds", MetricType::gauge,
-                                "Unix time of roced's last check of the port."};
 constexpr FamilySpec kBuildInfo{"roced_build_info", MetricType::gauge, "roced's version."};
-constexpr FamilySpec kReloadOk{
-    "roced_config_last_reload_successful", MetricType::gauge,
-    "1 when the last configuration reload worked (or none was asked since the start), 0 when it "
-    "failed and roced runs the previous configuration."};
-constexpr FamilySpec kReloadTime{
-    "roced_config_last_reload_success_timestamp_seconds", MetricType::gauge,
-    "When roced last took its configuration file: the start, or the last reload that worked."};
 constexpr FamilySpec kPorts{"roced_ports", MetricType::gauge, "Ports roced manages now."};
 constexpr FamilySpec kCollectorSuccess{"roced_scrape_collector_success", MetricType::gauge,
                                        "1 when the collector read every port in this scrape."};
@@ -298,167 +265,6 @@ constexpr FamilySpec kWraps{"roced_rdma_stat_wraps_total", MetricType::counter,
                             "32-bit RDMA counter wraps roced carried over."};
 constexpr FamilySpec kResets{"roced_rdma_stat_resets_total", MetricType::counter,
                              "RDMA counters seen restarting from zero (a driver reload)."};
-
-const std::vector<std::string> kStates = {"pending",  "in-sync", "held",    "drifted",
-                                          "applying", "failed",  "vanished"};
-
-constexpr FamilySpec kWatchdogPolls{"roced_watchdog_polls_total", MetricType::counter,
-                                    "Rounds of the PFC storm watchdog over every port."};
-constexpr FamilySpec kWatchdogLatePolls{
-    "roced_watchdog_late_polls_total", MetricType::counter,
-    "Watchdog rounds that began more than half a poll interval late (an overloaded host)."};
-constexpr FamilySpec kWatchdogInterval{"roced_watchdog_poll_interval_seconds", MetricType::gauge,
-                                       "The watchdog's configured poll interval."};
-constexpr FamilySpec kWatchdogEffectiveInterval{
-    "roced_watchdog_effective_poll_interval_seconds", MetricType::gauge,
-    "The poll interval in use: the configured one unless the poll budget needs longer."};
-constexpr FamilySpec kWatchdogBudgetLimited{
-    "roced_watchdog_poll_budget_limited", MetricType::gauge,
-    "1 while this share of the poll budget (cpu, firmware) sets a longer poll interval."};
-constexpr FamilySpec kWatchdogReadCpu{"roced_watchdog_read_cpu_seconds_total", MetricType::counter,
-                                      "CPU time the storm watchdog's rounds of reads took."};
-constexpr FamilySpec kWatchdogReadTime{
-    "roced_watchdog_read_seconds_total", MetricType::counter,
-    "Time the port's statistics reads took (on mlx5: its firmware command time)."};
-constexpr FamilySpec kStormActive{
-    "roce_pfc_storm_active", MetricType::gauge,
-    "1 while a PFC storm is detected on the priority and direction and not yet restored."};
-constexpr FamilySpec kStormRemediated{
-    "roce_pfc_storm_remediation_active", MetricType::gauge,
-    "1 while roced's storm action (PFC off, stall prevention tightened) is in effect."};
-constexpr FamilySpec kStormHeld{
-    "roce_pfc_storm_held", MetricType::gauge,
-    "1 while the port is held in its safe state past the storm: the action budget is spent."};
-constexpr FamilySpec kStormDetections{"roce_pfc_storm_detections_total", MetricType::counter,
-                                      "PFC storms detected."};
-constexpr FamilySpec kStormRestorations{"roce_pfc_storm_restorations_total", MetricType::counter,
-                                        "PFC storms that ended (restoration time without pause)."};
-constexpr FamilySpec kStormActions{"roce_pfc_storm_actions_total", MetricType::counter,
-                                   "Storm actions roced took, by action and result."};
-constexpr FamilySpec kStormEscalations{
-    "roce_pfc_storm_escalations_total", MetricType::counter,
-    "Storms roced could not handle: remediation-failed, action-failed, budget-spent."};
-constexpr FamilySpec kStormLatency{
-    "roce_pfc_storm_detection_latency_seconds", MetricType::histogram,
-    "From a storm's onset (as the pause counters place it) to its detection."};
-
-void add_watchdog(ExpositionWriter& out, const WatchdogStats& stats) {
-  out.add(kWatchdogPolls, {}, static_cast<double>(stats.polls));
-  out.add(kWatchdogLatePolls, {}, static_cast<double>(stats.late_polls));
-  out.add(kWatchdogInterval, {}, std::chrono::duration<double>(stats.poll_interval).count());
-  out.add(kWatchdogEffectiveInterval, {},
-          std::chrono::duration<double>(stats.effective_interval).count());
-  for (const char* resource : {"cpu", "firmware"}) {
-    out.add(kWatchdogBudgetLimited, {{"resource", resource}},
-            stats.budget_limit == resource ? 1 : 0);
-  }
-  out.add(kWatchdogReadCpu, {}, std::chrono::duration<double>(stats.read_cpu).count());
-  for (const auto& [netdev, time] : stats.read_time) {
-    out.add(kWatchdogReadTime, {{"netdev", netdev}}, std::chrono::duration<double>(time).count());
-  }
-  for (const auto& storm : stats.storms) {
-    const LabelSet labels = {{"netdev", storm.netdev},
-                             {"priority", std::to_string(storm.priority)},
-                             {"direction", std::string(direction_name(storm.direction))}};
-    out.add(kStormActive, labels, storm.active ? 1 : 0);
-    out.add(kStormRemediated, labels, storm.remediated ? 1 : 0);
-    out.add(kStormHeld, labels, storm.held ? 1 : 0);
-    out.add(kStormDetections, labels, static_cast<double>(storm.detections));
-    out.add(kStormRestorations, labels, static_cast<double>(storm.restorations));
-    for (const auto& [key, count] : storm.actions) {
-      out.add(kStormActions, labels.with({{"action", key.first}, {"result", key.second}}),
-              static_cast<double>(count));
-    }
-    for (const auto& [reason, count] : storm.escalations) {
-      out.add(kStormEscalations, labels.with({{"reason", reason}}), static_cast<double>(count));
-    }
-    add_histogram(out, kStormLatency, labels, storm.detection_latency);
-  }
-}
-
-constexpr FamilySpec kPeerInfo{
-    "roced_lldp_peer_info", MetricType::gauge,
-    "1 for the switch port LLDP hears on the port: its system name, port ID and chassis ID."};
-constexpr FamilySpec kPeerState{
-    "roced_lldp_peer_state", MetricType::gauge,
-    "1 for the port's peer state: compared, no_peer, no_dcbx, firmware_dcbx, not_listening."};
-constexpr FamilySpec kLldpFrames{"roced_lldp_frames_total", MetricType::counter,
-                                 "LLDP frames received on the port."};
-constexpr FamilySpec kLldpDropped{
-    "roced_lldp_frames_dropped_total", MetricType::counter,
-    "LLDP frames dropped: truncated, malformed, not_lldp, crowded (too many senders)."};
-
-// One series per finding: a label set bounded by the catalogue's ids and the port's settings.
-void add_findings(ExpositionWriter& out, const std::string& netdev,
-                  const std::vector<finding::Finding>& findings) {
-  for (const auto& found : findings) {
-    out.add(kFinding,
-            {{"netdev", netdev},
-             {"id", found.id},
-             {"severity", finding::kSeverityNames.name(found.severity)},
-             {"source", found.source},
-             {"about", found.about},
-             {"wanted", found.wanted},
-             {"found", found.found}},
-            1);
-  }
-}
-
-void add_peers(ExpositionWriter& out, const std::vector<PeerStats>& peers) {
-  for (const auto& peer : peers) {
-    const LabelSet port = {{"netdev", peer.netdev}};
-    for (const auto& state : peer_states()) {
-      out.add(kPeerState, port.with({{"state", state}}), state == peer.state ? 1 : 0);
-    }
-    if (!peer.chassis_id.empty()) {
-      out.add(kPeerInfo,
-              port.with({{"system_name", peer.system_name},
-                         {"port_id", peer.port_id},
-                         {"port_description", peer.port_description},
-                         {"chassis_id", peer.chassis_id}}),
-              1);
-    }
-    add_findings(out, peer.netdev, peer.findings);
-    out.add(kLldpFrames, port, static_cast<double>(peer.frames));
-    for (const auto& [reason, count] : peer.dropped) {
-      out.add(kLldpDropped, port.with({{"reason", reason}}), static_cast<double>(count));
-    }
-  }
-}
-
-void add_config(ExpositionWriter& out, const PortSample& port) {
-  if (!port.config) return;
-  const ConfigState& config = *port.config;
-  const LabelSet netdev = {{"netdev", port.netdev}};
-  for (const auto& [setting, in_sync] : config.in_sync) {
-    out.add(kInSync, netdev.with({{"setting", setting}}), in_sync ? 1 : 0);
-  }
-  add_findings(out, port.netdev, config.findings);
-  for (const auto& state : kStates) {
-    out.add(kPortState, netdev.with({{"state", state}}), state == config.state ? 1 : 0);
-  }
-  for (int priority = 0; priority < 8; ++priority) {
-    if ((config.lossless_priorities & (1u << priority)) == 0) continue;
-    out.add(kLossless, netdev.with({{"priority", std::to_string(priority)}}), 1);
-  }
-  out.add(kApplies, netdev.with({{"result", "ok"}}), static_cast<double>(config.applies_ok));
-  out.add(kApplies, netdev.with({{"result", "failed"}}),
-          static_cast<double>(config.applies_failed));
-  // Every setting the port is checked for has its counters from 0, so that increase() sees
-  // the first drift; a count for a setting no longer checked stays, as counters must.
-  const auto by_setting = [&](const FamilySpec& family, std::map<std::string, uint64_t> counts) {
-    for (const auto& [setting, in_sync] : config.in_sync) counts.try_emplace(setting, 0);
-    for (const auto& [setting, count] : counts) {
-      out.add(family, netdev.with({{"setting", setting}}), static_cast<double>(count));
-    }
-  };
-  by_setting(kDrifts, config.drifts);
-  by_setting(kCorrections, config.corrections);
-  if (config.last_check) {
-    const auto since_epoch = config.last_check->time_since_epoch();
-    out.add(kLastCheck, netdev, std::chrono::duration<double>(since_epoch).count());
-  }
-}
 
 void add_port(ExpositionWriter& out, const PortSample& port) {
   const LabelSet labels = port_labels(port);
@@ -523,7 +329,7 @@ bool exports_ethtool_stat(std::string_view name) {
 }
 
 void write_exposition(std::string& out_text, const NodeSample& sample, const ExporterInfo& info,
-                      ExpositionWriter::Filter serves) {
+                      ExpositionWriter::Filter serves, std::span<Collector* const> collectors) {
   ExpositionWriter out(std::move(serves));
   out.add(kBuildInfo, {{"version", info.version}}, 1);
   out.add(kPorts, {}, static_cast<double>(sample.ports.size()));
@@ -533,19 +339,7 @@ void write_exposition(std::string& out_text, const NodeSample& sample, const Exp
             std::chrono::duration<double>(outcome.took).count());
   }
   for (const auto& port : sample.ports) add_port(out, port);
-  for (const auto& port : sample.ports) add_config(out, port);
-  for (const auto& netdev : sample.vanished) {
-    for (const auto& state : kStates) {
-      out.add(kPortState, {{"netdev", netdev}, {"state", state}}, state == "vanished" ? 1 : 0);
-    }
-  }
-  if (sample.watchdog) add_watchdog(out, *sample.watchdog);
-  if (sample.peers) add_peers(out, *sample.peers);
-  if (sample.reload) {
-    out.add(kReloadOk, {}, sample.reload->ok ? 1 : 0);
-    out.add(kReloadTime, {},
-            std::chrono::duration<double>(sample.reload->last_success.time_since_epoch()).count());
-  }
+  for (Collector* collector : collectors) collector->collect(out);
   out.take(out_text);
 }
 

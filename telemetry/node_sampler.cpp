@@ -23,12 +23,8 @@ constexpr std::chrono::seconds kGidRefresh{10};
 
 }  // namespace
 
-NodeSampler::NodeSampler(System& system, Targets targets, WatchdogSource watchdog,
-                         ErrorSink on_errors)
-    : system_(system),
-      targets_(std::move(targets)),
-      watchdog_(std::move(watchdog)),
-      on_errors_(std::move(on_errors)) {}
+NodeSampler::NodeSampler(System& system, Targets targets, ErrorSink on_errors)
+    : system_(system), targets_(std::move(targets)), on_errors_(std::move(on_errors)) {}
 
 void NodeSampler::use_poller(std::shared_ptr<sampling::StatsPoller> poller,
                              std::chrono::steady_clock::duration max_age) {
@@ -101,8 +97,7 @@ NodeSampler::RdmaReading NodeSampler::rdma_counters(const std::vector<PortTarget
 }
 
 void NodeSampler::refresh_rdma() {
-  std::vector<PortTarget> targets = targets_();
-  std::erase_if(targets, [](const PortTarget& target) { return target.vanished; });
+  const std::vector<PortTarget> targets = targets_();
   std::lock_guard lock(rdma_mutex_);
   (void)read_rdma_counters(targets);
 }
@@ -176,16 +171,7 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
 NodeSample NodeSampler::sample() {
   std::lock_guard lock(mutex_);
   NodeSample out;
-  const auto config_start = SteadyClock::now();
-  std::vector<PortTarget> targets = targets_();
-  std::erase_if(targets, [&](const PortTarget& target) {
-    if (target.vanished) out.vanished.push_back(target.port.netdev);
-    return target.vanished;
-  });
-  if (watchdog_) out.watchdog = watchdog_();
-  if (reload_) out.reload = reload_();
-  if (peers_) out.peers = peers_();
-  out.sources["config"] = SourceOutcome{true, SteadyClock::now() - config_start};
+  const std::vector<PortTarget> targets = targets_();
 
   // One RTM_GETLINK dump for every port; a port missing from it is read on its own.
   std::map<std::string, LinkInfo> links;
@@ -211,8 +197,6 @@ NodeSample NodeSampler::sample() {
   for (size_t i = 0; i < targets.size(); ++i) {
     PortSample& sample = out.ports[i];
     sample.expected_gid_index = targets[i].expected_gid_index;
-    sample.config = std::move(targets[i].config);
-    if (!sample.config) out.sources["config"].ok = false;
     for (const auto& [name, outcome] : sample.sources) {
       SourceOutcome& total = out.sources[name];
       total.ok = total.ok && outcome.ok;

@@ -21,52 +21,35 @@
 #include "port/discovery.hpp"
 #include "rdma/nldev.hpp"
 #include "sampling/stats_poller.hpp"
-#include "telemetry/peer_stats.hpp"
 #include "telemetry/sample.hpp"
-#include "telemetry/storm_stats.hpp"
 #include "telemetry/wrap.hpp"
 #include "util/time_source.hpp"
 
 namespace roced::telemetry {
 
-// One port to sample, with what the caller (the daemon) knows about it.
+// One port to sample, with what the caller (the daemon) knows about it. A port gone from the
+// node is not a target: the daemon's own collectors say it vanished.
 struct PortTarget {
   DiscoveredPort port;
   std::string gid_family = "ipv4";
   std::optional<int> expected_gid_index;
-  std::optional<ConfigState> config;
-  // Gone from the node (a driver reload, a rename): not read, only named in NodeSample::vanished.
-  bool vanished = false;
 };
 
 struct NodeSample {
-  std::vector<PortSample> ports;      // in the targets' order
-  std::vector<std::string> vanished;  // managed ports that are gone now
-  // Per source ("ethtool", "rdma", "link", "gid", "config"): every port read, and the time summed
-  // over the ports.
+  std::vector<PortSample> ports;  // in the targets' order
+  // Per source ("ethtool", "rdma", "link", "gid"): every port read, and the time summed over the
+  // ports.
   std::map<std::string, SourceOutcome> sources;
-  // The storm watchdog's state, when it runs (daemon state, like PortSample::config).
-  std::optional<WatchdogStats> watchdog;
-  // How the last configuration reload went, in the daemon (a start counts as one that worked).
-  struct Reload {
-    bool ok = true;
-    std::chrono::system_clock::time_point last_success;
-  };
-  std::optional<Reload> reload;
-  // The switch at each port's other end (LLDP), when the daemon listens.
-  std::optional<std::vector<PeerStats>> peers;
 };
 
 class NodeSampler {
  public:
   using Targets = std::function<std::vector<PortTarget>()>;
-  using WatchdogSource = std::function<std::optional<WatchdogStats>()>;
   // Told when a port's read errors change (a file turned unreadable, and again once it reads):
   // `errors` is the port's new list, empty when it reads cleanly again. Called under sample().
   using ErrorSink =
       std::function<void(const std::string& netdev, const std::vector<std::string>& errors)>;
-  NodeSampler(System& system, Targets targets, WatchdogSource watchdog = {},
-              ErrorSink on_errors = {});
+  NodeSampler(System& system, Targets targets, ErrorSink on_errors = {});
 
   // Serve a port's statistics from `poller` (the one the storm watchdog drives) when its reading
   // there is at most `max_age` old; an older one is read through it. Without this call, a poller
@@ -82,11 +65,6 @@ class NodeSampler {
   void refresh_rdma();
   // The clock the readings' ages are told on (before the first sample()).
   void use_time(TimeSource& time) { time_ = &time; }
-
-  // The daemon's reload state, asked at each sample (before the first sample()).
-  void use_reload_state(std::function<NodeSample::Reload()> source) { reload_ = std::move(source); }
-  // The daemon's LLDP peers, asked at each sample (before the first sample()).
-  void use_peers(std::function<std::vector<PeerStats>()> source) { peers_ = std::move(source); }
 
   // Thread-safe; concurrent callers take turns (the totals need the samples in order).
   NodeSample sample();
@@ -145,9 +123,6 @@ class NodeSampler {
   std::shared_ptr<sampling::StatsPoller> poller_;
   std::chrono::steady_clock::duration max_sample_age_{0};
   Targets targets_;
-  WatchdogSource watchdog_;
-  std::function<NodeSample::Reload()> reload_;
-  std::function<std::vector<PeerStats>()> peers_;
   ErrorSink on_errors_;
   std::mutex mutex_;
   std::map<std::string, PortMemory> memory_;  // by netdev

@@ -10,26 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "finding/finding.hpp"
-
 namespace roced::telemetry {
-
-// What the reconciler knows of the port's configuration (telemetry does not read it again: the
-// reconciler's last check is the answer, and re-reading every DCB object per scrape would cost
-// more than all the counters together).
-struct ConfigState {
-  std::string state;                    // reconcile::condition_name: "in-sync", "drifted", ...
-  std::map<std::string, bool> in_sync;  // setting group ("pfc.priorities") -> matched
-  uint64_t applies_ok = 0;
-  uint64_t applies_failed = 0;
-  std::map<std::string, uint64_t> drifts;       // by setting group
-  std::map<std::string, uint64_t> corrections;  // by setting group
-  std::optional<std::chrono::system_clock::time_point> last_check;
-  uint8_t lossless_priorities = 0;  // the profile's PFC priorities (bit p), held or not
-  // What roced's last check found not as it should be (the plan's findings and the settings the
-  // port cannot take), served in roced_finding.
-  std::vector<finding::Finding> findings;
-};
 
 // How one source of a sample went: for the exporter's per-collector health metrics.
 struct SourceOutcome {
@@ -69,8 +50,6 @@ struct PortSample {
   std::string gid_family = "ipv4";
   std::optional<int> rocev2_gid_index;
   std::optional<int> expected_gid_index;  // roce.gid_index, when the config sets one
-
-  std::optional<ConfigState> config;  // absent outside the daemon
 
   // Per source ("ethtool", "rdma", "link", "gid"): read, and how long it took.
   std::map<std::string, SourceOutcome> sources;

@@ -52,12 +52,14 @@ struct PortSelection {
   // The same for a discovered port, where a VF, a representor or a sub-function is selected only
   // by an entry that names it exactly: "*" or "lan*" never reaches a function of a port.
   bool selects(const DiscoveredPort& port) const;
+  bool operator==(const PortSelection&) const = default;
 };
 
 // `overrides.<netdev or glob>`: the same keys as `profile`, applied over it.
 struct PortOverride {
   std::string pattern;
   Profile profile;  // the whole profile with the override's keys applied
+  bool operator==(const PortOverride&) const = default;
 };
 
 // `daemon:`: how the service keeps the ports right (ignored by the one-shot rocectl apply).

@@ -26,6 +26,9 @@ struct DaemonInfo {
   storms::StormWatchdog* storms = nullptr;
   // The switch at each port's other end (GetStatus's "peer"), when it runs. Outlives the API.
   peers::PeerWatch* peers = nullptr;
+  // What the daemon's modules find not as it should be (the switch's differences, ...), each
+  // listed under the port it names. Empty: none.
+  std::function<std::vector<finding::Finding>()> findings = {};
   // The daemon's one-line status (STATUS=: the reconciler's, and a failed reload's problem).
   // Empty: the reconciler's.
   std::function<std::string()> status_line = {};

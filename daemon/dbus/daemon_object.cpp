@@ -231,7 +231,8 @@ std::string DaemonObject::get_status() const {
     for (auto& peer : info_.peers->snapshot()) peers[peer.netdev] = std::move(peer);
   }
   return status_to_json(info_, status_line(), reconciler_.snapshot(),
-                        reconciler_.selection_report(), peers)
+                        reconciler_.selection_report(), peers,
+                        info_.findings ? info_.findings() : std::vector<finding::Finding>{})
       .dump();
 }
 

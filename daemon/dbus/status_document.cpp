@@ -89,7 +89,8 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
                                       const reconcile::SelectionReport& selection,
-                                      const std::map<std::string, peers::PortPeer>& peers) {
+                                      const std::map<std::string, peers::PortPeer>& peers,
+                                      const std::vector<finding::Finding>& findings) {
   StatusDocument doc;
   doc.answered_by = "roced";
   doc.source = info.source;
@@ -102,11 +103,10 @@ nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string&
     nlohmann::ordered_json entry = port_snapshot_to_json(snapshot);
     const auto peer = peers.find(snapshot.port.netdev);
     entry["peer"] = peer == peers.end() ? Json(nullptr) : peers::peer_to_json(peer->second);
-    // The switch's differences join the port's own: one list of what is not as it should be.
-    if (peer != peers.end()) {
-      for (const auto& found : peer->second.report.findings) {
+    // The modules' findings join the port's own: one list of what is not as it should be.
+    for (const auto& found : findings) {
+      if (found.subject == snapshot.port.netdev)
         entry["findings"].push_back(finding::to_json(found));
-      }
     }
     doc.ports.push_back(std::move(entry));
   }

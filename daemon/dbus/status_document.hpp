@@ -21,10 +21,12 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 
 // Pure: no I/O, so the shape is unit-tested without a bus.
 // `peers`: what the peer watch knows of each port's switch, by netdev: the port's "peer"
-// (daemon/peers/peer_json.hpp, null without one), and its differences join the port's findings.
+// (daemon/peers/peer_json.hpp, null without one). `findings`: the modules' (the switch's
+// differences among them), each joining the findings of the port it names as its subject.
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
                                       const reconcile::SelectionReport& selection = {},
-                                      const std::map<std::string, peers::PortPeer>& peers = {});
+                                      const std::map<std::string, peers::PortPeer>& peers = {},
+                                      const std::vector<finding::Finding>& findings = {});
 
 }  // namespace roced::dbus

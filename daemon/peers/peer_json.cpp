@@ -86,21 +86,4 @@ Json peer_to_json(const PortPeer& peer) {
   return out;
 }
 
-telemetry::PeerStats peer_stats(const PortPeer& peer) {
-  telemetry::PeerStats stats;
-  stats.netdev = peer.netdev;
-  stats.state = std::string(lldp::kPeerStateNames.name(peer.report.state));
-  if (peer.neighbour) {
-    const lldp::Lldpdu& l = peer.neighbour->lldpdu;
-    stats.system_name = l.system_name;
-    stats.port_id = l.port_id;
-    stats.port_description = l.port_description;
-    stats.chassis_id = l.chassis_id;
-  }
-  stats.findings = peer.report.findings;
-  stats.frames = peer.frames;
-  stats.dropped = peer.dropped;
-  return stats;
-}
-
 }  // namespace roced::peers

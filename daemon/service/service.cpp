@@ -14,7 +14,6 @@
 
 #include "daemon/config/summary.hpp"
 #include "daemon/log/log.hpp"
-#include "daemon/storms/storm_log.hpp"
 #include "os/open_system.hpp"
 
 namespace roced::service {
@@ -67,11 +66,15 @@ void log_diagnostics(const std::vector<config::Diagnostic>& diagnostics) {
   }
 }
 
-std::string first_error(const std::vector<config::Diagnostic>& diagnostics) {
-  for (const auto& diagnostic : diagnostics) {
-    if (diagnostic.severity == config::Diagnostic::Severity::Error) return diagnostic.to_string();
+using module::first_error;
+
+std::string section_list(const std::vector<module::Section>& sections) {
+  std::string text;
+  for (const auto section : sections) {
+    if (!text.empty()) text += ", ";
+    text += module::kSectionNames.name(section);
   }
-  return "invalid configuration";
+  return text.empty() ? "nothing" : text;
 }
 
 spdlog::level::level_enum level_of(reconcile::PortEvent::Kind kind) {
@@ -89,22 +92,25 @@ spdlog::level::level_enum level_of(reconcile::PortEvent::Kind kind) {
 }  // namespace
 
 Service::Service(ServiceOptions options)
-    : options_(std::move(options)), signals_({SIGHUP, SIGTERM, SIGINT}) {
+    : options_(std::move(options)),
+      signals_({SIGHUP, SIGTERM, SIGINT}),
+      store_(options_.config_path) {
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
 }
 
 Service::~Service() {
-  attachments_.clear();
-  storms_.reset();
-  live_peers_ = nullptr;
-  peers_.reset();
-  if (reconciler_) reconciler_->stop();
-  reconciler_.reset();
+  modules_.stop();
   ::close(wake_fd_);
 }
 
-void Service::attach(AttachmentFactory factory) { factories_.push_back(std::move(factory)); }
+void Service::add(ModuleFactory factory) { factories_.push_back(std::move(factory)); }
+
+std::vector<telemetry::Collector*> Service::collectors() {
+  std::vector<telemetry::Collector*> all = modules_.collectors();
+  all.push_back(&store_);
+  return all;
+}
 
 void Service::apply_log_level(const config::Config& config) {
   if (options_.log_level) return;  // --log-level wins
@@ -112,7 +118,7 @@ void Service::apply_log_level(const config::Config& config) {
 }
 
 int Service::run() {
-  const config::LoadResult loaded = config::load_file(options_.config_path);
+  const config::LoadResult loaded = store_.load();
   log_diagnostics(loaded.diagnostics);
   if (!loaded.ok()) {
     spdlog::critical("{}: invalid configuration; not starting", options_.config_path);
@@ -132,12 +138,15 @@ int Service::run() {
   spdlog::info("starting on {} with {} ({})", system_.description, options_.config_path,
                config::describe_selection(*loaded.config));
 
-  reconciler_ =
-      std::make_unique<reconcile::Reconciler>(system_, *loaded.config, reconciler_options());
-  reconciler_->on_event([this](const reconcile::PortEvent& event) {
+  auto reconcile =
+      std::make_unique<reconcile::ReconcileModule>(system_, *loaded.config, reconciler_options());
+  reconcile_ = reconcile.get();
+  reconcile_->reconciler().on_event([this](const reconcile::PortEvent& event) {
     log_event(event);
     wake();
   });
+  modules_.add(std::move(reconcile));
+  for (auto& factory : factories_) modules_.add(factory(*this));
   if (auto timeout = notifier_.systemd_watchdog_timeout()) {
     spdlog::debug("watchdog: {} ms, fed every {} ms while healthy",
                   std::chrono::duration_cast<std::chrono::milliseconds>(*timeout).count(),
@@ -145,14 +154,15 @@ int Service::run() {
   }
   next_systemd_watchdog_ = std::chrono::steady_clock::now();
 
-  // start() returns once every port was checked (and applied) once. It runs on its own thread
-  // so that, meanwhile, the watchdog is fed and signals are taken.
-  // Listening before the first reconcile: the switch sends at once when a link comes up, and the
-  // first apply flaps each port's link (a PFC change).
-  start_peer_watch();
+  // The modules start on a thread of their own (the reconciler's start returns once every port
+  // was checked and applied once), so that meanwhile the watchdog is fed and signals are taken.
   std::atomic<bool> started{false};
   std::thread starter([&] {
-    reconciler_->start();
+    const auto stopping = [this] { return stop_requested_.load(); };
+    for (const auto stage :
+         {module::Stage::BeforePorts, module::Stage::Ports, module::Stage::AfterPorts}) {
+      modules_.start(stage, stopping);
+    }
     started = true;
     wake();
   });
@@ -160,17 +170,13 @@ int Service::run() {
   starter.join();  // a stop during start-up waits for it: then stop() ends it cleanly
 
   if (!stop_requested_) {
-    start_storm_watchdog();
-    for (auto& factory : factories_) {
-      if (auto attachment = factory(*this)) attachments_.push_back(std::move(attachment));
-    }
     running_ = true;
     update_status();
     {
       std::lock_guard lock(state_mutex_);
       notifier_.ready();
     }
-    spdlog::info("ready: {}", reconciler_->status_line());
+    spdlog::info("ready: {}", reconciler().status_line());
     serve([] { return false; });
   }
 
@@ -180,86 +186,11 @@ int Service::run() {
     notifier_.stopping();
     notifier_.status("stopping: letting in-flight applies finish");
   }
-  while (!attachments_.empty()) attachments_.pop_back();  // reverse order, before the reconciler
-  storms_.reset();  // its holds stay with the ports' workers until they stop
-  live_peers_ = nullptr;
-  peers_.reset();
-  reconciler_->stop();
+  // In reverse: the API and the endpoint first, the storm watchdog's holds stay with the
+  // ports' workers until the reconciler stops, the peer watch last.
+  modules_.stop();
   spdlog::info("stopped");
   return 0;
-}
-
-void Service::start_peer_watch() {
-  // Each managed port with a cable of its own: a bond's LLDP arrives on its slaves (each a port
-  // here), and VFs, representors, sub-functions and upper devices share their port's.
-  peers_ = std::make_unique<peers::PeerWatch>(system_, [this] {
-    std::vector<std::string> netdevs;
-    for (const auto& snapshot : reconciler_->snapshot()) {
-      if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
-      if (snapshot.port.role != PortRole::Uplink) continue;
-      netdevs.push_back(snapshot.port.netdev);
-    }
-    return netdevs;
-  });
-  peers_->on_notice([](const peers::PeerNotice& notice) {
-    log::port(notice.mismatch ? spdlog::level::warn : spdlog::level::info, notice.netdev, "lldp",
-              "{}", notice.text);
-  });
-  peers_->start();
-  live_peers_ = peers_.get();
-}
-
-void Service::start_storm_watchdog() {
-  const watchdog::WatchdogSettings settings = reconciler_->config().watchdog;
-  storms_ = std::make_unique<storms::StormWatchdog>(system_, *reconciler_, settings);
-  // Which switch port is on the other end: where to look at 3 a.m.
-  storms_->on_notice([this](const storms::StormNotice& notice) {
-    storms::StormNotice named = notice;
-    peers::PeerWatch* watch = live_peers_.load();
-    if (const auto peer = watch != nullptr ? watch->peer(notice.netdev) : std::nullopt;
-        peer && peer->neighbour) {
-      named.message += " (switch " + peer->switch_port() + ")";
-    }
-    storms::log_notice(named);
-  });
-  storms_->use_poller(stats_poller_);
-  storms_->start();  // switched off, its thread waits for a reload that switches it on
-  log_storm_watchdog(settings, "PFC storm watchdog");
-}
-
-void Service::log_storm_watchdog(const watchdog::WatchdogSettings& settings,
-                                 std::string_view what) {
-  if (!settings.enabled) {
-    spdlog::info("{}: off (watchdog.enabled)", what);
-    return;
-  }
-  spdlog::info(
-      "{}: poll {} ms, detection {} ms, restoration {} ms, action rx {} / tx {}, at most {} "
-      "actions per port and hour",
-      what, settings.poll_interval.count(), settings.detection_time.count(),
-      settings.restoration_time.count(), watchdog::action_name(settings.rx_action),
-      watchdog::action_name(settings.tx_action), settings.max_actions_per_hour);
-}
-
-void Service::reconfigure_storm_watchdog(const watchdog::WatchdogSettings& before,
-                                         const watchdog::WatchdogSettings& after) {
-  if (after == before || !storms_) return;
-  if (before.enabled && !after.enabled) {
-    // Each hold is a storm's remediation: name them, they end now whatever the storm does.
-    for (const auto& storm : storms_->stats().storms) {
-      if (!storm.remediated && !storm.held) continue;
-      log::port(spdlog::level::warn, storm.netdev, "watchdog",
-                "switching the watchdog off releases its hold on {} (the storm may not be over)",
-                storms::storm_place(storm.priority, storm.direction));
-    }
-  }
-  storms_->reconfigure(after);
-  log_storm_watchdog(after, before.enabled == after.enabled
-                                ? "PFC storm watchdog reconfigured"
-                                : "PFC storm watchdog switched by reload");
-  if (after.enabled && before.enabled) {
-    spdlog::info("PFC storm watchdog: storms being handled keep their action until restored");
-  }
 }
 
 void Service::serve(const std::function<bool()>& done) {
@@ -324,33 +255,22 @@ reconcile::ReloadResult Service::reload() {
     notifier_.reloading();
     notifier_.status("reloading " + options_.config_path);
   }
-  const config::MetricsSettings metrics_before = reconciler_->config().metrics;
-  const watchdog::WatchdogSettings watchdog_before = reconciler_->config().watchdog;
-  reconcile::ReloadResult result = reconciler_->reload(options_.config_path);
+  const module::Reload result = store_.reload();
   log_diagnostics(result.diagnostics);
   if (result.ok) {
-    apply_log_level(reconciler_->config());
-    spdlog::info("reloaded {}", options_.config_path);
-    // The endpoint is bound once; rebinding on reload could lose it to another process.
-    if (!(reconciler_->config().metrics == metrics_before)) {
-      spdlog::warn("metrics: the changed settings take effect when roced restarts");
-    }
-    reconfigure_storm_watchdog(watchdog_before, reconciler_->config().watchdog);
+    apply_log_level(*result.after);
+    spdlog::info("reloaded {}: {} changed", options_.config_path, section_list(result.changed));
+    const std::vector<std::string> told = modules_.reconfigure(result);
+    for (const auto& name : told) spdlog::debug("reload: {} took the new configuration", name);
   } else {
     spdlog::error("reload of {} failed: keeping the running configuration", options_.config_path);
   }
   {
     std::lock_guard lock(state_mutex_);
-    if (result.ok) {
-      reload_problem_.reset();
-      last_good_config_ = std::chrono::system_clock::now();
-    } else {
-      reload_problem_ = first_error(result.diagnostics);
-    }
     notifier_.ready();
   }
   update_status();
-  return result;
+  return reconcile::ReloadResult{result.ok, result.diagnostics};
 }
 
 void Service::request_stop() {
@@ -364,23 +284,19 @@ void Service::wake() {
 }
 
 std::string Service::status_text() const {
+  if (reconcile_ == nullptr) return "starting: reading the configuration";
+  const reconcile::Reconciler& reconciler = reconcile_->reconciler();
   std::string text;
   if (running_) {
-    text = reconciler_->status_line();
+    text = reconciler.status_line();
   } else {
-    text = reconciler_->snapshot().empty() ? "starting: discovering the ports"
-                                           : "starting: " + reconciler_->status_line();
+    text = reconciler.snapshot().empty() ? "starting: discovering the ports"
+                                         : "starting: " + reconciler.status_line();
   }
-  std::lock_guard lock(state_mutex_);
-  if (reload_problem_) {
-    text += "; reload failed, running the previous configuration: " + *reload_problem_;
+  if (const auto problem = store_.reload_problem()) {
+    text += "; reload failed, running the previous configuration: " + *problem;
   }
   return text;
-}
-
-Service::ReloadState Service::reload_state() const {
-  std::lock_guard lock(state_mutex_);
-  return {!reload_problem_.has_value(), last_good_config_};
 }
 
 void Service::update_status() {
@@ -395,7 +311,7 @@ void Service::feed_systemd_watchdog() {
   if (now < next_systemd_watchdog_) return;
   const auto half = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       *notifier_.systemd_watchdog_timeout() / 2);
-  const bool healthy = reconciler_->healthy() && (!storms_ || storms_->healthy(now));
+  const bool healthy = modules_.healthy(now);
   // Unhealthy loops starve the watchdog on purpose: systemd then restarts roced (Restart=).
   // They are asked again soon, so a moment's stall does not cost a whole half period.
   next_systemd_watchdog_ =
@@ -413,11 +329,6 @@ void Service::feed_systemd_watchdog() {
 }
 
 void Service::log_event(const reconcile::PortEvent& event) {
-  // A port just set or changed: compare it with its switch as it is now.
-  peers::PeerWatch* watch = live_peers_.load();
-  if (watch != nullptr && event.kind != reconcile::PortEvent::Kind::Vanished) {
-    watch->recheck(event.netdev);
-  }
   std::string text = event.message.empty() ? reconcile::event_kind_name(event.kind) : event.message;
   // log::port() names the port itself.
   const std::string prefix = event.netdev + ": ";

@@ -50,9 +50,9 @@ void Remediator::on_notice(Listener listener) {
   listeners_.push_back(std::move(listener));
 }
 
-std::vector<telemetry::StormStats> Remediator::snapshot() const {
+std::vector<StormStats> Remediator::snapshot() const {
   std::lock_guard lock(mutex_);
-  std::vector<telemetry::StormStats> out;
+  std::vector<StormStats> out;
   out.reserve(storms_.size());
   for (const auto& [key, storm] : storms_) out.push_back(storm.stats);
   return out;

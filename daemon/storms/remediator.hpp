@@ -31,7 +31,7 @@
 #include "daemon/apply/applier.hpp"
 #include "daemon/reconcile/remediation.hpp"
 #include "daemon/storms/storm_loop.hpp"
-#include "telemetry/storm_stats.hpp"
+#include "daemon/storms/storm_stats.hpp"
 #include "util/enum_names.hpp"
 #include "watchdog/action_budget.hpp"
 #include "watchdog/settings.hpp"
@@ -92,7 +92,7 @@ class Remediator final : public StormHandler {
   // the action decided at their detection, and its hold, until they are restored; the new
   // actions, budget and timeouts apply from the next detection.
   void on_settings(const watchdog::WatchdogSettings& settings) override;
-  std::vector<telemetry::StormStats> snapshot() const;
+  std::vector<StormStats> snapshot() const;
 
   // StormHandler
   void on_round(const std::vector<watchdog::PortStormEvent>& events, watchdog::StormWatch& watch,
@@ -106,7 +106,7 @@ class Remediator final : public StormHandler {
   enum class Hold { none, disable_pfc, stall_prevention };
 
   struct Storm {
-    telemetry::StormStats stats;
+    StormStats stats;
     Hold hold = Hold::none;       // wanted on the NIC for this storm
     Hold in_effect = Hold::none;  // applied, as far as the last answer says
     Hold acting = Hold::none;     // asked for; its apply has not answered yet

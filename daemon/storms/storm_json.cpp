@@ -4,7 +4,7 @@
 namespace roced::storms {
 
 nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings,
-                                      const telemetry::WatchdogStats& stats) {
+                                      const WatchdogStats& stats) {
   nlohmann::ordered_json doc;
   doc["enabled"] = settings.enabled;
   doc["poll_interval_ms"] = settings.poll_interval.count();

@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "telemetry/storm_stats.hpp"
+#include "daemon/storms/storm_stats.hpp"
 #include "watchdog/settings.hpp"
 
 namespace roced::storms {
 
 nlohmann::ordered_json storms_to_json(const watchdog::WatchdogSettings& settings,
-                                      const telemetry::WatchdogStats& stats);
+                                      const WatchdogStats& stats);
 
 }  // namespace roced::storms

@@ -64,8 +64,8 @@ watchdog::WatchdogSettings StormWatchdog::settings() const {
   return settings_;
 }
 
-telemetry::WatchdogStats StormWatchdog::stats() const {
-  telemetry::WatchdogStats stats;
+WatchdogStats StormWatchdog::stats() const {
+  WatchdogStats stats;
   stats.poll_interval = settings().poll_interval;
   stats.effective_interval = loop_.interval();
   stats.budget_limit = std::string(watchdog::budget_limit_name(loop_.budget_limit()));

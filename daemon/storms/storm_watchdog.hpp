@@ -14,7 +14,7 @@
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/storms/remediator.hpp"
 #include "daemon/storms/storm_loop.hpp"
-#include "telemetry/storm_stats.hpp"
+#include "daemon/storms/storm_stats.hpp"
 
 namespace roced::storms {
 
@@ -41,7 +41,7 @@ class StormWatchdog {
 
   watchdog::WatchdogSettings settings() const;
   bool enabled() const { return settings().enabled; }
-  telemetry::WatchdogStats stats() const;
+  WatchdogStats stats() const;
   bool healthy(std::chrono::steady_clock::time_point now) const { return loop_.healthy(now); }
 
  private:

@@ -167,9 +167,9 @@ TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
   peers::PortPeer silent;
   silent.netdev = "lan4";
   silent.report.state = lldp::PeerState::NoPeer;
-  const Json doc =
-      dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine", {}}, "2 ports",
-                           {lan3, lan4}, {}, {{"lan3", peer}, {"lan4", silent}});
+  const Json doc = dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine", {}},
+                                        "2 ports", {lan3, lan4}, {},
+                                        {{"lan3", peer}, {"lan4", silent}}, peer.report.findings);
   const Json& p = doc["ports"][0]["peer"];
   EXPECT_EQ(p["state"], "compared");
   EXPECT_EQ(p["switch"]["system_name"], "leaf1");
@@ -181,7 +181,8 @@ TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
   EXPECT_EQ(p["findings"][0]["host"], "3");
   EXPECT_EQ(p["findings"][0]["switch"], "4");
   EXPECT_EQ(p["findings"][1]["name"], "peer_willing");
-  // The switch's differences are also the port's findings: one list of what is wrong.
+  // The switch's differences (the peer watch module's findings) are also the port's findings:
+  // one list of what is wrong.
   const Json& all = doc["ports"][0]["findings"];
   ASSERT_EQ(all.size(), 2u) << all.dump();  // lan3 was never checked: the switch's only
   EXPECT_EQ(all[0]["id"], "switch_pfc_priorities");

@@ -181,7 +181,7 @@ class Run:
                                                        state="in-sync")), 1.0)
         collectors = self.api.values(self.sel("roced_scrape_collector_success"))
         names = sorted(dict(k)["collector"] for k in collectors)
-        self.expect_equal("collectors", names, ["config", "ethtool", "gid", "link", "rdma"])
+        self.expect_equal("collectors", names, ["ethtool", "gid", "link", "rdma"])
         failing = sorted(dict(k)["collector"] for k, v in collectors.items() if v != 1)
         self.expect_equal("failing collectors", failing, [])
 

@@ -22,6 +22,7 @@ RANKS = [
     ["daemon/yaml", "daemon/log"],
     ["daemon/settings"],
     ["daemon/config"],
+    ["daemon/module"],
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],

@@ -17,6 +17,7 @@
 #include "daemon/storms/remediator.hpp"
 #include "daemon/storms/storm_json.hpp"
 #include "daemon/storms/storm_loop.hpp"
+#include "daemon/storms/storm_metrics.hpp"
 #include "model_ethtool.hpp"
 #include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node_file.hpp"
@@ -342,13 +343,15 @@ void Soak::checkpoint() {
   }
 
   // 2. The exposition text (what a scrape returns) says the same, and counts every storm once.
-  telemetry::WatchdogStats stats;
+  storms::WatchdogStats stats;
   stats.poll_interval = settings_.poll_interval;
   stats.polls = loop_->polls();
   stats.late_polls = loop_->late_polls();
   stats.storms = remediator_->snapshot();
-  sample.watchdog = stats;
-  const auto text = telemetry::exposition_text(sample, {"soak"});
+  telemetry::FunctionCollector storms(
+      [&stats](telemetry::ExpositionWriter& out) { storms::add_storm_families(out, stats); });
+  telemetry::Collector* const collectors[] = {&storms};
+  const auto text = telemetry::exposition_text(sample, {"soak"}, {}, collectors);
   const auto parsed = bench::parse_metrics_text(text);
   ++report_.checks;
   if (!parsed.errors.empty()) mismatch("exposition: " + parsed.errors.front());

@@ -50,8 +50,8 @@ class StormActions : public StormNode {
     return std::any_of(all.begin(), all.end(),
                        [&](const StormNotice& n) { return n.netdev == netdev && n.kind == kind; });
   }
-  const telemetry::StormStats* stats_of(const std::vector<telemetry::StormStats>& all,
-                                        const std::string& netdev, Direction direction) {
+  const storms::StormStats* stats_of(const std::vector<storms::StormStats>& all,
+                                     const std::string& netdev, Direction direction) {
     for (const auto& s : all) {
       if (s.netdev == netdev && s.priority == 3 && s.direction == direction) return &s;
     }
@@ -310,7 +310,7 @@ TEST_F(ReconfiguredMidStorm, SwitchedOffItReleasesItsHoldAndStopsPollingOnAgainI
   const auto released = [&] {
     const auto storms = watchdog_->stats().storms;
     return pfc_mask("lan3") == 1u << 3 &&
-           std::none_of(storms.begin(), storms.end(), [](const telemetry::StormStats& storm) {
+           std::none_of(storms.begin(), storms.end(), [](const storms::StormStats& storm) {
              return storm.active || storm.remediated || storm.held;
            });
   };

@@ -24,24 +24,13 @@
 #include "run_command.hpp"
 #include "telemetry/exporter.hpp"
 #include "telemetry/relay_frontend.hpp"
+#include "test/support/free_port.hpp"
 
 namespace roced::telemetry {
 namespace {
 
+using roced::test::free_port;
 using roced::test::run_command;
-
-// A TCP port nobody listens on now (bound and released; good enough on a test machine).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 // The same on ::1; 0 when this machine has no IPv6 loopback.
 int free_ipv6_port() {

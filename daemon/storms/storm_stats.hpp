@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What the storm watchdog has seen and done, as the exporter shows it: the daemon's state like
-// the configuration state, not read from the NIC. Filled by daemon/storms, turned into metric
-// families by metric_families.cpp (docs/metrics.md).
+// What the storm watchdog has seen and done: its state, not read from the NIC, shown by D-Bus
+// GetStorms (storm_json.hpp) and as metric families (storm_metrics.hpp, docs/metrics.md).
 
 #include <array>
 #include <chrono>
@@ -15,7 +14,7 @@
 
 #include "ethtool/ethtool_names.hpp"
 
-namespace roced::telemetry {
+namespace roced::storms {
 
 // Detection latency (from the storm's onset, as the counters place it, to its detection), in
 // cumulative buckets like a Prometheus histogram.
@@ -69,4 +68,4 @@ struct WatchdogStats {
   std::vector<StormStats> storms;
 };
 
-}  // namespace roced::telemetry
+}  // namespace roced::storms

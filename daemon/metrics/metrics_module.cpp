@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/metrics/metrics_attachment.hpp"
+#include "daemon/metrics/metrics_module.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include <functional>
-#include <mutex>
-
 #include "daemon/log/log.hpp"
 #include "daemon/metrics/port_targets.hpp"
-#include "daemon/peers/peer_json.hpp"
 #include "telemetry/exporter.hpp"
 #include "util/backoff_retry.hpp"
 #include "util/periodic_task.hpp"
@@ -19,15 +15,16 @@ namespace {
 
 using ExporterFactory = std::function<std::unique_ptr<telemetry::Exporter>()>;
 
+}  // namespace
+
 // The endpoint, or the retry that will open it: an address another process still holds (a
 // previous roced on its way out, an exporter on the same port) is tried again, 1 s after the
 // failure and then less often, up to every minute, rather than never served until a restart.
-class MetricsAttachment final : public service::Service::Attachment {
+class Endpoint {
  public:
-  MetricsAttachment(std::unique_ptr<telemetry::Exporter> exporter,
-                    std::unique_ptr<PeriodicTask> refresh)
+  Endpoint(std::unique_ptr<telemetry::Exporter> exporter, std::unique_ptr<PeriodicTask> refresh)
       : refresh_(std::move(refresh)), exporter_(std::move(exporter)) {}
-  MetricsAttachment(ExporterFactory open, std::unique_ptr<PeriodicTask> refresh)
+  Endpoint(ExporterFactory open, std::unique_ptr<PeriodicTask> refresh)
       : refresh_(std::move(refresh)),
         retry_(std::make_unique<BackoffRetry>(
             real_time(), BackoffRetry::Delays{},
@@ -37,11 +34,16 @@ class MetricsAttachment final : public service::Service::Attachment {
                             failures + 1, error,
                             std::chrono::duration_cast<std::chrono::seconds>(next).count());
             })) {}
-  ~MetricsAttachment() override {
+  ~Endpoint() {
     retry_.reset();  // first: it may be opening the endpoint
   }
-  MetricsAttachment(const MetricsAttachment&) = delete;
-  MetricsAttachment& operator=(const MetricsAttachment&) = delete;
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  std::string url() const {
+    const std::lock_guard lock(mutex_);
+    return exporter_ ? exporter_->url() : std::string();
+  }
 
  private:
   bool try_open(const ExporterFactory& open, std::string& error) {
@@ -58,37 +60,80 @@ class MetricsAttachment final : public service::Service::Attachment {
   }
 
   std::unique_ptr<PeriodicTask> refresh_;  // the background reading of the RDMA counters
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::unique_ptr<telemetry::Exporter> exporter_;
   std::unique_ptr<BackoffRetry> retry_;
 };
 
-}  // namespace
+MetricsModule::MetricsModule(System& system, reconcile::Reconciler& reconciler,
+                             std::shared_ptr<sampling::StatsPoller> poller,
+                             const config::Config& config, MetricsOptions options,
+                             Collectors collectors)
+    : system_(system),
+      reconciler_(reconciler),
+      poller_(std::move(poller)),
+      settings_(config.metrics),
+      options_(std::move(options)),
+      collectors_(std::move(collectors)) {}
 
-std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& service,
-                                                             const MetricsOptions& options) {
-  reconcile::Reconciler& reconciler = service.reconciler();
-  config::MetricsSettings settings = reconciler.config().metrics;
-  if (options.listen) {
-    settings.listen = *options.listen;
+MetricsModule::~MetricsModule() { stop(); }
+
+std::optional<telemetry::MetricsSettings> MetricsModule::effective(
+    const telemetry::MetricsSettings& file) const {
+  telemetry::MetricsSettings settings = file;
+  if (options_.listen) {
+    settings.listen = *options_.listen;
     settings.enabled = true;
   }
-  if (options.disabled || !settings.enabled) {
+  if (options_.disabled || !settings.enabled) return std::nullopt;
+  return settings;
+}
+
+void MetricsModule::start() {
+  if (auto settings = effective(settings_)) {
+    open(*settings);
+  } else {
     spdlog::info("metrics endpoint: off");
-    return nullptr;
   }
-  telemetry::NodeSampler::WatchdogSource watchdog;
-  if (storms::StormWatchdog* storms = service.storm_watchdog()) {
-    // Switched off (by reload, too), its families are absent, as when it never ran.
-    watchdog = [storms] {
-      return storms->enabled() ? std::optional<telemetry::WatchdogStats>(storms->stats())
-                               : std::nullopt;
-    };
+}
+
+void MetricsModule::stop() {
+  std::unique_ptr<Endpoint> endpoint;
+  {
+    const std::lock_guard lock(mutex_);
+    endpoint = std::move(endpoint_);
   }
+  endpoint.reset();  // outside the lock: it joins its threads
+}
+
+std::string MetricsModule::url() const {
+  const std::lock_guard lock(mutex_);
+  return endpoint_ ? endpoint_->url() : std::string();
+}
+
+void MetricsModule::reconfigure(const config::Config& before, const config::Config& after) {
+  (void)before;
+  const auto was = effective(settings_);
+  settings_ = after.metrics;
+  const auto now = effective(settings_);
+  if (was == now) {
+    spdlog::info("metrics: the command line's --metrics-listen/--no-metrics keep the endpoint");
+    return;
+  }
+  // Closed first: the new settings may name the same address.
+  stop();
+  if (now) {
+    spdlog::info("metrics endpoint: reopening with the reloaded settings");
+    open(*now);
+  } else {
+    spdlog::info("metrics endpoint: off (metrics.enabled)");
+  }
+}
+
+void MetricsModule::open(const telemetry::MetricsSettings& settings) {
+  reconcile::Reconciler& reconciler = reconciler_;
   auto sampler = std::make_shared<telemetry::NodeSampler>(
-      service.system(),
-      [&reconciler] { return port_targets(reconciler.snapshot(), reconciler.config()); },
-      std::move(watchdog),
+      system_, [&reconciler] { return port_targets(reconciler.snapshot(), reconciler.config()); },
       [](const std::string& netdev, const std::vector<std::string>& errors) {
         // Once per change, not per scrape: the series concerned are absent until it reads again.
         if (errors.empty()) {
@@ -100,20 +145,9 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
                     "metrics: cannot read {}", error);
         }
       });
-  if (peers::PeerWatch* watch = service.peer_watch()) {
-    sampler->use_peers([watch] {
-      std::vector<telemetry::PeerStats> stats;
-      for (const auto& peer : watch->snapshot()) stats.push_back(peers::peer_stats(peer));
-      return stats;
-    });
-  }
-  sampler->use_reload_state([&service] {
-    const service::Service::ReloadState state = service.reload_state();
-    return telemetry::NodeSample::Reload{state.ok, state.last_success};
-  });
   // With the watchdog polling, scrapes serve the poller's readings: no extra firmware commands.
   // Switched off, its readings age past max_sample_age and scrapes read through it themselves.
-  sampler->use_poller(service.stats_poller(), settings.max_sample_age);
+  sampler->use_poller(poller_, settings.max_sample_age);
   // The RDMA counters likewise, read in the background: a scrape waits for no firmware command
   // (three per port on mlx5). Served while at most two intervals old, so one late refresh does
   // not send scrapes to the NICs.
@@ -123,20 +157,24 @@ std::unique_ptr<service::Service::Attachment> attach_metrics(service::Service& s
     refresh = std::make_unique<PeriodicTask>(real_time(), settings.rdma_interval,
                                              [sampler] { sampler->refresh_rdma(); });
   }
-  ExporterFactory open = [settings, sampler = std::move(sampler), version = options.version] {
+  ExporterFactory open = [settings, sampler = std::move(sampler), version = options_.version,
+                          collectors = collectors_] {
     return std::make_unique<telemetry::Exporter>(settings, sampler,
-                                                 telemetry::ExporterInfo{version});
+                                                 telemetry::ExporterInfo{version}, collectors);
   };
+  std::unique_ptr<Endpoint> endpoint;
   try {
     auto exporter = open();
     spdlog::info("metrics endpoint: {}{}", exporter->url(),
                  settings.basic_auth ? " (basic auth)" : "");
-    return std::make_unique<MetricsAttachment>(std::move(exporter), std::move(refresh));
+    endpoint = std::make_unique<Endpoint>(std::move(exporter), std::move(refresh));
   } catch (const std::exception& e) {
     spdlog::error("metrics endpoint not served: {}; trying again in 1 s, then up to every minute",
                   e.what());
-    return std::make_unique<MetricsAttachment>(std::move(open), std::move(refresh));
+    endpoint = std::make_unique<Endpoint>(std::move(open), std::move(refresh));
   }
+  const std::lock_guard lock(mutex_);
+  endpoint_ = std::move(endpoint);
 }
 
 }  // namespace roced::metrics
