@@ -56,13 +56,9 @@ std::optional<Writes> FeatureSpec<Feature::EcnEnable>::writes(const WriteCtx& c)
   const uint8_t wanted = *c.want.ecn.enabled_priorities;
   const auto np = ecn.np_enabled;
   const auto rp = ecn.rp_enabled;
-  if (!np || !rp) {
-    const std::string what = "ecn/roce_np|roce_rp/enable/";
-    return Writes{
-        [what](Writer&) -> Result<void> {
-          return Error{ENODATA, what + " was not read before the change: nothing to restore"};
-        },
-        not_read(what)};
+  if (!np || !rp) {  // neither written nor undone: the same error both ways
+    const write::Undo unread = not_read("ecn/roce_np|roce_rp/enable/");
+    return Writes{[unread](Writer& w) { return write::perform(unread, w); }, unread};
   }
   auto writes = ecn_enable_writes("np", *np, wanted);
   const auto rp_writes = ecn_enable_writes("rp", *rp, wanted);
