@@ -22,8 +22,8 @@ std::vector<write::EcnEnable> ecn_enable_writes(const std::string& point, uint8_
                                                 uint8_t to) {
   std::vector<write::EcnEnable> out;
   for (int priority = 0; priority < dcb::kPriorities; ++priority) {
-    if (bit(from, priority) != bit(to, priority))
-      out.push_back({point, priority, bit(to, priority)});
+    if (bit(from, priority) == bit(to, priority)) continue;
+    out.push_back({point, priority, bit(to, priority)});
   }
   return out;
 }
