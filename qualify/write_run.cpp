@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The changing checks, one port at a time (the other rails keep carrying traffic while this one
-// flaps). Each step journals how to put back what it changes before it changes it; finish() puts
+// flaps). Each step writes through write/'s descriptions and journals how to put back what it
+// changes (the writes' own undo, in a write::Journal) before it changes it; finish() puts
 // everything back in reverse order and compares the port with the snapshot taken first.
 #include "qualify/write_run.hpp"
 
@@ -9,8 +10,10 @@
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
@@ -18,6 +21,8 @@
 #include "port/status.hpp"
 #include "qualify/check_kinds.hpp"
 #include "rdma/ecn.hpp"
+#include "write/journal.hpp"
+#include "write/write.hpp"
 
 namespace roced::qualify {
 namespace {
@@ -120,7 +125,8 @@ class WriteRun {
         port_(port),
         netdev_(port.netdev),
         options_(options),
-        dcb_(system) {}
+        dcb_(system),
+        target_{system, port} {}
 
   WriteOutcome run() {
     if (const auto why = take_snapshot(before_)) {
@@ -141,9 +147,30 @@ class WriteRun {
   }
 
  private:
-  struct Undo {
-    size_t touched;  // index into outcome_.touched
-    std::function<Result<void>()> put_back;
+  // The port as the undos reach it: each write's own kernel call, except that a PFC the port
+  // already reads is not sent again, and one that changes the mask (mlx5_toggle_port_link
+  // flaps the link) returns once the carrier is back.
+  class RestorePort final : public write::SystemPort {
+   public:
+    explicit RestorePort(WriteRun& run) : SystemPort(run.target_), run_(run) {}
+    Result<void> write(const write::Write& request) override {
+      const auto* pfc = std::get_if<write::Pfc>(&request);
+      if (!pfc) return SystemPort::write(request);
+      const auto now = run_.read();
+      const bool read = now && now->pfc;
+      if (read && now->pfc->enabled_mask == pfc->pfc.enabled_mask &&
+          now->pfc->delay == pfc->pfc.delay) {
+        return {};
+      }
+      auto done = SystemPort::write(request);
+      if (done.ok() && (!read || now->pfc->enabled_mask != pfc->pfc.enabled_mask)) {
+        (void)run_.wait_carrier(true, run_.never_);
+      }
+      return done;
+    }
+
+   private:
+    WriteRun& run_;
   };
 
   // ---- plumbing ----
@@ -170,17 +197,26 @@ class WriteRun {
   }
 
   // Journalled first, so put back last: after the PFC mask it was turned off by is restored.
+  // The PFC writes turn it off as a pause write of "off" would, and are undone the same way.
   void keep_pause() {
     if (!before_.pause || (!before_.pause->rx && !before_.pause->tx)) return;
     const PauseParams was = *before_.pause;
-    journal(pause_text(was) + " (a PFC mask change turns it off)",
-            [this, was] { return EthtoolClient(system_).set_pause(netdev_, was); });
+    const write::GlobalPause off{PauseParams{was.autoneg, false, false}};
+    journal(pause_text(was) + " (a PFC mask change turns it off)", off.undo(was));
   }
 
-  void journal(const std::string& what, std::function<Result<void>()> put_back) {
+  // Before a change: what it is, and how it is put back. Each entry is one touched line.
+  void journal(const std::string& what, write::Undo undo) {
     outcome_.touched.push_back({what, false, {}});
-    undo_.push_back({outcome_.touched.size() - 1, std::move(put_back)});
+    journal_.record(what, std::move(undo));
   }
+  // The change journalled last was refused whole: nothing of it to put back.
+  void forget_last() {
+    outcome_.touched.pop_back();
+    journal_.forget_last();
+  }
+
+  Result<void> put(const write::Write& request) { return write::perform(request, target_); }
 
   void say(const std::string& line) { options_.progress(netdev_ + ": " + line); }
 
@@ -246,13 +282,9 @@ class WriteRun {
     if (was & dcb::kDcbxHost) return;
     const uint8_t host = dcb::kDcbxHost | dcb::kDcbxVerIeee;
     say("DCBX " + hex(was) + " -> " + hex(host) + " (host mode)");
-    journal("DCBX " + hex(was) + " -> " + hex(host), [this, was] {
-      for (const uint8_t mode : dcb::dcbx_writes_to_restore(was)) {
-        if (auto set = dcb_.set_dcbx(netdev_, mode); !set.ok()) return set;
-      }
-      return Result<void>();
-    });
-    const auto set = dcb_.set_dcbx(netdev_, host);
+    const write::DcbxMode to_host{host};
+    journal("DCBX " + hex(was) + " -> " + hex(host), to_host.undo(was));
+    const auto set = put(to_host);
     auto now = dcb_.get_dcbx(netdev_);
     check(kinds::kDcbxHostMode, set.ok() && now.ok() && (*now & dcb::kDcbxHost),
           "set: " + errno_text(code_of(set)) + ", reads " + (now.ok() ? hex(*now) : "?"));
@@ -267,7 +299,7 @@ class WriteRun {
   Flap change_mask(uint8_t mask) {
     Flap flap;
     say("PFC -> " + hex(mask) + ": the link flaps and trains again");
-    flap.accepted = dcb_.set_pfc(netdev_, pfc_with(mask, before_.dcb.pfc->delay)).ok();
+    flap.accepted = put(write::Pfc{pfc_with(mask, before_.dcb.pfc->delay)}).ok();
     if (!flap.accepted) return flap;
     flap.down = wait_carrier(false, stop_);
     if (flap.down) flap.up = wait_carrier(true, stop_);
@@ -285,15 +317,8 @@ class WriteRun {
     }
     const uint8_t was = before_.dcb.pfc->enabled_mask;
     const uint16_t delay = before_.dcb.pfc->delay;
-    journal("PFC " + hex(was) + " (changed to 0x08 and 0x00)", [this, was, delay] {
-      auto now = read();
-      if (now && now->pfc && now->pfc->enabled_mask == was && now->pfc->delay == delay) {
-        return Result<void>();
-      }
-      auto done = dcb_.set_pfc(netdev_, pfc_with(was, delay));
-      if (done.ok()) (void)wait_carrier(true, never_);
-      return done;
-    });
+    journal("PFC " + hex(was) + " (changed to 0x08 and 0x00)",
+            write::Pfc{pfc_with(kPfcOnPriority3, delay)}.undo(pfc_with(was, delay)));
     const bool on_first = was != kPfcOnPriority3;
     bool first = true;
     for (uint8_t mask : on_first ? std::vector<uint8_t>{kPfcOnPriority3, 0x00}
@@ -337,7 +362,7 @@ class WriteRun {
   void resend_keeps_link(uint8_t mask) {
     if (stop_.raised()) return;
     say("PFC " + hex(mask) + " again (unchanged): Xoff recomputed, no flap expected");
-    const auto again = dcb_.set_pfc(netdev_, pfc_with(mask, before_.dcb.pfc->delay));
+    const auto again = put(write::Pfc{pfc_with(mask, before_.dcb.pfc->delay)});
     const bool steady = link_stays_up();
     check(kinds::kPfcResendKeepsLink, again.ok() && steady,
           std::string("set: ") + errno_text(code_of(again)) +
@@ -364,21 +389,15 @@ class WriteRun {
     const uint8_t mask = read().value_or(dcb::IeeeState{}).pfc.value_or(dcb::Pfc{}).enabled_mask;
     const uint16_t was = before_.dcb.pfc->delay;
     const auto set = [&](uint16_t delay) {
-      dcb::Pfc pfc = pfc_with(mask, delay);
-      return code_of(dcb_.set_pfc(netdev_, pfc));
+      return code_of(put(write::Pfc{pfc_with(mask, delay)}));
     };
     const auto reads = [&] {
       auto state = read();
       return state && state->pfc ? state->pfc->delay : uint16_t{0};
     };
     say("cable length 25 m, then 0 and 1000 (same PFC mask: no flap)");
-    journal("cable length " + std::to_string(was) + " m", [this, was] {
-      auto state = read();
-      if (!state || !state->pfc || state->pfc->delay == was) return Result<void>();
-      dcb::Pfc pfc = *state->pfc;
-      pfc.delay = was;
-      return dcb_.set_pfc(netdev_, pfc);
-    });
+    journal("cable length " + std::to_string(was) + " m",
+            write::Pfc{pfc_with(mask, 25)}.undo(pfc_with(mask, was)));
     const int set25 = set(25);
     const uint16_t read25 = reads();
     const int set0 = set(0);
@@ -408,15 +427,15 @@ class WriteRun {
     ets.tc_tx_bw = {15, 10, 10, 40, 10, 5, 0, 10};
     ets.prio_tc = {0, 1, 2, 3, 4, 5, 6, 7};
     say("ETS: TC 3 at 40 %, the others 5-15 %, TC 6 strict");
-    journal("ETS", [this, was] { return dcb_.set_ets(netdev_, was); });
-    const auto set = dcb_.set_ets(netdev_, ets);
+    journal("ETS", write::Ets{ets}.undo(was));
+    const auto set = put(write::Ets{ets});
     auto now = read();
     const bool same = now && now->ets && same_ets_as_sent(*now->ets, ets);
     check(kinds::kEtsReadsBack, set.ok() && same,
           "set: " + errno_text(code_of(set)) + (same ? ", reads back" : ", reads otherwise"));
     dcb::Ets refused = ets;
     refused.tc_tx_bw = {50, 50, 50, 0, 0, 0, 0, 0};
-    const int code = code_of(dcb_.set_ets(netdev_, refused));
+    const int code = code_of(put(write::Ets{refused}));
     auto after = read();
     const bool unchanged =
         now && now->ets && after && after->ets && same_ets(*after->ets, *now->ets);
@@ -437,8 +456,11 @@ class WriteRun {
     const dcb::AppEntry entry = had ? *mapped : dcb::AppEntry{dscp, 3, 26};
     say(had ? "DSCP 26 deleted from the APP table, then added back"
             : "DSCP 26 -> priority 3 in the APP table, then deleted");
+    std::vector<dcb::AppEntry> dscp_apps;
+    std::copy_if(apps.begin(), apps.end(), std::back_inserter(dscp_apps),
+                 [&](const dcb::AppEntry& app) { return app.selector == dscp; });
     journal("APP table (" + std::to_string(apps.size()) + " entries)",
-            [this, apps] { return put_back_apps(apps); });
+            write::AppAdd{{entry}}.undo(dscp_apps));
     const auto listed = [&] {
       auto now = read();
       return now && std::find(now->apps.begin(), now->apps.end(), entry) != now->apps.end();
@@ -451,22 +473,22 @@ class WriteRun {
     std::string evidence;
     bool holds = true;
     if (!had) {
-      const int added = code_of(dcb_.add_apps(netdev_, {entry}));
+      const int added = code_of(put(write::AppAdd{{entry}}));
       const bool in = listed();
       const bool dscp_trust = trust() == dcb::Trust::Dscp;
       holds = added == 0 && in && dscp_trust;
       evidence = "add: " + errno_text(added) + (in ? ", listed" : ", not listed") +
                  (dscp_trust ? ", trust dscp" : ", trust pcp") + "; ";
     }
-    const int wrong_delete = code_of(dcb_.delete_apps(netdev_, {wrong}));
-    const int deleted = code_of(dcb_.delete_apps(netdev_, {entry}));
+    const int wrong_delete = code_of(put(write::AppDelete{{wrong}}));
+    const int deleted = code_of(put(write::AppDelete{{entry}}));
     const bool gone = !listed();
     holds = holds && wrong_delete == ENOENT && deleted == 0 && gone;
     evidence += "delete naming priority " + std::to_string(wrong.priority) + ": " +
                 errno_text(wrong_delete) + "; delete: " + errno_text(deleted) +
                 (gone ? ", gone" : ", still listed");
     if (had) {
-      const int added = code_of(dcb_.add_apps(netdev_, {entry}));
+      const int added = code_of(put(write::AppAdd{{entry}}));
       holds = holds && added == 0 && listed();
       evidence += "; added back: " + errno_text(added);
     } else {
@@ -475,29 +497,13 @@ class WriteRun {
       evidence += back ? ", trust as before" : ", trust not as before";
     }
     check(kinds::kDscpTrustFromAppTable, holds, evidence);
+    // Not a DSCP entry, so not the table's DSCP undo above: an entry of its own, dropped when
+    // the add is refused as expected (mlx5e_dcbnl_ieee_setapp takes DSCP entries only).
     const dcb::AppEntry ethertype{1, 3, 0x8915};
-    const int other = code_of(dcb_.add_apps(netdev_, {ethertype}));
+    journal("APP EtherType 0x8915", write::Undo{{write::AppDelete{{ethertype}}}, std::nullopt, {}});
+    const int other = code_of(put(write::AppAdd{{ethertype}}));
+    if (other != 0) forget_last();
     check(kinds::kAppSelectorsDscpOnly, other == EINVAL, "EtherType 0x8915: " + errno_text(other));
-  }
-
-  // Deletes what the table has beyond `apps` and adds what it lacks.
-  Result<void> put_back_apps(const std::vector<dcb::AppEntry>& apps) {
-    auto now = read();
-    if (!now) return Error{EIO, "cannot read the APP table"};
-    std::vector<dcb::AppEntry> extra, missing;
-    for (const auto& app : now->apps) {
-      if (std::find(apps.begin(), apps.end(), app) == apps.end()) extra.push_back(app);
-    }
-    for (const auto& app : apps) {
-      if (std::find(now->apps.begin(), now->apps.end(), app) == now->apps.end()) {
-        missing.push_back(app);
-      }
-    }
-    if (!extra.empty()) {
-      if (auto done = dcb_.delete_apps(netdev_, extra); !done.ok()) return done;
-    }
-    if (!missing.empty()) return dcb_.add_apps(netdev_, missing);
-    return {};
   }
 
   void stall_prevention() {
@@ -505,16 +511,16 @@ class WriteRun {
     EthtoolClient ethtool(system_);
     const uint16_t was = *before_.stall;
     say("stall prevention: 79 and 8001 ms (refused), auto, 0, 500 ms");
-    journal("stall prevention " + std::to_string(was) + " ms", [this, was] {
-      return EthtoolClient(system_).set_pfc_prevention_timeout(netdev_, was);
-    });
-    const int low = code_of(ethtool.set_pfc_prevention_timeout(netdev_, 79));
-    const int high = code_of(ethtool.set_pfc_prevention_timeout(netdev_, 8001));
-    (void)ethtool.set_pfc_prevention_timeout(netdev_, 0xffff);
+    const auto set = [&](uint16_t raw) { return code_of(put(write::StallPrevention{raw})); };
+    journal("stall prevention " + std::to_string(was) + " ms",
+            write::StallPrevention{79}.undo(was));
+    const int low = set(79);
+    const int high = set(8001);
+    (void)set(0xffff);
     const auto automatic = ethtool.pfc_prevention_timeout(netdev_).value_or(0);
-    (void)ethtool.set_pfc_prevention_timeout(netdev_, 0);
+    (void)set(0);
     const auto off = ethtool.pfc_prevention_timeout(netdev_).value_or(1);
-    (void)ethtool.set_pfc_prevention_timeout(netdev_, 500);
+    (void)set(500);
     const auto five = ethtool.pfc_prevention_timeout(netdev_).value_or(0);
     check(kinds::kStallPreventionTakesRange,
           low == EINVAL && high == EINVAL && automatic == 100 && off == 0 && five == 500,
@@ -530,9 +536,8 @@ class WriteRun {
     const uint32_t was = before_.mtu;
     const uint32_t target = was == 9000 || link->max_mtu < 9000 ? 4200 : 9000;
     say("MTU " + std::to_string(was) + " -> " + std::to_string(target));
-    journal("MTU " + std::to_string(was),
-            [this, was] { return LinkClient(system_).set_mtu(netdev_, was); });
-    const int set = code_of(LinkClient(system_).set_mtu(netdev_, target));
+    journal("MTU " + std::to_string(was), write::Mtu{target}.undo(was));
+    const int set = code_of(put(write::Mtu{target}));
     auto now = LinkClient(system_).get(netdev_);
     const bool reads = now.ok() && now->mtu == target;
     check(kinds::kMtuReadsBack, set == 0 && reads,
@@ -552,7 +557,7 @@ class WriteRun {
     say("ETS set again (unchanged) from another netlink socket, as dcb(8) would");
     auto now = read();
     if (!now || !now->ets) return;
-    const int set = code_of(dcb::DcbClient(system_).set_ets(netdev_, *now->ets));
+    const int set = code_of(put(write::Ets{*now->ets}));
     bool seen = false;
     for (int reads = 0; reads < 10 && !seen; ++reads) {
       auto datagram = (*socket)->receive(milliseconds(200));
@@ -591,9 +596,14 @@ class WriteRun {
     }
     const std::string value = was->substr(0, was->find('\n'));
     say("np_cnp_dscp 70 (a 6-bit field)");
-    journal("np_cnp_dscp " + value,
-            [this, knob, value] { return system_.files->write(knob, value + "\n"); });
-    const int set = code_of(files.write(knob, "70\n"));
+    const write::EcnKnob seventy{rdma::EcnFlavour::Inbox, "np_cnp_dscp", 70};
+    uint64_t number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    journal("np_cnp_dscp " + value, error == std::errc() && end == value.data() + value.size()
+                                        ? seventy.undo(number)
+                                        : write::Undo::refused("np_cnp_dscp read as \"" + value +
+                                                               "\": no number to put back"));
+    const int set = code_of(put(seventy));
     auto now = files.read(knob);
     const std::string reads = now.ok() ? now->substr(0, now->find('\n')) : "?";
     check(kinds::kDcqcnKnobLowBits, set == 0 && reads == "6",
@@ -609,12 +619,13 @@ class WriteRun {
     } else {
       say("putting everything back");
     }
-    for (auto undo = undo_.rbegin(); undo != undo_.rend(); ++undo) {
-      const auto done = undo->put_back();
-      Touched& touched = outcome_.touched[undo->touched];
+    RestorePort port(*this);
+    journal_.unwind([&](const write::Entry& entry, size_t index) {
+      const auto done = write::perform(entry.undo, port);
+      Touched& touched = outcome_.touched[index];
       touched.restored = done.ok();
       if (!done.ok()) touched.detail = done.error().message;
-    }
+    });
     (void)wait_carrier(true, never_);
     Snapshot after;
     if (const auto why = take_snapshot(after)) {
@@ -636,9 +647,10 @@ class WriteRun {
   std::string netdev_;
   const WriteOptions& options_;
   dcb::DcbClient dcb_;
+  write::Target target_;  // every write of the run goes to this port
   Snapshot before_;
   WriteOutcome outcome_;
-  std::vector<Undo> undo_;
+  write::Journal journal_;  // one entry per outcome_.touched line, in the same order
   std::optional<uint32_t> speed_seen_while_down_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "daemon/apply/findings.hpp"
 #include "daemon/apply/steps.hpp"
+#include "write/journal.hpp"
 
 namespace roced::apply {
 
@@ -34,10 +35,9 @@ std::vector<Step> make_steps(const plan::PortPlan& port_plan) {
     } else {
       // No way to write it (the state it depends on was not read): a failure, never a skip.
       const std::string name = plan::setting_name(group.front().setting, group.front().key);
-      auto cannot = [name](Writer&) -> Result<void> {
-        return Error{ENODATA, "no write for " + name + " from what was read"};
-      };
-      steps.push_back(Step{std::move(group), feature, cannot, cannot});
+      const std::string why = "no write for " + name + " from what was read";
+      auto cannot = [why](Writer&) -> Result<void> { return Error{ENODATA, why}; };
+      steps.push_back(Step{std::move(group), feature, cannot, write::Undo::refused(why)});
     }
     first = end;
   }
@@ -93,18 +93,19 @@ plan::Change reversed(const plan::Change& change) {
   return out;
 }
 
-// Undoes `done` in reverse order; true when every setting reads as observed again.
-bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
+// Undoes the journal (one entry per step of `done`, in the same order) newest first; true when
+// every setting reads as observed again.
+bool roll_back(PortDevice& device, const plan::PortPlan& port_plan, write::Journal& journal,
                const std::vector<const Step*>& done, const ApplyOptions& options,
                PortResult& result) {
   bool restored = true;
-  for (auto it = done.rbegin(); it != done.rend(); ++it) {
-    const Step& step = **it;
+  journal.unwind([&](const write::Entry& entry, size_t index) {
+    const Step& step = *done[index];
     Writer writer(device, options);
     std::string failure;
     // An undo the driver answers with an error may still have put the setting back (mlx5's
     // setpfc sets the mask before it fails on the buffers): what reads back decides.
-    auto undone = step.undo(writer);
+    auto undone = write::perform(entry.undo, writer);
     failure = verify_restored(port_plan, step, device.read());
     if (!undone && failure.empty()) {
       const std::string name =
@@ -121,7 +122,7 @@ bool roll_back(PortDevice& device, const plan::PortPlan& port_plan,
       result.rollback.push_back(step_result(reversed(change), writer, failure));
     }
     restored = restored && failure.empty();
-  }
+  });
   return restored;
 }
 
@@ -229,7 +230,7 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
   }
   const dcb::Pfc pfc = *current.pfc.value;
   Writer writer(device, options);
-  if (auto sent = writer.write([&] { return device.set_pfc(pfc); }); !sent) {
+  if (auto sent = writer.write(write::Pfc{pfc}); !sent) {
     // ENOMEM: a lossless buffer is smaller than Xoff at this speed plus max MTU plus a cell
     // (en/port_buffer.c update_xoff_threshold); mlx5 keeps the thresholds it had.
     const std::string why =
@@ -264,12 +265,17 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
   if (port_plan.changes.empty()) return result;  // InSync: not one request
 
   const std::vector<Step> steps = detail::make_steps(port_plan);
+  // The steps that may have changed the port, and each one's undo, journalled before it is
+  // written (one entry per step of `done`).
   std::vector<const Step*> done;
+  write::Journal journal;
   // The port as last read: the plan's observation, with each step's part read again after it.
   PortStatus current = port_plan.observed;
   for (const Step& step : steps) {
     Writer writer(device, options);
     std::string failure;
+    journal.record(plan::setting_name(step.changes.front().setting, step.changes.front().key),
+                   step.undo);
     if (auto written = step.apply(writer); !written) {
       failure = describe(written.error());
     } else {
@@ -284,11 +290,15 @@ PortResult apply_port_on(PortDevice& device, const plan::PortPlan& port_plan,
       continue;
     }
     // A step that failed may still have changed something (written, then not verified; APP
-    // entries applied in part): it is undone with the rest.
-    if (writer.maybe_changed()) done.push_back(&step);
+    // entries applied in part): it is undone with the rest. One refused whole changed nothing.
+    if (writer.maybe_changed()) {
+      done.push_back(&step);
+    } else {
+      journal.forget_last();
+    }
     result.error =
         plan::setting_name(step.changes.front().setting, step.changes.front().key) + ": " + failure;
-    result.outcome = roll_back(device, port_plan, done, options, result)
+    result.outcome = roll_back(device, port_plan, journal, done, options, result)
                          ? PortResult::Outcome::RolledBack
                          : PortResult::Outcome::RollbackFailed;
     wait_after_disruption(device, port_plan, options, current, result);

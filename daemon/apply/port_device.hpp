@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Internal to the applier: the port as the applier writes and reads it, one call per write
-// request (settings::PortDevice). SystemPortDevice speaks DCB netlink, rtnetlink, ethtool and
-// files through a System; the unit tests put an in-memory port behind the same calls.
+// Internal to the applier: the port as the applier writes and reads it (settings::PortDevice:
+// its reads and one call for any write::Write). SystemPortDevice reads and writes through a
+// System; the unit tests put a scripted device in front of it.
 
 #include <memory>
 #include <string>
@@ -12,7 +12,6 @@
 #include "daemon/settings/device.hpp"
 #include "dcb/types.hpp"
 #include "port/status.hpp"
-#include "rdma/ecn.hpp"
 
 namespace roced::apply {
 

@@ -3,7 +3,8 @@
 // Internal to the applier: a plan's changes as steps. A step is one write (or a short sequence
 // of writes to one feature) that carries one or more changes: PFC priorities and cable length
 // share one PFC message, trust and the DSCP map share the APP table. Each step knows how to
-// write the wanted values and how to put the observed ones back (the feature's Writes).
+// write the wanted values and how to put the observed ones back (the feature's Writes), which
+// the applier journals (write::Journal) before the step is written.
 
 #include <functional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "daemon/apply/port_device.hpp"
 #include "daemon/settings/spec.hpp"
+#include "write/write.hpp"
 
 namespace roced::apply::detail {
 
@@ -22,7 +24,7 @@ struct Step {
   std::vector<plan::Change> changes;  // the plan's changes this step carries, in plan order
   settings::Feature feature;          // what they are written with (the settings table's)
   std::function<Result<void>(Writer&)> apply;
-  std::function<Result<void>(Writer&)> undo;  // back to PortPlan::observed
+  write::Undo undo;  // back to PortPlan::observed
 };
 
 // The plan's changes as steps, in Setting order. Changes of one feature (and one DCQCN knob)

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The port device over a System: DCB netlink (DcbClient), rtnetlink (LinkClient), the ethtool
-// tunable, and the files of rdma_cm configfs and the ECN knobs. Every rtnetlink request of the
-// port goes over one socket (plan::planning_view).
+// The port device over a System: the status reads, and each write through its own description
+// (write/write.hpp: DCB netlink, rtnetlink, ethtool, the files of rdma_cm configfs and the ECN
+// knobs). Every rtnetlink request of the port goes over one socket (plan::planning_view).
 #include "daemon/apply/port_device.hpp"
 #include "daemon/plan/planning_system.hpp"
-#include "dcb/client.hpp"
-#include "ethtool/ethtool.hpp"
-#include "link/link.hpp"
-#include "rdma/rdma_cm.hpp"
+#include "write/write.hpp"
 
 namespace roced::apply {
 
@@ -34,61 +31,14 @@ class SystemPortDevice final : public PortDevice {
   }
 
   Result<std::vector<dcb::AppEntry>> dscp_apps() override {
-    auto state = dcb::DcbClient(system_).get(port_.netdev);
-    if (!state) return state.error();
-    std::vector<dcb::AppEntry> out;
-    for (const auto& app : state->apps) {
-      if (app.selector == static_cast<uint8_t>(dcb::AppSelector::Dscp)) out.push_back(app);
-    }
-    return out;
+    write::Target target{system_, port_};
+    return write::read_dscp_apps(target);
   }
 
-  Result<void> set_dcbx(uint8_t mode) override {
-    return dcb::DcbClient(system_).set_dcbx(port_.netdev, mode);
-  }
-  Result<void> add_apps(const std::vector<dcb::AppEntry>& apps) override {
-    return dcb::DcbClient(system_).add_apps(port_.netdev, apps);
-  }
-  Result<void> delete_apps(const std::vector<dcb::AppEntry>& apps) override {
-    return dcb::DcbClient(system_).delete_apps(port_.netdev, apps);
-  }
-  Result<void> set_ets(const dcb::Ets& ets) override {
-    return dcb::DcbClient(system_).set_ets(port_.netdev, ets);
-  }
-  Result<void> set_maxrate(const dcb::Maxrate& maxrate) override {
-    return dcb::DcbClient(system_).set_maxrate(port_.netdev, maxrate);
-  }
-  Result<void> set_pfc(const dcb::Pfc& pfc) override {
-    return dcb::DcbClient(system_).set_pfc(port_.netdev, pfc);
-  }
-  Result<void> set_buffer(const dcb::Buffer& buffer) override {
-    return dcb::DcbClient(system_).set_buffer(port_.netdev, buffer);
-  }
-  Result<void> set_mtu(uint32_t mtu) override {
-    return LinkClient(system_).set_mtu(port_.netdev, mtu);
-  }
-  Result<void> set_stall_prevention(uint16_t raw) override {
-    return EthtoolClient(system_).set_pfc_prevention_timeout(port_.netdev, raw);
-  }
-  Result<void> set_global_pause(const PauseParams& pause) override {
-    return EthtoolClient(system_).set_pause(port_.netdev, pause);
-  }
-  Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) override {
-    return rdma::write_ecn_enable(*system_.files, port_.netdev, point, priority, enabled);
-  }
-  Result<void> set_ecn_knob(rdma::EcnFlavour flavour, const std::string& upstream_name,
-                            uint64_t value) override {
-    return rdma::write_ecn_knob(*system_.files, flavour, port_.knob_function(), port_.netdev,
-                                upstream_name, value);
-  }
-  Result<void> make_rdma_cm_group() override {
-    return rdma::make_rdma_cm_group(*system_.files, port_.rdma_device, port_.rdma_port);
-  }
-  Result<void> set_rdma_cm_mode(const std::string& mode) override {
-    return rdma::write_rdma_cm_mode(*system_.files, port_.rdma_device, port_.rdma_port, mode);
-  }
-  Result<void> set_rdma_cm_tos(int tos) override {
-    return rdma::write_rdma_cm_tos(*system_.files, port_.rdma_device, port_.rdma_port, tos);
+  // Each write's own kernel call (write/write.cpp).
+  Result<void> write(const write::Write& request) override {
+    write::Target target{system_, port_};
+    return write::perform(request, target);
   }
 
  private:

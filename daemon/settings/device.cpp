@@ -16,10 +16,11 @@ bool Writer::retry_after(const Error& error, int attempt) {
   return true;
 }
 
-Result<void> Writer::write(const std::function<Result<void>()>& request, bool partial) {
+Result<void> Writer::write(const write::Write& request) {
+  const bool partial = write::may_apply_in_part(request);
   for (int attempt = 1;; ++attempt) {
     attempts_ = std::max(attempts_, attempt);
-    auto result = request();
+    auto result = device_.write(request);
     if (result || partial) maybe_changed_ = true;
     if (result || !retry_after(result.error(), attempt)) return result;
   }

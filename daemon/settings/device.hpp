@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The port as the settings write it: one PortDevice call per kind of write request, and the
-// Writer that runs a feature's requests with retries. Moved here from daemon/apply so that a
-// setting's write can live beside the rest of the setting, below the planner and the applier;
+// The port as the settings write it: the reads a write's verification needs and one call that
+// takes any write (write/write.hpp describes each kind once, with its kernel call and its undo),
+// and the Writer that runs a feature's writes with retries. Moved here from daemon/apply so that
+// a setting's write can live beside the rest of the setting, below the planner and the applier;
 // apply::PortDevice and apply::ApplyOptions stay as aliases.
 //
-// PortDevice is the seam to the kernel (DCB netlink, rtnetlink, ethtool, configfs/debugfs files)
-// and, in the applier's tests, to a ScriptedDevice in front of it. A setting that rides an existing
-// write (a new PFC field, a new DCQCN knob) does not touch it; one that needs a new kind of request
-// adds one call here.
+// PortDevice is the seam to the kernel and, in the applier's tests, to a ScriptedDevice in front
+// of it. A new kind of write is a new write::Write alternative; this seam does not change.
 
 #include <chrono>
 #include <cstdint>
@@ -18,15 +17,14 @@
 
 #include "dcb/types.hpp"
 #include "port/status.hpp"
-#include "rdma/ecn.hpp"
 #include "util/stop_signal.hpp"
 #include "util/time_source.hpp"
+#include "write/write.hpp"
 
 namespace roced::settings {
 
-class PortDevice {
+class PortDevice : public write::Port {
  public:
-  virtual ~PortDevice() = default;
   // The status verification re-plans from (the planner's reads; no counters, no GID table).
   virtual PortStatus read() = 0;
   // `before` with only `part` read again: what a step's verification needs. The default reads
@@ -36,25 +34,8 @@ class PortDevice {
     (void)part;
     return read();
   }
-  // The APP table's DSCP entries now (read between adding and deleting entries).
-  virtual Result<std::vector<dcb::AppEntry>> dscp_apps() = 0;
-
-  virtual Result<void> set_dcbx(uint8_t mode) = 0;
-  virtual Result<void> add_apps(const std::vector<dcb::AppEntry>& apps) = 0;
-  virtual Result<void> delete_apps(const std::vector<dcb::AppEntry>& apps) = 0;
-  virtual Result<void> set_ets(const dcb::Ets& ets) = 0;
-  virtual Result<void> set_maxrate(const dcb::Maxrate& maxrate) = 0;
-  virtual Result<void> set_pfc(const dcb::Pfc& pfc) = 0;
-  virtual Result<void> set_buffer(const dcb::Buffer& buffer) = 0;
-  virtual Result<void> set_mtu(uint32_t mtu) = 0;
-  virtual Result<void> set_stall_prevention(uint16_t raw) = 0;
-  virtual Result<void> set_global_pause(const PauseParams& pause) = 0;
-  virtual Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) = 0;
-  virtual Result<void> set_ecn_knob(rdma::EcnFlavour flavour, const std::string& upstream_name,
-                                    uint64_t value) = 0;
-  virtual Result<void> make_rdma_cm_group() = 0;  // no-op when it exists
-  virtual Result<void> set_rdma_cm_mode(const std::string& mode) = 0;
-  virtual Result<void> set_rdma_cm_tos(int tos) = 0;
+  // From write::Port: write(const write::Write&), and dscp_apps(), the APP table's DSCP entries
+  // now (read between adding and deleting entries).
 };
 
 // How hard a write tries (apply::ApplyOptions is this type).
@@ -75,16 +56,21 @@ struct WriteOptions {
 };
 
 // Runs the write requests of one step, retrying transient errors (EBUSY, EAGAIN) with
-// exponential backoff; remembers whether the device may have changed.
-class Writer {
+// exponential backoff; remembers whether the device may have changed. A write::Port itself, so
+// that a write's undo (write::perform) and the APP table's update retry the same way.
+class Writer final : public write::Port {
  public:
   Writer(PortDevice& device, const WriteOptions& options) : device_(device), options_(options) {}
 
   PortDevice& device() { return device_; }
-  // One write request. `partial` marks a request the kernel may apply in part before failing
-  // (several APP entries in one message): its failure still leaves something to undo.
-  Result<void> write(const std::function<Result<void>()>& request, bool partial = false);
-  // A read between writes (the APP table before deleting); retried like a write.
+  // One write request. A kind the kernel may apply in part before failing (several APP entries
+  // in one message, a PFC mask: write::may_apply_in_part) still leaves something to undo.
+  Result<void> write(const write::Write& request) override;
+  // The APP table's DSCP entries, retried like a write.
+  Result<std::vector<dcb::AppEntry>> dscp_apps() override {
+    return read<std::vector<dcb::AppEntry>>([&] { return device_.dscp_apps(); });
+  }
+  // A read between writes; retried like a write.
   template <class T>
   Result<T> read(const std::function<Result<T>()>& request) {
     for (int attempt = 1;; ++attempt) {

@@ -67,10 +67,12 @@ struct WriteCtx {
   std::string_view instance;  // the DCQCN knob; empty for a feature that is not keyed
 };
 
-// A feature's write, and its undo back to what the plan observed.
+// A feature's write, and its undo back to what the plan observed: made from the observation by
+// the writes' own undo (write/write.hpp), journalled before the write is made and run by the
+// applier's rollback (write::perform through a Writer).
 struct Writes {
   std::function<Result<void>(Writer&)> apply;
-  std::function<Result<void>(Writer&)> undo;
+  write::Undo undo;
 };
 
 // One specialisation per Setting (spec_dcb.hpp).

@@ -11,32 +11,35 @@ namespace roced::settings {
 
 namespace {
 
-Error not_read(const std::string& what) {
-  return Error{ENODATA, what + " was not read before the change: nothing to restore"};
+write::Undo not_read(const std::string& what) {
+  return write::Undo::refused(what + " was not read before the change: nothing to restore");
 }
 
 bool bit(uint8_t mask, int priority) { return (mask & (1u << priority)) != 0; }
 
 // enable/<p> of one point ("np" or "rp") from `from` to `to`: only the priorities that differ.
-Result<void> write_ecn_enable(Writer& w, const std::string& point, uint8_t from, uint8_t to) {
+std::vector<write::EcnEnable> ecn_enable_writes(const std::string& point, uint8_t from,
+                                                uint8_t to) {
+  std::vector<write::EcnEnable> out;
   for (int priority = 0; priority < dcb::kPriorities; ++priority) {
     if (bit(from, priority) == bit(to, priority)) continue;
-    const bool on = bit(to, priority);
-    auto written = w.write([&] { return w.device().set_ecn_enable(point, priority, on); });
-    if (!written) return written;
+    out.push_back({point, priority, bit(to, priority)});
+  }
+  return out;
+}
+
+Result<void> write_all(Writer& w, const std::vector<write::EcnEnable>& writes) {
+  for (const auto& one : writes) {
+    if (auto written = w.write(one); !written) return written;
   }
   return ok();
 }
 
 Writes knob_writes(rdma::EcnFlavour flavour, std::string name, uint64_t wanted,
                    std::optional<uint64_t> observed) {
-  return Writes{[=](Writer& w) {
-                  return w.write([&] { return w.device().set_ecn_knob(flavour, name, wanted); });
-                },
-                [=](Writer& w) -> Result<void> {
-                  if (!observed) return not_read(name);
-                  return w.write([&] { return w.device().set_ecn_knob(flavour, name, *observed); });
-                }};
+  const write::EcnKnob knob{flavour, name, wanted};
+  return Writes{[knob](Writer& w) { return w.write(knob); },
+                observed ? knob.undo(*observed) : not_read(name)};
 }
 
 std::optional<uint64_t> param(const std::map<std::string, uint64_t>& params,
@@ -53,19 +56,17 @@ std::optional<Writes> FeatureSpec<Feature::EcnEnable>::writes(const WriteCtx& c)
   const uint8_t wanted = *c.want.ecn.enabled_priorities;
   const auto np = ecn.np_enabled;
   const auto rp = ecn.rp_enabled;
-  return Writes{[=](Writer& w) -> Result<void> {
-                  if (!np || !rp) return not_read("ecn/roce_np|roce_rp/enable/");
-                  auto written = write_ecn_enable(w, "np", *np, wanted);
-                  if (!written) return written;
-                  return write_ecn_enable(w, "rp", *rp, wanted);
-                },
-                // Only the priorities the apply may have touched go back.
-                [=](Writer& w) -> Result<void> {
-                  if (!np || !rp) return not_read("ecn/roce_np|roce_rp/enable/");
-                  auto written = write_ecn_enable(w, "np", wanted, *np);
-                  if (!written) return written;
-                  return write_ecn_enable(w, "rp", wanted, *rp);
-                }};
+  if (!np || !rp) {  // neither written nor undone: the same error both ways
+    const write::Undo unread = not_read("ecn/roce_np|roce_rp/enable/");
+    return Writes{[unread](Writer& w) { return write::perform(unread, w); }, unread};
+  }
+  auto writes = ecn_enable_writes("np", *np, wanted);
+  const auto rp_writes = ecn_enable_writes("rp", *rp, wanted);
+  writes.insert(writes.end(), rp_writes.begin(), rp_writes.end());
+  // Only the priorities the apply may have touched go back, each to what it read.
+  write::Undo undo;
+  for (const auto& one : writes) undo.then(one.undo(!one.enabled));
+  return Writes{[writes](Writer& w) { return write_all(w, writes); }, undo};
 }
 
 std::optional<Writes> FeatureSpec<Feature::CnpDscp>::writes(const WriteCtx& c) {
@@ -81,29 +82,21 @@ std::optional<Writes> FeatureSpec<Feature::CnpPriority>::writes(const WriteCtx& 
   if (!c.observed.ecn.value) return std::nullopt;
   const rdma::EcnState& ecn = *c.observed.ecn.value;
   const auto flavour = ecn.flavour;
-  const uint64_t wanted = c.want.ecn.cnp_priority;
+  const write::EcnKnob priority{flavour, "np_cnp_prio", c.want.ecn.cnp_priority};
   const auto observed = ecn.cnp_priority();
   std::optional<uint64_t> mode;
   if (flavour == rdma::EcnFlavour::Inbox) mode = param(ecn.np_params, "np_cnp_prio_mode");
   const bool switch_mode = mode && *mode != 0;
-  return Writes{
-      [=](Writer& w) -> Result<void> {
-        PortDevice& device = w.device();
-        if (switch_mode) {
-          auto written =
-              w.write([&] { return device.set_ecn_knob(flavour, "np_cnp_prio_mode", 0); });
-          if (!written) return written;
-        }
-        return w.write([&] { return device.set_ecn_knob(flavour, "np_cnp_prio", wanted); });
-      },
-      [=](Writer& w) -> Result<void> {
-        if (!observed) return not_read("np_cnp_prio");
-        PortDevice& device = w.device();
-        auto written =
-            w.write([&] { return device.set_ecn_knob(flavour, "np_cnp_prio", *observed); });
-        if (!written || !switch_mode) return written;
-        return w.write([&] { return device.set_ecn_knob(flavour, "np_cnp_prio_mode", *mode); });
-      }};
+  const write::EcnKnob mode_zero{flavour, "np_cnp_prio_mode", 0};
+  write::Undo undo = observed ? priority.undo(*observed) : not_read("np_cnp_prio");
+  if (switch_mode) undo.then(mode_zero.undo(*mode));
+  return Writes{[=](Writer& w) -> Result<void> {
+                  if (switch_mode) {
+                    if (auto written = w.write(mode_zero); !written) return written;
+                  }
+                  return w.write(priority);
+                },
+                undo};
 }
 
 std::optional<Writes> FeatureSpec<Feature::DcqcnKnob>::writes(const WriteCtx& c) {
@@ -117,38 +110,33 @@ std::optional<Writes> FeatureSpec<Feature::DcqcnKnob>::writes(const WriteCtx& c)
 
 namespace {
 
-// One rdma_cm default: the configfs group made if absent, then the value written. `set` is the
-// PortDevice call for it; `observed` what rdma_cm used before (an absent group is put "back" by
-// writing rdma_cm's defaults into the group the apply made: configfs groups are not removed).
-template <class T, class Set>
-Writes rdma_cm_writes(T wanted, std::optional<T> observed, Set set) {
-  return Writes{[wanted, set](Writer& w) -> Result<void> {
-                  PortDevice& device = w.device();
-                  if (auto made = w.write([&] { return device.make_rdma_cm_group(); }); !made) {
-                    return made;
-                  }
-                  return w.write([&] { return set(device, wanted); });
+// One rdma_cm default: the configfs group made if absent, then the value written. `observed` is
+// what rdma_cm used before (an absent group is put "back" by writing rdma_cm's defaults into the
+// group the apply made: configfs groups are not removed, write::RdmaCmGroup::undo).
+template <class W, class T>
+Writes rdma_cm_writes(W wanted, std::optional<T> observed) {
+  const write::RdmaCmGroup group;
+  write::Undo undo = group.undo();
+  undo.then(observed ? wanted.undo(*observed) : not_read("rdma_cm"));
+  return Writes{[group, wanted](Writer& w) -> Result<void> {
+                  if (auto made = w.write(group); !made) return made;
+                  return w.write(wanted);
                 },
-                [observed, set](Writer& w) -> Result<void> {
-                  if (!observed) return not_read("rdma_cm");
-                  return w.write([&] { return set(w.device(), *observed); });
-                }};
+                undo};
 }
 
 }  // namespace
 
 std::optional<Writes> FeatureSpec<Feature::RdmaCmMode>::writes(const WriteCtx& c) {
   const auto& cm = c.observed.rdma_cm.value;
-  return rdma_cm_writes(
-      c.want.roce.rdma_cm_mode, cm ? std::optional(cm->effective_mode()) : std::nullopt,
-      [](PortDevice& device, const std::string& mode) { return device.set_rdma_cm_mode(mode); });
+  return rdma_cm_writes(write::RdmaCmMode{c.want.roce.rdma_cm_mode},
+                        cm ? std::optional(cm->effective_mode()) : std::nullopt);
 }
 
 std::optional<Writes> FeatureSpec<Feature::RdmaCmTos>::writes(const WriteCtx& c) {
   const auto& cm = c.observed.rdma_cm.value;
-  return rdma_cm_writes(static_cast<int>(c.want.roce.tos),
-                        cm ? std::optional(cm->effective_tos()) : std::nullopt,
-                        [](PortDevice& device, int tos) { return device.set_rdma_cm_tos(tos); });
+  return rdma_cm_writes(write::RdmaCmTos{static_cast<int>(c.want.roce.tos)},
+                        cm ? std::optional(cm->effective_tos()) : std::nullopt);
 }
 
 }  // namespace roced::settings

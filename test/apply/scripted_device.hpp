@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A PortDevice in front of another one (the real device on roce-sim's in-process node): every
-// write request is logged as "op detail" and may be answered by the script instead of reaching
-// the port (an errno, or success without passing it on). It holds no port state of its own:
-// what the port does with a request is roce-sim's model's business.
+// write request (any write::Write) is logged as "op detail" and may be answered by the script
+// instead of reaching the port (an errno, or success without passing it on). It holds no port state
+// of its own: what the port does with a request is roce-sim's model's business.
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -11,9 +11,11 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "daemon/apply/port_device.hpp"
+#include "write/write.hpp"
 
 namespace roced::test {
 
@@ -40,63 +42,11 @@ class ScriptedDevice final : public apply::PortDevice {
     return port_->dscp_apps();
   }
 
-  Result<void> set_dcbx(uint8_t mode) override {
-    return request("set_dcbx", hex(mode), [&] { return port_->set_dcbx(mode); });
-  }
-  Result<void> add_apps(const std::vector<dcb::AppEntry>& apps) override {
-    return request("add_apps", std::to_string(apps.size()), [&] { return port_->add_apps(apps); });
-  }
-  Result<void> delete_apps(const std::vector<dcb::AppEntry>& apps) override {
-    return request("delete_apps", std::to_string(apps.size()),
-                   [&] { return port_->delete_apps(apps); });
-  }
-  Result<void> set_ets(const dcb::Ets& ets) override {
-    return request("set_ets", "tc3 " + std::to_string(ets.tc_tx_bw[3]),
-                   [&] { return port_->set_ets(ets); });
-  }
-  Result<void> set_maxrate(const dcb::Maxrate& maxrate) override {
-    return request("set_maxrate", "tc7 " + std::to_string(maxrate.tc_kbps[7]),
-                   [&] { return port_->set_maxrate(maxrate); });
-  }
-  Result<void> set_pfc(const dcb::Pfc& pfc) override {
-    return request("set_pfc",
-                   "mask " + hex(pfc.enabled_mask) + " delay " + std::to_string(pfc.delay),
-                   [&] { return port_->set_pfc(pfc); });
-  }
-  Result<void> set_buffer(const dcb::Buffer& buffer) override {
-    return request("set_buffer", std::to_string(buffer.buffer_size[0]),
-                   [&] { return port_->set_buffer(buffer); });
-  }
-  Result<void> set_mtu(uint32_t mtu) override {
-    return request("set_mtu", std::to_string(mtu), [&] { return port_->set_mtu(mtu); });
-  }
-  Result<void> set_stall_prevention(uint16_t raw) override {
-    return request("set_stall", std::to_string(raw),
-                   [&] { return port_->set_stall_prevention(raw); });
-  }
-  Result<void> set_global_pause(const PauseParams& pause) override {
-    return request("set_pause", std::string(pause.rx ? "rx" : "-") + (pause.tx ? "tx" : "-"),
-                   [&] { return port_->set_global_pause(pause); });
-  }
-  Result<void> set_ecn_enable(const std::string& point, int priority, bool enabled) override {
-    return request("set_ecn_enable",
-                   point + " " + std::to_string(priority) + " " + (enabled ? "1" : "0"),
-                   [&] { return port_->set_ecn_enable(point, priority, enabled); });
-  }
-  Result<void> set_ecn_knob(rdma::EcnFlavour flavour, const std::string& name,
-                            uint64_t value) override {
-    return request("set_knob", name + " " + std::to_string(value),
-                   [&] { return port_->set_ecn_knob(flavour, name, value); });
-  }
-  Result<void> make_rdma_cm_group() override {
-    return request("make_rdma_cm_group", "", [&] { return port_->make_rdma_cm_group(); });
-  }
-  Result<void> set_rdma_cm_mode(const std::string& mode) override {
-    return request("set_rdma_cm_mode", mode, [&] { return port_->set_rdma_cm_mode(mode); });
-  }
-  Result<void> set_rdma_cm_tos(int tos) override {
-    return request("set_rdma_cm_tos", std::to_string(tos),
-                   [&] { return port_->set_rdma_cm_tos(tos); });
+  // Every kind of write through one call, logged under the names the tests and the golden
+  // corpus use; a kind without a name of its own here logs as its kind and its words.
+  Result<void> write(const write::Write& request) override {
+    const auto [op, detail] = std::visit([](const auto& w) { return describe(w); }, request);
+    return answer(op, detail, [&] { return port_->write(request); });
   }
 
  private:
@@ -106,8 +56,52 @@ class ScriptedDevice final : public apply::PortDevice {
     return text;
   }
 
+  using Logged = std::pair<std::string, std::string>;  // op, detail
+  static Logged describe(const write::DcbxMode& w) { return {"set_dcbx", hex(w.mode)}; }
+  static Logged describe(const write::AppAdd& w) {
+    return {"add_apps", std::to_string(w.apps.size())};
+  }
+  static Logged describe(const write::AppDelete& w) {
+    return {"delete_apps", std::to_string(w.apps.size())};
+  }
+  static Logged describe(const write::Ets& w) {
+    return {"set_ets", "tc3 " + std::to_string(w.ets.tc_tx_bw[3])};
+  }
+  static Logged describe(const write::Maxrate& w) {
+    return {"set_maxrate", "tc7 " + std::to_string(w.maxrate.tc_kbps[7])};
+  }
+  static Logged describe(const write::Pfc& w) {
+    return {"set_pfc", "mask " + hex(w.pfc.enabled_mask) + " delay " + std::to_string(w.pfc.delay)};
+  }
+  static Logged describe(const write::Buffer& w) {
+    return {"set_buffer", std::to_string(w.buffer.buffer_size[0])};
+  }
+  static Logged describe(const write::Mtu& w) { return {"set_mtu", std::to_string(w.mtu)}; }
+  static Logged describe(const write::StallPrevention& w) {
+    return {"set_stall", std::to_string(w.raw)};
+  }
+  static Logged describe(const write::GlobalPause& w) {
+    return {"set_pause", std::string(w.pause.rx ? "rx" : "-") + (w.pause.tx ? "tx" : "-")};
+  }
+  static Logged describe(const write::EcnEnable& w) {
+    return {"set_ecn_enable",
+            w.point + " " + std::to_string(w.priority) + " " + (w.enabled ? "1" : "0")};
+  }
+  static Logged describe(const write::EcnKnob& w) {
+    return {"set_knob", w.name + " " + std::to_string(w.value)};
+  }
+  static Logged describe(const write::RdmaCmGroup&) { return {"make_rdma_cm_group", ""}; }
+  static Logged describe(const write::RdmaCmMode& w) { return {"set_rdma_cm_mode", w.mode}; }
+  static Logged describe(const write::RdmaCmTos& w) {
+    return {"set_rdma_cm_tos", std::to_string(w.tos)};
+  }
+  template <class Other>
+  static Logged describe(const Other& w) {
+    return {std::string(w.kind), w.text()};
+  }
+
   template <class Pass>
-  Result<void> request(const std::string& op, const std::string& detail, Pass pass) {
+  Result<void> answer(const std::string& op, const std::string& detail, Pass pass) {
     log.push_back(detail.empty() ? op : op + " " + detail);
     auto& queue = answers[op];
     if (!queue.empty()) {

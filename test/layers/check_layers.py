@@ -17,7 +17,7 @@ RANKS = [
     ["dcb", "ethtool", "link", "rdma"],
     ["lldp"],
     ["port", "sampling"],
-    ["telemetry", "watchdog"],
+    ["telemetry", "watchdog", "write"],
     ["qualify"],
     ["daemon/yaml", "daemon/log"],
     ["daemon/settings"],

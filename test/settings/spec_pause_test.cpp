@@ -58,24 +58,12 @@ class RecordingDevice : public PortDevice {
   std::vector<PauseParams> pauses;
   PortStatus read() override { return {}; }
   Result<std::vector<dcb::AppEntry>> dscp_apps() override { return std::vector<dcb::AppEntry>{}; }
-  Result<void> set_dcbx(uint8_t) override { return {}; }
-  Result<void> add_apps(const std::vector<dcb::AppEntry>&) override { return {}; }
-  Result<void> delete_apps(const std::vector<dcb::AppEntry>&) override { return {}; }
-  Result<void> set_ets(const dcb::Ets&) override { return {}; }
-  Result<void> set_maxrate(const dcb::Maxrate&) override { return {}; }
-  Result<void> set_pfc(const dcb::Pfc&) override { return {}; }
-  Result<void> set_buffer(const dcb::Buffer&) override { return {}; }
-  Result<void> set_mtu(uint32_t) override { return {}; }
-  Result<void> set_stall_prevention(uint16_t) override { return {}; }
-  Result<void> set_global_pause(const PauseParams& pause) override {
-    pauses.push_back(pause);
+  Result<void> write(const write::Write& request) override {
+    if (const auto* pause = std::get_if<write::GlobalPause>(&request)) {
+      pauses.push_back(pause->pause);
+    }
     return {};
   }
-  Result<void> set_ecn_enable(const std::string&, int, bool) override { return {}; }
-  Result<void> set_ecn_knob(rdma::EcnFlavour, const std::string&, uint64_t) override { return {}; }
-  Result<void> make_rdma_cm_group() override { return {}; }
-  Result<void> set_rdma_cm_mode(const std::string&) override { return {}; }
-  Result<void> set_rdma_cm_tos(int) override { return {}; }
 };
 
 TEST(GlobalPauseRow, TheUndoWritesBackWhatWasRead) {
@@ -89,7 +77,7 @@ TEST(GlobalPauseRow, TheUndoWritesBackWhatWasRead) {
   const WriteOptions options;
   Writer writer(device, options);
   ASSERT_TRUE(writes->apply(writer));
-  ASSERT_TRUE(writes->undo(writer));
+  ASSERT_TRUE(write::perform(writes->undo, writer));
   ASSERT_EQ(device.pauses.size(), 2u);
   EXPECT_EQ(device.pauses[0], (PauseParams{false, false, false}));
   EXPECT_EQ(device.pauses[1], (PauseParams{true, true, false}));
