@@ -40,8 +40,8 @@
 #include "bench/sim_process.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/reconcile/reconciler.hpp"
-#include "daemon/storms/port_poller.hpp"
-#include "daemon/storms/storm_watchdog.hpp"
+#include "daemon/watchdog/port_poller.hpp"
+#include "daemon/watchdog/storm_watchdog.hpp"
 #include "dcb/client.hpp"
 #include "sim/server/clock_file.hpp"
 #include "sim/transport/simulated_system.hpp"
@@ -232,9 +232,9 @@ LatencyResult measure_latency(const Cadence& cadence, int storms, int firmware_c
   reconcile::Reconciler reconciler(system, *loaded.config);
   reconciler.start();
   std::mutex mutex;
-  std::vector<storms::StormNotice> notices;
-  storms::StormWatchdog watchdog(system, reconciler, loaded.config->watchdog);
-  watchdog.on_notice([&](const storms::StormNotice& n) {
+  std::vector<watchdog::StormNotice> notices;
+  watchdog::StormWatchdog watchdog(system, reconciler, loaded.config->watchdog);
+  watchdog.on_notice([&](const watchdog::StormNotice& n) {
     std::lock_guard lock(mutex);
     notices.push_back(n);
   });
@@ -254,11 +254,11 @@ LatencyResult measure_latency(const Cadence& cadence, int storms, int firmware_c
 
   for (const bool tx : {false, true}) {
     const std::string netdev = tx ? "lan4" : "lan3";
-    std::vector<storms::StormNotice> detected, restored;
+    std::vector<watchdog::StormNotice> detected, restored;
     for (const auto& n : notices) {
       if (n.netdev != netdev) continue;
-      if (n.kind == storms::StormNotice::Kind::Detected) detected.push_back(n);
-      if (n.kind == storms::StormNotice::Kind::Restored) restored.push_back(n);
+      if (n.kind == watchdog::StormNotice::Kind::Detected) detected.push_back(n);
+      if (n.kind == watchdog::StormNotice::Kind::Restored) restored.push_back(n);
     }
     if (detected.size() != static_cast<size_t>(t.storms) ||
         restored.size() != static_cast<size_t>(t.storms)) {
@@ -352,7 +352,7 @@ LatencyResult measure_sonic(const Cadence& cadence, int storms) {
   struct Queue {
     std::string netdev;
     watchdog::Direction direction;
-    storms::PortPoller poller;
+    watchdog::PortPoller poller;
     SonicRule rule;
     std::optional<watchdog::PauseCounters> last;
     std::vector<Clock::time_point> detected, restored;
@@ -362,7 +362,7 @@ LatencyResult measure_sonic(const Cadence& cadence, int storms) {
     queues.push_back(
         std::make_unique<Queue>(Queue{tx ? "lan4" : "lan3",
                                       tx ? watchdog::Direction::tx : watchdog::Direction::rx,
-                                      storms::PortPoller(system, tx ? "lan4" : "lan3"),
+                                      watchdog::PortPoller(system, tx ? "lan4" : "lan3"),
                                       SonicRule(cadence.poll, cadence.detection, kRestoration),
                                       std::nullopt,
                                       {},

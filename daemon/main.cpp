@@ -12,11 +12,11 @@
 #include "daemon/config/config.hpp"
 #include "daemon/config/summary.hpp"
 #include "daemon/dbus/dbus_module.hpp"
+#include "daemon/lldp/peer_module.hpp"
 #include "daemon/log/log.hpp"
-#include "daemon/metrics/metrics_module.hpp"
-#include "daemon/peers/peer_module.hpp"
 #include "daemon/service/service.hpp"
-#include "daemon/storms/storm_module.hpp"
+#include "daemon/telemetry/metrics_module.hpp"
+#include "daemon/watchdog/storm_module.hpp"
 
 namespace {
 
@@ -69,7 +69,7 @@ struct Arguments {
   roced::service::ServiceOptions service;
   std::string log_target = "auto";
   bool dbus = true;
-  roced::metrics::MetricsOptions metrics;
+  roced::telemetry::MetricsOptions metrics;
 };
 
 // `--name VALUE` or `--name=VALUE`; advances `i` past what it took. Sets `error` when the value
@@ -156,12 +156,12 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
 using roced::service::Service;
 
 std::unique_ptr<roced::module::Module> make_peer_watch(Service& service) {
-  return std::make_unique<roced::peers::PeerModule>(service.system(), service.reconciler());
+  return std::make_unique<roced::lldp::PeerModule>(service.system(), service.reconciler());
 }
 
 std::unique_ptr<roced::module::Module> make_storm_watchdog(Service& service) {
-  const auto* peers = service.modules().find<roced::peers::PeerModule>();
-  return std::make_unique<roced::storms::StormModule>(
+  const auto* peers = service.modules().find<roced::lldp::PeerModule>();
+  return std::make_unique<roced::watchdog::StormModule>(
       service.system(), service.reconciler(), service.stats_poller(), service.config(),
       [peers](const std::string& netdev) {
         return peers != nullptr ? peers->switch_port(netdev) : std::string();
@@ -169,9 +169,9 @@ std::unique_ptr<roced::module::Module> make_storm_watchdog(Service& service) {
 }
 
 std::unique_ptr<roced::module::Module> make_metrics(Service& service,
-                                                    roced::metrics::MetricsOptions options) {
+                                                    roced::telemetry::MetricsOptions options) {
   options.version = ROCED_VERSION;
-  return std::make_unique<roced::metrics::MetricsModule>(
+  return std::make_unique<roced::telemetry::MetricsModule>(
       service.system(), service.reconciler(), service.stats_poller(), service.config(),
       std::move(options), [&service] { return service.collectors(); });
 }
@@ -188,10 +188,10 @@ std::unique_ptr<roced::module::Module> make_dbus(Service& service) {
   info.reload = [&service] { return service.reload(); };
   info.status_line = [&service] { return service.status_text(); };
   info.findings = [&service] { return service.modules().findings(); };
-  if (auto* storms = service.modules().find<roced::storms::StormModule>()) {
+  if (auto* storms = service.modules().find<roced::watchdog::StormModule>()) {
     info.storms = &storms->watchdog();
   }
-  if (auto* peers = service.modules().find<roced::peers::PeerModule>()) {
+  if (auto* peers = service.modules().find<roced::lldp::PeerModule>()) {
     info.peers = &peers->watch();
   }
   return std::make_unique<roced::dbus::DbusModule>(service.reconciler(), std::move(info));

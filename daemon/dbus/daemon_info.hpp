@@ -6,9 +6,9 @@
 #include <functional>
 #include <string>
 
-#include "daemon/peers/peer_watch.hpp"
+#include "daemon/lldp/peer_watch.hpp"
 #include "daemon/reconcile/reconciler.hpp"
-#include "daemon/storms/storm_watchdog.hpp"
+#include "daemon/watchdog/storm_watchdog.hpp"
 
 namespace roced::dbus {
 
@@ -23,9 +23,9 @@ struct DaemonInfo {
   // SIGHUP. Empty: the reconciler reloads config_path itself.
   std::function<reconcile::ReloadResult()> reload;
   // The PFC storm watchdog, when it runs: GetStorms and the Storm* signals. Outlives the API.
-  storms::StormWatchdog* storms = nullptr;
+  watchdog::StormWatchdog* storms = nullptr;
   // The switch at each port's other end (GetStatus's "peer"), when it runs. Outlives the API.
-  peers::PeerWatch* peers = nullptr;
+  lldp::PeerWatch* peers = nullptr;
   // What the daemon's modules find not as it should be (the switch's differences, ...), each
   // listed under the port it names. Empty: none.
   std::function<std::vector<finding::Finding>()> findings = {};

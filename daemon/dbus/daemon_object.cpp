@@ -11,9 +11,9 @@
 #include "daemon/apply/applier.hpp"
 #include "daemon/dbus/names.hpp"
 #include "daemon/dbus/status_document.hpp"
-#include "daemon/peers/peer_json.hpp"
+#include "daemon/lldp/peer_json.hpp"
 #include "daemon/plan/plan.hpp"
-#include "daemon/storms/storm_json.hpp"
+#include "daemon/watchdog/storm_json.hpp"
 
 namespace roced::dbus {
 
@@ -149,8 +149,8 @@ void DaemonObject::register_signals() {
           "netdev", "priority", "direction", "reason", "critical", "message");
 }
 
-void DaemonObject::emit(const storms::StormNotice& notice) {
-  using Kind = storms::StormNotice::Kind;
+void DaemonObject::emit(const watchdog::StormNotice& notice) {
+  using Kind = watchdog::StormNotice::Kind;
   const auto priority = static_cast<uint32_t>(notice.priority);
   const std::string direction(roced::direction_name(notice.direction));
   const auto seconds = [](auto duration) {
@@ -226,7 +226,7 @@ std::string DaemonObject::status_line() const {
 }
 
 std::string DaemonObject::get_status() const {
-  std::map<std::string, peers::PortPeer> peers;
+  std::map<std::string, lldp::PortPeer> peers;
   if (info_.peers != nullptr) {
     for (auto& peer : info_.peers->snapshot()) peers[peer.netdev] = std::move(peer);
   }
@@ -240,11 +240,11 @@ std::string DaemonObject::get_storms() const {
   if (info_.storms == nullptr) {
     watchdog::WatchdogSettings off = reconciler_.config().watchdog;
     off.enabled = false;  // the daemon runs without one (a test's): it does not run
-    return storms::storms_to_json(off, {}).dump();
+    return watchdog::storms_to_json(off, {}).dump();
   }
   const watchdog::WatchdogSettings settings = info_.storms->settings();
-  if (!settings.enabled) return storms::storms_to_json(settings, {}).dump();  // nothing watched
-  return storms::storms_to_json(settings, info_.storms->stats()).dump();
+  if (!settings.enabled) return watchdog::storms_to_json(settings, {}).dump();  // nothing watched
+  return watchdog::storms_to_json(settings, info_.storms->stats()).dump();
 }
 
 std::string DaemonObject::get_plan() {

@@ -31,7 +31,7 @@ class DaemonObject {
   void emit(const reconcile::PortEvent& event);
   // StormDetected, StormRemediated, StormRestored, StormEscalated (other notices are log lines).
   // Bus thread only.
-  void emit(const storms::StormNotice& notice);
+  void emit(const watchdog::StormNotice& notice);
 
  private:
   void register_methods();

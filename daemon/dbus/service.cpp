@@ -77,7 +77,7 @@ void Service::start() {
       [sink = s.sink](const reconcile::PortEvent& event) { sink->deliver(event); });
   if (s.info.storms != nullptr) {
     s.info.storms->on_notice(
-        [sink = s.sink](const storms::StormNotice& notice) { sink->deliver(notice); });
+        [sink = s.sink](const watchdog::StormNotice& notice) { sink->deliver(notice); });
   }
   try {
     s.connection->requestName(kBusName);

@@ -4,7 +4,7 @@
 
 #include <ctime>
 
-#include "daemon/peers/peer_json.hpp"
+#include "daemon/lldp/peer_json.hpp"
 #include "port/status_document.hpp"
 
 namespace roced::dbus {
@@ -89,7 +89,7 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
                                       const reconcile::SelectionReport& selection,
-                                      const std::map<std::string, peers::PortPeer>& peers,
+                                      const std::map<std::string, lldp::PortPeer>& peers,
                                       const std::vector<finding::Finding>& findings) {
   StatusDocument doc;
   doc.answered_by = "roced";
@@ -102,7 +102,7 @@ nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string&
   for (const auto& snapshot : ports) {
     nlohmann::ordered_json entry = port_snapshot_to_json(snapshot);
     const auto peer = peers.find(snapshot.port.netdev);
-    entry["peer"] = peer == peers.end() ? Json(nullptr) : peers::peer_to_json(peer->second);
+    entry["peer"] = peer == peers.end() ? Json(nullptr) : lldp::peer_to_json(peer->second);
     // The modules' findings join the port's own: one list of what is not as it should be.
     for (const auto& found : findings) {
       if (found.subject == snapshot.port.netdev)

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/dbus/daemon_info.hpp"
-#include "daemon/peers/peer_watch.hpp"
+#include "daemon/lldp/peer_watch.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 
 namespace roced::dbus {
@@ -21,12 +21,12 @@ nlohmann::ordered_json port_snapshot_to_json(const reconcile::PortSnapshot& snap
 
 // Pure: no I/O, so the shape is unit-tested without a bus.
 // `peers`: what the peer watch knows of each port's switch, by netdev: the port's "peer"
-// (daemon/peers/peer_json.hpp, null without one). `findings`: the modules' (the switch's
+// (daemon/lldp/peer_json.hpp, null without one). `findings`: the modules' (the switch's
 // differences among them), each joining the findings of the port it names as its subject.
 nlohmann::ordered_json status_to_json(const DaemonInfo& info, const std::string& status_line,
                                       const std::vector<reconcile::PortSnapshot>& ports,
                                       const reconcile::SelectionReport& selection = {},
-                                      const std::map<std::string, peers::PortPeer>& peers = {},
+                                      const std::map<std::string, lldp::PortPeer>& peers = {},
                                       const std::vector<finding::Finding>& findings = {});
 
 }  // namespace roced::dbus

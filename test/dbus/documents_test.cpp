@@ -8,7 +8,7 @@
 
 #include "cli/daemon_documents.hpp"
 #include "daemon/dbus/status_document.hpp"
-#include "daemon/peers/peer_json.hpp"
+#include "daemon/lldp/peer_json.hpp"
 #include "run_command.hpp"
 #include "test/support/build_paths.hpp"
 
@@ -138,7 +138,7 @@ TEST(DbusDocuments, StatusSaysConditionDriftAndLastApplyPerPort) {
 // A port's peer in GetStatus: the switch, each finding with both values, in the JSON (checked
 // against docs/schema) and in rocectl's text.
 TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
-  peers::PortPeer peer;
+  lldp::PortPeer peer;
   peer.netdev = "lan3";
   lldp::Lldpdu l;
   l.chassis_id = "0c:42:a1:00:00:01";
@@ -164,7 +164,7 @@ TEST(DbusDocuments, StatusCarriesEachPortsPeer) {
   lan3.port = lan3_plan().port;
   reconcile::PortSnapshot lan4;
   lan4.port.netdev = "lan4";
-  peers::PortPeer silent;
+  lldp::PortPeer silent;
   silent.netdev = "lan4";
   silent.report.state = lldp::PeerState::NoPeer;
   const Json doc = dbus::status_to_json({"1.0", "/etc/roced/roced.yaml", "", "this machine", {}},

@@ -26,9 +26,9 @@ RANKS = [
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],
-    ["daemon/storms", "daemon/peers"],
+    ["daemon/watchdog", "daemon/lldp"],
     ["daemon/dbus", "daemon/service"],
-    ["daemon/metrics", "daemon/findings"],
+    ["daemon/telemetry", "daemon/findings"],
     ["daemon", "cli"],
 ]
 # The simulator's folders: they meet the product only at the kernel's interfaces, except its

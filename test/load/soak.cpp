@@ -14,10 +14,10 @@
 #include <type_traits>
 
 #include "bench/metrics_text.hpp"
-#include "daemon/storms/remediator.hpp"
-#include "daemon/storms/storm_json.hpp"
-#include "daemon/storms/storm_loop.hpp"
-#include "daemon/storms/storm_metrics.hpp"
+#include "daemon/watchdog/remediator.hpp"
+#include "daemon/watchdog/storm_json.hpp"
+#include "daemon/watchdog/storm_loop.hpp"
+#include "daemon/watchdog/storm_metrics.hpp"
 #include "model_ethtool.hpp"
 #include "sim/inprocess/simulated_time.hpp"
 #include "sim/model/node_file.hpp"
@@ -86,7 +86,7 @@ class Soak {
                        // events firing at their instants
   bool quiet() const;
   void checkpoint();
-  void on_notice(const storms::StormNotice& notice);
+  void on_notice(const watchdog::StormNotice& notice);
   std::future<apply::PortResult> remediate(const std::string& netdev, reconcile::Remediation hold);
   void mismatch(std::string what);
   template <typename A, typename B>
@@ -101,8 +101,8 @@ class Soak {
   Us model_now_{0};
   std::filesystem::path empty_dir_;
   std::unique_ptr<System> system_;
-  std::unique_ptr<storms::Remediator> remediator_;
-  std::unique_ptr<storms::StormLoop> loop_;
+  std::unique_ptr<watchdog::Remediator> remediator_;
+  std::unique_ptr<watchdog::StormLoop> loop_;
   size_t next_k_ = 0;
   int next_index_ = 0;
   bool storm_active_ = false;
@@ -138,15 +138,15 @@ Soak::Soak(const SoakOptions& options)
   system_ = std::make_unique<System>(roce_sim::simulated_system(empty_dir_));
   const auto now = [this] { return time_.now(); };
   system_->ethtool = std::make_unique<ModelEthtool>(node_, now);
-  remediator_ = std::make_unique<storms::Remediator>(
+  remediator_ = std::make_unique<watchdog::Remediator>(
       settings_, [this](const std::string& netdev, reconcile::Remediation hold) {
         return remediate(netdev, hold);
       });
-  remediator_->on_notice([this](const storms::StormNotice& notice) { on_notice(notice); });
-  loop_ = std::make_unique<storms::StormLoop>(
+  remediator_->on_notice([this](const watchdog::StormNotice& notice) { on_notice(notice); });
+  loop_ = std::make_unique<watchdog::StormLoop>(
       *system_, settings_,
       [this] {
-        std::vector<storms::WatchedPort> ports;
+        std::vector<watchdog::WatchedPort> ports;
         for (const auto& netdev : netdevs_) {
           ports.push_back({DiscoveredPort{netdev, "mlx5_core", "", "", 0, "", false}, kLossless});
         }
@@ -270,8 +270,8 @@ void Soak::expect_equal(const A& got, const B& want, const std::string& what) {
   mismatch(what + text);
 }
 
-void Soak::on_notice(const storms::StormNotice& notice) {
-  using Kind = storms::StormNotice::Kind;
+void Soak::on_notice(const watchdog::StormNotice& notice) {
+  using Kind = watchdog::StormNotice::Kind;
   const std::string where = place(notice.netdev, notice.direction == watchdog::Direction::rx);
   switch (notice.kind) {
     case Kind::Detected: {
@@ -343,13 +343,13 @@ void Soak::checkpoint() {
   }
 
   // 2. The exposition text (what a scrape returns) says the same, and counts every storm once.
-  storms::WatchdogStats stats;
+  watchdog::WatchdogStats stats;
   stats.poll_interval = settings_.poll_interval;
   stats.polls = loop_->polls();
   stats.late_polls = loop_->late_polls();
   stats.storms = remediator_->snapshot();
   telemetry::FunctionCollector storms(
-      [&stats](telemetry::ExpositionWriter& out) { storms::add_storm_families(out, stats); });
+      [&stats](telemetry::ExpositionWriter& out) { watchdog::add_storm_families(out, stats); });
   telemetry::Collector* const collectors[] = {&storms};
   const auto text = telemetry::exposition_text(sample, {"soak"}, {}, collectors);
   const auto parsed = bench::parse_metrics_text(text);
@@ -398,7 +398,7 @@ void Soak::checkpoint() {
     }
   }
   // 3. GetStorms' document agrees.
-  const auto json = storms::storms_to_json(settings_, stats);
+  const auto json = watchdog::storms_to_json(settings_, stats);
   expect_equal(json.at("polls").get<uint64_t>(), report_.rounds, "GetStorms polls");
   uint64_t detections = 0;
   for (const auto& storm : json.at("storms")) detections += storm.at("detections").get<uint64_t>();

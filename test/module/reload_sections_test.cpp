@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "daemon/metrics/metrics_module.hpp"
+#include "daemon/lldp/peer_module.hpp"
 #include "daemon/module/config_store.hpp"
 #include "daemon/module/module_set.hpp"
-#include "daemon/peers/peer_module.hpp"
 #include "daemon/reconcile/reconcile_module.hpp"
-#include "daemon/storms/storm_module.hpp"
+#include "daemon/telemetry/metrics_module.hpp"
+#include "daemon/watchdog/storm_module.hpp"
 #include "test/reconcile/reconcile_node.hpp"
 #include "test/support/free_port.hpp"
 
@@ -33,16 +33,16 @@ class ReloadSections : public ReconcileNode {
     auto reconcile = std::make_unique<reconcile::ReconcileModule>(system_, config, test_options());
     reconcile_ = reconcile.get();
     modules_->add(std::move(reconcile));
-    auto peers = std::make_unique<peers::PeerModule>(system_, reconcile_->reconciler());
+    auto peers = std::make_unique<lldp::PeerModule>(system_, reconcile_->reconciler());
     modules_->add(std::move(peers));
     auto poller = std::make_shared<sampling::StatsPoller>(system_, real_time());
     auto storms =
-        std::make_unique<storms::StormModule>(system_, reconcile_->reconciler(), poller, config);
+        std::make_unique<watchdog::StormModule>(system_, reconcile_->reconciler(), poller, config);
     storms_ = storms.get();
     modules_->add(std::move(storms));
-    auto metrics = std::make_unique<metrics::MetricsModule>(
+    auto metrics = std::make_unique<telemetry::MetricsModule>(
         system_, reconcile_->reconciler(), poller, config,
-        metrics::MetricsOptions{std::nullopt, false, "t"}, [this] {
+        telemetry::MetricsOptions{std::nullopt, false, "t"}, [this] {
           auto all = modules_->collectors();
           all.push_back(store_.get());
           return all;
@@ -88,8 +88,8 @@ class ReloadSections : public ReconcileNode {
   std::unique_ptr<module::ConfigStore> store_;
   std::unique_ptr<module::ModuleSet> modules_ = std::make_unique<module::ModuleSet>();
   reconcile::ReconcileModule* reconcile_ = nullptr;
-  storms::StormModule* storms_ = nullptr;
-  metrics::MetricsModule* metrics_ = nullptr;
+  watchdog::StormModule* storms_ = nullptr;
+  telemetry::MetricsModule* metrics_ = nullptr;
 };
 
 using Told = std::vector<std::string>;

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "daemon/peers/peer_watch.hpp"
+#include "daemon/lldp/peer_watch.hpp"
 #include "os/open_system.hpp"
 #include "run_command.hpp"
 #include "sim/model/switch_peer.hpp"
@@ -131,16 +131,16 @@ TEST(LldpVeth, TheSwitchsFramesCrossTheKernelAndAreCompared) {
   truncated[31] = 0xff;
 
   // The host's side: a thread of this test in the host namespace, as roced would be in its own.
-  std::unique_ptr<peers::PeerWatch> watch;
+  std::unique_ptr<lldp::PeerWatch> watch;
   System system;
   std::vector<std::string> told;
   std::mutex told_mutex;
   std::thread host([&] {
     ASSERT_TRUE(enter(cable.host()));
     system = real_system();
-    watch = std::make_unique<peers::PeerWatch>(system,
-                                               [] { return std::vector<std::string>{"vethH"}; });
-    watch->on_notice([&](const peers::PeerNotice& notice) {
+    watch =
+        std::make_unique<lldp::PeerWatch>(system, [] { return std::vector<std::string>{"vethH"}; });
+    watch->on_notice([&](const lldp::PeerNotice& notice) {
       const std::lock_guard lock(told_mutex);
       told.push_back(notice.text);
     });
@@ -156,7 +156,7 @@ TEST(LldpVeth, TheSwitchsFramesCrossTheKernelAndAreCompared) {
   });
   stop(sw);
   ASSERT_TRUE(heard) << "nothing heard on vethH";
-  const peers::PortPeer peer = *watch->peer("vethH");
+  const lldp::PortPeer peer = *watch->peer("vethH");
   EXPECT_EQ(peer.switch_port(), "leaf9 swp9");
   EXPECT_EQ(peer.report.state, lldp::PeerState::Compared);
   ASSERT_EQ(peer.report.findings.size(), 1u);
@@ -232,7 +232,7 @@ TEST(LldpVeth, WithoutCapNetRawThePortReadsNotListening) {
     }
     if (::syscall(SYS_capset, &header, data) != 0) ::_exit(11);
     System system = real_system();
-    peers::PeerWatch watch(system, [] { return std::vector<std::string>{"lo"}; });
+    lldp::PeerWatch watch(system, [] { return std::vector<std::string>{"lo"}; });
     watch.start();
     const bool told = eventually([&] { return watch.peer("lo").has_value(); });
     const auto peer = watch.peer("lo");
