@@ -28,7 +28,7 @@ nlohmann::ordered_json status_port_entry(const DiscoveredPort& port, PortView vi
           {"consecutive_failures", std::move(view.consecutive_failures)},
           {"next_retry", std::move(view.next_retry)},
           {"observed", std::move(observed)},
-          // roced's, when it listens for the port's switch (daemon/peers); rocectl reading the
+          // roced's, when it listens for the port's switch (daemon/lldp); rocectl reading the
           // ports itself has no neighbours to show.
           {"peer", nullptr}};
 }

@@ -3,7 +3,7 @@
 // Every port's storm detectors, fed each port's pause counters poll by poll: keeps each port's
 // previous reading, turns each new one into per-(priority, direction) evidence for the port's
 // lossless priorities, and returns the detectors' events tagged with where they happened. No
-// threads and no I/O: the daemon's poll loop (daemon/storms) reads, feeds this and acts.
+// threads and no I/O: the daemon's poll loop (daemon/watchdog) reads, feeds this and acts.
 
 #include <cstdint>
 #include <map>

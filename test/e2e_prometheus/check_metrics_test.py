@@ -49,7 +49,7 @@ MAY_BE_ABSENT = {
     "roce_rdma_sent_packets_total": _RXE_ONLY,
     "roce_rdma_received_packets_total": _RXE_ONLY,
     # roce-sim's default node has no switch at the ports' other ends (each port reads no_peer):
-    # the families of a switch heard are checked on simulated time (test/peers), by the
+    # the families of a switch heard are checked on simulated time (test/lldp), by the
     # exposition's unit tests and through the real kernel's packet path (lldp_veth_test).
     "roced_lldp_peer_info": _NO_SWITCH,
     "roced_lldp_frames_dropped_total": "no frame is dropped where none is sent",

@@ -34,7 +34,7 @@ so a rate over a window depends on that delay at both ends: rates are shown, not
 checked does not depend on it: ratios of counters read in one ethtool dump, totals (simulated
 time), the order of what happened, and lower bounds (roced acts detection_time or
 restoration_time after the storm at the earliest, and a scrape shows it once it has read it).
-The precise timing of the watchdog is tested on simulated time (test/storms).
+The precise timing of the watchdog is tested on simulated time (test/watchdog).
 
 The injected events' times come from roce-sim's log (the scenario time of the injection) and
 DIR/roce-sim.clock (scenario time to Unix time).
@@ -94,7 +94,7 @@ _NO_GID_INDEX = "roce_rocev2_gid_index_expected exists only when roce.gid_index 
 _RXE_ONLY = ("sent_pkts and rcvd_pkts are soft-RoCE (rxe) hw_counters; roce-sim's ports are mlx5's, "
              "which have none (the VM test has rxe)")
 _NO_SWITCH = ("roce-sim's default node has no switch at the ports' other ends (every port reads "
-              "no_peer); LLDP is tested on simulated time (test/peers) and through the real "
+              "no_peer); LLDP is tested on simulated time (test/lldp) and through the real "
               "kernel's packet path (lldp_veth)")
 DASHBOARD_MAY_BE_EMPTY = {
     ("Switch port per port", "A"): _NO_SWITCH,
