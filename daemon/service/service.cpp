@@ -127,6 +127,7 @@ int Service::run() {
     return 1;
   }
   apply_log_level(*loaded.config);
+  first_config_ = store_.current();
   Result<System> system = open_system(SystemOptions{options_.sim_dir});
   if (!system) {
     spdlog::critical("{}; not starting", system.error().message);

@@ -59,7 +59,7 @@ class Service {
   const module::ModuleSet& modules() const { return modules_; }
   const module::ConfigStore& config_store() const { return store_; }
   // The first configuration, every module's before a reload: what factories make modules with.
-  const config::Config& config() const { return *store_.current(); }
+  const config::Config& config() const { return *first_config_; }
   // Every collector a scrape serves after the ports' own: the modules' and the store's.
   std::vector<telemetry::Collector*> collectors();
   // Re-reads the configuration file. A broken file keeps the running configuration; the
@@ -92,6 +92,7 @@ class Service {
 
   System system_;
   module::ConfigStore store_;
+  module::Snapshot first_config_;  // the modules' first, kept whatever reloads do
   std::shared_ptr<sampling::StatsPoller> stats_poller_ =
       std::make_shared<sampling::StatsPoller>(system_, real_time());
   module::ModuleSet modules_;
