@@ -251,7 +251,12 @@ class WriteRun {
       if (carrier() == up) {
         return std::chrono::duration_cast<milliseconds>(time_.now() - start);
       }
-      if (up && !speed_seen_while_down_) speed_seen_while_down_ = link_speed(system_, netdev_);
+      if (up && !speed_seen_while_down_) {
+        // Counted only when the carrier is still down after the read: a link that trained
+        // between the two reads has its speed, and that says nothing of a link still down.
+        const auto speed = link_speed(system_, netdev_);
+        if (speed && !carrier()) speed_seen_while_down_ = speed;
+      }
       if (time_.now() - start > options_.carrier_bound) return std::nullopt;
       if (!stop.pause(time_, kCarrierPoll)) return std::nullopt;
     }
