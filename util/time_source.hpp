@@ -40,6 +40,11 @@ class TimeSource {
   // The CPU time the calling thread has used (what a poll budget counts). A simulated clock
   // reports what the test charged, so that a busy machine changes nothing.
   virtual std::chrono::nanoseconds thread_cpu_time() const = 0;
+  // A thread running `body`. A simulated clock counts it as busy from its first instruction, so
+  // that it does not move on before the thread has waited on it or ended.
+  virtual std::thread start_thread(std::function<void()> body) {
+    return std::thread(std::move(body));
+  }
 
   bool wait_for(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,
                 std::chrono::nanoseconds timeout, const std::function<bool()>& ready) {

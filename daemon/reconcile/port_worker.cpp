@@ -98,7 +98,25 @@ PortWorker::~PortWorker() {
 }
 
 void PortWorker::start() {
-  thread_ = std::thread([this] { run(); });
+  {
+    std::lock_guard lock(mutex_);
+    started_ = true;
+  }
+  wake();
+}
+
+void PortWorker::wake() {
+  wake_.notify_all();  // a thread in run() sees the news
+  const std::lock_guard thread_lock(thread_mutex_);
+  {
+    std::lock_guard lock(mutex_);
+    if (!started_ || running_ || finished_) return;
+    running_ = true;
+    idle_ = false;
+  }
+  // The one before has left run() (running_ was false): joining it takes no time.
+  if (thread_.joinable()) thread_.join();
+  thread_ = time().start_thread([this] { run(); });
 }
 
 void PortWorker::mark_dirty(bool settle) {
@@ -107,7 +125,7 @@ void PortWorker::mark_dirty(bool settle) {
     dirty_ = true;
     settle_ = settle_ || settle;
   }
-  wake_.notify_all();
+  wake();
 }
 
 void PortWorker::recheck(bool reset_backoff) {
@@ -116,7 +134,7 @@ void PortWorker::recheck(bool reset_backoff) {
     dirty_ = true;
     if (reset_backoff) next_retry_.reset();
   }
-  wake_.notify_all();
+  wake();
 }
 
 std::future<apply::PortResult> PortWorker::enqueue(
@@ -131,7 +149,7 @@ std::future<apply::PortResult> PortWorker::enqueue(
     }
     add(std::move(request));
   }
-  wake_.notify_all();
+  wake();
   return result;
 }
 
@@ -152,12 +170,19 @@ void PortWorker::request_stop() {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
-  wake_.notify_all();
   stop_signal_.raise();
+  wake();  // a worker without a thread finishes on one
 }
 
 void PortWorker::join() {
-  if (thread_.joinable()) thread_.join();
+  // Joined outside thread_mutex_: the thread may still call wake() on itself (a port that
+  // vanished stops its own worker).
+  std::thread thread;
+  {
+    const std::lock_guard thread_lock(thread_mutex_);
+    thread.swap(thread_);
+  }
+  if (thread.joinable()) thread.join();
 }
 
 bool PortWorker::stopping() const {
@@ -186,6 +211,7 @@ void PortWorker::run() {
     if (stopping()) break;
   }
   std::unique_lock lock(mutex_);
+  predecessor_ = {};
   while (!stop_) {
     beat();
     if (!remediation_requests_.empty()) {
@@ -230,16 +256,16 @@ void PortWorker::run() {
       lock.lock();
       continue;
     }
-    // Nothing due: sleep until news (an event, a drift check, stop) or the retry time. No
-    // periodic wake-up, so an idle node costs no CPU.
+    // Nothing due: the thread ends until news (an event, a drift check, a request, stop) starts
+    // another, so an idle node runs no thread per port. A retry is waited for here.
     idle_ = true;
-    if (dirty_ && next_retry_) {
-      // Until the retry is due, or news that cannot wait for it: a request, a reset, stop.
-      time().wait_until(lock, wake_, *next_retry_,
-                        [this] { return stop_ || !next_retry_ || has_requests(); });
-    } else {
-      time().wait(lock, wake_, [this] { return stop_ || dirty_ || has_requests(); });
+    if (!dirty_ || !next_retry_) {
+      running_ = false;
+      return;
     }
+    // Until the retry is due, or news that cannot wait for it: a request, a reset, stop.
+    time().wait_until(lock, wake_, *next_retry_,
+                      [this] { return stop_ || !next_retry_ || has_requests(); });
     idle_ = false;
   }
   auto requests = std::move(apply_requests_);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One port's worker thread: it sleeps until the port is marked dirty (a netlink event, the drift
-// check, a reload), a retry is due, an Apply is requested or it is told to stop; then it re-reads
-// and re-plans the port and applies (under enforce) or reports (under report).
+// One port's worker: when the port is marked dirty (a netlink event, the drift check, a reload), a
+// retry is due, an Apply is requested or it is told to stop, it re-reads and re-plans the port and
+// applies (under enforce) or reports (under report). It has a thread only while it has something
+// to do or a retry to wait for: a node at rest runs no thread per port.
 
 #include <atomic>
 #include <condition_variable>
@@ -80,6 +81,8 @@ class PortWorker {
   using Requests = std::vector<std::promise<apply::PortResult>>;
 
   void run();
+  // Starts the thread when the worker has none and has something to do (mutex_ not held).
+  void wake();
   // A request the worker answers when it has run: `add` queues it (mutex_ held); answered at
   // once when the worker has stopped.
   std::future<apply::PortResult> enqueue(
@@ -124,6 +127,8 @@ class PortWorker {
 
   mutable std::mutex mutex_;  // guards everything below up to the thread
   std::condition_variable wake_;
+  bool started_ = false;
+  bool running_ = false;  // a thread is in run(), or about to be
   bool stop_ = false;
   bool dirty_ = true;  // the first check
   bool settle_ = false;
@@ -154,6 +159,7 @@ class PortWorker {
   std::atomic<bool> idle_{false};
   std::promise<void> done_;
   std::shared_future<void> done_future_;
+  std::mutex thread_mutex_;  // thread_: wake(), join()
   std::thread thread_;
 };
 

@@ -79,6 +79,25 @@ class SimulatedTime::Registration {
   uint64_t id_ = 0;
 };
 
+std::thread SimulatedTime::start_thread(std::function<void()> body) {
+  {
+    const std::lock_guard lock(mutex_);
+    ++starting_;
+  }
+  return std::thread([this, body = std::move(body)] {
+    {
+      // Known from here: the clock waits for it to wait or end, as for one it woke.
+      const std::lock_guard lock(mutex_);
+      const std::thread::id self = std::this_thread::get_id();
+      ended_.erase(self);
+      if (known_.insert(self).second) tell_at_exit(exits_);
+      --starting_;
+      changed_.notify_all();
+    }
+    body();
+  });
+}
+
 SimulatedTime::SimulatedTime()
     : start_(std::chrono::steady_clock::now()),
       wall_start_(std::chrono::system_clock::now()),
@@ -206,8 +225,9 @@ void SimulatedTime::quiesce() {
     return thread == self || waiting_locked(thread);
   };
   std::unique_lock lock(mutex_);
-  const bool quiet = changed_.wait_for(
-      lock, kHangPatience, [&] { return std::all_of(known_.begin(), known_.end(), settled); });
+  const bool quiet = changed_.wait_for(lock, kHangPatience, [&] {
+    return starting_ == 0 && std::all_of(known_.begin(), known_.end(), settled);
+  });
   if (!quiet) {
     std::fprintf(stderr,
                  "SimulatedTime: a thread that waited on the clock neither waits again "

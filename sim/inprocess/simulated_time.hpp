@@ -45,6 +45,7 @@ class SimulatedTime final : public roced::TimeSource {
     return std::chrono::nanoseconds(cpu_ns_.load());
   }
   void charge_cpu(std::chrono::nanoseconds used) { cpu_ns_ += used.count(); }
+  std::thread start_thread(std::function<void()> body) override;
 
   // Moves the clock on by `step`: listeners run (in the caller's thread, in the order added),
   // every wait is woken to look at the clock, and the call returns once each thread whose
@@ -104,6 +105,7 @@ class SimulatedTime final : public roced::TimeSource {
   std::map<uint64_t, Waiter> waiters_;  // by registration, in order
   uint64_t next_registration_ = 1;
   std::set<std::thread::id> known_;  // threads that have waited on this clock, until they end
+  int starting_ = 0;  // threads from start_thread that have not yet made themselves known
   std::set<std::thread::id> ended_;  // threads that waited on this clock and have ended
   std::shared_ptr<Exits> exits_;
 

@@ -73,6 +73,36 @@ TEST_F(ReconcileLifecycle, StartOnANodeAlreadyRightWritesNothing) {
   EXPECT_EQ(writes(), before);
 }
 
+// The threads of this process, as the kernel lists them.
+size_t thread_count() {
+  return static_cast<size_t>(
+      std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator{}));
+}
+
+// A port's worker runs a thread only while it has a check to make: at rest, between drift checks,
+// the reconciler adds its event thread and nothing per port.
+TEST_F(ReconcileLifecycle, AtRestThePortsRunNoThreadOfTheirOwn) {
+  const auto config = make_config(DriftPolicy::Enforce, 200ms);
+  apply_once(config);
+  const size_t before = thread_count();
+  Reconciler reconciler(system_, config, test_options());
+  reconciler.start();
+  ASSERT_EQ(reconciler.snapshot().size(), 4u);
+  const auto started = time_.wall_now();
+  ASSERT_TRUE(run_until([&] { return all_checked_since(reconciler, started + 400ms); }));
+  // A worker's thread ends in real time once its check is done.
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (thread_count() > before + 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_LE(thread_count(), before + 1) << "threads before the reconciler: " << before;
+  // And a drift check still finds every port.
+  const auto later = time_.wall_now();
+  ASSERT_TRUE(run_until([&] { return all_checked_since(reconciler, later + 200ms); }));
+  EXPECT_EQ(reconciler.status_line(), "4 ports: 4 in sync");
+  reconciler.stop();
+}
+
 TEST_F(ReconcileLifecycle, ApplyNowAndCurrentPlan) {
   // Under report start() writes nothing; apply_now() applies whatever the policy.
   const auto config = make_config(DriftPolicy::Report, 1h);
