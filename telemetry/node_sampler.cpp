@@ -79,6 +79,9 @@ NodeSampler::RdmaReading NodeSampler::read_rdma_counters(const std::vector<PortT
 
 NodeSampler::RdmaReading NodeSampler::rdma_counters(const std::vector<PortTarget>& targets) {
   std::lock_guard lock(rdma_mutex_);
+  const auto now = time_->now();
+  if (rdma_asked_at_) rdma_asked_gap_ = now - *rdma_asked_at_;
+  rdma_asked_at_ = now;
   if (kept_ && rdma_max_age_ > SteadyClock::duration::zero()) {
     const auto age = time_->now() - kept_->at;
     RdmaReading reading{{}, kept_->took_each, true, age};
@@ -97,6 +100,12 @@ NodeSampler::RdmaReading NodeSampler::rdma_counters(const std::vector<PortTarget
 }
 
 void NodeSampler::refresh_rdma() {
+  {
+    // Nobody scrapes: three firmware commands a port, every interval, for nothing.
+    std::lock_guard lock(rdma_mutex_);
+    const auto idle_after = std::max<SteadyClock::duration>(kRdmaIdleAfter, 3 * rdma_asked_gap_);
+    if (!rdma_asked_at_ || time_->now() - *rdma_asked_at_ > idle_after) return;
+  }
   const std::vector<PortTarget> targets = targets_();
   std::lock_guard lock(rdma_mutex_);
   (void)read_rdma_counters(targets);

@@ -61,8 +61,11 @@ class NodeSampler {
   // it is at most `max_age` old; 0 (the default): every sample reads them. Before sample().
   void keep_rdma_readings(std::chrono::steady_clock::duration max_age) { rdma_max_age_ = max_age; }
   // Reads every target's RDMA counters now (RDMA netlink, one request per port) and keeps them
-  // for the samples to come. Thread-safe; the daemon calls it on a thread of its own.
+  // for the samples to come, while samples ask for them: not before the first, nor once none has
+  // come for kRdmaIdleAfter (or three of the last gaps between them, if longer); the next sample
+  // then reads them itself. Thread-safe; the daemon calls it on a thread of its own.
   void refresh_rdma();
+  static constexpr std::chrono::minutes kRdmaIdleAfter{2};
   // The clock the readings' ages are told on (before the first sample()).
   void use_time(TimeSource& time) { time_ = &time; }
 
@@ -120,6 +123,9 @@ class NodeSampler {
     TimeSource::TimePoint at{};
   };
   std::optional<KeptRdma> kept_;
+  // When samples last asked for the RDMA counters, and the gap before that ask.
+  std::optional<TimeSource::TimePoint> rdma_asked_at_;
+  std::chrono::steady_clock::duration rdma_asked_gap_{0};
   std::shared_ptr<sampling::StatsPoller> poller_;
   std::chrono::steady_clock::duration max_sample_age_{0};
   Targets targets_;

@@ -231,10 +231,14 @@ TEST_F(SamplerSim, AKeptRdmaReadingIsServedWhileFreshAndReadAgainWhenOld) {
 
   const uint64_t before = cong_queries("lan2");
   sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), before) << "no sample has asked yet: nothing read";
+  (void)sampler.sample();  // reads them itself
   EXPECT_EQ(cong_queries("lan2"), before + 1);
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), before + 2);
   time_.advance(1500ms);
   const NodeSample served = sampler.sample();
-  EXPECT_EQ(cong_queries("lan2"), before + 1) << "served from the background reading";
+  EXPECT_EQ(cong_queries("lan2"), before + 2) << "served from the background reading";
   ASSERT_EQ(served.ports.size(), 1u);
   EXPECT_EQ(served.ports[0].rdma_age, 1500ms);
   EXPECT_EQ(served.ports[0].rdma.count("np_cnp_sent"), 1u);
@@ -242,18 +246,51 @@ TEST_F(SamplerSim, AKeptRdmaReadingIsServedWhileFreshAndReadAgainWhenOld) {
 
   time_.advance(1s);  // 2.5 s old: too old
   const NodeSample old = sampler.sample();
-  EXPECT_EQ(cong_queries("lan2"), before + 2);
+  EXPECT_EQ(cong_queries("lan2"), before + 3);
   EXPECT_EQ(old.ports[0].rdma_age, std::chrono::steady_clock::duration::zero());
 
   netdevs.push_back("lan3");  // fresh (the last sample's read), but lan3 was not in it
   const NodeSample wider = sampler.sample();
-  EXPECT_EQ(cong_queries("lan2"), before + 3);
+  EXPECT_EQ(cong_queries("lan2"), before + 4);
   ASSERT_EQ(wider.ports.size(), 2u);
   EXPECT_EQ(wider.ports[1].rdma.count("np_cnp_sent"), 1u);
 
   sampler.keep_rdma_readings(0s);  // the default: every sample reads
   (void)sampler.sample();
-  EXPECT_EQ(cong_queries("lan2"), before + 4);
+  EXPECT_EQ(cong_queries("lan2"), before + 5);
+}
+
+// Nobody scrapes any more: the background reading stops once no sample has asked for
+// kRdmaIdleAfter, or for three of the gaps between the last samples when those are longer.
+TEST_F(SamplerSim, TheBackgroundRdmaReadingStopsWhenNoScrapeAsks) {
+  using namespace std::chrono_literals;
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = *describe_netdev(*system_.files, "lan2");
+    return std::vector<PortTarget>{target};
+  });
+  sampler.use_time(time_);
+  sampler.keep_rdma_readings(2s);
+  (void)sampler.sample();
+  const uint64_t asked = cong_queries("lan2");
+  time_.advance(NodeSampler::kRdmaIdleAfter - 1s);
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), asked + 1) << "a sample asked within kRdmaIdleAfter";
+  time_.advance(2s);
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), asked + 1) << "none asked for longer: not read";
+
+  // Scrapes five minutes apart keep it going for fifteen.
+  (void)sampler.sample();  // served nothing fresh: reads
+  time_.advance(5min);
+  (void)sampler.sample();
+  const uint64_t slow = cong_queries("lan2");
+  time_.advance(14min);
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), slow + 1);
+  time_.advance(2min);
+  sampler.refresh_rdma();
+  EXPECT_EQ(cong_queries("lan2"), slow + 1);
 }
 
 // Where the system has no NETLINK_RDMA the hw_counters files are read, with the same result.
