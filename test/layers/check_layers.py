@@ -14,7 +14,7 @@ import sys
 RANKS = [
     ["util"],
     ["os", "finding"],
-    ["dcb", "ethtool", "link", "rdma"],
+    ["dcb", "driver", "ethtool", "link", "rdma"],
     ["lldp"],
     ["port", "sampling"],
     ["telemetry", "watchdog", "write"],
