@@ -267,6 +267,26 @@ Field<rdma::EcnState> ecn_field(System& system, const DiscoveredPort& port) {
 
 }  // namespace
 
+// What tells the port's driver apart, read without writing anything: the driver's own answer,
+// the kernel's release and version strings, MLNX_OFED's ecn/ sysfs.
+Field<driver::Detected> detect_driver(System& system, const DiscoveredPort& port,
+                                      const Field<DriverInfo>& info) {
+  if (!info.ok()) return Field<driver::Detected>::lacking_as(info);
+  const auto first_line = [&](const char* path) {
+    auto text = system.files->read(path);
+    if (!text) return std::string();
+    return text->substr(0, text->find('\n'));
+  };
+  driver::HostFacts facts;
+  facts.driver = info.value->driver;
+  facts.driver_version = info.value->version;
+  facts.kernel_release = first_line("/proc/sys/kernel/osrelease");
+  facts.kernel_version = first_line("/proc/version");
+  facts.ofed_sysfs =
+      system.files->exists(std::filesystem::path("/sys/class/net") / port.netdev / "ecn");
+  return Field<driver::Detected>::of(driver::detect(facts));
+}
+
 PortStatus read_port_status(System& system, const DiscoveredPort& port,
                             const StatusOptions& options) {
   PortStatus status;
@@ -275,6 +295,7 @@ PortStatus read_port_status(System& system, const DiscoveredPort& port,
   status.driver_info = options.driver_info
                            ? field_from(ethtool.driver_info(port.netdev), "driver info")
                            : Field<DriverInfo>::not_read();
+  status.driver = detect_driver(system, port, status.driver_info);
   if (options.link) {
     status.link = Field<LinkInfo>::of(*options.link);
   } else {

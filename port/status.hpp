@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dcb/types.hpp"
+#include "driver/detect.hpp"
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "port/discovery.hpp"
@@ -133,6 +134,9 @@ struct PortStatus {
   DiscoveredPort port;
   std::optional<BondStatus> bond;  // on a bond and on its slaves
   Field<DriverInfo> driver_info;
+  // Which mlx5 driver tree this is, with the evidence (driver/detect.hpp): how roced expects it
+  // to behave where the trees differ. Unknown where it cannot tell.
+  Field<driver::Detected> driver;
   Field<LinkInfo> link;
   // sysfs speed: the negotiated rate, absent while the link has no carrier (mlx5 then answers -1).
   std::optional<uint32_t> speed_mbps;

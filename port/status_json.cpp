@@ -80,6 +80,20 @@ nlohmann::ordered_json PortStatus::to_json() const {
                 {"firmware", info.firmware},
                 {"bus_info", info.bus_info}};
   });
+  out["driver_tree"] = field_json(driver, [](const driver::Detected& d) {
+    json traits = json::object();
+    traits["buffer_recompute"] = driver::kBufferRecomputeNames.name(d.traits.buffer_recompute);
+    traits["cable_length"] = driver::kCableLengthNames.name(d.traits.cable_length);
+    traits["maxrate"] = driver::kMaxrateNames.name(d.traits.maxrate);
+    traits["ecn_knobs"] = driver::kEcnKnobsNames.name(d.traits.ecn_knobs);
+    traits["cnp_priority_mode"] = driver::kCnpPriorityModeNames.name(d.traits.cnp_priority_mode);
+    json out_driver = json::object();
+    out_driver["flavour"] = driver::flavour_row(d.flavour).name;
+    out_driver["version"] = d.version.empty() ? json(nullptr) : json(d.version);
+    out_driver["traits"] = std::move(traits);
+    out_driver["evidence"] = d.evidence;
+    return out_driver;
+  });
   out["link"] = field_json(link, [](const LinkInfo& l) {
     return json{{"ifindex", l.ifindex},   {"state", operstate_name(l.operstate)},
                 {"admin_up", l.admin_up}, {"carrier", l.carrier},

@@ -228,10 +228,19 @@ std::string bond_text(const PortStatus& s) {
   return line("bond", bond_kind(bond) + ": " + (slaves.empty() ? "no slaves" : slaves));
 }
 
+// "debian-6.12 (6.12.57): the kernel's own driver; /proc/version: Debian 6.12.57", or why not.
+std::string driver_tree_text(const driver::Detected& d) {
+  std::string text(driver::flavour_row(d.flavour).name);
+  if (!d.version.empty()) text += " (" + d.version + ")";
+  if (!d.evidence.empty()) text += ": " + d.evidence.back();
+  return text;
+}
+
 std::string body_text(const PortStatus& s) {
   std::string out;
   if (!s.link.ok()) out += line("link", s.link.error);
   if (!s.driver_info.ok()) out += line("driver", s.driver_info.error);
+  if (s.driver.ok()) out += line("driver tree", driver_tree_text(*s.driver.value));
   if (s.bond) out += bond_text(s);
 
   // One IEEE_GET gives trust, DSCP, PFC, ETS and buffer: when it failed, say so once.

@@ -89,6 +89,8 @@ Observation observe(System& system, TimeSource& time, const DiscoveredPort& port
   seen.link = LinkClient(system).get(netdev);
   seen.speed_mbps = link_speed(system, netdev);
   seen.kernel_release = first_line(files, "/proc/sys/kernel/osrelease");
+  seen.kernel_version = first_line(files, "/proc/version");
+  seen.ofed_sysfs = files.exists("/sys/class/net/" + netdev + "/ecn");
   seen.pci_device = first_line(files, "/sys/class/net/" + netdev + "/device/device");
   if (!port.rdma_device.empty()) {
     const std::string ib = "/sys/class/infiniband/" + port.rdma_device;

@@ -34,6 +34,8 @@ struct Observation {
   Result<LinkInfo> link = Error{EINVAL, "not read"};
   std::optional<uint32_t> speed_mbps;
   std::string kernel_release;  // /proc/sys/kernel/osrelease; empty when unreadable
+  std::string kernel_version;  // /proc/version: Debian's kernels name their package there
+  bool ofed_sysfs = false;     // /sys/class/net/<netdev>/ecn/ (MLNX_OFED)
   std::string pci_device;      // /sys/class/net/<if>/device/device ("0x1021")
   std::string hca_type;        // /sys/class/infiniband/<dev>/hca_type
   std::string board_id;        // /sys/class/infiniband/<dev>/board_id (PSID)

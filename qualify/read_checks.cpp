@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver/detect.hpp"
 #include "qualify/check_kinds.hpp"
 #include "telemetry/wrap.hpp"
 
@@ -64,6 +65,18 @@ std::string mask_text(unsigned mask) {
   return out.empty() ? "none" : out;
 }
 
+driver::Detected detect_tree(const Observation& seen) {
+  driver::HostFacts facts;
+  if (seen.driver_info.ok()) {
+    facts.driver = seen.driver_info->driver;
+    facts.driver_version = seen.driver_info->version;
+  }
+  facts.kernel_release = seen.kernel_release;
+  facts.kernel_version = seen.kernel_version;
+  facts.ofed_sysfs = seen.ofed_sysfs;
+  return driver::detect(facts);
+}
+
 Check driver_check(const Observation& seen) {
   Check check = make(kinds::kDriverIsMlx5);
   if (!seen.driver_info.ok()) return unknown(check, seen.driver_info.error().message);
@@ -71,6 +84,12 @@ Check driver_check(const Observation& seen) {
   const std::string flavour = driver_flavour(seen);
   std::string evidence = "driver " + info.driver + " " + info.version;
   if (!flavour.empty()) evidence += flavour == "inbox" ? " (inbox)" : " (NVIDIA's tree)";
+  const driver::Detected tree = detect_tree(seen);
+  evidence += ", tree " + std::string(driver::flavour_row(tree.flavour).name);
+  if (!tree.version.empty()) evidence += " " + tree.version;
+  if (tree.flavour == driver::Flavour::Unknown && !tree.evidence.empty()) {
+    evidence += " (" + tree.evidence.back() + ")";
+  }
   evidence += ", firmware " + info.firmware;
   if (!seen.hca_type.empty()) {
     const std::string model = model_of_hca_type(seen.hca_type);
@@ -423,6 +442,9 @@ PortFacts facts_of(const Observation& seen) {
     facts.firmware = firmware.substr(0, firmware.find(' '));
   }
   facts.flavour = driver_flavour(seen);
+  const driver::Detected tree = detect_tree(seen);
+  facts.driver_tree = driver::flavour_row(tree.flavour).name;
+  facts.driver_evidence = tree.evidence;
   facts.board_id = seen.board_id;
   facts.hca_type = seen.hca_type;
   facts.model = model_of_hca_type(seen.hca_type);

@@ -44,7 +44,10 @@ struct PortFacts {
   std::string pci;     // the real PCI function; replaced before anything is written out
   std::string driver;  // "mlx5_core"
   std::string driver_version;
-  std::string flavour;   // "inbox", "ofed", "" when unknown
+  std::string flavour;  // "inbox", "ofed", "" when unknown
+  // The driver tree (driver/traits.hpp: "debian-6.1", "mlnx-ofed", "unknown") and what told it.
+  std::string driver_tree;
+  std::vector<std::string> driver_evidence;
   std::string firmware;  // "28.39.1002"
   std::string board_id;  // PSID, "MT_0000000838": the board model, not the unit
   std::string model;     // "ConnectX-7", from hca_type; "" when unknown

@@ -39,6 +39,8 @@ json port_json(const PortReport& port, const std::map<std::string, std::string>&
   out["driver"] = text_or_null(f.driver);
   out["driver_version"] = text_or_null(f.driver_version);
   out["flavour"] = text_or_null(f.flavour);
+  out["driver_tree"] = text_or_null(f.driver_tree);
+  out["driver_evidence"] = f.driver_evidence;
   out["firmware"] = text_or_null(f.firmware);
   out["board_id"] = text_or_null(f.board_id);
   out["hca_type"] = text_or_null(f.hca_type);
@@ -111,6 +113,15 @@ std::string stand_in_addresses(size_t ipv4, size_t ipv6, size_t number) {
 }
 
 // The NIC a PCI function belongs to: domain, bus and device ("0000:17:00").
+// The driver as roce-sim's node files name it: the tree roced told, else the kernel's own
+// driver or OFED as the version showed (a tree roced cannot tell is captured as the one it runs
+// like most, and the report's driver_evidence says why).
+std::string node_file_flavour(const PortFacts& f) {
+  if (f.driver_tree == "mlnx-ofed") return "ofed";
+  if (f.driver_tree == "debian-6.1" || f.driver_tree == "debian-6.12") return f.driver_tree;
+  return f.flavour;
+}
+
 std::string card_of(const std::string& pci) {
   return pci.find(':') == std::string::npos ? pci : pci.substr(0, pci.rfind('.'));
 }
@@ -257,7 +268,8 @@ std::string node_description(const Report& report) {
       out << "    model: " << f.model << "\n    firmware: " << f.firmware << "\n";
     }
     if (!f.flavour.empty()) {
-      out << "    driver: {flavour: " << f.flavour << ", version: " << f.driver_version << "}\n";
+      out << "    driver: {flavour: " << node_file_flavour(f) << ", version: " << f.driver_version
+          << "}\n";
     }
     if (f.firmware_command_us && *f.firmware_command_us <= 100000) {
       out << "    firmware_command_us: " << *f.firmware_command_us

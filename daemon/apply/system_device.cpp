@@ -16,9 +16,8 @@ class SystemPortDevice final : public PortDevice {
       : system_(plan::planning_view(system)), port_(std::move(port)) {}
 
   PortStatus read() override {
-    // What plan_port compares, nothing more: no driver info, counters or GID table.
+    // What plan_port compares, nothing more: no counters or GID table.
     StatusOptions options;
-    options.driver_info = false;
     options.hw_counters = false;
     options.gid_table = false;
     return read_port_status(system_, port_, options);

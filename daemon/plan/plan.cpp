@@ -29,11 +29,10 @@ std::string driver_of(const FileTree& files, const std::string& netdev) {
   return target->lexically_normal().filename().string();
 }
 
-// Planning reads only what it compares: no driver info, no hw_counters, and the GID table only
-// up to the entry it looks for.
+// Planning reads only what it compares: the driver info (its tree decides how some settings
+// behave), no hw_counters, and the GID table only up to the entry it looks for.
 StatusOptions planning_reads() {
   StatusOptions options;
-  options.driver_info = false;
   options.hw_counters = false;
   options.gid_table = false;
   return options;

@@ -105,6 +105,8 @@ PortSpec virtual_function(const PortSpec& pf, uint32_t index) {
   vf.board = pf.board;
   vf.driver_version = pf.driver_version;
   vf.flavour = pf.flavour;
+  vf.traits = pf.traits;
+  vf.kernel_package = pf.kernel_package;
   vf.max_mtu = pf.max_mtu;
   vf.link_training_ms = pf.link_training_ms;
   vf.caps.stall_prevention = false;
@@ -250,6 +252,8 @@ void parse_uppers(const YamlFile& reader, const Field& field, PortSpec& port,
     }
     spec.board = port.board;
     spec.flavour = port.flavour;
+    spec.traits = port.traits;
+    spec.kernel_package = port.kernel_package;
     spec.lockdown = port.lockdown;
     spec.speed_mbps = port.speed_mbps;  // __ethtool_get_link_ksettings of the real device
     spec.max_mtu = port.max_mtu;
@@ -320,7 +324,7 @@ void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& 
   bond.caps.prio_discard_counters = false;
   // Upstream's cc_params belong to the LAG's RDMA device (on the first PF's debugfs); NVIDIA's
   // ecn/ tree stays on each PF's netdev.
-  bond.caps.ecn = pfs.front()->caps.ecn && pfs.front()->flavour == DriverFlavour::Inbox;
+  bond.caps.ecn = pfs.front()->caps.ecn && kernel_driver(pfs.front()->flavour);
   bond.speed_mbps = 0;
   for (PortSpec* pf : pfs) {
     bond.bond_slaves.push_back(pf->netdev);
@@ -331,7 +335,7 @@ void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& 
     }
     pf->bond = bond.netdev;
     pf->rdma_device.clear();
-    if (pf->flavour == DriverFlavour::Inbox) pf->caps.ecn = false;
+    if (kernel_driver(pf->flavour)) pf->caps.ecn = false;
   }
   if (const auto f = lag.get("addresses")) {
     for (const auto& address_field : reader.list(*f)) {
@@ -411,19 +415,57 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
     if (const auto f = nic.get("firmware_command_us")) {
       command_us = static_cast<uint32_t>(reader.integer(*f, 0, 100000));
     }
-    DriverFlavour flavour = DriverFlavour::Inbox;
+    DriverFlavour flavour = DriverFlavour::Debian61;
     std::string driver_version;
+    std::optional<std::string> kernel_package;
+    std::optional<yaml_reader::Field> traits_field;
     if (const auto driver_field = nic.get("driver")) {
-      const auto driver = reader.map(*driver_field, {"flavour", "version"});
+      const auto driver = reader.map(*driver_field, {"flavour", "version", "kernel", "traits"});
       if (const auto f = driver.get("flavour")) {
-        flavour = reader.choice(*f, {"inbox", "ofed"}) == "ofed" ? DriverFlavour::Ofed
-                                                                 : DriverFlavour::Inbox;
+        // "inbox" is the name of Debian bookworm's kernel driver from before there were others.
+        const std::string name = reader.choice(
+            *f, {"inbox", "debian-6.1", "debian-6.12", "ofed", "mlnx-ofed", "nic-kernel"});
+        if (name == "debian-6.12") flavour = DriverFlavour::Debian612;
+        if (name == "ofed" || name == "mlnx-ofed") flavour = DriverFlavour::Ofed;
+        if (name == "nic-kernel") flavour = DriverFlavour::NicKernel;
       }
       if (const auto v = driver.get("version")) driver_version = reader.string(*v);
+      if (const auto k = driver.get("kernel")) kernel_package = reader.string(*k);
+      if (const auto t = driver.get("traits")) traits_field = *t;
     }
+    DriverTraits traits = traits_of(flavour);
+    if (traits_field) {
+      const auto t = reader.map(*traits_field, {"buffer_recompute", "cable_length", "maxrate"});
+      if (const auto f = t.get("buffer_recompute")) {
+        traits.buffer_recompute =
+            reader.choice(*f, {"manual-flag", "firmware-ownership"}) == "manual-flag"
+                ? BufferRecompute::ManualFlag
+                : BufferRecompute::FirmwareOwnership;
+      }
+      if (const auto f = t.get("cable_length")) {
+        traits.cable_length = reader.choice(*f, {"driver", "firmware"}) == "driver"
+                                  ? CableLengthHome::Driver
+                                  : CableLengthHome::Firmware;
+      }
+      if (const auto f = t.get("maxrate")) {
+        const std::string name = reader.choice(*f, {"u8-wrapping", "u8-checked", "u16"});
+        traits.maxrate = name == "u16"          ? MaxrateEncoding::U16
+                         : name == "u8-checked" ? MaxrateEncoding::U8Checked
+                                                : MaxrateEncoding::U8Wrapping;
+      }
+    }
+    // The kernel's own driver reports the kernel release; MLNX_OFED/DOCA its own version. An
+    // OFED node runs Debian bookworm's kernel. nic-kernel is NVIDIA's own build, not Debian's.
     if (driver_version.empty()) {
-      // inbox mlx5_core reports the kernel release; MLNX_OFED/DOCA its own version.
-      driver_version = flavour == DriverFlavour::Ofed ? "24.10-1.1.4" : "6.1.0-27-amd64";
+      driver_version = flavour == DriverFlavour::Ofed        ? "24.10-1.1.4"
+                       : flavour == DriverFlavour::Debian612 ? "6.12.57+deb13-amd64"
+                       : flavour == DriverFlavour::NicKernel ? "6.12.0-nic-kernel"
+                                                             : "6.1.0-27-amd64";
+    }
+    if (!kernel_package) {
+      kernel_package = flavour == DriverFlavour::Debian612   ? "Debian 6.12.57-1"
+                       : flavour == DriverFlavour::NicKernel ? ""
+                                                             : "Debian 6.1.115-1";
     }
 
     Capabilities caps;
@@ -460,6 +502,8 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       spec.board = model->name;
       spec.firmware = firmware;
       spec.flavour = flavour;
+      spec.traits = traits;
+      spec.kernel_package = *kernel_package;
       spec.driver_version = driver_version;
       spec.caps = caps;
       spec.firmware_command_us = command_us;

@@ -254,6 +254,9 @@ class Port {
   // NVIDIA's tree (the OFED flavour): en_dcbnl.c mlx5e_dcbnl_ieee_setpfc and
   // en/port_buffer.c mlx5e_port_manual_buffer_config as Mellanox/nic-kernel has them.
   int nvidia_setpfc(const ieee_pfc& in);
+  int checked_setmaxrate(const ieee_maxrate& in);
+  // After a PFC change the driver sizes the host's buffers again (BufferRecompute).
+  bool host_recomputes_buffers() const;
   int nvidia_buffer_config(uint32_t change, uint8_t pfc_en, const uint32_t* sizes,
                            const uint8_t* prio2buffer);
   enum BufferChange : uint32_t {  // MLX5E_PORT_BUFFER_*

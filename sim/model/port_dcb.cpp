@@ -184,8 +184,9 @@ void Port::set_port_pfc(uint8_t mask) {
 }
 
 int Port::ieee_setpfc(const ieee_pfc& in) {
-  if (spec_.flavour == DriverFlavour::Ofed) return nvidia_setpfc(in);
-  // mlx5e_dcbnl_ieee_setpfc (mainline 6.1)
+  if (spec_.traits.cable_length == CableLengthHome::Firmware) return nvidia_setpfc(in);
+  // mlx5e_dcbnl_ieee_setpfc (Debian 6.1, MLNX_OFED; Debian 6.12 asks the firmware who owns the
+  // buffers instead of keeping a flag)
   const uint32_t old_cable_len = cable_len_;
   uint32_t changed = 0;
   const uint8_t curr_pfc_en = pfc_en_;
@@ -201,9 +202,9 @@ int Port::ieee_setpfc(const ieee_pfc& in) {
   int ret = 0;
   if (spec_.caps.buffers) {
     const uint8_t pfc_new = (changed & kChangePfc) ? in.pfc_en : curr_pfc_en;
-    if (buffers_manual_)
+    if (host_recomputes_buffers())
       ret = manual_buffer_config(changed, pfc_new, nullptr, nullptr);
-    else
+    else if (!buffers_manual_)
       auto_buffer_layout();
     if (ret && (changed & kChangeCableLen)) cable_len_ = old_cable_len;
   }
@@ -230,8 +231,17 @@ int Port::ieee_getmaxrate(ieee_maxrate& out) const {
   return 0;
 }
 
+bool Port::host_recomputes_buffers() const {
+  if (spec_.traits.buffer_recompute == BufferRecompute::ManualFlag) return buffers_manual_;
+  // port.c mlx5_query_port_buffer_ownership: unknown without PCAM buffer_ownership, which is never
+  // MLX5_BUF_OWNERSHIP_SW_OWNED; with it, the firmware reports the buffers host-owned once a PBMC
+  // write succeeded.
+  return spec_.caps.buffer_ownership && buffers_manual_;
+}
+
 int Port::ieee_setmaxrate(const ieee_maxrate& in) {
-  if (spec_.flavour == DriverFlavour::Ofed) {
+  if (spec_.traits.maxrate == MaxrateEncoding::U8Checked) return checked_setmaxrate(in);
+  if (spec_.traits.maxrate == MaxrateEncoding::U16) {
     // NVIDIA's tree with the QCAM qetcr_qshr_max_bw_val_msb feature: a u16 count of 100 Mbit/s
     // units up to 6553.5 Gbit/s, of 1 Gbit/s units up to 65535 Gbit/s, -EINVAL above.
     const uint64_t upper_100mbps = uint64_t{UINT16_MAX} * k100Mb;
@@ -256,10 +266,10 @@ int Port::ieee_setmaxrate(const ieee_maxrate& in) {
     max_bw_unit_ = unit;
     return 0;
   }
-  // mlx5e_dcbnl_ieee_setmaxrate (mainline 6.1): below roundup(255 * 100 Mb, 1 Gb) = 26 Gb/s in
-  // 100 Mb/s units, at least one; above in whole Gb/s. The value register is a u8 and the driver
-  // does not clamp: 25.6..25.9 Gb/s and >= 256 Gb/s wrap modulo 256 units, exactly as on real
-  // hardware.
+  // mlx5e_dcbnl_ieee_setmaxrate (Debian 6.1.115, MLNX_OFED 24.04-25.10): below roundup(255 * 100
+  // Mb, 1 Gb) = 26 Gb/s in 100 Mb/s units, at least one; above in whole Gb/s. The value register is
+  // a u8 and the driver does not clamp: 25.6..25.9 Gb/s and >= 256 Gb/s wrap modulo 256 units,
+  // exactly as on real hardware.
   const uint64_t upper_limit = (255 * k100Mb + k1Gb - 1) / k1Gb * k1Gb;
   for (int i = 0; i <= kMaxTc; ++i) {
     const uint64_t rate = in.tc_maxrate[i];
@@ -275,6 +285,33 @@ int Port::ieee_setmaxrate(const ieee_maxrate& in) {
       max_bw_unit_[i] = kGbpsUnit;
     }
   }
+  return 0;
+}
+
+int Port::checked_setmaxrate(const ieee_maxrate& in) {
+  // mlx5e_dcbnl_ieee_setmaxrate after "Fix maxrate wraparound in threshold between units" and
+  // "... above 255 Gbps" (Debian 6.1.159, 6.12.63): up to 25.5 Gb/s in 100 Mb/s units, up to
+  // 255 Gb/s in whole Gb/s, -EINVAL above, before anything is written.
+  const uint64_t upper_limit_mbps = 255 * k100Mb;
+  const uint64_t upper_limit_gbps = 255 * k1Gb;
+  std::array<uint8_t, 8> value{};
+  std::array<uint8_t, 8> unit{};
+  for (int i = 0; i <= kMaxTc; ++i) {
+    const uint64_t rate = in.tc_maxrate[i];
+    if (!rate) {
+      unit[i] = kBwNoLimit;
+    } else if (rate <= upper_limit_mbps) {
+      value[i] = static_cast<uint8_t>(std::max<uint64_t>(rate / k100Mb, 1));
+      unit[i] = k100MbpsUnit;
+    } else if (rate <= upper_limit_gbps) {
+      value[i] = static_cast<uint8_t>(rate / k1Gb);
+      unit[i] = kGbpsUnit;
+    } else {
+      return -EINVAL;
+    }
+  }
+  std::copy(value.begin(), value.end(), max_bw_value_.begin());
+  max_bw_unit_ = unit;
   return 0;
 }
 
@@ -305,7 +342,8 @@ void Port::auto_buffer_layout() {
   // same whatever getpfc echoes.
   // NVIDIA's tree writes it to the firmware (PFCC) where the firmware has the PCAM cable_length
   // feature (en/port_buffer.c mlx5e_port_set_cable_len), and the firmware then sizes with it.
-  const bool firmware_knows_cable = spec_.flavour == DriverFlavour::Ofed && spec_.caps.cable_length;
+  const bool firmware_knows_cable =
+      spec_.traits.cable_length == CableLengthHome::Firmware && spec_.caps.cable_length;
   const uint32_t xoff =
       xoff_at(spec_.speed_mbps, firmware_knows_cable ? cable_len_ : kFirmwareCableMetres);
   buffer_ = dcbnl_buffer{};
@@ -426,7 +464,7 @@ int Port::dcbnl_setbuffer(const dcbnl_buffer& in) {
                   std::begin(buffer_.buffer_size)))
     changed |= kChangeSize;
   if (!changed) return 0;
-  if (spec_.flavour == DriverFlavour::Ofed)
+  if (spec_.traits.cable_length == CableLengthHome::Firmware)
     return nvidia_buffer_config(changed, pfc_en_, in.buffer_size, in.prio2buffer);
   buffers_manual_ = true;  // set before the config is tried, so a failed set still leaves it on
   return manual_buffer_config(changed, pfc_en_, in.buffer_size, in.prio2buffer);

@@ -13,11 +13,50 @@
 
 namespace roce_sim {
 
-// Which mlx5 driver the port runs: the distribution kernel's (inbox: Debian bookworm's 6.1, with
-// upstream's debugfs cc_params), or NVIDIA's own tree (ofed: the DCQCN knobs under
-// /sys/class/net/<if>/ecn/, and the buffer and cable-length code of Mellanox/nic-kernel's
-// en_dcbnl.c and en/port_buffer.c, which asks the firmware instead of keeping its own state).
-enum class DriverFlavour { Inbox, Ofed };
+// Which mlx5 driver the port runs, as a fleet gets it. Each is a set of DriverTraits (below),
+// read in its tree; a node file may override single traits.
+//  - Debian61: mainline 6.1 as Debian bookworm's 6.1.115 (6.1.0-27-amd64) has it.
+//  - Debian612: mainline 6.12 as Debian trixie's 6.12.57 has it (the 6.12 stable series).
+//  - Ofed: MLNX_OFED / DOCA-OFED 24.04-25.10 (mlnx-ofa_kernel): 6.1's buffer and maxrate code,
+//    and the DCQCN knobs under /sys/class/net/<if>/ecn/ (en_sysfs.c, en_ecn.c).
+//  - NicKernel: NVIDIA's nic-kernel tree: the cable length and buffer ownership asked of the
+//    firmware (en_dcbnl.c, en/port_buffer.c), rate caps in a u16.
+enum class DriverFlavour { Debian61, Debian612, Ofed, NicKernel };
+
+// After a PFC or cable-length change: recompute host-set buffers once the host has set them
+// (en_dcbnl.c priv->dcbx.manual_buffer: 6.1, OFED), or only when the firmware reports them
+// host-owned (port.c mlx5_query_port_buffer_ownership: 6.12.44 on, nic-kernel), which firmware
+// without PCAM buffer_ownership never does.
+enum class BufferRecompute { ManualFlag, FirmwareOwnership };
+// The cable length kept in the driver, 1..999 m, anything else ignored (6.1, 6.12, OFED), or
+// handed to PCAM cable_length firmware (nic-kernel's mlx5e_port_set_cable_len).
+enum class CableLengthHome { Driver, Firmware };
+// mlx5e_dcbnl_ieee_setmaxrate: a u8 without an upper check (6.1 before 6.1.159, 6.12 before
+// 6.12.63, OFED: 300 Gbit/s becomes 44), a u8 refusing above 255 Gbit/s (the fixes), a u16.
+enum class MaxrateEncoding { U8Wrapping, U8Checked, U16 };
+
+struct DriverTraits {
+  BufferRecompute buffer_recompute = BufferRecompute::ManualFlag;
+  CableLengthHome cable_length = CableLengthHome::Driver;
+  MaxrateEncoding maxrate = MaxrateEncoding::U8Wrapping;
+};
+
+// The kernel's own driver (debugfs cc_params, its version the kernel's release), not OFED's.
+inline bool kernel_driver(DriverFlavour flavour) { return flavour != DriverFlavour::Ofed; }
+
+inline DriverTraits traits_of(DriverFlavour flavour) {
+  switch (flavour) {
+    case DriverFlavour::Debian61:
+    case DriverFlavour::Ofed:
+      return {};
+    case DriverFlavour::Debian612:
+      return {BufferRecompute::FirmwareOwnership, CableLengthHome::Driver,
+              MaxrateEncoding::U8Checked};
+    case DriverFlavour::NicKernel:
+      return {BufferRecompute::FirmwareOwnership, CableLengthHome::Firmware, MaxrateEncoding::U16};
+  }
+  return {};
+}
 
 // The kernel's lockdown (security/lockdown): what UEFI Secure Boot turns on in Ubuntu, RHEL and
 // Fedora (integrity). debugfs then refuses every file with write bits (fs/debugfs/file.c
@@ -113,7 +152,11 @@ struct PortSpec {
   std::string firmware = "28.39.1002";
   std::string board = "ConnectX-7";
   std::string driver_version = "6.1.0-27-amd64";  // what ETHTOOL_GDRVINFO reports as version
-  DriverFlavour flavour = DriverFlavour::Inbox;
+  DriverFlavour flavour = DriverFlavour::Debian61;
+  DriverTraits traits;  // the flavour's, with the node file's overrides
+  // The kernel's package as /proc/version ends ("Debian 6.1.115-1"); empty: not a Debian
+  // kernel, and /proc/version names no package.
+  std::string kernel_package = "Debian 6.1.115-1";
   uint32_t max_mtu = 9978;
   // How long the carrier stays down after the driver toggles the link (a PFC mask change), while
   // the PHY retrains; unset: default_link_training_ms(speed). 0: back inside the operation.

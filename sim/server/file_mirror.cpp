@@ -195,19 +195,25 @@ void FileMirror::build() {
   }
 }
 
-// The running kernel's release (kernel/utsname_sysctl.c osrelease). An inbox port's driver
-// version is this release: ethtool_get_drvinfo (net/ethtool/ioctl.c) fills in UTS_RELEASE for a
-// driver that leaves the version empty, as mainline mlx5 does. A node of NVIDIA's driver alone
-// runs Debian bookworm's kernel.
+// The running kernel's release (kernel/utsname_sysctl.c osrelease) and /proc/version
+// (fs/proc/version.c: "Linux version <release> (<builder>) <UTS_VERSION>"; Debian's UTS_VERSION
+// ends with its package version). A port of the kernel's own driver reports this release as its
+// version: ethtool_get_drvinfo (net/ethtool/ioctl.c) fills in UTS_RELEASE for a driver that
+// leaves it empty, as mlx5 does. A node of MLNX_OFED alone runs Debian bookworm's kernel.
 void FileMirror::write_kernel_release() {
   std::string release = "6.1.0-27-amd64";
+  std::string package = "Debian 6.1.115-1";
   for (Port* port : node_.ports()) {
-    if (port->spec().flavour == DriverFlavour::Inbox && !port->spec().is_stacked()) {
+    if (kernel_driver(port->spec().flavour) && !port->spec().is_stacked()) {
       release = port->spec().driver_version;
+      package = port->spec().kernel_package;
     }
   }
   fs::create_directories(dir_ / "proc/sys/kernel");
   write_file(dir_ / "proc/sys/kernel/osrelease", release + "\n");
+  write_file(dir_ / "proc/version", "Linux version " + release +
+                                        " (roce-sim) #1 SMP PREEMPT_DYNAMIC" +
+                                        (package.empty() ? "" : " " + package) + "\n");
 }
 
 void FileMirror::write_lockdown() {
@@ -322,7 +328,7 @@ void FileMirror::build_rdma_device(Port& port, const fs::path& net) {
 
 void FileMirror::build_knobs(Port& port, const fs::path& net) {
   const PortSpec& spec = port.spec();
-  if (spec.flavour == DriverFlavour::Inbox) {
+  if (kernel_driver(spec.flavour)) {
     const std::string& function = spec.is_bond() ? spec.lag_function : spec.pci_address;
     const fs::path cc = dir_ / "debug/mlx5" / function / "cc_params";
     fs::create_directories(cc);
@@ -670,7 +676,7 @@ void FileMirror::refresh_port(Port& port, bool counters) {
 
   if (!spec.caps.ecn) return;
   const EcnState& ecn = port.ecn();
-  if (spec.flavour == DriverFlavour::Inbox) {
+  if (kernel_driver(spec.flavour)) {
     const std::string& function = spec.is_bond() ? spec.lag_function : spec.pci_address;
     const fs::path cc = dir_ / "debug/mlx5" / function / "cc_params";
     // mlx5_ib_init_cong_debugfs (infiniband/hw/mlx5/cong.c) makes each file 0600.

@@ -112,7 +112,13 @@ class Qualified : public InProcessNode {
 void expect_facts_match(const roce_sim::PortSpec& spec, const qualify::PortFacts& facts) {
   SCOPED_TRACE(spec.netdev);
   EXPECT_EQ(facts.driver, "mlx5_core");
-  EXPECT_EQ(facts.flavour, spec.flavour == roce_sim::DriverFlavour::Inbox ? "inbox" : "ofed");
+  EXPECT_EQ(facts.flavour, roce_sim::kernel_driver(spec.flavour) ? "inbox" : "ofed");
+  const std::string tree = spec.flavour == roce_sim::DriverFlavour::Debian61    ? "debian-6.1"
+                           : spec.flavour == roce_sim::DriverFlavour::Debian612 ? "debian-6.12"
+                           : spec.flavour == roce_sim::DriverFlavour::Ofed      ? "mlnx-ofed"
+                                                                                : "unknown";
+  EXPECT_EQ(facts.driver_tree, tree);
+  EXPECT_FALSE(facts.driver_evidence.empty());
   EXPECT_EQ(facts.driver_version, spec.driver_version);
   EXPECT_EQ(facts.firmware, spec.firmware);
   EXPECT_EQ(facts.model, spec.board);
@@ -133,7 +139,7 @@ void expect_facts_match(const roce_sim::PortSpec& spec, const qualify::PortFacts
   EXPECT_EQ(facts.lockdown.empty(), !locked);
   if (!spec.bond.empty()) return;  // a LAG slave: its knobs and addresses are the bond's
   if (!locked || spec.flavour == roce_sim::DriverFlavour::Ofed) {
-    const std::string knobs = spec.flavour == roce_sim::DriverFlavour::Inbox ? "inbox" : "ofed";
+    const std::string knobs = roce_sim::kernel_driver(spec.flavour) ? "inbox" : "ofed";
     EXPECT_EQ(facts.ecn_flavour, spec.caps.ecn ? knobs : "none");
   }
   if (!spec.rdma_device.empty()) {
@@ -231,7 +237,10 @@ TEST_P(QualifyEveryNode, TheCapturedNodeLoadsInRoceSimAndDescribesTheSameNode) {
     if (spec->bond.empty()) {
       EXPECT_EQ(again->rdma_device, spec->rdma_device);  // a LAG slave's own device is gone
     }
-    EXPECT_EQ(again->flavour, spec->flavour);
+    // nic-kernel shows itself as no tree roced has read: captured as the kernel driver it is.
+    EXPECT_EQ(again->flavour, spec->flavour == roce_sim::DriverFlavour::NicKernel
+                                  ? roce_sim::DriverFlavour::Debian61
+                                  : spec->flavour);
     EXPECT_EQ(again->driver_version, spec->driver_version);
     EXPECT_EQ(again->firmware, spec->firmware);
     EXPECT_EQ(again->board, spec->board);
@@ -325,6 +334,7 @@ INSTANTIATE_TEST_SUITE_P(SimNodes, QualifyEveryNode, ::testing::ValuesIn(node_fi
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            std::string name = fs::path(param.param).stem().string();
                            std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '.', '_');
                            return name;
                          });
 
@@ -564,6 +574,7 @@ INSTANTIATE_TEST_SUITE_P(Nodes, QualifyWrite,
                                                   ? std::string("default")
                                                   : fs::path(param.param).stem().string();
                            std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '.', '_');
                            return name;
                          });
 

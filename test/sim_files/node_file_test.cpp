@@ -46,7 +46,7 @@ TEST(NodeFile, DefaultNodeIsFourConnectX7Ports) {
     EXPECT_EQ(specs[i].board, "ConnectX-7");
     EXPECT_EQ(specs[i].firmware, "28.39.1002");
     EXPECT_EQ(specs[i].speed_mbps, 400000u);
-    EXPECT_EQ(specs[i].flavour, DriverFlavour::Inbox);
+    EXPECT_EQ(specs[i].flavour, DriverFlavour::Debian61);
     ASSERT_EQ(specs[i].ipv4.size(), 1u);
     EXPECT_EQ(specs[i].ipv4[0], "192.168." + std::to_string(i + 2) + ".10/24");
     EXPECT_TRUE(specs[i].ipv6.empty());

@@ -15,7 +15,8 @@ namespace {
 // A ConnectX-6 Dx port at 100 Gb/s with NVIDIA's driver, like the OFED node's ens1f0np0.
 PortSpec nvidia_port(bool cable_length = true, bool buffer_ownership = true) {
   PortSpec spec = test::cx7_port("ens1f0np0");
-  spec.flavour = DriverFlavour::Ofed;
+  spec.flavour = DriverFlavour::NicKernel;
+  spec.traits = traits_of(spec.flavour);
   spec.speed_mbps = 100000;
   spec.caps.cable_length = cable_length;
   spec.caps.buffer_ownership = buffer_ownership;

@@ -333,7 +333,8 @@ TEST(PortMaxrate, FourHundredGigabitsHoldOnlyOnNvidiasDriver) {
   in.tc_maxrate[7] = 400000000;  // kbit/s
   PortSpec mainline_spec = test::cx7_port();
   PortSpec nvidia_spec = test::cx7_port();
-  nvidia_spec.flavour = DriverFlavour::Ofed;
+  nvidia_spec.flavour = DriverFlavour::NicKernel;
+  nvidia_spec.traits = traits_of(nvidia_spec.flavour);
   Port mainline(mainline_spec);
   Port nvidia(nvidia_spec);
   ieee_maxrate out{};
@@ -345,7 +346,62 @@ TEST(PortMaxrate, FourHundredGigabitsHoldOnlyOnNvidiasDriver) {
   EXPECT_EQ(out.tc_maxrate[7], uint64_t{400 % 256} * 1000000);  // wrapped
 }
 
+// Debian's kernels since the fixes (6.1.159, 6.12.63) refuse a cap above 255 Gbit/s and write
+// nothing; MLNX_OFED still wraps it: 300 Gbit/s is programmed as 44.
+TEST(PortMaxrate, AboveTwoHundredFiftyFiveGigabitsIsRefusedOrWrappedByFlavour) {
+  ieee_maxrate in{};
+  in.tc_maxrate[0] = 10000000;
+  in.tc_maxrate[7] = 300000000;  // kbit/s
+  PortSpec checked_spec = test::cx7_port();
+  checked_spec.flavour = DriverFlavour::Debian612;
+  checked_spec.traits = traits_of(checked_spec.flavour);
+  Port checked(checked_spec);
+  ieee_maxrate out{};
+  EXPECT_EQ(checked.ieee_setmaxrate(in), -EINVAL);
+  ASSERT_EQ(checked.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[0], 0u) << "nothing written";
+  in.tc_maxrate[7] = 255000000;
+  ASSERT_EQ(checked.ieee_setmaxrate(in), 0);
+  ASSERT_EQ(checked.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[7], 255000000u);
+
+  PortSpec ofed_spec = test::cx7_port();
+  ofed_spec.flavour = DriverFlavour::Ofed;
+  ofed_spec.traits = traits_of(ofed_spec.flavour);
+  Port ofed(ofed_spec);
+  in.tc_maxrate[7] = 300000000;
+  ASSERT_EQ(ofed.ieee_setmaxrate(in), 0);
+  ASSERT_EQ(ofed.ieee_getmaxrate(out), 0);
+  EXPECT_EQ(out.tc_maxrate[7], 44000000u);
+}
+
 // ---- buffers ----
+
+// Debian 6.12 asks the firmware who owns the buffers (port.c mlx5_query_port_buffer_ownership):
+// firmware without PCAM buffer_ownership answers unknown, so host-set buffers are never sized
+// again after a PFC change, where 6.1's manual flag has them recomputed at 40 Gb/s.
+TEST(PortBuffer, OnDebian612WithoutTheOwnershipBitAPfcChangeRecomputesNothing) {
+  for (const bool ownership_bit : {false, true}) {
+    PortSpec spec = test::cx7_port();
+    spec.flavour = DriverFlavour::Debian612;
+    spec.traits = traits_of(spec.flavour);
+    spec.caps.buffer_ownership = ownership_bit;
+    Port port(spec);
+    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+    port.advance(std::chrono::seconds(3));
+    dcbnl_buffer buffer{};
+    ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
+    buffer.buffer_size[1] = 393216;
+    ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
+    const uint32_t at_400g = port.buffer_xoff()[1];
+    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // toggles the link
+    const uint32_t at_40g = (393216u - port.xoff_at(40000)) / 128 * 128;
+    EXPECT_EQ(port.buffer_xoff()[1], ownership_bit ? at_40g : at_400g) << ownership_bit;
+    port.advance(std::chrono::seconds(3));
+    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, carrier back
+    EXPECT_EQ(port.buffer_xoff()[1], at_400g) << ownership_bit;
+  }
+}
 
 TEST(PortBuffer, FirmwareLayoutIsAutoWithLossyBuffer0) {
   Port port(test::cx7_port());

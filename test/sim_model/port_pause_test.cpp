@@ -148,7 +148,8 @@ TEST(PortGlobalPause, AWriteOfTheUnchangedMaskLeavesIt) {
 
 TEST(PortGlobalPause, NvidiasTreeTurnsItOffTheSameWay) {
   auto spec = test::cx7_port();
-  spec.flavour = DriverFlavour::Ofed;
+  spec.flavour = DriverFlavour::NicKernel;
+  spec.traits = traits_of(spec.flavour);
   Port port(spec);
   EXPECT_TRUE(pause_of(port).rx);
   set_pfc(port, 0x08);
