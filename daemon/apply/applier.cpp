@@ -242,6 +242,16 @@ std::string settle_headroom(PortDevice& device, const ApplyOptions& options, Por
     warn("headroom: " + why);
     return "not recomputed: " + why;
   }
+  if (settings::driver_traits(current).buffer_recompute ==
+      driver::BufferRecompute::FirmwareOwnership) {
+    // Sent all the same: it recomputes where the firmware reports the buffers host-owned.
+    findings.push_back(finding::make(
+        kHeadroomUnknown, netdev,
+        "headroom: setpfc sent again at link speed; whether this driver recomputed Xoff depends "
+        "on the firmware's buffer ownership, which roced cannot read"));
+    return "cannot tell: this driver recomputes only where the firmware reports the buffers "
+           "host-owned (PCAM buffer_ownership), which roced cannot read";
+  }
   if (waited.count() == 0) return "recomputed at link speed (setpfc, unchanged)";
   return "recomputed at link speed (setpfc, unchanged) after " + std::to_string(waited.count()) +
          " ms of link training";

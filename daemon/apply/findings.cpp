@@ -6,8 +6,8 @@
 namespace roced::apply {
 
 namespace {
-constexpr std::array<const finding::Kind*, 3> kKinds = {&kCarrierNotBack, &kHeadroomNotRecomputed,
-                                                        &kUndoAnsweredError};
+constexpr std::array<const finding::Kind*, 4> kKinds = {&kCarrierNotBack, &kHeadroomNotRecomputed,
+                                                        &kHeadroomUnknown, &kUndoAnsweredError};
 }  // namespace
 
 std::span<const finding::Kind* const> kinds() { return kKinds; }

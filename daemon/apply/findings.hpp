@@ -21,6 +21,14 @@ inline constexpr finding::Kind kHeadroomNotRecomputed{
     "not have it recomputed at the link's speed, so the headroom may be too small.",
     "Once the link is up, run rocectl apply again (it resends PFC unchanged); ENOMEM means a "
     "lossless buffer is too small for this speed: enlarge it in profile.buffers."};
+inline constexpr finding::Kind kHeadroomUnknown{
+    "headroom_unknown", finding::Severity::Warning, "apply",
+    "This port's mlx5 sizes host-set buffers again after a PFC change only when the firmware "
+    "reports the host owns them (port.c mlx5_query_port_buffer_ownership, PCAM "
+    "buffer_ownership), which roced cannot read: whether Xoff is for the link's speed or for the "
+    "40 Gb/s of a link that was down cannot be told.",
+    "Use firmware with the PCAM buffer_ownership feature, or leave the buffers to the firmware "
+    "(no profile.buffers); `rocectl status --json` shows the port's driver tree."};
 inline constexpr finding::Kind kUndoAnsweredError{
     "undo_answered_error", finding::Severity::Info, "apply",
     "A rollback step reads back as before, though the driver answered it with an error "

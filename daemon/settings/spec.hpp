@@ -28,6 +28,7 @@
 #include "daemon/settings/outcome.hpp"
 #include "daemon/settings/profile.hpp"
 #include "daemon/settings/setting.hpp"
+#include "driver/traits.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
 
@@ -47,16 +48,24 @@ struct Ctx {
   const PortStatus& have;     // the whole observation, for a refuse() that needs the link's
 };
 
-// NVIDIA's own mlx5 driver (MLNX_OFED/DOCA, and the nic-kernel tree it comes from), told apart
-// from the distribution's by its ecn/ sysfs tree.
-inline bool nvidia_driver(const PortStatus& have) {
-  return have.ecn.ok() && have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
+// How the port's driver tree behaves where the trees differ (driver/traits.hpp); every trait
+// unknown when roced could not tell the tree.
+inline driver::Traits driver_traits(const PortStatus& have) {
+  return have.driver.ok() ? have.driver.value->traits : driver::Traits{};
+}
+
+// The driver leaves host-written buffers to the host between writes: Debian's 6.1 and 6.12 and
+// MLNX_OFED. nic-kernel's sizes them itself on PFC and cable changes (cable length in the
+// firmware), and a tree roced has not read may do anything (see Spec<Setting::Buffers>::project).
+inline bool driver_leaves_buffers_to_host(const driver::Traits& traits) {
+  return traits.buffer_recompute != driver::BufferRecompute::Unknown &&
+         traits.cable_length == driver::CableLength::Driver;
 }
 
 // roced sizes this port's receive buffers: the profile has them and the driver leaves them to
-// the host between writes. NVIDIA's driver does not (see Spec<Setting::Buffers>::project).
+// the host.
 inline bool host_sizes_buffers(const Profile& want, const PortStatus& have) {
-  return want.buffers.has_value() && !nvidia_driver(have);
+  return want.buffers.has_value() && driver_leaves_buffers_to_host(driver_traits(have));
 }
 
 // What a feature's write sees: the plan's profile and the observation an undo goes back to.

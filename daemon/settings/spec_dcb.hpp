@@ -145,16 +145,15 @@ struct Spec<Setting::Maxrate> {
     return kbps;
   }
   static bool same(const Value& a, const Value& b) { return a == b; }
-  // Mainline mlx5 keeps a u8 count of 1 Gbit/s units and wraps past 255
-  // (mlx5e_dcbnl_ieee_setmaxrate); NVIDIA's own driver (the ecn/ sysfs tree) a u16.
+  // mlx5e_dcbnl_ieee_setmaxrate counts in a u8 that wraps (MLNX_OFED, older kernels: 300 Gbit/s
+  // is programmed as 44), a u8 that refuses above 255 Gbit/s, or a u16: a cap the port's tree
+  // would not program as asked is refused before anything is written (driver::maxrate_problem).
   static std::optional<NotHere> refuse(const Ctx& c, const Value&, const Value& wanted) {
-    if (nvidia_driver(c.have)) return std::nullopt;
+    const driver::Maxrate encoding = driver_traits(c.have).maxrate;
     for (size_t tc = 0; tc < wanted.size(); ++tc) {
-      if (wanted[tc] <= 255000000) continue;
-      return NotHere{Lacking::OutOfRange,
-                     "TC " + std::to_string(tc) + ": " + std::to_string(wanted[tc] / 1000000) +
-                         " Gbit/s is above the 255 Gbit/s mainline mlx5 holds (a u8 count of "
-                         "Gbit/s in mlx5e_dcbnl_ieee_setmaxrate; NVIDIA's driver holds more)"};
+      if (auto problem = driver::maxrate_problem(encoding, wanted[tc])) {
+        return NotHere{Lacking::OutOfRange, "TC " + std::to_string(tc) + ": " + *problem};
+      }
     }
     return std::nullopt;
   }
@@ -218,10 +217,17 @@ struct Spec<Setting::CableLength> {
   // firmware has the PCAM cable_length feature (en/port_buffer.c mlx5e_port_set_cable_len).
   static std::pair<std::string, std::string> describe(const Ctx& c, Value now, Value wanted) {
     std::string after = std::to_string(wanted) + " m";
-    if (nvidia_driver(c.have)) {
-      after += " (the firmware sizes the headroom with it, where it has the cable-length feature)";
-    } else if (!c.want.buffers) {
-      after += " (no effect unless roced manages the buffers)";
+    switch (driver_traits(c.have).cable_length) {
+      case driver::CableLength::Firmware:
+        after +=
+            " (the firmware sizes the headroom with it, where it has the cable-length feature)";
+        break;
+      case driver::CableLength::Driver:
+        if (!c.want.buffers) after += " (no effect unless roced manages the buffers)";
+        break;
+      case driver::CableLength::Unknown:
+        after += " (what this driver does with it: roced cannot tell)";
+        break;
     }
     return {std::to_string(now) + " m", after};
   }
@@ -247,11 +253,18 @@ struct Spec<Setting::Buffers> {
   // at all, so that setpfc fails (mlx5e_calculate_buf_sz_and_thresholds has no 40 Gb/s
   // fallback). Owning the buffers there would break PFC changes, the storm watchdog's included.
   static Reading<Value> project(const Ctx& c, const dcb::Buffer& b) {
-    if (nvidia_driver(c.have)) {
+    const driver::Traits traits = driver_traits(c.have);
+    if (traits.cable_length == driver::CableLength::Firmware) {
       return NotHere{Lacking::DriverManaged,
-                     "NVIDIA's mlx5 driver resizes host-owned buffers on every PFC or cable-length "
-                     "change and fails PFC changes while the link retrains; roced leaves the "
-                     "buffers to the firmware, which sizes them from the cable length"};
+                     "NVIDIA's nic-kernel mlx5 resizes host-owned buffers on every PFC or "
+                     "cable-length change and fails PFC changes while the link retrains; roced "
+                     "leaves the buffers to the firmware, which sizes them from the cable length"};
+    }
+    if (!driver_leaves_buffers_to_host(traits)) {
+      return NotHere{Lacking::DriverManaged,
+                     "roced cannot tell this port's mlx5 driver tree, so not what it does to "
+                     "host-set buffers after a PFC change; it leaves them to the driver and the "
+                     "firmware"};
     }
     return Value{b.prio2buffer, b.buffer_size};
   }

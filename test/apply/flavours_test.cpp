@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The applier on both driver flavours roce-sim models: mainline mlx5 (the default node) and
-// NVIDIA's own tree (the OFED node: cable length and buffer ownership asked of the firmware,
-// lossless buffers sized by the driver, u16 rate caps). Plan, apply and read back; a failed step
-// rolled back; host buffers where the driver leaves them to the host; PFC off and on again. What
-// differs between the flavours is the model's.
+// The applier on every mlx5 driver tree roce-sim models: Debian's 6.1 (the default node) and
+// 6.12, MLNX_OFED, and nic-kernel (cable length and buffer ownership asked of the firmware, which
+// roced cannot tell from what the host shows). Plan, apply and read back; a failed step rolled
+// back; host buffers where the driver leaves them to the host, and what roced can say of their
+// headroom; rate caps the tree would not program as asked; PFC off and on again.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -24,11 +24,18 @@ namespace {
 
 using Outcome = PortResult::Outcome;
 
+// What roced says of the headroom after it sized the buffers and changed PFC.
+enum class Headroom {
+  Recomputed,     // the driver's manual flag: setpfc again at link speed recomputes it
+  CannotTell,     // the driver asks the firmware's buffer ownership, which roced cannot read
+  DriverManaged,  // roced leaves the buffers to the driver and the firmware
+};
+
 struct Flavour {
   std::string name;
   std::string node_file;  // empty: the embedded default node
   std::string netdev;
-  bool host_buffers;  // the driver leaves host-written buffer sizes alone
+  Headroom headroom;
 };
 void PrintTo(const Flavour& flavour, std::ostream* os) { *os << flavour.name; }
 
@@ -98,9 +105,16 @@ TEST_P(Flavours, HostBuffersOnlyWhereTheDriverLeavesThemToTheHost) {
   bool host_owned = false;
   node_->inspect(
       [&](roce_sim::Node& node) { host_owned = node.find(GetParam().netdev)->buffers_manual(); });
-  if (GetParam().host_buffers) {
+  if (GetParam().headroom == Headroom::Recomputed) {
     EXPECT_EQ(result.headroom.rfind("recomputed", 0), 0u) << result.headroom;
     EXPECT_TRUE(host_owned);
+    return;
+  }
+  if (GetParam().headroom == Headroom::CannotTell) {
+    EXPECT_EQ(result.headroom.rfind("cannot tell", 0), 0u) << result.headroom;
+    EXPECT_TRUE(host_owned);
+    ASSERT_EQ(result.findings.size(), 1u);
+    EXPECT_EQ(result.findings[0].id, "headroom_unknown");
     return;
   }
   EXPECT_TRUE(result.headroom.empty()) << result.headroom;
@@ -108,6 +122,26 @@ TEST_P(Flavours, HostBuffersOnlyWhereTheDriverLeavesThemToTheHost) {
   ASSERT_EQ(result.unsupported.size(), 1u);
   EXPECT_EQ(result.unsupported[0].setting, settings::Setting::Buffers);
   EXPECT_EQ(result.unsupported[0].kind, settings::Lacking::DriverManaged);
+}
+
+// A rate cap above 255 Gbit/s: MLNX_OFED and Debian's 6.1.115 would wrap it (300 Gbit/s becomes
+// 44), Debian's 6.12.57 refuses it, and a tree roced cannot tell is not trusted with it. Refused
+// before anything is written, on every tree; 200 Gbit/s goes in and reads back.
+TEST_P(Flavours, ARateCapTheTreeWouldNotProgramAsAskedIsRefused) {
+  std::array<uint32_t, 8> caps{};
+  caps[7] = 300000;  // Mbit/s
+  want.maxrate_mbps = caps;
+  const PortResult refused = apply();
+  ASSERT_EQ(refused.unsupported.size(), 1u) << refused.error;
+  EXPECT_EQ(refused.unsupported[0].setting, settings::Setting::Maxrate);
+  EXPECT_EQ(refused.unsupported[0].kind, settings::Lacking::OutOfRange);
+  EXPECT_NE(observe().maxrate.value->tc_kbps[7], 44000000u) << "wrapped";
+  caps[7] = 200000;
+  want.maxrate_mbps = caps;
+  const PortResult applied = apply();
+  EXPECT_EQ(applied.outcome, Outcome::Applied) << applied.error;
+  EXPECT_TRUE(applied.unsupported.empty());
+  EXPECT_EQ(observe().maxrate.value->tc_kbps[7], 200000000u);
 }
 
 // The storm watchdog's remedy and its restoration are PFC changes: on both drivers they go
@@ -131,7 +165,8 @@ TEST_P(Flavours, PfcOffAndBackKeepsThePortAsConfigured) {
 // Buffers set by hand (priority 3 on an empty buffer): the driver sets the new PFC mask and
 // flaps the link, then fails sizing the buffers (mainline: -ENOMEM for the empty buffer; NVIDIA's
 // driver: -EINVAL, the link speed unknown while it retrains). The mask is in: roced undoes it,
-// and the port reads as before.
+// and the port reads as before. Debian's 6.12 on firmware without PCAM buffer_ownership sizes
+// nothing after a PFC change, so there the change goes through.
 TEST_P(Flavours, APfcChangeTheDriverFailsAfterSettingTheMaskIsUndone) {
   node_->change([&](roce_sim::Node& node) {
     auto* port = node.find(GetParam().netdev);
@@ -143,6 +178,11 @@ TEST_P(Flavours, APfcChangeTheDriverFailsAfterSettingTheMaskIsUndone) {
   const PortStatus before = observe();
   ASSERT_NE(before.pfc.value->enabled_mask, want.pfc_priorities);
   const PortResult result = apply();
+  if (GetParam().headroom == Headroom::CannotTell) {
+    EXPECT_EQ(result.outcome, Outcome::Applied) << result.error;
+    EXPECT_EQ(observe().pfc.value->enabled_mask, want.pfc_priorities);
+    return;
+  }
   EXPECT_EQ(result.outcome, Outcome::RolledBack) << result.error;
   EXPECT_EQ(result.error.rfind("pfc.priorities: ", 0), 0u) << result.error;
   EXPECT_EQ(observe().pfc.value->enabled_mask, before.pfc.value->enabled_mask);
@@ -150,9 +190,15 @@ TEST_P(Flavours, APfcChangeTheDriverFailsAfterSettingTheMaskIsUndone) {
 
 INSTANTIATE_TEST_SUITE_P(
     Mlx5, Flavours,
-    ::testing::Values(Flavour{"mainline", "", "lan2", true},
-                      Flavour{"nvidia", std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml",
-                              "ens1f0np0", false}),
+    ::testing::Values(Flavour{"debian_6_1", "", "lan2", Headroom::Recomputed},
+                      Flavour{"debian_6_12",
+                              std::string(ROCED_SIM_NODES) + "/dual-port-debian-6.12.yaml",
+                              "ens1f0np0", Headroom::CannotTell},
+                      Flavour{"mlnx_ofed", std::string(ROCED_SIM_NODES) + "/dual-port-ofed.yaml",
+                              "ens1f0np0", Headroom::Recomputed},
+                      Flavour{"nic_kernel",
+                              std::string(ROCED_SIM_NODES) + "/dual-port-nic-kernel.yaml",
+                              "ens1f0np0", Headroom::DriverManaged}),
     [](const ::testing::TestParamInfo<Flavour>& flavour) { return flavour.param.name; });
 
 }  // namespace

@@ -35,6 +35,12 @@ inline PortStatus in_sync_status() {
   link.admin_up = true;
   link.carrier = true;
   status.link = Field<LinkInfo>::of(link);
+  // Debian bookworm's kernel driver, as the default node runs it.
+  driver::Detected tree;
+  tree.flavour = driver::Flavour::Debian61;
+  tree.traits = driver::flavour_row(tree.flavour).traits;
+  tree.version = "6.1.192";
+  status.driver = Field<driver::Detected>::of(tree);
   status.dcbx = Field<uint8_t>::of(dcb::kDcbxHost | dcb::kDcbxVerIeee);
   status.trust = Field<dcb::Trust>::of(dcb::Trust::Dscp);
   std::vector<dcb::AppEntry> apps;

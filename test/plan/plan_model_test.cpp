@@ -172,17 +172,20 @@ class OfedNode : public test::InProcessNode {
   }
 };
 
-// A TC cap above 255 Gbit/s: mainline mlx5 wraps it (a u8 count of Gbit/s), NVIDIA's own driver
-// holds it (a u16). Refused in the plan where it would wrap, planned where it holds.
-TEST_F(OfedNode, MaxrateAbove255GbitHoldsOnNvidiasDriver) {
+// A TC cap above 255 Gbit/s: MLNX_OFED counts it in a u8 without a check (en_dcbnl.c
+// mlx5e_dcbnl_ieee_setmaxrate), so 400 Gbit/s would be programmed as 144. Refused in the plan,
+// saying why.
+TEST_F(OfedNode, MaxrateAbove255GbitIsRefusedWhereItWouldWrap) {
   config::Config config = default_config();
   config.profile.maxrate_mbps = std::array<uint32_t, 8>{0, 0, 0, 0, 0, 0, 0, 400000};
   const Plan plan = make_plan(system_, config);
   ASSERT_FALSE(plan.ports.empty());
-  const Lines changes = changes_of(plan.ports[0]);
-  EXPECT_NE(std::find(changes.begin(), changes.end(), "maxrate: no caps -> tc 7:400Gbit"),
-            changes.end())
-      << format_plan_text(plan);
+  const PortPlan& port = plan.ports[0];
+  ASSERT_EQ(port.unsupported.size(), 1u) << format_plan_text(plan);
+  EXPECT_EQ(port.unsupported[0].setting, settings::Setting::Maxrate);
+  EXPECT_EQ(port.unsupported[0].kind, settings::Lacking::OutOfRange);
+  EXPECT_NE(port.unsupported[0].reason.find("wraps"), std::string::npos)
+      << port.unsupported[0].reason;
 }
 
 TEST_F(DefaultNode, MaxrateAbove255GbitIsRefusedOnMainline) {
