@@ -53,9 +53,9 @@ constexpr Kind kHeldByBond{
     "device on the bond.",
     "Nothing to do: roced writes it on the netdev that holds it."};
 
-constexpr std::array<const Kind*, 9> kKinds = {&kMtuBelowRoce,   &kNotSupported,  &kNoRdmaDevice,
-                                               &kNotMlx5,        &kNoSuchKnob,    &kValueOutOfRange,
-                                               &kKernelLockdown, &kDriverManaged, &kHeldByBond};
+constexpr std::array<const Kind*, 10> kKinds = {
+    &kMtuBelowRoce, &kCnpPriorityUnconfirmed, &kNotSupported,   &kNoRdmaDevice,  &kNotMlx5,
+    &kNoSuchKnob,   &kValueOutOfRange,        &kKernelLockdown, &kDriverManaged, &kHeldByBond};
 
 }  // namespace
 

@@ -18,6 +18,14 @@ inline constexpr finding::Kind kMtuBelowRoce{
     "Set profile.mtu to 4200 or more (9000 where the fabric carries jumbo frames), and the "
     "switch ports' MTU to match."};
 
+inline constexpr finding::Kind kCnpPriorityUnconfirmed{
+    "cnp_priority_unconfirmed", finding::Severity::Warning, "settings",
+    "This port's driver writes the CNP priority without the firmware's cnp_prio_mode and shows no "
+    "mode (MLNX_OFED's ecn/roce_np/cnp_802p_prio): the priority is in effect only while the mode "
+    "is 0, which the host cannot read.",
+    "Check the CNPs' priority on the wire or in the switch's counters, or set the mode with "
+    "NVIDIA's firmware tools; roced writes and reads back the priority itself."};
+
 // The kind of finding for a setting the port cannot take for `why`.
 const finding::Kind& unsupported_kind(Lacking why);
 // That finding, on `netdev`: `about` is the setting's name as plans show it.

@@ -9,10 +9,19 @@
 #include <string>
 
 #include "daemon/settings/describe.hpp"
+#include "daemon/settings/findings.hpp"
 #include "daemon/settings/spec.hpp"
 #include "rdma/ecn_knobs.hpp"
 
 namespace roced::settings {
+
+// The CNP priority goes in without the firmware's cnp_prio_mode, and no file shows the mode: the
+// tree's trait where roced knows the tree, else the knob tree it found (MLNX_OFED's ecn/).
+inline bool cnp_priority_mode_unreadable(const Ctx& c) {
+  const driver::CnpPriorityMode mode = driver_traits(c.have).cnp_priority_mode;
+  if (mode != driver::CnpPriorityMode::Unknown) return mode == driver::CnpPriorityMode::NotWritten;
+  return c.have.ecn.ok() && c.have.ecn.value->flavour == rdma::EcnFlavour::Ofed;
+}
 
 // Every ECN setting on a port with neither knob tree says the same.
 // On a VF the knobs are its PF's, on a representor its uplink's, so a missing debugfs is no likely
@@ -133,6 +142,15 @@ struct Spec<Setting::CnpPriority> {
       text += " (np_cnp_prio_mode " + std::to_string(*now.mode) + ": not in effect)";
     }
     return {text, std::to_string(wanted.priority)};
+  }
+  // Said whatever the port reads: a priority that reads back is still no proof it is used.
+  static void warn(const Ctx& c, const Value& wanted, std::vector<finding::Finding>& findings) {
+    if (wanted.mode || !cnp_priority_mode_unreadable(c)) return;
+    findings.push_back(finding::make(
+        kCnpPriorityUnconfirmed, c.port.netdev,
+        "CNP priority " + std::to_string(wanted.priority) +
+            " is written without the firmware's cnp_prio_mode: whether CNPs use it cannot be told",
+        "cnp_prio_mode 0", "not shown by this driver"));
   }
 };
 

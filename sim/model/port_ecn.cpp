@@ -58,8 +58,9 @@ int Port::set_cc_param(const std::string& name, uint32_t value) {
     if (field.bits < 32) value &= (uint32_t{1} << field.bits) - 1;
     ecn_.params[name] = value;
     // mlx5_ib_set_cc_param_mask_val side effects: a CNP priority forces prio mode 0, an RTT
-    // response DSCP marks itself valid.
-    if (name == "np_cnp_prio") ecn_.params["np_cnp_prio_mode"] = 0;
+    // response DSCP marks itself valid. MLNX_OFED's ecn/roce_np/cnp_802p_prio
+    // (en_ecn.c mlx5e_store_cnp_802p_prio) selects the cnp_802p_prio field alone: the mode stays.
+    if (name == "np_cnp_prio" && kernel_driver(spec_.flavour)) ecn_.params["np_cnp_prio_mode"] = 0;
     if (name == "rtt_resp_dscp") ecn_.params["rtt_resp_dscp_valid"] = 1;
     return 0;
   }

@@ -109,7 +109,8 @@ std::string ofed_param_name(const std::string& model_name) {
       {"np_min_time_between_cnps", "min_time_between_cnps"},
       {"np_cnp_dscp", "cnp_dscp"},
       {"np_cnp_prio", "cnp_802p_prio"},
-      {"np_cnp_prio_mode", "cnp_prio_mode"},
+      // en_sysfs.c mlx5e_fill_np_attributes makes no file for the CNP priority mode.
+      {"np_cnp_prio_mode", ""},
   };
   auto it = names.find(model_name);
   if (it != names.end()) return it->second;
@@ -199,16 +200,9 @@ void FileMirror::build() {
 // (fs/proc/version.c: "Linux version <release> (<builder>) <UTS_VERSION>"; Debian's UTS_VERSION
 // ends with its package version). A port of the kernel's own driver reports this release as its
 // version: ethtool_get_drvinfo (net/ethtool/ioctl.c) fills in UTS_RELEASE for a driver that
-// leaves it empty, as mlx5 does. A node of MLNX_OFED alone runs Debian bookworm's kernel.
+// leaves it empty, as mlx5 does.
 void FileMirror::write_kernel_release() {
-  std::string release = "6.1.0-27-amd64";
-  std::string package = "Debian 6.1.115-1";
-  for (Port* port : node_.ports()) {
-    if (kernel_driver(port->spec().flavour) && !port->spec().is_stacked()) {
-      release = port->spec().driver_version;
-      package = port->spec().kernel_package;
-    }
-  }
+  const auto [release, package] = node_.kernel();
   fs::create_directories(dir_ / "proc/sys/kernel");
   write_file(dir_ / "proc/sys/kernel/osrelease", release + "\n");
   write_file(dir_ / "proc/version", "Linux version " + release +
@@ -689,6 +683,7 @@ void FileMirror::refresh_port(Port& port, bool counters) {
         write_file(side / "enable" / std::to_string(p), enabled[p] ? "1\n" : "0\n");
       }
       for (const auto& [name, value] : ecn.params) {
+        if (ofed_param_name(name).empty()) continue;
         if (name.rfind(rp ? "rp_" : "np_", 0) == 0)
           write_file(side / ofed_param_name(name), line(value));
       }
@@ -737,7 +732,7 @@ std::string FileMirror::model_value(const Watch& watch, const std::string& name,
     }
     case WatchKind::EcnParams:
       for (const auto& [model_name, value] : port.ecn().params) {
-        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 &&
+        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 && !name.empty() &&
             ofed_param_name(model_name) == name) {
           return line(value);
         }
@@ -770,7 +765,7 @@ std::string FileMirror::apply_write(const Watch& watch, const std::string& name,
     }
     case WatchKind::EcnParams:
       for (const auto& [model_name, current] : port.ecn().params) {
-        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 &&
+        if (model_name.rfind(watch.reaction_point ? "rp_" : "np_", 0) == 0 && !name.empty() &&
             ofed_param_name(model_name) == name && parse_u32(content, value)) {
           err = port.set_cc_param(model_name, value);
           break;

@@ -58,7 +58,7 @@ class FileMirror {
 
   void write_file(const std::filesystem::path& path, const std::string& content,
                   mode_t mode = 0644);
-  void write_lockdown();  // sys/kernel/security/lockdown
+  void write_lockdown();        // sys/kernel/security/lockdown
   void write_kernel_release();  // proc/sys/kernel/osrelease, proc/version
   void build_port(Port& port);
   void build_bond(Port& port);
@@ -104,7 +104,7 @@ class FileMirror {
 };
 
 // OFED ecn/ parameter file name <-> the model's cc_params name ("rpg_time_reset" <->
-// "rp_time_reset").
+// "rp_time_reset"); empty where MLNX_OFED has no file for the knob.
 std::string ofed_param_name(const std::string& model_name);
 
 }  // namespace roce_sim::server

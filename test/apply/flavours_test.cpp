@@ -6,6 +6,7 @@
 // headroom; rate caps the tree would not program as asked; PFC off and on again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -125,7 +126,7 @@ TEST_P(Flavours, HostBuffersOnlyWhereTheDriverLeavesThemToTheHost) {
 }
 
 // A rate cap above 255 Gbit/s: MLNX_OFED and Debian's 6.1.115 would wrap it (300 Gbit/s becomes
-// 44), Debian's 6.12.57 refuses it, and a tree roced cannot tell is not trusted with it. Refused
+// 44), Debian's 6.12.117 refuses it, and a tree roced cannot tell is not trusted with it. Refused
 // before anything is written, on every tree; 200 Gbit/s goes in and reads back.
 TEST_P(Flavours, ARateCapTheTreeWouldNotProgramAsAskedIsRefused) {
   std::array<uint32_t, 8> caps{};
@@ -186,6 +187,25 @@ TEST_P(Flavours, APfcChangeTheDriverFailsAfterSettingTheMaskIsUndone) {
   EXPECT_EQ(result.outcome, Outcome::RolledBack) << result.error;
   EXPECT_EQ(result.error.rfind("pfc.priorities: ", 0), 0u) << result.error;
   EXPECT_EQ(observe().pfc.value->enabled_mask, before.pfc.value->enabled_mask);
+}
+
+// mainline's debugfs np_cnp_prio puts the firmware's cnp_prio_mode to 0 with the priority (cong.c
+// mlx5_ib_set_cc_param_mask_val); MLNX_OFED's ecn/roce_np/cnp_802p_prio writes the priority alone
+// and shows no mode. There the priority reads back, yet whether CNPs use it cannot be told.
+TEST_P(Flavours, ACnpPriorityIsClaimedOnlyWhereTheModeGoesWithIt) {
+  ASSERT_EQ(apply().outcome, Outcome::Applied);
+  uint64_t mode = 99;
+  node_->inspect([&](roce_sim::Node& node) {
+    mode = node.find(GetParam().netdev)->ecn().params.at("np_cnp_prio_mode");
+  });
+  const auto plan = plan::plan_port(port_, want, observe());
+  EXPECT_TRUE(plan.changes.empty());
+  const auto unconfirmed =
+      std::count_if(plan.findings.begin(), plan.findings.end(),
+                    [](const auto& f) { return f.id == "cnp_priority_unconfirmed"; });
+  const bool ofed = GetParam().name == "mlnx_ofed";
+  EXPECT_EQ(mode, ofed ? 1u : 0u);
+  EXPECT_EQ(unconfirmed, ofed ? 1 : 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(

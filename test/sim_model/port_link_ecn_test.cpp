@@ -79,6 +79,18 @@ TEST(PortEcn, SettingCnpPrioForcesPrioModeZero) {
   EXPECT_EQ(port.ecn().params.at("np_cnp_prio_mode"), 0u);
 }
 
+// MLNX_OFED's ecn/roce_np/cnp_802p_prio (en_ecn.c mlx5e_store_cnp_802p_prio) selects only the
+// priority field: whatever mode the firmware had stays, and the host has no file to read it from.
+TEST(PortEcn, OfedSetsTheCnpPriorityWithoutTheMode) {
+  PortSpec spec = test::cx7_port();
+  spec.flavour = DriverFlavour::Ofed;
+  Port port(spec);
+  ASSERT_EQ(port.ecn().params.at("np_cnp_prio_mode"), 1u);
+  ASSERT_EQ(port.set_cc_param("np_cnp_prio", 3), 0);
+  EXPECT_EQ(port.ecn().params.at("np_cnp_prio"), 3u);
+  EXPECT_EQ(port.ecn().params.at("np_cnp_prio_mode"), 1u);
+}
+
 TEST(PortEcn, EnablePerPriority) {
   Port port(test::cx7_port());
   EXPECT_EQ(port.set_ecn_enabled(true, 8, false), -EINVAL);
