@@ -2,6 +2,7 @@
 #include "sim/model/node.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <utility>
@@ -48,6 +49,24 @@ std::vector<Port*> Node::ports() {
   for (auto& slot : slots_)
     if (slot.present) present.push_back(slot.port.get());
   return present;
+}
+
+Node::Kernel Node::kernel() {
+  Kernel out;
+  for (Port* port : ports()) {
+    if (kernel_driver(port->spec().flavour) && !port->spec().is_stacked()) {
+      out.release = port->spec().driver_version;
+      out.package = port->spec().kernel_package;
+    }
+  }
+  return out;
+}
+
+bool Node::Kernel::has_app_trust() const {
+  unsigned major = 0;
+  unsigned minor = 0;
+  if (std::sscanf(release.c_str(), "%u.%u", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 2);
 }
 
 Port* Node::find(const std::string& netdev) {

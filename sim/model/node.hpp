@@ -65,6 +65,15 @@ class Node {
 
   // Ports that are present now (a port whose driver is unbound during a reload is absent).
   std::vector<Port*> ports();
+  // The running kernel: the release its own mlx5 ports report, and Debian's package version as
+  // /proc/version ends. A node of MLNX_OFED alone runs Debian bookworm's kernel.
+  struct Kernel {
+    std::string release = "6.1.0-27-amd64";
+    std::string package = "Debian 6.1.115-1";
+    // dcbnl knows DCB_ATTR_DCB_APP_TRUST_TABLE from 6.2 (include/uapi/linux/dcbnl.h).
+    bool has_app_trust() const;
+  };
+  Kernel kernel();
   Port* find(const std::string& netdev);  // nullptr if absent
   Port* find(int ifindex);
   // Present or not (a port whose driver is unbound is still the node's): for checking names.

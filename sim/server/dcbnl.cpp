@@ -25,7 +25,6 @@ using rtnl::to_self;
 // Not in every uapi header this builds against (net/dcb/dcbnl.c knows them).
 constexpr uint16_t kDcbAttrDcbBuffer = 10;      // DCB_ATTR_DCB_BUFFER
 constexpr uint16_t kDcbAttrAppTrustTable = 11;  // DCB_ATTR_DCB_APP_TRUST_TABLE (6.2+)
-constexpr uint16_t kDcbAttrDcbAppTrust = 1;     // DCB_ATTR_DCB_APP_TRUST
 
 // net/dcb/dcbnl.c dcbnl_ieee_fill
 void fill_ieee(NlMessage& m, const Port& port) {
@@ -162,21 +161,14 @@ void app_table_setdel(IeeeOps& ops, AttrTable& ieee, bool set) {
   }
 }
 
-// net/dcb/dcbnl.c dcbnl_ieee_set, DCB_ATTR_DCB_APP_TRUST_TABLE: the selectors, in order.
+// net/dcb/dcbnl.c dcbnl_ieee_set, DCB_ATTR_DCB_APP_TRUST_TABLE. 6.1's dcbnl_ieee_policy ends at
+// DCB_ATTR_DCB_BUFFER and nla_parse_nested_deprecated passes over a higher attribute: ignored.
+// From 6.2 a driver without dcbnl_setapptrust (mlx5e_dcbnl_ops has none) is refused before the
+// selectors are read, so even a malformed table gets -EOPNOTSUPP.
 void ieee_set_apptrust(IeeeOps& ops, AttrTable& ieee) {
   if (!ieee.count(kDcbAttrAppTrustTable) || ops.err != 0) return;
-  std::vector<uint8_t> selectors;
-  for (const auto& [type, value] : list_attrs(ieee[kDcbAttrAppTrustTable])) {
-    if (type != kDcbAttrDcbAppTrust || value.size() != 1) {
-      ops.err = -EINVAL;
-      break;
-    }
-    selectors.push_back(value[0]);
-  }
-  ops.injected(SetOp::App);
-  ops.step([&] {
-    return ops.port.dcbnl_setapptrust(selectors.data(), static_cast<int>(selectors.size()));
-  });
+  if (!ops.node.kernel().has_app_trust()) return;
+  ops.step([&] { return ops.port.dcbnl_setapptrust(nullptr, 0); });
 }
 
 // net/dcb/dcbnl.c dcbnl_ieee_set/dcbnl_ieee_del, from their err: label on.
@@ -241,20 +233,20 @@ int dcbnl_getstate(DcbRequest& r) {
   return 0;
 }
 
-// en_dcbnl.c mlx5e_dcbnl_getcap: one capability's answer.
-uint8_t mlx5e_cap(uint16_t cap) {
+// en_dcbnl.c mlx5e_dcbnl_getcap: one capability's answer (it answers every id the uapi has; its
+// default case, for ids beyond DCBX, answers nothing).
+uint8_t mlx5e_cap(const Port& port, uint16_t cap) {
   switch (cap) {
     case DCB_CAP_ATTR_PG:
     case DCB_CAP_ATTR_PFC:
-    case DCB_CAP_ATTR_GSP:
       return 1;
     case DCB_CAP_ATTR_PG_TCS:
     case DCB_CAP_ATTR_PFC_TCS:
-      return 1 << 7;  // 1 << (MLX5E_MAX_NUM_TC - 1)
+      return 1 << 7;  // 1 << mlx5_max_tc(mdev): eight TCs
     case DCB_CAP_ATTR_DCBX:
-      return DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE |
-             DCB_CAP_DCBX_STATIC;  // mlx5e_dcbnl_initialize: priv->dcbx.cap
-    default:
+      // priv->dcbx.cap, as mlx5e_dcbnl_getdcbx answers it, with both versions added.
+      return port.getdcbx() | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE;
+    default:  // UP2TC, GSP, BCN: false
       return 0;
   }
 }
@@ -267,7 +259,7 @@ int dcbnl_getcap(DcbRequest& r) {
   const size_t nest = r.reply.begin_nest(DCB_ATTR_CAP);
   for (uint16_t i = DCB_CAP_ATTR_ALL + 1; i <= DCB_CAP_ATTR_MAX; ++i) {
     if (!all && !wanted.count(i)) continue;
-    r.reply.put_u8(i, mlx5e_cap(i));
+    r.reply.put_u8(i, mlx5e_cap(r.port, i));
   }
   r.reply.end_nest(nest);
   return 0;

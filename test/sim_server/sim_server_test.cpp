@@ -329,6 +329,13 @@ class SimServer : public ::testing::Test {
     EXPECT_EQ(top[DCB_ATTR_IEEE].size(), 1u);
     return top[DCB_ATTR_IEEE].empty() ? -1 : top[DCB_ATTR_IEEE][0];
   }
+  // `dcb apptrust set`'s attribute with a malformed selector entry: what the node's kernel makes
+  // of it decides, before mlx5 is asked.
+  static int set_app_trust(const Conn& c, const std::string& ifname) {
+    const uint8_t table[8] = {6, 0, 1, 0, 5, 3, 0, 0};  // one 2-byte entry: nla_len 6, type 1
+    constexpr uint16_t kAppTrustTable = 11;             // DCB_ATTR_DCB_APP_TRUST_TABLE (6.2+)
+    return ieee_set(c, ifname, kAppTrustTable | NLA_F_NESTED, table, sizeof table);
+  }
 
   // ethtool framing: header + payload; returns (error, payload).
   std::pair<int, Bytes> ethtool(const std::string& ifname, uint32_t cmd, const Bytes& payload) {
@@ -558,6 +565,32 @@ TEST_F(SimServer, SdcbxHostIsTakenAndLldManagedRefused) {
   EXPECT_TRUE(top[DCB_ATTR_DCBX][0] & DCB_CAP_DCBX_HOST);
 }
 
+// dcbnl_getcap asks mlx5e_dcbnl_getcap for each capability: no GSP, the DCBX bits those of
+// getdcbx with CEE and IEEE added (en_dcbnl.c).
+TEST_F(SimServer, GcapAnswersAsMlx5eDcbnlGetcap) {
+  auto c = rtnl(4242);
+  auto msgs = request(*c, dcb_request(RTM_GETDCB, DCB_CMD_GCAP, "lan2", 5, [&](Msg& m) {
+    const size_t nest = m.attr(DCB_ATTR_CAP, nullptr, 0);
+    m.attr(DCB_CAP_ATTR_ALL, nullptr, 0);
+    m.end_nest(nest);
+  }));
+  ASSERT_EQ(msgs.size(), 1u);
+  auto top = attrs(msgs[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)));
+  auto caps = attrs(top[DCB_ATTR_CAP], 0);
+  const auto cap = [&](uint16_t id) { return caps[id].empty() ? -1 : int{caps[id][0]}; };
+  EXPECT_EQ(cap(DCB_CAP_ATTR_PG), 1);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_PFC), 1);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_UP2TC), 0);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_PG_TCS), 1 << 7);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_PFC_TCS), 1 << 7);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_GSP), 0);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_BCN), 0);
+  auto dcbx = request(*c, dcb_request(RTM_GETDCB, DCB_CMD_GDCBX, "lan2", 6));
+  ASSERT_EQ(dcbx.size(), 1u);
+  const uint8_t mode = attrs(dcbx[0].payload, NLMSG_ALIGN(sizeof(dcbmsg)))[DCB_ATTR_DCBX].at(0);
+  EXPECT_EQ(cap(DCB_CAP_ATTR_DCBX), mode | DCB_CAP_DCBX_VER_CEE | DCB_CAP_DCBX_VER_IEEE);
+}
+
 TEST_F(SimServer, DcbNotificationReachesOnlyClientsInRtnlgrpDcb) {
   auto joined = rtnl(101);
   joined->ctl(ROCE_SIM_CTL_ADD_MEMBERSHIP, RTNLGRP_DCB);
@@ -598,6 +631,25 @@ TEST_F(SimServer, DcbNotificationReachesOnlyClientsInRtnlgrpDcb) {
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].header.nlmsg_type, RTM_NEWLINK);
   EXPECT_EQ(first[0].header.nlmsg_seq, 33u);
+}
+
+// Bookworm's 6.1 has no such attribute: dcbnl_ieee_set passes over it and answers 0.
+TEST_F(SimServer, AnAppTrustTableIsIgnoredBy61) {
+  auto c = rtnl(4242);
+  EXPECT_EQ(set_app_trust(*c, "lan2"), 0);
+}
+
+// Trixie's 6.12 refuses it for a driver without dcbnl_setapptrust, whatever it holds.
+class SimServerOn612 : public SimServer {
+ protected:
+  std::vector<std::string> extra_run_args() override {
+    return {"--node", std::string(ROCE_SIM_SOURCE_DIR) + "/sim/nodes/dual-port-debian-6.12.yaml"};
+  }
+};
+
+TEST_F(SimServerOn612, AnAppTrustTableIsRefusedBeforeItIsRead) {
+  auto c = rtnl(4242);
+  EXPECT_EQ(set_app_trust(*c, "ens1f0np0"), static_cast<uint8_t>(-EOPNOTSUPP));
 }
 
 TEST_F(SimServer, EthtoolTunableAndErrors) {
