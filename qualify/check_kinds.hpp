@@ -62,7 +62,8 @@ inline constexpr finding::Kind kBufferCells{
 inline constexpr finding::Kind kStallPreventionRange{
     "stall_prevention_range", finding::Severity::Warning, "qualify",
     "the pfc-prevention-tout tunable reads 0 (off) or 80-8000 ms (en_ethtool.c "
-    "mlx5e_get_pfc_prevention_tout)",
+    "mlx5e_get_pfc_prevention_tout), and the pause storm counters are listed exactly where it "
+    "is (both need PCAM pfcc_mask and DEBUG stall_detect: en_stats.c)",
     kRunbook};
 inline constexpr finding::Kind kDcqcnKnobs{
     "dcqcn_knobs", finding::Severity::Warning, "qualify",
@@ -124,8 +125,8 @@ inline constexpr finding::Kind kPauseCountersWithPfcOnAndOff{
     kRunbook};
 inline constexpr finding::Kind kCableLengthRange{
     "cable_length_range", finding::Severity::Warning, "qualify",
-    "a cable length of 1-999 m is taken; outside it mainline ignores it (en_dcbnl.c "
-    "mlx5e_dcbnl_ieee_setpfc), NVIDIA's tree passes it on or refuses 0",
+    "a cable length of 1-999 m is taken; outside it mainline and MLNX_OFED ignore it (en_dcbnl.c "
+    "mlx5e_dcbnl_ieee_setpfc), nic-kernel passes 0 to the firmware or refuses it",
     kRunbook};
 inline constexpr finding::Kind kEtsReadsBack{
     "ets_reads_back", finding::Severity::Warning, "qualify",

@@ -233,18 +233,31 @@ Check buffer_check(const Observation& seen) {
                     " bytes, all multiples of 128 (the cell is 128 or a multiple of it)");
 }
 
+// The tunable and the two pause storm counters come with the same firmware capabilities
+// (en_ethtool.c mlx5e_get_pfc_prevention_tout, en_stats.c NUM_PPORT_PFC_STALL_COUNTERS: PCAM
+// pfcc_mask and DEBUG stall_detect): roced reads storms from the counters where the tunable is.
 Check stall_prevention_check(const Observation& seen) {
   Check check = make(kinds::kStallPreventionRange);
+  const bool counters =
+      seen.stat_names.ok() && has(*seen.stat_names, "tx_pause_storm_warning_events");
+  const std::string listed =
+      seen.stat_names.ok()
+          ? std::string(counters ? "; storm counters listed" : "; no storm counters listed")
+          : std::string();
   if (!seen.stall_timeout.ok()) {
     if (seen.stall_timeout.error().is_unsupported()) {
+      if (counters) return judged(check, false, "EOPNOTSUPP" + listed);
       return unknown(check,
                      "EOPNOTSUPP: this NIC has no stall prevention (roced reports it "
-                     "unsupported and goes on)");
+                     "unsupported and goes on)" +
+                         listed);
     }
     return unknown(check, seen.stall_timeout.error().message);
   }
   const unsigned ms = *seen.stall_timeout;
-  return judged(check, ms == 0 || (ms >= 80 && ms <= 8000), std::to_string(ms) + " ms");
+  const bool in_range = ms == 0 || (ms >= 80 && ms <= 8000);
+  return judged(check, in_range && (counters || !seen.stat_names.ok()),
+                std::to_string(ms) + " ms" + listed);
 }
 
 Check dcqcn_check(const Observation& seen) {

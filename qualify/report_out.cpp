@@ -130,7 +130,6 @@ void capabilities_yaml(std::ostringstream& out, const PortFacts& f) {
   std::vector<std::pair<const char*, std::optional<bool>>> caps = {
       {"stall_prevention", f.stall_prevention},
       {"buffers", f.buffers},
-      {"pause_storm_events", f.pause_storm_events},
       {"prio_discard_counters", f.prio_discard_counters}};
   if (!f.ecn_flavour.empty()) caps.push_back({"ecn", f.ecn_flavour != "none"});
   if (f.cable_length_in_firmware) caps.push_back({"cable_length", *f.cable_length_in_firmware});

@@ -111,7 +111,6 @@ PortSpec virtual_function(const PortSpec& pf, uint32_t index) {
   vf.link_training_ms = pf.link_training_ms;
   vf.caps.stall_prevention = false;
   vf.caps.buffers = false;
-  vf.caps.pause_storm_events = false;
   vf.caps.prio_discard_counters = false;
   vf.caps.ecn = false;
   vf.firmware_command_us = pf.firmware_command_us;
@@ -260,7 +259,6 @@ void parse_uppers(const YamlFile& reader, const Field& field, PortSpec& port,
     spec.caps = Capabilities{};
     spec.caps.stall_prevention = false;
     spec.caps.buffers = false;
-    spec.caps.pause_storm_events = false;
     spec.caps.prio_discard_counters = false;
     spec.caps.ecn = false;
     port.uppers.push_back(UpperAddresses{spec.netdev, spec.mac, spec.ipv4, spec.ipv6});
@@ -320,7 +318,6 @@ void add_lag(const YamlFile& reader, const Field& field, std::vector<PortSpec>& 
   bond.caps = Capabilities{};
   bond.caps.stall_prevention = false;
   bond.caps.buffers = false;
-  bond.caps.pause_storm_events = false;
   bond.caps.prio_discard_counters = false;
   // Upstream's cc_params belong to the LAG's RDMA device (on the first PF's debugfs); NVIDIA's
   // ecn/ tree stays on each PF's netdev.
@@ -458,27 +455,26 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
     // OFED node runs Debian bookworm's kernel. nic-kernel is NVIDIA's own build, not Debian's.
     if (driver_version.empty()) {
       driver_version = flavour == DriverFlavour::Ofed        ? "24.10-1.1.4"
-                       : flavour == DriverFlavour::Debian612 ? "6.12.57+deb13-amd64"
+                       : flavour == DriverFlavour::Debian612 ? "6.12.117+deb13-amd64"
                        : flavour == DriverFlavour::NicKernel ? "6.12.0-nic-kernel"
                                                              : "6.1.0-27-amd64";
     }
     if (!kernel_package) {
-      kernel_package = flavour == DriverFlavour::Debian612   ? "Debian 6.12.57-1"
+      kernel_package = flavour == DriverFlavour::Debian612   ? "Debian 6.12.117-1"
                        : flavour == DriverFlavour::NicKernel ? ""
                                                              : "Debian 6.1.115-1";
     }
 
     Capabilities caps;
     if (const auto caps_field = nic.get("capabilities")) {
-      const auto c = reader.map(*caps_field, {"stall_prevention", "buffers", "pause_storm_events",
-                                              "prio_discard_counters", "ecn", "cable_length",
-                                              "buffer_ownership", "pause_counted_without_pfc"});
+      const auto c = reader.map(*caps_field,
+                                {"stall_prevention", "buffers", "prio_discard_counters", "ecn",
+                                 "cable_length", "buffer_ownership", "pause_counted_without_pfc"});
       const auto flag = [&](const char* key, bool& out) {
         if (const auto f = c.get(key)) out = reader.boolean(*f);
       };
       flag("stall_prevention", caps.stall_prevention);
       flag("buffers", caps.buffers);
-      flag("pause_storm_events", caps.pause_storm_events);
       flag("prio_discard_counters", caps.prio_discard_counters);
       flag("ecn", caps.ecn);
       flag("cable_length", caps.cable_length);

@@ -199,7 +199,7 @@ void Port::list_stats(Sink&& add) const {
     add("tx_global_pause_duration", pc.tx_pause_duration_us);
     add("rx_global_pause_transition", pc.rx_pause_transition);
   }
-  if (spec_.caps.pause_storm_events) {
+  if (spec_.caps.stall_prevention) {
     add("tx_pause_storm_warning_events", c.tx_pause_storm_warning_events);
     add("tx_pause_storm_error_events", c.tx_pause_storm_error_events);
   }

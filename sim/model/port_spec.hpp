@@ -16,7 +16,7 @@ namespace roce_sim {
 // Which mlx5 driver the port runs, as a fleet gets it. Each is a set of DriverTraits (below),
 // read in its tree; a node file may override single traits.
 //  - Debian61: mainline 6.1 as Debian bookworm's 6.1.115 (6.1.0-27-amd64) has it.
-//  - Debian612: mainline 6.12 as Debian trixie's 6.12.57 has it (the 6.12 stable series).
+//  - Debian612: mainline 6.12 as Debian trixie's 6.12.117 has it (the 6.12 stable series).
 //  - Ofed: MLNX_OFED / DOCA-OFED 24.04-25.10 (mlnx-ofa_kernel): 6.1's buffer and maxrate code,
 //    and the DCQCN knobs under /sys/class/net/<if>/ecn/ (en_sysfs.c, en_ecn.c).
 //  - NicKernel: NVIDIA's nic-kernel tree: the cable length and buffer ownership asked of the
@@ -64,10 +64,11 @@ inline DriverTraits traits_of(DriverFlavour flavour) {
 enum class KernelLockdown { None, Integrity, Confidentiality };
 
 struct Capabilities {
-  // ETHTOOL_PFC_PREVENTION_TOUT (MLX5_CAP_PCAM pfcc_mask and MLX5_CAP_DEBUG stall_detect)
+  // MLX5_CAP_PCAM pfcc_mask and MLX5_CAP_DEBUG stall_detect: ETHTOOL_PFC_PREVENTION_TOUT
+  // (en_ethtool.c mlx5e_get_pfc_prevention_tout) and tx_pause_storm_{warning,error}_events
+  // (en_stats.c NUM_PPORT_PFC_STALL_COUNTERS), together or neither.
   bool stall_prevention = true;
   bool buffers = true;                // dcbnl get/setbuffer (port buffer commands)
-  bool pause_storm_events = true;     // tx_pause_storm_{warning,error}_events
   bool prio_discard_counters = true;  // rx_prio{p}_buf_discard, _cong_discard, _marked
   bool ecn = true;                    // DCQCN knobs present
   // Firmware features that only NVIDIA's tree reads (the inbox 6.1 driver ignores them):

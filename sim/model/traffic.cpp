@@ -193,7 +193,7 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
         const uint64_t before = state.tx_pausing_us;
         tx_pausing_us = std::min(dt_us, timeout_us > before ? timeout_us - before : 0);
         const uint64_t after = before + dt_us;
-        const bool events = port.spec().caps.pause_storm_events;
+        const bool events = port.spec().caps.stall_prevention;
         if (!state.storm_warned && after >= warning_us) {
           state.storm_warned = true;
           if (events) ++counters.tx_pause_storm_warning_events;

@@ -130,7 +130,7 @@ TEST(PortStats, StormAndPrioDiscardCountersDependOnCapabilities) {
   EXPECT_EQ(position(names, "rx_prio0_cong_discard"), position(names, "rx_prio0_buf_discard") + 1);
 
   auto spec = test::cx7_port();
-  spec.caps.pause_storm_events = false;
+  spec.caps.stall_prevention = false;
   spec.caps.prio_discard_counters = false;
   Port bare(spec);
   const auto bare_names = bare.stat_names();
