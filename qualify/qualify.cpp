@@ -33,8 +33,7 @@ Report qualify(System& system, TimeSource& time, const StopSignal& stop,
       out.checks.push_back(heard->second);
     }
     if (options.write && !stop.raised()) {
-      WriteOutcome wrote =
-          run_write_checks(system, time, stop, ports[i], out.facts.flavour, options.write_options);
+      WriteOutcome wrote = run_write_checks(system, time, stop, ports[i], options.write_options);
       out.checks.insert(out.checks.end(), wrote.checks.begin(), wrote.checks.end());
       out.touched = std::move(wrote.touched);
       out.facts.link_training_ms = wrote.link_training_ms;

@@ -117,9 +117,8 @@ std::vector<std::string> differences(const Snapshot& before, const Snapshot& aft
 class WriteRun {
  public:
   WriteRun(System& system, TimeSource& time, const StopSignal& stop, const DiscoveredPort& port,
-           std::string flavour, const WriteOptions& options)
-      : flavour_(std::move(flavour)),
-        system_(system),
+           const WriteOptions& options)
+      : system_(system),
         time_(time),
         stop_(stop),
         port_(port),
@@ -388,7 +387,10 @@ class WriteRun {
               " with PFC off");
   }
 
-  // Mainline takes a cable length of 1-999 m only; NVIDIA's tree refuses 0.
+  // Mainline and MLNX_OFED keep a cable length of 1-999 m in the driver and ignore any other;
+  // nic-kernel hands it to the firmware where the firmware keeps it (PCAM cable_length), else
+  // refuses 0 (en/port_buffer.c mlx5e_port_set_cable_len). Which one runs is told from what
+  // reads back, never from the set alone: MLNX_OFED too answers 0 to a length of 0.
   void cable_length() {
     if (stop_.raised()) return;
     const uint8_t mask = read().value_or(dcb::IeeeState{}).pfc.value_or(dcb::Pfc{}).enabled_mask;
@@ -413,14 +415,14 @@ class WriteRun {
                                  "; 0: " + errno_text(set0) + ", reads " + std::to_string(read0) +
                                  "; 1000: " + errno_text(set1000) + ", reads " +
                                  std::to_string(read1000);
-    // Mainline ignores a length outside 1-999 m; NVIDIA's tree hands it to the firmware where the
-    // firmware keeps it (PCAM cable_length), else refuses 0: roced only ever sends 1-999.
     const bool taken = set25 == 0 && read25 == 25;
-    if (flavour_ == "ofed" && (set0 == 0 || set0 == EINVAL)) {
-      outcome_.cable_length_in_firmware = set0 == 0;
-    }
-    const bool mainline = read0 == 25 && read1000 == 25;
-    check(kinds::kCableLengthRange, taken && (flavour_ != "inbox" || mainline), evidence);
+    const bool kept_in_driver = set0 == 0 && read0 == 25 && set1000 == 0 && read1000 == 25;
+    const bool in_firmware = set0 == 0 && read0 == 0;  // only the firmware takes 0 m
+    const bool driver_refuses_0 = set0 == EINVAL && read0 == 25;
+    if (taken && (kept_in_driver || driver_refuses_0)) outcome_.cable_length_in_firmware = false;
+    if (taken && in_firmware) outcome_.cable_length_in_firmware = true;
+    check(kinds::kCableLengthRange, taken && (kept_in_driver || in_firmware || driver_refuses_0),
+          evidence);
   }
 
   void ets() {
@@ -643,7 +645,6 @@ class WriteRun {
     check(kinds::kRestored, left.empty(), evidence);
   }
 
-  std::string flavour_;  // "inbox", "ofed", "" (facts_of)
   System& system_;
   TimeSource& time_;
   const StopSignal& stop_;
@@ -666,9 +667,8 @@ int planned_flaps(uint8_t pfc_mask) {
 }
 
 WriteOutcome run_write_checks(System& system, TimeSource& time, const StopSignal& stop,
-                              const DiscoveredPort& port, const std::string& flavour,
-                              const WriteOptions& options) {
-  return WriteRun(system, time, stop, port, flavour, options).run();
+                              const DiscoveredPort& port, const WriteOptions& options) {
+  return WriteRun(system, time, stop, port, options).run();
 }
 
 }  // namespace roced::qualify

@@ -29,8 +29,9 @@ struct WriteOutcome {
   std::vector<Check> checks;
   std::vector<Touched> touched;
   bool interrupted = false;
-  std::optional<uint32_t> link_training_ms;      // carrier down to up, the longest seen
-  std::optional<bool> cable_length_in_firmware;  // NVIDIA's driver only
+  std::optional<uint32_t> link_training_ms;  // carrier down to up, the longest seen
+  // 0 m read back as 0 (nic-kernel, firmware with PCAM cable_length); unset: cannot tell.
+  std::optional<bool> cable_length_in_firmware;
   std::vector<std::string> statistics_pfc_on;
   std::vector<std::string> statistics_pfc_off;
 };
@@ -40,9 +41,8 @@ struct WriteOutcome {
 int planned_flaps(uint8_t pfc_mask);
 
 // Runs the changing checks on one port; `stop` ends them early (everything is still put back).
-// `flavour` is the driver's ("inbox", "ofed", "" when unknown: facts_of).
+// What the driver does is told from what reads back, whatever tree the port seems to run.
 WriteOutcome run_write_checks(System& system, TimeSource& time, const StopSignal& stop,
-                              const DiscoveredPort& port, const std::string& flavour,
-                              const WriteOptions& options);
+                              const DiscoveredPort& port, const WriteOptions& options);
 
 }  // namespace roced::qualify
