@@ -187,6 +187,10 @@ std::optional<uint32_t> link_speed(System& system, const std::string& netdev);
 PortStatus read_port_status(System& system, const DiscoveredPort& port,
                             const StatusOptions& options = {});
 
+// The port's driver tree, judged from `info` (ethtool -i) and what the host shows beside it.
+Field<driver::Detected> detect_driver(System& system, const DiscoveredPort& port,
+                                      const Field<DriverInfo>& info);
+
 struct StatusReport {
   std::string source;  // System::description
   std::vector<PortStatus> ports;

@@ -238,6 +238,10 @@ double in_base_unit(uint64_t value, CounterUnit unit) {
 
 constexpr FamilySpec kPortInfo{"roce_port_info", MetricType::gauge,
                                "A managed RoCE port: its driver, firmware and PCI address."};
+constexpr FamilySpec kDriverTree{
+    "roce_port_driver_tree_info", MetricType::gauge,
+    "The mlx5 driver tree roced judges the port by (debian-6.1, debian-6.12, mlnx-ofed, "
+    "nic-kernel, unknown) and the version it judged on."};
 constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::gauge,
                              "1 when the port is administratively up and has carrier."};
 constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::gauge, "The netdev's MTU."};
@@ -271,6 +275,10 @@ void add_port(ExpositionWriter& out, const PortSample& port) {
   out.add(kPortInfo,
           labels.with({{"driver", port.driver}, {"firmware", port.firmware}, {"pci", port.pci}}),
           1);
+  if (!port.driver_tree.empty()) {
+    out.add(kDriverTree,
+            labels.with({{"tree", port.driver_tree}, {"version", port.driver_tree_version}}), 1);
+  }
   if (port.link_known) {
     out.add(kLinkUp, labels, port.link_up ? 1 : 0);
     out.add(kMtu, labels, port.mtu);

@@ -168,10 +168,14 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
   }
   if (read_firmware) {
     memory.firmware = sample.firmware;
+    memory.driver_tree = sample.driver_tree;
+    memory.driver_tree_version = sample.driver_tree_version;
     memory.pci = target.port.pci;
     memory.firmware_read_at = now;
   } else {
     sample.firmware = memory.firmware;
+    sample.driver_tree = memory.driver_tree;
+    sample.driver_tree_version = memory.driver_tree_version;
   }
   carry_totals(sample, memory);
   return sample;

@@ -79,6 +79,8 @@ class NodeSampler {
     uint64_t resets = 0;
     std::string pci;
     std::string firmware;
+    std::string driver_tree;
+    std::string driver_tree_version;
     std::chrono::steady_clock::time_point firmware_read_at;
     std::optional<int> gid_index;
     bool gid_ok = true;

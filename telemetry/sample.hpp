@@ -25,6 +25,10 @@ struct PortSample {
   std::string driver;
   std::string pci;
   std::string firmware;  // ethtool driver info; empty when it could not be read
+  // The driver tree roced judges the port by (driver/detect.hpp), and the version it judged on;
+  // empty with the firmware.
+  std::string driver_tree;
+  std::string driver_tree_version;
   std::chrono::steady_clock::time_point at;
 
   // Raw counters by their kernel names. A counter the NIC does not have is absent, not zero.

@@ -6,6 +6,7 @@
 #include "ethtool/ethtool.hpp"
 #include "link/link.hpp"
 #include "port/gid_owners.hpp"
+#include "port/status.hpp"
 #include "rdma/gid.hpp"
 #include "rdma/hw_counters.hpp"
 
@@ -76,7 +77,12 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
       }
       copy_stats(*reading, options.stats_kept, sample.ethtool);
       if (options.firmware) {
-        if (auto info = ethtool.driver_info(port.netdev)) sample.firmware = info->firmware;
+        if (auto info = ethtool.driver_info(port.netdev)) {
+          sample.firmware = info->firmware;
+          const auto tree = detect_driver(system, port, Field<DriverInfo>::of(*info));
+          sample.driver_tree = std::string(driver::flavour_row(tree.value->flavour).name);
+          sample.driver_tree_version = tree.value->version;
+        }
       }
       return true;
     });

@@ -191,6 +191,13 @@ TEST_F(ExporterSim, ServesEveryPortOfTheNode) {
   }
   EXPECT_NE(got.body.find("roced_build_info{version=\"9.9\"} 1"), std::string::npos);
   EXPECT_NE(got.body.find("roced_ports 4"), std::string::npos);
+  // The node's /proc/version names Debian's 6.1.115 package: the tree and the version judged on.
+  const auto at = got.body.find("roce_port_driver_tree_info{netdev=\"lan2\"");
+  ASSERT_NE(at, std::string::npos) << got.body;
+  const std::string line = got.body.substr(at, got.body.find('\n', at) - at);
+  EXPECT_NE(line.find("tree=\"debian-6.1\""), std::string::npos) << line;
+  EXPECT_NE(line.find("version=\"6.1.115\""), std::string::npos) << line;
+  EXPECT_EQ(line.substr(line.size() - 2), " 1") << line;
   EXPECT_NE(got.body.find("roced_scrape_collector_success{collector=\"ethtool\"} 1"),
             std::string::npos);
   // No daemon behind this sampler: no configuration state is claimed.

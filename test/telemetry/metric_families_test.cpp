@@ -32,6 +32,8 @@ PortSample lan3() {
   port.driver = "mlx5_core";
   port.pci = "0000:3d:00.0";
   port.firmware = "28.39.1002 (MT_0000000838)";
+  port.driver_tree = "mlnx-ofed";
+  port.driver_tree_version = "24.10-1.1.4";
   port.link_known = true;
   port.link_up = true;
   port.mtu = 9000;
@@ -174,6 +176,9 @@ TEST(MetricFamilies, PortInfoAndGid) {
                    {"driver", "mlx5_core"},
                    {"firmware", "28.39.1002 (MT_0000000838)"},
                    {"pci", "0000:3d:00.0"}}),
+            1);
+  EXPECT_EQ(value(families, "roce_port_driver_tree_info",
+                  {{"netdev", "lan3"}, {"tree", "mlnx-ofed"}, {"version", "24.10-1.1.4"}}),
             1);
   EXPECT_EQ(value(families, "roce_link_up", {{"netdev", "lan3"}}), 1);
   EXPECT_EQ(value(families, "roce_link_mtu_bytes", {{"netdev", "lan3"}}), 9000);
