@@ -37,8 +37,10 @@ constexpr std::array<FlavourRow, 5> kFlavours = {{
      "nic-kernel",
      "NVIDIA's nic-kernel tree (Mellanox/nic-kernel)",
      // en_dcbnl.c with the ownership query; en/port_buffer.c mlx5e_port_set_cable_len hands the
-     // cable length to PCAM cable_length firmware; maxrate a checked u8 in the versions read.
-     {BufferRecompute::FirmwareOwnership, CableLength::Firmware, Maxrate::U8Checked,
+     // cable length to PCAM cable_length firmware; maxrate a u16 where the firmware has QCAM
+     // qetcr_qshr_max_bw_val_msb (net-next, 2026-02), a checked u8 where not: the host cannot
+     // read which.
+     {BufferRecompute::FirmwareOwnership, CableLength::Firmware, Maxrate::Unknown,
       EcnKnobs::Debugfs, CnpPriorityMode::Written}},
     {Flavour::Unknown,
      "unknown",

@@ -20,10 +20,19 @@
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
 #include "port/discovery.hpp"
+#include "port/status.hpp"
 #include "qualify/observe.hpp"
 #include "qualify/read_checks.hpp"
 
 namespace roced::conformance {
+
+driver::Traits PortUnderTest::traits() {
+  auto info = EthtoolClient(system()).driver_info(netdev());
+  auto described = describe_netdev(*system().files, netdev());
+  if (!info.ok() || !described.ok()) return {};
+  return detect_driver(system(), *described, Field<DriverInfo>::of(*info)).value->traits;
+}
+
 namespace {
 
 dcb::IeeeState read_dcb(PortUnderTest& port) {
@@ -196,19 +205,35 @@ TEST_P(Mlx5Port, APfcMaskChangeFlapsTheLinkAndTheSameMaskDoesNot) {
   EXPECT_EQ(carrier(port()), "1");
 }
 
-// Mainline mlx5e_dcbnl_ieee_setpfc takes a cable length only in 1-999 m and ignores the rest.
-TEST_P(Mlx5Port, ACableLengthOutside1To999IsIgnored) {
+// Mainline and MLNX_OFED (mlx5e_dcbnl_ieee_setpfc) keep a cable length of 1-999 m in the driver
+// and ignore any other. nic-kernel (en/port_buffer.c mlx5e_port_set_cable_len) hands 0 to
+// firmware with PCAM cable_length, or refuses it without, and refuses more than its maximum
+// (roce-sim takes mainline's MLX5E_MAX_CABLE_LENGTH, 1000 m).
+TEST_P(Mlx5Port, ACableLengthOutside1To999IsIgnoredOrRefused) {
   CONFORMANCE_REQUIRE_WRITES();
   const auto before = read_dcb(port()).pfc;
   ASSERT_TRUE(before.has_value());
   dcb::DcbClient client(port().system());
-  ASSERT_TRUE(client.set_pfc(port().netdev(), pfc_with(port(), before->enabled_mask, 25)).ok());
+  const auto set = [&](uint16_t metres) {
+    return error_code(
+        client.set_pfc(port().netdev(), pfc_with(port(), before->enabled_mask, metres)));
+  };
+  ASSERT_EQ(set(25), 0);
   EXPECT_EQ(read_dcb(port()).pfc->delay, 25);
-  for (uint16_t ignored : {uint16_t{0}, uint16_t{1000}}) {
-    EXPECT_TRUE(
-        client.set_pfc(port().netdev(), pfc_with(port(), before->enabled_mask, ignored)).ok());
-    EXPECT_EQ(read_dcb(port()).pfc->delay, 25) << "after " << ignored;
+  const driver::CableLength home = port().traits().cable_length;
+  if (home == driver::CableLength::Unknown) GTEST_SKIP() << "the tree's cable length is unknown";
+  if (home == driver::CableLength::Driver) {
+    for (uint16_t ignored : {uint16_t{0}, uint16_t{1000}}) {
+      EXPECT_EQ(set(ignored), 0);
+      EXPECT_EQ(read_dcb(port()).pfc->delay, 25) << "after " << ignored;
+    }
+    return;
   }
+  EXPECT_EQ(set(1001), EINVAL);
+  EXPECT_EQ(read_dcb(port()).pfc->delay, 25);
+  const int zero = set(0);
+  EXPECT_TRUE(zero == 0 || zero == EINVAL) << zero;
+  EXPECT_EQ(read_dcb(port()).pfc->delay, zero == 0 ? 0 : 25);
 }
 
 // mlx5e_dcbnl_ieee_setapp / delapp: DSCP entries only; a delete must name the priority the DSCP
@@ -282,18 +307,41 @@ TEST_P(Mlx5Port, StallPreventionTakesMlx5sRange) {
   EXPECT_EQ(ethtool.pfc_prevention_timeout(netdev).value_or(0), 500);
 }
 
-// Mainline mlx5e_dcbnl_ieee_setmaxrate: 100 Mbit/s steps below 26 Gbit/s, whole Gbit/s above,
-// in a u8 that wraps past 255 (NVIDIA's tree holds a u16).
-TEST_P(Mlx5Port, MaxrateStepsAndTheU8Wrap) {
+// mlx5e_dcbnl_ieee_setmaxrate: 100 Mbit/s steps below 26 Gbit/s, whole Gbit/s above, in a u8
+// that wraps past 255 (mainline before 6.1.159 and 6.12.63, MLNX_OFED), or is refused past it
+// before anything is written (mainline since); nic-kernel holds a u16.
+TEST_P(Mlx5Port, MaxrateStepsAndWhatComesPast255Gbits) {
   CONFORMANCE_REQUIRE_WRITES();
+  dcb::DcbClient client(port().system());
   dcb::Maxrate rates;
-  rates.tc_kbps = {1234567, 30500000, 300000000, 0, 0, 0, 0, 0};
-  ASSERT_TRUE(dcb::DcbClient(port().system()).set_maxrate(port().netdev(), rates).ok());
-  const auto read = read_dcb(port()).maxrate;
+  rates.tc_kbps = {1234567, 30500000, 0, 0, 0, 0, 0, 0};
+  ASSERT_TRUE(client.set_maxrate(port().netdev(), rates).ok());
+  const driver::Maxrate encoding = port().traits().maxrate;
+  auto read = read_dcb(port()).maxrate;
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->tc_kbps[0], 1200000u);
-  EXPECT_EQ(read->tc_kbps[1], 30000000u);
-  EXPECT_EQ(read->tc_kbps[2], uint64_t{300 % 256} * 1000000);
+  // A u16 counts 100 Mbit/s up to 6553.5 Gbit/s.
+  EXPECT_EQ(read->tc_kbps[1], encoding == driver::Maxrate::U16 ? 30500000u : 30000000u);
+  rates.tc_kbps[2] = 300000000;
+  const int past = error_code(client.set_maxrate(port().netdev(), rates));
+  read = read_dcb(port()).maxrate;
+  ASSERT_TRUE(read.has_value());
+  switch (encoding) {
+    case driver::Maxrate::U8Wrapping:
+      EXPECT_EQ(past, 0);
+      EXPECT_EQ(read->tc_kbps[2], uint64_t{300 % 256} * 1000000);
+      break;
+    case driver::Maxrate::U8Checked:
+      EXPECT_EQ(past, EINVAL);
+      EXPECT_EQ(read->tc_kbps[2], 0u);
+      break;
+    case driver::Maxrate::U16:
+      EXPECT_EQ(past, 0);
+      EXPECT_EQ(read->tc_kbps[2], 300000000u);
+      break;
+    case driver::Maxrate::Unknown:
+      GTEST_SKIP() << "the tree's rate cap encoding is unknown";
+  }
 }
 
 // mlx5e_ethtool_set_channels: new channels get statistics for good (priv->stats_nch grows, and
@@ -319,9 +367,16 @@ TEST_P(Mlx5Port, MoreChannelsGrowTheStatisticsForGood) {
 
 // en/port_buffer.c port_set_buffer: sizes go to the register in cells, rounded down; a lossless
 // buffer smaller than Xoff + max MTU + a cell is -ENOMEM after the PFC mask is already set
-// (update_xoff_threshold). This leaves the port in manual buffer mode: it comes last.
+// (update_xoff_threshold). This leaves the port in manual buffer mode: it comes last. A tree
+// that asks the firmware who owns the buffers sizes nothing when the firmware cannot say (no
+// PCAM buffer_ownership), so there the PFC change goes through. nic-kernel sizes buffers its own
+// way (roce-sim's NvidiaBuffer cases).
 TEST_P(Mlx5Port, HostBuffersAreCellsAndAnEmptyLosslessBufferIsRefusedAfterTheMask) {
   CONFORMANCE_REQUIRE_WRITES();
+  const driver::Traits traits = port().traits();
+  if (traits.cable_length != driver::CableLength::Driver) {
+    GTEST_SKIP() << "the port buffer code of a tree that keeps the cable length in the firmware";
+  }
   set_pfc_mask(port(), 0);
   auto buffer = read_dcb(port()).buffer;
   if (!buffer) GTEST_SKIP() << "no buffer commands on this port";
@@ -331,7 +386,11 @@ TEST_P(Mlx5Port, HostBuffersAreCellsAndAnEmptyLosslessBufferIsRefusedAfterTheMas
   ASSERT_TRUE(client.set_buffer(port().netdev(), *buffer).ok());
   EXPECT_EQ(read_dcb(port()).buffer->buffer_size[0], 99968u);
   const int refused = error_code(client.set_pfc(port().netdev(), pfc_with(port(), 0x08, 7)));
-  EXPECT_EQ(refused, ENOMEM);
+  if (traits.buffer_recompute == driver::BufferRecompute::ManualFlag) {
+    EXPECT_EQ(refused, ENOMEM);
+  } else {
+    EXPECT_TRUE(refused == ENOMEM || refused == 0) << refused;
+  }
   EXPECT_EQ(read_dcb(port()).pfc->enabled_mask, 0x08);
 }
 

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <string>
 
+#include "driver/traits.hpp"
 #include "os/system.hpp"
 
 namespace roced::conformance {
@@ -26,6 +27,9 @@ class PortUnderTest {
   // Lets the link train after a driver toggle (simulated time, or real time up to a bound);
   // true when the carrier is back.
   virtual bool carrier_returns() = 0;
+  // How the port's driver tree behaves where the trees differ: as roced tells it from what the
+  // host shows (driver/detect.cpp), unless the target knows better (a tree roced cannot tell).
+  virtual driver::Traits traits();
 };
 
 struct Target {

@@ -2,7 +2,7 @@
 /*
  * roce_testdev: Ethernet ports that behave towards the kernel as the DCB side of mlx5 does
  * (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c, en/port_buffer.c, en_stats.c,
- * en_ethtool.c, port.c and drivers/infiniband/hw/mlx5/cong.c in Linux 6.1), so that the kernel's
+ * en_ethtool.c, port.c and drivers/infiniband/hw/mlx5/cong.c), so that the kernel's
  * own net/dcb/dcbnl.c, net/ethtool/ioctl.c, rtnetlink and debugfs run for real in roced's VM test,
  * as netdevsim does for other drivers. No traffic: the counters are written from user space.
  *
@@ -19,6 +19,8 @@
  *                                                 (setets, setpfc, setapp, delapp, setbuffer,
  *                                                 setmaxrate, set_tunable, set_pauseparam)
  *                                                 fails before it acts
+ * The driver behaves as the mainline tree of the kernel it is built for does, as Debian ships it
+ * (the parameters below override single traits, as a roce-sim node file's driver.traits do).
  */
 #include <linux/debugfs.h>
 #include <linux/etherdevice.h>
@@ -29,6 +31,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <generated/utsrelease.h>
 #include <net/dcbnl.h>
@@ -44,6 +47,26 @@ MODULE_PARM_DESC(speed_mbps, "link speed of every port");
 static unsigned int link_training_ms = 300;
 module_param(link_training_ms, uint, 0644);
 MODULE_PARM_DESC(link_training_ms, "carrier down after a driver link toggle (PFC mask change)");
+
+/* en_dcbnl.c mlx5e_dcbnl_ieee_setmaxrate: a rate cap above 255 Gbit/s wraps in the u8 before
+ * "net/mlx5e: Fix maxrate wraparound" (6.1.159, 6.12.63) and is refused with -EINVAL since. */
+static bool maxrate_checked =
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 63) ||
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 159) &&
+	 LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0));
+module_param(maxrate_checked, bool, 0444);
+MODULE_PARM_DESC(maxrate_checked, "refuse rate caps above 255 Gbit/s instead of wrapping them");
+/* mlx5e_dcbnl_ieee_setpfc from "net/mlx5e: Query FW for buffer ownership" (6.12.44): host-set
+ * buffers are sized again only while port.c mlx5_query_port_buffer_ownership answers SW-owned,
+ * instead of while priv->dcbx.manual_buffer is set. */
+static bool buffer_ownership_query = LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 44);
+module_param(buffer_ownership_query, bool, 0444);
+MODULE_PARM_DESC(buffer_ownership_query, "ask the firmware who owns the buffers after setpfc");
+/* The firmware's PCAM buffer_ownership feature: without it the query answers unknown, which is
+ * never SW-owned. roced cannot read it from the host; off as on firmware that lacks it. */
+static bool pcam_buffer_ownership;
+module_param(pcam_buffer_ownership, bool, 0444);
+MODULE_PARM_DESC(pcam_buffer_ownership, "the firmware reports host-written buffers as host-owned");
 
 #define MAX_TC 7                 /* mlx5_max_tc() on ConnectX-7 */
 #define MAX_BW_ALLOC 100         /* MLX5E_MAX_BW_ALLOC */
@@ -363,7 +386,10 @@ static int tdev_ieee_getmaxrate(struct net_device *dev, struct ieee_maxrate *max
 static int tdev_ieee_setmaxrate(struct net_device *dev, struct ieee_maxrate *maxrate)
 {
 	struct tdev *t = netdev_priv(dev);
-	const u64 upper = roundup(255 * KBPS_100MB, KBPS_1GB);
+	/* Before the fix: 100 Mbit/s units below roundup(25.5 Gbit/s) = 26 (25.6 wraps to 0); since:
+	 * up to and with 25.5 Gbit/s. */
+	const u64 upper = maxrate_checked ? 255 * KBPS_100MB + 1 : roundup(255 * KBPS_100MB, KBPS_1GB);
+	u8 value[8] = {}, unit[8] = {};
 	int i, err;
 
 	err = tdev_injected(t, "setmaxrate");
@@ -373,16 +399,19 @@ static int tdev_ieee_setmaxrate(struct net_device *dev, struct ieee_maxrate *max
 		u64 rate = maxrate->tc_maxrate[i];
 
 		if (!rate) {
-			t->max_bw_value[i] = 0;
-			t->max_bw_unit[i] = BW_NO_LIMIT;
+			unit[i] = BW_NO_LIMIT;
 		} else if (rate < upper) {
-			t->max_bw_value[i] = div_u64(rate, KBPS_100MB) ?: 1;
-			t->max_bw_unit[i] = BW_100MBPS;
+			value[i] = div_u64(rate, KBPS_100MB) ?: 1;
+			unit[i] = BW_100MBPS;
+		} else if (!maxrate_checked || rate <= 255 * KBPS_1GB) {
+			value[i] = (u8)div_u64(rate, KBPS_1GB); /* wraps past 255 */
+			unit[i] = BW_GBPS;
 		} else {
-			t->max_bw_value[i] = (u8)div_u64(rate, KBPS_1GB); /* wraps past 255 */
-			t->max_bw_unit[i] = BW_GBPS;
+			return -EINVAL; /* before anything is written */
 		}
 	}
+	memcpy(t->max_bw_value, value, sizeof(value));
+	memcpy(t->max_bw_unit, unit, sizeof(unit));
 	return 0;
 }
 
@@ -592,6 +621,16 @@ static int tdev_dcbnl_setbuffer(struct net_device *dev, struct dcbnl_buffer *in)
 
 /* ---- PFC (mlx5e_dcbnl_ieee_getpfc / setpfc) ---- */
 
+/* Whether setpfc sizes the buffers again: while the host set them (priv->dcbx.manual_buffer), or
+ * from 6.12.44 while the firmware reports them SW-owned, which it does only with PCAM
+ * buffer_ownership and after a PBMC write. */
+static bool tdev_host_recomputes_buffers(const struct tdev *t)
+{
+	if (!buffer_ownership_query)
+		return t->manual_buffer;
+	return pcam_buffer_ownership && t->manual_buffer;
+}
+
 static int tdev_ieee_getpfc(struct net_device *dev, struct ieee_pfc *pfc)
 {
 	struct tdev *t = netdev_priv(dev);
@@ -631,11 +670,11 @@ static int tdev_ieee_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
 		t->cable_len = pfc->delay;
 		changed |= CHANGE_CABLE_LEN;
 	}
-	if (t->manual_buffer)
+	if (tdev_host_recomputes_buffers(t))
 		ret = tdev_manual_buffer_config(t, changed,
 						(changed & CHANGE_PFC) ? pfc->pfc_en : curr_pfc_en,
 						NULL, NULL);
-	else
+	else if (!t->manual_buffer)
 		tdev_auto_buffer_layout(t);
 	if (ret && (changed & CHANGE_CABLE_LEN))
 		t->cable_len = old_cable_len;
