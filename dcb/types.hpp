@@ -99,7 +99,8 @@ inline constexpr auto kTrustNames = enum_names<Trust>({{Trust::Dscp, "dscp"}, {T
 static_assert(kTrustNames.covers<Trust::Dscp>(), "name every Trust");
 // mlx5 has no trust op: any DSCP APP entry means DSCP trust.
 Trust trust_from_apps(const std::vector<AppEntry>& apps);
-// DSCP -> priority from the APP table; unmapped DSCPs read as priority 0 (mlx5).
+// DSCP -> priority from the APP table; 0 for a DSCP without an entry, which is a placeholder:
+// the NIC maps such a DSCP by its firmware table, which dcbnl does not show (types.cpp).
 std::array<uint8_t, 64> dscp_map_from_apps(const std::vector<AppEntry>& apps);
 // Bit d set when DSCP d has an APP entry.
 uint64_t dscp_mapped(const std::vector<AppEntry>& apps);

@@ -26,10 +26,12 @@ constexpr std::array<Known, 9> kPerPriority = {{
     {"marked", CounterUnit::count},
 }};
 
-// Port-level names that matter for lossless: PHY discards, the NIC's own pause-storm events
-// (stall prevention), and link-level (global) pause when PFC is off.
-constexpr std::array<Known, 7> kPortLevel = {{
+// Port-level names that matter for lossless: PHY discards, the receive queues' drops for want of
+// a buffer (the Q counter rx_out_of_buffer), the NIC's own pause-storm events (stall
+// prevention), and link-level (global) pause when PFC is off.
+constexpr std::array<Known, 8> kPortLevel = {{
     {"discards_phy", CounterUnit::count},
+    {"out_of_buffer", CounterUnit::count},
     {"pause_ctrl_phy", CounterUnit::count},
     {"pause_storm_warning_events", CounterUnit::count},
     {"pause_storm_error_events", CounterUnit::count},

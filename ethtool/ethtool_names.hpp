@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/counter_step.hpp"
+
 namespace roced {
 
 enum class Direction { rx, tx };
@@ -27,5 +29,37 @@ struct EthtoolCounterName {
 std::optional<EthtoolCounterName> parse_ethtool_name(std::string_view name);
 
 std::string_view direction_name(Direction direction);  // "rx" / "tx"
+
+// The `ethtool -S` names mlx5 reads as 32-bit firmware counters, which wrap at 2^32, by the group
+// of drivers/net/ethernet/mellanox/mlx5/core/en_stats.c that fills them (Debian's 6.1.192
+// source); every other mlx5 name is 64-bit. util/counter_step.hpp says how a difference of them
+// is taken.
+struct Counter32 {
+  std::string_view name;
+  std::string_view group;  // en_stats.c's descriptor table and the macro that reads it
+};
+inline constexpr Counter32 kMlx5Counters32[] = {
+    // struct mlx5e_qcounter_stats holds u32s, read by MLX5E_READ_CTR32_CPU.
+    {"rx_out_of_buffer", "q_stats_desc, MLX5E_READ_CTR32_CPU"},
+    {"rx_if_down_packets", "drop_rq_stats_desc, MLX5E_READ_CTR32_CPU"},
+    // QUERY_VNIC_ENV: only the steering discard is read as 64-bit.
+    {"dev_internal_queue_oob", "vnic_env_stats_dev_oob_desc, MLX5E_READ_CTR32_BE"},
+    {"rx_oversize_pkts_buffer", "vnic_env_stats_drop_desc, MLX5E_READ_CTR32_BE"},
+    // MPCNT's PCIe performance group; outbound_pci_buffer_overflow is pcie_perf_stats_desc64,
+    // read by MLX5E_READ_CTR64_BE: 64-bit.
+    {"rx_pci_signal_integrity", "pcie_perf_stats_desc, MLX5E_READ_CTR32_BE"},
+    {"tx_pci_signal_integrity", "pcie_perf_stats_desc, MLX5E_READ_CTR32_BE"},
+    {"outbound_pci_stalled_rd", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
+    {"outbound_pci_stalled_wr", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
+    {"outbound_pci_stalled_rd_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
+    {"outbound_pci_stalled_wr_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
+};
+
+constexpr CounterWidth ethtool_counter_width(std::string_view name) {
+  for (const auto& narrow : kMlx5Counters32) {
+    if (narrow.name == name) return CounterWidth::bits32;
+  }
+  return CounterWidth::bits64;
+}
 
 }  // namespace roced

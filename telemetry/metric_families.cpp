@@ -73,6 +73,12 @@ constexpr EthtoolMapping kEthtool[] = {
      true,
      {"roce_port_discards_total", MetricType::counter,
       "Packets the port discarded at the physical layer (rx: no buffer; tx: could not send)."}},
+    {"out_of_buffer",
+     false,
+     false,
+     {"roce_port_out_of_buffer_total", MetricType::counter,
+      "Packets dropped because the port's Ethernet receive queues had no buffer posted "
+      "(rx_out_of_buffer: a 32-bit firmware counter whose wraps roced carries over)."}},
     {"pause_ctrl_phy",
      false,
      true,

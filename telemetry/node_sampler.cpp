@@ -3,6 +3,7 @@
 
 #include <cerrno>
 
+#include "ethtool/ethtool_names.hpp"
 #include "link/link.hpp"
 #include "telemetry/metric_families.hpp"
 #include "telemetry/sampler.hpp"
@@ -46,6 +47,28 @@ void NodeSampler::carry_totals(PortSample& sample, PortMemory& memory) {
   }
   sample.counter_wraps = memory.wraps;
   sample.counter_resets = memory.resets;
+}
+
+void NodeSampler::carry_ethtool_totals(PortSample& sample, PortMemory& memory) {
+  if (sample.ethtool.empty()) return;  // not read this time: nothing moved
+  std::vector<CounterWidth> widths;
+  std::vector<uint64_t> before;
+  std::vector<uint64_t> after;
+  for (const auto& [name, raw] : sample.ethtool) {
+    const auto last = memory.ethtool_last.find(name);
+    if (last == memory.ethtool_last.end()) continue;
+    widths.push_back(ethtool_counter_width(name));
+    before.push_back(last->second);
+    after.push_back(raw);
+  }
+  const bool reset = reading_reset(widths, before, after);
+  memory.ethtool_last = sample.ethtool;
+  for (auto& [name, value] : sample.ethtool) {
+    const CounterWidth width = ethtool_counter_width(name);
+    if (width != CounterWidth::bits32) continue;
+    auto it = memory.ethtool_totals.try_emplace(name, CounterAccumulator(width)).first;
+    value = it->second.feed(value, reset);
+  }
 }
 
 NodeSampler::RdmaReading NodeSampler::read_rdma_counters(const std::vector<PortTarget>& targets) {
@@ -178,6 +201,7 @@ PortSample NodeSampler::sample_one(const PortTarget& target,
     sample.driver_tree_version = memory.driver_tree_version;
   }
   carry_totals(sample, memory);
+  carry_ethtool_totals(sample, memory);
   return sample;
 }
 

@@ -75,6 +75,9 @@ class NodeSampler {
  private:
   struct PortMemory {
     std::map<std::string, CounterAccumulator> totals;
+    // The exported ethtool counters' last raw values, and the 32-bit ones' totals.
+    std::map<std::string, uint64_t> ethtool_last;
+    std::map<std::string, CounterAccumulator> ethtool_totals;
     uint64_t wraps = 0;
     uint64_t resets = 0;
     std::string pci;
@@ -113,6 +116,9 @@ class NodeSampler {
   // The batch read itself, kept by port; under rdma_mutex_.
   RdmaReading read_rdma_counters(const std::vector<PortTarget>& targets);
   void carry_totals(PortSample& sample, PortMemory& memory);
+  // The sample's 32-bit ethtool counters as 64-bit totals, by util/counter_step.hpp's rule with
+  // the sample's 64-bit counters as the evidence of a reset.
+  static void carry_ethtool_totals(PortSample& sample, PortMemory& memory);
 
   System& system_;
   TimeSource* time_ = &real_time();

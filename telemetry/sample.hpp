@@ -31,8 +31,10 @@ struct PortSample {
   std::string driver_tree_version;
   std::chrono::steady_clock::time_point at;
 
-  // Raw counters by their kernel names. A counter the NIC does not have is absent, not zero.
-  std::map<std::string, uint64_t> ethtool;  // `ethtool -S` names (names re-read each sample)
+  // Counters by their kernel names. A counter the NIC does not have is absent, not zero.
+  // `ethtool -S` names (names re-read each sample): raw, but for the 32-bit ones
+  // (ethtool_counter_width), which NodeSampler turns into 64-bit totals (wraps carried over).
+  std::map<std::string, uint64_t> ethtool;
   // How old the ethtool values were when sampled: zero when read for this sample, the reading's
   // age when a recent one (the storm poller's) was served instead.
   std::chrono::steady_clock::duration ethtool_age{0};

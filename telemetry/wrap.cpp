@@ -5,12 +5,6 @@
 
 namespace roced::telemetry {
 
-namespace {
-constexpr uint64_t kTwoTo32 = uint64_t{1} << 32;
-// A 32-bit counter that drops from its upper half wrapped; from lower down it was reset.
-constexpr uint64_t kTwoTo31 = uint64_t{1} << 31;
-}  // namespace
-
 CounterWidth hw_counter_width(std::string_view name) {
   // drivers/infiniband/hw/mlx5/counters.c: congestion and PPCNT counters are read as 64-bit,
   // Q counters as 32-bit.
@@ -23,18 +17,14 @@ CounterWidth hw_counter_width(std::string_view name) {
   return CounterWidth::bits32;
 }
 
-uint64_t CounterAccumulator::feed(uint64_t raw) {
+uint64_t CounterAccumulator::feed(uint64_t raw, bool reading_reset) {
   if (!last_) {
     total_ = raw;
-  } else if (raw >= *last_) {
-    total_ += raw - *last_;
-  } else if (width_ == CounterWidth::bits32 && *last_ >= kTwoTo31 && *last_ < kTwoTo32 &&
-             raw < kTwoTo32) {
-    total_ += raw + kTwoTo32 - *last_;
-    ++wraps_;
   } else {
-    total_ += raw;
-    ++resets_;
+    const CounterStep step = counter_step(*last_, raw, width_, reading_reset);
+    total_ += step.delta;
+    if (step.change == CounterChange::wrapped) ++wraps_;
+    if (step.change == CounterChange::reset) ++resets_;
   }
   last_ = raw;
   return total_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "watchdog/storm_signal.hpp"
 
+#include "util/counter_step.hpp"
+
 namespace roced::watchdog {
 
 namespace {
@@ -21,8 +23,10 @@ class DeltaReader {
   explicit DeltaReader(StormEvidence& evidence) : evidence_(evidence) {}
 
   // `required`: an absent counter makes the poll unknown. Optional ones are reported when there.
-  // A decrease makes the poll unknown either way: both readings straddle a driver reload (or a
-  // wrap), and mlx5's counters are 64-bit, so no delta across it can be trusted.
+  // A decrease makes the poll unknown either way: the pause counters are PPCNT's 64-bit ones
+  // (en_stats.c pport_per_prio_pfc_stats_desc, MLX5E_READ_CTR64_BE), so by
+  // util/counter_step.hpp's rule it is a reset (a driver reload) and no delta across it can be
+  // trusted.
   template <class Name>
   std::optional<uint64_t> delta(const std::optional<uint64_t>& before,
                                 const std::optional<uint64_t>& after, bool required, Name name) {
@@ -30,11 +34,12 @@ class DeltaReader {
       if (required) mark(UnknownReason::missing_counter, name());
       return std::nullopt;
     }
-    if (*after < *before) {
+    const CounterStep step = counter_step(*before, *after, CounterWidth::bits64);
+    if (step.change != CounterChange::advanced) {
       mark(UnknownReason::counter_reset, name());
       return std::nullopt;
     }
-    return *after - *before;
+    return step.delta;
   }
 
   // The first reason stays, but for a slow read: that only loosens the timing, and whatever

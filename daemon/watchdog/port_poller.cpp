@@ -3,6 +3,8 @@
 
 #include "daemon/log/log.hpp"
 #include "dcb/client.hpp"
+#include "ethtool/ethtool_names.hpp"
+#include "util/counter_step.hpp"
 
 namespace roced::watchdog {
 
@@ -13,6 +15,8 @@ watchdog::PauseCounters PortPoller::counters(const sampling::StatsReading& readi
   if (reading.names != index_names_) {
     index_ = watchdog::PauseCounterIndex(*reading.names);
     index_names_ = reading.names;
+    widths_.clear();
+    for (const auto& name : *reading.names) widths_.push_back(ethtool_counter_width(name));
     previous_.clear();  // another string set: nothing to compare with
   }
   note_decreases(*reading.names, reading.values);
@@ -34,15 +38,29 @@ watchdog::PauseCounters PortPoller::counters(const sampling::StatsReading& readi
 
 void PortPoller::note_decreases(const std::vector<std::string>& names,
                                 std::span<const uint64_t> values) {
-  if (previous_.size() == values.size() && names.size() == values.size()) {
+  if (previous_.size() == values.size() && names.size() == values.size() &&
+      widths_.size() == values.size()) {
+    // A counter lower than before is a wrap or a reset by util/counter_step.hpp's rule: mlx5's
+    // Q, vport environment and PCIe counters are 32-bit and wrap at 2^32 (en_stats.c
+    // MLX5E_READ_CTR32_*, ethtool_names.hpp kMlx5Counters32), the rest are 64-bit and never do.
+    // A reset's difference is no count (a wrapped subtraction would make a huge one).
+    const bool reset = reading_reset(widths_, previous_, values);
     size_t lower = 0;
     size_t first = 0;
     for (size_t i = 0; i < values.size(); ++i) {
-      if (values[i] < previous_[i] && lower++ == 0) first = i;
+      if (values[i] >= previous_[i]) continue;
+      const CounterStep step = counter_step(previous_[i], values[i], widths_[i], reset);
+      if (step.change == CounterChange::wrapped) {
+        ++counter_wraps_;
+        log::port(spdlog::level::debug, netdev_, std::vector<std::string>{},
+                  "ethtool counter {} (32-bit in firmware) wrapped: {} -> {}, {} counted", names[i],
+                  previous_[i], values[i], step.delta);
+        continue;
+      }
+      if (lower++ == 0) first = i;
     }
-    // mlx5's ethtool counters are 64-bit and never wrap: a drop is a reset, and the difference
-    // is no count (a wrapped subtraction would make a huge one).
     if (lower > 0) {
+      ++counter_resets_;
       log::port(spdlog::level::warn, netdev_, std::vector<std::string>{},
                 "ethtool counter {} went backwards ({} -> {}){} without a driver reload: "
                 "counted as a reset; the storm watchdog does not judge this poll",

@@ -17,6 +17,7 @@
 
 #include "os/system.hpp"
 #include "sampling/port_stats.hpp"
+#include "util/counter_step.hpp"
 #include "util/time_source.hpp"
 #include "watchdog/pause_counters.hpp"
 
@@ -37,6 +38,10 @@ class PortPoller {
   void add_unlisted_pause_counts(watchdog::PauseCounters& counters, uint8_t lossless);
   // The string set may have changed (standalone reads only; the StatsPoller's own otherwise).
   void names_stale() { stats_.names_stale(); }
+  // Counters seen wrapping at 2^32 (32-bit in firmware), and readings seen reset (some counter
+  // went down and was no wrap), since this poller started.
+  uint64_t counter_wraps() const { return counter_wraps_; }
+  uint64_t counter_resets() const { return counter_resets_; }
   // The port vanished (driver reload): its counters restart, which is no news.
   void forget_values() {
     previous_.clear();
@@ -53,7 +58,10 @@ class PortPoller {
   // a driver reload (mlxlink --pc, firmware), which the detector cannot judge across.
   void note_decreases(const std::vector<std::string>& names, std::span<const uint64_t> values);
 
-  std::vector<uint64_t> previous_;  // the last reading's values, in index_names_' order
+  std::vector<uint64_t> previous_;    // the last reading's values, in index_names_' order
+  std::vector<CounterWidth> widths_;  // each of index_names_' counters' width
+  uint64_t counter_wraps_ = 0;
+  uint64_t counter_resets_ = 0;
   // The last DCB get's pause counts, and the port's MAC pause counts when it was made: while the
   // MAC counted no pause frame since, no priority's count can have moved either.
   struct DcbPauseCounts {

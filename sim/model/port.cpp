@@ -90,6 +90,9 @@ void Port::reset_to_firmware_defaults() {
   // manual_buffer = false, cable_len = MLX5E_DEFAULT_CABLE_LEN, then mlx5e_ets_init.
   trust_dscp_ = spec_.firmware_trust_dscp;
   stat_base_.clear();  // the counters restart from counters_start
+  // A new Q counter set each probe (en_main.c mlx5e_create_q_counters, ALLOC_Q_COUNTER; the old
+  // one freed by mlx5e_destroy_q_counters): rx_out_of_buffer starts again from 0.
+  counters_.rx_out_of_buffer = 0;
   for (size_t dscp = 0; dscp < dscp2prio_.size(); ++dscp)
     dscp2prio_[dscp] = static_cast<uint8_t>(dscp >> 3);
   app_list_.clear();

@@ -242,6 +242,33 @@ void Port::list_stats(Sink&& add) const {
   }
 }
 
+namespace {
+
+// The names en_stats.c fills from 32-bit firmware fields, which wrap at 2^32 (Debian's 6.1.192
+// source): the Q counters (q_stats_desc, drop_rq_stats_desc: struct mlx5e_qcounter_stats is u32,
+// MLX5E_READ_CTR32_CPU), two QUERY_VNIC_ENV counters (vnic_env_stats_dev_oob_desc,
+// vnic_env_stats_drop_desc) and MPCNT's PCIe group (pcie_perf_stats_desc,
+// pcie_perf_stall_stats_desc), all MLX5E_READ_CTR32_BE. outbound_pci_buffer_overflow
+// (pcie_perf_stats_desc64) and everything else are 64-bit.
+bool firmware_counter32(std::string_view head) {
+  static constexpr std::string_view k32[] = {"rx_out_of_buffer",
+                                             "rx_if_down_packets",
+                                             "dev_internal_queue_oob",
+                                             "rx_oversize_pkts_buffer",
+                                             "rx_pci_signal_integrity",
+                                             "tx_pci_signal_integrity",
+                                             "outbound_pci_stalled_rd",
+                                             "outbound_pci_stalled_wr",
+                                             "outbound_pci_stalled_rd_events",
+                                             "outbound_pci_stalled_wr_events"};
+  for (const auto name : k32) {
+    if (name == head) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 uint64_t Port::reported(const StatName& name, uint64_t value) const {
   // The node description's counters_start; unsigned arithmetic wraps at 2^64 as the PPCNT
   // counters do. A cleared counter reads net of what it read at the clear.
@@ -249,6 +276,8 @@ uint64_t Port::reported(const StatName& name, uint64_t value) const {
   if (!stat_base_.empty()) {
     if (auto base = stat_base_.find(name.str()); base != stat_base_.end()) value -= base->second;
   }
+  // A 32-bit firmware counter: what the driver copies out is its low 32 bits.
+  if (name.index < 0 && firmware_counter32(name.head)) value &= 0xffff'ffffu;
   return value;
 }
 

@@ -185,8 +185,8 @@ Body parse_dcbx_peer(const YamlFile& reader, const Map& map) {
 
 const std::vector<std::string>& switch_keys() {
   static const std::vector<std::string> keys = {
-      "system_name",    "port_id", "pfc", "willing",  "dscp", "ets",
-      "max_frame_size", "dcbx",    "ttl", "interval", "lldp"};
+      "system_name", "port_id",        "pfc",  "willing", "dscp",     "udp",
+      "ets",         "max_frame_size", "dcbx", "ttl",     "interval", "lldp"};
   return keys;
 }
 
@@ -202,6 +202,18 @@ SwitchPeerChange read_switch_change(const YamlFile& reader, const YamlFile::Map&
     c.dscp.emplace();
     for (const auto& [value, prio] : dscp) {
       c.dscp->emplace_back(static_cast<uint8_t>(value), static_cast<uint8_t>(prio));
+    }
+  }
+  if (const auto f = map.get("udp")) {        // UDP port -> priority, APP selector 3
+    const auto entries = reader.map(*f, {});  // keys are port numbers; checked below
+    (void)entries;
+    c.udp_ports.emplace();
+    for (auto it = f->value.begin(); it != f->value.end(); ++it) {
+      const Field key{it->first, it->first.Mark(),
+                      yaml_reader::child_path(f->path, it->first.Scalar())};
+      const Field value{it->second, it->second.Mark(), key.path};
+      c.udp_ports->emplace_back(static_cast<uint16_t>(reader.integer(key, 1, 65535)),
+                                static_cast<uint8_t>(priority(reader, value)));
     }
   }
   if (const auto f = map.get("ets")) read_ets(reader, *f, c.ets_bandwidth, c.prio_tc);

@@ -54,7 +54,8 @@ Writer ieee_tlvs_into(Writer frame, const SwitchPeer& peer) {
     w.u8(*peer.pfc);
     frame.tlv(127, w);
   }
-  if (!peer.dscp.empty()) {  // D.2.12: reserved; priority(3) reserved(2) selector(3), protocol
+  if (!peer.dscp.empty() || !peer.udp_ports.empty()) {
+    // D.2.12: reserved; then per entry priority(3) reserved(2) selector(3), protocol(16).
     Writer w;
     w.oui(kOui8021);
     w.u8(0x0c);
@@ -62,6 +63,10 @@ Writer ieee_tlvs_into(Writer frame, const SwitchPeer& peer) {
     for (const auto& [dscp, priority] : peer.dscp) {
       w.u8(static_cast<uint8_t>(priority << 5 | 5));
       w.u16(dscp);
+    }
+    for (const auto& [port, priority] : peer.udp_ports) {
+      w.u8(static_cast<uint8_t>(priority << 5 | 3));
+      w.u16(port);
     }
     frame.tlv(127, w);
   }
@@ -116,11 +121,16 @@ void SwitchPeerChange::apply_to(SwitchPeer& peer) const {
   if (pfc) peer.pfc = *pfc;
   if (willing) peer.pfc_willing = *willing;
   if (dscp) peer.dscp = *dscp;
-  if (ets_bandwidth || prio_tc) {
+  if (udp_ports) peer.udp_ports = *udp_ports;
+  if (ets_bandwidth || prio_tc || ets_tsa) {
     SwitchEts ets = peer.ets.value_or(SwitchEts{});
     if (ets_bandwidth) ets.tc_bw = *ets_bandwidth;
     if (prio_tc) ets.prio_tc = *prio_tc;
-    for (size_t tc = 0; tc < 8; ++tc) ets.tsa[tc] = 2;  // ETS on every class
+    if (ets_tsa) {
+      ets.tsa = *ets_tsa;
+    } else if (!peer.ets) {
+      for (size_t tc = 0; tc < 8; ++tc) ets.tsa[tc] = 2;  // ETS on every class
+    }
     peer.ets = ets;
   }
   if (willing && peer.ets) peer.ets->willing = *willing;

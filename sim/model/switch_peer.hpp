@@ -35,6 +35,9 @@ struct SwitchPeer {
   std::optional<uint8_t> pfc;  // enabled priorities' mask; unset: no PFC TLV
   bool pfc_willing = false;
   std::vector<std::pair<uint8_t, uint8_t>> dscp;  // DSCP -> priority, as APP entries (selector 5)
+  // UDP port -> priority, as APP entries with selector 3 (802.1Qaz D.2.12): how a switch
+  // classifies RoCE v2 by its port 4791 whatever the DSCP.
+  std::vector<std::pair<uint16_t, uint8_t>> udp_ports;
   std::optional<SwitchEts> ets;
   std::optional<uint16_t> max_frame_size;
   SwitchDcbx dcbx = SwitchDcbx::Ieee;  // CEE sends PFC and ETS as CEE features, and no DSCP
@@ -54,6 +57,8 @@ struct SwitchPeerChange {
   std::optional<std::vector<std::pair<uint8_t, uint8_t>>> dscp;
   std::optional<std::array<uint8_t, 8>> ets_bandwidth;
   std::optional<std::array<uint8_t, 8>> prio_tc;
+  std::optional<std::array<uint8_t, 8>> ets_tsa;  // per TC: 0 strict, 2 ETS; unset: ETS on all
+  std::optional<std::vector<std::pair<uint16_t, uint8_t>>> udp_ports;
   std::optional<uint16_t> max_frame_size;
   std::optional<SwitchDcbx> dcbx;
   std::optional<uint16_t> ttl;

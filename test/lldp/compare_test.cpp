@@ -23,6 +23,9 @@ HostState roced_host() {
   host.ets = dcb::Ets{};
   host.ets->prio_tc = {0, 1, 2, 3, 4, 5, 6, 7};
   host.ets->tc_tx_bw = {50, 0, 0, 50, 0, 0, 0, 0};
+  host.ets->tc_tsa.fill(dcb::Tsa::Strict);
+  host.ets->tc_tsa[0] = dcb::Tsa::Ets;
+  host.ets->tc_tsa[3] = dcb::Tsa::Ets;
   host.mtu = 4200;
   return host;
 }
@@ -35,7 +38,14 @@ Lldpdu agreeing_switch() {
   l.ttl = 120;
   l.pfc = Pfc{false, false, 8, 1u << 3};
   l.app = std::vector<dcb::AppEntry>{{5, 3, 26}, {5, 6, 48}};
-  l.ets = Ets{false, false, 0, {0, 1, 2, 3, 4, 5, 6, 7}, {50, 0, 0, 50, 0, 0, 0, 0}, {}};
+  l.ets = Ets{false,
+              false,
+              0,
+              {0, 1, 2, 3, 4, 5, 6, 7},
+              {50, 0, 0, 50, 0, 0, 0, 0},
+              {0, 0, 0, 0, 0, 0, 0, 0}};
+  l.ets->tsa[0] = 2;  // ETS
+  l.ets->tsa[3] = 2;
   l.max_frame_size = 9216;
   return l;
 }
@@ -98,6 +108,71 @@ TEST(Compare, EtsAndWillingAreNotices) {
                                        "tc0 50, tc3 50", "tc0 60, tc3 40"}));
   EXPECT_EQ(r.findings[2].id, "switch_willing");
   EXPECT_EQ(r.findings[2].found, "willing (PFC)");
+}
+
+// A DSCP the host has no APP entry for is mapped by the NIC's firmware table (QPDPM), which dcbnl
+// does not show: dscp>>3 from the factory, 0 once an entry was deleted (en_dcbnl.c
+// mlx5e_dcbnl_ieee_delapp). roced cannot tell, and says so instead of "host -> 0".
+TEST(Compare, ADscpWithoutAHostEntryIsCannotTellNotPriorityZero) {
+  Lldpdu peer = agreeing_switch();
+  peer.app->push_back({5, 3, 24});  // DSCP 24 -> 3 on the switch; the host lists 26 and 48 only
+  const PeerReport r = report_for(peer);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].id, "switch_dscp_not_on_host");
+  EXPECT_EQ(r.findings[0].severity, finding::Severity::Warning);
+  EXPECT_EQ(r.findings[0].verdict, finding::Verdict::CannotTell);
+  EXPECT_EQ(r.findings[0].wanted,
+            "dscp 24: no APP entry (firmware table: 3 from the factory, 0 if deleted)");
+  EXPECT_EQ(r.findings[0].found, "dscp 24 -> 3");
+  EXPECT_EQ(r.findings[0].text.find("host dscp 24 -> 0"), std::string::npos);
+}
+
+// mlx5e_dcbnl_ieee_getets reports 0 for a TC that is not ETS; a switch may send its own value
+// for a strict TC. Bandwidth means something only where both sides run ETS; a TSA that differs
+// is a difference of its own.
+TEST(Compare, EtsBandwidthOnlyWhereBothAreEtsAndTheTsaIsCompared) {
+  Lldpdu peer = agreeing_switch();
+  peer.ets->tc_bw = {50, 0, 0, 50, 0, 0, 100, 0};  // tc6 strict on both sides: its bw is no share
+  EXPECT_TRUE(report_for(peer).findings.empty());
+  peer.ets->tsa[6] = 2;  // the switch runs tc6 as ETS with 100 %, the host strict
+  peer.ets->tc_bw = {0, 0, 0, 0, 0, 0, 100, 0};
+  peer.ets->tsa[0] = 0;  // and tc0 strict where the host has ETS
+  const PeerReport r = report_for(peer);
+  ASSERT_EQ(r.findings.size(), 2u);
+  EXPECT_EQ(seen(r.findings[0]), (Seen{"switch_ets_tsa", finding::Severity::Info,
+                                       "tc0 ets, tc6 strict", "tc0 strict, tc6 ets"}));
+  EXPECT_EQ(seen(r.findings[1]),
+            (Seen{"switch_ets_bandwidth", finding::Severity::Info, "tc3 50", "tc3 0"}));
+}
+
+// mlx5e_dcbnl_ieee_setapp takes the DSCP selector only: the host cannot hold a UDP-port entry.
+// What it can be compared with is the priority RoCE is lossless on at the host (its PFC).
+TEST(Compare, TheSwitchsRoceUdpPortPriorityIsComparedWithTheHostsPfc) {
+  Lldpdu peer = agreeing_switch();
+  peer.app->push_back({3, 3, 4791});  // RoCE v2 -> priority 3: the host's PFC priority
+  peer.app->push_back({3, 5, 53});    // not RoCE: not compared
+  EXPECT_TRUE(report_for(peer).findings.empty());
+  peer.app->at(2).priority = 4;
+  const PeerReport r = report_for(peer);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(seen(r.findings[0]), (Seen{"switch_roce_udp_priority", finding::Severity::Critical,
+                                       "PFC on 3", "udp 4791 -> 4"}));
+}
+
+// 802.3's maximum frame size counts the whole MAC frame, a tag included; where the host trusts
+// PCP its RoCE frames carry one (the priority travels in it).
+TEST(Compare, APcpTrustingHostsFramesCarryATag) {
+  HostState pcp = roced_host();
+  pcp.apps = std::vector<dcb::AppEntry>{};
+  Lldpdu peer = agreeing_switch();
+  peer.app.reset();
+  peer.max_frame_size = 4218;
+  const PeerReport r = report_for(peer, pcp);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].id, "switch_max_frame_size");
+  EXPECT_EQ(r.findings[0].wanted, "MTU 4200 (802.1Q-tagged frames up to 4222 bytes: PCP trust)");
+  peer.max_frame_size = 4222;
+  EXPECT_TRUE(report_for(peer, pcp).findings.empty());
 }
 
 TEST(Compare, CeeIsComparedWhenThereIsNoIeeeTlv) {

@@ -201,6 +201,7 @@ roce_sim::SwitchPeer ieee_switch() {
   peer.pfc = 1u << 3;
   peer.pfc_willing = true;
   peer.dscp = {{26, 3}, {48, 6}, {0, 0}};
+  peer.udp_ports = {{4791, 3}};  // RoCE v2 by its UDP port (selector 3)
   peer.ets = roce_sim::SwitchEts{
       false, {0, 0, 0, 3, 0, 0, 6, 0}, {50, 0, 0, 40, 0, 0, 10, 0}, {2, 0, 0, 2, 0, 0, 2, 0}};
   peer.max_frame_size = 9216;
@@ -226,7 +227,7 @@ TEST(BuiltFrames, TcpdumpReadsWhatTheDecoderReads) {
   const auto packets = run_tcpdump(dir / "built.pcap");
   ASSERT_EQ(packets.size(), frames.size());
   for (size_t i = 0; i < frames.size(); ++i) expect_same(packets[i], decode_frame(frames[i]), i);
-  EXPECT_EQ(packets[0].apps.size(), 3u);
+  EXPECT_EQ(packets[0].apps.size(), 4u);
   EXPECT_EQ(packets[0].max_frame_size, 9216);
   EXPECT_EQ(packets[1].cee_pfc_mask, 0x18);
   EXPECT_EQ(packets[2].ttl, 0);
@@ -240,6 +241,8 @@ TEST(BuiltFrames, DscpEntriesCeeAndFrameSizeDecode) {
   EXPECT_EQ(ieee.lldpdu->port_id, "Ethernet1/7");
   ASSERT_TRUE(ieee.lldpdu->app);
   EXPECT_EQ((*ieee.lldpdu->app)[0], (dcb::AppEntry{5, 3, 26}));
+  ASSERT_EQ(ieee.lldpdu->app->size(), 4u);
+  EXPECT_EQ((*ieee.lldpdu->app)[3], (dcb::AppEntry{3, 3, 4791}));
   EXPECT_EQ(ieee.lldpdu->max_frame_size, 9216);
   ASSERT_TRUE(ieee.lldpdu->ets);
   EXPECT_EQ(ieee.lldpdu->ets->prio_tc[3], 3);

@@ -163,6 +163,42 @@ TEST_F(PeerWatchTest, ASwitchReconfiguredMidRunAndAHostThatFollows) {
   EXPECT_TRUE(peer("lan2")->report.findings.empty());
 }
 
+// A switch that runs a class strict and classifies RoCE v2 by its UDP port, against the host's
+// driver defaults (mlx5e_ets_init: every class vendor at 100 %): the scheduling differs and is
+// said so, no bandwidth is compared (no class is ETS on both sides), and the switch's RoCE
+// priority is held against the host's PFC (none yet).
+TEST_F(PeerWatchTest, AStrictClassAndRoceByUdpPortAreComparedForWhatTheyMean) {
+  ASSERT_TRUE(run_until([&] { return heard("lan2"); }));
+  roce_sim::SwitchPeerChange change;
+  change.prio_tc = std::array<uint8_t, 8>{1, 0, 2, 3, 4, 5, 6, 7};  // as the host's
+  change.ets_bandwidth = std::array<uint8_t, 8>{10, 10, 10, 40, 10, 10, 0, 10};
+  change.ets_tsa = std::array<uint8_t, 8>{2, 2, 2, 2, 2, 2, 0, 2};  // tc6 strict
+  change.udp_ports = std::vector<std::pair<uint16_t, uint8_t>>{{4791, 3}};
+  switch_change("lan2", change);
+  const auto with = [&](std::string_view id) -> std::optional<finding::Finding> {
+    const auto p = peer("lan2");
+    if (!p) return std::nullopt;
+    for (const auto& f : p->report.findings) {
+      if (f.id == id) return f;
+    }
+    return std::nullopt;
+  };
+  // The comparison after the change: one of ETS's findings (each a notice of its own) is there.
+  ASSERT_TRUE(run_until([&] {
+    return with("switch_ets_tsa").has_value() || with("switch_ets_bandwidth").has_value();
+  }));
+  ASSERT_TRUE(with("switch_roce_udp_priority").has_value());
+  EXPECT_EQ(seen(*with("switch_roce_udp_priority")),
+            (Seen{"switch_roce_udp_priority", finding::Severity::Critical, "PFC on none",
+                  "udp 4791 -> 3"}));
+  const auto tsa = with("switch_ets_tsa");
+  ASSERT_TRUE(tsa.has_value());
+  EXPECT_NE(tsa->wanted.find("tc6 vendor"), std::string::npos) << tsa->wanted;
+  EXPECT_NE(tsa->found.find("tc6 strict"), std::string::npos) << tsa->found;
+  EXPECT_FALSE(with("switch_ets_bandwidth").has_value());
+  EXPECT_FALSE(with("switch_ets_priority_tc").has_value());
+}
+
 TEST_F(PeerWatchTest, APortThatCannotBeListenedOnIsToldOnce) {
   set_targets({"lan2", "nope0"});
   ASSERT_TRUE(run_until([&] { return peer("nope0").has_value(); }));

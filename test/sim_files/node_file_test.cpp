@@ -182,13 +182,17 @@ TEST(NodeFile, ASwitchAtThePortsOtherEndSendsLldpInHostDcbxModeOnly) {
   const auto specs = parse_node_yaml(
       std::string(kOnePort) +
           "        switch: {system_name: leaf3, port_id: swp3, pfc: [4], dscp: {26: 4},\n"
-          "                 max_frame_size: 9216, interval: 10s}\n",
+          "                 udp: {4791: 4}, max_frame_size: 9216, interval: 10s}\n",
       "node.yaml");
   ASSERT_TRUE(specs[0].switch_peer);
   Node node(specs);
   ASSERT_NE(node.switch_of("lan2"), nullptr);
   EXPECT_EQ(node.switch_of("lan2")->pfc, 1u << 4);
   EXPECT_EQ(node.switch_of("lan2")->interval_s, 10u);
+  EXPECT_EQ(node.switch_of("lan2")->udp_ports,
+            (std::vector<std::pair<uint16_t, uint8_t>>{{4791, 4}}));
+  e = parse_error(std::string(kOnePort) + "        switch: {udp: {0: 3}}\n");
+  EXPECT_EQ(e.field(), "nics[0].ports[0].switch.udp.0");
   // Firmware DCBX mode (the node's default): the NIC's agent takes the frames.
   node.advance(std::chrono::seconds(1));
   EXPECT_TRUE(node.take_lldp_frames().empty());

@@ -63,11 +63,12 @@ TEST(EthtoolNames, Kernel515CaptureParsesExactly) {
       expect("global_pause_duration", std::nullopt, Direction::tx, CounterUnit::microseconds));
   EXPECT_EQ(counters.at("tx_global_pause_duration"), 771103810u);
 
-  // Every other name in the capture (software, per-channel, size histogram) is ignored.
+  // Every other name in the capture (software, per-channel, size histogram) is ignored; the Q
+  // counter rx_out_of_buffer is in it.
   const std::set<std::string> want = {
-      "rx_discards_phy", "rx_prio0_bytes",  "rx_prio0_discards",        "rx_prio0_packets",
-      "tx_discards_phy", "tx_global_pause", "tx_global_pause_duration", "tx_pause_ctrl_phy",
-      "tx_prio0_bytes",  "tx_prio0_packets"};
+      "rx_discards_phy",   "rx_out_of_buffer", "rx_prio0_bytes",  "rx_prio0_discards",
+      "rx_prio0_packets",  "tx_discards_phy",  "tx_global_pause", "tx_global_pause_duration",
+      "tx_pause_ctrl_phy", "tx_prio0_bytes",   "tx_prio0_packets"};
   EXPECT_EQ(parsed_names(counters), want);
 }
 
@@ -82,9 +83,9 @@ TEST(EthtoolNames, Kernel65CaptureParsesExactly) {
 
   // tx_discards_phy is zero there and was dropped by the poster: absent, so not parsed.
   const std::set<std::string> want = {
-      "rx_discards_phy",   "rx_prio0_bytes",  "rx_prio0_discards",
-      "rx_prio0_packets",  "tx_global_pause", "tx_global_pause_duration",
-      "tx_pause_ctrl_phy", "tx_prio0_bytes",  "tx_prio0_packets"};
+      "rx_discards_phy",  "rx_out_of_buffer", "rx_prio0_bytes",           "rx_prio0_discards",
+      "rx_prio0_packets", "tx_global_pause",  "tx_global_pause_duration", "tx_pause_ctrl_phy",
+      "tx_prio0_bytes",   "tx_prio0_packets"};
   EXPECT_EQ(parsed_names(counters), want);
 }
 
@@ -132,3 +133,26 @@ TEST(EthtoolNames, UnknownAndMalformedNamesAreIgnored) {
 
 }  // namespace
 }  // namespace roced::telemetry
+
+namespace roced {
+namespace {
+
+// en_stats.c: the Q counters, two vport environment counters and MPCNT's PCIe group are read
+// from 32-bit fields (MLX5E_READ_CTR32_*); outbound_pci_buffer_overflow and the port, priority
+// and software counters are 64-bit.
+TEST(EthtoolNames, CounterWidthsFollowEnStats) {
+  for (const char* narrow :
+       {"rx_out_of_buffer", "rx_if_down_packets", "dev_internal_queue_oob",
+        "rx_oversize_pkts_buffer", "rx_pci_signal_integrity", "tx_pci_signal_integrity",
+        "outbound_pci_stalled_rd", "outbound_pci_stalled_wr", "outbound_pci_stalled_rd_events",
+        "outbound_pci_stalled_wr_events"}) {
+    EXPECT_EQ(ethtool_counter_width(narrow), CounterWidth::bits32) << narrow;
+  }
+  for (const char* wide : {"outbound_pci_buffer_overflow", "rx_steer_missed_packets",
+                           "rx_prio3_pause", "rx_discards_phy", "rx_packets"}) {
+    EXPECT_EQ(ethtool_counter_width(wide), CounterWidth::bits64) << wide;
+  }
+}
+
+}  // namespace
+}  // namespace roced

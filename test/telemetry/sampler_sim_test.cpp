@@ -168,6 +168,52 @@ TEST_F(SamplerSim, ARecentReadingIsServedWithoutAFirmwareCommand) {
   EXPECT_GT(commands_now(), before);
 }
 
+// rx_out_of_buffer is the Q counter, a 32-bit firmware field (en_stats.c q_stats_desc,
+// MLX5E_READ_CTR32_CPU) that starts again from 0 past 2^32: the exported counter carries the
+// wrap and keeps increasing. A driver reload allocates a new Q counter (en_main.c
+// mlx5e_create_q_counters), from 0: no wrap is invented then.
+TEST_F(SamplerSim, AThirtyTwoBitEthtoolCounterKeepsIncreasingAcrossItsWrap) {
+  const DiscoveredPort port = lan2();
+  NodeSampler sampler(system_, [&] {
+    PortTarget target;
+    target.port = port;
+    return std::vector<PortTarget>{target};
+  });
+  sampler.use_time(time_);
+  constexpr uint64_t kTwoTo32 = uint64_t{1} << 32;
+  const auto set = [&](uint64_t value) {
+    node_->change(
+        [&](roce_sim::Node& node) { node.find("lan2")->counters().rx_out_of_buffer = value; });
+  };
+  const auto exported = [&](const NodeSample& sample) {
+    const std::string text = exposition_text(sample, ExporterInfo{"test"});
+    const std::string series =
+        "roce_port_out_of_buffer_total{netdev=\"lan2\",device=\"mlx5_0\",port=\"1\"} ";
+    const auto at = text.find(series);
+    EXPECT_NE(at, std::string::npos) << text.substr(0, 400);
+    return at == std::string::npos
+               ? std::string()
+               : text.substr(at + series.size(), text.find('\n', at) - at - series.size());
+  };
+  set(kTwoTo32 - 100);
+  const NodeSample first = sampler.sample();
+  ASSERT_EQ(first.ports[0].ethtool.count("rx_out_of_buffer"), 1u);
+  EXPECT_EQ(first.ports[0].ethtool.at("rx_out_of_buffer"), kTwoTo32 - 100);
+  EXPECT_EQ(exported(first), "4294967196");
+  set(kTwoTo32 + 200);  // the NIC reads 200
+  const NodeSample second = sampler.sample();
+  EXPECT_EQ(second.ports[0].ethtool.at("rx_out_of_buffer"), kTwoTo32 + 200);
+  EXPECT_EQ(exported(second), "4294967496");
+
+  node_->change([](roce_sim::Node& node) {
+    node.unbind("lan2");
+    node.rebind("lan2");
+    node.find("lan2")->counters().rx_out_of_buffer = 7;  // counted since the reload
+  });
+  const NodeSample third = sampler.sample();
+  EXPECT_EQ(third.ports[0].ethtool.at("rx_out_of_buffer"), kTwoTo32 + 207);
+}
+
 // A scrape opens only the hw_counters files a family exports: the listing scrape and the ones
 // reading by name alike. The simulated mlx5 port has counters no family takes (rx_read_requests).
 TEST_F(SamplerSim, OnlyTheExportedHwCountersAreRead) {

@@ -37,6 +37,33 @@ TEST(CounterWrap, WrapToZeroAndFromMax) {
   EXPECT_EQ(counter.wraps(), 1u);
 }
 
+// A 64-bit counter of the same reading going down says the whole reading restarted: a 32-bit one
+// dropping from its upper half beside it was reset too, not wrapped.
+TEST(CounterWrap, AResetReadingIsNoWrapEvenFromTheUpperHalf) {
+  CounterAccumulator counter(CounterWidth::bits32);
+  counter.feed(kTwoTo32 - 100);
+  EXPECT_EQ(counter.feed(40, /*reading_reset=*/true), kTwoTo32 - 100 + 40);
+  EXPECT_EQ(counter.wraps(), 0u);
+  EXPECT_EQ(counter.resets(), 1u);
+}
+
+TEST(CounterStep, TheOneRule) {
+  EXPECT_EQ(counter_step(5, 9, CounterWidth::bits32), (CounterStep{CounterChange::advanced, 4}));
+  EXPECT_EQ(counter_step(kTwoTo32 - 1, 2, CounterWidth::bits32),
+            (CounterStep{CounterChange::wrapped, 3}));
+  EXPECT_EQ(counter_step(kTwoTo32 - 1, 2, CounterWidth::bits32, true),
+            (CounterStep{CounterChange::reset, 2}));
+  EXPECT_EQ(counter_step(1000, 2, CounterWidth::bits32), (CounterStep{CounterChange::reset, 2}));
+  EXPECT_EQ(counter_step(kTwoTo32 - 1, 2, CounterWidth::bits64),
+            (CounterStep{CounterChange::reset, 2}));
+  const CounterWidth widths[] = {CounterWidth::bits32, CounterWidth::bits64};
+  const uint64_t before[] = {kTwoTo32 - 1, 10};
+  const uint64_t wrapped[] = {2, 11};
+  const uint64_t restarted[] = {2, 1};
+  EXPECT_FALSE(reading_reset(widths, before, wrapped));
+  EXPECT_TRUE(reading_reset(widths, before, restarted));
+}
+
 TEST(CounterWrap, SixtyFourBitDropIsAReset) {
   CounterAccumulator counter(CounterWidth::bits64);
   EXPECT_EQ(counter.feed(1000), 1000u);
