@@ -37,6 +37,8 @@ fetch() {
     rm -rf "$tree"
     mkdir -p "$tree"
     dpkg-deb -x "$CACHE/debs/${package}_${version}_amd64.deb" "$tree"
+    # trixie's packages ship /usr/lib/modules (merged /usr); depmod and modinfo -b look in lib/.
+    [[ -e $tree/lib || ! -d $tree/usr/lib/modules ]] || ln -s usr/lib "$tree/lib"
     depmod -b "$tree" "${package#linux-image-}"  # no modules.dep in the package: postinst makes it
     echo "$version" > "$tree/.version"
     echo "$SUITE" > "$tree/.suite"
