@@ -34,6 +34,12 @@ add_module() {
   [[ $file == "(builtin)" ]] && return
   mkdir -p "$R/modules"
   cp "$file" "$R/modules/"
+  # trixie's modules are xz-compressed: busybox's insmod would hand them to the kernel as they are
+  # (refused, "Invalid ELF header magic") before decompressing them itself.
+  if [[ $file == *.ko.xz ]]; then
+    xz -d "$R/modules/$(basename "$file")"
+    file=${file%.xz}
+  fi
   ordered+=("$(basename "$file")")
 }
 for m in "${MODULES[@]}"; do add_module "$m"; done
