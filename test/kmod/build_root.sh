@@ -36,24 +36,25 @@ depends() {
     head -1 | tr ',' '\n' | grep -v -e linux-image -e linux-base |
     sed -E 's/^ *//; s/ *\(= ([^)]*)\)/=\1/; s/ *\([^)]*\)//; s/ *$//'
 }
-deps=$(depends) || true
-if [[ -z $deps ]]; then
+mapfile -t deps < <(depends || true)
+if ((${#deps[@]} == 0)); then
   apt-get "${SUITE_APT[@]}" update -qq >&2 || fail "apt-get update failed"
-  deps=$(depends) || true
-  [[ -n $deps ]] || fail "no $headers=$VERSION in $SUITE"
+  mapfile -t deps < <(depends || true)
+  ((${#deps[@]})) || fail "no $headers=$VERSION in $SUITE"
 fi
 mkdir -p "$CACHE/debs"
 (cd "$CACHE/debs" && apt-get "${SUITE_APT[@]}" download -q "$headers=$VERSION" >&2) ||
   fail "cannot download $headers=$VERSION"
 
 rm -rf "$ROOT.new"
-echo "build_root.sh: making the $SUITE root for $KVER (make $(echo $deps))" >&2
+echo "build_root.sh: making the $SUITE root for $KVER (make ${deps[*]})" >&2
 SECONDS=0
 mmdebstrap --quiet --variant=essential --mode=root \
-  --include="make,$(echo $deps | tr ' ' ',')" \
+  --include="$(IFS=,; echo "make,${deps[*]}")" \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
   --dpkgopt='path-exclude=/usr/share/doc/*' \
-  "$SUITE" "$ROOT.new" "${SUITE_MIRRORS[@]}" >&2 || { rm -rf "$ROOT.new"; fail "mmdebstrap failed"; }
+  "$SUITE" "$ROOT.new" "${SUITE_MIRRORS[@]}" >&2 ||
+  { rm -rf "$ROOT.new"; fail "mmdebstrap failed"; }
 dpkg-deb -x "$CACHE/debs/${headers}_${VERSION}_amd64.deb" "$ROOT.new"
 rm -f "$CACHE/debs/${headers}_${VERSION}_amd64.deb"
 [[ -f $ROOT.new/usr/src/$headers/Makefile ]] || fail "no /usr/src/$headers/Makefile in the root"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2034  # sourced; the caller uses what it sets
 # Sourced by fetch_kernel.sh and test/kmod/build_root.sh: apt pointed at one Debian suite.
 #
 #   suite_apt SUITE CACHE    sets SUITE_APT (the options for apt-get and apt-cache) and
@@ -24,10 +25,12 @@ suite_apt() {
       )
       mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/preferences.d"
       [[ -f $dir/status ]] || : > "$dir/status"
-      printf '%s\n' "${SUITE_MIRRORS[@]}" | sed "s,^deb ,deb [signed-by=$key] ," > "$dir/sources.list"
+      printf '%s\n' "${SUITE_MIRRORS[@]}" | sed "s,^deb ,deb [signed-by=$key] ," \
+        > "$dir/sources.list"
       SUITE_APT=(
         -o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=-
-        -o "Dir::Etc::preferences=$dir/preferences" -o "Dir::Etc::preferencesparts=$dir/preferences.d"
+        -o "Dir::Etc::preferences=$dir/preferences"
+        -o "Dir::Etc::preferencesparts=$dir/preferences.d"
         -o "Dir::State::Lists=$dir/lists" -o "Dir::State::status=$dir/status"
         -o "Dir::Cache=$dir" -o "Dir::Cache::archives=$dir/archives"
         -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Acquire::Languages=none
