@@ -38,7 +38,8 @@ depends() {
 }
 mapfile -t deps < <(depends || true)
 if ((${#deps[@]} == 0)); then
-  apt-get "${SUITE_APT[@]}" update -qq --error-on=any >&2 || fail "apt-get update failed: no network?"
+  apt-get "${SUITE_APT[@]}" update -qq --error-on=any >&2 ||
+    fail "apt-get update failed: no network?"
   mapfile -t deps < <(depends || true)
   ((${#deps[@]})) || fail "no $headers=$VERSION in $SUITE"
 fi
