@@ -52,7 +52,8 @@ printf '%s\n' "${ordered[@]}" > "$R/modules/order"
 
 # Programs, and the libraries they load.
 cp /bin/busybox "$R/bin/busybox"
-for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff grep sed head tr insmod rmmod readlink find uname; do
+for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff grep sed head tr \
+  insmod rmmod readlink find uname; do
   ln -s busybox "$R/bin/$applet"
 done
 programs=(/usr/sbin/ip /usr/bin/rdma /usr/sbin/dcb /usr/sbin/ethtool
