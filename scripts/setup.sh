@@ -40,9 +40,10 @@ PACKAGES=(
   # security tests: strace (no process spawned), binutils' nm (no spawning import)
   strace binutils
   # the VM test (test/vm): qemu, and what goes into its initramfs besides roced: busybox, the verbs
-  # utilities (ibv_rc_pingpong), kmod's modinfo/depmod and cpio; the kernel itself is downloaded
-  # by test/vm/fetch_kernel.sh
-  qemu-system-x86 busybox-static ibverbs-utils kmod cpio
+  # utilities (ibv_rc_pingpong), kmod's modinfo/depmod, cpio, and xz for trixie's compressed
+  # modules; the kernels themselves are downloaded by test/vm/fetch_kernel.sh. mmdebstrap makes
+  # the trixie root the test module is built in for trixie's kernel (test/kmod/build_root.sh)
+  qemu-system-x86 busybox-static ibverbs-utils kmod cpio xz-utils mmdebstrap
 )
 
 missing=()

@@ -45,7 +45,7 @@ MAY_BE_ABSENT = {
     "roce_rocev2_gid_index_expected": "only when roce.gid_index is configured (it is not here)",
     "roce_config_corrections_total": "counts corrections under drift_policy enforce; this runs "
                                      "report",
-    # Served on soft-RoCE ports, checked against a real rxe device by the VM test (vm.kernel).
+    # Served on soft-RoCE ports, checked against a real rxe device by the VM tests (vm.kernel_*).
     "roce_rdma_sent_packets_total": _RXE_ONLY,
     "roce_rdma_received_packets_total": _RXE_ONLY,
     # roce-sim's default node has no switch at the ports' other ends (each port reads no_peer):

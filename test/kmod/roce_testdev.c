@@ -1371,7 +1371,7 @@ static int tdev_probe(struct platform_device *pdev)
 	return 0;
 }
 
-static int tdev_remove(struct platform_device *pdev)
+static void tdev_remove(struct platform_device *pdev)
 {
 	struct tdev *t = platform_get_drvdata(pdev);
 
@@ -1380,13 +1380,21 @@ static int tdev_remove(struct platform_device *pdev)
 	unregister_netdev(t->netdev);
 	cancel_delayed_work_sync(&t->link_work);
 	free_netdev(t->netdev);
-	return 0;
 }
 
 static struct platform_driver tdev_driver = {
 	.driver = { .name = DRV_NAME },
 	.probe = tdev_probe,
+	/*
+	 * include/linux/platform_device.h, struct platform_driver: 6.1's .remove returns int and its
+	 * void-returning twin is .remove_new; from 6.11 .remove returns void (.remove_new is a relic
+	 * in a union with it, gone in 6.13).
+	 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 	.remove = tdev_remove,
+#else
+	.remove_new = tdev_remove,
+#endif
 };
 
 static void tdev_unregister_ports(void)

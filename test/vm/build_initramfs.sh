@@ -34,6 +34,12 @@ add_module() {
   [[ $file == "(builtin)" ]] && return
   mkdir -p "$R/modules"
   cp "$file" "$R/modules/"
+  # trixie's modules are xz-compressed: busybox's insmod would hand them to the kernel as they are
+  # (refused, "Invalid ELF header magic") before decompressing them itself.
+  if [[ $file == *.ko.xz ]]; then
+    xz -d "$R/modules/$(basename "$file")"
+    file=${file%.xz}
+  fi
   ordered+=("$(basename "$file")")
 }
 for m in "${MODULES[@]}"; do add_module "$m"; done
@@ -46,7 +52,8 @@ printf '%s\n' "${ordered[@]}" > "$R/modules/order"
 
 # Programs, and the libraries they load.
 cp /bin/busybox "$R/bin/busybox"
-for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff grep sed head tr insmod rmmod readlink find; do
+for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff grep sed head tr \
+  insmod rmmod readlink find uname; do
   ln -s busybox "$R/bin/$applet"
 done
 programs=(/usr/sbin/ip /usr/bin/rdma /usr/sbin/dcb /usr/sbin/ethtool

@@ -41,7 +41,7 @@ $IP netns exec peer $IP link set lo up || fail "peer lo up"
 # carrier comes after link training.
 FRESH_PORTS="rmmod roce_testdev && insmod /modules/roce_testdev.ko && $IP link set rtd0 up && $IP link set rtd1 up"
 $IP link set rtd0 up && $IP link set rtd1 up || fail "the test module's ports up"
-echo "ROCED-VM-SETUP-DONE: $(cat /proc/uptime)"
+echo "ROCED-VM-SETUP-DONE: $(cat /proc/uptime), kernel $(uname -r)"
 cd /tmp
 # The conformance cases first, on rtd1 with a fresh module for each, then the other cases.
 ROCED_CONFORMANCE_NETDEV=rtd1 ROCED_CONFORMANCE_WRITE=1 ROCED_CONFORMANCE_FRESH="$FRESH_PORTS" \

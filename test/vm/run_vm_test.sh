@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The real-kernel test: Debian's kernel under qemu (software emulation, no KVM needed) with
-# soft-RoCE, the mlx5-like test ports of test/kmod, roced, rocectl and the cases (vm_cases.cpp,
-# testdev_cases.cpp) in a small initramfs. One boot runs every
-# case; the result comes back on the serial console and as qemu's exit status.
+# The real-kernel test: a Debian suite's kernel (bookworm's 6.1 or trixie's 6.12) under qemu
+# (software emulation, no KVM needed) with soft-RoCE, the mlx5-like test ports of test/kmod built
+# for that kernel, roced, rocectl and the cases (vm_cases.cpp, testdev_cases.cpp) in a small
+# initramfs. One boot runs every case; the result comes back on the serial console and as qemu's
+# exit status.
 #
-#   run_vm_test.sh CACHE_DIR ROCED ROCECTL VM_CASES CONFORMANCE_KERNEL
+#   run_vm_test.sh CACHE_DIR SUITE SERIES ROCED ROCECTL VM_CASES CONFORMANCE_KERNEL
+#   e.g. run_vm_test.sh build/vm-cache trixie 6.12 ...
 #
-# Fails, saying why, when qemu or the kernel package is missing: never skipped.
+# SERIES is the kernel series the test is named for: a suite whose kernel is another fails.
+# Fails, saying why, when qemu, the kernel package or the module's toolchain is missing: never
+# skipped.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE=$1 ROCED=$2 ROCECTL=$3 CASES=$4 CONFORMANCE=$5
+CACHE=$1 SUITE=$2 SERIES=$3 ROCED=$4 ROCECTL=$5 CASES=$6 CONFORMANCE=$7
 BOOT_TIMEOUT=${ROCED_VM_TIMEOUT:-420}  # s: a hang, not a slow machine (a boot takes ~15 s)
 
 QEMU=$(command -v qemu-system-x86_64 || true)
@@ -26,15 +30,30 @@ for tool in busybox ibv_rc_pingpong rdma dcb cpio depmod; do
 done
 
 mkdir -p "$CACHE"
-KTREE=$("$HERE/fetch_kernel.sh" "$CACHE")
+SECONDS=0
+KTREE=$("$HERE/fetch_kernel.sh" "$CACHE" "$SUITE")
 KVER=$(ls "$KTREE/lib/modules")
+VERSION=$(cat "$KTREE/.version")
+if [[ $KVER != "$SERIES".* ]]; then
+  echo "FAIL: Debian $SUITE's kernel is $KVER, not of the $SERIES series this test is for"
+  exit 1
+fi
 WORK=$(mktemp -d "$CACHE/run.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-# The mlx5-like test ports (test/kmod), built against the headers of exactly this kernel.
-TEST_MODULE=$("$HERE/../kmod/build.sh" "$KVER" "$(cat "$KTREE/.version")" "$WORK/kmod")
+# The mlx5-like test ports (test/kmod), built against the headers of exactly this kernel: on this
+# machine for bookworm's, in a root of its own suite for a newer suite's (its compiler).
+ROOT=
+if [[ $SUITE != bookworm ]]; then
+  if ! ROOT=$("$HERE/../kmod/build_root.sh" "$CACHE" "$SUITE" "$KVER" "$VERSION"); then
+    echo "FAIL: no $SUITE root to build the test module for $KVER in (see above)"
+    exit 1
+  fi
+fi
+TEST_MODULE=$("$HERE/../kmod/build.sh" "$KVER" "$VERSION" "$WORK/kmod" ${ROOT:+"$ROOT"})
 TEST_MODULE=$TEST_MODULE "$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/init.sh" \
   "$WORK/initramfs.cpio.gz" "$ROCED" "$ROCECTL" "$CASES" "$CONFORMANCE"
-echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER"
+echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER ($SUITE $VERSION);" \
+  "kernel, module and initramfs ready in ${SECONDS} s"
 
 # Software emulation (TCG) always: CI has no KVM, and a /dev/kvm that opens is no promise that
 # KVM works (here it spun for minutes). isa-debug-exit turns the value init writes to port 0xf4

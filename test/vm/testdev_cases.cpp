@@ -6,13 +6,19 @@
 // order and build on each other; the lockdown case is last, as lockdown cannot be lowered again.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/dcbnl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
+#include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
 #include "os/open_system.hpp"
 #include "vm_support.hpp"
@@ -94,6 +100,93 @@ TEST(TestDev, RocedTakesTheTestPortsForMlx5Ports) {
           std::string::npos,
       true);
   EXPECT_TRUE(contains(shown({kEthtool, "-i", "rtd0"}), "driver: mlx5_core"));
+}
+
+// The attributes the kernel's dcbnl puts in DCB_ATTR_IEEE of an IEEE_GET reply (net/dcb/dcbnl.c
+// dcbnl_ieee_fill), read with a bare rtnetlink socket: empty when there is no reply.
+std::set<int> ieee_get_attributes(const std::string& netdev) {
+  std::set<int> types;
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return types;
+  struct {
+    nlmsghdr header;
+    dcbmsg dcb;
+    char attributes[64];
+  } request{};
+  request.header.nlmsg_type = RTM_GETDCB;
+  request.header.nlmsg_flags = NLM_F_REQUEST;
+  request.dcb.dcb_family = AF_UNSPEC;
+  request.dcb.cmd = DCB_CMD_IEEE_GET;
+  auto* name = reinterpret_cast<nlattr*>(request.attributes);
+  name->nla_type = DCB_ATTR_IFNAME;
+  name->nla_len = static_cast<uint16_t>(NLA_HDRLEN + netdev.size() + 1);
+  std::memcpy(request.attributes + NLA_HDRLEN, netdev.c_str(), netdev.size() + 1);
+  request.header.nlmsg_len =
+      static_cast<uint32_t>(NLMSG_LENGTH(sizeof(dcbmsg)) + NLA_ALIGN(name->nla_len));
+  std::vector<char> reply(65536);
+  ssize_t got = -1;
+  if (::send(fd, &request, request.header.nlmsg_len, 0) >= 0) {
+    got = ::recv(fd, reply.data(), reply.size(), 0);
+  }
+  ::close(fd);
+  const auto* header = reinterpret_cast<const nlmsghdr*>(reply.data());
+  if (got < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(dcbmsg))) ||
+      header->nlmsg_type != RTM_GETDCB) {
+    return types;
+  }
+  const char* at = reply.data() + NLMSG_LENGTH(sizeof(dcbmsg));
+  const char* end = reply.data() + std::min<size_t>(header->nlmsg_len, static_cast<size_t>(got));
+  while (at + NLA_HDRLEN <= end) {
+    const auto* attribute = reinterpret_cast<const nlattr*>(at);
+    if (attribute->nla_len < NLA_HDRLEN || at + attribute->nla_len > end) break;
+    if ((attribute->nla_type & NLA_TYPE_MASK) == DCB_ATTR_IEEE) {
+      const char* inner = at + NLA_HDRLEN;
+      const char* inner_end = at + attribute->nla_len;
+      while (inner + NLA_HDRLEN <= inner_end) {
+        const auto* nested = reinterpret_cast<const nlattr*>(inner);
+        if (nested->nla_len < NLA_HDRLEN) break;
+        types.insert(nested->nla_type & NLA_TYPE_MASK);
+        inner += NLA_ALIGN(nested->nla_len);
+      }
+    }
+    at += NLA_ALIGN(attribute->nla_len);
+  }
+  return types;
+}
+
+// What the two kernels' dcbnl differ in, on a port that answers as mlx5 does. Upstream 6.2 added
+// the APP trust table (dcbnl_rtnl_ops.dcbnl_getapptrust, DCB_ATTR_DCB_APP_TRUST_TABLE) and 6.4
+// the rewrite table (DCB_ATTR_DCB_REWR_TABLE); bookworm's 6.1 headers have neither. mlx5, and so
+// the test module, implements no trust op (trust is DSCP APP entries present): the trust table is
+// absent on both kernels. 6.12's dcbnl_ieee_fill adds the rewrite table's nest for every port,
+// driver op or not: 6.1 sends no such attribute. roced, built on bookworm's 6.1 uapi headers, must
+// read both replies alike.
+TEST(TestDev, TheKernelsDcbnlDiffersOnlyWhereRocedDoesNotLook) {
+  constexpr int kAppTrustTable = 11;  // DCB_ATTR_DCB_APP_TRUST_TABLE, uapi/linux/dcbnl.h in 6.2+
+  constexpr int kRewriteTable = 12;   // DCB_ATTR_DCB_REWR_TABLE, uapi/linux/dcbnl.h in 6.4+
+  const auto kernel = running_kernel();
+  const auto attributes = ieee_get_attributes("rtd0");
+  std::string listed;
+  for (int type : attributes) listed += std::to_string(type) + " ";
+  std::printf("kernel %s: DCB_ATTR_IEEE of IEEE_GET on rtd0 holds %s\n", kernel.release.c_str(),
+              listed.c_str());
+  ASSERT_TRUE(attributes.count(DCB_ATTR_IEEE_ETS) && attributes.count(DCB_ATTR_IEEE_PFC))
+      << "kernel " << kernel.release << ", attributes " << listed;
+  EXPECT_FALSE(attributes.count(kAppTrustTable))
+      << "kernel " << kernel.release << ": mlx5 has no dcbnl_getapptrust; attributes " << listed;
+  if (kernel_at_least(6, 4)) {
+    EXPECT_TRUE(attributes.count(kRewriteTable))
+        << "kernel " << kernel.release << " (6.4+) sends the rewrite table; attributes " << listed;
+  } else {
+    EXPECT_FALSE(attributes.count(kRewriteTable))
+        << "kernel " << kernel.release << " (before 6.4) has no rewrite table; attributes "
+        << listed;
+  }
+  System system = roced::real_system();
+  roced::dcb::DcbClient dcb(system);
+  const auto state = dcb.get("rtd0");
+  ASSERT_TRUE(state) << kernel.release << ": " << state.error().message;
+  EXPECT_TRUE(state->ets.has_value() && state->pfc.has_value()) << kernel.release;
 }
 
 TEST(TestDev, ApplyConfiguresThePortAsDcbIpAndEthtoolShowIt) {

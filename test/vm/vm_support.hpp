@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,28 @@ inline double wall_now() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// The running kernel (uname), for the cases whose answer depends on it: the VM boots bookworm's
+// 6.1 in one test and trixie's 6.12 in the other, and such a case says which expects what.
+struct KernelVersion {
+  int major = 0;
+  int minor = 0;
+  std::string release;
+};
+
+inline KernelVersion running_kernel() {
+  utsname name{};
+  KernelVersion version;
+  if (::uname(&name) != 0) return version;
+  version.release = name.release;
+  std::sscanf(name.release, "%d.%d", &version.major, &version.minor);
+  return version;
+}
+
+inline bool kernel_at_least(int major, int minor) {
+  const auto running = running_kernel();
+  return running.major > major || (running.major == major && running.minor >= minor);
 }
 
 inline json run_json(const std::vector<std::string>& argv, int* exit_code = nullptr) {
