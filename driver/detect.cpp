@@ -32,13 +32,16 @@ std::optional<KernelVersion> parse_version(std::string_view text) {
 }
 
 // The package version a Debian kernel names in /proc/version ("... Debian 6.1.115-1 (2024-11-01)").
+// init/version.c linux_banner puts the compiler first, and Debian's names its own package
+// ("gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0"): the kernel's is the last one, in UTS_VERSION.
 std::optional<KernelVersion> debian_package(const std::string& proc_version) {
   static constexpr std::string_view kTag = "Debian ";
+  std::optional<KernelVersion> last;
   for (size_t at = proc_version.find(kTag); at != std::string::npos;
        at = proc_version.find(kTag, at + 1)) {
-    if (auto v = parse_version(std::string_view(proc_version).substr(at + kTag.size()))) return v;
+    if (auto v = parse_version(std::string_view(proc_version).substr(at + kTag.size()))) last = v;
   }
-  return std::nullopt;
+  return last;
 }
 
 // MLNX_OFED's DRIVER_VERSION: two numbers, a dash, more ("24.10-1.1.4", "25.10-1.7.1").

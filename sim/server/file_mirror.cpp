@@ -203,11 +203,21 @@ void FileMirror::build() {
 // leaves it empty, as mlx5 does.
 void FileMirror::write_kernel_release() {
   const auto [release, package] = node_.kernel();
+  // init/version.c linux_banner: the compiler comes before the version, and Debian's compilers
+  // name their own Debian package there too.
+  const bool trixie = release.find("+deb13") != std::string::npos;
+  const std::string builder =
+      package.empty() ? "(builder@nic-kernel) (gcc (GCC) 13.3.0, GNU ld 2.42)"
+      : trixie        ? "(debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-14 (Debian "
+                        "14.2.0-19) 14.2.0, GNU ld (GNU Binutils for Debian) 2.44)"
+                      : "(debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14+deb12u1) "
+                        "12.2.0, GNU ld (GNU Binutils for Debian) 2.40)";
   fs::create_directories(dir_ / "proc/sys/kernel");
   write_file(dir_ / "proc/sys/kernel/osrelease", release + "\n");
-  write_file(dir_ / "proc/version", "Linux version " + release +
-                                        " (roce-sim) #1 SMP PREEMPT_DYNAMIC" +
-                                        (package.empty() ? "" : " " + package) + "\n");
+  write_file(dir_ / "proc/version", "Linux version " + release + " " + builder +
+                                        " #1 SMP PREEMPT_DYNAMIC" +
+                                        (package.empty() ? "" : " " + package + " (2026-11-20)") +
+                                        "\n");
 }
 
 void FileMirror::write_lockdown() {

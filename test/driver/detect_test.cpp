@@ -42,6 +42,24 @@ TEST(Detect, TrixiesKernelAsksTheFirmwareWhoOwnsTheBuffersFrom6_12_44) {
   EXPECT_EQ(early.traits.maxrate, Maxrate::U8Wrapping);
 }
 
+// /proc/version as Debian's kernels write it: the compiler's own Debian package comes first.
+TEST(Detect, TheKernelsPackageIsTheLastDebianVersionInTheBanner) {
+  HostFacts bookworm = inbox("6.1.0-41-amd64", "");
+  bookworm.kernel_version =
+      "Linux version 6.1.0-41-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian "
+      "12.2.0-14+deb12u1) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC "
+      "Debian 6.1.192-3 (2026-11-20)";
+  EXPECT_EQ(detect(bookworm).flavour, Flavour::Debian61);
+  EXPECT_EQ(detect(bookworm).version, "6.1.192");
+  HostFacts trixie = inbox("6.12.118+deb13-amd64", "");
+  trixie.kernel_version =
+      "Linux version 6.12.118+deb13-amd64 (debian-kernel@lists.debian.org) "
+      "(x86_64-linux-gnu-gcc-14 (Debian 14.2.0-19) 14.2.0, GNU ld (GNU Binutils for Debian) 2.44) "
+      "#1 SMP PREEMPT_DYNAMIC Debian 6.12.118-1 (2026-11-25)";
+  EXPECT_EQ(detect(trixie).flavour, Flavour::Debian612);
+  EXPECT_EQ(detect(trixie).version, "6.12.118");
+}
+
 TEST(Detect, OfedIsToldByItsSysfsOrItsOwnVersion) {
   HostFacts facts{"mlx5_core", "24.10-1.1.4", "6.1.0-27-amd64", "Debian 6.1.115-1", true};
   Detected d = detect(facts);
