@@ -100,6 +100,18 @@ TEST(TestDev, RocedTakesTheTestPortsForMlx5Ports) {
           std::string::npos,
       true);
   EXPECT_TRUE(contains(shown({kEthtool, "-i", "rtd0"}), "driver: mlx5_core"));
+  // The tree told from the kernel's own strings: the mainline driver of the kernel running, whose
+  // behaviour the test module takes on for the kernel it is built for.
+  const json& tree = (*port)["observed"]["driver_tree"];
+  const auto kernel = running_kernel();
+  const std::string expected = kernel.minor == 12 ? "debian-6.12" : "debian-6.1";
+  EXPECT_EQ(tree["flavour"], expected) << tree.dump(2);
+  EXPECT_EQ(tree["version"].get<std::string>().rfind(
+                std::to_string(kernel.major) + "." + std::to_string(kernel.minor) + ".", 0),
+            0u)
+      << tree.dump(2);
+  EXPECT_FALSE(tree["evidence"].empty()) << tree.dump(2);
+  EXPECT_EQ(tree["traits"]["maxrate"], "u8-checked") << tree.dump(2);
 }
 
 // The attributes the kernel's dcbnl puts in DCB_ATTR_IEEE of an IEEE_GET reply (net/dcb/dcbnl.c
