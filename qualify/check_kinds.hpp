@@ -108,9 +108,10 @@ inline constexpr finding::Kind kPfcMaskFlapsLink{
     kRunbook};
 inline constexpr finding::Kind kSpeedUnknownWhileTraining{
     "speed_unknown_while_training", finding::Severity::Warning, "qualify",
-    "while the link trains after a PFC change its speed is unknown, so mainline's "
-    "calculate_xoff (en/port_buffer.c) takes 40 Gb/s: roced sends PFC again once the carrier "
-    "is back",
+    "while the link trains after a PFC change the reported speed is unknown (en_ethtool.c "
+    "get_speed_duplex: no speed without carrier); whether calculate_xoff's own PTYS read "
+    "(en/port_buffer.c mlx5e_port_linkspeed) fails too and takes 40 Gb/s the host cannot see, "
+    "so roced sends PFC again once the carrier is back either way",
     kRunbook};
 inline constexpr finding::Kind kPfcResendKeepsLink{
     "pfc_resend_keeps_link", finding::Severity::Warning, "qualify",

@@ -354,12 +354,14 @@ class WriteRun {
     pause_counters_on_off();
   }
 
-  // calculate_xoff asks for the link speed: while the link trains there is none to give.
+  // The speed the kernel reports while the carrier is down. It is not what calculate_xoff uses
+  // (the driver's own PTYS read), so it proves no 40 Gb/s fallback: it only shows none is hidden.
   void speed_while_training() {
     check(kinds::kSpeedUnknownWhileTraining, !speed_seen_while_down_.has_value(),
           speed_seen_while_down_
               ? "speed read while down: " + std::to_string(*speed_seen_while_down_) + " Mb/s"
-              : "no speed while the carrier was down");
+              : "no speed reported while the carrier was down (calculate_xoff's PTYS read "
+                "cannot be seen)");
   }
 
   // The Xoff recompute roced relies on: the unchanged mask again, with the carrier up.
