@@ -135,6 +135,18 @@ void Run::on_signal(const std::string& name, const std::string& netdev,
   }
 }
 
+// What a whole exposition has that a cut or half-made one lacks, or nullptr when it has it all.
+const char* missing_from_exposition(const std::string& body) {
+  if (body.empty() || body.back() != '\n') return "no final newline";
+  if (body.find("\nroced_watchdog_polls_total ") == std::string::npos) {
+    return "no roced_watchdog_polls_total";
+  }
+  if (body.find("roce_pfc_pause_frames_total{") == std::string::npos) {
+    return "no roce_pfc_pause_frames_total";
+  }
+  return nullptr;
+}
+
 void Run::scraper(uint16_t port) {
   HttpClient client("127.0.0.1", port);
   for (uint64_t n = 0; !stop_; ++n) {
@@ -142,10 +154,9 @@ void Run::scraper(uint16_t port) {
     std::string why;
     if (response.status != 200) {
       why = "scrape: HTTP " + std::to_string(response.status) + " " + response.error;
-    } else if (response.body.find("\nroced_watchdog_polls_total ") == std::string::npos ||
-               response.body.find("roce_pfc_pause_frames_total{") == std::string::npos ||
-               response.body.back() != '\n') {
-      why = "scrape: incomplete exposition (" + std::to_string(response.body.size()) + " bytes)";
+    } else if (const char* missing = missing_from_exposition(response.body)) {
+      why = "scrape: incomplete exposition (" + std::to_string(response.body.size()) +
+            " bytes): " + missing;
     } else if (n % 10 == 0) {  // every tenth parsed line by line (the parse costs CPU roced needs)
       const auto parsed = parse_metrics_text(response.body);
       if (!parsed.errors.empty()) why = "scrape: " + parsed.errors.front();

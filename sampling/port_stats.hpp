@@ -40,6 +40,7 @@ class PortStats {
   Result<StatsReading> finish(const EthtoolCall& call);
   // The string set may have changed (a DCB notification, our own PFC change): names next read.
   void names_stale() { names_stale_ = true; }
+  bool names_are_stale() const { return names_stale_; }
   // Whether the string set read since the last call differs from the one before it: on mlx5 the
   // per-priority pause counters come and go with the PFC mask (en_stats.c
   // mlx5e_grp_per_prio_pfc_fill_strings), so a change nobody announced shows here.

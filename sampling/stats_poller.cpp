@@ -87,8 +87,11 @@ std::vector<StatsPoller::PortRound> StatsPoller::round(const std::vector<std::st
   for (size_t i = 0; i < netdevs.size(); ++i) {
     Port& p = port(netdevs[i]);
     p.round_at = now;
-    candidates[i] = p.read_once && p.frames && now - p.full_at < kRestInterval &&
-                    now - p.moved_at >= kHotHold && !(watched && watched(netdevs[i]));
+    // Stale names (PFC changed the string set) make it read fully: the reading scrapes are
+    // served carries the old names until then.
+    candidates[i] = p.read_once && p.frames && !p.stats.names_are_stale() &&
+                    now - p.full_at < kRestInterval && now - p.moved_at >= kHotHold &&
+                    !(watched && watched(netdevs[i]));
   }
   const std::vector<bool> quiet = quiet_by_probe(netdevs, candidates, now);
 

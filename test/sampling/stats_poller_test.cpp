@@ -92,6 +92,28 @@ TEST_F(Poller, PauseFramesMakeTheNextRoundReadTheirPortFully) {
   EXPECT_TRUE(round().empty());
 }
 
+// PFC turned on swaps the port's global pause counters for priority 3's, as many of them
+// (en_stats.c mlx5e_grp_per_prio_pfc_get_num_stats, mlx5e_grp_pport_pfc...): the names read
+// before no longer match. Told so (a DCB notification), the next round reads the port fully,
+// quiet or not, and scrapes are served the new names, not the old ones for up to kRestInterval.
+TEST_F(Poller, StaleNamesMakeTheNextRoundReadTheirPortFully) {
+  round();
+  round();
+  node_->change([](roce_sim::Node& node) {
+    ieee_pfc pfc{};
+    ASSERT_EQ(node.find("lan4")->ieee_getpfc(pfc), 0);
+    pfc.pfc_en = pfc.pfc_en ? 0 : 1u << 3;
+    ASSERT_EQ(node.find("lan4")->ieee_setpfc(pfc), 0);
+  });
+  poller_->names_stale("lan4");
+  EXPECT_EQ(round(), std::vector<std::string>{"lan4"});
+  const auto served = poller_->reading("lan4", 1s);
+  ASSERT_TRUE(served.has_value());
+  auto fresh = StatsPoller(system_, time_).reading("lan4", 0s);
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_EQ(*served->names, *fresh->names);
+}
+
 TEST_F(Poller, AStormKeepsItsPortReadEveryRound) {
   round();
   for (int i = 0; i < 15; ++i) {  // within kRestInterval: the other ports are only probed
