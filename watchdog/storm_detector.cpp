@@ -156,25 +156,28 @@ void StormDetector::detect(const StormEvidence& poll, Clock::time_point onset, b
 
 void StormDetector::verify(const StormEvidence& poll, std::vector<StormEvent>& events) {
   if (!verification_ || poll.at <= verification_->action_at) return;
-  bool stormed = poll.verdict == PollVerdict::stormed;
-  bool judged = poll.verdict != PollVerdict::unknown;
-  if (!judged && poll.unknown_reason == UnknownReason::missing_counter) {
+  std::optional<WithoutPfc> seen;
+  if (poll.verdict == PollVerdict::stormed) {
+    seen = WithoutPfc::still_paused;
+  } else if (poll.verdict == PollVerdict::healthy) {
+    seen = WithoutPfc::stopped;
+  } else if (poll.unknown_reason == UnknownReason::missing_counter) {
     // PFC off on the priority: mlx5 lists no pause counters for it; the MAC still tells.
-    if (const auto paused = still_paused_without_pfc(poll)) {
-      judged = true;
-      stormed = *paused;
-    }
+    seen = storm_without_pfc(poll);
   }
-  if (!judged) return;
-  ++verification_->polls;
-  if (stormed) ++verification_->stormed_polls;
-  if (verification_->polls < settings_.verify_polls) return;
+  if (!seen) return;
+  Verification& v = *verification_;
+  ++v.polls;
+  if (*seen == WithoutPfc::still_paused) ++v.stormed_polls;
+  if (*seen == WithoutPfc::stopped) ++v.stopped_polls;
+  if (v.polls < settings_.verify_polls) return;
 
-  if (stormed) {
-    events.push_back(RemediationFailed{poll.at, verification_->action_at, verification_->polls,
-                                       verification_->stormed_polls, poll});
+  if (*seen == WithoutPfc::still_paused) {
+    events.push_back(RemediationFailed{poll.at, v.action_at, v.polls, v.stormed_polls, poll});
+  } else if (v.stopped_polls > 0) {
+    events.push_back(RemediationVerified{poll.at, v.action_at, v.polls});
   } else {
-    events.push_back(RemediationVerified{poll.at, verification_->action_at, verification_->polls});
+    events.push_back(RemediationUnverified{poll.at, v.action_at, v.polls, poll});
   }
   verification_.reset();
 }

@@ -23,12 +23,13 @@
 //     counts as a pause at its end; so does, for a TX storm, one in which the stalled
 //     receive side dropped packets on the priority (with PFC off, or after the NIC's stall
 //     prevention gave up, no pause frame is sent, but the storm is not over).
-//   - Verification (only after on_action): the verify_polls-th judged poll after the action
-//     decides: stormed -> RemediationFailed, otherwise RemediationVerified. Judged = healthy,
-//     stormed, or, with the priority's pause counters unlisted (PFC off on it, as after
-//     disable-pfc), what its getpfc count (else the port's MAC) shows: pause frames still coming
-//     and nothing moving the other way counts as stormed (still_paused_without_pfc). Other unknown
-//     polls (a reset, a bad interval) do not count. A restoration before the verdict verifies.
+//   - Verification (only after on_action): the verify_polls-th counted poll after the action
+//     decides: stormed -> RemediationFailed; else RemediationVerified if any counted poll showed
+//     the signal gone, RemediationUnverified if none could tell. Counted = healthy, stormed, or,
+//     with the priority's pause counters unlisted (PFC off on it, as after disable-pfc), what
+//     storm_without_pfc makes of its getpfc count (else the port's MAC): stopped, still paused,
+//     or (RX) nothing sent, which cannot tell. Other unknown polls (a reset, a bad interval) do
+//     not count. A restoration before the verdict verifies.
 // After StormRestored the detector watches again, from zero.
 
 #include <chrono>
@@ -80,6 +81,7 @@ class StormDetector {
     Clock::time_point action_at;
     int polls = 0;
     int stormed_polls = 0;
+    int stopped_polls = 0;  // showed the signal gone
   };
 
   void watch(const StormEvidence& poll, std::vector<StormEvent>& events);

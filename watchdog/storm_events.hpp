@@ -44,6 +44,17 @@ struct RemediationFailed {
   StormEvidence evidence;  // the last of them
 };
 
+// The verify_polls-th poll after the action could not tell whether it worked: an RX storm's
+// pause frames still arrive (PFC off does not stop the switch sending them) and the port sent
+// nothing on the priority in any poll since, as a port with nothing to send does. The action is in
+// effect (read back); only its effect on the port's transmit is unknown. Not a failure.
+struct RemediationUnverified {
+  Clock::time_point at;
+  Clock::time_point action_at;
+  int polls = 0;
+  StormEvidence evidence;  // the last of them
+};
+
 // No pause frame in the storm's direction for the restoration time: undo the action.
 struct StormRestored {
   Clock::time_point at;
@@ -53,7 +64,7 @@ struct StormRestored {
   Clock::duration restoration_time;  // the quiet time that was required
 };
 
-using StormEvent =
-    std::variant<StormDetected, RemediationVerified, RemediationFailed, StormRestored>;
+using StormEvent = std::variant<StormDetected, RemediationVerified, RemediationFailed,
+                                RemediationUnverified, StormRestored>;
 
 }  // namespace roced::watchdog

@@ -158,11 +158,12 @@ std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence) 
   return evidence.dcb_pause_frames ? evidence.dcb_pause_frames : evidence.port_pause_frames;
 }
 
-std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence) {
+std::optional<WithoutPfc> storm_without_pfc(const StormEvidence& evidence) {
   const auto& frames =
       evidence.dcb_pause_frames ? evidence.dcb_pause_frames : evidence.port_pause_frames;
   if (evidence.pause_duration_us || !frames || !evidence.opposite_packets) return std::nullopt;
-  return *frames > 0 && *evidence.opposite_packets == 0;
+  if (*frames == 0 || *evidence.opposite_packets > 0) return WithoutPfc::stopped;
+  return evidence.direction == Direction::rx ? WithoutPfc::nothing_sent : WithoutPfc::still_paused;
 }
 
 std::string_view verdict_name(PollVerdict verdict) { return kVerdictNames.name(verdict); }

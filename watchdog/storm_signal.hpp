@@ -98,11 +98,18 @@ StormEvidence read_storm_evidence(const PauseCounters& earlier, const PauseCount
 // would keep this one lossy). Empty when none is known.
 std::optional<uint64_t> restoration_pause_frames(const StormEvidence& evidence);
 
-// With PFC off on the priority (its pause counters unlisted, as after disable-pfc): whether the
-// storm's signal is still there: the priority's pause frames (getpfc's count, else the port's
-// MAC count) keep arriving (rx) or going out (tx) and nothing moves the other way on the
-// priority. Empty when it cannot be told.
-std::optional<bool> still_paused_without_pfc(const StormEvidence& evidence);
+// With PFC off on the priority (its pause counters unlisted, as after disable-pfc), what one
+// poll says of the storm's signal, from the priority's pause frames (getpfc's count, else the
+// port's MAC count) and the packets the other way:
+//   stopped       no pause frame, or packets cross the other way despite them;
+//   still_paused  TX: we still send pause frames while nothing arrives on the priority;
+//   nothing_sent  RX: pause frames still arrive (PFC off does not stop the switch sending them,
+//                 the NIC only ignores them) and the port sent nothing on the priority. A port
+//                 with nothing to send looks exactly like one whose transmit is still stalled:
+//                 the counters cannot tell the two apart.
+// Empty when the counters needed are not there.
+enum class WithoutPfc { stopped, still_paused, nothing_sent };
+std::optional<WithoutPfc> storm_without_pfc(const StormEvidence& evidence);
 
 // Whether `paused_us` covers at least 99 % of `interval` (exact integer arithmetic).
 bool covers_99_percent(uint64_t paused_us, Clock::duration interval);

@@ -300,6 +300,9 @@ void Soak::on_notice(const watchdog::StormNotice& notice) {
     case Kind::Remediated:
       ++report_.remediated;
       break;
+    case Kind::Unverified:
+      ++report_.unverified;
+      break;
     case Kind::Escalated:
       ++report_.escalated;
       mismatch(where + ": escalated: " + notice.message);

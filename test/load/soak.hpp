@@ -37,7 +37,8 @@ struct SoakReport {
   uint64_t congestion_episodes = 0;
   // Per "lan3 rx": injected, and what roced's notices said.
   std::map<std::string, uint64_t> injected, detected, restored;
-  uint64_t acted = 0, remediated = 0, escalated = 0, holds_applied = 0, holds_released = 0;
+  uint64_t acted = 0, remediated = 0, unverified = 0, escalated = 0, holds_applied = 0,
+           holds_released = 0;
   std::chrono::nanoseconds min_latency{0}, max_latency{0};  // detection, as roced measured it
   std::vector<Checkpoint> checkpoints;
   // Every exactness check that failed, with the values; empty when all held.

@@ -34,6 +34,7 @@ std::string event_name(const StormEvent& event) {
   if (std::holds_alternative<StormDetected>(event)) return "detected";
   if (std::holds_alternative<RemediationVerified>(event)) return "verified";
   if (std::holds_alternative<RemediationFailed>(event)) return "failed";
+  if (std::holds_alternative<RemediationUnverified>(event)) return "unverified";
   return "restored";
 }
 
@@ -191,10 +192,23 @@ std::vector<DetectorCase> detector_cases() {
        n(5, 'S') + "X" + n(10, 'S'),
        {},
        V{"5:detected", "8:failed"}},
-      {"disable_pfc_ignored_by_the_nic_fails",
+      // RX: PFC off does not stop the switch's frames; a port that then sends nothing on the
+      // priority may be idle or still obeying them. The counters cannot tell: no verdict either
+      // way, and the hold stays while the frames come.
+      {"rx_disable_pfc_on_a_port_that_sends_nothing_is_unverified",
        n(5, 'S') + "X" + n(5, 'I'),
        {},
-       V{"5:detected", "8:failed"}},
+       V{"5:detected", "8:unverified"}},
+      {"rx_disable_pfc_verified_once_the_port_sends",
+       n(5, 'S') + "X" + "IIO" + n(3, 'I'),
+       {},
+       V{"5:detected", "8:verified"}},
+      // TX: the NIC still sends pause frames with PFC off: that is a failure, idle or not.
+      {"tx_disable_pfc_ignored_by_the_nic_fails",
+       n(5, 'S') + "X" + n(5, 'I'),
+       {},
+       V{"5:detected", "8:failed"},
+       Direction::tx},
       {"failed_then_escalated",
        n(5, 'S') + "X" + n(3, 'S') + "X" + n(3, 'O') + n(10, 'E'),
        {},

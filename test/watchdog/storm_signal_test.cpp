@@ -307,7 +307,7 @@ TEST(StormSignal, WithoutPfcThePrioritysGetpfcCountOutranksTheMac) {
   const StormEvidence quiet = read_storm_evidence(first, second, 3, Direction::rx);
   EXPECT_EQ(quiet.dcb_pause_frames, 0u);
   EXPECT_EQ(restoration_pause_frames(quiet), 0u);
-  EXPECT_EQ(still_paused_without_pfc(quiet), false);
+  EXPECT_EQ(storm_without_pfc(quiet), WithoutPfc::stopped);
 
   series.add("rx_pause_ctrl_phy", 90);  // both now
   series.add_dcb(Direction::rx, 4, 60);
@@ -315,7 +315,8 @@ TEST(StormSignal, WithoutPfcThePrioritysGetpfcCountOutranksTheMac) {
   const auto third = series.take(milliseconds(10));
   const StormEvidence paused = read_storm_evidence(second, third, 3, Direction::rx);
   EXPECT_EQ(restoration_pause_frames(paused), 30u);
-  EXPECT_EQ(still_paused_without_pfc(paused), true);  // and nothing sent on priority 3
+  // Frames arrive and nothing is sent on priority 3: an idle port and a stalled one look alike.
+  EXPECT_EQ(storm_without_pfc(paused), WithoutPfc::nothing_sent);
 }
 
 // Each reading's snapshot lies somewhere within its read time: the 99 % rule allows for the
@@ -374,18 +375,38 @@ TEST(StormSignal, WithoutPfcTheMacTellsWhetherTheStormGoesOn) {
   series.erase("rx_prio3_pause");
   series.erase("rx_prio3_pause_duration");
   const auto first = series.take(milliseconds(0));
-  series.add("rx_pause_ctrl_phy", 59);  // the switch still pauses us, and we still obey
+  // The switch still pauses us and we send nothing: we may obey, or have nothing to send.
+  series.add("rx_pause_ctrl_phy", 59);
   const auto second = series.take(milliseconds(10));
-  EXPECT_EQ(still_paused_without_pfc(read_storm_evidence(first, second, 3, Direction::rx)), true);
+  EXPECT_EQ(storm_without_pfc(read_storm_evidence(first, second, 3, Direction::rx)),
+            WithoutPfc::nothing_sent);
   series.add("rx_pause_ctrl_phy", 59);
   series.add("tx_prio3_packets", 2'000);  // still paused frames, but we send: PFC off works
   const auto third = series.take(milliseconds(10));
-  EXPECT_EQ(still_paused_without_pfc(read_storm_evidence(second, third, 3, Direction::rx)), false);
+  EXPECT_EQ(storm_without_pfc(read_storm_evidence(second, third, 3, Direction::rx)),
+            WithoutPfc::stopped);
   // With the pause counters listed (PFC on) the duration rule judges, not this.
   SampleSeries listed = pfc_port();
   const auto a = listed.take(milliseconds(0));
   const auto b = listed.take(milliseconds(10));
-  EXPECT_FALSE(still_paused_without_pfc(read_storm_evidence(a, b, 3, Direction::rx)));
+  EXPECT_FALSE(storm_without_pfc(read_storm_evidence(a, b, 3, Direction::rx)));
+}
+
+// TX: with PFC off the NIC must send no pause frame; one that still does while nothing arrives
+// has not stopped pausing, whatever the port has to send.
+TEST(StormSignal, WithoutPfcATxPauseStillSentIsTheStormGoingOn) {
+  SampleSeries series = pfc_port();
+  series.erase("tx_prio3_pause");
+  series.erase("tx_prio3_pause_duration");
+  const auto first = series.take(milliseconds(0));
+  series.add("tx_pause_ctrl_phy", 59);
+  const auto second = series.take(milliseconds(10));
+  EXPECT_EQ(storm_without_pfc(read_storm_evidence(first, second, 3, Direction::tx)),
+            WithoutPfc::still_paused);
+  series.add("rx_prio3_packets", 10);
+  const auto third = series.take(milliseconds(10));
+  EXPECT_EQ(storm_without_pfc(read_storm_evidence(second, third, 3, Direction::tx)),
+            WithoutPfc::stopped);
 }
 
 TEST(StormSignal, NinetyNinePercentRuleIsExactAndCannotOverflow) {
