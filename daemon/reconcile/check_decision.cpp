@@ -10,6 +10,12 @@ namespace {
 void judge_drift(const CheckFacts& facts, CheckDecision& decision) {
   if (decision.enforce && !facts.configured_once) return;
   const bool new_drift = facts.signature != facts.reported_drift;
+  if (!facts.drifted) {
+    // A reload's new wanted values: nothing changed on the port, so nothing to count as drift.
+    if (decision.enforce || new_drift) decision.notice = DriftNotice::NewConfiguration;
+    decision.remember_drift = true;
+    return;
+  }
   decision.count_drift = decision.enforce || new_drift;
   if (!decision.enforce && new_drift) {
     decision.notice = DriftNotice::Reported;

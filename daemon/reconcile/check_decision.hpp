@@ -22,6 +22,9 @@ struct CheckFacts {
   bool in_sync = false;
   bool enforce_policy = true;  // daemon.drift_policy
   std::string signature;       // the drift: settings, from and to (empty when in sync)
+  // Some change undoes what the port was last brought in sync with. False: only the wanted
+  // values moved (a reload's new configuration), the port is as roced left it: no drift.
+  bool drifted = true;
   bool configured_once = false;
   std::string reported_drift;  // the drift last announced
   std::optional<std::chrono::steady_clock::time_point> last_correction;
@@ -39,7 +42,8 @@ enum class CheckAction {
   Apply,       // drift under `enforce` (or an Apply request): write the plan
 };
 
-enum class DriftNotice { None, Corrected, Reported };  // "drifted: ..." and its "(reported...)"
+// "drifted: ..." and its "(reported...)"; "the configuration changed: ..." for a new configuration.
+enum class DriftNotice { None, Corrected, Reported, NewConfiguration };
 
 struct CheckDecision {
   CheckAction action = CheckAction::InSync;

@@ -293,6 +293,7 @@ void PortWorker::count_drift(const std::vector<plan::Change>& changes) {
 }
 
 void PortWorker::record_in_sync(const plan::PortPlan& plan) {
+  settled_desired_ = plan.desired;
   std::lock_guard lock(mutex_);
   snapshot_.condition = settled_condition();
   snapshot_.last_plan = plan;
@@ -444,6 +445,8 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
   facts.in_sync = plan.in_sync();
   facts.enforce_policy = config->daemon.drift_policy == DaemonSettings::DriftPolicy::Enforce;
   facts.signature = drift_signature(plan);
+  const std::vector<plan::Change> drifted = drifted_changes(plan);
+  facts.drifted = !drifted.empty();
   facts.configured_once = configured_once_;
   facts.reported_drift = reported_drift_;
   facts.last_correction = last_correction_;
@@ -472,7 +475,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
     case CheckAction::BackOff:
     case CheckAction::Report:
     case CheckAction::Apply:
-      note_drift(decision, plan, facts.signature);
+      note_drift(decision, plan, drifted, facts.signature);
       break;
   }
   if (decision.action == CheckAction::BackOff) {
@@ -484,7 +487,7 @@ void PortWorker::check_once(CheckKind kind, Requests requests) {
     snapshot_.next_retry.reset();
     next_retry_.reset();
   } else {
-    correct(plan, facts.signature, requests);
+    correct(plan, drifted, facts.signature, requests);
   }
 }
 
@@ -531,15 +534,36 @@ void PortWorker::settle_in_sync(const plan::PortPlan& plan, Requests& requests) 
   answer(requests, result);
 }
 
+std::vector<plan::Change> PortWorker::drifted_changes(const plan::PortPlan& plan) const {
+  if (!settled_desired_ || plan.changes.empty()) return plan.changes;
+  // The port as read now, planned against the profile it was last right with: what differs
+  // there is what someone changed on the port.
+  const plan::PortPlan before = plan::plan_port(plan.port, *settled_desired_, plan.observed);
+  std::vector<plan::Change> drifted;
+  for (const auto& change : plan.changes) {
+    const bool differed =
+        std::any_of(before.changes.begin(), before.changes.end(), [&](const plan::Change& old) {
+          return old.setting == change.setting && old.key == change.key;
+        });
+    if (differed) drifted.push_back(change);
+  }
+  return drifted;
+}
+
 void PortWorker::note_drift(const CheckDecision& decision, const plan::PortPlan& plan,
+                            const std::vector<plan::Change>& drifted,
                             const std::string& signature) {
-  if (decision.count_drift) count_drift(plan.changes);
-  const auto settings = setting_names(plan.changes);
+  if (decision.count_drift) count_drift(drifted);
+  const auto settings = setting_names(drifted);
   if (decision.notice == DriftNotice::Reported) {
     announce(PortEvent::Kind::Drifted, settings,
-             "drifted: " + describe_drift(plan.changes) + " (reported, not corrected)");
+             "drifted: " + describe_drift(drifted) + " (reported, not corrected)");
   } else if (decision.notice == DriftNotice::Corrected) {
-    announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_drift(plan.changes));
+    announce(PortEvent::Kind::Drifted, settings, "drifted: " + describe_drift(drifted));
+  } else if (decision.notice == DriftNotice::NewConfiguration) {
+    host_.log(LogLevel::Info, netdev_,
+              "the configuration changed: " + describe_changes(plan.changes) +
+                  (decision.enforce ? "" : " (not applied: daemon.drift_policy is report)"));
   }
   if (decision.remember_drift) reported_drift_ = signature;
 }
@@ -579,8 +603,8 @@ DisruptionGate::Slot PortWorker::disruption_slot() {
       });
 }
 
-void PortWorker::correct(const plan::PortPlan& planned, const std::string& signature,
-                         Requests& requests) {
+void PortWorker::correct(const plan::PortPlan& planned, const std::vector<plan::Change>& drifted,
+                         const std::string& signature, Requests& requests) {
   System& system = host_.system();
   // A disruptive apply waits for a slot; the port is read again if another port went first.
   DisruptionGate::Slot slot;
@@ -635,9 +659,7 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
     const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     if (applied && configured_once_) {
-      for (const auto& group : setting_groups(plan.changes)) {
-        ++snapshot_.counters.corrections[group];
-      }
+      for (const auto& group : setting_groups(drifted)) ++snapshot_.counters.corrections[group];
     }
   }
   if (result.outcome != apply::PortResult::Outcome::Applied) {
@@ -657,8 +679,9 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::string& signa
   reported_drift_.clear();
   last_correction_ = time().now();
   last_corrected_drift_ = signature;
-  announce(PortEvent::Kind::Corrected, settings,
-           (configured_once_ ? "corrected: " : "configured: ") + joined(settings));
+  announce(
+      PortEvent::Kind::Corrected, settings,
+      (configured_once_ && !drifted.empty() ? "corrected: " : "configured: ") + joined(settings));
   configured_once_ = true;
   answer(requests, result);
 }

@@ -93,11 +93,15 @@ class PortWorker {
   plan::PortPlan read_plan(const Result<DiscoveredPort>& described, const config::Config& config);
   void forget_port(Requests& requests);
   void settle_in_sync(const plan::PortPlan& plan, Requests& requests);
+  // The changes that undo what the port was last brought in sync with (drift), as against
+  // those only a new configuration asks for.
+  std::vector<plan::Change> drifted_changes(const plan::PortPlan& plan) const;
   void note_drift(const CheckDecision& decision, const plan::PortPlan& plan,
-                  const std::string& signature);
+                  const std::vector<plan::Change>& drifted, const std::string& signature);
   void back_off(const std::vector<std::string>& settings,
                 std::chrono::steady_clock::time_point now);
-  void correct(const plan::PortPlan& planned, const std::string& signature, Requests& requests);
+  void correct(const plan::PortPlan& planned, const std::vector<plan::Change>& drifted,
+               const std::string& signature, Requests& requests);
   // Gives back carrier_slot_ once `plan` reads the port with its carrier again.
   void release_slot_when_carrier(const plan::PortPlan& plan);
   // A slot for a disruptive apply (empty when roced stops meanwhile); logs why it waits.
@@ -144,6 +148,9 @@ class PortWorker {
   std::vector<std::string> logged_unsupported_;    // likewise, what the port cannot take
   std::string reported_drift_;    // the drift last announced under report: announced once
   bool configured_once_ = false;  // a check has found or made the port right
+  // The profile the port was last found or made right with: a change against it is drift, one
+  // only against a newer profile is the new configuration.
+  std::optional<config::Profile> settled_desired_;
   std::optional<std::chrono::steady_clock::time_point> last_correction_;
   std::string last_corrected_drift_;
   int fights_ = 0;  // the corrected drift came straight back this many times in a row

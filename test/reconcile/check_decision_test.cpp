@@ -67,6 +67,24 @@ TEST(CheckDecision, TheFirstCheckConfiguresThePortWithoutCallingItDrift) {
   EXPECT_FALSE(decision.remember_drift);
 }
 
+// Only the wanted values moved (a reload): applied under enforce, said once under report, and
+// never counted as drift.
+TEST(CheckDecision, ANewConfigurationIsAppliedOrReportedButNeverCountedAsDrift) {
+  CheckFacts facts = drifted();
+  facts.drifted = false;
+  auto decision = decide_check(facts);
+  EXPECT_EQ(decision.action, CheckAction::Apply);
+  EXPECT_FALSE(decision.count_drift);
+  EXPECT_EQ(decision.notice, DriftNotice::NewConfiguration);
+  facts.enforce_policy = false;
+  decision = decide_check(facts);
+  EXPECT_EQ(decision.action, CheckAction::Report);
+  EXPECT_FALSE(decision.count_drift);
+  EXPECT_EQ(decision.notice, DriftNotice::NewConfiguration);
+  facts.reported_drift = facts.signature;  // said already
+  EXPECT_EQ(decide_check(facts).notice, DriftNotice::None);
+}
+
 TEST(CheckDecision, DriftUnderReportIsAnnouncedOncePerDistinctDrift) {
   CheckFacts facts = drifted();
   facts.enforce_policy = false;

@@ -270,5 +270,44 @@ TEST_F(ReconcileBackoff, FailingPortRetriesWithBackoffAndDoesNotBlockOthers) {
   EXPECT_TRUE(node_in_sync(config));
 }
 
+// A reload's new MTU is the new configuration, applied as such: the port is as roced left it, so
+// nothing drifted and nothing was corrected. A foreign PFC change on another port in the same
+// check is still drift.
+TEST_F(ReconcileDrift, AReloadsNewValueIsNoDriftButAForeignChangeStillIs) {
+  const auto config = make_config(DriftPolicy::Enforce, 1h);
+  EventLog log(time_);
+  Reconciler reconciler(system_, config, test_options());
+  reconciler.on_event(log.listener());
+  reconciler.start();
+  log.clear();
+
+  const std::vector<std::string> ports = {"lan2", "lan3", "lan4", "lan5"};
+  foreign_pfc("lan2", kPfcForeign);
+  std::string text = kConfigText;
+  text.replace(text.find("mtu: 9000"), 9, "mtu: 4200");
+  const fs::path changed = dir_ / "changed.yaml";
+  write_file(changed, text);
+  ASSERT_TRUE(reconciler.reload(changed.string()).ok);
+  ASSERT_TRUE(run_until([&] {
+    for (const auto& netdev : ports) {
+      if (mtu_of(netdev) != 4200) return false;
+    }
+    return pfc_mask("lan2") == kPfcWanted;
+  })) << log.describe();
+  ASSERT_TRUE(run_until([&] { return node_in_sync(reconciler.config()); }));
+  for (const auto& netdev : ports) {
+    const auto port = port_of(reconciler, netdev);
+    ASSERT_TRUE(port);
+    EXPECT_EQ(port->counters.drifts.count("mtu"), 0u) << netdev;
+    EXPECT_EQ(port->counters.corrections.count("mtu"), 0u) << netdev;
+    EXPECT_TRUE(log.of(netdev, PortEvent::Kind::Drifted, "mtu").empty()) << log.describe();
+  }
+  const auto lan2 = port_of(reconciler, "lan2");
+  EXPECT_EQ(lan2->counters.drifts, (std::map<std::string, uint64_t>{{"pfc.priorities", 1}}));
+  EXPECT_EQ(lan2->counters.corrections, (std::map<std::string, uint64_t>{{"pfc.priorities", 1}}));
+  EXPECT_EQ(log.of("lan2", PortEvent::Kind::Drifted, "pfc.priorities").size(), 1u)
+      << log.describe();
+}
+
 }  // namespace
 }  // namespace roced::test
