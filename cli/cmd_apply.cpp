@@ -14,6 +14,7 @@
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "cli/open_node.hpp"
+#include "cli/pending_plan.hpp"
 #include "cli/plan_options.hpp"
 #include "daemon/apply/applier.hpp"
 #include "daemon/plan/plan.hpp"
@@ -34,7 +35,8 @@ constexpr const char* kApplyUsage =
     "down (PFC priorities flap it on mlx5, an MTU change rebuilds the channels) go one port at a\n"
     "time, each back with carrier before the next; on a terminal rocectl asks first.\n"
     "When roced runs for the same node (and --config, if given, is its file), roced applies\n"
-    "(root only) and rocectl shows the result; it applies every port it manages.\n"
+    "(root only) and rocectl shows the result; it applies every port it manages, from its file\n"
+    "as it is now: a file edited since roced loaded it is reloaded first (after the plan of it).\n"
     "\n"
     "options:\n"
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
@@ -157,8 +159,10 @@ int report(const plan::Plan& plan, const apply::ApplyResult& result, const Apply
   return ok ? kExitOk : kExitError;
 }
 
-// roced applies (D-Bus Apply); --check and --diff ask it for the plan first. The plan an Apply
-// works from is the daemon's own, made a moment later: the diff shows what was pending then.
+// roced applies (D-Bus Apply), from its configuration file as it is now: a file edited since it
+// was loaded is reloaded first, once the plan of it was shown (and, on a terminal, agreed to).
+// The plan an Apply works from is the daemon's own, made a moment later: the diff shows what was
+// pending then.
 int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
   if (!args.ports.empty() && !args.check) {
     std::cerr << "rocectl: roced applies every port it manages, not only the --port ones; drop "
@@ -166,22 +170,28 @@ int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
     return kExitError;
   }
   args.config = daemon.properties().config_path;
+  auto pending = ask_pending_plan(daemon);
+  if (!pending) return kExitError;
+  plan::Plan& plan = pending->plan;
+  if (!keep_named_ports(plan, args, daemon.properties().source)) return kExitError;
+  note_daemon_path(daemon);
+  if (args.check) return check(plan, args);
+  show_diff(plan, args);
+  if (must_ask(args) &&
+      !confirm_disruption(plan,
+                          "roced applies them as daemon.disruptive_ports_at_once allows (default "
+                          "one at a time), each back before the next.")) {
+    return declined();
+  }
   try {
-    plan::Plan plan;
-    plan.source = daemon.properties().source;
-    plan.config_path = args.config;
-    const bool ask = must_ask(args);
-    if (args.check || args.diff || ask) {
-      plan = plan_from_json(nlohmann::ordered_json::parse(daemon.get_plan()));
-      if (!keep_named_ports(plan, args, daemon.properties().source)) return kExitError;
-    }
-    note_daemon_path(daemon);
-    if (args.check) return check(plan, args);
-    show_diff(plan, args);
-    if (ask && !confirm_disruption(plan,
-                                   "roced applies them as daemon.disruptive_ports_at_once "
-                                   "allows (default one at a time), each back before the next.")) {
-      return declined();
+    if (!pending->changed_sections.empty()) {
+      const auto [ok, diagnostics] = daemon.reload();
+      for (const auto& line : diagnostics) std::cerr << line << "\n";
+      if (!ok) {
+        std::cerr << "rocectl: roced did not take " << args.config << "; nothing applied\n";
+        return kExitError;
+      }
+      std::cerr << "rocectl: roced took " << args.config << " (reloaded)\n";
     }
     const auto result = apply_result_from_json(nlohmann::ordered_json::parse(daemon.apply()));
     return report(plan, result, args);
@@ -195,9 +205,10 @@ int apply_over_dbus(DaemonClient& daemon, ApplyArgs& args) {
 int apply_command(const Context& context, Args cli_args) {
   ApplyArgs args;
   if (auto exit_code = parse(cli_args, args)) return *exit_code;
-  if (DaemonChoice choice = find_daemon(context, args.direct, args.config_if_given());
-      choice.daemon) {
-    return apply_over_dbus(*choice.daemon, args);
+  DaemonChoice choice = find_daemon(context, args.direct, args.config_if_given());
+  if (choice.daemon) return apply_over_dbus(*choice.daemon, args);
+  if (!args.check) {
+    if (auto refused = refuse_direct_beside_roced(choice, args.direct)) return *refused;
   }
   const auto config = load_config(args.config);
   if (!config) return kExitError;

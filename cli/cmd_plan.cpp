@@ -12,6 +12,7 @@
 #include "cli/dbus_client.hpp"
 #include "cli/load_config.hpp"
 #include "cli/open_node.hpp"
+#include "cli/pending_plan.hpp"
 #include "cli/plan_options.hpp"
 #include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
@@ -29,7 +30,8 @@ constexpr const char* kPlanUsage =
     "traffic),\n"
     "the settings the port cannot take, and warnings (RoCE v2 GID index, MTU). Changes "
     "nothing.\n"
-    "When roced runs for the same node (and --config, if given, is its file), it makes the plan.\n"
+    "When roced runs for the same node (and --config, if given, is its file), it makes the plan\n"
+    "of that file as it is now: an edit not reloaded yet shows, with a note on stderr.\n"
     "\n"
     "options:\n"
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
@@ -64,11 +66,10 @@ int plan_command(const Context& context, Args cli_args) {
   std::string source;
   if (choice.daemon) {
     // Read back into a Plan: the same text, the same JSON and exit code as when rocectl plans.
-    try {
-      plan = plan_from_json(nlohmann::ordered_json::parse(choice.daemon->get_plan()));
-    } catch (const std::exception& e) {
-      return daemon_error(e);
-    }
+    // The file as it is now, not the configuration roced loaded: an edit not reloaded yet shows.
+    auto pending = ask_pending_plan(*choice.daemon);
+    if (!pending) return kExitError;
+    plan = std::move(pending->plan);
     note_daemon_path(*choice.daemon);
     args.config = choice.daemon->properties().config_path;
     source = choice.daemon->properties().source;

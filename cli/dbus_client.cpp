@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <thread>
 
 #include "daemon/dbus/names.hpp"
 
@@ -21,6 +22,9 @@ using namespace std::chrono_literals;
 constexpr auto kReadTimeout = 60s;
 constexpr auto kApplyTimeout = 10min;
 constexpr auto kAskTimeout = 5s;  // NameHasOwner and the properties
+// How long a roced that holds the node's lock gets to claim its bus name: it does once its
+// configuration is read and its ports listed, a second or two after it starts.
+constexpr auto kStartPatience = 30s;
 
 std::string canonical(const std::string& path) {
   std::error_code error;
@@ -59,6 +63,15 @@ std::string DaemonClient::get_plan() {
   return json;
 }
 
+DaemonClient::PendingPlan DaemonClient::get_pending_plan() {
+  PendingPlan pending;
+  proxy_->callMethod("GetPendingPlan")
+      .onInterface(dbus::kInterface)
+      .withTimeout(kReadTimeout)
+      .storeResultsTo(pending.plan_json, pending.changed_sections);
+  return pending;
+}
+
 std::string DaemonClient::apply() {
   std::string json;
   proxy_->callMethod("Apply")
@@ -94,6 +107,7 @@ DaemonChoice ask_bus(const std::function<std::string(const DaemonClient::Propert
         .storeResultsTo(owned);
     if (!owned) {
       choice.why_direct = "no roced on the system bus";
+      choice.owned_by_none = true;
       return choice;
     }
     auto daemon = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
@@ -117,12 +131,14 @@ DaemonChoice ask_bus(const std::function<std::string(const DaemonClient::Propert
 
 DaemonChoice find_daemon(const Context& context, bool direct,
                          const std::optional<std::string>& config) {
+  const std::optional<LockHolder> holder = lock_holder(node_lock_path(context.sim_dir));
   if (direct) {
     DaemonChoice choice;
     choice.why_direct = "--direct";
+    choice.running = holder;
     return choice;
   }
-  return ask_bus([&](const DaemonClient::Properties& properties) -> std::string {
+  const auto refuse = [&](const DaemonClient::Properties& properties) -> std::string {
     const std::string wanted_node = context.sim_dir ? canonical(*context.sim_dir) : "";
     const std::string daemon_node = properties.sim_dir.empty() ? "" : canonical(properties.sim_dir);
     if (wanted_node != daemon_node) return "the running roced serves " + properties.source;
@@ -130,7 +146,37 @@ DaemonChoice find_daemon(const Context& context, bool direct,
       return "the running roced uses " + properties.config_path;
     }
     return {};
-  });
+  };
+  DaemonChoice choice = ask_bus(refuse);
+  if (!choice.daemon && holder && holder->on_bus && choice.owned_by_none) {
+    std::cerr << "rocectl: roced (pid " << holder->pid
+              << ") runs for this node and is not on the system bus yet; waiting for it\n";
+    const auto give_up = std::chrono::steady_clock::now() + kStartPatience;
+    while (!choice.daemon && choice.owned_by_none && std::chrono::steady_clock::now() < give_up &&
+           lock_holder(node_lock_path(context.sim_dir))) {
+      std::this_thread::sleep_for(100ms);
+      choice = ask_bus(refuse);
+    }
+  }
+  if (!choice.daemon) choice.running = lock_holder(node_lock_path(context.sim_dir));
+  return choice;
+}
+
+std::optional<int> refuse_direct_beside_roced(const DaemonChoice& choice, bool direct) {
+  if (choice.daemon || !choice.running) return std::nullopt;
+  const std::string who = "roced (pid " + std::to_string(choice.running->pid) + ")";
+  if (direct) {
+    std::cerr << "rocectl: warning: " << who
+              << " runs for this node: these writes are not paced with its own "
+                 "(daemon.disruptive_ports_at_once), and under drift_policy enforce it puts back "
+                 "what differs from its configuration\n";
+    return std::nullopt;
+  }
+  std::cerr << "rocectl: " << who << " runs for this node but rocectl cannot apply through it ("
+            << choice.why_direct
+            << "); writing the ports beside it would not be paced with its own changes. Apply "
+               "through it (rocectl apply, with its --config), stop it, or add --direct\n";
+  return kExitError;
 }
 
 DaemonChoice find_any_daemon() {

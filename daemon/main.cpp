@@ -136,6 +136,7 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
       out.metrics.disabled = true;
     } else if (args[i] == "--no-dbus") {
       out.dbus = false;
+      out.service.on_bus = false;
     } else {
       return usage_error("unknown argument \"" + args[i] + "\"");
     }
@@ -187,6 +188,19 @@ std::unique_ptr<roced::module::Module> make_dbus(Service& service) {
   info.source = service.source();
   info.reload = [&service] { return service.reload(); };
   info.status_line = [&service] { return service.status_text(); };
+  info.pending_plan = [&service] {
+    Service::Pending pending = service.pending();
+    roced::dbus::PendingPlan out;
+    for (const auto& diagnostic : pending.loaded.diagnostics) {
+      out.diagnostics.push_back(diagnostic.to_string());
+    }
+    out.valid = pending.loaded.ok();
+    for (const auto section : pending.changed) {
+      out.changed_sections.emplace_back(roced::module::kSectionNames.name(section));
+    }
+    out.plan = std::move(pending.plan);
+    return out;
+  };
   info.findings = [&service] { return service.modules().findings(); };
   if (auto* storms = service.modules().find<roced::watchdog::StormModule>()) {
     info.storms = &storms->watchdog();

@@ -5,12 +5,22 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "daemon/lldp/peer_watch.hpp"
+#include "daemon/plan/plan.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "daemon/watchdog/storm_watchdog.hpp"
 
 namespace roced::dbus {
+
+// The configuration file as it is on disk now, planned without being taken (GetPendingPlan).
+struct PendingPlan {
+  std::vector<std::string> diagnostics;  // file:line:column: field: message; errors mean invalid
+  bool valid = false;
+  std::vector<std::string> changed_sections;  // against the running configuration
+  plan::Plan plan;                            // when valid
+};
 
 struct DaemonInfo {
   std::string version;      // ROCED_VERSION
@@ -29,6 +39,8 @@ struct DaemonInfo {
   // What the daemon's modules find not as it should be (the switch's differences, ...), each
   // listed under the port it names. Empty: none.
   std::function<std::vector<finding::Finding>()> findings = {};
+  // GetPendingPlan: the file on disk planned without being taken. Empty: the running plan.
+  std::function<PendingPlan()> pending_plan = {};
   // The daemon's one-line status (STATUS=: the reconciler's, and a failed reload's problem).
   // Empty: the reconciler's.
   std::function<std::string()> status_line = {};

@@ -73,6 +73,12 @@ void DaemonObject::register_methods() {
       .implementedAs([this](sdbus::Result<std::string>&& result) {
         defer(loop_, work_, std::move(result), [this] { return std::tuple(get_plan()); });
       });
+  object_->registerMethod("GetPendingPlan")
+      .onInterface(kInterface)
+      .withOutputParamNames("plan_json", "changed_sections")
+      .implementedAs([this](sdbus::Result<std::string, std::vector<std::string>>&& result) {
+        defer(loop_, work_, std::move(result), [this] { return get_pending_plan(); });
+      });
   object_->registerMethod("Apply")
       .onInterface(kInterface)
       .withOutputParamNames("result_json")
@@ -181,6 +187,7 @@ void DaemonObject::emit(const watchdog::StormNotice& notice) {
                          notice.message);
       return;
     case Kind::Acted:
+    case Kind::Unverified:
     case Kind::Released:
       return;  // log lines; the signals say what a listener acts on
   }
@@ -250,6 +257,17 @@ std::string DaemonObject::get_storms() const {
 std::string DaemonObject::get_plan() {
   const plan::Plan plan = reconciler_.current_plan();
   return plan::plan_to_json(plan).dump();
+}
+
+std::tuple<std::string, std::vector<std::string>> DaemonObject::get_pending_plan() {
+  if (!info_.pending_plan) return {get_plan(), {}};
+  const PendingPlan pending = info_.pending_plan();
+  if (!pending.valid) {
+    std::string problems;
+    for (const auto& line : pending.diagnostics) problems += (problems.empty() ? "" : "\n") + line;
+    throw sdbus::Error(kErrorInvalidConfig, problems);
+  }
+  return {plan::plan_to_json(pending.plan).dump(), pending.changed_sections};
 }
 
 std::string DaemonObject::apply() {

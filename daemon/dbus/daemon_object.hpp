@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "daemon/dbus/bus_loop.hpp"
@@ -43,6 +44,7 @@ class DaemonObject {
 
   std::string get_status() const;
   std::string get_plan();
+  std::tuple<std::string, std::vector<std::string>> get_pending_plan();
   std::string apply();
   std::pair<bool, std::vector<std::string>> reload();
   std::string get_storms() const;

@@ -13,5 +13,7 @@ inline constexpr const char* kInterface = "io.roced.Daemon1";
 // Errors the methods return besides the bus's own.
 inline constexpr const char* kErrorAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
 inline constexpr const char* kErrorFailed = "io.roced.Daemon1.Error.Failed";
+// GetPendingPlan: the file on disk is invalid; the message is its problems, one per line.
+inline constexpr const char* kErrorInvalidConfig = "io.roced.Daemon1.Error.InvalidConfig";
 
 }  // namespace roced::dbus

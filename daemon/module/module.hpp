@@ -30,9 +30,11 @@ inline constexpr auto kSectionNames = enum_names<Section>({{Section::Daemon, "da
                                                            {Section::Overrides, "overrides"}});
 static_assert(kSectionNames.covers<Section::Overrides>(), "name every Section");
 
-// When a module starts, relative to the ports' first check (the reconciler's start, which may
-// take seconds per port while links retrain): listening parts that must not miss what the first
-// apply makes happen start before it.
+// When a module starts, relative to the ports' first check (the reconciler's, which may take
+// seconds per port while links retrain): listening parts that must not miss what the first
+// apply makes happen start before it; the watching and serving parts (the storm watchdog, the
+// endpoint, the bus) start once the ports are known, while their first check goes on, so that
+// nothing is blind or unreachable during it. READY=1 waits for every module's ready().
 enum class Stage { BeforePorts, Ports, AfterPorts };
 
 class Module : public telemetry::Collector {
@@ -43,8 +45,12 @@ class Module : public telemetry::Collector {
   // The sections whose change a reload hands to reconfigure().
   virtual std::vector<Section> sections() const = 0;
 
-  // Starts its threads; returns once it runs (the reconciler: once every port was checked).
+  // Starts its threads; returns once it runs (the reconciler: once its ports are known and
+  // their first checks under way).
   virtual void start() = 0;
+  // Returns once what it first has to do is done (the reconciler: every port checked once), or
+  // it was stopped: the service says READY=1 after every module's.
+  virtual void wait_ready() {}
   // Stops and joins its threads; idempotent. Modules stop in the reverse of their start order.
   virtual void stop() = 0;
   // A reload changed one of sections(): take `after` from now on (`before` says what changed).

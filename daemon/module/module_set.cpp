@@ -25,6 +25,10 @@ void ModuleSet::start(Stage stage, const std::function<bool()>& stopping) {
   }
 }
 
+void ModuleSet::wait_ready() {
+  for (Module* module : started()) module->wait_ready();
+}
+
 void ModuleSet::stop() {
   for (;;) {
     Module* module = nullptr;

@@ -29,6 +29,8 @@ class ModuleSet {
   // each (a stop during start-up leaves the rest unstarted).
   void start(
       Stage stage, const std::function<bool()>& stopping = [] { return false; });
+  // Waits for every started module's wait_ready(), in start order (stop() ends the waits).
+  void wait_ready();
   // Every module started, in the reverse order; idempotent.
   void stop();
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "finding/finding.hpp"
+#include "port/discovery.hpp"
 
 namespace roced::plan {
 
@@ -36,6 +37,18 @@ inline constexpr finding::Kind kLagSlavesDiffer{
     "The configuration gives a RoCE LAG's slaves different lossless settings: flows hashed to "
     "one slave are not treated as on the other.",
     "Give the slaves the same profile (an override on one slave only is the usual cause)."};
+
+inline constexpr finding::Kind kLagSlaveUnmanaged{
+    "roce_lag_slave_unmanaged", finding::Severity::Critical, "plan",
+    "A RoCE LAG's bond is managed but one of its slaves is not (excluded, or not named): roced "
+    "sets DCB on the managed slaves only, so flows hashed to the other run without PFC (lossy), "
+    "and the bond's MTU, which the bonding driver gives every slave, changes that one too.",
+    "Manage both slaves or neither: name them in ports.netdevs (or drop the exclude), or exclude "
+    "the bond as well."};
+
+// A roce_lag_slave_unmanaged finding for each RoCE LAG bond among `managed` (the ports roced
+// manages) whose slaves are not all among them, on the bond.
+std::vector<finding::Finding> unmanaged_slave_findings(const std::vector<DiscoveredPort>& managed);
 
 // The plan's own findings, then one for each setting the port cannot take: everything the
 // planner says is not as wanted, for the status, the log and the metrics.

@@ -108,6 +108,29 @@ void warn_when_slaves_differ(Plan& plan, const config::Config& config,
   }
 }
 
+// The "set on its slaves" lines of a bond with unmanaged slaves name only those that are.
+void name_managed_slaves(Plan& plan) {
+  const auto managed = [&](const std::string& netdev) {
+    return std::any_of(plan.ports.begin(), plan.ports.end(),
+                       [&](const PortPlan& port) { return port.port.netdev == netdev; });
+  };
+  for (PortPlan& port : plan.ports) {
+    if (!port.port.is_lag_bond()) continue;
+    std::string with;
+    std::string without;
+    for (const auto& slave : port.port.slaves) {
+      std::string& list = managed(slave) ? with : without;
+      list += (list.empty() ? "" : ", ") + slave;
+    }
+    if (without.empty()) continue;
+    for (auto& item : port.unsupported) {
+      if (item.kind != settings::Lacking::RoceLag) continue;
+      item.reason = "a bond has no DCB of its own: set on its managed slaves (" +
+                    (with.empty() ? std::string("none") : with) + "), not on " + without;
+    }
+  }
+}
+
 }  // namespace
 
 std::string setting_group_name(Setting setting) { return std::string(settings::key_of(setting)); }
@@ -191,6 +214,14 @@ Plan make_plan(System& caller_system, const config::Config& config, const Desire
         read_and_plan(system, *port, desired ? desired(name) : config.profile_for(name)));
   }
   warn_when_slaves_differ(plan, config, desired);
+  std::vector<DiscoveredPort> managed;
+  for (const auto& port : plan.ports) managed.push_back(port.port);
+  for (auto& found : unmanaged_slave_findings(managed)) {
+    for (auto& port : plan.ports) {
+      if (port.port.netdev == found.subject) port.findings.push_back(found);
+    }
+  }
+  name_managed_slaves(plan);
   return plan;
 }
 

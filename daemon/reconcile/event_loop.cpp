@@ -4,6 +4,7 @@
 // event socket makes every port be read again.
 #include <poll.h>
 
+#include <algorithm>
 #include <array>
 
 #include "daemon/reconcile/netlink_events.hpp"
@@ -20,7 +21,22 @@ constexpr std::chrono::milliseconds kAppearPoll{50};
 // After the event socket failed, it is reopened this often.
 constexpr std::chrono::seconds kReopenDelay{1};
 
+// Whether the selected ports changed: the ports.netdevs entries that select nothing are then
+// looked at again, so that a VF that appeared is no longer reported missing.
+bool ports_came_or_went(const std::vector<PortEvent>& events) {
+  return std::any_of(events.begin(), events.end(), [](const PortEvent& event) {
+    return event.kind == PortEvent::Kind::Appeared || event.kind == PortEvent::Kind::Vanished;
+  });
+}
+
 }  // namespace
+
+void Reconciler::Impl::announce_and_recount(const std::vector<PortEvent>& events) {
+  announce(events);
+  if (ports_came_or_went(events)) {
+    report_unmatched(unmatched_selection(*system_.files, *current_config()));
+  }
+}
 
 void Reconciler::Impl::event_loop() {
   TimeSource& time = *options_.time;
@@ -33,7 +49,7 @@ void Reconciler::Impl::event_loop() {
     if (ports_.awaiting_appearance()) {
       ports_.look_for_appearing(*current_config(), time.now(), events);
     }
-    announce(events);
+    announce_and_recount(events);
     events.clear();
 
     auto now = time.now();
@@ -85,7 +101,7 @@ void Reconciler::Impl::event_loop() {
     }
     const auto received = time.now();
     for (const auto& event : parse_notifications(*datagram)) ports_.handle(event, received, events);
-    announce(events);
+    announce_and_recount(events);
   }
 }
 

@@ -86,6 +86,11 @@ Reconciler::Reconciler(System& system, config::Config config, ReconcilerOptions 
 Reconciler::~Reconciler() { stop(); }
 
 void Reconciler::start() {
+  begin();
+  wait_first_checks();
+}
+
+void Reconciler::begin() {
   Impl& impl = *impl_;
   {
     std::lock_guard lock(impl.lifecycle_mutex_);
@@ -103,6 +108,10 @@ void Reconciler::start() {
     impl.event_thread_ = std::thread([&impl] { impl.event_loop(); });
     impl.event_thread_running_ = true;
   }
+}
+
+void Reconciler::wait_first_checks() {
+  Impl& impl = *impl_;
   std::unique_lock lock(impl.progress_mutex_);
   // Ports queued behind one that lost its carrier to its change wait for it as long as that
   // takes; roced is ready meanwhile (they show as drifted, the log says why).
@@ -160,8 +169,10 @@ ReloadResult Reconciler::reload(config::Config config) {
   return ReloadResult{true, {}};
 }
 
-plan::Plan Reconciler::current_plan() {
-  const auto config = impl_->current_config();
+plan::Plan Reconciler::current_plan() { return plan_of(*impl_->current_config()); }
+
+plan::Plan Reconciler::plan_of(const config::Config& wanted) {
+  const config::Config* config = &wanted;
   std::map<std::string, Remediation> held;
   for (const auto& port : snapshot()) {
     if (!port.remediation.empty()) held[port.port.netdev] = port.remediation;

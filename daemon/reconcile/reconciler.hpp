@@ -134,7 +134,14 @@ class Reconciler {
 
   // Subscribes to netlink events, discovers the selected ports, starts their workers and returns
   // once each has been checked (and applied, under enforce) once: the moment for READY=1.
+  // begin() then wait_first_checks().
   void start();
+  // The first half of start(): returns as soon as the workers run, their first checks under way,
+  // so that what watches the node (the storm watchdog, the endpoint, the bus) can start before
+  // the first apply ends: it may take a minute on a node whose links train one at a time.
+  void begin();
+  // The second half: until every port was checked once (or stop()).
+  void wait_first_checks();
   // Lets in-flight applies finish (each port ends as it was or as wanted, never half-done), then
   // joins every thread. Idempotent.
   void stop();
@@ -146,6 +153,9 @@ class Reconciler {
 
   // A fresh plan of every selected port (reads the ports; writes nothing).
   plan::Plan current_plan();
+  // The same for `config` instead of the running one (a file not reloaded yet), the storm
+  // watchdog's holds kept: what taking it would change.
+  plan::Plan plan_of(const config::Config& config);
   // Checks and applies every port now, whatever the drift policy, and waits for the result.
   apply::ApplyResult apply_now();
   // The storm watchdog's hold on `netdev` from now on (Remediation{} releases it), applied at

@@ -53,6 +53,8 @@ struct Reconciler::Impl final : WorkerHost {
   DisruptionGate& disruption_gate() override { return gate_; }
 
   void announce(const std::vector<PortEvent>& events);
+  // announce(), then the unmatched ports.netdevs entries again when a port came or went.
+  void announce_and_recount(const std::vector<PortEvent>& events);
   void resync(bool announce_new, bool recheck_all, bool reset_backoff);
   // The ports.netdevs entries that select nothing (unmatched_selection), logged when they change.
   void report_unmatched(std::vector<std::string> problems);

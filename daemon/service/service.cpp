@@ -14,6 +14,7 @@
 
 #include "daemon/config/summary.hpp"
 #include "daemon/log/log.hpp"
+#include "os/node_lock.hpp"
 #include "os/open_system.hpp"
 
 namespace roced::service {
@@ -128,6 +129,20 @@ int Service::run() {
   }
   apply_log_level(*loaded.config);
   first_config_ = store_.current();
+  Result<NodeLock> node_lock = NodeLock::take(node_lock_path(options_.sim_dir), options_.on_bus);
+  if (!node_lock && node_lock.error().code == EWOULDBLOCK) {
+    spdlog::critical("{}; not starting", node_lock.error().message);
+    std::lock_guard guard(state_mutex_);
+    notifier_.status(node_lock.error().message);
+    return 1;
+  }
+  if (node_lock) {
+    node_lock_.emplace(std::move(node_lock).value());
+  } else {
+    // Not fatal: roced still works; only rocectl cannot tell it runs until it is on the bus.
+    spdlog::warn("{}: rocectl will not know that roced runs here until it answers on the bus",
+                 node_lock.error().message);
+  }
   Result<System> system = open_system(SystemOptions{options_.sim_dir});
   if (!system) {
     spdlog::critical("{}; not starting", system.error().message);
@@ -155,8 +170,10 @@ int Service::run() {
   }
   next_systemd_watchdog_ = std::chrono::steady_clock::now();
 
-  // The modules start on a thread of their own (the reconciler's start returns once every port
-  // was checked and applied once), so that meanwhile the watchdog is fed and signals are taken.
+  // The modules start on a thread of their own, and it waits there for the ports' first checks
+  // (a minute, on a node whose links train one at a time), so that meanwhile the watchdog is fed
+  // and signals are taken. Every module runs before those checks end: the storm watchdog
+  // watches, the endpoint serves and the bus answers while the first apply goes on.
   std::atomic<bool> started{false};
   std::thread starter([&] {
     const auto stopping = [this] { return stop_requested_.load(); };
@@ -164,6 +181,8 @@ int Service::run() {
          {module::Stage::BeforePorts, module::Stage::Ports, module::Stage::AfterPorts}) {
       modules_.start(stage, stopping);
     }
+    if (!stopping()) spdlog::info("watching and serving; the ports' first checks go on");
+    modules_.wait_ready();
     started = true;
     wake();
   });
@@ -272,6 +291,16 @@ reconcile::ReloadResult Service::reload() {
   }
   update_status();
   return reconcile::ReloadResult{result.ok, result.diagnostics};
+}
+
+Service::Pending Service::pending() {
+  Pending pending;
+  pending.loaded = config::load_file(options_.config_path);
+  if (!pending.loaded.ok()) return pending;
+  pending.changed = module::changed_sections(*store_.current(), *pending.loaded.config);
+  pending.plan = reconciler().plan_of(*pending.loaded.config);
+  pending.plan.config_path = options_.config_path;
+  return pending;
 }
 
 void Service::request_stop() {

@@ -24,6 +24,7 @@
 #include "daemon/reconcile/reconcile_module.hpp"
 #include "daemon/service/notifier.hpp"
 #include "daemon/service/signals.hpp"
+#include "os/node_lock.hpp"
 #include "os/system.hpp"
 #include "sampling/stats_poller.hpp"
 
@@ -35,6 +36,7 @@ struct ServiceOptions {
   std::string config_path = kDefaultConfigPath;
   std::optional<std::string> sim_dir;    // --sim DIR: the simulated node there
   std::optional<std::string> log_level;  // --log-level: wins over daemon.log_level
+  bool on_bus = true;                    // serves io.roced.Daemon1 (said in the node's lock)
 };
 
 class Service {
@@ -65,6 +67,14 @@ class Service {
   // Re-reads the configuration file. A broken file keeps the running configuration; the
   // problems are logged and STATUS= says so until a reload succeeds. Serialised with SIGHUP.
   reconcile::ReloadResult reload();
+  // The configuration file as it is on disk now, validated and planned against the ports but
+  // not taken: what a reload would change (rocectl plan after an edit). Its problems when invalid.
+  struct Pending {
+    config::LoadResult loaded;
+    std::vector<module::Section> changed;  // against the running configuration
+    plan::Plan plan;                       // when loaded.ok()
+  };
+  Pending pending();
   // The one-line status STATUS= carries: the reconciler's, and a failed reload's problem.
   std::string status_text() const;
   void request_stop();
@@ -90,6 +100,7 @@ class Service {
   SignalFd signals_;
   int wake_fd_ = -1;  // eventfd: reconciler events and request_stop() end the poll early
 
+  std::optional<NodeLock> node_lock_;  // held for roced's whole life (os/node_lock.hpp)
   System system_;
   module::ConfigStore store_;
   module::Snapshot first_config_;  // the modules' first, kept whatever reloads do

@@ -99,6 +99,37 @@ void Remediator::on_round(const std::vector<watchdog::PortStormEvent>& events,
   }
 }
 
+bool Remediator::PutBack::ok() const {
+  return result.outcome == apply::PortResult::Outcome::Applied ||
+         result.outcome == apply::PortResult::Outcome::InSync;
+}
+
+std::vector<Remediator::PutBack> Remediator::put_back_all() {
+  std::map<std::string, Port> ports;
+  {
+    std::lock_guard lock(mutex_);
+    ports = std::move(ports_);
+    ports_.clear();
+  }
+  std::vector<PutBack> out;
+  for (auto& [netdev, port] : ports) {
+    if (port.pending) {
+      const apply::PortResult result = port.pending->result.get();
+      const PutBack answered{netdev, {}, result};
+      if (answered.ok()) port.applied = port.pending->target;
+    }
+    if (port.applied.empty()) continue;
+    PutBack back{netdev, port.applied, remediate_(netdev, reconcile::Remediation{}).get()};
+    out.push_back(std::move(back));
+  }
+  std::lock_guard lock(mutex_);
+  for (auto& [key, storm] : storms_) {
+    storm.hold = storm.acting = storm.in_effect = Hold::none;
+    storm.stats.remediated = storm.stats.held = false;
+  }
+  return out;
+}
+
 void Remediator::on_port_forgotten(const std::string& netdev) {
   std::lock_guard lock(mutex_);
   // Its detectors are gone (a driver reload, the port deselected): so are its storms. A hold
@@ -170,6 +201,17 @@ void Remediator::handle(const watchdog::PortStormEvent& event, Clock::time_point
           n.at = e.at;
           n.message = "PFC storm on " + place + ": " + storm.action + " stopped it (checked over " +
                       std::to_string(e.polls) + " polls)";
+          out.push_back(std::move(n));
+        } else if constexpr (std::is_same_v<E, watchdog::RemediationUnverified>) {
+          StormNotice n = notice(StormNotice::Kind::Unverified, key, storm);
+          n.at = e.at;
+          n.message = "PFC storm on " + place + ": " + storm.action +
+                      " is in effect, but whether it freed the port's transmit cannot be told: "
+                      "the switch still sends pause frames and the port sent nothing on the "
+                      "priority in " +
+                      std::to_string(e.polls) +
+                      " polls, as a port with nothing to send does; last poll: " +
+                      evidence_text(e.evidence);
           out.push_back(std::move(n));
         } else if constexpr (std::is_same_v<E, watchdog::RemediationFailed>) {
           escalate(key, storm, "remediation-failed", true,

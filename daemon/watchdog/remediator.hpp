@@ -6,7 +6,8 @@
 // the configuration's own plan, apply, read-back and rollback, and the reconciler wants the hold
 // while it lasts instead of "correcting" it. Then:
 //   - the remediation is verified: the storm's signal must stop within verify_polls polls, else
-//     it is escalated (never reported handled);
+//     it is escalated (never reported handled); where the counters cannot tell (an RX storm on a
+//     port that sends nothing) it says so at warning, and neither escalates nor claims success;
 //   - the hold is released when the storm is restored (restoration_time without a pause frame);
 //   - an action that cannot be applied is escalated;
 //   - at most max_actions_per_hour actions per port: the action that spends the budget leaves the
@@ -47,9 +48,12 @@ struct StormNotice {
     Detected,    // StormDetected
     Acted,       // the action is applied and verification begins (a log line)
     Remediated,  // StormRemediated: the action verifiably stopped the storm's signal
-    Restored,    // StormRestored: the storm ended; its hold released (unless held)
-    Released,    // a hold kept past its storm (budget spent) is released (a log line)
-    Escalated,   // StormEscalated: see `reason`
+    // The action is in effect but its effect cannot be told (an idle port under an RX storm):
+    // a log line at warning, no escalation.
+    Unverified,
+    Restored,   // StormRestored: the storm ended; its hold released (unless held)
+    Released,   // a hold kept past its storm (budget spent) is released (a log line)
+    Escalated,  // StormEscalated: see `reason`
   } kind = Kind::Detected;
   std::string netdev;
   int priority = 0;
@@ -69,6 +73,7 @@ inline constexpr auto kNoticeKindNames = enum_names<StormNotice::Kind>({
     {StormNotice::Kind::Detected, "detected"},
     {StormNotice::Kind::Acted, "acted"},
     {StormNotice::Kind::Remediated, "remediated"},
+    {StormNotice::Kind::Unverified, "unverified"},
     {StormNotice::Kind::Restored, "restored"},
     {StormNotice::Kind::Released, "released"},
     {StormNotice::Kind::Escalated, "escalated"},
@@ -93,6 +98,18 @@ class Remediator final : public StormHandler {
   // actions, budget and timeouts apply from the next detection.
   void on_settings(const watchdog::WatchdogSettings& settings) override;
   std::vector<StormStats> snapshot() const;
+
+  // A hold put back when roced stops, and how its apply went.
+  struct PutBack {
+    std::string netdev;
+    reconcile::Remediation hold;
+    apply::PortResult result;
+    bool ok() const;
+  };
+  // Stopping (the loop no longer runs): waits for an apply in flight, then puts every hold in
+  // effect back through the reconciler, one port at a time, and waits for each. A stopped roced
+  // watches no storm, so it leaves no port lossy behind it.
+  std::vector<PutBack> put_back_all();
 
   // StormHandler
   void on_round(const std::vector<watchdog::PortStormEvent>& events, watchdog::StormWatch& watch,

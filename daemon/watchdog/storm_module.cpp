@@ -45,6 +45,25 @@ void StormModule::start() {
   log_settings(watchdog_.settings(), "PFC storm watchdog");
 }
 
+void StormModule::stop() {
+  watchdog_.stop();
+  for (const auto& back : watchdog_.put_back_holds()) {
+    const std::string what = reconcile::describe(back.hold);
+    if (back.ok()) {
+      log::port(spdlog::level::warn, back.netdev, "watchdog",
+                "stopping: put the configuration back where the storm watchdog held it ({}); "
+                "nothing watches this port for PFC storms until roced runs again",
+                what);
+    } else {
+      log::port(spdlog::level::critical, back.netdev, "watchdog",
+                "stopping: could not put the configuration back where the storm watchdog held "
+                "it ({}): {}: {}; the port stays so until roced starts again and applies its "
+                "profile",
+                what, apply::outcome_name(back.result.outcome), back.result.error);
+    }
+  }
+}
+
 void StormModule::reconfigure(const config::Config& before, const config::Config& after) {
   const watchdog::WatchdogSettings& was = before.watchdog;
   const watchdog::WatchdogSettings& now = after.watchdog;

@@ -28,7 +28,9 @@ class StormModule final : public module::Module {
   std::string_view name() const override { return "storm-watchdog"; }
   std::vector<module::Section> sections() const override { return {module::Section::Watchdog}; }
   void start() override;
-  void stop() override { watchdog_.stop(); }
+  // Stops the loop, then puts back every hold with a warning per port: once roced has stopped
+  // nothing watches for storms, and a port left with PFC off would stay lossy unseen.
+  void stop() override;
   void reconfigure(const config::Config& before, const config::Config& after) override;
   bool healthy(std::chrono::steady_clock::time_point now) const override {
     return watchdog_.healthy(now);

@@ -82,6 +82,7 @@ void log_notice(const StormNotice& notice) {
   spdlog::level::level_enum level = spdlog::level::info;
   switch (notice.kind) {
     case StormNotice::Kind::Detected:
+    case StormNotice::Kind::Unverified:
       level = spdlog::level::warn;
       break;
     case StormNotice::Kind::Escalated:

@@ -35,6 +35,8 @@ class StormWatchdog {
   }
   void start();
   void stop();  // joins the loop; holds stay with the reconciler's workers
+  // After stop(): every hold put back (Remediator::put_back_all).
+  std::vector<Remediator::PutBack> put_back_holds() { return remediator_.put_back_all(); }
   // New settings (a reload): from the next round; storms being handled keep their action and
   // hold until restored.
   void reconfigure(const watchdog::WatchdogSettings& settings);

@@ -651,6 +651,20 @@ TEST_F(ApplyRoceLagSim, SlavesGivenDifferentDcbAreNamedOnTheBond) {
       << plan.out << plan.err;
 }
 
+// The bond managed with one slave excluded: DCB would be on lan2 only and flows hashed to lan3
+// lossy, and the bond's MTU would change lan3's too. Said as critical on the bond, in the plan
+// and by the daemon's status; the plan's lines name only the slave that gets the DCB.
+TEST_F(ApplyRoceLagSim, ABondManagedWithoutOneOfItsSlavesIsCritical) {
+  select("[\"*\"]\n  exclude: [lan3]");
+  const auto plan = rocectl({"plan", "--config", config_.string()});
+  EXPECT_TRUE(contains(plan.out,
+                       "critical: roce_lag_slave_unmanaged: the RoCE LAG's slave lan3 is not "
+                       "managed: DCB is set on lan2 only, so flows hashed to lan3 are lossy"))
+      << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "set on its managed slaves (lan2), not on lan3")) << plan.out;
+  EXPECT_FALSE(contains(plan.out, "set on its slaves (lan2, lan3)")) << plan.out;
+}
+
 // A slave whose link goes down (the switch side) leaves the bond up on the other: the status
 // shows it, and mlx5's LAG maps all traffic to the first port (lag/mapping in hash mode).
 TEST_F(ApplyRoceLagSim, ASlaveDownLeavesTheBondUpOnTheOther) {

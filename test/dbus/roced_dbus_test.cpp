@@ -20,6 +20,7 @@
 #include "node_files.hpp"
 #include "private_bus.hpp"
 #include "run_command.hpp"
+#include "sim_exec.hpp"
 #include "sim_node.hpp"
 #include "test/support/build_paths.hpp"
 
@@ -229,6 +230,71 @@ TEST_F(RocedOnTheBus, EveryJsonDocumentMatchesItsSchemaWhoeverAnswers) {
     EXPECT_EQ(a["netdev"], b["netdev"]);
     EXPECT_EQ(key_order(a), key_order(b));
     EXPECT_EQ(key_order(a["observed"]), key_order(b["observed"]));
+  }
+}
+
+// An edit not reloaded yet: rocectl plan shows the file's plan (the disruption a reload would
+// make), says that the file differs from what roced runs, and apply makes roced take it first.
+// An invalid edit is said with its line and changes nothing.
+TEST_F(RocedOnTheBus, PlanShowsTheEditedFileAndApplyHasRocedTakeIt) {
+  ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
+  std::string edited = test::kLosslessConfig;
+  edited.replace(edited.find("mtu: 9000"), 9, "mtu: 4200");
+  test::write_file(config_, edited);
+
+  const auto plan = rocectl("plan");
+  EXPECT_EQ(plan.exit_code, 2) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.out, "9000 -> 4200")) << plan.out;
+  EXPECT_TRUE(contains(plan.err, "differs from the configuration roced runs (profile changed"))
+      << plan.err;
+
+  test::write_file(config_, std::string(test::kLosslessConfig) + "  mtu: lots\n");
+  const auto invalid = rocectl("plan");
+  EXPECT_EQ(invalid.exit_code, 1) << invalid.out << invalid.err;
+  EXPECT_TRUE(contains(invalid.err, "profile.mtu")) << invalid.err;
+  EXPECT_TRUE(contains(invalid.err, "roced keeps running the configuration it has")) << invalid.err;
+
+  test::write_file(config_, edited);
+  const auto applied = rocectl(std::vector<std::string>{"apply", "--yes"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(contains(applied.err, "roced took")) << applied.err;
+  const auto link = test::sim_exec(dir_, {"ip", "link", "show", "dev", "lan3"});
+  EXPECT_TRUE(contains(link.out, "mtu 4200")) << link.out;
+  const auto settled = rocectl("plan");
+  EXPECT_EQ(settled.exit_code, 0) << settled.out << settled.err;
+  EXPECT_FALSE(contains(settled.err, "differs")) << settled.err;
+}
+
+// Links that train for seconds after each PFC change, one port at a time: the first apply takes
+// a while. The bus answers during it (so does everything that starts with it: the endpoint, the
+// storm watchdog), and a rocectl apply made meanwhile goes through roced, whose pacing then
+// holds for both, instead of finding no daemon and writing the ports beside it.
+class RocedStartingOnTheBus : public RocedOnTheBus {
+  std::optional<uint32_t> link_training_ms() const override { return std::nullopt; }
+};
+
+TEST_F(RocedStartingOnTheBus, AnswersDuringTheFirstApplyAndRocectlAppliesThroughIt) {
+  // Once roced holds the node's lock (it logs "starting on" right after): from then on rocectl
+  // knows it runs, bus or not yet.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!contains(test::read_file(log_), "starting on") &&
+         std::chrono::steady_clock::now() < patience) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto applied = rocectl(std::vector<std::string>{"apply", "--yes"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err << test::read_file(log_);
+  EXPECT_TRUE(contains(applied.err, "over D-Bus")) << applied.err;
+  // The first answer on the bus came while roced was still starting.
+  const std::string log = test::read_file(log_);
+  const auto serving = log.find("watching and serving; the ports' first checks go on");
+  const auto ready = log.find("ready: ");
+  ASSERT_NE(serving, std::string::npos) << log;
+  ASSERT_NE(ready, std::string::npos) << log;
+  EXPECT_LT(serving, ready) << log;
+  EXPECT_LT(log.find("D-Bus API: io.roced.Daemon1"), ready) << log;
+  const Json status = status_when_up();
+  for (const Json& port : status.at("ports")) {
+    EXPECT_EQ(port.at("condition"), "in-sync") << port.dump();
   }
 }
 

@@ -3,6 +3,7 @@
 // e-switch is in switchdev mode): VFs and their representors come and go with new ifindexes while
 // roced selects its ports by a glob their names match. It writes none of them and keeps its four
 // ports in sync.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -86,6 +87,48 @@ TEST_F(SriovAtRunTime, VfsAndRepresentorsThatComeAndGoAreNeverWritten) {
   }
   EXPECT_EQ(status().at("ports").size(), 4u) << status().dump(2);
   expect_still_serving();
+}
+
+// A VF named in ports.netdevs that appears later (sriov_numvfs written) is configured, and the
+// status stops listing it as missing when it appears, not at the next drift check (an hour
+// here): "said again when that changes".
+class NamedVfAppearsLater : public SriovAtRunTime {
+ protected:
+  void SetUp() override {
+    SriovAtRunTime::SetUp();
+    if (HasFatalFailure()) return;
+    std::string config = fault_config();
+    config.replace(config.find("300ms"), 5, "1h");
+    config.replace(config.find("[lan2, lan3, lan4, lan5]"), 24, "[lan2, lan3, lan4, lan5, lan2v1]");
+    write_file(config_, config);
+  }
+  // Every port roced manages in sync, and `count` of them.
+  bool in_sync(size_t count) const {
+    const Json all = status();
+    if (all.is_null() || all.at("ports").size() != count) return false;
+    return std::all_of(all.at("ports").begin(), all.at("ports").end(),
+                       [](const Json& port) { return port.at("condition") == "in-sync"; });
+  }
+  bool unmatched(const std::string& text) const {
+    const Json doc = status();
+    if (doc.is_null()) return false;
+    for (const auto& entry : doc.at("unmatched")) {
+      if (contains(entry.get<std::string>(), text)) return true;
+    }
+    return false;
+  }
+};
+
+TEST_F(NamedVfAppearsLater, IsConfiguredAndNoLongerListedAsMissing) {
+  ASSERT_EQ(inject("events: [{at: 0s, kind: vfs, port: lan2, count: 0}]\n").exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return !exists("lan2v1"); }));
+  start_roced();
+  ASSERT_TRUE(eventually([&] { return in_sync(4); })) << status().dump(2) << log();
+  EXPECT_TRUE(unmatched("lan2v1")) << status().dump(2);
+
+  ASSERT_EQ(inject("events: [{at: 0s, kind: vfs, port: lan2, count: 2}]\n").exit_code, 0);
+  ASSERT_TRUE(eventually([&] { return in_sync(5); })) << status().dump(2) << log();
+  EXPECT_FALSE(unmatched("lan2v1")) << status().dump(2);
 }
 
 }  // namespace

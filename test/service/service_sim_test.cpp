@@ -301,6 +301,54 @@ TEST_F(ServiceSim, ReadyComesOnceThePortsAreInSyncAndSigtermExitsZero) {
 // The node's own link training (3 s at 400G): roced flaps the four ports one after another at
 // start, each back with carrier before the next, and tells systemd that start-up needs longer
 // while it does (12 s here; eight rails with slow links can outlast TimeoutStartSec).
+// lan3 sends on priority 3; a storm from the switch is injected once roced holds it.
+class ServiceSimStorm : public ServiceSim {
+ protected:
+  std::string scenario_file() const override {
+    const std::string path = "/tmp/roced-service-storm-" + std::to_string(::getpid()) + ".yaml";
+    write_file(path,
+               "name: storm-at-stop\n"
+               "traffic:\n"
+               "  - {port: lan3, priority: 3, direction: tx, rate: 100G}\n");
+    return path;
+  }
+  void inject(const std::string& events) const {
+    const fs::path file = dir_.parent_path() / (dir_.filename().string() + "-events.yaml");
+    write_file(file, events);
+    const auto injected =
+        test::run_command({ROCE_SIM_BINARY, "inject", dir_.string(), file.string()});
+    fs::remove(file);
+    EXPECT_EQ(injected.exit_code, 0) << injected.out << injected.err;
+  }
+};
+
+// SIGTERM while the watchdog holds PFC off on lan3: the stop puts it back, says so at warning,
+// and exits 0; dcb reads priority 3 on again. A stopped roced watches no storm, so it leaves no
+// port lossy and unseen behind it.
+TEST_F(ServiceSimStorm, SigtermDuringAStormHoldPutsPfcBackAndSaysSo) {
+  write_file(config_, config_text(kDaemon) +
+                          "watchdog: {enabled: true, poll_interval: 10ms, detection_time: 50ms, "
+                          "restoration_time: 300ms, action: disable-pfc}\n");
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  inject(
+      "events:\n"
+      "  - {at: 0s, kind: pfc_storm, port: lan3, priority: 3, direction: rx, duration: 3600s}\n");
+  ASSERT_TRUE(eventually([&] { return contains(pfc("lan3"), "3:off"); })) << roced->log();
+  ASSERT_TRUE(eventually([&] { return contains(roced->log(), "PFC off on the priority"); }))
+      << roced->log();
+
+  roced->signal(SIGTERM);
+  ASSERT_EQ(roced->wait_exit(), 0) << roced->log();
+  EXPECT_TRUE(contains(pfc("lan3"), "prio-pfc 0:off 1:off 2:off 3:on")) << pfc("lan3");
+  const std::string log = roced->log();
+  EXPECT_TRUE(contains(log,
+                       "stopping: put the configuration back where the storm watchdog held "
+                       "it (PFC off on priority 3)"))
+      << log;
+  EXPECT_TRUE(contains(log, "nothing watches this port for PFC storms")) << log;
+}
+
 class ServiceSimTrainingLinks : public ServiceSim {
   std::optional<uint32_t> link_training_ms() const override { return std::nullopt; }
 };
@@ -445,6 +493,39 @@ TEST_F(ServiceSim, RestartOnANodeAlreadyRightWritesNothing) {
   for (const std::string netdev : {"lan3", "lan4", "lan5"}) {
     EXPECT_EQ(after.at(netdev), before.at(netdev)) << netdev;
   }
+}
+
+// One roced per node: a second is refused before it reads a port, and the first runs on.
+// rocectl, which cannot reach this roced (no bus), will not write the ports beside it unless told
+// to with --direct: the two would not pace their link flaps together.
+TEST_F(ServiceSim, ASecondRocedAndAnUnpacedRocectlApplyAreRefusedWhileOneRuns) {
+  auto first = start({}, std::nullopt, "first.log");
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << first->log();
+  auto second = start({}, std::nullopt, "second.log");
+  ASSERT_EQ(second->wait_exit(), 1) << second->log();
+  EXPECT_TRUE(contains(second->log(), "another roced (pid ")) << second->log();
+  EXPECT_TRUE(first->running());
+
+  write_file(config_, config_text(kDaemon, 20));  // a change rocectl would make
+  const auto before = writes_after_barrier();
+  const std::vector<std::string> rocectl = {
+      "env",          "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent",
+      ROCECTL_BINARY, "--sim",
+      dir_.string(),  "apply",
+      "--config",     config_.string(),
+      "--yes"};
+  const auto refused = test::run_command(rocectl);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "runs for this node but rocectl cannot apply through it"))
+      << refused.err;
+  EXPECT_EQ(writes_after_barrier().at("total"), before.at("total"));
+
+  first->signal(SIGTERM);
+  ASSERT_EQ(first->wait_exit(), 0) << first->log();
+  // Once it has stopped, rocectl writes the ports itself.
+  const auto applied = test::run_command(rocectl);
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(contains(pfc("lan3"), "delay 20")) << pfc("lan3");
 }
 
 TEST_F(ServiceSim, DefaultLevelLogsNoLinePerDriftCheck) {
