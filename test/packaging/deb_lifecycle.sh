@@ -63,8 +63,9 @@ docs=$(sed -n 's/^Documentation=//p' /lib/systemd/system/roced.service)
 check "the unit names its documentation" test -n "$docs"
 for target in $docs; do
   case "$target" in
-    man:*) page=${target#man:}; check "unit Documentation=$target: man finds it" \
-             man -w "${page#*(}" "${page%(*}" ;;
+    man:*) page=${target#man:}; section=${page#*(}
+           check "unit Documentation=$target: man finds it" \
+             man -w "${section%)}" "${page%(*}" ;;
     file://*) check "unit Documentation=$target exists" test -f "${target#file://}" ;;
     *) check "unit Documentation=$target is man: or file:" false ;;
   esac
