@@ -315,12 +315,13 @@ def main():
     check("check run succeeds", result.returncode == 0)
     for host in HOSTS:
         check(f"{host}: changed in the recap", counts.get(host, {}).get("changed", 0) >= 1, counts)
+    # Counted as the per-port lines print them; the drain's notice lists them again.
     check("the per-port change is reported: lan2 mtu 1500 -> 4200",
-          result.stdout.count("lan2: mtu: 1500 -> 4200") == 2, "expected once per host")
+          result.stdout.count("lan2: mtu: 1500 -> 4200 (disruptive") == 2, "expected once per host")
     check("and the cable length", "lan3: pfc.cable_length: 7 m -> 5 m" in result.stdout)
     check("node-b's host override: its lan5 gets 9000, node-a's 4200",
-          result.stdout.count("lan5: mtu: 1500 -> 9000") == 1
-          and result.stdout.count("lan5: mtu: 1500 -> 4200") == 1)
+          result.stdout.count("lan5: mtu: 1500 -> 9000 (disruptive") == 1
+          and result.stdout.count("lan5: mtu: 1500 -> 4200 (disruptive") == 1)
     check("node-b is also in group storage: that group's layer is in its file too",
           "log_level: debug" in result.stdout)
     check("--diff shows the file's change", "+  mtu: 4200" in result.stdout)
