@@ -17,6 +17,7 @@
 #include "cli/pending_plan.hpp"
 #include "cli/plan_options.hpp"
 #include "daemon/apply/applier.hpp"
+#include "daemon/config/config.hpp"
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 
@@ -96,6 +97,23 @@ int check(const plan::Plan& plan, const ApplyArgs& args) {
   report_plan_errors(plan);
   if (plan.has_errors() || !plan.not_found.empty()) return kExitError;
   return plan.has_changes() ? kExitPending : kExitOk;
+}
+
+// A file that names no port (ports.netdevs empty) installs roced idle, which is no mistake:
+// --check says so, in the plan document too (no port, "idle" saying why), and exits 0, so that a
+// rollout checks an idle node as it checks any other.
+std::optional<int> check_idle(const config::Config& config, const plan::Plan& plan,
+                              const ApplyArgs& args) {
+  if (!args.check || !config.ports.netdevs.empty() || !plan.ports.empty()) return std::nullopt;
+  const std::string why = "ports.netdevs names no port";
+  if (args.json) {
+    auto document = plan::plan_to_json(plan);
+    document["idle"] = why;
+    std::cout << document.dump(2) << "\n";
+  } else {
+    std::cout << "idle: " << why << " in " << args.config << ": nothing to change\n";
+  }
+  return kExitOk;
 }
 
 void show_diff(const plan::Plan& plan, const ApplyArgs& args) {
@@ -219,6 +237,7 @@ int apply_command(const Context& context, Args cli_args) {
   plan::Plan plan = plan::make_plan(system, *config);
   // A --port that names nothing is a mistake on the command line: write nothing.
   if (!keep_named_ports(plan, args, system.description)) return kExitError;
+  if (auto exit_code = check_idle(*config, plan, args)) return *exit_code;
   if (plan.ports.empty() && args.ports.empty()) {
     report_plan_errors(plan);
     std::cerr << "rocectl: " << args.config << " selects no port on " << system.description << "\n";

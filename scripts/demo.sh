@@ -21,11 +21,13 @@ the metrics. Ends by itself with a summary of the values measured in this run.
 
   --run-on    after the tour, keep roced and the node running (roced's log follows) until Ctrl-C,
               with commands to try from another terminal
-  --no-build  skip scripts/setup.sh and scripts/build.sh (the binaries must already be built)
+  --no-build  skip scripts/setup.sh --demo and scripts/build.sh --demo (the binaries must already
+              be built, in build-demo/ or build/)
   -h, --help  show this help
 
 environment:
-  ROCED_BUILD_DIR           the build directory (default: build/ in the repository)
+  ROCED_BUILD_DIR           the build directory (default: build-demo/ in the repository; with
+                            --no-build, build-demo/ if it holds roced, else build/)
   ROCED_DEMO_METRICS_PORT   the metrics endpoint's port on 127.0.0.1 (default 9879)
 USAGE
 }
@@ -43,12 +45,19 @@ done
 
 T_START=$(date +%s%3N)
 if ((BUILD)); then
-  "$ROOT/scripts/setup.sh"
-  "$ROOT/scripts/build.sh"
+  # Only what the demo runs: the test suite's packages and targets are scripts/test.sh's.
+  "$ROOT/scripts/setup.sh" --demo
+  "$ROOT/scripts/build.sh" --demo
 fi
 T_TOUR=$(date +%s%3N)
 
-BUILD_DIR="${ROCED_BUILD_DIR:-$ROOT/build}"
+if [[ -n ${ROCED_BUILD_DIR:-} ]]; then
+  BUILD_DIR="$ROCED_BUILD_DIR"
+elif ((BUILD)) || [[ -x $ROOT/build-demo/bin/roced ]]; then
+  BUILD_DIR="$ROOT/build-demo"
+else
+  BUILD_DIR="$ROOT/build"
+fi
 BIN="$BUILD_DIR/bin"
 CONFIG="$ROOT/packaging/roced.yaml"
 METRICS="127.0.0.1:${ROCED_DEMO_METRICS_PORT:-9879}"
@@ -468,7 +477,7 @@ MISMATCH_STATUS=$(grep -c '^  critical: switch_' "$SIM_DIR/out.txt" || true)
 say "Named $MISMATCH_MS ms after the switch changed; roced changed nothing on lan3 because of it (the alert RocePeerMismatch and the dashboard's switch row show it too)."
 
 step "Metrics, D-Bus, and a clean stop"
-say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). Every scrape reads the NICs afresh:"
+say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). A scrape asks the NICs' firmware nothing: it serves the storm watchdog's latest reading of each port (at most metrics.max_sample_age old) and the RDMA counters roced reads every metrics.rdma_interval:"
 cmd "curl -s $METRICS_URL"
 curl -sf "$METRICS_URL" >"$SIM_DIR/metrics.txt" || fail "no answer from $METRICS_URL"
 SERIES=$(grep -vc '^#' "$SIM_DIR/metrics.txt")

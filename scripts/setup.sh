@@ -1,37 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs everything roced needs to build, test and run its demo on Debian bookworm (as root).
+# Installs what roced needs on Debian bookworm (as root): with --demo only what the demo needs
+# (the toolchain, the libraries roced, rocectl and roce-sim link, and the tools the demo runs),
+# otherwise everything the test suite needs as well.
 # Idempotent: when every package is already there it does not touch apt at all.
 set -euo pipefail
 
-PACKAGES=(
-  # toolchain
-  g++ cmake ninja-build pkg-config clang-format
-  # the fuzzing and sanitizer builds: clang with libFuzzer and the sanitizer runtimes, llvm's
-  # llvm-symbolizer for their stack traces
-  clang clang-14 libclang-rt-14-dev llvm llvm-14
-  # ccache: the sanitizer builds (scripts/hardening.sh) rebuild quickly after the first run
-  ccache
+DEMO=0
+LIST=0
+for arg in "$@"; do
+  case "$arg" in
+    --demo) DEMO=1 ;;
+    --list) LIST=1 ;;  # print the packages, one a line, and install nothing
+    -h | --help) echo "usage: scripts/setup.sh [--demo] [--list]"; exit 0 ;;
+    *) echo "setup: unknown option '$arg'" >&2; exit 1 ;;
+  esac
+done
+
+# The demo (scripts/demo.sh, built by scripts/build.sh --demo): roced, rocectl and roce-sim.
+DEMO_PACKAGES=(
+  # toolchain, and ccache: a second build (or one after the test suite's) compiles nothing
+  g++ cmake ninja-build pkg-config ccache
   # libraries roced links (Debian packages, found by CMake config or pkg-config)
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   rdma-core libibverbs-dev
   libsdbus-c++-dev libsystemd-dev
-  libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev
+  libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libssl-dev
   # civetweb: libcivetweb-dev's CMake targets check that its /usr/bin/civetweb exists
   civetweb
+  # what the demo runs: dcb/ip (iproute2) and ethtool against the node, python3 for its
+  # timings, a private dbus-daemon, busctl (systemd) for D-Bus, curl for the metrics
+  iproute2 ethtool python3 dbus-daemon systemd curl
+)
+
+PACKAGES=(
+  "${DEMO_PACKAGES[@]}"
+  clang-format
+  # the fuzzing and sanitizer builds: clang with libFuzzer and the sanitizer runtimes, llvm's
+  # llvm-symbolizer for their stack traces
+  clang clang-14 libclang-rt-14-dev llvm llvm-14
   libgtest-dev libgmock-dev googletest
-  # the third-party tools the tests cross-check against, and the real-kernel test's needs
-  iproute2 ethtool python3
   # an independent LLDP/DCBX decoder for the LLDP parser's cross-check
   tcpdump
-  # systemd-analyze (the unit's checks) and busctl, a private dbus-daemon for the D-Bus tests
-  systemd dbus-daemon
   # the system bus (dbus.service, dbus.socket) for roced under a real systemd (security.unit_sandbox)
   dbus
   # telemetry: a real Prometheus (and promtool) for the end-to-end test and the rules' unit tests,
-  # node_exporter to benchmark against, libssl-dev for civetweb's TLS (it dlopens libssl.so),
-  # openssl to make the TLS test's certificate
-  prometheus prometheus-node-exporter libssl-dev openssl curl
+  # node_exporter to benchmark against, openssl to make the TLS test's certificate (libssl-dev,
+  # for civetweb's TLS, and curl are the demo's too)
+  prometheus prometheus-node-exporter openssl
   # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
   # Ansible role (ansible-core, ansible-lint; python3-apt for its apt module)
   dpkg-dev debhelper lintian man-db ansible-core ansible-lint python3-apt
@@ -46,6 +62,11 @@ PACKAGES=(
   qemu-system-x86 busybox-static ibverbs-utils kmod cpio xz-utils mmdebstrap
 )
 
+((DEMO)) && PACKAGES=("${DEMO_PACKAGES[@]}")
+if ((LIST)); then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

@@ -194,6 +194,33 @@ TEST_F(ApplySim, CheckPlansOnlyAndDiffShowsThePlan) {
   EXPECT_EQ(apply({"--check", "--port", "lan3"}).exit_code, 2);
 }
 
+// A file that names no port installs roced idle: --check says so and exits 0 (its JSON a plan
+// with no port and "idle"), so a rollout can check an idle node; a file whose ports are not on
+// the node is still an error, and so is applying an idle file.
+TEST_F(ApplySim, CheckOfAFileNamingNoPortSaysIdle) {
+  const auto before = writes_after_barrier();
+  write_file(dir_ / "idle.yaml", "profile:\n  mtu: 4200\n");
+  const std::string idle = (dir_ / "idle.yaml").string();
+  const auto json = rocectl({"apply", "--check", "--json", "--direct", "--config", idle});
+  EXPECT_EQ(json.exit_code, 0) << json.out << json.err;
+  const auto document = Json::parse(json.out);
+  EXPECT_EQ(document["schema"], "roced.plan/v1");
+  EXPECT_EQ(document["ports"], Json::array());
+  EXPECT_EQ(document["changes_pending"], false);
+  EXPECT_EQ(document["idle"], "ports.netdevs names no port");
+  const auto text = rocectl({"apply", "--check", "--config", idle});
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_TRUE(contains(text.out, "idle: ports.netdevs names no port")) << text.out;
+  EXPECT_EQ(rocectl({"apply", "--config", idle}).exit_code, 1);
+
+  write_file(dir_ / "absent.yaml", "ports:\n  netdevs: [lan9]\n");
+  const auto absent =
+      rocectl({"apply", "--check", "--json", "--config", (dir_ / "absent.yaml").string()});
+  EXPECT_EQ(absent.exit_code, 1) << absent.out;
+  const auto after = writes_after_barrier();
+  EXPECT_EQ(after.at("total"), before.at("total") + 1);  // the barrier only
+}
+
 // On a terminal (script(1) gives rocectl one), changes that take links down are named and asked
 // for; "n" writes nothing, "y" applies. Without a terminal (every other test) nothing is asked.
 TEST_F(ApplySim, OnATerminalLinkFlapsAreAskedForFirst) {

@@ -24,8 +24,10 @@ _SECTION = re.compile(r"^## (\S+)\s*$")
 
 
 def runbook_url(alert):
-    """Where an alert's runbook_url points: the section roced serves on the alerting node."""
-    return "http://{{ $labels.instance }}/runbook/" + alert
+    """Where an alert's runbook_url points: the section under the external label
+    roced_runbook_base when Prometheus has one, else the one roced serves on the alerting node."""
+    return ("{{ with $externalLabels.roced_runbook_base }}{{ . }}{{ else }}"
+            "http://{{ $labels.instance }}/runbook{{ end }}/" + alert)
 
 
 def runbook_sections(lines):

@@ -17,7 +17,12 @@ DATASOURCE_UID = "${datasource}"
 VARIABLES = ["datasource", "job", "instance", "netdev", "priority"]
 JOB_QUERY = "label_values(roced_build_info, job)"
 INSTANCE_QUERY = 'label_values(roced_build_info{job=~"$job"}, instance)'
-NETDEV_QUERY = 'label_values(roce_port_info{instance=~"$instance"}, netdev)'
+NETDEV_QUERY = 'label_values(roce_port_info{job=~"$job", instance=~"$instance"}, netdev)'
+# The counters RoceLosslessDiscards (roced-alerts.yml) fires on: a panel that counts discards on
+# the lossless priorities counts all of them, or it shows 0 while the alert fires.
+LOSSLESS_DISCARDS = ("roce_priority_discards_total", "roce_priority_buffer_discards_total",
+                     "roce_priority_congestion_discards_total")
+_SELECTOR = re.compile(r"\{[^{}]*\}")
 # Variables an expression may use: the dashboard's own and Grafana's range helpers.
 EXPR_VARIABLES = {"job", "instance", "netdev", "priority", "__rate_interval", "__range"}
 RATE_RANGES = {"rate": {"$__rate_interval"}, "irate": {"$__rate_interval"},
@@ -49,6 +54,17 @@ def check_expr(expr, known, where, errors):
             errors.append(f"{where}: unknown variable ${variable}")
     if "$instance" not in expr:
         errors.append(f"{where}: does not filter on $instance")
+    # Two jobs may scrape one address (a staging Prometheus job, a second port): the node is the
+    # job and the instance together.
+    for selector in _SELECTOR.findall(expr):
+        if "$instance" in selector and 'job=~"$job"' not in selector:
+            errors.append(f"{where}: selector {selector} filters on $instance but not $job")
+    names = promql_names.metric_names(expr)
+    if "roce_config_lossless_priority" in names and names & set(LOSSLESS_DISCARDS):
+        for name in LOSSLESS_DISCARDS:
+            if name not in names:
+                errors.append(f"{where}: counts lossless discards without {name} "
+                              f"(RoceLosslessDiscards counts it)")
     for call in _RANGE_CALL.finditer(expr):
         argument = _RANGE_ARG.match(expr, call.end())
         function = call.group(1)

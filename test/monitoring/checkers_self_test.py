@@ -91,6 +91,23 @@ class DashboardCheckTest(unittest.TestCase):
         target["expr"] = target["expr"].replace("roce_cnp_ignored_total", "roce_cnp_dropped_total")
         self.assertOneError(broken, "metric roce_cnp_dropped_total is not in docs/metrics.md")
 
+    def test_selector_without_job(self):
+        broken = copy.deepcopy(self.dashboard)
+        _, target = self.first_target(broken, "roce_port_discards_total")
+        target["expr"] = target["expr"].replace('job=~"$job", ', "")
+        self.assertOneError(broken, "filters on $instance but not $job")
+
+    def test_lossless_discards_count_every_counter(self):
+        broken = copy.deepcopy(self.dashboard)
+        panel = next(p for p in check_dashboard.all_panels(broken["panels"])
+                     if p.get("title") == "Discards on lossless priorities (range)")
+        target = panel["targets"][0]
+        self.assertIn("roce_priority_congestion_discards_total", target["expr"])
+        target["expr"] = ('sum(increase(roce_priority_discards_total{job=~"$job", '
+                          'instance=~"$instance"}[$__range]) and on (job, instance, netdev, '
+                          'priority) roce_config_lossless_priority == 1)')
+        self.assertOneError(broken, "without roce_priority_buffer_discards_total")
+
     def test_panel_without_target(self):
         broken = copy.deepcopy(self.dashboard)
         panel, _ = self.first_target(broken, "roce_link_mtu_bytes")
@@ -189,12 +206,17 @@ class AlertRulesCheckTest(unittest.TestCase):
         self.assertGreaterEqual(count, 7)
 
     def test_runbook_url_missing_or_elsewhere(self):
-        line = '  runbook_url: "http://{{ $labels.instance }}/runbook/RoceCnpIgnored"\n'
+        line = ("  runbook_url: '{{ with $externalLabels.roced_runbook_base }}{{ . }}{{ else }}"
+                "http://{{ $labels.instance }}/runbook{{ end }}/RoceCnpIgnored'\n")
         self.assertIn(line, self.rules)
         self.assertError(self.rules.replace(line, ""), self.tests,
                          "RoceCnpIgnored: runbook_url is None, expected")
-        moved = self.rules.replace("/runbook/RoceCnpIgnored", "/runbook/RoceCnp")
-        self.assertError(moved, self.tests, "RoceCnpIgnored: runbook_url is 'http://")
+        moved = self.rules.replace("{{ end }}/RoceCnpIgnored", "{{ end }}/RoceCnp")
+        self.assertError(moved, self.tests, "RoceCnpIgnored: runbook_url is '{{ with")
+        # The node's own address only, with no external label to point elsewhere: refused.
+        fixed = self.rules.replace(
+            line, '  runbook_url: "http://{{ $labels.instance }}/runbook/RoceCnpIgnored"\n')
+        self.assertError(fixed, self.tests, "RoceCnpIgnored: runbook_url is 'http://")
 
     def test_runbook_sections(self):
         self.assertIn("## RoceCnpIgnored\n", self.runbook)

@@ -57,6 +57,25 @@ for page in roced.8 rocectl.8 roced.yaml.5 roce-sim.1; do
   check "man page $page" test -s "/usr/share/man/man${page##*.}/$page.gz"
 done
 check "man finds roced.yaml(5)" sh -c 'man -w 5 roced.yaml | grep -q man5/roced.yaml.5'
+# What the unit and the man pages point readers at must be installed under that very name:
+# debhelper compresses /usr/share/doc's larger files (config.md becomes config.md.gz).
+docs=$(sed -n 's/^Documentation=//p' /lib/systemd/system/roced.service)
+check "the unit names its documentation" test -n "$docs"
+for target in $docs; do
+  case "$target" in
+    man:*) page=${target#man:}; section=${page#*(}
+           check "unit Documentation=$target: man finds it" \
+             man -w "${section%)}" "${page%(*}" ;;
+    file://*) check "unit Documentation=$target exists" test -f "${target#file://}" ;;
+    *) check "unit Documentation=$target is man: or file:" false ;;
+  esac
+done
+for page in roced.8 rocectl.8 roced.yaml.5 roce-sim.1; do
+  for path in $(zcat "/usr/share/man/man${page##*.}/$page.gz" | sed 's/\\-/-/g' |
+                grep -oE '/usr/share/(doc|roced)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' | sort -u); do
+    check "$page names $path: it is installed" test -e "$path"
+  done
+done
 # The packaged simulator finds its packaged shim: an unmodified ip reads a simulated port.
 SIM=$WORK/sim
 roce-sim run --dir "$SIM" --quiet --node /usr/share/roce-sim/nodes/default.yaml &
@@ -147,7 +166,7 @@ calls >/dev/null
 dpkg -i "$DEBS"/roced_*_amd64.deb >"$WORK/install2.log" 2>&1 || { cat "$WORK/install2.log"; exit 1; }
 install_calls=$(calls)
 check "systemd is asked to enable it" grep -q "preset roced.service" <<<"$install_calls"
-check "and never to start it (the example file would reconfigure every port)" \
+check "and never to start it (the installed file names no port: it would run idle)" \
   bash -c '! grep -qE "(^| )(start|restart|try-restart|reload-or-restart) " <<<"$1"' _ "$install_calls"
 dpkg -P roced >/dev/null 2>&1
 

@@ -9,10 +9,13 @@ as PID 1 here), so the role is told `roced_service_manager: none` and reloads wi
 that leaves untested: the role's systemd tasks (enable, start, reload through the unit).
 
 Steps: syntax check; check mode before the install (would install, writes nothing); install;
+roced installed idle (roced_allow_idle, a file naming no port: the gate passes an idle roced);
 check mode with the site configuration (per-port changes reported, nothing written to a file or a
-port); the real run (applied, group and host overrides both visible on the ports); a second run
-and a second check (nothing changed); a broken configuration (refused by roced --check-config,
-nothing replaced); the health gate (node-a cannot take the new MTU, so node-b is never touched).
+port); roced_disruptive refuse (the plan flaps links: the node fails, nothing changed); the real
+run under roced_disruptive drain (each node drained before its first write, undrained after its
+gate); a second run and a second check (nothing changed, nobody drained); a broken configuration
+(refused by roced --check-config, nothing replaced); the health gate (node-a cannot take the new
+MTU, so node-b is never touched, and node-a is undrained all the same).
 """
 
 import hashlib
@@ -123,6 +126,19 @@ def idle(host):
     return (daemon_status(host) or {}).get("ports") == []
 
 
+def drain_log():
+    """The drain hooks' lines (roced_drain_command, roced_undrain_command): "drain|undrain NODE
+    MTU", MTU being the node's lan2 MTU as the hook ran."""
+    path = WORK / "drain.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def hook(word):
+    """A drain hook as an operator's would be: a shell command run on the node by the role."""
+    return (f'echo "{word} $ROCED_NODE $(cat {WORK}/$ROCED_NODE/sim/sys/class/net/lan2/mtu)"'
+            f' >> {WORK}/drain.log')
+
+
 def write_inventory(pids):
     inventory = WORK / "inventory"
     (inventory / "group_vars").mkdir(parents=True, exist_ok=True)
@@ -139,6 +155,10 @@ def write_inventory(pids):
         "roced_service_manager": "none",
         "roced_health_retries": 60,  # links train for 3 s each, one port at a time
         "roced_health_delay": 1,
+        # Nodes that run jobs: drained around a disruptive change, and only then.
+        "roced_disruptive": "drain",
+        "roced_drain_command": hook("drain"),
+        "roced_undrain_command": hook("undrain"),
         "roced_config": {"daemon": {"drift_check_interval": "5s"}, "ports": {"netdevs": ["lan*"]}},
         "roced_config_group": {"profile": {"mtu": 4200, "pfc": {"cable_length": 5}}},
     }, indent=2))
@@ -268,6 +288,24 @@ def main():
         children.append(daemon)
         pids[host] = daemon.pid
     write_inventory(pids)
+    print("== roced installed idle: a file that names no port, with roced_allow_idle")
+    counted = {h: writes(h) for h in HOSTS}
+    # Only the daemon's section: the site's profile stays for the check run below to show.
+    result = playbook(extra={"roced_config": {"daemon": {"drift_check_interval": "5s"}},
+                             "roced_config_group": {}, "roced_config_group_storage": {},
+                             "roced_config_host": {},
+                             "roced_allow_idle": True, "roced_health_retries": 5})
+    check("the idle run succeeds", result.returncode == 0, result.stdout[-3000:])
+    check("the gate ran on both nodes, and passed",
+          len(re.findall(r"^TASK \[roced : Wait until roced reports every port in sync", result.stdout,
+                         re.M)) == 2 and recap(result).get("node-b", {}).get("failed", 1) == 0)
+    for host, spec in HOSTS.items():
+        check(f"{host}: its file names no port", "netdevs" not in spec["config"].read_text(),
+              spec["config"].read_text())
+        check(f"{host}: roced runs idle", idle(host))
+        check(f"{host}: nothing written to its node", writes(host) == counted[host])
+    check("nobody drained (the plan has no port)", drain_log() == [], drain_log())
+
     files = {h: sha(s["config"]) for h, s in HOSTS.items()}
     counted = {h: writes(h) for h in HOSTS}
 
@@ -277,12 +315,13 @@ def main():
     check("check run succeeds", result.returncode == 0)
     for host in HOSTS:
         check(f"{host}: changed in the recap", counts.get(host, {}).get("changed", 0) >= 1, counts)
+    # Counted as the per-port lines print them; the drain's notice lists them again.
     check("the per-port change is reported: lan2 mtu 1500 -> 4200",
-          result.stdout.count("lan2: mtu: 1500 -> 4200") == 2, "expected once per host")
+          result.stdout.count("lan2: mtu: 1500 -> 4200 (disruptive") == 2, "expected once per host")
     check("and the cable length", "lan3: pfc.cable_length: 7 m -> 5 m" in result.stdout)
     check("node-b's host override: its lan5 gets 9000, node-a's 4200",
-          result.stdout.count("lan5: mtu: 1500 -> 9000") == 1
-          and result.stdout.count("lan5: mtu: 1500 -> 4200") == 1)
+          result.stdout.count("lan5: mtu: 1500 -> 9000 (disruptive") == 1
+          and result.stdout.count("lan5: mtu: 1500 -> 4200 (disruptive") == 1)
     check("node-b is also in group storage: that group's layer is in its file too",
           "log_level: debug" in result.stdout)
     check("--diff shows the file's change", "+  mtu: 4200" in result.stdout)
@@ -290,6 +329,22 @@ def main():
         check(f"{host}: its file is untouched", sha(spec["config"]) == files[host])
         check(f"{host}: no write request reached its node", writes(host) == counted[host],
               f"{counted[host]} -> {writes(host)}")
+    check("check mode says it would drain, and drains nobody",
+          "would drain node-a" in result.stdout and drain_log() == [], drain_log())
+
+    print("== roced_disruptive refuse: the plan flaps links, so the node fails, changing nothing")
+    result = playbook(extra={"roced_disruptive": "refuse"})
+    counts = recap(result)
+    check("the run fails", result.returncode != 0)
+    check("node-a failed, listing the disruptive changes",
+          counts.get("node-a", {}).get("failed") == 1
+          and re.search(r"roced_disruptive is refuse .*lan2: mtu: 1500 -> 4200", result.stdout, re.S)
+          is not None, result.stdout[-3000:])
+    check("node-b did not run", "node-b" not in counts or counts["node-b"].get("ok", 0) == 0, counts)
+    for host, spec in HOSTS.items():
+        check(f"{host}: its file is untouched", sha(spec["config"]) == files[host])
+        check(f"{host}: nothing written", writes(host) == counted[host])
+    check("nobody drained", drain_log() == [], drain_log())
 
     print("== the real run")
     result = playbook("--diff")
@@ -307,6 +362,11 @@ def main():
     check("the health gate ran, once per node",
           len(re.findall(r"^TASK \[roced : Wait until roced reports every port in sync", result.stdout,
                          re.M)) == 2)
+    # serial 1: node-a drained before its first write, undrained once its gate passed, then node-b.
+    check("each node drained before its ports changed and undrained after its gate, one at a time",
+          drain_log() == ["drain node-a 1500", "undrain node-a 4200",
+                          "drain node-b 1500", "undrain node-b 4200"], drain_log())
+    drained = len(drain_log())
 
     files = {h: sha(s["config"]) for h, s in HOSTS.items()}
     counted = {h: writes(h) for h in HOSTS}
@@ -318,6 +378,8 @@ def main():
         for host in HOSTS:
             check(f"{name}: {host} changed=0", counts.get(host, {}).get("changed") == 0, counts)
             check(f"{name}: {host} wrote nothing", writes(host) == counted[host])
+        check(f"{name}: nobody drained (nothing disruptive)", len(drain_log()) == drained,
+              drain_log())
 
     print("== a configuration that names no port is refused before anything changes")
     result = playbook(extra={"roced_config": {"daemon": {"drift_check_interval": "5s"}}})
@@ -354,6 +416,8 @@ def main():
     check("node-b's ports are untouched", mtu("node-b", "lan2") == 4200 and writes("node-b") == counted["node-b"])
     check("node-a's lan2 was rolled back to 4200", mtu("node-a", "lan2") == 4200)
     check("node-a's other ports took 4500", mtu("node-a", "lan3") == 4500)
+    check("node-a was drained, and undrained though its gate failed",
+          drain_log()[drained:] == ["drain node-a 4200", "undrain node-a 4200"], drain_log())
 
     for child in reversed(children):
         child.send_signal(signal.SIGTERM)

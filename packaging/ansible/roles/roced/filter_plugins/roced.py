@@ -36,12 +36,34 @@ def roced_plan_lines(plan_json):
     return lines
 
 
-def roced_ports_not_in_sync(status_json):
+def roced_plan_disruptive_lines(plan_json):
+    """The plan's changes that take a link down (PFC priorities, MTU), one line each."""
+    plan = _document(plan_json)
+    lines = []
+    for port in plan.get("ports", []):
+        for change in port.get("changes", []):
+            if change.get("disruptive"):
+                lines.append(f"{port['netdev']}: {change['setting']}: {change['now']} -> "
+                             f"{change['wanted']} ({change.get('disruption') or 'disruptive'})")
+    return lines
+
+
+def roced_idle(status_json):
+    """Whether roced answered and runs idle: its file names no port (rocectl status --json)."""
+    status = _document(status_json)
+    return (status.get("answered_by") == "roced" and not status.get("ports")
+            and str((status.get("daemon") or {}).get("status", "")).startswith("idle"))
+
+
+def roced_ports_not_in_sync(status_json, allow_idle=False):
     """Why roced's own view (rocectl status --json, answered over D-Bus) is not healthy: one line
-    per port that is not in-sync; empty when every port it manages is."""
+    per port that is not in-sync; empty when every port it manages is, or, with allow_idle, when
+    roced runs idle because its file names no port."""
     status = _document(status_json)
     if status.get("answered_by") != "roced":
         return ["roced did not answer on D-Bus (rocectl read the ports itself): is it running?"]
+    if allow_idle and roced_idle(status):
+        return []
     problems = []
     for port in status.get("ports", []):
         if port.get("condition") == "in-sync":
@@ -57,7 +79,8 @@ def roced_ports_not_in_sync(status_json):
             detail = (detail + "; " if detail else "") + port["error"]
         problems.append(f"{port['netdev']}: {port.get('condition')}" + (f" ({detail})" if detail else ""))
     if not status.get("ports"):
-        problems.append("roced manages no port")
+        problems.append("roced manages no port" + (
+            "" if allow_idle else " (roced_allow_idle is false)"))
     return problems
 
 
@@ -65,5 +88,7 @@ class FilterModule:
     def filters(self):
         return {
             "roced_plan_lines": roced_plan_lines,
+            "roced_plan_disruptive_lines": roced_plan_disruptive_lines,
+            "roced_idle": roced_idle,
             "roced_ports_not_in_sync": roced_ports_not_in_sync,
         }
