@@ -447,6 +447,7 @@ PortFacts facts_of(const Observation& seen) {
   facts.rdma_device = seen.port.rdma_device;
   facts.rdma_port = seen.port.rdma_port;
   facts.pci = seen.port.pci;
+  facts.uplink = seen.port.role == PortRole::Uplink;
   if (seen.driver_info.ok()) {
     facts.driver = seen.driver_info->driver;
     facts.driver_version = seen.driver_info->version;

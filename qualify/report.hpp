@@ -41,7 +41,10 @@ struct PortFacts {
   std::string netdev;
   std::string rdma_device;
   int rdma_port = 0;
-  std::string pci;     // the real PCI function; replaced before anything is written out
+  std::string pci;  // the real PCI function; replaced before anything is written out
+  // A physical port (not a VF, representor or SF): only those go into the node description,
+  // whose format describes NICs and their ports, not functions made on them.
+  bool uplink = true;
   std::string driver;  // "mlx5_core"
   std::string driver_version;
   std::string flavour;  // "inbox", "ofed", "" when unknown

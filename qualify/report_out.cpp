@@ -96,7 +96,8 @@ std::string speed_key(const std::optional<uint32_t>& mbps) {
 }
 
 bool is_captured(const PortReport& port) {
-  return port.error.empty() && port.facts.driver == "mlx5_core" && !port.facts.pci.empty();
+  return port.error.empty() && port.facts.uplink && port.facts.driver == "mlx5_core" &&
+         !port.facts.pci.empty();
 }
 
 std::string stand_in_addresses(size_t ipv4, size_t ipv6, size_t number) {
@@ -293,8 +294,9 @@ std::string node_description(const Report& report) {
   for (const auto& port : report.ports) {
     if (!is_captured(port)) {
       out << "# " << port.facts.netdev << " ("
-          << (port.facts.driver.empty() ? "?" : port.facts.driver)
-          << "): not an mlx5 port, left out\n";
+          << (port.facts.driver.empty() ? "?" : port.facts.driver) << "): "
+          << (port.facts.uplink ? "not an mlx5 port" : "a function on a port (VF, SF, representor)")
+          << ", left out\n";
     }
   }
   return out.str();

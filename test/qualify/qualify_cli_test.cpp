@@ -163,5 +163,27 @@ TEST_F(QualifyCommand, SigintEndsAListenAndTheReportIsStillWritten) {
   EXPECT_EQ(report["mode"], "read-only");
 }
 
+// A VF named with --port is qualified (its checks are worth a bug report) but not captured: the
+// node file roce-sim can load has its physical port only, as docs/qualify.md says.
+class QualifySriovNode : public QualifyCommand {
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/eight-rail-sriov.yaml";
+  }
+};
+
+TEST_F(QualifySriovNode, AVfNamedIsReportedButNotCapturedInTheNodeFile) {
+  const auto result = run_command(rocectl({"--port", "rail3", "--port", "rail3v7", "--json"}));
+  EXPECT_NE(result.exit_code, 1) << result.err;
+  const auto report = nlohmann::json::parse(read_file(out_ / "roced-qualify.json"));
+  ASSERT_EQ(report["ports"].size(), 2u);
+  const std::string node = read_file(out_ / "roced-qualify-node.yaml");
+  EXPECT_NO_THROW(roce_sim::load_node_file(out_ / "roced-qualify-node.yaml")) << node;
+  EXPECT_NE(
+      node.find("# rail3v7 (mlx5_core): a function on a port (VF, SF, representor), left out"),
+      std::string::npos)
+      << node;
+  EXPECT_EQ(node.find("rail3v7", node.find("left out") + 1), std::string::npos) << node;
+}
+
 }  // namespace
 }  // namespace roced::test
