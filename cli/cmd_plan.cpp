@@ -64,6 +64,7 @@ int plan_command(const Context& context, Args cli_args) {
   DaemonChoice choice = find_daemon(context, args.direct, args.config_if_given());
   plan::Plan plan;
   std::string source;
+  bool idle = false;  // the file names no port: roced runs idle, which is no mistake
   if (choice.daemon) {
     // Read back into a Plan: the same text, the same JSON and exit code as when rocectl plans.
     // The file as it is now, not the configuration roced loaded: an edit not reloaded yet shows.
@@ -81,11 +82,17 @@ int plan_command(const Context& context, Args cli_args) {
     System& system = *node;
     plan = plan::make_plan(system, *config);
     source = system.description;
+    idle = config->ports.netdevs.empty();
   }
 
   const bool ports_known = keep_named_ports(plan, args, source);
   print_plan(plan, args.json);
   report_plan_errors(plan);
+  if (plan.ports.empty() && args.ports.empty() && idle) {
+    std::cerr << "rocectl: idle: ports.netdevs names no port in " << args.config
+              << ": nothing to change\n";
+    return kExitOk;
+  }
   if (plan.ports.empty() && args.ports.empty()) {
     std::cerr << "rocectl: " << args.config << " selects no port on " << source << "\n";
     return kExitError;

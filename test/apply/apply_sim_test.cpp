@@ -212,6 +212,9 @@ TEST_F(ApplySim, CheckOfAFileNamingNoPortSaysIdle) {
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
   EXPECT_TRUE(contains(text.out, "idle: ports.netdevs names no port")) << text.out;
   EXPECT_EQ(rocectl({"apply", "--config", idle}).exit_code, 1);
+  const auto plan = rocectl({"plan", "--direct", "--config", idle});
+  EXPECT_EQ(plan.exit_code, 0) << plan.out << plan.err;
+  EXPECT_TRUE(contains(plan.err, "idle: ports.netdevs names no port")) << plan.err;
 
   write_file(dir_ / "absent.yaml", "ports:\n  netdevs: [lan9]\n");
   const auto absent =
