@@ -97,7 +97,9 @@ void read_ports(detail::Reader& reader, const Entry& entry, PortSelection& ports
       read_names(reader, e, "ports.drivers", false, ports.drivers, where.driver_items);
     } else if (e.key == "netdevs") {
       where.netdevs = e.key_at;
-      where.netdev_entries = e.value.IsSequence() ? e.value.size() : 0;
+      // A value that is not a list ("lan*") is the type error read_names reports, not also a
+      // file that names no port.
+      where.netdev_entries = e.value.IsSequence() ? e.value.size() : (e.value.IsNull() ? 0 : 1);
       read_names(reader, e, "ports.netdevs", true, ports.netdevs, where.netdev_items);
     } else if (e.key == "exclude") {
       read_names(reader, e, "ports.exclude", true, ports.exclude, where.exclude_items);
