@@ -25,7 +25,9 @@ ours=$(echo $_rocectl_commands | tr ' ' '\n' | sort | tr '\n' ' ')
 [ "$help_commands" = "$ours" ] || fail "commands: rocectl --help has '$help_commands', the completion '$ours'"
 
 for command in $_rocectl_commands; do
-    help_options=$("$rocectl" "$command" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u | tr '\n' ' ')
+    # Every command takes --help, though a short help need not list it.
+    help_options=$({ "$rocectl" "$command" --help | grep -oE -- '--[a-z][a-z-]*'; echo --help; } |
+        sort -u | tr '\n' ' ')
     completed=$(echo $(_rocectl_options "$command") | tr ' ' '\n' | sort -u | tr '\n' ' ')
     [ "$help_options" = "$completed" ] ||
         fail "$command: rocectl $command --help has '$help_options', the completion '$completed'"
