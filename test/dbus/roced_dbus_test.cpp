@@ -167,7 +167,7 @@ TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_EQ(ok.out.rfind("ROCE OK - 4 ports in sync", 0), 0u) << ok.out;
   const auto shown = rocectl("status");
-  EXPECT_TRUE(contains(shown.out, "  link     up 100 Gb/s, mtu 9000, pfc 3\n")) << shown.out;
+  EXPECT_TRUE(contains(shown.out, "  link     up 400 Gb/s, mtu 9000, pfc 3\n")) << shown.out;
 
   test::write_file(config_, std::string(test::kLosslessConfig) + "daemon:\n  drift_policy: report\n");
   ASSERT_EQ(rocectl("reload").exit_code, 0);

@@ -212,9 +212,9 @@ TEST_F(ExporterSim, ServesTheLinkSpeedAndTheProcessFamilies) {
   Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
   const Fetched got = fetch(url());
   ASSERT_EQ(got.status, 200) << got.body;
-  // The default node's ports are 100 Gb/s: 12.5e9 bytes/s.
+  // The default node's ports are 400 Gb/s: 50e9 bytes/s.
   EXPECT_NE(got.body.find("roce_link_speed_bytes{netdev=\"lan2\",device=\"mlx5_0\",port=\"1\"} "
-                          "12500000000\n"),
+                          "50000000000\n"),
             std::string::npos)
       << got.body;
   for (const char* family : {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
