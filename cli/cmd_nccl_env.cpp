@@ -57,7 +57,7 @@ constexpr const char* kNcclUsage =
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
     "  --pods         the variables for jobs in pods, not on the host\n"
     "  --format F     shell (export lines, the default), env (NAME=VALUE lines for an\n"
-    "                 EnvironmentFile= or docker --env-file; not with --pods, whose values are\n"
+    "                 EnvironmentFile= or a docker env file; not with --pods, whose values are\n"
     "                 read in the pod) or json (roced.nccl-env/v1, docs/status-json.md)\n"
     "  --json         the same as --format json\n"
     "  --sim DIR      read the simulated node in DIR instead of this machine\n"

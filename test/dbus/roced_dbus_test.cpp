@@ -169,7 +169,8 @@ TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
   const auto shown = rocectl("status");
   EXPECT_TRUE(contains(shown.out, "  link     up 400 Gb/s, mtu 9000, pfc 3\n")) << shown.out;
 
-  test::write_file(config_, std::string(test::kLosslessConfig) + "daemon:\n  drift_policy: report\n");
+  test::write_file(config_,
+                   std::string(test::kLosslessConfig) + "daemon:\n  drift_policy: report\n");
   ASSERT_EQ(rocectl("reload").exit_code, 0);
   const auto set = test::sim_exec(dir_, {"dcb", "pfc", "set", "dev", "lan3", "prio-pfc", "3:off"});
   ASSERT_EQ(set.exit_code, 0) << set.err;
@@ -177,7 +178,7 @@ TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   do {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    check = rocectl({"check", "--verbose"});
+    check = rocectl(std::vector<std::string>{"check", "--verbose"});
   } while (check.exit_code != 2 && std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(check.exit_code, 2) << check.out << test::read_file(log_);
   EXPECT_EQ(check.out.rfind("ROCE CRITICAL - lan3 drifted (pfc.priorities", 0), 0u) << check.out;

@@ -241,10 +241,12 @@ TEST_F(MultiRailPodsCli, NcclEnvLooksUpThePodsIndexOnEveryRail) {
   // entries and pod 1's four).
   std::string script = doc.at("in_pod").at(0).at("shell").get<std::string>();
   const std::string sys = (dir_ / "sys/class/infiniband").string();
-  for (std::string::size_type at;
-       (at = script.find("/sys/class/infiniband")) != std::string::npos;) {
-    script.replace(at, std::string("/sys/class/infiniband").size(), sys);
+  const std::string kSys = "/sys/class/infiniband";
+  for (auto at = script.find(kSys); at != std::string::npos;
+       at = script.find(kSys, at + sys.size())) {
+    script.replace(at, kSys.size(), sys);
   }
+
   const std::string fake_ip =
       "ip() { case \"$6\" in net1) echo '9: net1 inet 10.200.0.2/16 scope global';; "
       "net2) echo '9: net2 inet 10.201.0.2/16 scope global';; esac; }\n";
