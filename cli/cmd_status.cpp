@@ -22,8 +22,8 @@ constexpr const char* kStatusUsage =
     "usage: rocectl status [--json] [--sim DIR] [--port NAME]... [--direct]\n"
     "\n"
     "When roced runs (on the system bus, for the same node), shows its view of each port it\n"
-    "manages: in sync or drifted and which settings, the last check and apply, failures in a "
-    "row;\n"
+    "manages: in sync or drifted and which settings, link, speed, MTU and PFC as its last check\n"
+    "read them, the last check and apply, failures in a row;\n"
     "--json adds what it read back. Otherwise, or with --direct:\n"
     "Reads, per port: driver and firmware, link and MTU, DCBX mode, trust, DSCP map, PFC, ETS,\n"
     "buffers, PFC stall prevention, the GID table with the RoCE v2 IPv4 index, rdma_cm defaults "
@@ -39,7 +39,9 @@ constexpr const char* kStatusUsage =
     "  -h, --help   show this help\n"
     "\n"
     "exit status: 0 when every selected port was read (an unsupported feature is not a failure),\n"
-    "1 on a usage error, when no port was found or when a port's link could not be read.\n";
+    "1 on a usage error, when no port was found or when a port's link could not be read.\n"
+    "status is informational: a drifted or held port is shown, not an exit status. Health\n"
+    "checks use rocectl check (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).\n";
 
 struct StatusArgs {
   bool json = false;

@@ -82,7 +82,7 @@ int validate_command(const Context& /*context*/, Args args) {
     std::cout << to_json(*file == "-" ? "<stdin>" : *file, loaded).dump(2) << "\n";
     return loaded.ok() ? kExitOk : kExitError;
   }
-  const auto config = load_config(*file);
+  const auto config = load_config(*file, "rocectl validate FILE checks another file");
   if (!config) return kExitError;
   std::cout << (*file == "-" ? "<stdin>" : *file) << ": valid ("
             << config::describe_selection(*config) << ")\n";

@@ -43,6 +43,7 @@ class Args {
 int usage_error(const std::string& message, const char* usage);
 
 int status_command(const Context& context, Args args);
+int check_command(const Context& context, Args args);     // rocectl check (Nagios exit codes)
 int validate_command(const Context& context, Args args);  // rocectl validate FILE
 int plan_command(const Context& context, Args args);      // rocectl plan
 int apply_command(const Context& context, Args args);  // rocectl apply [--check] [--diff] [--json]

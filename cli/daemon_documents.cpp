@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "port/status.hpp"
+
 namespace roced::cli {
 
 namespace {
@@ -142,6 +144,38 @@ void format_peer(const Json& peer, std::ostringstream& out) {
   out << (findings.empty() && state == "compared" ? ", agrees" : "") << ")\n";
 }
 
+// "  link     up 100 Gb/s, mtu 9000, pfc 3" from what roced's last check read back; the error
+// where a piece could not be read, nothing before the first check.
+void format_observed(const Json& observed, std::ostringstream& out) {
+  if (!observed.is_object()) return;
+  const auto error_of = [](const Json& piece) {
+    const Json& error = piece.is_object() ? piece.value("error", Json()) : Json();
+    return error.is_string() ? error.get<std::string>() : std::string();
+  };
+  const Json& link = observed.value("link", Json());
+  out << "  link     ";
+  if (const std::string error = error_of(link); !error.empty() || !link.is_object()) {
+    out << (error.empty() ? "not read" : error) << "\n";
+  } else {
+    out << text(link.value("state", Json()));
+    if (const Json& speed = link.value("speed_mbps", Json()); speed.is_number_unsigned()) {
+      out << " " << speed_text(speed.get<uint32_t>());
+    }
+    out << ", mtu " << link.value("mtu", 0);
+    const Json& pfc = observed.value("pfc", Json());
+    if (const std::string pfc_error = error_of(pfc); !pfc_error.empty()) {
+      out << ", pfc " << pfc_error;
+    } else if (pfc.is_object()) {
+      std::string priorities;
+      for (const auto& priority : pfc.value("enabled_priorities", Json::array())) {
+        priorities += (priorities.empty() ? "" : ",") + std::to_string(priority.get<int>());
+      }
+      out << ", pfc " << (priorities.empty() ? "off" : priorities);
+    }
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
@@ -156,6 +190,7 @@ std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
       out << " (" << error << ")";
     }
     out << "\n";
+    format_observed(port.value("observed", Json()), out);
     for (const auto& drift : port.at("drift")) {
       out << "  drifted  " << drift.at("setting").get<std::string>() << ": "
           << text(drift.at("now")) << " (wanted " << text(drift.at("wanted")) << ")\n";

@@ -13,13 +13,13 @@ config::LoadResult read_config(const std::string& path) {
   return config::load_string(text, "<stdin>");
 }
 
-std::optional<config::Config> load_config(const std::string& path) {
+std::optional<config::Config> load_config(const std::string& path, const char* how_to_name) {
   config::LoadResult loaded = read_config(path);
   for (const auto& diagnostic : loaded.diagnostics) std::cerr << diagnostic.to_string() << "\n";
   if (!loaded.ok()) {
     std::error_code ec;
     if (path != "-" && !std::filesystem::exists(path, ec)) {
-      std::cerr << "rocectl: there is no " << path << " (--config FILE reads another file)\n";
+      std::cerr << "rocectl: there is no " << path << " (" << how_to_name << ")\n";
     } else {
       std::cerr << "rocectl: " << path << " is not a valid configuration\n";
     }

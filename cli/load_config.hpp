@@ -13,6 +13,8 @@ namespace roced::cli {
 // `path`, or standard input when it is "-" (named "<stdin>" in diagnostics).
 config::LoadResult read_config(const std::string& path);
 
-std::optional<config::Config> load_config(const std::string& path);
+// `how_to_name` is said when the file is not there: how this command is given another one.
+std::optional<config::Config> load_config(
+    const std::string& path, const char* how_to_name = "--config FILE reads another file");
 
 }  // namespace roced::cli

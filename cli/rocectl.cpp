@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "daemon/yaml/suggest.hpp"
 
 namespace roced::cli {
 namespace {
@@ -15,6 +16,9 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  status     show the RoCE state of every mlx5 port (or of the ports named)\n"
+    "  check      one line and a Nagios exit code for health checks: 0 OK, 1 WARNING, 2 "
+    "CRITICAL,\n"
+    "             3 UNKNOWN\n"
     "  validate   check a configuration file: rocectl validate FILE\n"
     "  plan       show what apply would change on each selected port\n"
     "  apply      make every selected port match the configuration\n"
@@ -31,20 +35,35 @@ constexpr const char* kUsage =
     "\n"
     "Run 'rocectl COMMAND --help' for a command's options.\n"
     "exit status: 0 ok, 1 error, 2 changes pending (plan, apply --check), 3 a qualify check\n"
-    "differs\n";
+    "differs; check has its own (rocectl check --help)\n";
 
 using CommandFn = int (*)(const Context&, Args);
 
+struct CommandEntry {
+  const char* name;
+  CommandFn run;
+};
+
+// The bash completion (packaging/bash-completion/rocectl) lists the same names; a test holds
+// the two together.
+constexpr CommandEntry kCommands[] = {
+    {"status", status_command}, {"check", check_command},     {"validate", validate_command},
+    {"plan", plan_command},     {"apply", apply_command},     {"nccl-env", nccl_env_command},
+    {"reload", reload_command}, {"runbook", runbook_command}, {"qualify", qualify_command},
+};
+
 CommandFn find_command(const std::string& name) {
-  if (name == "status") return status_command;
-  if (name == "validate") return validate_command;
-  if (name == "plan") return plan_command;
-  if (name == "apply") return apply_command;
-  if (name == "nccl-env") return nccl_env_command;
-  if (name == "reload") return reload_command;
-  if (name == "runbook") return runbook_command;
-  if (name == "qualify") return qualify_command;
+  for (const auto& command : kCommands) {
+    if (name == command.name) return command.run;
+  }
   return nullptr;
+}
+
+// "unknown command "plann" (did you mean 'plan'?)"
+std::string unknown_command(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& command : kCommands) names.emplace_back(command.name);
+  return "unknown command \"" + name + "\"" + roced::yaml::did_you_mean(name, names);
 }
 
 }  // namespace
@@ -111,7 +130,7 @@ int main(int argc, char** argv) {
       return usage_error("unknown option " + arg, kUsage);
     } else {
       command = find_command(arg);
-      if (!command) return usage_error("unknown command \"" + arg + "\"", kUsage);
+      if (!command) return usage_error(unknown_command(arg), kUsage);
     }
   }
   if (!command) return usage_error("no command given", kUsage);

@@ -226,6 +226,17 @@ std::optional<uint32_t> link_speed(System& system, const std::string& netdev) {
   return static_cast<uint32_t>(value);
 }
 
+std::string speed_text(uint32_t speed_mbps) {
+  if (speed_mbps < 1000) return std::to_string(speed_mbps) + " Mb/s";
+  std::string text = std::to_string(speed_mbps / 1000);
+  if (const uint32_t rest = speed_mbps % 1000; rest != 0) {
+    std::string fraction = std::to_string(1000 + rest).substr(1);
+    fraction.erase(fraction.find_last_not_of('0') + 1);
+    text += "." + fraction;
+  }
+  return text + " Gb/s";
+}
+
 namespace {
 
 // A locked-down kernel refuses the inbox cc_params files even to root: the knobs are not there

@@ -184,6 +184,9 @@ void refresh_port_status(System& system, const DiscoveredPort& port, StatusPart 
 // EINVAL then).
 std::optional<uint32_t> link_speed(System& system, const std::string& netdev);
 
+// "100 Gb/s", "2.5 Gb/s", "100 Mb/s": a speed in Mb/s as people say it.
+std::string speed_text(uint32_t speed_mbps);
+
 PortStatus read_port_status(System& system, const DiscoveredPort& port,
                             const StatusOptions& options = {});
 

@@ -94,12 +94,13 @@ nlohmann::ordered_json PortStatus::to_json() const {
     out_driver["evidence"] = d.evidence;
     return out_driver;
   });
-  out["link"] = field_json(link, [](const LinkInfo& l) {
-    return json{{"ifindex", l.ifindex},   {"state", operstate_name(l.operstate)},
-                {"admin_up", l.admin_up}, {"carrier", l.carrier},
-                {"mtu", l.mtu},           {"min_mtu", l.min_mtu},
-                {"max_mtu", l.max_mtu},   {"mac", l.mac},
-                {"kind", l.kind}};
+  out["link"] = field_json(link, [&](const LinkInfo& l) {
+    return json{
+        {"ifindex", l.ifindex},   {"state", operstate_name(l.operstate)},
+        {"admin_up", l.admin_up}, {"carrier", l.carrier},
+        {"mtu", l.mtu},           {"min_mtu", l.min_mtu},
+        {"max_mtu", l.max_mtu},   {"mac", l.mac},
+        {"kind", l.kind},         {"speed_mbps", speed_mbps ? json(*speed_mbps) : json(nullptr)}};
   });
   out["dcbx"] = field_json(dcbx, [](uint8_t mode) {
     return json{{"mode", mode}, {"name", dcb::dcbx_mode_name(mode)}, {"host", (mode & 1) != 0}};

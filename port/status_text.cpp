@@ -178,6 +178,7 @@ Header header_of(const PortStatus& s) {
   std::string mtu = "mtu ?";
   if (s.link.ok()) {
     state = operstate_name(s.link.value->operstate);
+    if (s.speed_mbps) state += " " + speed_text(*s.speed_mbps);
     mtu = "mtu " + std::to_string(s.link.value->mtu);
     if (s.link.value->max_mtu != 0) mtu += "/" + std::to_string(s.link.value->max_mtu);
   }

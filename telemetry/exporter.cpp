@@ -5,6 +5,7 @@
 
 #include "telemetry/metrics_http.hpp"
 #include "telemetry/password_check.hpp"
+#include "telemetry/process_metrics.hpp"
 #include "telemetry/relay_frontend.hpp"
 
 namespace roced::telemetry {
@@ -27,7 +28,9 @@ Exporter::Exporter(const MetricsSettings& settings, std::shared_ptr<NodeSampler>
   const std::string http_listen = relayed ? "127.0.0.1:0" : address->civetweb();
   MetricsHttp::Render render = [sampler, info, settings,
                                 collectors = std::move(collectors)](std::string& out) {
-    const std::vector<Collector*> more = collectors ? collectors() : std::vector<Collector*>{};
+    static ProcessCollector process;
+    std::vector<Collector*> more = collectors ? collectors() : std::vector<Collector*>{};
+    more.push_back(&process);
     write_exposition(
         out, sampler->sample(), info,
         [&settings](std::string_view family) {

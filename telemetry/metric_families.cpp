@@ -251,6 +251,9 @@ constexpr FamilySpec kDriverTree{
 constexpr FamilySpec kLinkUp{"roce_link_up", MetricType::gauge,
                              "1 when the port is administratively up and has carrier."};
 constexpr FamilySpec kMtu{"roce_link_mtu_bytes", MetricType::gauge, "The netdev's MTU."};
+constexpr FamilySpec kSpeed{
+    "roce_link_speed_bytes", MetricType::gauge,
+    "The link's negotiated speed in bytes per second (sysfs speed); absent without carrier."};
 constexpr FamilySpec kSampleAge{
     "roced_ethtool_sample_age_seconds", MetricType::gauge,
     "How old the port's ethtool counters served here were: 0 when read for this scrape, else the "
@@ -288,6 +291,8 @@ void add_port(ExpositionWriter& out, const PortSample& port) {
   if (port.link_known) {
     out.add(kLinkUp, labels, port.link_up ? 1 : 0);
     out.add(kMtu, labels, port.mtu);
+    // Mb/s to bytes/s: Prometheus's base unit, as node_exporter's node_network_speed_bytes.
+    if (port.speed_mbps) out.add(kSpeed, labels, *port.speed_mbps * 1e6 / 8);
   }
   if (!port.ethtool.empty()) {
     out.add(kSampleAge, labels, std::chrono::duration<double>(port.ethtool_age).count());

@@ -143,6 +143,8 @@ MetricsHttp::MetricsHttp(const std::string& listening_ports, Render render, Auth
   }
   mg_set_request_handler(context_, "/metrics$", &MetricsHttp::serve, this);
   mg_set_request_handler(context_, "/runbook", &MetricsHttp::serve_runbook, nullptr);
+  mg_set_request_handler(context_, "/$", &MetricsHttp::serve_landing_page, nullptr);
+  mg_set_request_handler(context_, "/healthz$", &MetricsHttp::serve_health, nullptr);
 }
 
 MetricsHttp::~MetricsHttp() {
@@ -181,6 +183,33 @@ int MetricsHttp::serve_runbook(mg_connection* connection, void* /*unused*/) {
     return 404;
   }
   send(connection, 200, *section, false, *head, kTextType);
+  return 200;
+}
+
+// What someone who opens the address in a browser finds: where the metrics and the runbook are.
+// As the runbook, no credentials: it says nothing about the node.
+int MetricsHttp::serve_landing_page(mg_connection* connection, void* /*unused*/) {
+  const std::optional<bool> head = head_or_get(connection, mg_get_request_info(connection));
+  if (!head) return 405;
+  static constexpr std::string_view kPage =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>roced</title></head><body>\n"
+      "<h1>roced</h1>\n<p>RoCE v2 lossless configuration and telemetry for this node's mlx5 "
+      "ports.</p>\n<ul>\n"
+      "<li><a href=\"metrics\">metrics</a>: Prometheus metrics (docs/metrics.md)</li>\n"
+      "<li><a href=\"runbook\">runbook</a>: what each alert means and what to do</li>\n"
+      "<li><a href=\"healthz\">healthz</a>: 200 while this endpoint serves</li>\n"
+      "</ul>\n</body></html>\n";
+  send(connection, 200, kPage, false, *head, "text/html; charset=utf-8");
+  return 200;
+}
+
+// A load balancer's or a probe's liveness check of the endpoint itself: "ok" while it serves,
+// without credentials and without reading a port (a scrape's cost). Whether the node is lossless
+// is `rocectl check`'s question, and the metrics'.
+int MetricsHttp::serve_health(mg_connection* connection, void* /*unused*/) {
+  const std::optional<bool> head = head_or_get(connection, mg_get_request_info(connection));
+  if (!head) return 405;
+  send(connection, 200, "ok\n", false, *head, kTextType);
   return 200;
 }
 

@@ -34,6 +34,8 @@ class MetricsHttp {
  private:
   static int serve(mg_connection* connection, void* self);
   static int serve_runbook(mg_connection* connection, void* unused);
+  static int serve_landing_page(mg_connection* connection, void* unused);
+  static int serve_health(mg_connection* connection, void* unused);
   int serve(mg_connection* connection);
   bool authorized(mg_connection* connection) const;
 

@@ -51,6 +51,8 @@ struct PortSample {
   bool link_known = false;  // false when the link read failed: link_up/mtu then mean nothing
   bool link_up = false;     // admin up and carrier (IFF_UP && IFF_LOWER_UP)
   uint32_t mtu = 0;
+  // The negotiated speed in Mb/s (sysfs speed); absent without carrier, when mlx5 answers -1.
+  std::optional<uint32_t> speed_mbps;
 
   // The RoCE v2 GID index of `gid_family` on this netdev; absent when it has none (or no RDMA).
   std::string gid_family = "ipv4";

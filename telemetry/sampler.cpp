@@ -165,6 +165,7 @@ PortSample sample_port(System& system, const DiscoveredPort& port, const SampleO
       sample.link_known = true;
       sample.link_up = link->admin_up && link->carrier;
       sample.mtu = link->mtu;
+      sample.speed_mbps = link_speed(system, port.netdev);
       return true;
     });
   }

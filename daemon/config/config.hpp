@@ -86,6 +86,9 @@ using telemetry::parse_listen_address;
 
 struct Config {
   std::string path;  // the file it came from, for messages
+  // The SHA-256 of the file's bytes, as sha256sum prints it: which configuration a node runs
+  // (roced_config_info), the same on every node that runs the same file.
+  std::string sha256;
   DaemonSettings daemon;
   MetricsSettings metrics;
   watchdog::WatchdogSettings watchdog;  // `watchdog:` (read and checked; issue 6 wires it in)

@@ -2,6 +2,7 @@
 // roced.yaml -> Config: parse with yaml-cpp, read each section over the defaults, then the
 // cross-setting rules (validate.cpp). Every problem is reported, in file order; any error leaves
 // LoadResult.config unset.
+#include <openssl/evp.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
@@ -97,7 +98,9 @@ void read_ports(detail::Reader& reader, const Entry& entry, PortSelection& ports
       read_names(reader, e, "ports.drivers", false, ports.drivers, where.driver_items);
     } else if (e.key == "netdevs") {
       where.netdevs = e.key_at;
-      where.netdev_entries = e.value.IsSequence() ? e.value.size() : 0;
+      // A value that is not a list ("lan*") is the type error read_names reports, not also a
+      // file that names no port.
+      where.netdev_entries = e.value.IsSequence() ? e.value.size() : (e.value.IsNull() ? 0 : 1);
       read_names(reader, e, "ports.netdevs", true, ports.netdevs, where.netdev_items);
     } else if (e.key == "exclude") {
       read_names(reader, e, "ports.exclude", true, ports.exclude, where.exclude_items);
@@ -214,6 +217,24 @@ std::optional<Location> second_document(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// As sha256sum prints it, so an operator can compare the file on disk with what roced runs.
+std::string sha256_hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0xf];
+  }
+  return out;
+}
+
+}  // namespace
+
 LoadResult load_string(const std::string& text, const std::string& name) {
   if (const auto binary = yaml::not_text(text)) {
     LoadResult result;
@@ -245,7 +266,9 @@ LoadResult load_string(const std::string& text, const std::string& name) {
         "a second YAML document: roced.yaml holds one (remove the '---' separator)"));
     return result;
   }
-  return load_document(document, name);
+  LoadResult result = load_document(document, name);
+  if (result.config) result.config->sha256 = sha256_hex(text);
+  return result;
 }
 
 LoadResult load_file(const std::string& path) {

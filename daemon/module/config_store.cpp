@@ -16,6 +16,11 @@ constexpr FamilySpec kReloadTime{
     "roced_config_last_reload_success_timestamp_seconds", MetricType::gauge,
     "When roced last took its configuration file: the start, or the last reload that worked."};
 
+constexpr FamilySpec kConfigInfo{
+    "roced_config_info", MetricType::gauge,
+    "The configuration roced runs: the SHA-256 of its file (as sha256sum prints it), the same on "
+    "every node that runs the same file; its path."};
+
 bool section_differs(Section section, const config::Config& a, const config::Config& b) {
   switch (section) {
     case Section::Daemon:
@@ -99,6 +104,9 @@ void ConfigStore::collect(telemetry::ExpositionWriter& out) {
   std::lock_guard lock(mutex_);
   out.add(kReloadOk, {}, problem_ ? 0 : 1);
   out.add(kReloadTime, {}, std::chrono::duration<double>(last_success_.time_since_epoch()).count());
+  if (current_) {
+    out.add(kConfigInfo, {{"sha256", current_->sha256}, {"path", current_->path}}, 1);
+  }
 }
 
 }  // namespace roced::module

@@ -70,6 +70,17 @@ TEST_F(ConfigCli, AMissingFileSaysHowToNameAnother) {
       << result.err;
 }
 
+// validate takes the file as its argument: the hint says so, not --config (which it refuses).
+TEST_F(ConfigCli, ValidateOnAMissingFileHintsItsOwnArgument) {
+  const auto result = run_command({ROCECTL_BINARY, "validate", "/nonexistent/roced.yaml"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("rocectl: there is no /nonexistent/roced.yaml (rocectl validate FILE "
+                            "checks another file)"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("--config"), std::string::npos) << result.err;
+}
+
 TEST_F(ConfigCli, CheckConfigAcceptsTheShippedExample) {
   const auto result = run_command({ROCED_BINARY, "--check-config", kExample});
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -485,6 +485,17 @@ TEST(ConfigSelectionRules, NamesAndPatterns) {
                         "overrides.lan4", "already matches the earlier override 'lan*'");
 }
 
+// A string where the list belongs is one error, not also the "empty" warning of a file that
+// names no port: the operator named one, in the wrong shape.
+TEST(ConfigSelectionRules, AStringForNetdevsIsOnlyATypeError) {
+  const LoadResult result = load("ports:\n  netdevs: \"lan*\"\n");
+  EXPECT_FALSE(result.ok());
+  ASSERT_EQ(result.diagnostics.size(), 1u) << test::all_text(result);
+  EXPECT_NE(result.diagnostics[0].message.find("expected a list of interface names"),
+            std::string::npos)
+      << test::all_text(result);
+}
+
 TEST(ConfigFile, MissingFileNamesIt) {
   const LoadResult result = load_file("/nonexistent/roced.yaml");
   ASSERT_FALSE(result.ok());

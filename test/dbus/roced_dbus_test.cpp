@@ -158,6 +158,42 @@ TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
   EXPECT_NE(call("GetStatus").exit_code, 0) << "the name is released";
 }
 
+// rocectl check, a health check's command, against the real daemon: OK while every port is in
+// sync, CRITICAL once a port drifts (under report nothing corrects it) and once roced is gone.
+// rocectl status, informational, still exits 0 with the drifted port and shows its link and PFC.
+TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
+  ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
+  const auto ok = rocectl("check");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.rfind("ROCE OK - 4 ports in sync", 0), 0u) << ok.out;
+  const auto shown = rocectl("status");
+  EXPECT_TRUE(contains(shown.out, "  link     up 400 Gb/s, mtu 9000, pfc 3\n")) << shown.out;
+
+  test::write_file(config_,
+                   std::string(test::kLosslessConfig) + "daemon:\n  drift_policy: report\n");
+  ASSERT_EQ(rocectl("reload").exit_code, 0);
+  const auto set = test::sim_exec(dir_, {"dcb", "pfc", "set", "dev", "lan3", "prio-pfc", "3:off"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  test::CommandResult check;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    check = rocectl(std::vector<std::string>{"check", "--verbose"});
+  } while (check.exit_code != 2 && std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(check.exit_code, 2) << check.out << test::read_file(log_);
+  EXPECT_EQ(check.out.rfind("ROCE CRITICAL - lan3 drifted (pfc.priorities", 0), 0u) << check.out;
+  const auto drifted = rocectl("status");
+  EXPECT_EQ(drifted.exit_code, 0) << "status is informational: " << drifted.out;
+  EXPECT_TRUE(contains(drifted.out, "lan3 (mlx5_1:1): drifted")) << drifted.out;
+
+  ::kill(pid_, SIGTERM);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  const auto gone = rocectl("check");
+  EXPECT_EQ(gone.exit_code, 2) << gone.out;
+  EXPECT_EQ(gone.out.rfind("ROCE CRITICAL - roced is not running", 0), 0u) << gone.out;
+}
+
 // Every JSON document rocectl prints has one schema, whoever answers: roced over D-Bus or rocectl
 // reading the ports itself. Each output is checked against docs/schema, and the two status
 // documents carry the same keys in the same order.

@@ -102,7 +102,7 @@ def promtool_check(promtool, text, when):
 def documented_names(docs):
     """Metric names in the first column of docs/metrics.md's tables."""
     with open(docs) as f:
-        return set(re.findall(r"^\| `(roced?_\w+)` \|", f.read(), re.M))
+        return set(re.findall(r"^\| `((?:roced?|process)_\w+)` \|", f.read(), re.M))
 
 
 def scrapes(stack):

@@ -5,7 +5,7 @@ names a PromQL expression reads (stdlib only, no PromQL parser packaged for Debi
 import re
 
 # The first two cells of a metrics table row: | `roce_link_up` | gauge | ... |
-_DOC_ROW = re.compile(r"^\|\s*`(roced?_[a-z0-9_]+)`\s*\|\s*([a-z]*)")
+_DOC_ROW = re.compile(r"^\|\s*`((?:roced?|process)_[a-z0-9_]+)`\s*\|\s*([a-z]*)")
 
 # The series Prometheus stores for a histogram X: X_bucket{le=...}, X_sum, X_count. A query names
 # these, never X itself (which selects nothing).

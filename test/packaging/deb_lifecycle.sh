@@ -43,6 +43,8 @@ check_eq "the configuration is a conffile" "$CONF" \
 check "roced --version" sh -c '/usr/sbin/roced --version | grep -q "0.1.0"'
 check "roced --check-config accepts the shipped file" /usr/sbin/roced --check-config "$CONF"
 check "rocectl validate accepts it" /usr/bin/rocectl validate "$CONF"
+check "bash completes rocectl's commands from the installed completion" bash -c \
+  'source /usr/share/bash-completion/completions/rocectl && COMP_WORDS=(rocectl pl) && COMP_CWORD=1 && _rocectl && test "${COMPREPLY[*]}" = plan'
 check "the unit is enabled (multi-user.target.wants)" test "$(readlink "$WANTS")" = /lib/systemd/system/roced.service
 check "the unit verifies" systemd-analyze verify /lib/systemd/system/roced.service
 check "the D-Bus policy is where dbus-daemon reads it" test -f /usr/share/dbus-1/system.d/io.roced.Daemon1.conf

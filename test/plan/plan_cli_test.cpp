@@ -99,8 +99,46 @@ TEST_F(PlanCli, NcclEnvNamesTheDevicesTheGidIndexAndTheTrafficClass) {
   EXPECT_EQ(env.exit_code, 0) << env.err;
   EXPECT_EQ(env.out,
             "export NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1\n"
+            "export NCCL_SOCKET_IFNAME==lan2,lan3,lan4,lan5\n"
             "export NCCL_IB_GID_INDEX=3\n"
-            "export NCCL_IB_TC=106\n");
+            "export NCCL_IB_TC=106\n"
+            "export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1\n"
+            "export UCX_IB_GID_INDEX=3\n"
+            "export UCX_IB_TRAFFIC_CLASS=106\n");
+}
+
+// The same variables for an EnvironmentFile= (or docker --env-file) and as one JSON document.
+TEST_F(PlanCli, NcclEnvAsAnEnvFileAndAsJson) {
+  const std::string file = config("ports: {netdevs: [lan2, lan3]}\n").string();
+  const auto env = rocectl({"nccl-env", "--config", file, "--format", "env"});
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_EQ(env.out,
+            "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\n"
+            "NCCL_SOCKET_IFNAME==lan2,lan3\n"
+            "NCCL_IB_GID_INDEX=3\n"
+            "NCCL_IB_TC=106\n"
+            "UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1\n"
+            "UCX_IB_GID_INDEX=3\n"
+            "UCX_IB_TRAFFIC_CLASS=106\n");
+  const auto json = rocectl({"nccl-env", "--config", file, "--json"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const Json doc = Json::parse(json.out);
+  EXPECT_EQ(doc.at("schema"), "roced.nccl-env/v1");
+  EXPECT_EQ(doc.at("for"), "host");
+  EXPECT_EQ(doc.at("variables").at("NCCL_IB_HCA"), "=mlx5_0:1,mlx5_1:1");
+  EXPECT_EQ(doc.at("variables").at("UCX_IB_TRAFFIC_CLASS"), "106");
+  EXPECT_TRUE(doc.at("in_pod").empty());
+  const fs::path document = dir_ / "nccl-env.json";
+  std::ofstream(document) << json.out;
+  const std::string source = ROCED_SOURCE_DIR;
+  const auto schema =
+      test::run_command({"python3", source + "/test/schema/check_json.py",
+                         source + "/docs/schema/roced.nccl-env.v1.json", document.string()});
+  EXPECT_EQ(schema.exit_code, 0) << schema.out << schema.err;
+  // The pods' values are read in the pod: no env file can carry them.
+  const auto pods_env = rocectl({"nccl-env", "--config", file, "--pods", "--format", "env"});
+  EXPECT_EQ(pods_env.exit_code, 1);
+  EXPECT_TRUE(contains(pods_env.err, "--format env cannot carry them")) << pods_env.err;
 }
 
 TEST_F(PlanCli, NcclEnvLeavesOutWhatDiffersBetweenPorts) {
@@ -171,6 +209,51 @@ TEST_F(PodsCli, NcclEnvGivesTheHostsIndexAndSaysWhatHoldsInPods) {
   await_gid(4, kEmptyGid);
   const auto fewer = rocectl({"nccl-env", "--config", file.string()});
   EXPECT_TRUE(contains(fewer.out, "# 1757 GID entries on 7 of the ports")) << fewer.out;
+}
+
+// Pods with a netdev on each rail (sim/nodes/multi-rail-pods.yaml: net1 on rail0, net2 on rail1).
+class MultiRailPodsCli : public PodsCli {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/multi-rail-pods.yaml";
+  }
+};
+
+TEST_F(MultiRailPodsCli, NcclEnvLooksUpThePodsIndexOnEveryRail) {
+  const std::string file = config("ports: {netdevs: [\"rail*\"]}\n").string();
+  const auto pods = rocectl({"nccl-env", "--config", file, "--pods"});
+  EXPECT_EQ(pods.exit_code, 0) << pods.err;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_SOCKET_IFNAME==net1,net2\n")) << pods.out;
+  // One range cannot name an address per rail: no NCCL_IB_ADDR_RANGE, and not net1 alone.
+  EXPECT_FALSE(contains(pods.out, "NCCL_IB_ADDR_RANGE=")) << pods.out;
+  EXPECT_TRUE(contains(pods.out, "for rail in mlx5_0:1:net1 mlx5_1:1:net2; do")) << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export NCCL_IB_GID_INDEX=$index UCX_IB_GID_INDEX=$index"))
+      << pods.out;
+  EXPECT_TRUE(contains(pods.out, "export UCX_NET_DEVICES=mlx5_0:1,mlx5_1:1\n")) << pods.out;
+  const Json doc = Json::parse(rocectl({"nccl-env", "--config", file, "--pods", "--json"}).out);
+  EXPECT_EQ(doc.at("for"), "pods");
+  ASSERT_EQ(doc.at("in_pod").size(), 1u) << doc.dump();
+  EXPECT_EQ(doc.at("in_pod").at(0).at("sets"),
+            Json::array({"NCCL_IB_GID_INDEX", "UCX_IB_GID_INDEX"}));
+
+  // The script run as the pod would, against the node's sysfs: pod 2's addresses are
+  // 10.200.0.2 and 10.201.0.2, whose RoCE v2 GID is index 9 on both rails (after the host's four
+  // entries and pod 1's four).
+  std::string script = doc.at("in_pod").at(0).at("shell").get<std::string>();
+  const std::string sys = (dir_ / "sys/class/infiniband").string();
+  const std::string kSys = "/sys/class/infiniband";
+  for (auto at = script.find(kSys); at != std::string::npos;
+       at = script.find(kSys, at + sys.size())) {
+    script.replace(at, kSys.size(), sys);
+  }
+
+  const std::string fake_ip =
+      "ip() { case \"$6\" in net1) echo '9: net1 inet 10.200.0.2/16 scope global';; "
+      "net2) echo '9: net2 inet 10.201.0.2/16 scope global';; esac; }\n";
+  const auto run = test::run_command(
+      {"/bin/sh", "-c", fake_ip + script + "\necho \"$NCCL_IB_GID_INDEX $UCX_IB_GID_INDEX\""});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "9 9\n") << run.err;
 }
 
 TEST_F(PodsCli, APlanSaysWhenPodsLeftNoGidEntryForTheHostsAddress) {

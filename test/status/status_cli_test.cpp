@@ -38,6 +38,16 @@ TEST(RocectlCli, UnknownCommandIsAUsageError) {
   EXPECT_EQ(result.err.find("commands:"), std::string::npos) << result.err;
 }
 
+// A typo names the command it was likely meant to be.
+TEST(RocectlCli, AMistypedCommandSuggestsTheNearestOne) {
+  auto result = run_command({kRocectl, "plann"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("unknown command \"plann\" (did you mean 'plan'?)"), std::string::npos)
+      << result.err;
+  auto far = run_command({kRocectl, "frobnicate"});
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
 TEST(RocectlCli, VersionIsThePackagesVersion) {
   auto result = run_command({kRocectl, "--version"});
   EXPECT_EQ(result.exit_code, 0) << result.err;

@@ -379,6 +379,20 @@ TEST(StatusText, OtherErrorsNameTheErrno) {
             "error: read /sys/x: Permission denied (EACCES)");
 }
 
+// The negotiated speed, beside the link state in the text and in the link's JSON; null without
+// carrier (mlx5's sysfs speed is -1 then).
+TEST(StatusText, ShowsTheLinkSpeed) {
+  PortStatus port = sample_port();
+  EXPECT_TRUE(port.to_json()["link"]["speed_mbps"].is_null());
+  port.speed_mbps = 100000;
+  const std::string text = format_port_text(port);
+  EXPECT_NE(text.find("(MT_0000000838)  up 100 Gb/s  mtu 1500/9978\n"), std::string::npos) << text;
+  EXPECT_EQ(port.to_json()["link"]["speed_mbps"], 100000);
+  EXPECT_EQ(speed_text(25000), "25 Gb/s");
+  EXPECT_EQ(speed_text(2500), "2.5 Gb/s");
+  EXPECT_EQ(speed_text(100), "100 Mb/s");
+}
+
 TEST(StatusJson, CarriesEveryField) {
   const auto json = sample_port().to_json();
   EXPECT_EQ(json["netdev"], "lan2");

@@ -105,7 +105,7 @@ inline std::set<std::string> documented_families(const std::string& doc_path) {
   text << doc.rdbuf();
   std::set<std::string> documented;
   const std::string all = text.str();
-  const std::regex backticked(R"(`(roced?_[a-z0-9_]+)`)");
+  const std::regex backticked(R"(`((?:roced?|process)_[a-z0-9_]+)`)");
   for (auto it = std::sregex_iterator(all.begin(), all.end(), backticked);
        it != std::sregex_iterator(); ++it) {
     documented.insert((*it)[1]);

@@ -206,6 +206,41 @@ TEST_F(ExporterSim, ServesEveryPortOfTheNode) {
             std::string::npos);
 }
 
+// The link's speed in bytes/s (node_exporter's unit), and roced's own process as every Prometheus
+// client library serves it.
+TEST_F(ExporterSim, ServesTheLinkSpeedAndTheProcessFamilies) {
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  const Fetched got = fetch(url());
+  ASSERT_EQ(got.status, 200) << got.body;
+  // The default node's ports are 400 Gb/s: 50e9 bytes/s.
+  EXPECT_NE(got.body.find("roce_link_speed_bytes{netdev=\"lan2\",device=\"mlx5_0\",port=\"1\"} "
+                          "50000000000\n"),
+            std::string::npos)
+      << got.body;
+  for (const char* family : {"process_cpu_seconds_total ", "process_resident_memory_bytes ",
+                             "process_virtual_memory_bytes ", "process_start_time_seconds ",
+                             "process_open_fds ", "process_max_fds "}) {
+    EXPECT_NE(got.body.find(std::string("\n") + family), std::string::npos) << family;
+  }
+}
+
+// A browser at the address finds where things are; a probe finds /healthz. Neither asks for the
+// scrape's credentials.
+TEST_F(ExporterSim, ALandingPageAndAHealthEndpointWithoutCredentials) {
+  ASSERT_NO_FATAL_FAILURE(use_basic_auth());
+  Exporter exporter(settings_, sampler_, ExporterInfo{"1"});
+  const std::string base = "http://127.0.0.1:" + std::to_string(port_);
+  const Fetched landing = fetch(base + "/");
+  EXPECT_EQ(landing.status, 200);
+  EXPECT_NE(landing.body.find("<a href=\"metrics\">"), std::string::npos) << landing.body;
+  EXPECT_NE(landing.body.find("<a href=\"healthz\">"), std::string::npos) << landing.body;
+  const Fetched health = fetch(base + "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, "ok\n");
+  EXPECT_EQ(fetch(base + "/nothing-here").status, 404);
+  EXPECT_EQ(fetch(url()).status, 401);
+}
+
 // metrics.families: only what `include` matches, less what `exclude` matches.
 TEST_F(ExporterSim, ServesOnlyTheFamiliesAsked) {
   settings_.include = {"roce_link_*", "roced_*"};

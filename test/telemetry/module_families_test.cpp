@@ -14,6 +14,7 @@
 #include "daemon/module/config_store.hpp"
 #include "daemon/reconcile/reconcile_metrics.hpp"
 #include "daemon/watchdog/storm_metrics.hpp"
+#include "telemetry/process_metrics.hpp"
 #include "test/support/build_paths.hpp"
 #include "test/support/exposition_families.hpp"
 
@@ -222,6 +223,62 @@ TEST_F(ConfigFile, AFailedReloadShowsAndKeepsTheLastSuccess) {
   const auto failed = test::read_back(text_of([&store](auto& out) { store.collect(out); }));
   EXPECT_EQ(value(failed, "roced_config_last_reload_successful", {}), 0);
   EXPECT_EQ(value(failed, "roced_config_last_reload_success_timestamp_seconds", {}), when);
+}
+
+// Which configuration the node runs, as sha256sum prints its file's hash: "are all nodes the
+// same?" is one PromQL count by (sha256).
+TEST_F(ConfigFile, TheConfigurationsHashIsTheFilesSha256) {
+  write("ports:\n  netdevs: [lan3]\n");
+  module::ConfigStore store(path_);
+  ASSERT_TRUE(store.load().ok());
+  const auto families = test::read_back(text_of([&store](auto& out) { store.collect(out); }));
+  EXPECT_EQ(value(families, "roced_config_info",
+                  {{"sha256", "abc3cf3e6e6a8fbeb72a3c8d19528bc228b43970fe77f0927a4fd21219582e79"},
+                   {"path", path_}}),
+            1);
+  // A reload that fails keeps the hash of what still runs.
+  write("ports:\n  netdevs: [lan3\n");
+  EXPECT_FALSE(store.reload().ok);
+  const auto failed = test::read_back(text_of([&store](auto& out) { store.collect(out); }));
+  EXPECT_EQ(value(failed, "roced_config_info",
+                  {{"sha256", "abc3cf3e6e6a8fbeb72a3c8d19528bc228b43970fe77f0927a4fd21219582e79"},
+                   {"path", path_}}),
+            1);
+}
+
+// roced's own process, read from a /proc directory laid out as proc(5) says.
+TEST(ProcessFamilies, ReadFromProcAsTheClientLibrariesDo) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "roced-proc";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "self/fd");
+  for (const char* fd : {"0", "1", "2", "7"}) std::ofstream(dir / "self/fd" / fd) << "";
+  // The command may hold spaces and parentheses: fields are counted after the last ')'.
+  std::ofstream(dir / "self/stat")
+      << "4242 (roced (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 150 0 0 20 0 9 0 "
+         "12345 104857600 2560 18446744073709551615\n";
+  std::ofstream(dir / "self/limits")
+      << "Limit                     Soft Limit           Hard Limit   "
+         "        Units     \n"
+         "Max open files            1024                 524288     "
+         "          files     \n";
+  std::ofstream(dir / "stat") << "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n";
+  const auto stats =
+      telemetry::read_process_stats((dir / "self").string(), (dir / "stat").string(), 100, 4096);
+  ASSERT_TRUE(stats);
+  EXPECT_DOUBLE_EQ(stats->cpu_seconds, 4.0);  // (250 + 150) ticks at 100 Hz
+  EXPECT_DOUBLE_EQ(stats->start_time_seconds, 1700000000 + 123.45);
+  EXPECT_EQ(stats->virtual_bytes, 104857600u);
+  EXPECT_EQ(stats->resident_bytes, 2560u * 4096);
+  EXPECT_EQ(stats->open_fds, 4u);
+  EXPECT_EQ(stats->max_fds, 1024u);
+  const auto families = test::read_back(text_of(
+      [&](telemetry::ExpositionWriter& out) { telemetry::write_process_families(out, *stats); }));
+  EXPECT_EQ(value(families, "process_cpu_seconds_total", {}), 4.0);
+  EXPECT_EQ(value(families, "process_open_fds", {}), 4);
+  const std::set<std::string> documented = test::documented_families(ROCED_METRICS_DOC);
+  for (const auto& family : families) {
+    EXPECT_TRUE(documented.count(family.name)) << family.name << " is not in docs/metrics.md";
+  }
 }
 
 // Every family the daemon's modules write is in docs/metrics.md's tables.
