@@ -98,8 +98,13 @@ class RocedOnTheBus : public test::SimNode {
   }
 
   // GetStatus once roced has claimed the name (after its first reconcile).
+  // The status once roced is ready (its first checks done: the bus answers before that).
   Json status_when_up() const {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!contains(test::read_file(log_), "ready: ") &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     while (std::chrono::steady_clock::now() < deadline) {
       const auto result = call("GetStatus");
       if (result.exit_code == 0) {

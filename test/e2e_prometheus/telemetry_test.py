@@ -696,6 +696,9 @@ class Run:
             url = rule.get("annotations", {}).get("runbook_url")
             if url is None:
                 continue
+            # No roced_runbook_base external label here: the template's else branch, the node's.
+            url = re.sub(r"\{\{ with \$externalLabels\.roced_runbook_base \}\}\{\{ \. \}\}"
+                         r"\{\{ else \}\}(.*?)\{\{ end \}\}", r"\1", url)
             url = url.replace("{{ $labels.instance }}", self.stack.target)
             status, body = http_get(url)
             if status != 200 or not body.startswith(f"## {rule['name']}\n"):
