@@ -53,6 +53,7 @@ class ReloadSections : public ReconcileNode {
          {module::Stage::BeforePorts, module::Stage::Ports, module::Stage::AfterPorts}) {
       modules_->start(stage);
     }
+    modules_->wait_ready();  // as the service does before READY=1: the first checks done
   }
   void TearDown() override {
     modules_.reset();  // stopped and gone before the node they talk to
