@@ -7,6 +7,7 @@
 // netlink writes. The drift timer, event settling, retry backoff and the scenario all run on the
 // clock the test advances, so what a test asserts never depends on the machine's speed.
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -99,6 +100,11 @@ class ReconcileNode : public InProcessNode {
   virtual std::string scenario_text() const { return {}; }
 
   void SetUp() override {
+    // spdlog's registry is made here, on the main thread, as roced's main makes it (log::setup)
+    // before any thread logs: made first on a module's thread, its guard sits in the
+    // uninstrumented libspdlog, where ThreadSanitizer cannot see it, and the main thread's next
+    // log line is reported as a race.
+    spdlog::default_logger();
     InProcessNode::SetUp();
     if (!scenario_text().empty()) {
       node_->play(roce_sim::parse_scenario_yaml(scenario_text(), "scenario.yaml"));
