@@ -66,7 +66,7 @@ constexpr const char* kNcclUsage =
     "exit status: 0 ok, 1 error (invalid configuration, no selected port with an RDMA "
     "device).\n";
 
-enum class Format { Shell, Env, Json };
+enum class Format { Shell, Env, JsonText };
 
 // What nccl-env says, in order: variables with their value, notes, and for pods the shell lines
 // that compute a value inside the pod.
@@ -304,14 +304,14 @@ int nccl_env_command(const Context& context, Args cli_args) {
     if (cli_args.flag("--pods")) {
       for_pods = true;
     } else if (cli_args.flag("--json")) {
-      format = Format::Json;
+      format = Format::JsonText;
     } else if (cli_args.option("--format", value, error)) {
       if (value == "shell") {
         format = Format::Shell;
       } else if (value == "env") {
         format = Format::Env;
       } else if (value == "json") {
-        format = Format::Json;
+        format = Format::JsonText;
       } else {
         return usage_error("--format takes shell, env or json", kNcclUsage);
       }
@@ -414,7 +414,7 @@ int nccl_env_command(const Context& context, Args cli_args) {
     case Format::Env:
       std::cout << render_env(doc);
       break;
-    case Format::Json:
+    case Format::JsonText:
       std::cout << render_json(doc, for_pods);
       break;
   }

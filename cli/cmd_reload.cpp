@@ -11,7 +11,7 @@ namespace roced::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kReloadUsage =
     "usage: rocectl reload\n"
     "\n"
     "Asks the running roced (over D-Bus) to read its configuration file again. A file with\n"
@@ -23,10 +23,10 @@ constexpr const char* kUsage =
 // Whatever node it serves (--sim names none here): the daemon on the bus is the one to reload.
 int reload_command(const Context& /*context*/, Args args) {
   if (args.flag("-h") || args.flag("--help")) {
-    std::cout << kUsage;
+    std::cout << kReloadUsage;
     return kExitOk;
   }
-  if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kUsage);
+  if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kReloadUsage);
   DaemonChoice choice = find_any_daemon();
   if (!choice.daemon) {
     std::cerr << "rocectl: nothing to reload: " << choice.why_direct << "\n";

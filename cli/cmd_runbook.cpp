@@ -11,7 +11,7 @@ namespace roced::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRunbookUsage =
     "usage: rocectl runbook [ALERT | FINDING]\n"
     "\n"
     "Prints the runbook section of the alert ALERT (RocePfcStormActive, ...), or what the\n"
@@ -23,7 +23,7 @@ constexpr const char* kUsage =
 
 int runbook_command(const Context& /*context*/, Args args) {
   if (args.flag("-h") || args.flag("--help")) {
-    std::cout << kUsage;
+    std::cout << kRunbookUsage;
     return kExitOk;
   }
   if (args.done()) {
@@ -31,7 +31,7 @@ int runbook_command(const Context& /*context*/, Args args) {
     return kExitOk;
   }
   const std::string alert = args.take();
-  if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kUsage);
+  if (!args.done()) return usage_error("unexpected argument '" + args.peek() + "'", kRunbookUsage);
   if (const finding::Kind* kind = findings::find_kind(alert)) {
     std::cout << findings::describe(*kind);
     return kExitOk;

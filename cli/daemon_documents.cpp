@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/json_text.hpp"
 #include "port/status.hpp"
 
 namespace roced::cli {
@@ -13,8 +14,6 @@ namespace roced::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string text(const Json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
 // The inverse of plan::setting_name: "pfc.priorities" -> PfcPriorities, "ecn.dcqcn.rp_ai_rate"
 // -> Dcqcn with key "rp_ai_rate". From the settings table, so every setting reads back.
@@ -26,10 +25,10 @@ std::pair<plan::Setting, std::string> parse_setting(const std::string& name) {
 plan::Change change_from_json(const Json& item) {
   plan::Change change;
   std::tie(change.setting, change.key) = parse_setting(item.at("setting").get<std::string>());
-  change.now = text(item.at("now"));
-  change.wanted = text(item.at("wanted"));
+  change.now = json_text(item.at("now"));
+  change.wanted = json_text(item.at("wanted"));
   change.disruptive = item.value("disruptive", false);
-  if (item.contains("disruption")) change.disruption = text(item["disruption"]);
+  if (item.contains("disruption")) change.disruption = json_text(item["disruption"]);
   return change;
 }
 
@@ -38,7 +37,7 @@ std::vector<plan::Unsupported> unsupported_from_json(const Json& list) {
   for (const auto& item : list) {
     plan::Unsupported u;
     std::tie(u.setting, u.key) = parse_setting(item.at("setting").get<std::string>());
-    u.reason = text(item.at("reason"));
+    u.reason = json_text(item.at("reason"));
     out.push_back(std::move(u));
   }
   return out;
@@ -56,7 +55,7 @@ std::vector<apply::StepResult> steps_from_json(const Json& list) {
     step.change = change_from_json(item);
     step.ok = item.value("ok", false);
     step.attempts = item.value("attempts", 0);
-    step.error = text(item.value("error", Json()));
+    step.error = json_text(item.value("error", Json()));
     out.push_back(std::move(step));
   }
   return out;
@@ -66,9 +65,9 @@ std::vector<apply::StepResult> steps_from_json(const Json& list) {
 
 plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
   plan::Plan plan;
-  plan.source = text(doc.at("source"));
-  plan.config_path = text(doc.at("config"));
-  plan.error = text(doc.value("error", Json()));
+  plan.source = json_text(doc.at("source"));
+  plan.config_path = json_text(doc.at("config"));
+  plan.error = json_text(doc.value("error", Json()));
   plan.not_found = doc.value("not_found", std::vector<std::string>{});
   for (const auto& item : doc.value("not_managed", std::vector<std::string>{})) {
     // "lan2v3 (VF 3 of lan2)": the JSON keeps the text only.
@@ -82,7 +81,7 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
   for (const auto& item : doc.at("ports")) {
     plan::PortPlan port;
     port.port.netdev = item.at("netdev").get<std::string>();
-    port.port.rdma_device = text(item.value("rdma_device", Json()));
+    port.port.rdma_device = json_text(item.value("rdma_device", Json()));
     if (const Json& rdma_port = item.value("rdma_port", Json()); rdma_port.is_number()) {
       port.port.rdma_port = rdma_port.get<int>();
     }
@@ -92,7 +91,7 @@ plan::Plan plan_from_json(const nlohmann::ordered_json& doc) {
     if (item.contains("roce_v2_gid_index") && item["roce_v2_gid_index"].is_number()) {
       port.roce_v2_gid_index = item["roce_v2_gid_index"].get<int>();
     }
-    port.error = text(item.value("error", Json()));
+    port.error = json_text(item.value("error", Json()));
     plan.ports.push_back(std::move(port));
   }
   return plan;
@@ -108,10 +107,10 @@ apply::ApplyResult apply_result_from_json(const nlohmann::ordered_json& doc) {
     port.rollback = steps_from_json(item.at("rollback"));
     port.unsupported = unsupported_from_json(item.at("unsupported"));
     port.findings = finding::list_from_json(item.value("findings", Json::array()));
-    port.headroom = text(item.value("headroom", Json()));
-    port.carrier = text(item.value("carrier", Json()));
-    port.unread = text(item.value("unread", Json()));
-    port.error = text(item.value("error", Json()));
+    port.headroom = json_text(item.value("headroom", Json()));
+    port.carrier = json_text(item.value("carrier", Json()));
+    port.unread = json_text(item.value("unread", Json()));
+    port.error = json_text(item.value("error", Json()));
     result.ports.push_back(std::move(port));
   }
   return result;
@@ -122,11 +121,11 @@ namespace {
 // "  switch   leaf1 Ethernet1/1 (IEEE DCBX), 1 mismatch" and a line per finding.
 void format_peer(const Json& peer, std::ostringstream& out) {
   if (!peer.is_object()) return;
-  const std::string state = text(peer.value("state", Json()));
+  const std::string state = json_text(peer.value("state", Json()));
   const Json& sw = peer.value("switch", Json());
   out << "  switch   ";
   if (state == "not_listening") {
-    out << "not listening for LLDP: " << text(peer.value("listen_error", Json())) << "\n";
+    out << "not listening for LLDP: " << json_text(peer.value("listen_error", Json())) << "\n";
     return;
   }
   if (state == "firmware_dcbx") {
@@ -137,8 +136,9 @@ void format_peer(const Json& peer, std::ostringstream& out) {
     out << "no LLDP heard\n";
     return;
   }
-  out << text(sw.value("system_name", Json())) << " " << text(sw.value("port_id", Json()));
-  const std::string dcbx = text(sw.value("dcbx", Json()));
+  out << json_text(sw.value("system_name", Json())) << " "
+      << json_text(sw.value("port_id", Json()));
+  const std::string dcbx = json_text(sw.value("dcbx", Json()));
   out << " (" << (dcbx == "ieee" ? "IEEE DCBX" : dcbx == "cee" ? "CEE DCBX" : "no DCBX TLVs");
   const Json& findings = peer.value("findings", Json::array());
   out << (findings.empty() && state == "compared" ? ", agrees" : "") << ")\n";
@@ -157,7 +157,7 @@ void format_observed(const Json& observed, std::ostringstream& out) {
   if (const std::string error = error_of(link); !error.empty() || !link.is_object()) {
     out << (error.empty() ? "not read" : error) << "\n";
   } else {
-    out << text(link.value("state", Json()));
+    out << json_text(link.value("state", Json()));
     if (const Json& speed = link.value("speed_mbps", Json()); speed.is_number_unsigned()) {
       out << " " << speed_text(speed.get<uint32_t>());
     }
@@ -182,26 +182,26 @@ std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
   std::ostringstream out;
   for (const auto& port : doc.at("ports")) {
     out << port.at("netdev").get<std::string>();
-    if (const std::string rdma = text(port.value("rdma_device", Json())); !rdma.empty()) {
+    if (const std::string rdma = json_text(port.value("rdma_device", Json())); !rdma.empty()) {
       out << " (" << rdma << ":" << port.value("rdma_port", 0) << ")";
     }
     out << ": " << port.at("condition").get<std::string>();
-    if (const std::string error = text(port.value("error", Json())); !error.empty()) {
+    if (const std::string error = json_text(port.value("error", Json())); !error.empty()) {
       out << " (" << error << ")";
     }
     out << "\n";
     format_observed(port.value("observed", Json()), out);
     for (const auto& drift : port.at("drift")) {
       out << "  drifted  " << drift.at("setting").get<std::string>() << ": "
-          << text(drift.at("now")) << " (wanted " << text(drift.at("wanted")) << ")\n";
+          << json_text(drift.at("now")) << " (wanted " << json_text(drift.at("wanted")) << ")\n";
     }
     if (const auto& check = port.value("last_check", Json()); check.is_string()) {
       out << "  checked  " << check.get<std::string>() << "\n";
     }
     if (const auto& last = port.value("last_apply", Json()); last.is_object()) {
-      out << "  applied  " << text(last.value("time", Json())) << " "
-          << text(last.value("outcome", Json()));
-      if (const std::string error = text(last.value("error", Json())); !error.empty()) {
+      out << "  applied  " << json_text(last.value("time", Json())) << " "
+          << json_text(last.value("outcome", Json()));
+      if (const std::string error = json_text(last.value("error", Json())); !error.empty()) {
         out << ": " << error;
       }
       out << "\n";
@@ -219,9 +219,9 @@ std::string format_daemon_status_text(const nlohmann::ordered_json& doc) {
     }
   }
   const auto& daemon = doc.at("daemon");
-  out << "roced " << text(daemon.value("version", Json())) << " on "
-      << text(daemon.value("source", Json())) << ": " << text(daemon.value("status", Json()))
-      << "\n";
+  out << "roced " << json_text(daemon.value("version", Json())) << " on "
+      << json_text(daemon.value("source", Json())) << ": "
+      << json_text(daemon.value("status", Json())) << "\n";
   return out.str();
 }
 

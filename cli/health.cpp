@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <map>
 
+#include "cli/json_text.hpp"
+
 namespace roced::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string text(const Json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
 // What a port's condition means for its traffic. drifted, held, failed and vanished are not
 // the configuration: the port may be lossy (a held port is, until released). pending and
@@ -47,10 +47,10 @@ std::string condition_text(const Json& port, const std::string& condition) {
   std::string out = condition;
   std::string settings;
   for (const auto& drift : port.value("drift", Json::array())) {
-    settings += (settings.empty() ? "" : ", ") + text(drift.value("setting", Json()));
+    settings += (settings.empty() ? "" : ", ") + json_text(drift.value("setting", Json()));
   }
   if (!settings.empty()) out += " (" + settings + ")";
-  if (const std::string error = text(port.value("error", Json())); !error.empty()) {
+  if (const std::string error = json_text(port.value("error", Json())); !error.empty()) {
     out += " (" + error + ")";
   }
   return out;
@@ -58,8 +58,8 @@ std::string condition_text(const Json& port, const std::string& condition) {
 
 // The port's own problems, worst first within the port: its condition, its link, its findings.
 Health judge_port(const Json& port, std::vector<std::string>& problems) {
-  const std::string netdev = text(port.at("netdev"));
-  const std::string condition = text(port.at("condition"));
+  const std::string netdev = json_text(port.at("netdev"));
+  const std::string condition = json_text(port.at("condition"));
   Health health = condition_health(condition);
   if (health != Health::Ok) problems.push_back(netdev + " " + condition_text(port, condition));
   const Json& observed = port.value("observed", Json());
@@ -69,13 +69,13 @@ Health judge_port(const Json& port, std::vector<std::string>& problems) {
     problems.push_back(netdev + " has no carrier");
   }
   for (const auto& found : port.value("findings", Json::array())) {
-    const std::string severity = text(found.value("severity", Json()));
+    const std::string severity = json_text(found.value("severity", Json()));
     const Health of = severity == "critical"  ? Health::Critical
                       : severity == "warning" ? Health::Warning
                                               : Health::Ok;
     if (of == Health::Ok) continue;
     health = worse(health, of);
-    problems.push_back(netdev + " " + severity + ": " + text(found.value("id", Json())));
+    problems.push_back(netdev + " " + severity + ": " + json_text(found.value("id", Json())));
   }
   return health;
 }
@@ -106,7 +106,7 @@ HealthReport judge_health(const Json& status) {
   for (const auto& port : ports) {
     const size_t before = problems.size();
     health = worse(health, judge_port(port, problems));
-    if (text(port.at("condition")) == "in-sync") ++in_sync;
+    if (json_text(port.at("condition")) == "in-sync") ++in_sync;
     if (problems.size() > before) ++unhealthy;
   }
   if (ports.empty()) {
@@ -115,7 +115,7 @@ HealthReport judge_health(const Json& status) {
   }
   for (const auto& name : status.value("unmatched", Json::array())) {
     health = worse(health, Health::Warning);
-    problems.push_back("unmatched: " + text(name));
+    problems.push_back("unmatched: " + json_text(name));
   }
   std::string summary;
   if (problems.empty()) {
@@ -135,8 +135,8 @@ HealthReport judge_health(const Json& status) {
   report.details = std::move(problems);
   const Json& daemon = status.value("daemon", Json());
   if (daemon.is_object()) {
-    report.details.push_back("roced " + text(daemon.value("version", Json())) + ": " +
-                             text(daemon.value("status", Json())));
+    report.details.push_back("roced " + json_text(daemon.value("version", Json())) + ": " +
+                             json_text(daemon.value("status", Json())));
   }
   return report;
 }

@@ -11,7 +11,7 @@
 namespace roced::cli {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRocectlUsage =
     "usage: rocectl [--sim DIR] COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
@@ -116,23 +116,23 @@ int main(int argc, char** argv) {
     const std::string& arg = all[i];
     if (arg == "--sim" || arg.rfind("--sim=", 0) == 0) {
       std::string dir = arg == "--sim" ? (i + 1 < all.size() ? all[++i] : "") : arg.substr(6);
-      if (dir.empty()) return usage_error("--sim needs a directory", kUsage);
+      if (dir.empty()) return usage_error("--sim needs a directory", kRocectlUsage);
       context.sim_dir = dir;
     } else if (command) {
       rest.push_back(arg);
     } else if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
+      std::cout << kRocectlUsage;
       return kExitOk;
     } else if (arg == "--version") {
       std::cout << "rocectl " << ROCED_VERSION << "\n";
       return kExitOk;
     } else if (!arg.empty() && arg[0] == '-') {
-      return usage_error("unknown option " + arg, kUsage);
+      return usage_error("unknown option " + arg, kRocectlUsage);
     } else {
       command = find_command(arg);
-      if (!command) return usage_error(unknown_command(arg), kUsage);
+      if (!command) return usage_error(unknown_command(arg), kRocectlUsage);
     }
   }
-  if (!command) return usage_error("no command given", kUsage);
+  if (!command) return usage_error("no command given", kRocectlUsage);
   return command(context, Args(std::move(rest)));
 }

@@ -44,12 +44,6 @@ Check unknown(Check check, std::string why) {
   return check;
 }
 
-std::string hex(unsigned value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", value);
-  return text;
-}
-
 std::string join(const Names& names, size_t at_most = 12) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < at_most; ++i) out += (i ? ", " : "") + names[i];

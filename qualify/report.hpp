@@ -4,6 +4,7 @@
 // its driver, checked against what this machine answers, with the evidence. What a person attaches
 // to a bug report (report_json.cpp) and what roce-sim learns from (node_capture.cpp).
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -104,5 +105,12 @@ struct Report {
 
 // Verdict counts over every port: {"pass": n, "differs": n, "cannot_tell": n}.
 std::map<Verdict, size_t> tally(const Report& report);
+
+// A mask or a byte as the evidence shows it: "0x08".
+inline std::string hex(unsigned value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", value);
+  return text;
+}
 
 }  // namespace roced::qualify

@@ -20,6 +20,7 @@
 #include "link/link.hpp"
 #include "port/status.hpp"
 #include "qualify/check_kinds.hpp"
+#include "qualify/report.hpp"
 #include "rdma/ecn.hpp"
 #include "write/journal.hpp"
 #include "write/write.hpp"
@@ -33,12 +34,6 @@ constexpr milliseconds kCarrierPoll{5};
 // How long the carrier must stay up after a request that should not touch the link.
 constexpr milliseconds kSteadyLink{300};
 constexpr uint8_t kPfcOnPriority3 = 0x08;
-
-std::string hex(unsigned value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", value);
-  return text;
-}
 
 int code_of(const Result<void>& result) { return result.ok() ? 0 : result.error().code; }
 std::string errno_text(int code) { return code == 0 ? "accepted" : errno_name(code); }

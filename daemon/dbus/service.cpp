@@ -13,8 +13,6 @@
 
 namespace roced::dbus {
 
-namespace {
-
 // The reconciler keeps its listener for its whole life and has no way to remove it; the listener
 // holds this and finds it detached once the Service has stopped.
 struct EventSink {
@@ -35,8 +33,6 @@ struct EventSink {
     object = nullptr;
   }
 };
-
-}  // namespace
 
 struct Service::Impl {
   Impl(reconcile::Reconciler& r, DaemonInfo i, std::unique_ptr<sdbus::IConnection> c)

@@ -84,6 +84,11 @@ struct Writes {
   write::Undo undo;
 };
 
+// The undo of a write whose old value was not read: refused, as nothing could put it back.
+inline write::Undo not_read(const std::string& what) {
+  return write::Undo::refused(what + " was not read before the change: nothing to restore");
+}
+
 // One specialisation per Setting (spec_dcb.hpp).
 //
 // Required, for roced.yaml (the definitions of `read` are in read_dcb.cpp, read_link.cpp, ...):

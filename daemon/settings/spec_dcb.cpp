@@ -13,10 +13,6 @@ namespace {
 
 using dcb::AppEntry;
 
-write::Undo not_read(const std::string& what) {
-  return write::Undo::refused(what + " was not read before the change: nothing to restore");
-}
-
 // The DSCP APP entries the profile wants: all 64 under DSCP trust (as `mlnx_qos --trust dscp`
 // writes them), none under PCP trust.
 std::vector<AppEntry> wanted_apps(const Profile& want) {

@@ -11,10 +11,6 @@ namespace roced::settings {
 
 namespace {
 
-write::Undo not_read(const std::string& what) {
-  return write::Undo::refused(what + " was not read before the change: nothing to restore");
-}
-
 bool bit(uint8_t mask, int priority) { return (mask & (1u << priority)) != 0; }
 
 // enable/<p> of one point ("np" or "rp") from `from` to `to`: only the priorities that differ.

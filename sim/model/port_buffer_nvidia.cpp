@@ -14,7 +14,8 @@
 namespace roce_sim {
 namespace {
 
-constexpr uint32_t kMaxCableLength = 1000;  // MLX5_MAX_CABLE_LENGTH, taken as mainline's value
+constexpr uint32_t kNvidiaMaxCableLength =
+    1000;                                   // MLX5_MAX_CABLE_LENGTH, taken as mainline's value
 constexpr uint32_t kCableFactor = 1262;     // MLX5E_CABLE_FACTOR
 constexpr uint32_t kCableAccuracy = 1000;   // CABLE_DELAY_CALC_ACCURACY_FACTOR
 constexpr uint32_t kAccurateFactor = 100;   // MLX5E_ACCURATE_FACTOR
@@ -58,7 +59,7 @@ int Port::nvidia_setpfc(const ieee_pfc& in) {
   if (in.delay != old_cable_len) {
     // mlx5e_port_set_cable_len: to the firmware with PCAM cable_length, else kept by the driver,
     // which refuses 0.
-    if (in.delay > kMaxCableLength) return -EINVAL;
+    if (in.delay > kNvidiaMaxCableLength) return -EINVAL;
     if (!spec_.caps.cable_length && in.delay == 0) return -EINVAL;
     cable_len_ = in.delay;
     if (!spec_.caps.cable_length)

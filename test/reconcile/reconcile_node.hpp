@@ -94,6 +94,9 @@ class EventLog {
   std::vector<TimedEvent> events_;
 };
 
+// The default node's ports.
+inline const std::vector<std::string> kDefaultPorts = {"lan2", "lan3", "lan4", "lan5"};
+
 class ReconcileNode : public InProcessNode {
  protected:
   // A scenario for the node, played from the start of the test; empty = none.

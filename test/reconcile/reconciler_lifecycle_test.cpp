@@ -12,8 +12,6 @@ namespace {
 
 using reconcile::Reconciler;
 
-const std::vector<std::string> kPorts = {"lan2", "lan3", "lan4", "lan5"};
-
 class ReconcileLifecycle : public ReconcileNode {
  protected:
   // kConfigText with its ports section replaced by `ports`.
@@ -154,7 +152,7 @@ TEST_F(ReconcileLifecycle, ReloadWithABadConfigKeepsTheOldOne) {
   const auto accepted = reconciler.reload(good.string());
   EXPECT_TRUE(accepted.ok);
   EXPECT_EQ(reconciler.config().profile.mtu, 4200u);
-  for (const auto& netdev : kPorts) {
+  for (const auto& netdev : kDefaultPorts) {
     EXPECT_TRUE(run_until([&] { return mtu_of(netdev) == 4200; })) << netdev;
   }
 }
@@ -179,7 +177,7 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   log.clear();
 
   ASSERT_TRUE(run_until([&] {
-    for (const auto& netdev : kPorts) {
+    for (const auto& netdev : kDefaultPorts) {
       if (log.of(netdev, PortEvent::Kind::Vanished).empty()) return false;
     }
     return true;
@@ -188,7 +186,7 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   // Gone until 7 s: every port is known as vanished, none configured meanwhile.
   run_for(300ms);
   ASSERT_LT(since_start_s(), 7.0);
-  for (const auto& netdev : kPorts) {
+  for (const auto& netdev : kDefaultPorts) {
     const auto port = port_of(reconciler, netdev);
     ASSERT_TRUE(port) << netdev;
     EXPECT_EQ(port->condition, PortCondition::Vanished) << netdev;
@@ -196,7 +194,7 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
   }
 
   ASSERT_TRUE(run_until([&] {
-    for (const auto& netdev : kPorts) {
+    for (const auto& netdev : kDefaultPorts) {
       const auto appeared = log.of(netdev, PortEvent::Kind::Appeared);
       const auto corrected = log.of(netdev, PortEvent::Kind::Corrected);
       if (appeared.empty() || corrected.empty() || corrected.back().at < appeared.front().at)
@@ -204,14 +202,14 @@ TEST_F(ReconcileDriverReload, EveryPortIsConfiguredAgainAfterADriverReload) {
     }
     return true;
   })) << log.describe();
-  for (const auto& netdev : kPorts) {
+  for (const auto& netdev : kDefaultPorts) {
     EXPECT_GE(log.of(netdev, PortEvent::Kind::Appeared).front().at - test_start_, 7s) << netdev;
     EXPECT_TRUE(log.of(netdev, PortEvent::Kind::ApplyFailed).empty()) << log.describe();
   }
 
   EXPECT_TRUE(node_in_sync(config));
   // The counters survive the netdev vanishing: the first configuration and the one after.
-  for (const auto& netdev : kPorts) {
+  for (const auto& netdev : kDefaultPorts) {
     EXPECT_EQ(port_of(reconciler, netdev)->counters.applies_ok, 2u) << netdev;
   }
   EXPECT_EQ(pfc_mask("lan4"), kPfcWanted);
@@ -230,7 +228,7 @@ class ReconcileStop : public ReconcileNode {
     std::string text =
         "name: slow-applies\n"
         "events:\n";
-    for (const auto& netdev : kPorts) {
+    for (const auto& netdev : kDefaultPorts) {
       text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +
               ", errno: EBUSY, op: mtu, count: 4}\n";
       text += "  - {at: 0s, kind: netlink_errors, port: " + netdev +

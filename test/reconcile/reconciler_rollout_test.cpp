@@ -14,8 +14,6 @@ namespace {
 
 using reconcile::Reconciler;
 
-const std::vector<std::string> kPorts = {"lan2", "lan3", "lan4", "lan5"};
-
 class ReconcileRollout : public ReconcileNode {
  protected:
   // The node's own link training: 3 s at 400G.
@@ -28,7 +26,7 @@ class ReconcileRollout : public ReconcileNode {
     listener_ = time_.listen([this](std::chrono::nanoseconds) {
       int down = 0;
       node_->inspect([&](roce_sim::Node& node) {
-        for (const auto& netdev : kPorts) down += node.find(netdev)->carrier() ? 0 : 1;
+        for (const auto& netdev : kDefaultPorts) down += node.find(netdev)->carrier() ? 0 : 1;
       });
       std::lock_guard lock(mutex_);
       most_down_ = std::max(most_down_, down);
@@ -130,7 +128,7 @@ TEST_F(ReconcileRollout, AStopDoesNotWaitForALinkToTrain) {
   ASSERT_TRUE(run_until([&] {
     bool training = false;
     node_->inspect([&](roce_sim::Node& node) {
-      for (const auto& netdev : kPorts) training = training || !node.find(netdev)->carrier();
+      for (const auto& netdev : kDefaultPorts) training = training || !node.find(netdev)->carrier();
     });
     return training;
   }));
@@ -162,7 +160,7 @@ TEST_F(ReconcileRolloutSlowLinks, APortStillDownAfterTheTimeoutHoldsTheOthers) {
   EXPECT_LT(time_.now() - began, 20s);
   ASSERT_TRUE(run_until([&] {
     const auto ports = reconciler.snapshot();
-    return ports.size() == kPorts.size() &&
+    return ports.size() == kDefaultPorts.size() &&
            std::all_of(ports.begin(), ports.end(), [](const reconcile::PortSnapshot& port) {
              return port.condition == reconcile::PortCondition::InSync && port.last_apply;
            });

@@ -9,15 +9,12 @@
 #include <cerrno>
 
 #include "../plan/observed.hpp"
+#include "test/settings/plan_row.hpp"
 
 namespace roced::settings {
 namespace {
 
-Planned plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
-  Planned found;
-  row(setting).plan(have.port, want, have, found);
-  return found;
-}
+using test::plan_row;
 
 TEST(DcbRows, EtsIgnoresTheBandwidthOfANonEtsTc) {
   const config::Profile want = config::default_profile();

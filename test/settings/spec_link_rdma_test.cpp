@@ -6,15 +6,12 @@
 #include "../plan/observed.hpp"
 #include "daemon/settings/spec_link.hpp"
 #include "daemon/settings/spec_rdma.hpp"
+#include "test/settings/plan_row.hpp"
 
 namespace roced::settings {
 namespace {
 
-Planned plan_row(Setting setting, const config::Profile& want, const PortStatus& have) {
-  Planned found;
-  row(setting).plan(have.port, want, have, found);
-  return found;
-}
+using test::plan_row;
 
 TEST(LinkRows, AnMtuAboveTheLinksMaximumIsUnsupportedNotAChange) {
   config::Profile want = config::default_profile();

@@ -14,7 +14,7 @@
 namespace roce_sim {
 namespace {
 
-FileError parse_error(const std::string& text) {
+FileError node_parse_error(const std::string& text) {
   try {
     parse_node_yaml(text, "node.yaml");
   } catch (const FileError& e) {
@@ -105,7 +105,7 @@ TEST(NodeFile, BadSpeedNamesFileLineColumnAndField) {
 }
 
 TEST(NodeFile, ASpeedTooLargeForAnyNumberIsNotAnEthernetSpeed) {
-  const auto e = parse_error(std::string(kOnePort) + "        speed: 99999999999999999999G\n");
+  const auto e = node_parse_error(std::string(kOnePort) + "        speed: 99999999999999999999G\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].speed");
   EXPECT_NE(std::string(e.what()).find("is not an Ethernet speed"), std::string::npos) << e.what();
 }
@@ -115,12 +115,13 @@ TEST(NodeFile, PodsTakeACountAndAnIpv4SubnetTheyFitIn) {
       std::string(kOnePort) + "        pods: {count: 3, subnet: 10.201.0.0/24}\n", "node.yaml");
   EXPECT_EQ(specs[0].pods, 3u);
   EXPECT_EQ(specs[0].pod_subnet, "10.201.0.0/24");
-  auto e = parse_error(std::string(kOnePort) + "        pods: {count: 7, subnet: 10.201.0.0/29}\n");
+  auto e =
+      node_parse_error(std::string(kOnePort) + "        pods: {count: 7, subnet: 10.201.0.0/29}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].pods.count");
   EXPECT_EQ(std::string(e.what()),
             "node.yaml:6:23: nics[0].ports[0].pods.count: 7 pods do not fit in 10.201.0.0/29 (6 "
             "addresses)");
-  e = parse_error(std::string(kOnePort) + "        pods: {count: 1, subnet: fd00::/64}\n");
+  e = node_parse_error(std::string(kOnePort) + "        pods: {count: 1, subnet: fd00::/64}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].pods.subnet");
 }
 
@@ -141,19 +142,19 @@ TEST(NodeFile, UppersAreNetdevsOverThePortAndTheirAddressesItsGids) {
   ASSERT_EQ(specs[0].uppers.size(), 2u);
   EXPECT_EQ(specs[0].uppers[0].ipv4, std::vector<std::string>{"10.100.2.10/24"});
 
-  auto e = parse_error(std::string(kOnePort) +
-                       "        uppers: [{netdev: lan2.5000, kind: vlan, vlan: 5000}]\n");
+  auto e = node_parse_error(std::string(kOnePort) +
+                            "        uppers: [{netdev: lan2.5000, kind: vlan, vlan: 5000}]\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].vlan");
-  e = parse_error(std::string(kOnePort) +
-                  "        uppers: [{netdev: mv2, kind: macvlan, vlan: 3}]\n");
+  e = node_parse_error(std::string(kOnePort) +
+                       "        uppers: [{netdev: mv2, kind: macvlan, vlan: 3}]\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].vlan");
   EXPECT_EQ(e.message(), "only a VLAN has a VLAN ID");
-  e = parse_error(std::string(kOnePort) + "        uppers: [{netdev: lan2, kind: macvlan}]\n");
+  e = node_parse_error(std::string(kOnePort) + "        uppers: [{netdev: lan2, kind: macvlan}]\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].uppers[0].netdev");
 }
 
 TEST(NodeFile, SubFunctionsNeedSwitchdevAndGetAnAuxiliaryDeviceEach) {
-  auto e = parse_error(std::string(kOnePort) + "        sfs: 2\n");
+  auto e = node_parse_error(std::string(kOnePort) + "        sfs: 2\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].sfs");
   EXPECT_EQ(e.message(),
             "sub-functions are made by `devlink port add ... flavour pcisf`, which needs the "
@@ -171,13 +172,13 @@ TEST(NodeFile, SubFunctionsNeedSwitchdevAndGetAnAuxiliaryDeviceEach) {
 }
 
 TEST(NodeFile, ASwitchAtThePortsOtherEndSendsLldpInHostDcbxModeOnly) {
-  auto e = parse_error(std::string(kOnePort) + "        switch: {pfc: [3, 3]}\n");
+  auto e = node_parse_error(std::string(kOnePort) + "        switch: {pfc: [3, 3]}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].switch.pfc[1]");
-  e = parse_error(std::string(kOnePort) + "        switch: {dcbx: lldp}\n");
+  e = node_parse_error(std::string(kOnePort) + "        switch: {dcbx: lldp}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].switch.dcbx");
-  e = parse_error(std::string(kOnePort) + "        switch: {interval: 0.5s}\n");
+  e = node_parse_error(std::string(kOnePort) + "        switch: {interval: 0.5s}\n");
   EXPECT_EQ(e.message(), "must be 1s to 1h (802.1AB msgTxInterval is 1 to 3600 seconds)");
-  e = parse_error(std::string(kOnePort) + "        switch: {system: leaf1}\n");
+  e = node_parse_error(std::string(kOnePort) + "        switch: {system: leaf1}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].switch.system");
   const auto specs = parse_node_yaml(
       std::string(kOnePort) +
@@ -191,7 +192,7 @@ TEST(NodeFile, ASwitchAtThePortsOtherEndSendsLldpInHostDcbxModeOnly) {
   EXPECT_EQ(node.switch_of("lan2")->interval_s, 10u);
   EXPECT_EQ(node.switch_of("lan2")->udp_ports,
             (std::vector<std::pair<uint16_t, uint8_t>>{{4791, 4}}));
-  e = parse_error(std::string(kOnePort) + "        switch: {udp: {0: 3}}\n");
+  e = node_parse_error(std::string(kOnePort) + "        switch: {udp: {0: 3}}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].switch.udp.0");
   // Firmware DCBX mode (the node's default): the NIC's agent takes the frames.
   node.advance(std::chrono::seconds(1));
@@ -227,12 +228,12 @@ TEST(NodeFile, GlobalPauseAtStartIsUnsetOrTheDirectionsNamed) {
     EXPECT_EQ(specs[0].firmware_global_pause->tx, expected.tx);
   }
   const auto e =
-      parse_error(std::string(kOnePort) + "        firmware_defaults: {global_pause: both}\n");
+      node_parse_error(std::string(kOnePort) + "        firmware_defaults: {global_pause: both}\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].firmware_defaults.global_pause");
 }
 
 TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
-  const auto e = parse_error(std::string(kOnePort) + "        sped: 400G\n");
+  const auto e = node_parse_error(std::string(kOnePort) + "        sped: 400G\n");
   EXPECT_EQ(e.line(), 6);
   EXPECT_EQ(e.column(), 9);
   EXPECT_EQ(e.field(), "nics[0].ports[0].sped");
@@ -242,12 +243,12 @@ TEST(NodeFile, UnknownKeySuggestsTheClosestOne) {
 }
 
 TEST(NodeFile, UnknownKeyFarFromAnyHasNoSuggestion) {
-  const auto e = parse_error(std::string(kOnePort) + "        colour: blue\n");
+  const auto e = node_parse_error(std::string(kOnePort) + "        colour: blue\n");
   EXPECT_EQ(std::string(e.what()), "node.yaml:6:9: nics[0].ports[0].colour: unknown key");
 }
 
 TEST(NodeFile, WrongType) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    capabilities: {ecn: maybe}\n"
@@ -259,7 +260,7 @@ TEST(NodeFile, WrongType) {
 }
 
 TEST(NodeFile, ListExpected) {
-  const auto e = parse_error("nics: {pci: 0000:17:00.0}\n");
+  const auto e = node_parse_error("nics: {pci: 0000:17:00.0}\n");
   EXPECT_EQ(e.line(), 1);
   EXPECT_EQ(e.column(), 7);
   EXPECT_EQ(e.field(), "nics");
@@ -267,7 +268,7 @@ TEST(NodeFile, ListExpected) {
 }
 
 TEST(NodeFile, OutOfRange) {
-  const auto e = parse_error(std::string(kOnePort) + "        max_mtu: 12000\n");
+  const auto e = node_parse_error(std::string(kOnePort) + "        max_mtu: 12000\n");
   EXPECT_EQ(e.line(), 6);
   EXPECT_EQ(e.column(), 18);
   EXPECT_EQ(e.field(), "nics[0].ports[0].max_mtu");
@@ -275,7 +276,7 @@ TEST(NodeFile, OutOfRange) {
 }
 
 TEST(NodeFile, SpeedAboveTheModel) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    model: ConnectX-6 Dx\n"
@@ -286,7 +287,7 @@ TEST(NodeFile, SpeedAboveTheModel) {
 }
 
 TEST(NodeFile, UnknownModelSuggests) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    model: ConnectX-7x\n"
@@ -298,7 +299,7 @@ TEST(NodeFile, UnknownModelSuggests) {
 }
 
 TEST(NodeFile, DuplicateNetdev) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    ports: [{netdev: lan2, rdma_device: mlx5_0}]\n"
@@ -312,7 +313,7 @@ TEST(NodeFile, DuplicateNetdev) {
 }
 
 TEST(NodeFile, DuplicateKey) {
-  const auto e = parse_error(std::string(kOnePort) + "        netdev: lan3\n");
+  const auto e = node_parse_error(std::string(kOnePort) + "        netdev: lan3\n");
   EXPECT_EQ(e.line(), 6);
   EXPECT_EQ(e.column(), 9);
   EXPECT_EQ(e.field(), "nics[0].ports[0].netdev");
@@ -320,7 +321,7 @@ TEST(NodeFile, DuplicateKey) {
 }
 
 TEST(NodeFile, DuplicateAddress) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    ports:\n"
@@ -332,7 +333,7 @@ TEST(NodeFile, DuplicateAddress) {
 }
 
 TEST(NodeFile, MissingRequired) {
-  const auto e = parse_error(
+  const auto e = node_parse_error(
       "nics:\n"
       "  - pci: 0000:17:00.0\n"
       "    ports:\n"
@@ -344,13 +345,15 @@ TEST(NodeFile, MissingRequired) {
 }
 
 TEST(NodeFile, BadPciMacAndAddress) {
-  EXPECT_EQ(parse_error("nics: [{pci: 17:00.0, ports: [{netdev: a, rdma_device: b}]}]\n").message(),
-            "'17:00.0' is not a PCI address (e.g. 0000:17:00.0)");
-  EXPECT_EQ(parse_error(std::string(kOnePort) + "        mac: 01:00:5e:00:00:01\n").message(),
+  EXPECT_EQ(
+      node_parse_error("nics: [{pci: 17:00.0, ports: [{netdev: a, rdma_device: b}]}]\n").message(),
+      "'17:00.0' is not a PCI address (e.g. 0000:17:00.0)");
+  EXPECT_EQ(node_parse_error(std::string(kOnePort) + "        mac: 01:00:5e:00:00:01\n").message(),
             "'01:00:5e:00:00:01' is a multicast address");
-  EXPECT_EQ(parse_error(std::string(kOnePort) + "        addresses: [10.0.0.300/24]\n").message(),
-            "'10.0.0.300/24' is not an IP address with prefix (e.g. 192.168.2.10/24)");
-  EXPECT_EQ(parse_error(std::string(kOnePort) + "        addresses: [10.0.0.3]\n").message(),
+  EXPECT_EQ(
+      node_parse_error(std::string(kOnePort) + "        addresses: [10.0.0.300/24]\n").message(),
+      "'10.0.0.300/24' is not an IP address with prefix (e.g. 192.168.2.10/24)");
+  EXPECT_EQ(node_parse_error(std::string(kOnePort) + "        addresses: [10.0.0.3]\n").message(),
             "'10.0.0.3' needs a prefix length (e.g. 192.168.2.10/24)");
 }
 
@@ -364,25 +367,26 @@ TEST(NodeFile, CountersStartIsAnUnsigned64BitInteger) {
   EXPECT_EQ(specs[0].counters_start, 18'446'744'073'709'551'615u);
   EXPECT_EQ(parse_node_yaml(kOnePort, "node.yaml")[0].counters_start, 0u);  // the default
 
-  auto e = parse_error(std::string(kOnePort) + "        counters_start: 18446744073709551616\n");
+  auto e =
+      node_parse_error(std::string(kOnePort) + "        counters_start: 18446744073709551616\n");
   EXPECT_EQ(std::string(e.what()),
             "node.yaml:6:25: nics[0].ports[0].counters_start: 18446744073709551616 is out of "
             "range (0-18446744073709551615)");
-  e = parse_error(std::string(kOnePort) + "        counters_start: -1\n");
+  e = node_parse_error(std::string(kOnePort) + "        counters_start: -1\n");
   EXPECT_EQ(e.line(), 6);
   EXPECT_EQ(e.column(), 25);
   EXPECT_EQ(e.message(), "-1 is out of range (0-18446744073709551615)");
-  e = parse_error(std::string(kOnePort) + "        counters_start: 1.5e19\n");
+  e = node_parse_error(std::string(kOnePort) + "        counters_start: 1.5e19\n");
   EXPECT_EQ(e.field(), "nics[0].ports[0].counters_start");
   EXPECT_EQ(e.message(), "'1.5e19' is not a whole number");
-  e = parse_error(std::string(kOnePort) + "        counters_start: [1]\n");
+  e = node_parse_error(std::string(kOnePort) + "        counters_start: [1]\n");
   EXPECT_EQ(e.message(), "expected a whole number, got a list");
-  e = parse_error(std::string(kOnePort) + "        counter_start: 5\n");
+  e = node_parse_error(std::string(kOnePort) + "        counter_start: 5\n");
   EXPECT_EQ(e.message(), "unknown key (did you mean 'counters_start'?)");
 }
 
 TEST(NodeFile, SyntaxErrorHasAPlace) {
-  const auto e = parse_error("nics: [{pci: 0000:17:00.0\n");
+  const auto e = node_parse_error("nics: [{pci: 0000:17:00.0\n");
   EXPECT_EQ(e.line(), 2);
   EXPECT_TRUE(e.field().empty());
   EXPECT_EQ(std::string(e.what()).rfind("node.yaml:2:", 0), 0u) << e.what();

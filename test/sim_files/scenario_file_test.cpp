@@ -16,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace ev = scenario_event;
 
-FileError parse_error(const std::string& text) {
+FileError scenario_parse_error(const std::string& text) {
   try {
     parse_scenario_yaml(text, "s.yaml");
   } catch (const FileError& e) {
@@ -27,10 +27,11 @@ FileError parse_error(const std::string& text) {
 }
 
 TEST(ScenarioFile, ASwitchEventChangesWhatTheSwitchSends) {
-  auto e = parse_error("name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2}\n");
+  auto e = scenario_parse_error("name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2}\n");
   EXPECT_EQ(e.field(), "events[0]");
   EXPECT_NE(e.message().find("a switch event needs something to change"), std::string::npos);
-  e = parse_error("name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2, lldp: maybe}\n");
+  e = scenario_parse_error(
+      "name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2, lldp: maybe}\n");
   EXPECT_EQ(e.field(), "events[0].lldp");
   const Scenario s = parse_scenario_yaml(
       "name: t\nevents:\n  - {at: 1s, kind: switch, port: lan2, pfc: [4], lldp: shutdown}\n",
@@ -135,7 +136,8 @@ TEST(ScenarioFile, OutOfRangePriorityPointsAtTheValue) {
 }
 
 TEST(ScenarioFile, UnknownKindSuggests) {
-  const auto e = parse_error("name: x\nevents:\n  - {at: 1s, kind: pfc-storm, port: lan2}\n");
+  const auto e =
+      scenario_parse_error("name: x\nevents:\n  - {at: 1s, kind: pfc-storm, port: lan2}\n");
   EXPECT_EQ(e.line(), 3);
   EXPECT_EQ(e.column(), 20);
   EXPECT_EQ(e.field(), "events[0].kind");
@@ -143,7 +145,7 @@ TEST(ScenarioFile, UnknownKindSuggests) {
 }
 
 TEST(ScenarioFile, KeyOfAnotherKindIsUnknown) {
-  const auto e = parse_error(
+  const auto e = scenario_parse_error(
       "name: x\n"
       "events:\n"
       "  - at: 1s\n"
@@ -157,11 +159,12 @@ TEST(ScenarioFile, KeyOfAnotherKindIsUnknown) {
 }
 
 TEST(ScenarioFile, BadDurationAndRate) {
-  auto e =
-      parse_error("name: x\nevents:\n  - {at: soon, kind: link_flap, port: lan2, down_for: 1s}\n");
+  auto e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: soon, kind: link_flap, port: lan2, down_for: 1s}\n");
   EXPECT_EQ(e.field(), "events[0].at");
   EXPECT_EQ(e.message(), "'soon' is not a duration (e.g. 500ms, 2s)");
-  e = parse_error("name: x\ntraffic:\n  - {port: lan2, priority: 3, direction: tx, rate: fast}\n");
+  e = scenario_parse_error(
+      "name: x\ntraffic:\n  - {port: lan2, priority: 3, direction: tx, rate: fast}\n");
   EXPECT_EQ(e.line(), 3);
   EXPECT_EQ(e.column(), 52);
   EXPECT_EQ(e.field(), "traffic[0].rate");
@@ -183,7 +186,7 @@ TEST(ScenarioFile, StormIgnoresRemediationIsAnOptionalBoolean) {
   EXPECT_FALSE(std::get<ev::PfcStorm>(s.events[1].body).ignores_remediation);  // the default
   EXPECT_FALSE(std::get<ev::PfcStorm>(s.events[2].body).ignores_remediation);
 
-  auto e = parse_error(
+  auto e = scenario_parse_error(
       "name: x\nevents:\n"
       "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 5s, "
       "ignores_remediation: yes}\n");
@@ -191,13 +194,13 @@ TEST(ScenarioFile, StormIgnoresRemediationIsAnOptionalBoolean) {
   EXPECT_EQ(e.column(), 106);
   EXPECT_EQ(e.field(), "events[0].ignores_remediation");
   EXPECT_EQ(e.message(), "expected true or false, got 'yes'");
-  e = parse_error(
+  e = scenario_parse_error(
       "name: x\nevents:\n"
       "  - {at: 1s, kind: pfc_storm, port: lan2, priority: 3, direction: rx, duration: 5s, "
       "ignore_remediation: true}\n");
   EXPECT_EQ(e.field(), "events[0].ignore_remediation");
   EXPECT_EQ(e.message(), "unknown key (did you mean 'ignores_remediation'?)");
-  e = parse_error(
+  e = scenario_parse_error(
       "name: x\nevents:\n"
       "  - {at: 1s, kind: congestion, port: lan2, priority: 3, duration: 5s, "
       "ignores_remediation: true}\n");
@@ -213,12 +216,12 @@ TEST(ScenarioFile, PodsStartAndStopAndNeedOneOfThem) {
   const auto& pods = std::get<scenario_event::PodChange>(s.events[0].body);
   EXPECT_EQ(pods.start, 5u);
   EXPECT_EQ(pods.stop, 2u);
-  const auto e = parse_error("name: x\nevents:\n  - {at: 1s, kind: pods, port: lan2}\n");
+  const auto e = scenario_parse_error("name: x\nevents:\n  - {at: 1s, kind: pods, port: lan2}\n");
   EXPECT_EQ(std::string(e.what()), "s.yaml:3:5: events[0]: a pods event needs start or stop");
 }
 
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
-  const auto e = parse_error(
+  const auto e = scenario_parse_error(
       "name: x\nevents:\n"
       "  - {at: 1s, kind: congestion, port: lan2, priority: 3, duration: 1s, pause_ratio: 1.0}\n");
   EXPECT_EQ(e.field(), "events[0].pause_ratio");
@@ -226,7 +229,7 @@ TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
 }
 
 TEST(ScenarioFile, EventAfterTheEnd) {
-  const auto e = parse_error(
+  const auto e = scenario_parse_error(
       "name: x\nduration: 10s\nevents:\n  - {at: 12s, kind: link_flap, port: lan2, down_for: "
       "1s}\n");
   EXPECT_EQ(e.line(), 4);
@@ -235,7 +238,7 @@ TEST(ScenarioFile, EventAfterTheEnd) {
 }
 
 TEST(ScenarioFile, MissingName) {
-  const auto e = parse_error("clock: {speed: 2}\n");
+  const auto e = scenario_parse_error("clock: {speed: 2}\n");
   EXPECT_EQ(e.field(), "name");
   EXPECT_EQ(e.message(), "missing (required)");
 }

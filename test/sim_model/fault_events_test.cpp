@@ -14,11 +14,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Node two_port_node() {
-  return Node({test::cx7_port("lan2", "mlx5_0", "192.168.2.10/24"),
-               test::cx7_port("lan3", "mlx5_1", "192.168.3.10/24")});
-}
-
 Scenario scenario(const std::string& body) {
   return parse_scenario_yaml("name: faults\n" + body, "faults.yaml");
 }
@@ -32,7 +27,7 @@ uint64_t stat(const Port& port, const std::string& name) {
 }
 
 TEST(WriteTriggers, VanishFiresOnTheMatchingOpOnlyOnceAndUnbindsThePort) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   node.arm_trigger({WriteTrigger::Kind::Vanish, "lan3", SetOp::Mtu, 2s, 7});
   EXPECT_EQ(node.take_injected_error("lan3", SetOp::Pfc), 0);  // another op goes through
   EXPECT_EQ(node.take_injected_error("lan2", SetOp::Mtu), 0);  // another port too
@@ -48,7 +43,7 @@ TEST(WriteTriggers, VanishFiresOnTheMatchingOpOnlyOnceAndUnbindsThePort) {
 }
 
 TEST(WriteTriggers, HoldLetsTheOpRunAndAnInjectedErrorStillApplies) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   node.inject_set_errors("lan2", EBUSY, 1, SetOp::Pfc);
   node.arm_trigger({WriteTrigger::Kind::Hold, "lan2", SetOp::Link, 3s, 1});
   EXPECT_EQ(node.take_injected_error("lan2", SetOp::Pfc), -EBUSY);
@@ -62,7 +57,7 @@ TEST(WriteTriggers, HoldLetsTheOpRunAndAnInjectedErrorStillApplies) {
 }
 
 TEST(FaultEvents, AVanishedPortReturnsWithFirmwareDefaultsAfterDownFor) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   ScenarioRunner runner(node, scenario("duration: 1h\nevents:\n"
                                        "  - {at: 0s, kind: vanish_on_write, port: lan3, op: mtu,"
                                        " down_for: 2s}\n"));
@@ -88,7 +83,7 @@ TEST(FaultEvents, AVanishedPortReturnsWithFirmwareDefaultsAfterDownFor) {
 }
 
 TEST(FaultEvents, CounterClearRestartsTheNamedCountersOnlyAndAReloadForgetsIt) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   Port& lan3 = *node.find("lan3");
   lan3.counters().prio[3].tx_packets = 5000;
   lan3.counters().prio[3].rx_packets = 7000;
@@ -115,7 +110,7 @@ TEST(FaultEvents, CounterClearRestartsTheNamedCountersOnlyAndAReloadForgetsIt) {
 }
 
 TEST(FaultEvents, UnreadableFileLastsItsDuration) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   ScenarioRunner runner(node, scenario("duration: 1h\nevents:\n"
                                        "  - {at: 0s, kind: unreadable_file, port: lan3, duration: "
                                        "1s, file: sys/class/net/lan3/mtu}\n"));

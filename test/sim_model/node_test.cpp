@@ -11,13 +11,8 @@
 namespace roce_sim {
 namespace {
 
-Node two_port_node() {
-  return Node({test::cx7_port("lan2", "mlx5_0", "192.168.2.10/24"),
-               test::cx7_port("lan3", "mlx5_1", "192.168.3.10/24")});
-}
-
 TEST(Node, IfindexesStartAt2AndStayStable) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   EXPECT_EQ(node.ifindex("lan2"), 2);
   EXPECT_EQ(node.ifindex("lan3"), 3);
   EXPECT_EQ(node.ifindex("lan9"), 0);
@@ -49,7 +44,7 @@ TEST(Node, ReloadRestartsTheEthtoolCountersFromCountersStart) {
 }
 
 TEST(Node, UnbindRemovesAndRebindComesBackWithDefaultsAndANewIfindex) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   Port* lan2 = node.find("lan2");
   ieee_pfc pfc{};
   pfc.pfc_en = 0x08;
@@ -81,7 +76,7 @@ TEST(Node, UnbindRemovesAndRebindComesBackWithDefaultsAndANewIfindex) {
 }
 
 TEST(Node, EmptyNameReloadsEveryPort) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   node.unbind("");
   EXPECT_TRUE(node.ports().empty());
   node.rebind("");
@@ -91,7 +86,7 @@ TEST(Node, EmptyNameReloadsEveryPort) {
 }
 
 TEST(Node, InjectedErrorsAreConsumedOneByOnePerNetdev) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   node.inject_set_errors("lan2", EBUSY, 2);
   EXPECT_EQ(node.take_injected_error("lan3"), 0);
   EXPECT_EQ(node.take_injected_error("lan2"), -EBUSY);
@@ -102,7 +97,7 @@ TEST(Node, InjectedErrorsAreConsumedOneByOnePerNetdev) {
 }
 
 TEST(Node, NotesBecomeEventsWithTheCurrentIfindex) {
-  Node node = two_port_node();
+  Node node = test::two_port_node();
   node.note_dcb_changed("lan3", DCB_CMD_IEEE_SET);
   node.note_link_changed("lan2");
   node.note_link_changed("nope");

@@ -23,13 +23,6 @@ PortSpec nvidia_port(bool cable_length = true, bool buffer_ownership = true) {
   return spec;
 }
 
-ieee_pfc pfc_mask(uint8_t mask, uint16_t delay) {
-  ieee_pfc pfc{};
-  pfc.pfc_en = mask;
-  pfc.delay = delay;
-  return pfc;
-}
-
 // mlx5e_calculate_buf_sz_and_thresholds at 100 Gb/s, MTU 1500 (oper MTU 1522), 7 m:
 // cable 7*100*1262/1000 = 883; B = (883 + 2*394*64 + 1522)*152/100 + 1522 = 81834;
 // xon = 81834 - 1522 + 100000/8 = 92812; xoff = xon + 2*1522 = 95856; size = B + xoff = 177690,
@@ -41,7 +34,7 @@ constexpr uint32_t kLossless10m = 1398 * 128;
 
 // PFC on priority 3 with firmware-owned buffers, then a host layout with the link up.
 void take_buffers(Port& port, uint32_t lossless_size) {
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08, 7)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08, 7)), 0);
   port.advance(std::chrono::seconds(3));
   ASSERT_TRUE(port.carrier());
   dcbnl_buffer buffer{};
@@ -68,7 +61,7 @@ TEST(NvidiaBuffers, APfcChangeOnHostOwnedBuffersFailsWhileTheLinkTrains) {
   Port port(nvidia_port());
   take_buffers(port, 200064);
   ASSERT_EQ(port.buffer_lossy()[0], true);  // priority 4 is on lossy buffer 0
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0x18, 7)), -EINVAL);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0x18, 7)), -EINVAL);
   EXPECT_EQ(port.pfc_enabled(), 0x18);
   EXPECT_FALSE(port.carrier());
   EXPECT_TRUE(port.buffer_lossy()[0]);  // no headroom for priority 4
@@ -76,7 +69,7 @@ TEST(NvidiaBuffers, APfcChangeOnHostOwnedBuffersFailsWhileTheLinkTrains) {
 
 TEST(NvidiaBuffers, ASetbufferWhileTheLinkTrainsFails) {
   Port port(nvidia_port());
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08, 7)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08, 7)), 0);
   ASSERT_FALSE(port.carrier());
   dcbnl_buffer buffer{};
   ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
@@ -90,11 +83,11 @@ TEST(NvidiaBuffers, ASetbufferWhileTheLinkTrainsFails) {
 TEST(NvidiaBuffers, ACableChangeResizesEveryLosslessBufferToTheDriversSize) {
   Port port(nvidia_port());
   take_buffers(port, 200064);
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08, 10)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08, 10)), 0);
   dcbnl_buffer now{};
   ASSERT_EQ(port.dcbnl_getbuffer(now), 0);
   EXPECT_EQ(now.buffer_size[1], kLossless10m);
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08, 7)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08, 7)), 0);
   ASSERT_EQ(port.dcbnl_getbuffer(now), 0);
   EXPECT_EQ(now.buffer_size[1], kLossless7m);
 }
@@ -118,7 +111,7 @@ TEST(NvidiaBuffers, ALossyBufferKeepsItsSize) {
 TEST(NvidiaBuffers, WithoutTheOwnershipFeatureAPfcChangeLeavesHostBuffersAlone) {
   Port port(nvidia_port(true, false));
   take_buffers(port, 200064);
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0x18, 7)), 0);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0x18, 7)), 0);
   port.advance(std::chrono::seconds(3));
   EXPECT_TRUE(port.buffer_lossy()[0]);
   dcbnl_buffer now{};
@@ -128,12 +121,12 @@ TEST(NvidiaBuffers, WithoutTheOwnershipFeatureAPfcChangeLeavesHostBuffersAlone) 
 
 TEST(NvidiaBuffers, CableLengthZeroOnlyWithTheFirmwareFeature) {
   Port with(nvidia_port(true));
-  EXPECT_EQ(with.ieee_setpfc(pfc_mask(0x08, 0)), 0);
+  EXPECT_EQ(with.ieee_setpfc(test::pfc_mask(0x08, 0)), 0);
   ieee_pfc read{};
   ASSERT_EQ(with.ieee_getpfc(read), 0);
   EXPECT_EQ(read.delay, 0);
   Port without(nvidia_port(false));
-  EXPECT_EQ(without.ieee_setpfc(pfc_mask(0x08, 0)), -EINVAL);
+  EXPECT_EQ(without.ieee_setpfc(test::pfc_mask(0x08, 0)), -EINVAL);
   EXPECT_EQ(without.pfc_enabled(), 0x08);  // the mask went in before the cable length failed
 }
 
@@ -143,8 +136,8 @@ TEST(NvidiaBuffers, FirmwareLayoutFollowsTheCableLengthOnlyWithTheFeature) {
   for (const bool feature : {true, false}) {
     Port near(nvidia_port(feature));
     Port far(nvidia_port(feature));
-    ASSERT_EQ(near.ieee_setpfc(pfc_mask(0x08, 1)), 0);
-    ASSERT_EQ(far.ieee_setpfc(pfc_mask(0x08, 300)), 0);
+    ASSERT_EQ(near.ieee_setpfc(test::pfc_mask(0x08, 1)), 0);
+    ASSERT_EQ(far.ieee_setpfc(test::pfc_mask(0x08, 300)), 0);
     EXPECT_FALSE(far.buffers_manual());
     EXPECT_EQ(near.buffer_xoff()[1] != far.buffer_xoff()[1], feature) << "cable_length " << feature;
   }

@@ -14,13 +14,6 @@ dcb_app dscp_app(uint16_t dscp, uint8_t prio) {
   return dcb_app{IEEE_8021QAZ_APP_SEL_DSCP, prio, dscp};
 }
 
-ieee_pfc pfc_mask(uint8_t mask, uint16_t delay = 0) {
-  ieee_pfc pfc{};
-  pfc.pfc_en = mask;
-  pfc.delay = delay;
-  return pfc;
-}
-
 // ---- trust / APP table ----
 
 TEST(PortApp, FirstDscpEntrySwitchesTrustToDscp) {
@@ -142,11 +135,11 @@ TEST(PortDcbx, HostBitSwitchesToHostModeAndZeroBackToFirmware) {
 
 TEST(PortDcbx, PeerSettingsApplyOnlyInFirmwareMode) {
   Port port(test::cx7_port());
-  const ieee_pfc peer = pfc_mask(0x08);
+  const ieee_pfc peer = test::pfc_mask(0x08);
   EXPECT_TRUE(port.apply_peer_dcbx(nullptr, &peer));
   EXPECT_EQ(port.pfc_enabled(), 0x08);
   ASSERT_EQ(port.setdcbx(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
-  const ieee_pfc other = pfc_mask(0x10);
+  const ieee_pfc other = test::pfc_mask(0x10);
   EXPECT_FALSE(port.apply_peer_dcbx(nullptr, &other));
   EXPECT_EQ(port.pfc_enabled(), 0x08);
 }
@@ -155,7 +148,7 @@ TEST(PortDcbx, PeerSettingsApplyOnlyInFirmwareMode) {
 
 TEST(PortPfc, ChangingTheMaskTogglesTheLinkButTheSameMaskDoesNot) {
   Port port(test::cx7_port());
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
   EXPECT_EQ(port.link_toggles(), 1u);
   EXPECT_EQ(port.carrier_changes(), 1u);  // down: the link trains again
   EXPECT_FALSE(port.carrier());
@@ -165,9 +158,9 @@ TEST(PortPfc, ChangingTheMaskTogglesTheLinkButTheSameMaskDoesNot) {
   EXPECT_TRUE(port.advance(std::chrono::milliseconds(1)));
   EXPECT_TRUE(port.carrier());
   EXPECT_EQ(port.carrier_changes(), 2u);  // and up again
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
   EXPECT_EQ(port.link_toggles(), 1u);
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x00)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x00)), 0);
   EXPECT_EQ(port.link_toggles(), 2u);
 }
 
@@ -176,7 +169,7 @@ TEST(PortPfc, GetReportsCapDelayAndPauseCountersPerPriority) {
   port.counters().prio[3].tx_pause = 11;
   port.counters().prio[3].rx_pause = 22;
   port.counters().prio[4].rx_pause = 33;  // no PFC on priority 4: reported all the same
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
   port.update_stats();
   ieee_pfc pfc{};
   ASSERT_EQ(port.ieee_getpfc(pfc), 0);
@@ -211,13 +204,13 @@ TEST(PortPfc, PauseCountsAreThoseOfTheLastStatisticsRead) {
 TEST(PortPfc, DelayOutsideOneTo999IsIgnoredNotRejected) {
   Port port(test::cx7_port());
   ieee_pfc pfc{};
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 0)), 0);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0, 0)), 0);
   EXPECT_EQ(port.cable_length_m(), 7u);
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 1000)), 0);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0, 1000)), 0);
   EXPECT_EQ(port.cable_length_m(), 7u);
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 999)), 0);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0, 999)), 0);
   EXPECT_EQ(port.cable_length_m(), 999u);
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0, 30)), 0);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0, 30)), 0);
   ASSERT_EQ(port.ieee_getpfc(pfc), 0);
   EXPECT_EQ(pfc.delay, 30);
   EXPECT_EQ(port.link_toggles(), 0u);  // only the mask flaps the link
@@ -387,18 +380,18 @@ TEST(PortBuffer, OnDebian612WithoutTheOwnershipBitAPfcChangeRecomputesNothing) {
     spec.traits = traits_of(spec.flavour);
     spec.caps.buffer_ownership = ownership_bit;
     Port port(spec);
-    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+    ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
     port.advance(std::chrono::seconds(3));
     dcbnl_buffer buffer{};
     ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
     buffer.buffer_size[1] = 393216;
     ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
     const uint32_t at_400g = port.buffer_xoff()[1];
-    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // toggles the link
+    ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x18)), 0);  // toggles the link
     const uint32_t at_40g = (393216u - port.xoff_at(40000)) / 128 * 128;
     EXPECT_EQ(port.buffer_xoff()[1], ownership_bit ? at_40g : at_400g) << ownership_bit;
     port.advance(std::chrono::seconds(3));
-    ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, carrier back
+    ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x18)), 0);  // same mask, carrier back
     EXPECT_EQ(port.buffer_xoff()[1], at_400g) << ownership_bit;
   }
 }
@@ -440,8 +433,8 @@ TEST(PortBuffer, FirmwareLayoutDoesNotFollowTheCableLength) {
 
 TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
   Port port(test::cx7_port());
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);  // prio 3 lossless on buffer 1 (auto)
-  port.advance(std::chrono::seconds(3));           // carrier back: 400 Gb/s
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);  // prio 3 lossless on buffer 1 (auto)
+  port.advance(std::chrono::seconds(3));                 // carrier back: 400 Gb/s
   dcbnl_buffer buffer{};
   ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
   ASSERT_EQ(buffer.prio2buffer[3], 1);
@@ -463,7 +456,7 @@ TEST(PortBuffer, TooSmallLosslessBufferIsENOMEMAndManualModeStays) {
 // the carrier back recomputes it (xoff != priv->dcbx.xoff); an MTU change does not.
 TEST(PortBuffer, XoffAfterAMaskChangeIsAt40GUntilSetpfcAgainWithCarrier) {
   Port port(test::cx7_port());
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
   port.advance(std::chrono::seconds(3));
   dcbnl_buffer buffer{};
   ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
@@ -473,7 +466,7 @@ TEST(PortBuffer, XoffAfterAMaskChangeIsAt40GUntilSetpfcAgainWithCarrier) {
   const uint32_t at_400g = port.buffer_xoff()[1];
   EXPECT_EQ(at_400g, (393216u - port.xoff_at(400000)) / 128 * 128);
 
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // toggles the link: recomputed at 40G
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x18)), 0);  // toggles the link: recomputed at 40G
   EXPECT_FALSE(port.carrier());
   const uint32_t at_40g = (393216u - port.xoff_at(40000)) / 128 * 128;
   EXPECT_EQ(port.buffer_xoff()[1], at_40g);
@@ -481,17 +474,17 @@ TEST(PortBuffer, XoffAfterAMaskChangeIsAt40GUntilSetpfcAgainWithCarrier) {
 
   ASSERT_EQ(port.set_mtu(4200), 0);  // no recompute
   EXPECT_EQ(port.buffer_xoff()[1], at_40g);
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, link still training: 40G
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x18)), 0);  // same mask, link still training: 40G
   EXPECT_EQ(port.buffer_xoff()[1], (393216u - port.xoff_at(40000)) / 128 * 128);
 
   port.advance(std::chrono::seconds(3));
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x18)), 0);  // same mask, carrier back: 400G
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x18)), 0);  // same mask, carrier back: 400G
   EXPECT_EQ(port.buffer_xoff()[1], (393216u - port.xoff_at(400000)) / 128 * 128);
 }
 
 TEST(PortBuffer, LosslessBufferOfSizeZeroIsEINVAL) {
   Port port(test::cx7_port());
-  ASSERT_EQ(port.ieee_setpfc(pfc_mask(0x08)), 0);
+  ASSERT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), 0);
   dcbnl_buffer buffer{};
   ASSERT_EQ(port.dcbnl_getbuffer(buffer), 0);
   buffer.buffer_size[1] = 0;
@@ -525,7 +518,7 @@ TEST(PortBuffer, ManualModePfcOnAZeroSizedBufferIsENOMEMButTheMaskIsSet) {
   buffer.prio2buffer[3] = 2;  // buffer 2 has size 0
   ASSERT_EQ(port.dcbnl_setbuffer(buffer), 0);
   ASSERT_TRUE(port.buffers_manual());
-  EXPECT_EQ(port.ieee_setpfc(pfc_mask(0x08)), -ENOMEM);
+  EXPECT_EQ(port.ieee_setpfc(test::pfc_mask(0x08)), -ENOMEM);
   EXPECT_EQ(port.pfc_enabled(), 0x08);  // mlx5 set the mask and flapped before the buffer failed
   EXPECT_EQ(port.link_toggles(), 1u);
 }

@@ -13,20 +13,6 @@
 namespace roce_sim {
 namespace {
 
-bool has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-ptrdiff_t position(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) - names.begin();
-}
-
-void set_pfc(Port& port, uint8_t mask) {
-  ieee_pfc pfc{};
-  pfc.pfc_en = mask;
-  ASSERT_EQ(port.ieee_setpfc(pfc), 0);
-}
-
 TEST(PortStats, PerPriorityTrafficCountersAreAlwaysThere) {
   Port port(test::cx7_port());
   const auto names = port.stat_names();
@@ -35,14 +21,14 @@ TEST(PortStats, PerPriorityTrafficCountersAreAlwaysThere) {
     for (const std::string& name : {"rx_prio" + prio + "_bytes", "rx_prio" + prio + "_packets",
                                     "rx_prio" + prio + "_discards", "tx_prio" + prio + "_bytes",
                                     "tx_prio" + prio + "_packets"})
-      EXPECT_TRUE(has(names, name)) << name;
+      EXPECT_TRUE(test::has(names, name)) << name;
   }
   for (const char* name :
        {"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "rx_discards_phy", "tx_discards_phy",
         "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_buffer_passed_thres_phy", "rx_out_of_buffer",
         "outbound_pci_stalled_rd", "outbound_pci_stalled_wr"})
-    EXPECT_TRUE(has(names, name)) << name;
-  EXPECT_EQ(position(names, "rx_packets"), 0);
+    EXPECT_TRUE(test::has(names, name)) << name;
+  EXPECT_EQ(test::position(names, "rx_packets"), 0);
 }
 
 TEST(PortStats, PauseCountersOnlyForPfcEnabledPrioritiesAndGoneAgain) {
@@ -50,27 +36,28 @@ TEST(PortStats, PauseCountersOnlyForPfcEnabledPrioritiesAndGoneAgain) {
   spec.firmware_global_pause = GlobalPause{false, false};  // no global pause names to lose
   Port port(spec);
   const auto before = port.stat_names();
-  EXPECT_FALSE(has(before, "rx_prio3_pause"));
-  set_pfc(port, 0x08);
+  EXPECT_FALSE(test::has(before, "rx_prio3_pause"));
+  test::set_pfc(port, 0x08);
   const auto with_pfc = port.stat_names();
   for (const char* name : {"rx_prio3_pause", "rx_prio3_pause_duration", "rx_prio3_pause_transition",
                            "tx_prio3_pause", "tx_prio3_pause_duration"})
-    EXPECT_TRUE(has(with_pfc, name)) << name;
-  EXPECT_FALSE(has(with_pfc, "tx_prio3_pause_transition"));
-  EXPECT_FALSE(has(with_pfc, "rx_prio0_pause"));
-  EXPECT_FALSE(has(with_pfc, "rx_prio4_pause"));
+    EXPECT_TRUE(test::has(with_pfc, name)) << name;
+  EXPECT_FALSE(test::has(with_pfc, "tx_prio3_pause_transition"));
+  EXPECT_FALSE(test::has(with_pfc, "rx_prio0_pause"));
+  EXPECT_FALSE(test::has(with_pfc, "rx_prio4_pause"));
   EXPECT_EQ(with_pfc.size(), before.size() + 5);
   // mlx5e_grp_per_prio_pfc_fill_strings order, after all traffic counters.
-  EXPECT_EQ(position(with_pfc, "rx_prio3_pause"), position(with_pfc, "tx_prio7_packets") + 1);
-  EXPECT_LT(position(with_pfc, "tx_prio3_pause_duration"),
-            position(with_pfc, "rx_prio3_pause_transition"));
-  set_pfc(port, 0x00);
+  EXPECT_EQ(test::position(with_pfc, "rx_prio3_pause"),
+            test::position(with_pfc, "tx_prio7_packets") + 1);
+  EXPECT_LT(test::position(with_pfc, "tx_prio3_pause_duration"),
+            test::position(with_pfc, "rx_prio3_pause_transition"));
+  test::set_pfc(port, 0x00);
   EXPECT_EQ(port.stat_names(), before);
 }
 
 TEST(PortStats, ValuesFollowTheNamesIncludingPauseCounters) {
   Port port(test::cx7_port());
-  set_pfc(port, 0x48);
+  test::set_pfc(port, 0x48);
   port.counters().prio[3].rx_pause = 5;
   port.counters().prio[6].tx_pause_duration_us = 1234;
   port.counters().prio[3].rx_bytes = 42;
@@ -92,7 +79,7 @@ TEST(PortStats, CountersStartOffsetsEveryValueModulo2To64) {
   auto spec = test::cx7_port();
   spec.counters_start = 18'446'744'073'709'551'611u;  // 2^64 - 5
   Port port(spec);
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   port.counters().prio[3].rx_pause_duration_us = 4;
   port.counters().prio[3].tx_bytes = 5;  // wraps to 0
   port.counters().rx_pause_ctrl_phy = 1000;
@@ -100,7 +87,7 @@ TEST(PortStats, CountersStartOffsetsEveryValueModulo2To64) {
   const auto values = port.stat_values();
   ASSERT_EQ(names.size(), values.size());
   Port plain(test::cx7_port());
-  set_pfc(plain, 0x08);
+  test::set_pfc(plain, 0x08);
   EXPECT_EQ(names, plain.stat_names());  // the names do not change
   std::map<std::string, uint64_t> by_name;
   for (size_t i = 0; i < names.size(); ++i) by_name[names[i]] = values[i];
@@ -148,21 +135,22 @@ TEST(PortStats, ThirtyTwoBitFirmwareCountersWrapAt2To32) {
 TEST(PortStats, StormAndPrioDiscardCountersDependOnCapabilities) {
   Port full(test::cx7_port());
   const auto names = full.stat_names();
-  EXPECT_TRUE(has(names, "tx_pause_storm_warning_events"));
-  EXPECT_TRUE(has(names, "tx_pause_storm_error_events"));
-  EXPECT_TRUE(has(names, "rx_prio5_buf_discard"));
-  EXPECT_TRUE(has(names, "rx_prio5_cong_discard"));
-  EXPECT_TRUE(has(names, "rx_prio5_marked"));
-  EXPECT_EQ(position(names, "rx_prio0_cong_discard"), position(names, "rx_prio0_buf_discard") + 1);
+  EXPECT_TRUE(test::has(names, "tx_pause_storm_warning_events"));
+  EXPECT_TRUE(test::has(names, "tx_pause_storm_error_events"));
+  EXPECT_TRUE(test::has(names, "rx_prio5_buf_discard"));
+  EXPECT_TRUE(test::has(names, "rx_prio5_cong_discard"));
+  EXPECT_TRUE(test::has(names, "rx_prio5_marked"));
+  EXPECT_EQ(test::position(names, "rx_prio0_cong_discard"),
+            test::position(names, "rx_prio0_buf_discard") + 1);
 
   auto spec = test::cx7_port();
   spec.caps.stall_prevention = false;
   spec.caps.prio_discard_counters = false;
   Port bare(spec);
   const auto bare_names = bare.stat_names();
-  EXPECT_FALSE(has(bare_names, "tx_pause_storm_warning_events"));
-  EXPECT_FALSE(has(bare_names, "rx_prio5_buf_discard"));
-  EXPECT_FALSE(has(bare_names, "rx_prio5_marked"));
+  EXPECT_FALSE(test::has(bare_names, "tx_pause_storm_warning_events"));
+  EXPECT_FALSE(test::has(bare_names, "rx_prio5_buf_discard"));
+  EXPECT_FALSE(test::has(bare_names, "rx_prio5_marked"));
 }
 
 TEST(PortStats, OrderMatchesARealMlx5Capture) {
@@ -213,7 +201,7 @@ TEST(PortStats, OrderMatchesARealMlx5Capture) {
   const auto names = port.stat_names();
   ptrdiff_t last = -1;
   for (const auto& name : capture) {
-    const ptrdiff_t at = position(names, name);
+    const ptrdiff_t at = test::position(names, name);
     ASSERT_LT(at, static_cast<ptrdiff_t>(names.size())) << name << " missing";
     EXPECT_GT(at, last) << name << " out of order";
     last = at;

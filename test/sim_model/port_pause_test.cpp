@@ -21,14 +21,6 @@ const std::vector<std::string> kGlobalNames = {"rx_global_pause", "rx_global_pau
                                                "tx_global_pause", "tx_global_pause_duration",
                                                "rx_global_pause_transition"};
 
-ptrdiff_t position(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) - names.begin();
-}
-
-bool has(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 PauseParam pause_of(const Port& port) {
   PauseParam pause{true, true, true};  // overwritten in full by a get that succeeds
   EXPECT_EQ(port.get_pauseparam(pause), 0);
@@ -36,12 +28,6 @@ PauseParam pause_of(const Port& port) {
 }
 
 PauseParam pause(bool rx, bool tx) { return PauseParam{false, rx, tx}; }
-
-void set_pfc(Port& port, uint8_t mask) {
-  ieee_pfc pfc{};
-  pfc.pfc_en = mask;
-  ASSERT_EQ(port.ieee_setpfc(pfc), 0);
-}
 
 uint64_t access_regs(const Port& port) {
   const auto& commands = port.firmware_commands();
@@ -61,10 +47,10 @@ TEST(PortGlobalPause, AFreshPortPausesBothDirectionsWithoutAutonegotiation) {
 TEST(PortGlobalPause, ItsCountersFollowThePriorityNamesAndPrecedeTheStallCounters) {
   Port port(test::cx7_port());
   const auto names = port.stat_names();
-  ptrdiff_t at = position(names, "tx_prio7_packets");
-  for (const auto& name : kGlobalNames) EXPECT_EQ(position(names, name), ++at) << name;
-  EXPECT_EQ(position(names, "tx_pause_storm_warning_events"), at + 1);
-  EXPECT_FALSE(has(names, "tx_global_pause_transition"));
+  ptrdiff_t at = test::position(names, "tx_prio7_packets");
+  for (const auto& name : kGlobalNames) EXPECT_EQ(test::position(names, name), ++at) << name;
+  EXPECT_EQ(test::position(names, "tx_pause_storm_warning_events"), at + 1);
+  EXPECT_FALSE(test::has(names, "tx_global_pause_transition"));
 }
 
 TEST(PortGlobalPause, ItsValuesArePriorityZerosCounters) {
@@ -97,7 +83,7 @@ TEST(PortGlobalPause, SetTurnsEachDirectionAloneAndTheNamesGoWithTheLastOne) {
   EXPECT_FALSE(pause_of(port).tx);
   const auto names = port.stat_names();
   EXPECT_EQ(names.size(), with_global - kGlobalNames.size());
-  for (const auto& name : kGlobalNames) EXPECT_FALSE(has(names, name)) << name;
+  for (const auto& name : kGlobalNames) EXPECT_FALSE(test::has(names, name)) << name;
   ASSERT_EQ(port.set_pauseparam(pause(true, true)), 0);
   EXPECT_EQ(port.stat_count(), with_global);
   EXPECT_EQ(port.link_toggles(), 0u);  // PFCC pause bits alone: no link toggle
@@ -113,22 +99,23 @@ TEST(PortGlobalPause, AutonegotiationIsEinvalAndChangesNothing) {
 
 TEST(PortGlobalPause, SettingItLeavesPfcAlone) {
   Port port(test::cx7_port());
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   ASSERT_EQ(port.set_pauseparam(pause(true, true)), 0);
   EXPECT_EQ(port.pfc_enabled(), 0x08);
   // Both groups listed: the priority's, then the global ones.
   const auto names = port.stat_names();
-  EXPECT_EQ(position(names, "rx_global_pause"), position(names, "rx_prio3_pause_transition") + 1);
+  EXPECT_EQ(test::position(names, "rx_global_pause"),
+            test::position(names, "rx_prio3_pause_transition") + 1);
 }
 
 TEST(PortGlobalPause, EveryPfcMaskChangeTurnsItOffInBothDirections) {
   Port port(test::cx7_port());
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   EXPECT_FALSE(pause_of(port).rx);
   EXPECT_FALSE(pause_of(port).tx);
-  EXPECT_FALSE(has(port.stat_names(), "rx_global_pause"));
+  EXPECT_FALSE(test::has(port.stat_names(), "rx_global_pause"));
   ASSERT_EQ(port.set_pauseparam(pause(true, true)), 0);
-  set_pfc(port, 0x00);  // PFC off again: global pause does not come back with it
+  test::set_pfc(port, 0x00);  // PFC off again: global pause does not come back with it
   EXPECT_FALSE(pause_of(port).rx);
   EXPECT_FALSE(pause_of(port).tx);
 }
@@ -136,12 +123,12 @@ TEST(PortGlobalPause, EveryPfcMaskChangeTurnsItOffInBothDirections) {
 // mlx5e_dcbnl_ieee_setpfc calls mlx5_set_port_pfc only when the mask differs from the firmware's.
 TEST(PortGlobalPause, AWriteOfTheUnchangedMaskLeavesIt) {
   Port port(test::cx7_port());
-  set_pfc(port, 0x00);  // what a fresh port has
+  test::set_pfc(port, 0x00);  // what a fresh port has
   EXPECT_TRUE(pause_of(port).rx);
   EXPECT_TRUE(pause_of(port).tx);
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   ASSERT_EQ(port.set_pauseparam(pause(true, false)), 0);
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   EXPECT_TRUE(pause_of(port).rx);
   EXPECT_EQ(port.link_toggles(), 1u);
 }
@@ -152,7 +139,7 @@ TEST(PortGlobalPause, NvidiasTreeTurnsItOffTheSameWay) {
   spec.traits = traits_of(spec.flavour);
   Port port(spec);
   EXPECT_TRUE(pause_of(port).rx);
-  set_pfc(port, 0x08);
+  test::set_pfc(port, 0x08);
   EXPECT_FALSE(pause_of(port).rx);
   EXPECT_FALSE(pause_of(port).tx);
 }
@@ -163,7 +150,7 @@ TEST(PortGlobalPause, TheNodeFilesDefaultAndADriverReloadBringItBack) {
   Port port(spec);
   EXPECT_TRUE(pause_of(port).rx);
   EXPECT_FALSE(pause_of(port).tx);
-  EXPECT_TRUE(has(port.stat_names(), "tx_global_pause"));  // rx alone lists all five
+  EXPECT_TRUE(test::has(port.stat_names(), "tx_global_pause"));  // rx alone lists all five
   ASSERT_EQ(port.set_pauseparam(pause(false, false)), 0);
   port.reset_to_firmware_defaults();
   EXPECT_TRUE(pause_of(port).rx);
@@ -183,7 +170,7 @@ TEST(PortGlobalPause, AVfOrSfIsNoVportGroupManagerAndReadsNothing) {
     EXPECT_FALSE(read.tx);
     EXPECT_EQ(port.set_pauseparam(pause(true, true)), -EOPNOTSUPP);
     EXPECT_EQ(port.set_pauseparam(PauseParam{true, false, false}), -EOPNOTSUPP);  // before autoneg
-    EXPECT_FALSE(has(port.stat_names(), "rx_global_pause"));
+    EXPECT_FALSE(test::has(port.stat_names(), "rx_global_pause"));
   }
 }
 

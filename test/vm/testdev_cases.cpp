@@ -34,7 +34,7 @@ const std::string kDcb = "/usr/bin/dcb";
 const std::string kEthtool = "/usr/bin/ethtool";
 const std::string kModuleDir = "/sys/kernel/debug/roce_testdev/";
 const std::string kCcParams = "/sys/kernel/debug/mlx5/mlx5_core.0/cc_params/";
-const std::string kMetricsUrl = "http://127.0.0.1:9880/metrics";
+const std::string kTestdevMetricsUrl = "http://127.0.0.1:9880/metrics";
 
 // The shipped lossless profile (packaging/roced.yaml) on rtd0 only, with one DCQCN knob.
 std::string profile_config(const std::string& name, const std::string& pfc = "[3]",
@@ -418,7 +418,7 @@ profile:
   }
   static void TearDownTestSuite() { stop_roced(daemon_, "/tmp/roced-testdev.log"); }
   static std::string log() { return read_text("/tmp/roced-testdev.log"); }
-  static std::string scrape() { return scrape_url(kMetricsUrl); }
+  static std::string scrape() { return scrape_url(kTestdevMetricsUrl); }
   static std::optional<double> scraped(const std::string& name,
                                        const std::map<std::string, std::string>& labels) {
     return metric(scrape(), name, labels);
