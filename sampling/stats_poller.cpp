@@ -111,6 +111,9 @@ std::vector<StatsPoller::PortRound> StatsPoller::round(const std::vector<std::st
     calls_.push_back(std::move(*call));
   }
   system_.ethtool->call_batch(calls_);
+  reads_.clear();
+  for (const EthtoolCall& call : calls_)
+    reads_.push_back({std::string(call.ifname), call.issued, call.answered});
   for (size_t k = 0; k < batch.size(); ++k) {
     PortRound& result = out[batch[k]];
     Port& p = *ports_.at(result.netdev);
@@ -122,6 +125,7 @@ std::vector<StatsPoller::PortRound> StatsPoller::round(const std::vector<std::st
     note_frames(p, *result.reading, now);
     keep(result.netdev, *result.reading);
   }
+  calls_.clear();
   return out;
 }
 

@@ -52,9 +52,15 @@ class StatsPoller {
   // A round over `netdevs`, in order; `watched` says which need a full reading whatever the probe
   // says. Ports not named are forgotten.
   std::vector<PortRound> round(const std::vector<std::string>& netdevs, const Watched& watched);
-  // The GSTATS calls of the last round (their times: the poll budget's), and how long its probe
-  // took before them.
-  const std::vector<EthtoolCall>& last_calls() const { return calls_; }
+  // When a port's GSTATS of the last round was issued and answered: the poll budget's times.
+  // Owned copies, since a port forgotten after the round takes its call's buffers with it.
+  struct ReadTime {
+    std::string netdev;
+    std::chrono::steady_clock::time_point issued;
+    std::chrono::steady_clock::time_point answered;
+  };
+  // The last round's reads, in the order they were sent, and how long its probe took before them.
+  const std::vector<ReadTime>& last_reads() const { return reads_; }
   std::chrono::steady_clock::duration last_probe_time() const { return probe_time_; }
 
   // The port's string set may have changed (a DCB notification): its names are read again.
@@ -94,10 +100,11 @@ class StatsPoller {
 
   System& system_;
   TimeSource& time_;
-  std::mutex mutex_;  // ports_, calls_, probe_: a round, or a scrape's own read
+  std::mutex mutex_;  // ports_, calls_, reads_, probe_: a round, or a scrape's own read
   std::map<std::string, std::unique_ptr<Port>> ports_;
   MacControlReader probe_;
-  std::vector<EthtoolCall> calls_;
+  std::vector<EthtoolCall> calls_;  // borrow their ports' names and buffers: a round's only
+  std::vector<ReadTime> reads_;
   std::chrono::steady_clock::duration probe_time_{0};
   mutable std::mutex latest_mutex_;  // latest_ and the counts: what scrapes take
   std::map<std::string, StatsReading> latest_;

@@ -100,11 +100,11 @@ void StormLoop::account(std::chrono::nanoseconds cpu) {
   SteadyClock::time_point previous{};
   {
     std::lock_guard lock(read_time_mutex_);
-    for (const EthtoolCall& call : poller_->last_calls()) {
+    for (const auto& call : poller_->last_reads()) {
       const auto read = call.answered - std::max(call.issued, previous);
       previous = call.answered;
       if (read <= SteadyClock::duration::zero()) continue;
-      const std::string netdev(call.ifname);
+      const std::string& netdev = call.netdev;
       read_time_[netdev] += read;
       last_read_[netdev] = read;
       if (read > cost.slowest_read) {

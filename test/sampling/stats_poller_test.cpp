@@ -145,6 +145,20 @@ TEST_F(Poller, ScrapesAreServedTheLatestReadingAndReadAnOldOne) {
   EXPECT_FALSE(poller_->reading("lan2", 0s, false).has_value());
 }
 
+// A port that vanishes within a round is forgotten at once (its reader, its buffers): the
+// round's read times, which the storm watchdog's poll budget takes after the round, stay whole.
+TEST_F(Poller, TheLastRoundsReadTimesOutliveAPortForgottenAfterIt) {
+  round();
+  poller_->forget("lan3");
+  poller_->forget("lan4");
+  std::vector<std::string> named;
+  for (const auto& read : poller_->last_reads()) {
+    named.emplace_back(read.netdev);
+    EXPECT_LE(read.issued, read.answered) << read.netdev;
+  }
+  EXPECT_EQ(named, kPorts);
+}
+
 // Without ethtool netlink (an old kernel, a transport without NETLINK_GENERIC) every round reads
 // every port fully, as before the probe.
 TEST_F(Poller, WithoutTheProbeEveryRoundReadsFully) {
