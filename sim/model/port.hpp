@@ -188,6 +188,11 @@ class Port {
   uint32_t cable_length_m() const { return cable_len_; }
   uint64_t carrier_changes() const { return carrier_changes_; }    // sysfs carrier_changes
   uint64_t link_down_events() const { return link_down_events_; }  // link_down_events_phy
+  // The PCI function's PCIe link as trained now, and what its endpoint is built for; a driver
+  // reload keeps it (the link trains at slot reset, not at probe).
+  const PcieLink& pcie_link() const { return pcie_link_; }
+  PcieLink pcie_capability() const { return roce_sim::pcie_capability(spec_.board); }
+  void retrain_pcie(PcieLink link) { pcie_link_ = link; }
   bool dcbx_host_mode() const { return dcbx_host_; }
   const std::array<uint8_t, 64>& dscp2prio() const { return dscp2prio_; }  // firmware QPDPM map
   uint16_t stall_minor_watermark_ms() const { return stall_minor_ms_; }
@@ -303,6 +308,7 @@ class Port {
   uint64_t link_toggles_ = 0;
   uint64_t carrier_changes_ = 0;
   uint64_t link_down_events_ = 0;
+  PcieLink pcie_link_ = roce_sim::pcie_capability(spec_.board);
   // ethtool
   uint32_t channels_ = 1;
   // priv->stats_nch: channels whose statistics exist; it only grows until the driver reloads.

@@ -106,6 +106,28 @@ inline uint32_t pci_device_id(const std::string& model) {
   return 0;
 }
 
+// A PCIe link: its rate per lane in tenths of GT/s (25, 50, 80, 160, 320, 640: Gen1 to Gen6) and
+// its lanes.
+struct PcieLink {
+  uint32_t speed_tenths_gts = 320;
+  uint32_t width = 16;
+  bool operator==(const PcieLink&) const = default;
+};
+
+// What a model's PCIe endpoint is built for (Link Capabilities), as NVIDIA's product briefs give
+// it: the link it trains at in a slot that offers as much.
+inline PcieLink pcie_capability(const std::string& model) {
+  static const std::pair<const char*, PcieLink> kLinks[] = {
+      {"ConnectX-5", {80, 16}},     {"ConnectX-5 Ex", {160, 16}}, {"ConnectX-6", {160, 16}},
+      {"ConnectX-6 Dx", {160, 16}}, {"ConnectX-6 Lx", {160, 8}},  {"ConnectX-7", {320, 16}},
+      {"ConnectX-8", {640, 16}},    {"BlueField-2", {160, 16}},   {"BlueField-3", {320, 16}},
+  };
+  for (const auto& [name, link] : kLinks) {
+    if (model == name) return link;
+  }
+  return {};
+}
+
 // The most channels a port takes (en.h MLX5E_MAX_NUM_CHANNELS is 128 per CPU-limited port).
 constexpr uint32_t kMaxChannels = 128;
 

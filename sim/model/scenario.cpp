@@ -435,6 +435,22 @@ struct ScenarioRunner::EventStart {
     }
   }
 
+  void operator()(const ev::PcieRetrain& b) const {
+    const PortSpec& spec = port->spec();
+    if (spec.is_vf() || spec.is_representor() || spec.is_stacked() || spec.is_sf()) {
+      log("pcie_retrain skipped: " + netdev + " is no PF");
+      return;
+    }
+    const auto text = [](const PcieLink& link) {
+      return std::to_string(link.speed_tenths_gts / 10) + "." +
+             std::to_string(link.speed_tenths_gts % 10) + " GT/s x" + std::to_string(link.width);
+    };
+    const PcieLink cap = port->pcie_capability();
+    const PcieLink now{b.speed_tenths_gts.value_or(cap.speed_tenths_gts),
+                       b.width.value_or(cap.width)};
+    port->retrain_pcie(now);
+    log("the PCIe link trains at " + text(now) + " (built for " + text(cap) + ")");
+  }
   void operator()(const ev::VfChange& b) const {
     if (port->spec().is_vf() || port->spec().is_representor()) {
       log("vfs skipped: " + netdev + " is no PF");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -298,6 +299,26 @@ Body parse_vfs(const YamlFile& reader, const Map& map) {
   return v;
 }
 
+// `speed: 16.0` (GT/s, a PCIe generation's rate) and `width: 8` (lanes), as lspci names them.
+Body parse_pcie_retrain(const YamlFile& reader, const Map& map) {
+  ev::PcieRetrain r;
+  if (const auto f = map.get("speed")) {
+    const double gts = reader.number(*f, 2.5, 64);
+    const auto tenths = static_cast<uint32_t>(std::lround(gts * 10));
+    if (tenths != 25 && tenths != 50 && tenths != 80 && tenths != 160 && tenths != 320 &&
+        tenths != 640) {
+      reader.fail(*f, "is no PCIe rate: 2.5, 5.0, 8.0, 16.0, 32.0 or 64.0 (GT/s)");
+    }
+    r.speed_tenths_gts = tenths;
+  }
+  if (const auto f = map.get("width")) {
+    const auto lanes = static_cast<uint32_t>(reader.integer(*f, 1, 32));
+    if ((lanes & (lanes - 1)) != 0) reader.fail(*f, "is no PCIe link width: 1, 2, 4, 8, 16 or 32");
+    r.width = lanes;
+  }
+  return r;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -361,6 +382,7 @@ const std::vector<EventKind>& event_kinds() {
       {"unreadable_file", {"file", "duration"}, parse_unreadable_file},
       {"pods", {"start", "stop"}, parse_pods},
       {"vfs", {"count"}, parse_vfs},
+      {"pcie_retrain", {"speed", "width"}, parse_pcie_retrain},
   };
   return kinds;
 }
@@ -410,7 +432,8 @@ std::string ScenarioEvent::kind() const {
                                       "driver_reload",  "foreign_tool",  "dcbx_peer",
                                       "netlink_errors", "address",       "vanish_on_write",
                                       "hold_reply",     "counter_clear", "unreadable_file",
-                                      "pods",           "vfs",           "switch"};
+                                      "pods",           "vfs",           "switch",
+                                      "pcie_retrain"};
   return names[body.index()];
 }
 

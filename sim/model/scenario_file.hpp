@@ -140,6 +140,12 @@ struct UnreadableFile {
   std::chrono::microseconds duration{0};
 };
 
+// The PCI function's PCIe link trains again at this speed and width (a marginal slot or riser, a
+// retrain after an error); a retrain without them restores what the endpoint is built for.
+struct PcieRetrain {
+  std::optional<uint32_t> speed_tenths_gts;
+  std::optional<uint32_t> width;
+};
 }  // namespace scenario_event
 
 struct ScenarioEvent {
@@ -148,7 +154,8 @@ struct ScenarioEvent {
       scenario_event::DriverReload, scenario_event::ForeignTool, scenario_event::DcbxPeer,
       scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
-      scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange>;
+      scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange,
+      scenario_event::PcieRetrain>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

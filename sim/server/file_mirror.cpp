@@ -214,10 +214,9 @@ void FileMirror::write_kernel_release() {
                         "12.2.0, GNU ld (GNU Binutils for Debian) 2.40)";
   fs::create_directories(dir_ / "proc/sys/kernel");
   write_file(dir_ / "proc/sys/kernel/osrelease", release + "\n");
-  write_file(dir_ / "proc/version", "Linux version " + release + " " + builder +
-                                        " #1 SMP PREEMPT_DYNAMIC" +
-                                        (package.empty() ? "" : " " + package + " (2026-11-20)") +
-                                        "\n");
+  write_file(dir_ / "proc/version",
+             "Linux version " + release + " " + builder + " #1 SMP PREEMPT_DYNAMIC" +
+                 (package.empty() ? "" : " " + package + " (2026-11-20)") + "\n");
 }
 
 void FileMirror::write_lockdown() {
@@ -677,6 +676,10 @@ void FileMirror::refresh_port(Port& port, bool counters) {
   }
 
   if (!spec.rdma_device.empty()) refresh_rdma_device(port, counters);
+  // A PF's; a VF's Link Status is reserved (the PCIe SR-IOV spec), not modelled.
+  if (!spec.is_stacked() && !spec.is_sf() && !spec.is_representor() && !spec.is_vf()) {
+    write_pcie_link(port);
+  }
 
   if (!spec.caps.ecn) return;
   const EcnState& ecn = port.ecn();
@@ -699,6 +702,21 @@ void FileMirror::refresh_port(Port& port, bool counters) {
       }
     }
   }
+}
+
+// drivers/pci/pci-sysfs.c current_link_speed_show and max_link_speed_show print
+// pci_speed_string() (drivers/pci/probe.c: "32.0 GT/s PCIe"), current_link_width_show the
+// negotiated lanes of the Link Status register and max_link_width_show pcie_get_width_cap().
+void FileMirror::write_pcie_link(const Port& port) {
+  const fs::path pci_dir = dir_ / "sys" / kPciRoot / port.spec().pci_address;
+  const auto speed = [](const PcieLink& link) {
+    return std::to_string(link.speed_tenths_gts / 10) + "." +
+           std::to_string(link.speed_tenths_gts % 10) + " GT/s PCIe\n";
+  };
+  write_file(pci_dir / "current_link_speed", speed(port.pcie_link()));
+  write_file(pci_dir / "current_link_width", line(uint64_t{port.pcie_link().width}));
+  write_file(pci_dir / "max_link_speed", speed(port.pcie_capability()));
+  write_file(pci_dir / "max_link_width", line(uint64_t{port.pcie_capability().width}));
 }
 
 void FileMirror::create_rdma_cm(const std::string& rdma_device) {

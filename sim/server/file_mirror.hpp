@@ -58,8 +58,9 @@ class FileMirror {
 
   void write_file(const std::filesystem::path& path, const std::string& content,
                   mode_t mode = 0644);
-  void write_lockdown();        // sys/kernel/security/lockdown
-  void write_kernel_release();  // proc/sys/kernel/osrelease, proc/version
+  void write_pcie_link(const Port& port);  // the PCI function's link attributes
+  void write_lockdown();                   // sys/kernel/security/lockdown
+  void write_kernel_release();             // proc/sys/kernel/osrelease, proc/version
   void build_port(Port& port);
   void build_bond(Port& port);
   void build_upper(Port& port);
