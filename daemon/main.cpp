@@ -12,6 +12,7 @@
 #include "daemon/config/config.hpp"
 #include "daemon/config/summary.hpp"
 #include "daemon/dbus/dbus_module.hpp"
+#include "daemon/health/health_module.hpp"
 #include "daemon/lldp/peer_module.hpp"
 #include "daemon/log/log.hpp"
 #include "daemon/service/service.hpp"
@@ -234,6 +235,9 @@ int main(int argc, char** argv) {
     // Each module, in the order they start within their stage (module.hpp): one line each.
     service.add(make_peer_watch);
     service.add(make_storm_watchdog);
+    service.add([](Service& s) {
+      return std::make_unique<roced::health::HealthModule>(s.system(), s.reconciler());
+    });
     service.add([&arguments](Service& s) { return make_metrics(s, arguments.metrics); });
     if (arguments.dbus) service.add(make_dbus);
     return service.run();

@@ -7,6 +7,7 @@
 #include "daemon/plan/findings.hpp"
 #include "daemon/reconcile/remediation.hpp"
 #include "daemon/settings/findings.hpp"
+#include "health/pcie_link.hpp"
 #include "lldp/compare.hpp"
 #include "qualify/check_kinds.hpp"
 
@@ -20,7 +21,7 @@ std::vector<const finding::Kind*> gather() {
   std::vector<const finding::Kind*> out;
   for (const std::span<const finding::Kind* const> room :
        {settings::kinds(), plan::kinds(), apply::kinds(),
-        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds(),
+        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds(), health::kinds(),
         std::span<const finding::Kind* const>(qualify::kinds::kAll)}) {
     out.insert(out.end(), room.begin(), room.end());
   }

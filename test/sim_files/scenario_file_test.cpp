@@ -220,6 +220,24 @@ TEST(ScenarioFile, PodsStartAndStopAndNeedOneOfThem) {
   EXPECT_EQ(std::string(e.what()), "s.yaml:3:5: events[0]: a pods event needs start or stop");
 }
 
+TEST(ScenarioFile, APcieRetrainTakesOnlyRealRatesAndWidths) {
+  const Scenario s = parse_scenario_yaml(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_retrain, port: lan2, speed: 16.0, width: 8}\n",
+      "s.yaml");
+  ASSERT_EQ(s.events.size(), 1u);
+  EXPECT_EQ(s.events[0].kind(), "pcie_retrain");
+  const auto& retrain = std::get<scenario_event::PcieRetrain>(s.events[0].body);
+  EXPECT_EQ(retrain.speed_tenths_gts, 160u);
+  EXPECT_EQ(retrain.width, 8u);
+  auto e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_retrain, port: lan2, speed: 12.0}\n");
+  EXPECT_EQ(e.field(), "events[0].speed");
+  EXPECT_NE(e.message().find("is no PCIe rate"), std::string::npos) << e.message();
+  e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_retrain, port: lan2, width: 6}\n");
+  EXPECT_EQ(e.field(), "events[0].width");
+}
+
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
   const auto e = scenario_parse_error(
       "name: x\nevents:\n"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The NIC's own health as one of the service's modules: every kInterval it reads each managed
+// uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
+// it caches per read) and judges it (health/), off the scrape's path; a scrape serves the last
+// reading as metric families and findings. It takes no section: its ports follow the
+// reconciler's.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/module/module.hpp"
+#include "daemon/reconcile/reconciler.hpp"
+#include "health/pcie_link.hpp"
+#include "os/system.hpp"
+#include "util/periodic_task.hpp"
+#include "util/time_source.hpp"
+
+namespace roced::health {
+
+// A port whose PCI function is read: the netdev it is known by and its PCI address.
+struct PciPort {
+  std::string netdev;
+  std::string pci;
+};
+
+// /sys/bus/pci/devices/<pci>/{current,max}_link_{speed,width}, each parsed; what could not be
+// read is named in `unread`.
+PcieLink read_pcie_link(const FileTree& files, const std::string& pci);
+
+class HealthModule final : public module::Module {
+ public:
+  // A link retrained down stays so until a reset: a reading this often finds it well before a
+  // job's throughput graph does, at four small sysfs reads per port.
+  static constexpr std::chrono::seconds kInterval{10};
+  using PortList = std::function<std::vector<PciPort>()>;
+
+  // The managed uplinks, as the reconciler knows them now.
+  HealthModule(System& system, reconcile::Reconciler& reconciler, TimeSource& time = real_time());
+  HealthModule(System& system, PortList ports, TimeSource& time);
+
+  std::string_view name() const override { return "health"; }
+  std::vector<module::Section> sections() const override { return {}; }
+  void start() override;
+  void stop() override { task_.reset(); }
+  void reconfigure(const config::Config&, const config::Config&) override {}
+  std::vector<finding::Finding> findings() const override;
+  void collect(telemetry::ExpositionWriter& out) override;
+
+  // One reading of every port (the task's; tests call it on their own clock).
+  void check();
+
+ private:
+  struct PortHealth {
+    PciPort port;
+    PcieLink pcie;
+    std::optional<finding::Finding> finding;
+  };
+
+  System& system_;
+  PortList ports_;
+  TimeSource& time_;
+  mutable std::mutex mutex_;  // health_: the task writes, scrapes and GetStatus read
+  std::vector<PortHealth> health_;
+  std::unique_ptr<PeriodicTask> task_;
+};
+
+}  // namespace roced::health

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// The health module on roce-sim's node in this process: each managed uplink's PCIe link read from
+// the node's sysfs, a retrain below the NIC's capability found (and cleared by a retrain back), an
+// unreadable attribute said as such, and the metric families a scrape serves.
+#include "daemon/health/health_module.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "in_process_node.hpp"
+#include "sim/model/scenario.hpp"
+#include "telemetry/exposition.hpp"
+
+namespace roced::health {
+namespace {
+
+const std::vector<PciPort> kUplinks = {{"lan2", "0000:17:00.0"}, {"lan3", "0000:3d:00.0"}};
+
+class Health : public test::InProcessNode {
+ protected:
+  void SetUp() override {
+    InProcessNode::SetUp();
+    module_ = std::make_unique<HealthModule>(
+        system_, [] { return kUplinks; }, time_);
+  }
+  void TearDown() override {
+    module_.reset();
+    InProcessNode::TearDown();
+  }
+  void play(const std::string& events) {
+    node_->play(roce_sim::parse_scenario_yaml("name: t\nevents:\n" + events, "t.yaml"));
+  }
+  std::string scrape() {
+    telemetry::ExpositionWriter out;
+    module_->collect(out);
+    return out.take();
+  }
+  std::vector<std::string> finding_ports() {
+    std::vector<std::string> ports;
+    for (const auto& found : module_->findings()) ports.push_back(found.subject);
+    return ports;
+  }
+
+  std::unique_ptr<HealthModule> module_;
+};
+
+TEST_F(Health, AFreshNodeIsAsBuilt) {
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty());
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_pcie_link_width{netdev=\"lan2\",pci=\"0000:17:00.0\"} 16"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roce_pcie_link_speed_transfers_per_second{netdev=\"lan3\",pci=\"0000:3d:"
+                      "00.0\"} 32000000000"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(Health, ALinkRetrainedAtEightLanesIsFoundAndClearsWhenItTrainsBack) {
+  play("  - {at: 0s, kind: pcie_retrain, port: lan3, width: 8}\n");
+  module_->check();
+  ASSERT_EQ(finding_ports(), std::vector<std::string>{"lan3"});
+  const auto found = module_->findings().front();
+  EXPECT_EQ(found.id, "pcie_link_degraded");
+  EXPECT_EQ(found.found, "32.0 GT/s x8");
+  EXPECT_EQ(found.wanted, "32.0 GT/s x16");
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roced_finding{netdev=\"lan3\",id=\"pcie_link_degraded\""), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roce_pcie_link_width{netdev=\"lan3\",pci=\"0000:3d:00.0\"} 8"),
+            std::string::npos)
+      << text;
+
+  play("  - {at: 0s, kind: pcie_retrain, port: lan3}\n");
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty());
+}
+
+TEST_F(Health, ALowerGenerationIsFound) {
+  play("  - {at: 0s, kind: pcie_retrain, port: lan2, speed: 16.0}\n");
+  module_->check();
+  ASSERT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
+  EXPECT_EQ(module_->findings().front().found, "16.0 GT/s x16");
+}
+
+// A missing attribute (a function without a PCIe capability: pci_dev_attrs_are_visible) or one
+// the kernel cannot read says so, and the scrape serves what was read, no guess.
+TEST_F(Health, AMissingAttributeCannotTellAndServesNoGuess) {
+  std::filesystem::remove(node_->dir() / "sys/devices/pci0000:00/0000:17:00.0/current_link_width");
+  module_->check();
+  ASSERT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
+  const auto found = module_->findings().front();
+  EXPECT_EQ(found.verdict, finding::Verdict::CannotTell);
+  EXPECT_NE(found.text.find("current_link_width"), std::string::npos) << found.text;
+  const std::string text = scrape();
+  EXPECT_EQ(text.find("roce_pcie_link_width{netdev=\"lan2\""), std::string::npos) << text;
+  EXPECT_NE(text.find("roce_pcie_link_max_width{netdev=\"lan2\""), std::string::npos) << text;
+}
+
+// Every kInterval on the injected clock, once started: a retrain after the first reading is
+// found by the next one, not before.
+TEST_F(Health, TheTaskReadsAgainEveryInterval) {
+  // The task's thread runs when the machine lets it: each step waited for in real time,
+  // generously, so that no step depends on the machine's speed.
+  const auto wait_for = [](const std::function<bool()>& done) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return done();
+  };
+  module_->start();
+  ASSERT_TRUE(wait_for([&] { return scrape().find("roce_pcie_link_width") != std::string::npos; }));
+  play("  - {at: 1s, kind: pcie_retrain, port: lan2, width: 4}\n");
+  time_.advance(HealthModule::kInterval - std::chrono::seconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(module_->findings().empty());  // retrained, not read again yet
+  time_.advance(std::chrono::seconds(1));
+  EXPECT_TRUE(wait_for([&] { return !module_->findings().empty(); }));
+  EXPECT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
+  module_->stop();
+}
+
+}  // namespace
+}  // namespace roced::health
