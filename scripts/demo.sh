@@ -80,7 +80,7 @@ if [[ -t 1 ]]; then
   ((cols >= 60)) && WIDTH=$((cols < 120 ? cols : 120))
 fi
 STEP=0
-STEPS=9
+STEPS=10
 STORM_S=3  # the storm's length: long enough to be shown while it lasts on a busy machine
 RESTORATION_MS=500  # the watchdog's restoration_time (roced.yaml below)
 # How long the demo waits for anything before it gives up: only a hang takes that long, however
@@ -476,13 +476,35 @@ MISMATCH_STATUS=$(grep -c '^  critical: switch_' "$SIM_DIR/out.txt" || true)
 ((RC == 0)) || fail "rocectl status exited $RC"
 say "Named $MISMATCH_MS ms after the switch changed; roced changed nothing on lan3 because of it (the alert RocePeerMismatch and the dashboard's switch row show it too)."
 
+step "The NIC's own health: a PCIe link that trained down"
+say "A NIC whose PCIe link trained at x8 instead of x16 carries half its line rate, and no error counter moves: every RoCE metric above reads healthy. roced reads each managed port's PCIe link from sysfs every 10 s (never on a scrape) against what the NIC takes. Now lan4's link retrains at x8:"
+cat >"$SIM_DIR/pcie-lan4.yaml" <<'PCIE'
+name: pcie-lan4
+events:
+  - {at: 0s, kind: pcie_retrain, port: lan4, width: 8}
+PCIE
+sed 's/^/    /' "$SIM_DIR/pcie-lan4.yaml"
+cmd "roce-sim inject \$SIM \$SIM/pcie-lan4.yaml"
+from=$(log_lines)
+PCIE_SET_MS=$(date +%s%3N)
+"$BIN/roce-sim" inject "$SIM_DIR" "$SIM_DIR/pcie-lan4.yaml"
+wait_log 'lan4: pcie_link_degraded: PCIe link trained at 32.0 GT/s x8' "$from" "$PATIENCE_S" ||
+  fail "roced did not name lan4's PCIe link within $PATIENCE_S s; its log: $(log_since "$from")"
+log_since "$from" | show_log
+PCIE_MS=$(($(line_ms "$(log_find "$from" 'pcie_link_degraded')") - PCIE_SET_MS))
+cmd "rocectl status --port lan4"
+capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan4
+PCIE_STATUS=$(grep -c '^  warning: pcie_link_degraded' "$SIM_DIR/out.txt" || true)
+((RC == 0)) || fail "rocectl status exited $RC"
+say "Named $PCIE_MS ms after the link retrained, on the next 10 s reading (the alert RocePcieLinkDegraded and the dashboard's PCIe row show it too); the other ports are as built."
+
 step "Metrics, D-Bus, and a clean stop"
 say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). A scrape asks the NICs' firmware nothing: it serves the storm watchdog's latest reading of each port (at most metrics.max_sample_age old) and the RDMA counters roced reads every metrics.rdma_interval:"
 cmd "curl -s $METRICS_URL"
 curl -sf "$METRICS_URL" >"$SIM_DIR/metrics.txt" || fail "no answer from $METRICS_URL"
 SERIES=$(grep -vc '^#' "$SIM_DIR/metrics.txt")
 echo "$SERIES series; among them:"
-grep -E '^(roced_finding\{netdev="lan3",id="switch_pfc_priorities"|roced_lldp_peer_info\{netdev="lan3"|roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
+grep -E '^(roced_finding\{netdev="lan3",id="switch_pfc_priorities"|roced_finding\{netdev="lan4",id="pcie_link_degraded"|roce_pcie_link_width\{netdev="lan4"|roced_lldp_peer_info\{netdev="lan3"|roce_config_in_sync\{netdev="lan4",setting="pfc.priorities"|roce_config_corrections_total\{netdev="lan4",setting="pfc.priorities"|roce_priority_bytes_total\{netdev="lan2".*direction="tx",priority="3"|roce_pfc_storm_(detections|restorations)_total\{netdev="lan3",priority="3",direction="rx"|roce_pfc_storm_actions_total\{netdev="lan3",priority="3",direction="rx",action="disable-pfc",result="ok"|roce_pfc_storm_detection_latency_seconds_(sum|count)\{netdev="lan3",priority="3",direction="rx")' \
   "$SIM_DIR/metrics.txt" | sed 's/^/  /'
 cmd "busctl call io.roced.Daemon1 /io/roced/Daemon1 io.roced.Daemon1 GetStorms"
 busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" --json=short call io.roced.Daemon1 /io/roced/Daemon1 \
@@ -538,6 +560,7 @@ summary() {
     "remediation" "disable-pfc (read back: $STORM_PFC), verified: the storm stopped within $VERIFY_POLLS polls" \
     "restored" "$RESTORE_MS ms after the storm ended (read back: $RESTORED_PFC)" \
     "switch mismatch" "lan3's switch PFC on 4 named $MISMATCH_MS ms after it changed ($MISMATCH_STATUS mismatches in rocectl status)" \
+    "NIC health" "lan4's PCIe link at x8 of x16 named $PCIE_MS ms after it retrained ($PCIE_STATUS finding in rocectl status)" \
     "metrics" "$SERIES series at $METRICS_URL" \
     "roced" "$STOP" \
     "demo time" "$(fmt_s $((now - T_TOUR)))$( ((BUILD)) && echo " (setup and build before it: $(fmt_s $((T_TOUR - T_START))))")" \

@@ -142,6 +142,12 @@ def check(output, port):
     if m and int(m[2]) != 2:
         problems.append("rocectl status shows %s mismatches for lan3, not 2 (PFC, DSCP)" % m[2])
 
+    m = field("NIC health",
+              r"lan4's PCIe link at x8 of x16 named (-?\d+) ms after it retrained \((\d+) finding in "
+              r"rocectl status\)")
+    if m and int(m[2]) != 1:
+        problems.append("rocectl status shows %s PCIe findings for lan4, not 1" % m[2])
+
     url = (re.escape("http://127.0.0.1:%d/metrics" % port) if port
            else r"http://127\.0\.0\.1:\d+/metrics")
     m = field("metrics", r"(\d+) series at " + url)
