@@ -5,8 +5,8 @@
 #         test that runs our code, except those labelled sanitizer-exempt (each says why in its
 #         CMakeLists.txt), and the libFuzzer targets' bounded runs (fuzz.*).
 #   tsan  build-tsan/, ThreadSanitizer: the daemon's concurrent parts (reconciler port workers,
-#         storm loop, D-Bus loop and work queue, telemetry exporter and sampler, the service,
-#         rocectl qualify's signal thread and its runs against the in-process node),
+#         storm loop, health module, D-Bus loop and work queue, telemetry exporter and sampler,
+#         the service, rocectl qualify's signal thread and its runs against the in-process node),
 #         through their test binaries and the tests that start roced.
 # Usage: scripts/hardening.sh [asan] [tsan]   (both when none is named)
 # A report in any process, a test's own or a child it starts (roced, roce-sim, rocectl), fails the
@@ -33,7 +33,7 @@ done
 "$ROOT/scripts/setup.sh"
 
 # The concurrent parts' tests (CTest names start with the area) and the targets they need.
-TSAN_TESTS='^(reconcile|sim_inprocess|watchdog|lldp|module|qualify|dbus|telemetry|service|faults)\.'
+TSAN_TESTS='^(reconcile|sim_inprocess|watchdog|lldp|health|module|qualify|dbus|telemetry|service|faults)\.'
 # Left out under TSan, each for a reason of TSan's own:
 #   *NoThreadBehind       counts the process's threads, and TSan's runtime adds its own background
 #                         thread at the first pthread_create.
@@ -42,7 +42,7 @@ TSAN_TESTS='^(reconcile|sim_inprocess|watchdog|lldp|module|qualify|dbus|telemetr
 TSAN_EXCLUDE='NoThreadBehind$|SimNodes/QualifyEveryNode.*(eight_rail|sixteen)'
 TSAN_TARGETS=(roced rocectl roce-sim roce_sim_shim roce_sim_system
   reconcile_unit_test reconcile_node_test sim_inprocess_test watchdog_test storms_test storms_actions_test
-  lldp_unit_test peers_test module_unit_test module_reload_test metrics_unit_test
+  lldp_unit_test peers_test health_module_test module_unit_test module_reload_test metrics_unit_test
   qualify_test qualify_cli_test
   dbus_documents_test dbus_api_test dbus_signals_test dbus_roced_test dbus_roced_storms_test
   telemetry_unit_test telemetry_sim_test service_unit_test service_unit_file_test service_sim_test
