@@ -33,7 +33,7 @@ class BackoffRetry {
         attempt_(std::move(attempt)),
         failed_(std::move(failed)),
         first_try_(time.now() + delays.first),
-        thread_([this] { run(); }) {}
+        thread_(time.start_thread([this] { run(); })) {}
   // Stops waiting (a try under way finishes first) and joins.
   ~BackoffRetry() {
     stop_.raise();
@@ -47,7 +47,7 @@ class BackoffRetry {
     std::chrono::milliseconds delay = delays_.first;
     // Counted from construction, not from when this thread first runs.
     auto next_try = first_try_;
-    for (int failures = 1; stop_.pause(time_, next_try - time_.now()); ++failures) {
+    for (int failures = 1; stop_.pause_until(time_, next_try); ++failures) {
       std::string error;
       if (attempt_(error)) return;
       delay = std::min(delay * 2, delays_.most);

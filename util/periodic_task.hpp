@@ -19,7 +19,7 @@ class PeriodicTask {
         interval_(interval),
         task_(std::move(task)),
         first_run_(time.now()),
-        thread_([this] { run(); }) {}
+        thread_(time.start_thread([this] { run(); })) {}
   // Stops waiting (a run under way finishes first) and joins.
   ~PeriodicTask() {
     stop_.raise();
@@ -37,7 +37,7 @@ class PeriodicTask {
       next_run += interval_;
       // A run longer than the interval: the next starts now, the missed ones are not made up.
       if (next_run < time_.now()) next_run = time_.now();
-    } while (stop_.pause(time_, next_run - time_.now()));
+    } while (stop_.pause_until(time_, next_run));
   }
 
   TimeSource& time_;

@@ -28,6 +28,12 @@ class StopSignal {
     std::unique_lock lock(mutex_);
     return !time.wait_for(lock, wake_, duration, [this] { return raised_; });
   }
+  // The same until `deadline`: a deadline that stays put however long the caller took to get
+  // here, where a duration counted from a second reading of the clock would move with it.
+  bool pause_until(TimeSource& time, TimeSource::TimePoint deadline) const {
+    std::unique_lock lock(mutex_);
+    return !time.wait_until(lock, wake_, deadline, [this] { return raised_; });
+  }
 
  private:
   mutable std::mutex mutex_;

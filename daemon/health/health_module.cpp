@@ -43,7 +43,11 @@ std::optional<uint32_t> read_attribute(const FileTree& files, const std::string&
     return std::nullopt;
   }
   auto value = parse(*text);
-  if (!value && unread.empty()) unread = std::string(name) + " reads \"" + *text + "\"";
+  if (!value && unread.empty()) {
+    std::string shown = *text;
+    if (!shown.empty() && shown.back() == '\n') shown.pop_back();
+    unread = std::string(name) + " reads \"" + shown + "\"";
+  }
   return value;
 }
 
@@ -57,7 +61,6 @@ PcieLink read_pcie_link(const FileTree& files, const std::string& pci) {
   link.max_speed_tenths_gts =
       read_attribute(files, pci, "max_link_speed", parse_speed, link.unread);
   link.max_width = read_attribute(files, pci, "max_link_width", parse_width, link.unread);
-  if (!link.unread.empty() && link.unread.back() == '\n') link.unread.pop_back();
   return link;
 }
 

@@ -9,9 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "in_process_node.hpp"
@@ -108,23 +106,13 @@ TEST_F(Health, AMissingAttributeCannotTellAndServesNoGuess) {
 // Every kInterval on the injected clock, once started: a retrain after the first reading is
 // found by the next one, not before.
 TEST_F(Health, TheTaskReadsAgainEveryInterval) {
-  // The task's thread runs when the machine lets it: each step waited for in real time,
-  // generously, so that no step depends on the machine's speed.
-  const auto wait_for = [](const std::function<bool()>& done) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!done() && std::chrono::steady_clock::now() < give_up) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    return done();
-  };
   module_->start();
-  ASSERT_TRUE(wait_for([&] { return scrape().find("roce_pcie_link_width") != std::string::npos; }));
+  ASSERT_TRUE(time_.until_waiting(1));  // the first reading made, the task waiting on the clock
   play("  - {at: 1s, kind: pcie_retrain, port: lan2, width: 4}\n");
   time_.advance(HealthModule::kInterval - std::chrono::seconds(1));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_TRUE(module_->findings().empty());  // retrained, not read again yet
-  time_.advance(std::chrono::seconds(1));
-  EXPECT_TRUE(wait_for([&] { return !module_->findings().empty(); }));
+  ASSERT_TRUE(time_.advance_until([&] { return !module_->findings().empty(); },
+                                  std::chrono::milliseconds(100)));
   EXPECT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
   module_->stop();
 }
