@@ -57,6 +57,7 @@ std::string describe(std::optional<uint32_t> speed_tenths_gts, std::optional<uin
 }
 
 std::optional<finding::Finding> judge(const std::string& netdev, const PcieLink& link) {
+  if (!link.pcie) return std::nullopt;
   const std::string built = describe(link.max_speed_tenths_gts, link.max_width);
   const std::string now = describe(link.speed_tenths_gts, link.width);
   if (!link.speed_tenths_gts || !link.width || !link.max_speed_tenths_gts || !link.max_width) {

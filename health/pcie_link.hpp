@@ -22,6 +22,9 @@ struct PcieLink {
   std::optional<uint32_t> max_speed_tenths_gts;
   std::optional<uint32_t> max_width;
   std::string unread;  // why an attribute could not be read, for the finding; empty when all were
+  // False when the function has none of the four (pci_dev_attrs_are_visible: not PCIe, as a
+  // virtual machine's emulated PCI device): there is no link to judge.
+  bool pcie = true;
 
   bool operator==(const PcieLink&) const = default;
 };
@@ -37,7 +40,7 @@ std::optional<uint32_t> parse_width(const std::string& text);
 std::string describe(std::optional<uint32_t> speed_tenths_gts, std::optional<uint32_t> width);
 
 // Trained below what the endpoint takes in speed or width: a differing finding; unread: one that
-// cannot tell; as built: none.
+// cannot tell; as built, or no PCIe link at all: none.
 std::optional<finding::Finding> judge(const std::string& netdev, const PcieLink& link);
 
 // A link trained below its capability. A slot that itself offers less (a Gen4 server with a Gen5

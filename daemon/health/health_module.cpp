@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/health/health_module.hpp"
 
+#include <cerrno>
+
 #include "daemon/log/log.hpp"
 #include "telemetry/finding_family.hpp"
 
@@ -36,9 +38,11 @@ std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
 
 template <typename Parse>
 std::optional<uint32_t> read_attribute(const FileTree& files, const std::string& pci,
-                                       const char* name, Parse parse, std::string& unread) {
+                                       const char* name, Parse parse, std::string& unread,
+                                       int& missing) {
   const auto text = files.read("/sys/bus/pci/devices/" + pci + "/" + name);
   if (!text) {
+    if (text.error().code == ENOENT) ++missing;
     if (unread.empty()) unread = std::string(name) + ": " + text.error().message;
     return std::nullopt;
   }
@@ -55,12 +59,14 @@ std::optional<uint32_t> read_attribute(const FileTree& files, const std::string&
 
 PcieLink read_pcie_link(const FileTree& files, const std::string& pci) {
   PcieLink link;
+  int missing = 0;
   link.speed_tenths_gts =
-      read_attribute(files, pci, "current_link_speed", parse_speed, link.unread);
-  link.width = read_attribute(files, pci, "current_link_width", parse_width, link.unread);
+      read_attribute(files, pci, "current_link_speed", parse_speed, link.unread, missing);
+  link.width = read_attribute(files, pci, "current_link_width", parse_width, link.unread, missing);
   link.max_speed_tenths_gts =
-      read_attribute(files, pci, "max_link_speed", parse_speed, link.unread);
-  link.max_width = read_attribute(files, pci, "max_link_width", parse_width, link.unread);
+      read_attribute(files, pci, "max_link_speed", parse_speed, link.unread, missing);
+  link.max_width = read_attribute(files, pci, "max_link_width", parse_width, link.unread, missing);
+  link.pcie = missing < 4;
   return link;
 }
 

@@ -103,6 +103,19 @@ TEST_F(Health, AMissingAttributeCannotTellAndServesNoGuess) {
   EXPECT_NE(text.find("roce_pcie_link_max_width{netdev=\"lan2\""), std::string::npos) << text;
 }
 
+// A function with none of the four is not PCIe: nothing to judge, nothing served.
+TEST_F(Health, AFunctionWithoutAPcieLinkHasNoFinding) {
+  for (const char* name :
+       {"current_link_speed", "current_link_width", "max_link_speed", "max_link_width"}) {
+    std::filesystem::remove(node_->dir() / "sys/devices/pci0000:00/0000:17:00.0" / name);
+  }
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty());
+  const std::string text = scrape();
+  EXPECT_EQ(text.find("{netdev=\"lan2\""), std::string::npos) << text;
+  EXPECT_NE(text.find("roce_pcie_link_width{netdev=\"lan3\""), std::string::npos) << text;
+}
+
 // Every kInterval on the injected clock, once started: a retrain after the first reading is
 // found by the next one, not before.
 TEST_F(Health, TheTaskReadsAgainEveryInterval) {

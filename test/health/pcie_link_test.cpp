@@ -34,7 +34,7 @@ TEST(PcieWidth, ReadsLanesAndRefusesNoLink) {
 }
 
 PcieLink link(uint32_t speed, uint32_t width, uint32_t max_speed, uint32_t max_width) {
-  return PcieLink{speed, width, max_speed, max_width, {}};
+  return PcieLink{speed, width, max_speed, max_width, {}, true};
 }
 
 TEST(PcieJudge, AsBuiltIsNoFinding) {
@@ -55,6 +55,12 @@ TEST(PcieJudge, ALowerSpeedDiffers) {
   const auto found = judge("lan3", link(160, 16, 320, 16));
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->found, "16.0 GT/s x16");
+}
+
+TEST(PcieJudge, NoPcieLinkIsNoFinding) {
+  PcieLink none;
+  none.pcie = false;
+  EXPECT_FALSE(judge("lan5", none).has_value());
 }
 
 TEST(PcieJudge, AnUnreadAttributeCannotTell) {
