@@ -448,6 +448,11 @@ struct ScenarioRunner::EventStart {
     const PcieLink cap = port->pcie_capability();
     const PcieLink now{b.speed_tenths_gts.value_or(cap.speed_tenths_gts),
                        b.width.value_or(cap.width)};
+    // Link training settles on what both ends take: never above the endpoint's capability.
+    if (now.speed_tenths_gts > cap.speed_tenths_gts || now.width > cap.width) {
+      log("pcie_retrain skipped: " + text(now) + " is more than the NIC takes (" + text(cap) + ")");
+      return;
+    }
     port->retrain_pcie(now);
     log("the PCIe link trains at " + text(now) + " (built for " + text(cap) + ")");
   }

@@ -82,6 +82,17 @@ TEST_F(Health, ALinkRetrainedAtEightLanesIsFoundAndClearsWhenItTrainsBack) {
   EXPECT_TRUE(module_->findings().empty());
 }
 
+// Training never settles above what the endpoint takes: the node refuses such a retrain.
+TEST_F(Health, ARetrainAboveTheNicIsSkippedByTheNode) {
+  play("  - {at: 0s, kind: pcie_retrain, port: lan2, speed: 64.0}\n");
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty());
+  const auto log = node_->scenario_log();
+  EXPECT_TRUE(std::any_of(log.begin(), log.end(), [](const std::string& line) {
+    return line.find("is more than the NIC takes") != std::string::npos;
+  })) << testing::PrintToString(log);
+}
+
 TEST_F(Health, ALowerGenerationIsFound) {
   play("  - {at: 0s, kind: pcie_retrain, port: lan2, speed: 16.0}\n");
   module_->check();
