@@ -54,12 +54,13 @@ configure() {  # build-dir sanitizers [cmake options]
   # Line tables, not full debug info: a report's frames still carry function, file and line
   # (inlined ones too), and the sanitizer builds compile in a good deal less time. -O1, as both
   # sanitizers' documentation suggests: reports as precise, a fifth less to compile than -O2.
+  # Warnings are errors here too: the ASan build is the suite's only compile of most test code.
   cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_COMPILER_LAUNCHER="$CCACHE_LAUNCHER" -DCMAKE_CXX_COMPILER_LAUNCHER="$CCACHE_LAUNCHER" \
-    -DROCED_SANITIZE="$sanitize" -DROCED_BUILD_BENCH=OFF "$@" >/dev/null
+    -DROCED_SANITIZE="$sanitize" -DROCED_BUILD_BENCH=OFF -DROCED_WERROR=ON "$@" >/dev/null
 }
 
 # Prints the reports left in $1 and fails when there is one.
