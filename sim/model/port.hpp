@@ -39,6 +39,9 @@ struct PortCounters {
   uint64_t tx_pause_storm_warning_events = 0, tx_pause_storm_error_events = 0;
   uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0,
            tx_bytes = 0;  // port totals (rx_packets_phy...)
+  // The PHY's errors (PPCNT): symbol errors in received frames (the 802.3 group's
+  // a_symbol_error_during_carrier), symbol errors FEC could not correct, and bits it corrected.
+  uint64_t rx_symbol_err_phy = 0, rx_pcs_symbol_err_phy = 0, rx_corrected_bits_phy = 0;
 };
 
 struct DriverInfo {

@@ -134,10 +134,11 @@ void Port::list_stats(Sink&& add) const {
   add("rx_crc_errors_phy", 0);
   add("tx_bytes_phy", c.tx_bytes);
   add("rx_bytes_phy", c.rx_bytes);
-  for (const char* name : {"tx_multicast_phy", "tx_broadcast_phy", "rx_multicast_phy",
-                           "rx_broadcast_phy", "rx_in_range_len_errors_phy",
-                           "rx_out_of_range_len_phy", "rx_oversize_pkts_phy", "rx_symbol_err_phy"})
+  for (const char* name :
+       {"tx_multicast_phy", "tx_broadcast_phy", "rx_multicast_phy", "rx_broadcast_phy",
+        "rx_in_range_len_errors_phy", "rx_out_of_range_len_phy", "rx_oversize_pkts_phy"})
     add(name, 0);
+  add("rx_symbol_err_phy", c.rx_symbol_err_phy);
   add("tx_mac_control_phy", c.tx_pause_ctrl_phy);
   add("rx_mac_control_phy", c.rx_pause_ctrl_phy);
   add("rx_unsupported_op_phy", 0);
@@ -155,9 +156,11 @@ void Port::list_stats(Sink&& add) const {
         "rx_2048_to_4095_bytes_phy", "rx_4096_to_8191_bytes_phy", "rx_8192_to_10239_bytes_phy"})
     add(name, 0);
   // phy
-  add("link_down_events_phy", link_down_events_);
-  add("rx_pcs_symbol_err_phy", 0);
-  add("rx_corrected_bits_phy", 0);
+  // A 32-bit field of the PPCNT physical layer group, read with MLX5_GET rather than as a
+  // big-endian 64-bit counter (en_stats.c: mlx5e_grp_phy_fill_stats): it wraps at 2^32.
+  add("link_down_events_phy", static_cast<uint32_t>(link_down_events_));
+  add("rx_pcs_symbol_err_phy", c.rx_pcs_symbol_err_phy);
+  add("rx_corrected_bits_phy", c.rx_corrected_bits_phy);
   // eth_ext
   add("rx_buffer_passed_thres_phy", c.rx_buffer_passed_thres_phy);
   // pcie

@@ -256,6 +256,17 @@ struct ScenarioRunner::EventStart {
     log(text);
   }
 
+  void operator()(const ev::PhyErrors& b) const {
+    runner.traffic_.start_phy_errors(netdev,
+                                     {b.symbol_errors_per_second, b.corrected_bits_per_second});
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the PHY errs (%g uncorrectable symbol errors/s, %g corrected bits/s) for %s",
+                  b.symbol_errors_per_second, b.corrected_bits_per_second,
+                  yaml_reader::format_duration(b.duration).c_str());
+    log(text);
+  }
+
   void operator()(const ev::PfcStorm& b) const {
     runner.traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
     std::string note;
@@ -487,6 +498,7 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
   const bool needs_port = !std::holds_alternative<ev::DriverReload>(event.body) &&
                           !std::holds_alternative<ev::Congestion>(event.body) &&
                           !std::holds_alternative<ev::PfcStorm>(event.body) &&
+                          !std::holds_alternative<ev::PhyErrors>(event.body) &&
                           !std::holds_alternative<ev::UnreadableFile>(event.body);
   const size_t event_index = static_cast<size_t>(&event - scenario_.events.data());
   if (needs_port && port == nullptr) {
@@ -504,6 +516,9 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
         if constexpr (std::is_same_v<T, ev::Congestion>) {
           traffic_.stop_congestion(netdev, b.priority);
           log(netdev, "congestion on priority " + std::to_string(b.priority) + " ends");
+        } else if constexpr (std::is_same_v<T, ev::PhyErrors>) {
+          traffic_.stop_phy_errors(netdev);
+          log(netdev, "the PHY's errors end");
         } else if constexpr (std::is_same_v<T, ev::PfcStorm>) {
           traffic_.stop_storm(netdev, b.priority, b.direction);
           log(netdev, "PFC storm (" + direction_name(b.direction) + ") on priority " +

@@ -319,6 +319,22 @@ Body parse_pcie_retrain(const YamlFile& reader, const Map& map) {
   return r;
 }
 
+// Rates per second; a lane of 100G PAM4 carries 1.06e11 bits a second, so any rate a PHY can
+// have fits below the bound.
+Body parse_phy_errors(const YamlFile& reader, const Map& map) {
+  ev::PhyErrors p;
+  p.duration = positive_duration(reader, map.require("duration"));
+  if (const auto f = map.get("symbol_error_rate"))
+    p.symbol_errors_per_second = reader.number(*f, 0, 1e12);
+  if (const auto f = map.get("corrected_bit_rate")) {
+    p.corrected_bits_per_second = reader.number(*f, 0, 1e12);
+  }
+  if (p.symbol_errors_per_second == 0 && p.corrected_bits_per_second == 0) {
+    reader.fail(map.self(), "a phy_errors event needs symbol_error_rate or corrected_bit_rate");
+  }
+  return p;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -383,6 +399,7 @@ const std::vector<EventKind>& event_kinds() {
       {"pods", {"start", "stop"}, parse_pods},
       {"vfs", {"count"}, parse_vfs},
       {"pcie_retrain", {"speed", "width"}, parse_pcie_retrain},
+      {"phy_errors", {"duration", "symbol_error_rate", "corrected_bit_rate"}, parse_phy_errors},
   };
   return kinds;
 }
@@ -433,7 +450,7 @@ std::string ScenarioEvent::kind() const {
                                       "netlink_errors", "address",       "vanish_on_write",
                                       "hold_reply",     "counter_clear", "unreadable_file",
                                       "pods",           "vfs",           "switch",
-                                      "pcie_retrain"};
+                                      "pcie_retrain",   "phy_errors"};
   return names[body.index()];
 }
 
@@ -441,7 +458,8 @@ microseconds ScenarioEvent::end() const {
   return std::visit(
       [&](const auto& b) -> microseconds {
         using T = std::decay_t<decltype(b)>;
-        if constexpr (std::is_same_v<T, ev::Congestion> || std::is_same_v<T, ev::PfcStorm>) {
+        if constexpr (std::is_same_v<T, ev::Congestion> || std::is_same_v<T, ev::PfcStorm> ||
+                      std::is_same_v<T, ev::PhyErrors>) {
           return at + b.duration;
         } else if constexpr (std::is_same_v<T, ev::LinkFlap> ||
                              std::is_same_v<T, ev::DriverReload>) {

@@ -146,6 +146,14 @@ struct PcieRetrain {
   std::optional<uint32_t> speed_tenths_gts;
   std::optional<uint32_t> width;
 };
+
+// The port's PHY errs for a while: symbol errors FEC could not correct and bits it corrected, per
+// second, while the link is up.
+struct PhyErrors {
+  std::chrono::microseconds duration{0};
+  double symbol_errors_per_second = 0;
+  double corrected_bits_per_second = 0;
+};
 }  // namespace scenario_event
 
 struct ScenarioEvent {
@@ -155,7 +163,7 @@ struct ScenarioEvent {
       scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
       scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange,
-      scenario_event::PcieRetrain>;
+      scenario_event::PcieRetrain, scenario_event::PhyErrors>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

@@ -92,6 +92,12 @@ void TrafficEngine::start_congestion(const std::string& port, int priority, Cong
   state.congestion = spec;
 }
 
+void TrafficEngine::start_phy_errors(const std::string& port, PhyErrorSpec spec) {
+  phy_errors_[port] = {spec, 0, 0};
+}
+
+void TrafficEngine::stop_phy_errors(const std::string& port) { phy_errors_.erase(port); }
+
 void TrafficEngine::stop_congestion(const std::string& port, int priority) {
   states_[{port, priority}].congested = false;
 }
@@ -133,6 +139,16 @@ void TrafficEngine::advance(std::chrono::microseconds dt) {
 void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
   if (!port.carrier()) return;
   PortCounters& counters = port.counters();
+  if (auto phy = phy_errors_.find(port.netdev()); phy != phy_errors_.end()) {
+    PhyErrorState& state = phy->second;
+    const double seconds = static_cast<double>(dt_us) / 1e6;
+    const uint64_t symbols =
+        take_whole(state.symbol_remainder, state.spec.symbol_errors_per_second * seconds);
+    counters.rx_pcs_symbol_err_phy += symbols;
+    counters.rx_symbol_err_phy += symbols;
+    counters.rx_corrected_bits_phy +=
+        take_whole(state.corrected_remainder, state.spec.corrected_bits_per_second * seconds);
+  }
   const uint64_t refresh_ns = pause_refresh_interval_ns(port.speed_mbps());
   const uint64_t dt_ns = dt_us * 1000;
 

@@ -37,6 +37,14 @@ struct CongestionSpec {
   double pause_ratio = 0;     // share of the time the peer pauses us (< 1: progress continues)
 };
 
+// A PHY that errs at these rates while the link is up: a dirty or failing optic, a marginal cable.
+// Corrected bits are errors FEC repaired (the pre-FEC error rate); symbol errors are what it could
+// not, each one a frame lost with a bad FCS.
+struct PhyErrorSpec {
+  double symbol_errors_per_second = 0;
+  double corrected_bits_per_second = 0;
+};
+
 class TrafficEngine {
  public:
   // A pause frame asks for the maximum 65535 quanta of 512 bit times; a pausing device refreshes
@@ -65,6 +73,9 @@ class TrafficEngine {
 
   void start_congestion(const std::string& port, int priority, CongestionSpec spec);
   void stop_congestion(const std::string& port, int priority);
+
+  void start_phy_errors(const std::string& port, PhyErrorSpec spec);
+  void stop_phy_errors(const std::string& port);
 
   // Advances every present port with carrier by dt of simulated time.
   void advance(std::chrono::microseconds dt);
@@ -95,6 +106,10 @@ class TrafficEngine {
     double marked_remainder = 0, cnp_sent_remainder = 0, cnp_received_remainder = 0;
   };
   using Key = std::pair<std::string, int>;
+  struct PhyErrorState {
+    PhyErrorSpec spec;
+    double symbol_remainder = 0, corrected_remainder = 0;
+  };
 
   // Bytes and packets a flow moves in active_us at ppm/1e6 of its rate.
   std::pair<uint64_t, uint64_t> move(size_t flow_index, uint64_t active_us, uint64_t ppm);
@@ -104,6 +119,7 @@ class TrafficEngine {
   std::vector<Flow> flows_;
   std::vector<FlowState> flow_states_;
   std::map<Key, PriorityState> states_;
+  std::map<std::string, PhyErrorState> phy_errors_;
   std::vector<std::string> notes_;
 };
 

@@ -238,6 +238,27 @@ TEST(ScenarioFile, APcieRetrainTakesOnlyRealRatesAndWidths) {
   EXPECT_EQ(e.field(), "events[0].width");
 }
 
+TEST(ScenarioFile, PhyErrorsNeedARateAndADuration) {
+  const Scenario s = parse_scenario_yaml(
+      "name: x\nevents:\n  - {at: 1s, kind: phy_errors, port: lan2, duration: 1m,"
+      " symbol_error_rate: 20}\n",
+      "s.yaml");
+  ASSERT_EQ(s.events.size(), 1u);
+  EXPECT_EQ(s.events[0].kind(), "phy_errors");
+  EXPECT_EQ(s.events[0].end(), std::chrono::seconds(61));
+  const auto& errors = std::get<scenario_event::PhyErrors>(s.events[0].body);
+  EXPECT_EQ(errors.symbol_errors_per_second, 20);
+  EXPECT_EQ(errors.corrected_bits_per_second, 0);
+  auto e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: phy_errors, port: lan2, duration: 1m}\n");
+  EXPECT_EQ(std::string(e.what()),
+            "s.yaml:3:5: events[0]: a phy_errors event needs symbol_error_rate or "
+            "corrected_bit_rate");
+  e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: phy_errors, port: lan2, symbol_error_rate: 1}\n");
+  EXPECT_EQ(e.field(), "events[0].duration");
+}
+
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
   const auto e = scenario_parse_error(
       "name: x\nevents:\n"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The faults the simulated node plays for roced's fault tests (docs/sim-formats.md):
-// vanish_on_write, hold_reply, counter_clear and unreadable_file, on the node and its runner.
+// vanish_on_write, hold_reply, counter_clear, unreadable_file and phy_errors, on the node and its
+// runner.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -143,6 +144,29 @@ TEST(FaultEvents, BadFaultEventsAreFileLineColumnErrors) {
       error_of("  - {at: 0s, kind: vanish_on_write, port: lan3, op: sometimes, down_for: 1s}\n");
   EXPECT_EQ(op_error.rfind("faults.yaml:3:53: events[0].op: 'sometimes' is not one of ", 0), 0u)
       << op_error;
+}
+
+TEST(FaultEvents, PhyErrorsCountAtTheirRatesOnlyWhileTheLinkIsUp) {
+  Node node = test::two_port_node();
+  ScenarioRunner runner(node,
+                        scenario("duration: 1h\nevents:\n"
+                                 "  - {at: 1s, kind: phy_errors, port: lan2, duration: 10s,"
+                                 " symbol_error_rate: 2.5, corrected_bit_rate: 1000}\n"
+                                 "  - {at: 3s, kind: link_flap, port: lan2, down_for: 2s}\n"));
+  runner.advance(1s);
+  const Port& lan2 = *node.find("lan2");
+  EXPECT_EQ(stat(lan2, "rx_pcs_symbol_err_phy"), 0u);
+  runner.advance(2s);  // 1 s..3 s: up
+  EXPECT_EQ(stat(lan2, "rx_pcs_symbol_err_phy"), 5u);
+  EXPECT_EQ(stat(lan2, "rx_symbol_err_phy"), 5u);
+  EXPECT_EQ(stat(lan2, "rx_corrected_bits_phy"), 2000u);
+  runner.advance(2s);  // 3 s..5 s: the link is down and counts nothing
+  EXPECT_EQ(stat(lan2, "rx_pcs_symbol_err_phy"), 5u);
+  EXPECT_EQ(stat(lan2, "link_down_events_phy"), 1u);
+  runner.advance(10s);  // 5 s..11 s up again, then the event is over
+  EXPECT_EQ(stat(lan2, "rx_pcs_symbol_err_phy"), 20u);
+  EXPECT_EQ(stat(lan2, "rx_corrected_bits_phy"), 8000u);
+  EXPECT_EQ(stat(*node.find("lan3"), "rx_pcs_symbol_err_phy"), 0u) << "only the port named";
 }
 
 }  // namespace
