@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
     service.add(make_peer_watch);
     service.add(make_storm_watchdog);
     service.add([](Service& s) {
-      return std::make_unique<roced::health::HealthModule>(s.system(), s.reconciler());
+      return std::make_unique<roced::health::HealthModule>(s.system(), s.reconciler(),
+                                                           *s.stats_poller());
     });
     service.add([&arguments](Service& s) { return make_metrics(s, arguments.metrics); });
     if (arguments.dbus) service.add(make_dbus);

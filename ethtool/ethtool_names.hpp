@@ -53,6 +53,8 @@ inline constexpr Counter32 kMlx5Counters32[] = {
     {"outbound_pci_stalled_wr", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
     {"outbound_pci_stalled_rd_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
     {"outbound_pci_stalled_wr_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
+    // PPCNT's physical layer group: the one field that is no big-endian 64-bit pair.
+    {"link_down_events_phy", "mlx5e_grp_phy_fill_stats, MLX5_GET of link_down_events"},
 };
 
 constexpr CounterWidth ethtool_counter_width(std::string_view name) {

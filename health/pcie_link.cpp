@@ -75,9 +75,4 @@ std::optional<finding::Finding> judge(const std::string& netdev, const PcieLink&
   return out;
 }
 
-std::span<const finding::Kind* const> kinds() {
-  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded};
-  return kAll;
-}
-
 }  // namespace roced::health

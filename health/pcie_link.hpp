@@ -55,6 +55,4 @@ inline constexpr finding::Kind kPcieLinkDegraded{
     "after an error comes back only with a reset or a reboot. Drain the node first: the rail "
     "runs slow until then."};
 
-std::span<const finding::Kind* const> kinds();
-
 }  // namespace roced::health

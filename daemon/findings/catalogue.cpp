@@ -7,7 +7,7 @@
 #include "daemon/plan/findings.hpp"
 #include "daemon/reconcile/remediation.hpp"
 #include "daemon/settings/findings.hpp"
-#include "health/pcie_link.hpp"
+#include "health/kinds.hpp"
 #include "lldp/compare.hpp"
 #include "qualify/check_kinds.hpp"
 

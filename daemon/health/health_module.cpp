@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/health/health_module.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "daemon/log/log.hpp"
@@ -25,6 +26,17 @@ constexpr FamilySpec kPcieWidth{"roce_pcie_link_width", MetricType::gauge,
 constexpr FamilySpec kPcieMaxWidth{
     "roce_pcie_link_max_width", MetricType::gauge,
     "The most lanes the NIC's PCIe endpoint takes (sysfs max_link_width)."};
+constexpr FamilySpec kSymbolErrors{
+    "roce_phy_symbol_errors_total", MetricType::counter,
+    "Symbol errors the port's FEC could not correct (ethtool -S rx_pcs_symbol_err_phy, else "
+    "rx_symbol_err_phy)."};
+constexpr FamilySpec kCorrectedBits{
+    "roce_phy_fec_corrected_errors_total", MetricType::counter,
+    "Bits the port's FEC corrected (ethtool -S rx_corrected_bits_phy): the pre-FEC errors."};
+constexpr FamilySpec kLinkDownEvents{
+    "roce_link_down_events_total", MetricType::counter,
+    "Times the port's link went down (ethtool -S link_down_events_phy), roced's own PFC changes "
+    "included: mlx5 retrains the link for each."};
 
 std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
   std::vector<PciPort> out;
@@ -70,49 +82,86 @@ PcieLink read_pcie_link(const FileTree& files, const std::string& pci) {
   return link;
 }
 
-HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler, TimeSource& time)
+HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler,
+                           sampling::StatsPoller& stats, TimeSource& time)
     : HealthModule(
-          system, [&reconciler] { return managed_uplinks(reconciler); }, time) {}
+          system, [&reconciler] { return managed_uplinks(reconciler); }, stats, time) {}
 
-HealthModule::HealthModule(System& system, PortList ports, TimeSource& time)
-    : system_(system), ports_(std::move(ports)), time_(time) {}
+HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller& stats,
+                           TimeSource& time)
+    : system_(system), ports_(std::move(ports)), stats_(stats), time_(time) {}
 
 void HealthModule::start() {
   task_ = std::make_unique<PeriodicTask>(time_, kInterval, [this] { check(); });
 }
 
+HealthModule::PortHealth HealthModule::read(PciPort port) {
+  PortHealth health{std::move(port), {}, {}, {}};
+  const std::string& netdev = health.port.netdev;
+  health.pcie = read_pcie_link(*system_.files, health.port.pci);
+  if (auto pcie = judge(netdev, health.pcie)) health.findings.push_back(std::move(*pcie));
+
+  // The watchdog's reading, which its rounds keep at most kRestInterval old; when the watchdog is
+  // off (or late), one read now on this task's thread: no scrape ever waits for it.
+  const auto reading = stats_.reading(netdev, 2 * sampling::StatsPoller::kRestInterval);
+  if (reading && reading->names) health.phy = phy_counters(*reading->names, reading->values);
+  SymbolErrorWindow& window = symbol_errors_[netdev];
+  if (health.phy.symbol_errors) window.add(reading->answered, *health.phy.symbol_errors);
+  for (auto& found : judge_phy(netdev, health.phy.symbol_errors.has_value(), window)) {
+    health.findings.push_back(std::move(found));
+  }
+  return health;
+}
+
 void HealthModule::check() {
   std::vector<PortHealth> now;
+  std::map<std::string, SymbolErrorWindow> kept;
   for (PciPort& port : ports_()) {
-    PortHealth health{std::move(port), {}, {}};
-    health.pcie = read_pcie_link(*system_.files, health.port.pci);
-    health.finding = judge(health.port.netdev, health.pcie);
-    now.push_back(std::move(health));
+    now.push_back(read(std::move(port)));
+    const std::string& netdev = now.back().port.netdev;
+    kept[netdev] = std::move(symbol_errors_[netdev]);
   }
+  symbol_errors_ = std::move(kept);  // a port no longer managed starts afresh if it returns
   std::lock_guard lock(mutex_);
-  // Said once when it appears or changes, and once when it clears.
+  log_changes(now);
+  health_ = std::move(now);
+}
+
+void HealthModule::log_changes(const std::vector<PortHealth>& now) const {
+  // Each finding said once when it appears or changes, and once when it clears.
+  const auto same_kind = [](const finding::Finding& a, const finding::Finding& b) {
+    return a.id == b.id && a.subject == b.subject;
+  };
   for (const PortHealth& port : now) {
     const PortHealth* before = nullptr;
     for (const PortHealth& old : health_) {
       if (old.port.netdev == port.port.netdev) before = &old;
     }
-    const auto* was = before != nullptr && before->finding ? &*before->finding : nullptr;
-    if (port.finding && (was == nullptr || *was != *port.finding)) {
-      log::port(spdlog::level::warn, port.port.netdev, "health", "{}",
-                finding::line(*port.finding));
-    } else if (!port.finding && was != nullptr) {
-      log::port(spdlog::level::info, port.port.netdev, "health", "PCIe link at {} again, as built",
-                describe(port.pcie.speed_tenths_gts, port.pcie.width));
+    const std::vector<finding::Finding> none;
+    const auto& was = before != nullptr ? before->findings : none;
+    for (const finding::Finding& found : port.findings) {
+      if (std::find(was.begin(), was.end(), found) == was.end()) {
+        log::port(spdlog::level::warn, port.port.netdev, "health", "{}", finding::line(found));
+      }
+    }
+    for (const finding::Finding& old : was) {
+      const bool gone = std::none_of(port.findings.begin(), port.findings.end(),
+                                     [&](const finding::Finding& f) { return same_kind(f, old); });
+      if (!gone) continue;
+      log::port(spdlog::level::info, port.port.netdev, "health", "{} cleared: {}", old.id,
+                old.id == kPcieLinkDegraded.id
+                    ? "PCIe link at " + describe(port.pcie.speed_tenths_gts, port.pcie.width) +
+                          " again, as built"
+                    : std::string("within its threshold again"));
     }
   }
-  health_ = std::move(now);
 }
 
 std::vector<finding::Finding> HealthModule::findings() const {
   std::lock_guard lock(mutex_);
   std::vector<finding::Finding> all;
   for (const PortHealth& port : health_) {
-    if (port.finding) all.push_back(*port.finding);
+    all.insert(all.end(), port.findings.begin(), port.findings.end());
   }
   return all;
 }
@@ -130,7 +179,14 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     }
     if (port.pcie.width) out.add(kPcieWidth, labels, *port.pcie.width);
     if (port.pcie.max_width) out.add(kPcieMaxWidth, labels, *port.pcie.max_width);
-    if (port.finding) telemetry::add_findings(out, port.port.netdev, {*port.finding});
+    const LabelSet port_label = {{"netdev", port.port.netdev}};
+    const auto counter = [&](const FamilySpec& spec, const std::optional<uint64_t>& value) {
+      if (value) out.add(spec, port_label, static_cast<double>(*value));
+    };
+    counter(kSymbolErrors, port.phy.symbol_errors);
+    counter(kCorrectedBits, port.phy.corrected_bits);
+    counter(kLinkDownEvents, port.phy.link_down_events);
+    if (!port.findings.empty()) telemetry::add_findings(out, port.port.netdev, port.findings);
   }
 }
 

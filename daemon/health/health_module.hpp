@@ -2,11 +2,13 @@
 #pragma once
 // The NIC's own health as one of the service's modules: every kInterval it reads each managed
 // uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
-// it caches per read) and judges it (health/), off the scrape's path; a scrape serves the last
-// reading as metric families and findings. It takes no section: its ports follow the
-// reconciler's.
+// it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
+// latest reading, or one GSTATS when the watchdog is off), and judges them (health/), off the
+// scrape's path; a scrape serves the last reading as metric families and findings. It takes no
+// section: its ports follow the reconciler's.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,7 +17,9 @@
 #include "daemon/module/module.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "health/pcie_link.hpp"
+#include "health/phy_errors.hpp"
 #include "os/system.hpp"
+#include "sampling/stats_poller.hpp"
 #include "util/periodic_task.hpp"
 #include "util/time_source.hpp"
 
@@ -39,8 +43,9 @@ class HealthModule final : public module::Module {
   using PortList = std::function<std::vector<PciPort>()>;
 
   // The managed uplinks, as the reconciler knows them now.
-  HealthModule(System& system, reconcile::Reconciler& reconciler, TimeSource& time = real_time());
-  HealthModule(System& system, PortList ports, TimeSource& time);
+  HealthModule(System& system, reconcile::Reconciler& reconciler, sampling::StatsPoller& stats,
+               TimeSource& time = real_time());
+  HealthModule(System& system, PortList ports, sampling::StatsPoller& stats, TimeSource& time);
 
   std::string_view name() const override { return "health"; }
   std::vector<module::Section> sections() const override { return {}; }
@@ -57,12 +62,17 @@ class HealthModule final : public module::Module {
   struct PortHealth {
     PciPort port;
     PcieLink pcie;
-    std::optional<finding::Finding> finding;
+    PhyCounters phy;
+    std::vector<finding::Finding> findings;
   };
+  PortHealth read(PciPort port);
+  void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
 
   System& system_;
   PortList ports_;
+  sampling::StatsPoller& stats_;
   TimeSource& time_;
+  std::map<std::string, SymbolErrorWindow> symbol_errors_;  // the task's only
   mutable std::mutex mutex_;  // health_: the task writes, scrapes and GetStatus read
   std::vector<PortHealth> health_;
   std::unique_ptr<PeriodicTask> task_;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The health module on roce-sim's node in this process: each managed uplink's PCIe link read from
 // the node's sysfs, a retrain below the NIC's capability found (and cleared by a retrain back), an
-// unreadable attribute said as such, and the metric families a scrape serves.
+// unreadable attribute said as such, the PHY's symbol errors judged over time, and the metric
+// families a scrape serves.
 #include "daemon/health/health_module.hpp"
 
 #include <gtest/gtest.h>
@@ -25,11 +26,13 @@ class Health : public test::InProcessNode {
  protected:
   void SetUp() override {
     InProcessNode::SetUp();
+    stats_ = std::make_unique<sampling::StatsPoller>(system_, time_);
     module_ = std::make_unique<HealthModule>(
-        system_, [] { return kUplinks; }, time_);
+        system_, [] { return kUplinks; }, *stats_, time_);
   }
   void TearDown() override {
     module_.reset();
+    stats_.reset();
     InProcessNode::TearDown();
   }
   void play(const std::string& events) {
@@ -46,6 +49,19 @@ class Health : public test::InProcessNode {
     return ports;
   }
 
+  std::vector<std::string> finding_ids() {
+    std::vector<std::string> ids;
+    for (const auto& found : module_->findings()) ids.push_back(found.subject + " " + found.id);
+    return ids;
+  }
+  // One reading, then the clock moved by `step` (the scenario plays along) and another.
+  void check_across(std::chrono::seconds step) {
+    module_->check();
+    time_.advance(step);
+    module_->check();
+  }
+
+  std::unique_ptr<sampling::StatsPoller> stats_;
   std::unique_ptr<HealthModule> module_;
 };
 
@@ -123,7 +139,11 @@ TEST_F(Health, AFunctionWithoutAPcieLinkHasNoFinding) {
   module_->check();
   EXPECT_TRUE(module_->findings().empty());
   const std::string text = scrape();
-  EXPECT_EQ(text.find("{netdev=\"lan2\""), std::string::npos) << text;
+  for (const char* family : {"roce_pcie_link_width", "roce_pcie_link_max_width",
+                             "roce_pcie_link_speed_transfers_per_second",
+                             "roce_pcie_link_max_speed_transfers_per_second"}) {
+    EXPECT_EQ(text.find(std::string(family) + "{netdev=\"lan2\""), std::string::npos) << text;
+  }
   EXPECT_NE(text.find("roce_pcie_link_width{netdev=\"lan3\""), std::string::npos) << text;
 }
 
@@ -139,6 +159,62 @@ TEST_F(Health, TheTaskReadsAgainEveryInterval) {
                                   std::chrono::milliseconds(100)));
   EXPECT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
   module_->stop();
+}
+
+// NVSentinel's thresholds: above 10 uncorrectable symbol errors a second is degraded; above 120
+// within an hour is fatal. The counters are served as they read.
+TEST_F(Health, ASymbolErrorRateAboveTenASecondIsDegradedAndAnHourAbove120Fatal) {
+  play(
+      "  - {at: 0s, kind: phy_errors, port: lan2, duration: 1h, symbol_error_rate: 20,"
+      " corrected_bit_rate: 1e6}\n");
+  check_across(std::chrono::seconds(5));  // 100 errors: the rate only
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"lan2 phy_symbol_error_rate"});
+  EXPECT_NE(module_->findings().front().text.find("20.0 uncorrectable"), std::string::npos);
+  time_.advance(std::chrono::seconds(5));  // 200 since the first reading
+  module_->check();
+  EXPECT_EQ(finding_ids(), (std::vector<std::string>{"lan2 phy_symbol_error_rate",
+                                                     "lan2 phy_symbol_errors_per_hour"}));
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan2\"} 200"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roce_phy_fec_corrected_errors_total{netdev=\"lan2\"} 10000000"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan3\"} 0"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roced_finding{netdev=\"lan2\",id=\"phy_symbol_errors_per_hour\""),
+            std::string::npos)
+      << text;
+}
+
+// A slow trickle never reaches the rate but adds up within the hour; the hour forgets what is
+// older than it.
+TEST_F(Health, ATrickleBelowTheRateAddsUpWithinTheHourAndIsForgottenAfterIt) {
+  play("  - {at: 0s, kind: phy_errors, port: lan3, duration: 2m, symbol_error_rate: 1.5}\n");
+  module_->check();
+  for (int i = 0; i < 9; ++i) {  // 90 s: 135 errors, never above 10 a second
+    time_.advance(HealthModule::kInterval);
+    module_->check();
+  }
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"lan3 phy_symbol_errors_per_hour"});
+  time_.advance(std::chrono::minutes(59));
+  module_->check();
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"lan3 phy_symbol_errors_per_hour"})
+      << "the errors of 59 minutes ago still count";
+  time_.advance(std::chrono::minutes(2));
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
+}
+
+// A link that is down counts nothing; a flap is a link-down event, not a symbol error.
+TEST_F(Health, AFlapCountsALinkDownEventAndNoSymbolError) {
+  play("  - {at: 1s, kind: link_flap, port: lan3, down_for: 2s}\n");
+  check_across(std::chrono::seconds(10));
+  EXPECT_TRUE(module_->findings().empty());
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_link_down_events_total{netdev=\"lan3\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan3\"} 0"), std::string::npos)
+      << text;
 }
 
 }  // namespace

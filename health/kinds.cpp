@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "health/kinds.hpp"
+
+#include "health/pcie_link.hpp"
+#include "health/phy_errors.hpp"
+
+namespace roced::health {
+
+std::span<const finding::Kind* const> kinds() {
+  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded, &kPhySymbolErrorRate,
+                                              &kPhySymbolErrorsPerHour};
+  return kAll;
+}
+
+}  // namespace roced::health

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PHY counters picked from a reading by name, the symbol error window's rate and hour, and
+// the findings judged from them.
+#include "health/phy_errors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace roced::health {
+namespace {
+
+using namespace std::chrono_literals;
+using TimePoint = SymbolErrorWindow::TimePoint;
+
+TEST(PhyCounters, ThePcsCounterWinsAndThe8023OneStandsInWithoutIt) {
+  const std::vector<std::string> names = {"rx_symbol_err_phy", "link_down_events_phy",
+                                          "rx_pcs_symbol_err_phy", "rx_corrected_bits_phy"};
+  const std::vector<uint64_t> values = {7, 2, 5, 900};
+  const PhyCounters all = phy_counters(names, values);
+  EXPECT_EQ(all.symbol_errors, 5u);
+  EXPECT_EQ(all.corrected_bits, 900u);
+  EXPECT_EQ(all.link_down_events, 2u);
+  // Firmware without the physical layer statistical group (no PCAM ppcnt_statistical_group).
+  const std::vector<std::string> older = {"rx_symbol_err_phy", "link_down_events_phy"};
+  const PhyCounters some = phy_counters(older, std::vector<uint64_t>{7, 2});
+  EXPECT_EQ(some.symbol_errors, 7u);
+  EXPECT_FALSE(some.corrected_bits);
+  // A short answer never reads past its values.
+  EXPECT_FALSE(phy_counters(names, std::vector<uint64_t>{}).symbol_errors);
+}
+
+TEST(SymbolErrorWindow, TheRateIsTheLastIntervalsAndAResetCountsFromZero) {
+  SymbolErrorWindow window;
+  const TimePoint t0{};
+  window.add(t0, 1000);
+  EXPECT_FALSE(window.last_rate());
+  EXPECT_EQ(window.last_hour(), 0u);
+  window.add(t0 + 10s, 1100);
+  EXPECT_DOUBLE_EQ(*window.last_rate(), 10.0);
+  window.add(t0 + 20s, 30);  // went down: the counter restarted (a driver reload) and counted 30
+  EXPECT_DOUBLE_EQ(*window.last_rate(), 3.0);
+  EXPECT_EQ(window.last_hour(), 130u);
+  EXPECT_EQ(window.covered(), 20s);
+  window.add(t0 + 20s, 40);  // no time passed: nothing to divide by, nothing counted
+  EXPECT_EQ(window.last_hour(), 130u);
+}
+
+TEST(JudgePhy, AtTheThresholdsIsHealthyAboveThemIsFound) {
+  SymbolErrorWindow window;
+  const TimePoint t0{};
+  window.add(t0, 0);
+  window.add(t0 + 12s, 120);  // 10 a second, 120 in the hour: at both, above neither
+  EXPECT_TRUE(judge_phy("lan2", true, window).empty());
+  window.add(t0 + 13s, 131);
+  const auto found = judge_phy("lan2", true, window);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].id, "phy_symbol_error_rate");
+  EXPECT_EQ(found[0].found, "above 10/s");
+  EXPECT_NE(found[0].text.find("11.0 uncorrectable symbol errors a second"), std::string::npos)
+      << found[0].text;
+  EXPECT_EQ(found[1].id, "phy_symbol_errors_per_hour");
+  EXPECT_EQ(found[1].severity, finding::Severity::Critical);
+  EXPECT_EQ(found[1].found, "above 120 an hour");
+  EXPECT_NE(found[1].text.find("131 uncorrectable"), std::string::npos) << found[1].text;
+  // Thresholds are the caller's.
+  EXPECT_EQ(judge_phy("lan2", true, window, {20, 1000}).size(), 0u);
+}
+
+TEST(JudgePhy, NoCounterCannotTell) {
+  const auto found = judge_phy("lan2", false, SymbolErrorWindow{});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].verdict, finding::Verdict::CannotTell);
+  EXPECT_TRUE(found[0].found.empty());
+}
+
+}  // namespace
+}  // namespace roced::health
