@@ -7,8 +7,8 @@
 namespace roced::health {
 
 std::span<const finding::Kind* const> kinds() {
-  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded, &kPhySymbolErrorRate,
-                                              &kPhySymbolErrorsPerHour};
+  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded, &kLinkFlapping,
+                                              &kPhySymbolErrorRate, &kPhySymbolErrorsPerHour};
   return kAll;
 }
 

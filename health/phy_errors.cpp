@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "health/phy_errors.hpp"
 
+#include <algorithm>
 #include <cstdio>
-
-#include "util/counter_step.hpp"
 
 namespace roced::health {
 
@@ -42,41 +41,10 @@ PhyCounters phy_counters(std::span<const std::string> names, std::span<const uin
   return out;
 }
 
-void SymbolErrorWindow::add(TimePoint at, uint64_t counter) {
-  if (!counter_) {
-    first_at_ = at;
-  } else if (at > last_at_) {
-    const CounterStep step = counter_step(*counter_, counter, CounterWidth::bits64);
-    steps_.push_back({at, step.delta, std::chrono::duration<double>(at - last_at_).count()});
-  }
-  counter_ = counter;
-  last_at_ = at;
-  while (!steps_.empty() && steps_.front().at <= at - kSpan) steps_.pop_front();
-}
-
-std::optional<double> SymbolErrorWindow::last_rate() const {
-  if (steps_.empty() || steps_.back().at != last_at_ || steps_.back().seconds <= 0) {
-    return std::nullopt;
-  }
-  return static_cast<double>(steps_.back().errors) / steps_.back().seconds;
-}
-
-uint64_t SymbolErrorWindow::last_hour() const {
-  uint64_t total = 0;
-  for (const Step& step : steps_) total += step.errors;
-  return total;
-}
-
-std::chrono::seconds SymbolErrorWindow::covered() const {
-  if (!counter_) return {};
-  const auto since = std::min<std::chrono::steady_clock::duration>(last_at_ - first_at_, kSpan);
-  return std::chrono::duration_cast<std::chrono::seconds>(since);
-}
-
 // `found` says which side of the threshold, not the figure: it is a label of roced_finding, and a
 // figure would make a new series at every reading. The figure is in the text and the counters.
 std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable,
-                                        const SymbolErrorWindow& window,
+                                        const CounterWindow& window,
                                         const PhyThresholds& thresholds) {
   if (!readable) {
     return {finding::cannot_tell(kPhySymbolErrorRate, netdev,
@@ -90,7 +58,7 @@ std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable
                                 now + " uncorrectable symbol errors a second, above " + limit,
                                 "at most " + limit + "/s", "above " + limit + "/s"));
   }
-  if (const uint64_t hour = window.last_hour(); hour > thresholds.fatal_per_hour) {
+  if (const uint64_t hour = window.total(); hour > thresholds.fatal_per_hour) {
     const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(window.covered());
     const std::string limit = std::to_string(thresholds.fatal_per_hour);
     out.push_back(finding::make(kPhySymbolErrorsPerHour, netdev,
@@ -100,6 +68,26 @@ std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable
                                 "at most " + limit + " an hour", "above " + limit + " an hour"));
   }
   return out;
+}
+
+std::optional<finding::Finding> judge_link_flaps(const std::string& netdev, bool readable,
+                                                 const CounterWindow& window, uint64_t limit) {
+  if (!readable) {
+    return finding::cannot_tell(kLinkFlapping, netdev,
+                                "the port's link-down counter cannot be read");
+  }
+  const uint64_t downs = window.total();
+  if (downs <= limit) return std::nullopt;
+  const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(window.covered());
+  std::string text = std::to_string(downs) + " link-down events in the last " +
+                     std::to_string(std::max<int64_t>(minutes.count(), 1)) + " min, above " +
+                     std::to_string(limit);
+  if (const uint64_t own = window.own_total(); own > 0) {
+    text += " (not counting " + std::to_string(own) + " while roced applied)";
+  }
+  return finding::make(kLinkFlapping, netdev, text,
+                       "at most " + std::to_string(limit) + " in 10 min",
+                       "above " + std::to_string(limit) + " in 10 min");
 }
 
 }  // namespace roced::health

@@ -5,13 +5,13 @@
 // shows as a rising symbol error rate; the job sees only retransmissions and a slower step time.
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "finding/finding.hpp"
+#include "health/counter_window.hpp"
 
 namespace roced::health {
 
@@ -33,38 +33,39 @@ struct PhyCounters {
 };
 PhyCounters phy_counters(std::span<const std::string> names, std::span<const uint64_t> values);
 
-// Symbol errors over the last hour, from successive readings of the counter: each step counted
-// by the one rule of util/counter_step.hpp (a counter that went down restarted).
-class SymbolErrorWindow {
- public:
-  using TimePoint = std::chrono::steady_clock::time_point;
-  static constexpr std::chrono::hours kSpan{1};
-
-  void add(TimePoint at, uint64_t counter);
-  // Errors a second over the interval since the reading before; empty until there are two.
-  std::optional<double> last_rate() const;
-  // Errors counted within the last hour (or since the first reading, when that is younger), and
-  // how long that is.
-  uint64_t last_hour() const;
-  std::chrono::seconds covered() const;
-
- private:
-  struct Step {
-    TimePoint at;
-    uint64_t errors;  // since the reading before
-    double seconds;   // since the reading before
-  };
-  std::deque<Step> steps_;
-  std::optional<uint64_t> counter_;
-  TimePoint first_at_{};
-  TimePoint last_at_{};
-};
+// Symbol errors over the last hour: the window judge_phy reads.
+inline CounterWindow symbol_error_window() {
+  return CounterWindow(std::chrono::hours(1), CounterWidth::bits64);
+}
 
 // Above the rate: a degraded finding; above the hour's count: a fatal one; no readable symbol
 // error counter: one that cannot tell.
 std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable,
-                                        const SymbolErrorWindow& window,
+                                        const CounterWindow& window,
                                         const PhyThresholds& thresholds = {});
+
+// Link-down events over the last 10 minutes (link_down_events_phy is 32-bit), with those of an
+// interval in which roced applied to the port kept apart: mlx5 retrains the link for every PFC
+// change (mlx5_toggle_port_link), roced's included.
+inline CounterWindow link_down_window() {
+  return CounterWindow(std::chrono::minutes(10), CounterWidth::bits32);
+}
+
+// More than `limit` link-down events roced did not cause within the window: a flapping link.
+// NVSentinel raises on a carrier_changes delta above 2 at a 1 s poll (two flaps within a
+// second); at roced's 10 s readings a link that flaps every few minutes would never show so, so
+// the count runs over 10 minutes. No counter: a finding that cannot tell.
+std::optional<finding::Finding> judge_link_flaps(const std::string& netdev, bool readable,
+                                                 const CounterWindow& window, uint64_t limit = 2);
+
+inline constexpr finding::Kind kLinkFlapping{
+    "link_flapping", finding::Severity::Warning, "health",
+    "The port's link went down more often than a healthy link does, without roced changing it: a "
+    "loose or failing cable or optic, a switch port resetting, or another tool changing PFC (mlx5 "
+    "retrains the link for each change). Every loss stalls the RoCE traffic on it.",
+    "`ethtool <netdev>` and the kernel log for the link's ups and downs, `ethtool -m <netdev>` for "
+    "the optic, the switch port's log for its side; `rocectl status` names any drift another tool "
+    "made. Reseat or replace the cable or optic."};
 
 inline constexpr finding::Kind kPhySymbolErrorRate{
     "phy_symbol_error_rate", finding::Severity::Warning, "health",

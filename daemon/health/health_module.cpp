@@ -43,7 +43,9 @@ std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
   for (const auto& snapshot : reconciler.snapshot()) {
     if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
     if (snapshot.port.role != PortRole::Uplink || snapshot.port.pci.empty()) continue;
-    out.push_back({snapshot.port.netdev, snapshot.port.pci});
+    out.push_back({snapshot.port.netdev, snapshot.port.pci,
+                   snapshot.counters.applies_ok + snapshot.counters.applies_failed,
+                   snapshot.condition == reconcile::PortCondition::Applying});
   }
   return out;
 }
@@ -105,9 +107,25 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
   // off (or late), one read now on this task's thread: no scrape ever waits for it.
   const auto reading = stats_.reading(netdev, 2 * sampling::StatsPoller::kRestInterval);
   if (reading && reading->names) health.phy = phy_counters(*reading->names, reading->values);
-  SymbolErrorWindow& window = symbol_errors_[netdev];
-  if (health.phy.symbol_errors) window.add(reading->answered, *health.phy.symbol_errors);
-  for (auto& found : judge_phy(netdev, health.phy.symbol_errors.has_value(), window)) {
+  History& history = history_[netdev];
+  // Since the reading before, roced applied to the port (or was applying at either end): its
+  // link-down events are roced's own. The applier waits for the carrier before it counts an
+  // apply, so a retrain lies within the interval that sees the count move or the apply under way.
+  const bool own = history.last && (history.last->applies != health.port.applies ||
+                                    history.last->applying || health.port.applying);
+  history.last = health.port;
+  if (health.phy.symbol_errors) {
+    history.symbol_errors.add(reading->answered, *health.phy.symbol_errors);
+  }
+  if (health.phy.link_down_events) {
+    history.link_downs.add(reading->answered, *health.phy.link_down_events, own);
+  }
+  if (auto flaps =
+          judge_link_flaps(netdev, health.phy.link_down_events.has_value(), history.link_downs)) {
+    health.findings.push_back(std::move(*flaps));
+  }
+  for (auto& found :
+       judge_phy(netdev, health.phy.symbol_errors.has_value(), history.symbol_errors)) {
     health.findings.push_back(std::move(found));
   }
   return health;
@@ -115,13 +133,13 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
 
 void HealthModule::check() {
   std::vector<PortHealth> now;
-  std::map<std::string, SymbolErrorWindow> kept;
+  std::map<std::string, History> kept;
   for (PciPort& port : ports_()) {
     now.push_back(read(std::move(port)));
     const std::string& netdev = now.back().port.netdev;
-    kept[netdev] = std::move(symbol_errors_[netdev]);
+    kept.emplace(netdev, std::move(history_.at(netdev)));
   }
-  symbol_errors_ = std::move(kept);  // a port no longer managed starts afresh if it returns
+  history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
   std::lock_guard lock(mutex_);
   log_changes(now);
   health_ = std::move(now);

@@ -25,10 +25,14 @@
 
 namespace roced::health {
 
-// A port whose PCI function is read: the netdev it is known by and its PCI address.
+// A port whose PCI function is read: the netdev it is known by and its PCI address; and how many
+// applies the reconciler has made to it, and whether one is under way, so that the link-down
+// events of roced's own PFC changes are told from the link's.
 struct PciPort {
   std::string netdev;
   std::string pci;
+  uint64_t applies = 0;
+  bool applying = false;
 };
 
 // /sys/bus/pci/devices/<pci>/{current,max}_link_{speed,width}, each parsed; what could not be
@@ -72,7 +76,13 @@ class HealthModule final : public module::Module {
   PortList ports_;
   sampling::StatsPoller& stats_;
   TimeSource& time_;
-  std::map<std::string, SymbolErrorWindow> symbol_errors_;  // the task's only
+  // What the readings so far counted, per port: the task's only.
+  struct History {
+    CounterWindow symbol_errors = symbol_error_window();
+    CounterWindow link_downs = link_down_window();
+    std::optional<PciPort> last;  // the port as of the reading before
+  };
+  std::map<std::string, History> history_;
   mutable std::mutex mutex_;  // health_: the task writes, scrapes and GetStatus read
   std::vector<PortHealth> health_;
   std::unique_ptr<PeriodicTask> task_;

@@ -13,7 +13,7 @@ namespace roced::health {
 namespace {
 
 using namespace std::chrono_literals;
-using TimePoint = SymbolErrorWindow::TimePoint;
+using TimePoint = CounterWindow::TimePoint;
 
 TEST(PhyCounters, ThePcsCounterWinsAndThe8023OneStandsInWithoutIt) {
   const std::vector<std::string> names = {"rx_symbol_err_phy", "link_down_events_phy",
@@ -32,24 +32,24 @@ TEST(PhyCounters, ThePcsCounterWinsAndThe8023OneStandsInWithoutIt) {
   EXPECT_FALSE(phy_counters(names, std::vector<uint64_t>{}).symbol_errors);
 }
 
-TEST(SymbolErrorWindow, TheRateIsTheLastIntervalsAndAResetCountsFromZero) {
-  SymbolErrorWindow window;
+TEST(CounterWindow, TheRateIsTheLastIntervalsAndAResetCountsFromZero) {
+  CounterWindow window = symbol_error_window();
   const TimePoint t0{};
   window.add(t0, 1000);
   EXPECT_FALSE(window.last_rate());
-  EXPECT_EQ(window.last_hour(), 0u);
+  EXPECT_EQ(window.total(), 0u);
   window.add(t0 + 10s, 1100);
   EXPECT_DOUBLE_EQ(*window.last_rate(), 10.0);
   window.add(t0 + 20s, 30);  // went down: the counter restarted (a driver reload) and counted 30
   EXPECT_DOUBLE_EQ(*window.last_rate(), 3.0);
-  EXPECT_EQ(window.last_hour(), 130u);
+  EXPECT_EQ(window.total(), 130u);
   EXPECT_EQ(window.covered(), 20s);
   window.add(t0 + 20s, 40);  // no time passed: nothing to divide by, nothing counted
-  EXPECT_EQ(window.last_hour(), 130u);
+  EXPECT_EQ(window.total(), 130u);
 }
 
 TEST(JudgePhy, AtTheThresholdsIsHealthyAboveThemIsFound) {
-  SymbolErrorWindow window;
+  CounterWindow window = symbol_error_window();
   const TimePoint t0{};
   window.add(t0, 0);
   window.add(t0 + 12s, 120);  // 10 a second, 120 in the hour: at both, above neither
@@ -70,10 +70,45 @@ TEST(JudgePhy, AtTheThresholdsIsHealthyAboveThemIsFound) {
 }
 
 TEST(JudgePhy, NoCounterCannotTell) {
-  const auto found = judge_phy("lan2", false, SymbolErrorWindow{});
+  const auto found = judge_phy("lan2", false, symbol_error_window());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].verdict, finding::Verdict::CannotTell);
   EXPECT_TRUE(found[0].found.empty());
+}
+
+// A 32-bit counter passing 2^32 is a wrap; roced's own steps never count; the window forgets what
+// is older than its span.
+TEST(CounterWindow, AThirtyTwoBitWrapCountsAndOwnStepsStayApart) {
+  CounterWindow window = link_down_window();
+  const TimePoint t0{};
+  window.add(t0, 0xffff'fffeu);
+  window.add(t0 + 10s, 1, /*own=*/true);  // wrapped: 3, roced's
+  EXPECT_EQ(window.total(), 0u);
+  EXPECT_EQ(window.own_total(), 3u);
+  EXPECT_DOUBLE_EQ(*window.last_rate(), 0.0);
+  window.add(t0 + 20s, 3);
+  EXPECT_EQ(window.total(), 2u);
+  window.add(t0 + 20s + 10min, 3);
+  EXPECT_EQ(window.total(), 0u) << "older than 10 minutes";
+  EXPECT_EQ(window.own_total(), 0u);
+}
+
+TEST(JudgeLinkFlaps, MoreThanTwoDownsNotRocedsWithinTenMinutesAreFound) {
+  CounterWindow window = link_down_window();
+  const TimePoint t0{};
+  window.add(t0, 10);
+  window.add(t0 + 10s, 15, /*own=*/true);  // roced's applies: never a flap
+  window.add(t0 + 20s, 17);
+  EXPECT_FALSE(judge_link_flaps("lan3", true, window));
+  window.add(t0 + 30s, 18);
+  const auto found = judge_link_flaps("lan3", true, window);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, "link_flapping");
+  EXPECT_EQ(found->found, "above 2 in 10 min");
+  EXPECT_NE(found->text.find("3 link-down events"), std::string::npos) << found->text;
+  EXPECT_NE(found->text.find("not counting 5 while roced applied"), std::string::npos)
+      << found->text;
+  EXPECT_EQ(judge_link_flaps("lan3", false, window)->verdict, finding::Verdict::CannotTell);
 }
 
 }  // namespace

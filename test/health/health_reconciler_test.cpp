@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// The health module beside the real reconciler on the in-process node: mlx5 retrains a port's
+// link for every PFC change, roced's own included, so the link-down events of roced's applies
+// must never read as a flapping link, while the link's own losses do.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/health/health_module.hpp"
+#include "test/reconcile/reconcile_node.hpp"
+
+namespace roced::health {
+namespace {
+
+using test::DriftPolicy;
+
+class HealthBesideReconciler : public test::ReconcileNode {
+ protected:
+  std::vector<std::string> flapping(const HealthModule& health) {
+    std::vector<std::string> ports;
+    for (const auto& found : health.findings()) {
+      if (found.id == kLinkFlapping.id) ports.push_back(found.subject);
+    }
+    return ports;
+  }
+};
+
+TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLossesAre) {
+  reconcile::Reconciler reconciler(
+      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
+  sampling::StatsPoller stats(system_, time_);
+  HealthModule health(system_, reconciler, stats, time_);
+  reconciler.start();
+  health.check();
+
+  // Three reloads, each a PFC change on every port: three retrains roced made.
+  const std::string lossless = test::kConfigText;
+  std::string widened = lossless;
+  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
+  const auto path = dir_ / "roced.yaml";
+  for (int i = 0; i < 3; ++i) {
+    const bool wide = i % 2 == 0;
+    test::write_file(path, wide ? widened : lossless);
+    ASSERT_TRUE(reconciler.reload(path.string()).ok);
+    const uint8_t mask = wide ? 0x18 : 0x08;
+    ASSERT_TRUE(
+        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+    time_.advance(HealthModule::kInterval);  // one step: the readings need only a new time
+    health.check();
+  }
+  EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
+  telemetry::ExpositionWriter out;
+  health.collect(out);
+  const std::string text = out.take();
+  EXPECT_NE(text.find("roce_link_down_events_total{netdev=\"lan3\"} 4"), std::string::npos)
+      << text;  // the first configuration's retrain, then the three reloads'
+
+  // The cable: three losses of the link within ten minutes, none of them roced's.
+  for (int i = 0; i < 3; ++i) {
+    node_->play(roce_sim::parse_scenario_yaml(
+        "name: t\nevents:\n  - {at: 1s, kind: link_flap, port: lan3, down_for: 2s}\n", "t.yaml"));
+    time_.advance(HealthModule::kInterval);  // one step: the readings need only a new time
+    health.check();
+  }
+  EXPECT_EQ(flapping(health), std::vector<std::string>{"lan3"})
+      << testing::PrintToString(health.findings());
+  reconciler.stop();
+}
+
+}  // namespace
+}  // namespace roced::health
