@@ -17,6 +17,13 @@ void CounterWindow::add(TimePoint at, uint64_t counter, bool own) {
   while (!steps_.empty() && steps_.front().at <= at - span_) steps_.pop_front();
 }
 
+void CounterWindow::restore(std::deque<Step> steps) {
+  if (!steps_.empty() || steps.empty()) return;
+  steps_ = std::move(steps);
+  first_at_ = steps_.front().at - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(steps_.front().seconds));
+}
+
 std::optional<double> CounterWindow::last_rate() const {
   if (steps_.empty() || steps_.back().at != last_at_ || steps_.back().seconds <= 0) {
     return std::nullopt;

@@ -30,13 +30,21 @@ class CounterWindow {
   uint64_t own_total() const;
   std::chrono::seconds covered() const;
 
- private:
+  // What was counted between two readings, and when the second was taken.
   struct Step {
     TimePoint at;
     uint64_t counted;  // since the reading before
     double seconds;    // since the reading before
     bool own;
+    bool operator==(const Step&) const = default;
   };
+  // The steps within the span, oldest first: what survives a restart (health/history.hpp).
+  const std::deque<Step>& steps() const { return steps_; }
+  // Steps kept from before a restart, as if counted then; the next reading starts afresh, as
+  // the counter's value at the restart is not known. Only into a window that has none yet.
+  void restore(std::deque<Step> steps);
+
+ private:
   std::chrono::seconds span_;
   CounterWidth width_;
   std::deque<Step> steps_;

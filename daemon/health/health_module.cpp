@@ -3,8 +3,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "daemon/log/log.hpp"
+#include "health/history.hpp"
 #include "telemetry/finding_family.hpp"
 
 namespace roced::health {
@@ -84,14 +89,71 @@ PcieLink read_pcie_link(const FileTree& files, const std::string& pci) {
   return link;
 }
 
+std::filesystem::path state_directory_file() {
+  const char* directory = std::getenv("STATE_DIRECTORY");  // systemd's StateDirectory=
+  if (directory == nullptr || *directory == '\0') return {};
+  // Several directories are separated by ':'; roced's unit names one.
+  const std::string first(directory, std::strcspn(directory, ":"));
+  return std::filesystem::path(first) / "health.json";
+}
+
 HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler,
                            sampling::StatsPoller& stats, TimeSource& time)
     : HealthModule(
-          system, [&reconciler] { return managed_uplinks(reconciler); }, stats, time) {}
+          system, [&reconciler] { return managed_uplinks(reconciler); }, stats, time,
+          state_directory_file()) {}
 
 HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller& stats,
-                           TimeSource& time)
-    : system_(system), ports_(std::move(ports)), stats_(stats), time_(time) {}
+                           TimeSource& time, std::filesystem::path history)
+    : system_(system),
+      ports_(std::move(ports)),
+      stats_(stats),
+      time_(time),
+      history_file_(std::move(history)) {
+  load_history();
+}
+
+void HealthModule::load_history() {
+  if (history_file_.empty()) return;
+  std::ifstream in(history_file_);
+  if (!in) return;  // the first start, or none kept
+  std::stringstream text;
+  text << in.rdbuf();
+  saved_ = text.str();
+  restored_ = read_history(saved_, time_.now(), time_.wall_now());
+  if (restored_.empty() && saved_.find("\"symbol_errors\":{}") == std::string::npos) {
+    spdlog::info("health: {} holds no symbol errors of the last hour that can be read; the hourly "
+                 "counts begin afresh",
+                 history_file_.string());
+  }
+}
+
+void HealthModule::save_history() {
+  if (history_file_.empty()) return;
+  std::map<std::string, const CounterWindow*> windows;
+  for (const auto& [netdev, history] : history_) windows[netdev] = &history.symbol_errors;
+  std::string text = history_document(windows, time_.now(), time_.wall_now());
+  if (text == saved_) return;
+  // Written whole and renamed over the old one: a crash leaves the old file or the new.
+  const auto temporary = history_file_.string() + ".new";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      spdlog::warn("health: {}: cannot write the history: {}", temporary, std::strerror(errno));
+      return;
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, history_file_, error);
+  if (error) {
+    spdlog::warn("health: {}: cannot keep the history: {}", history_file_.string(),
+                 error.message());
+    return;
+  }
+  saved_ = std::move(text);
+}
 
 void HealthModule::start() {
   task_ = std::make_unique<PeriodicTask>(time_, kInterval, [this] { check(); });
@@ -108,6 +170,8 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
   const auto reading = stats_.reading(netdev, 2 * sampling::StatsPoller::kRestInterval);
   if (reading && reading->names) health.phy = phy_counters(*reading->names, reading->values);
   History& history = history_[netdev];
+  if (auto kept = restored_.extract(netdev))
+    history.symbol_errors.restore(std::move(kept.mapped()));
   // Since the reading before, roced applied to the port (or was applying at either end): its
   // link-down events are roced's own. The applier waits for the carrier before it counts an
   // apply, so a retrain lies within the interval that sees the count move or the apply under way.
@@ -140,6 +204,7 @@ void HealthModule::check() {
     kept.emplace(netdev, std::move(history_.at(netdev)));
   }
   history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
+  save_history();
   std::lock_guard lock(mutex_);
   log_changes(now);
   health_ = std::move(now);

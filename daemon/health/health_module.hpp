@@ -7,6 +7,8 @@
 // scrape's path; a scrape serves the last reading as metric families and findings. It takes no
 // section: its ports follow the reconciler's.
 #include <chrono>
+#include <deque>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,10 +48,14 @@ class HealthModule final : public module::Module {
   static constexpr std::chrono::seconds kInterval{10};
   using PortList = std::function<std::vector<PciPort>()>;
 
-  // The managed uplinks, as the reconciler knows them now.
+  // The managed uplinks, as the reconciler knows them now; the history kept in systemd's
+  // StateDirectory ($STATE_DIRECTORY/health.json), none without one.
   HealthModule(System& system, reconcile::Reconciler& reconciler, sampling::StatsPoller& stats,
                TimeSource& time = real_time());
-  HealthModule(System& system, PortList ports, sampling::StatsPoller& stats, TimeSource& time);
+  // `history`: the file the symbol errors of the last hour are kept in across restarts; empty:
+  // none kept.
+  HealthModule(System& system, PortList ports, sampling::StatsPoller& stats, TimeSource& time,
+               std::filesystem::path history = {});
 
   std::string_view name() const override { return "health"; }
   std::vector<module::Section> sections() const override { return {}; }
@@ -70,6 +76,8 @@ class HealthModule final : public module::Module {
     std::vector<finding::Finding> findings;
   };
   PortHealth read(PciPort port);
+  void load_history();
+  void save_history();
   void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
 
   System& system_;
@@ -83,6 +91,10 @@ class HealthModule final : public module::Module {
     std::optional<PciPort> last;  // the port as of the reading before
   };
   std::map<std::string, History> history_;
+  std::filesystem::path history_file_;
+  // Kept until each port is first read, then restored into its window.
+  std::map<std::string, std::deque<CounterWindow::Step>> restored_;
+  std::string saved_;         // what the file holds, so an unchanged history is not written again
   mutable std::mutex mutex_;  // health_: the task writes, scrapes and GetStatus read
   std::vector<PortHealth> health_;
   std::unique_ptr<PeriodicTask> task_;

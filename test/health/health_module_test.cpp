@@ -49,11 +49,12 @@ class Health : public test::InProcessNode {
     return ports;
   }
 
-  std::vector<std::string> finding_ids() {
+  static std::vector<std::string> finding_ids(const std::vector<finding::Finding>& findings) {
     std::vector<std::string> ids;
-    for (const auto& found : module_->findings()) ids.push_back(found.subject + " " + found.id);
+    for (const auto& found : findings) ids.push_back(found.subject + " " + found.id);
     return ids;
   }
+  std::vector<std::string> finding_ids() { return finding_ids(module_->findings()); }
   // One reading, then the clock moved by `step` (the scenario plays along) and another.
   void check_across(std::chrono::seconds step) {
     module_->check();
@@ -215,6 +216,41 @@ TEST_F(Health, AFlapCountsALinkDownEventAndNoSymbolError) {
   EXPECT_NE(text.find("roce_link_down_events_total{netdev=\"lan3\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan3\"} 0"), std::string::npos)
       << text;
+}
+
+// The hour's symbol errors survive a restart in the history file: a new module on the same file
+// still finds them, and without the file it would begin afresh.
+TEST_F(Health, TheHoursSymbolErrorsSurviveARestart) {
+  const auto file = dir_ / "state" / "health.json";
+  std::filesystem::create_directories(file.parent_path());
+  auto first = std::make_unique<HealthModule>(
+      system_, [] { return kUplinks; }, *stats_, time_, file);
+  play("  - {at: 0s, kind: phy_errors, port: lan2, duration: 1m, symbol_error_rate: 5}\n");
+  first->check();
+  for (int i = 0; i < 3; ++i) {  // 150 errors in 30 s: never 10 a second, above 120 in the hour
+    time_.advance(HealthModule::kInterval);
+    first->check();
+  }
+  ASSERT_EQ(finding_ids(first->findings()),
+            std::vector<std::string>{"lan2 phy_symbol_errors_per_hour"});
+  ASSERT_TRUE(std::filesystem::exists(file));
+  EXPECT_FALSE(std::filesystem::exists(file.string() + ".new"));
+  first.reset();
+
+  time_.advance(std::chrono::minutes(5));  // roced restarts; the errors have ended
+  HealthModule restarted(
+      system_, [] { return kUplinks; }, *stats_, time_, file);
+  restarted.check();
+  EXPECT_EQ(finding_ids(restarted.findings()),
+            std::vector<std::string>{"lan2 phy_symbol_errors_per_hour"});
+  HealthModule forgetful(
+      system_, [] { return kUplinks; }, *stats_, time_);
+  forgetful.check();
+  EXPECT_TRUE(forgetful.findings().empty());
+  // An hour after them the file keeps none.
+  time_.advance(std::chrono::hours(1));
+  restarted.check();
+  EXPECT_TRUE(restarted.findings().empty());
 }
 
 }  // namespace
