@@ -3,12 +3,14 @@
 
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
+#include "health/roce_class.hpp"
 
 namespace roced::health {
 
 std::span<const finding::Kind* const> kinds() {
   static const finding::Kind* const kAll[] = {&kPcieLinkDegraded, &kLinkFlapping,
-                                              &kPhySymbolErrorRate, &kPhySymbolErrorsPerHour};
+                                              &kPhySymbolErrorRate, &kPhySymbolErrorsPerHour,
+                                              &kRoceOnLossyPriority};
   return kAll;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -50,7 +51,9 @@ std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
     if (snapshot.port.role != PortRole::Uplink || snapshot.port.pci.empty()) continue;
     out.push_back({snapshot.port.netdev, snapshot.port.pci,
                    snapshot.counters.applies_ok + snapshot.counters.applies_failed,
-                   snapshot.condition == reconcile::PortCondition::Applying});
+                   snapshot.condition == reconcile::PortCondition::Applying,
+                   snapshot.port.rdma_device, snapshot.port.rdma_port,
+                   snapshot.last_check ? snapshot.last_plan.desired.pfc_priorities : uint8_t{0}});
   }
   return out;
 }
@@ -71,6 +74,19 @@ std::optional<uint32_t> read_attribute(const FileTree& files, const std::string&
     if (!shown.empty() && shown.back() == '\n') shown.pop_back();
     unread = std::string(name) + " reads \"" + shown + "\"";
   }
+  return value;
+}
+
+// The RDMA port's data counter (mlx5: the vport's RoCE octets / 4; core/sysfs.c pma_attrs_ext).
+std::optional<uint64_t> read_xmit_words(const FileTree& files, const PciPort& port) {
+  const auto text = files.read("/sys/class/infiniband/" + port.rdma_device + "/ports/" +
+                               std::to_string(port.rdma_port) + "/counters/port_xmit_data");
+  if (!text) return std::nullopt;
+  uint64_t value = 0;
+  const char* begin = text->data();
+  const char* end = begin + text->size();
+  const auto [next, error] = std::from_chars(begin, end, value);
+  if (error != std::errc() || next == begin || (next != end && *next != '\n')) return std::nullopt;
   return value;
 }
 
@@ -122,9 +138,10 @@ void HealthModule::load_history() {
   saved_ = text.str();
   restored_ = read_history(saved_, time_.now(), time_.wall_now());
   if (restored_.empty() && saved_.find("\"symbol_errors\":{}") == std::string::npos) {
-    spdlog::info("health: {} holds no symbol errors of the last hour that can be read; the hourly "
-                 "counts begin afresh",
-                 history_file_.string());
+    spdlog::info(
+        "health: {} holds no symbol errors of the last hour that can be read; the hourly "
+        "counts begin afresh",
+        history_file_.string());
   }
 }
 
@@ -191,6 +208,16 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
   for (auto& found :
        judge_phy(netdev, health.phy.symbol_errors.has_value(), history.symbol_errors)) {
     health.findings.push_back(std::move(found));
+  }
+  if (!health.port.rdma_device.empty() && reading && reading->names) {
+    const ClassSample sent = class_sample(*reading->names, reading->values,
+                                          read_xmit_words(*system_.files, health.port));
+    if (history.sent) {
+      if (auto lossy = judge_roce_class(netdev, health.port.lossless, *history.sent, sent)) {
+        health.findings.push_back(std::move(*lossy));
+      }
+    }
+    history.sent = sent;
   }
   return health;
 }

@@ -20,6 +20,7 @@
 #include "daemon/reconcile/reconciler.hpp"
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
+#include "health/roce_class.hpp"
 #include "os/system.hpp"
 #include "sampling/stats_poller.hpp"
 #include "util/periodic_task.hpp"
@@ -27,14 +28,18 @@
 
 namespace roced::health {
 
-// A port whose PCI function is read: the netdev it is known by and its PCI address; and how many
+// A port whose PCI function is read: the netdev it is known by and its PCI address; how many
 // applies the reconciler has made to it, and whether one is under way, so that the link-down
-// events of roced's own PFC changes are told from the link's.
+// events of roced's own PFC changes are told from the link's; its RDMA device and port, and the
+// priorities the configuration makes lossless (none until the reconciler has planned the port).
 struct PciPort {
   std::string netdev;
   std::string pci;
   uint64_t applies = 0;
   bool applying = false;
+  std::string rdma_device = {};
+  int rdma_port = 0;
+  uint8_t lossless = 0;
 };
 
 // /sys/bus/pci/devices/<pci>/{current,max}_link_{speed,width}, each parsed; what could not be
@@ -88,7 +93,8 @@ class HealthModule final : public module::Module {
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
     CounterWindow link_downs = link_down_window();
-    std::optional<PciPort> last;  // the port as of the reading before
+    std::optional<PciPort> last;      // the port as of the reading before
+    std::optional<ClassSample> sent;  // what it had sent as of the reading before
   };
   std::map<std::string, History> history_;
   std::filesystem::path history_file_;

@@ -20,7 +20,9 @@
 namespace roced::health {
 namespace {
 
-const std::vector<PciPort> kUplinks = {{"lan2", "0000:17:00.0"}, {"lan3", "0000:3d:00.0"}};
+// PFC on priority 3, as the shipped configuration has it.
+const std::vector<PciPort> kUplinks = {{"lan2", "0000:17:00.0", 0, false, "mlx5_0", 1, 0x08},
+                                       {"lan3", "0000:3d:00.0", 0, false, "mlx5_1", 1, 0x08}};
 
 class Health : public test::InProcessNode {
  protected:
@@ -251,6 +253,29 @@ TEST_F(Health, TheHoursSymbolErrorsSurviveARestart) {
   time_.advance(std::chrono::hours(1));
   restarted.check();
   EXPECT_TRUE(restarted.findings().empty());
+}
+
+// RoCE sent on priority 0 (a job's traffic class that maps to DSCP 0) while priority 3 is the
+// lossless one: found, naming the priority that carried it. The same traffic on priority 3, and
+// a port that sends nothing, are not.
+TEST_F(Health, RoceOnAPriorityWithoutPfcIsFoundAndOnTheLosslessOneIsNot) {
+  node_->play(
+      roce_sim::parse_scenario_yaml("name: t\ntraffic:\n"
+                                    "  - {port: lan2, priority: 0, direction: tx, rate: 50G}\n"
+                                    "  - {port: lan3, priority: 3, direction: tx, rate: 50G}\n",
+                                    "t.yaml"));
+  check_across(HealthModule::kInterval);
+  ASSERT_EQ(finding_ids(), std::vector<std::string>{"lan2 roce_on_lossy_priority"});
+  const auto found = module_->findings().front();
+  EXPECT_EQ(found.wanted, "priority 3");
+  EXPECT_EQ(found.found, "priority 0");
+  EXPECT_EQ(found.severity, finding::Severity::Critical);
+  EXPECT_NE(found.text.find("RDMA sent 62.50 GB"), std::string::npos) << found.text;
+}
+
+TEST_F(Health, APortThatSendsNothingHasNoClassToJudge) {
+  check_across(HealthModule::kInterval);
+  EXPECT_TRUE(module_->findings().empty());
 }
 
 }  // namespace
