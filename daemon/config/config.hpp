@@ -91,7 +91,7 @@ struct Config {
   std::string sha256;
   DaemonSettings daemon;
   MetricsSettings metrics;
-  watchdog::WatchdogSettings watchdog;  // `watchdog:` (read and checked; issue 6 wires it in)
+  watchdog::WatchdogSettings watchdog;  // `watchdog:`
   PortSelection ports;
   Profile profile;
   std::vector<PortOverride> overrides;  // in file order; the first match wins
