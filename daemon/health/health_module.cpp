@@ -105,6 +105,8 @@ PcieLink read_pcie_link(const FileTree& files, const std::string& pci) {
   return link;
 }
 
+namespace {
+
 std::filesystem::path state_directory_file() {
   const char* directory = std::getenv("STATE_DIRECTORY");  // systemd's StateDirectory=
   if (directory == nullptr || *directory == '\0') return {};
@@ -112,6 +114,8 @@ std::filesystem::path state_directory_file() {
   const std::string first(directory, std::strcspn(directory, ":"));
   return std::filesystem::path(first) / "health.json";
 }
+
+}  // namespace
 
 HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler,
                            sampling::StatsPoller& stats, TimeSource& time)
@@ -238,9 +242,13 @@ void HealthModule::check() {
 }
 
 void HealthModule::log_changes(const std::vector<PortHealth>& now) const {
-  // Each finding said once when it appears or changes, and once when it clears.
+  // Each finding said once when it appears or changes, and once when it clears; a change is in
+  // its verdict or its values, not its text, which carries each reading's figures.
   const auto same_kind = [](const finding::Finding& a, const finding::Finding& b) {
     return a.id == b.id && a.subject == b.subject;
+  };
+  const auto same = [&](const finding::Finding& a, const finding::Finding& b) {
+    return same_kind(a, b) && a.verdict == b.verdict && a.wanted == b.wanted && a.found == b.found;
   };
   for (const PortHealth& port : now) {
     const PortHealth* before = nullptr;
@@ -250,7 +258,9 @@ void HealthModule::log_changes(const std::vector<PortHealth>& now) const {
     const std::vector<finding::Finding> none;
     const auto& was = before != nullptr ? before->findings : none;
     for (const finding::Finding& found : port.findings) {
-      if (std::find(was.begin(), was.end(), found) == was.end()) {
+      const bool known = std::any_of(was.begin(), was.end(),
+                                     [&](const finding::Finding& f) { return same(f, found); });
+      if (!known) {
         log::port(spdlog::level::warn, port.port.netdev, "health", "{}", finding::line(found));
       }
     }

@@ -6,6 +6,8 @@
 #include "daemon/health/health_module.hpp"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -276,6 +278,32 @@ TEST_F(Health, RoceOnAPriorityWithoutPfcIsFoundAndOnTheLosslessOneIsNot) {
 TEST_F(Health, APortThatSendsNothingHasNoClassToJudge) {
   check_across(HealthModule::kInterval);
   EXPECT_TRUE(module_->findings().empty());
+}
+
+// A finding that lasts is said once, though its text carries each reading's figure, and its end
+// once.
+TEST_F(Health, ALastingFindingIsLoggedOnceAndItsEndOnce) {
+  const auto previous = spdlog::default_logger();
+  const auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("health-test", sink));
+  // 13.0, 16.2 and 17.0 a second at the readings of 10, 20 and 30 s; 8.5 at 40 s.
+  play(
+      "  - {at: 0s, kind: phy_errors, port: lan3, duration: 35s, symbol_error_rate: 13}\n"
+      "  - {at: 12s, kind: phy_errors, port: lan3, duration: 23s, symbol_error_rate: 17}\n");
+  module_->check();
+  for (int i = 0; i < 6; ++i) {
+    time_.advance(HealthModule::kInterval);
+    module_->check();
+  }
+  spdlog::set_default_logger(previous);
+  int said = 0;
+  int cleared = 0;
+  for (const auto& line : sink->last_formatted()) {
+    said += line.find("phy_symbol_error_rate: ") != std::string::npos;
+    cleared += line.find("phy_symbol_error_rate cleared") != std::string::npos;
+  }
+  EXPECT_EQ(said, 1) << testing::PrintToString(sink->last_formatted());
+  EXPECT_EQ(cleared, 1) << testing::PrintToString(sink->last_formatted());
 }
 
 }  // namespace
