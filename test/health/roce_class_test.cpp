@@ -33,7 +33,7 @@ TEST(ClassSample, ThePrioritiesBytesAndTheRdmaWordsAreReadByName) {
 
 TEST(JudgeRoceClass, HalfOnTheLosslessPriorityIsFineLessIsFound) {
   const ClassSample before = sample(0, {});
-  const uint64_t sent = 100'000'000;
+  const uint64_t sent = 10'000'000'000;
   // Other traffic on the lossless priority never hides RoCE, nor does RoCE on it show falsely.
   EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, sample(sent, {{3, sent}, {0, sent}})));
   EXPECT_FALSE(
@@ -51,13 +51,13 @@ TEST(JudgeRoceClass, HalfOnTheLosslessPriorityIsFineLessIsFound) {
 TEST(JudgeRoceClass, TooLittleOrAMissingCounterOrNoLosslessPriorityIsNoEvidence) {
   const ClassSample before = sample(0, {});
   EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, sample(kRoceClassMinBytes - 1, {{0, 9}})));
-  ClassSample partial = sample(100'000'000, {{0, 100'000'000}});
+  ClassSample partial = sample(10'000'000'000, {{0, 10'000'000'000}});
   partial.priority_tx_bytes[6].reset();
   EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, partial));
-  ClassSample no_rdma = sample(0, {{0, 100'000'000}});
+  ClassSample no_rdma = sample(0, {{0, 10'000'000'000}});
   no_rdma.rdma_tx_bytes.reset();
   EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, no_rdma));
-  EXPECT_FALSE(judge_roce_class("lan2", 0, before, sample(100'000'000, {{0, 100'000'000}})));
+  EXPECT_FALSE(judge_roce_class("lan2", 0, before, sample(10'000'000'000, {{0, 10'000'000'000}})));
 }
 
 }  // namespace
