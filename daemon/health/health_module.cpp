@@ -198,12 +198,14 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
   // apply, so a retrain lies within the interval that sees the count move or the apply under way.
   const bool own = history.last && (history.last->applies != health.port.applies ||
                                     history.last->applying || health.port.applying);
-  history.last = health.port;
   if (health.phy.symbol_errors) {
     history.symbol_errors.add(reading->answered, *health.phy.symbol_errors);
   }
   if (health.phy.link_down_events) {
     history.link_downs.add(reading->answered, *health.phy.link_down_events, own);
+    // Only with a reading: after one that failed (a port mid-reload), the next still sees the
+    // applies made since the last it counted.
+    history.last = health.port;
   }
   if (auto flaps =
           judge_link_flaps(netdev, health.phy.link_down_events.has_value(), history.link_downs)) {

@@ -93,7 +93,7 @@ class HealthModule final : public module::Module {
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
     CounterWindow link_downs = link_down_window();
-    std::optional<PciPort> last;      // the port as of the reading before
+    std::optional<PciPort> last;      // as of the last reading of its link-down counter
     std::optional<ClassSample> sent;  // what it had sent as of the reading before
   };
   std::map<std::string, History> history_;
