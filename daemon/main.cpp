@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
     service.add(make_storm_watchdog);
     service.add([](Service& s) {
       return std::make_unique<roced::health::HealthModule>(s.system(), s.reconciler(),
-                                                           *s.stats_poller());
+                                                           *s.stats_poller(), s.config().health);
     });
     service.add([&arguments](Service& s) { return make_metrics(s, arguments.metrics); });
     if (arguments.dbus) service.add(make_dbus);

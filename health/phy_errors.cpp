@@ -8,15 +8,10 @@ namespace roced::health {
 
 namespace {
 
-// A rate as a person reads it: one decimal ("11.0"); a threshold without trailing zeros ("10").
+// A rate as a person reads it: one decimal ("11.0").
 std::string one_decimal(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", value);
-  return text;
-}
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
   return text;
 }
 
@@ -45,22 +40,23 @@ PhyCounters phy_counters(std::span<const std::string> names, std::span<const uin
 // figure would make a new series at every reading. The figure is in the text and the counters.
 std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable,
                                         const CounterWindow& window,
-                                        const PhyThresholds& thresholds) {
+                                        const HealthSettings& settings) {
   if (!readable) {
     return {finding::cannot_tell(kPhySymbolErrorRate, netdev,
                                  "the port's symbol error counters cannot be read")};
   }
   std::vector<finding::Finding> out;
-  if (const auto rate = window.last_rate(); rate && *rate > thresholds.degraded_per_second) {
-    const std::string limit = shortest(thresholds.degraded_per_second);
+  const auto per_second = settings.symbol_errors_per_second;
+  if (const auto rate = window.last_rate(); rate && *rate > static_cast<double>(per_second)) {
+    const std::string limit = std::to_string(per_second);
     const std::string now = one_decimal(*rate);
     out.push_back(finding::make(kPhySymbolErrorRate, netdev,
                                 now + " uncorrectable symbol errors a second, above " + limit,
                                 "at most " + limit + "/s", "above " + limit + "/s"));
   }
-  if (const uint64_t hour = window.total(); hour > thresholds.fatal_per_hour) {
+  if (const uint64_t hour = window.total(); hour > settings.symbol_errors_per_hour) {
     const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(window.covered());
-    const std::string limit = std::to_string(thresholds.fatal_per_hour);
+    const std::string limit = std::to_string(settings.symbol_errors_per_hour);
     out.push_back(finding::make(kPhySymbolErrorsPerHour, netdev,
                                 std::to_string(hour) + " uncorrectable symbol errors in the last " +
                                     std::to_string(std::max<int64_t>(minutes.count(), 1)) +

@@ -12,15 +12,9 @@
 
 #include "finding/finding.hpp"
 #include "health/counter_window.hpp"
+#include "health/settings.hpp"
 
 namespace roced::health {
-
-// NVIDIA NVSentinel's NIC health monitor defaults (its chart's values.yaml): symbol errors above
-// 10 a second are a degraded link, above 120 in an hour a fatal one.
-struct PhyThresholds {
-  double degraded_per_second = 10;
-  uint64_t fatal_per_hour = 120;
-};
 
 // The counters of one `ethtool -S` reading that speak of the PHY; empty where the driver has
 // none. Symbol errors are the physical layer group's rx_pcs_symbol_err_phy (post-FEC, present on
@@ -38,11 +32,11 @@ inline CounterWindow symbol_error_window() {
   return CounterWindow(std::chrono::hours(1), CounterWidth::bits64);
 }
 
-// Above the rate: a degraded finding; above the hour's count: a fatal one; no readable symbol
-// error counter: one that cannot tell.
+// Above the rate (settings.symbol_errors_per_second): a degraded finding; above the hour's count
+// (symbol_errors_per_hour): a fatal one; no readable symbol error counter: one that cannot tell.
 std::vector<finding::Finding> judge_phy(const std::string& netdev, bool readable,
                                         const CounterWindow& window,
-                                        const PhyThresholds& thresholds = {});
+                                        const HealthSettings& settings = {});
 
 // Link-down events over the last 10 minutes (link_down_events_phy is 32-bit), with those of an
 // interval in which roced applied to the port kept apart: mlx5 retrains the link for every PFC
@@ -54,7 +48,8 @@ inline CounterWindow link_down_window() {
 // More than `limit` link-down events roced did not cause within the window: a flapping link.
 // NVSentinel raises on a carrier_changes delta above 2 at a 1 s poll (two flaps within a
 // second); at roced's 10 s readings a link that flaps every few minutes would never show so, so
-// the count runs over 10 minutes. No counter: a finding that cannot tell.
+// the count runs over 10 minutes (HealthSettings::link_flaps_per_10m). No counter: a finding
+// that cannot tell.
 std::optional<finding::Finding> judge_link_flaps(const std::string& netdev, bool readable,
                                                  const CounterWindow& window, uint64_t limit = 2);
 

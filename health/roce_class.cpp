@@ -46,6 +46,7 @@ std::optional<finding::Finding> judge_roce_class(const std::string& netdev, uint
   const auto rdma = sent(before.rdma_tx_bytes, after.rdma_tx_bytes);
   if (!rdma || *rdma < kRoceClassMinBytes) return std::nullopt;
   uint64_t on_lossless = 0;
+  uint64_t all = 0;
   int busiest = -1;
   uint64_t busiest_bytes = 0;
   std::string lossless_names;
@@ -53,6 +54,7 @@ std::optional<finding::Finding> judge_roce_class(const std::string& netdev, uint
     const auto bytes = sent(before.priority_tx_bytes[static_cast<size_t>(p)],
                             after.priority_tx_bytes[static_cast<size_t>(p)]);
     if (!bytes) return std::nullopt;  // a reading without the priority's counters tells nothing
+    all += *bytes;
     if ((lossless >> p) & 1U) {
       on_lossless += *bytes;
       lossless_names += (lossless_names.empty() ? "" : ",") + std::to_string(p);
@@ -62,6 +64,9 @@ std::optional<finding::Finding> judge_roce_class(const std::string& netdev, uint
     }
   }
   if (on_lossless * 2 >= *rdma) return std::nullopt;
+  // RoCE's bytes are some of the priorities' bytes: when the priorities carried less than half of
+  // them in all, the two readings cover different spans and tell nothing.
+  if (all * 2 < *rdma) return std::nullopt;
   const std::string wanted = "priority " + lossless_names;
   const std::string found = busiest >= 0 ? "priority " + std::to_string(busiest) : "elsewhere";
   return finding::make(kRoceOnLossyPriority, netdev,

@@ -16,6 +16,7 @@
 #include "daemon/settings/profile.hpp"
 #include "daemon/yaml/reader.hpp"
 #include "dcb/types.hpp"
+#include "health/settings.hpp"
 #include "port/discovery.hpp"
 #include "telemetry/exporter_settings.hpp"
 #include "util/enum_names.hpp"
@@ -92,6 +93,7 @@ struct Config {
   DaemonSettings daemon;
   MetricsSettings metrics;
   watchdog::WatchdogSettings watchdog;  // `watchdog:`
+  health::HealthSettings health;        // `health:`
   PortSelection ports;
   Profile profile;
   std::vector<PortOverride> overrides;  // in file order; the first match wins

@@ -14,6 +14,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/config/read_daemon.hpp"
+#include "daemon/config/read_health.hpp"
 #include "daemon/config/read_metrics.hpp"
 #include "daemon/config/read_profile.hpp"
 #include "daemon/config/read_watchdog.hpp"
@@ -27,7 +28,7 @@ namespace {
 using detail::Entry;
 using detail::Location;
 
-const std::vector<std::string> kTopKeys = {"daemon", "metrics", "watchdog",
+const std::vector<std::string> kTopKeys = {"daemon", "metrics", "watchdog", "health",
                                            "ports",  "profile", "overrides"};
 const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
 
@@ -132,6 +133,8 @@ LoadResult load_document(const YAML::Node& root, const std::string& name) {
       detail::read_metrics(reader, e.value, e.value_at, config.metrics);
     } else if (e.key == "watchdog") {
       detail::read_watchdog(reader, e.value, e.value_at, config.watchdog);
+    } else if (e.key == "health") {
+      detail::read_health(reader, e.value, e.value_at, config.health);
     } else if (e.key == "ports") {
       read_ports(reader, e, config.ports, selection_at);
     } else if (e.key == "profile") {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "daemon/log/log.hpp"
 #include "health/history.hpp"
@@ -118,17 +119,20 @@ std::filesystem::path state_directory_file() {
 }  // namespace
 
 HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler,
-                           sampling::StatsPoller& stats, TimeSource& time)
+                           sampling::StatsPoller& stats, const HealthSettings& settings,
+                           TimeSource& time)
     : HealthModule(
           system, [&reconciler] { return managed_uplinks(reconciler); }, stats, time,
-          state_directory_file()) {}
+          state_directory_file(), settings) {}
 
 HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller& stats,
-                           TimeSource& time, std::filesystem::path history)
+                           TimeSource& time, std::filesystem::path history,
+                           const HealthSettings& settings)
     : system_(system),
       ports_(std::move(ports)),
       stats_(stats),
       time_(time),
+      settings_(settings),
       history_file_(std::move(history)) {
   load_history();
 }
@@ -177,10 +181,42 @@ void HealthModule::save_history() {
 }
 
 void HealthModule::start() {
-  task_ = std::make_unique<PeriodicTask>(time_, kInterval, [this] { check(); });
+  HealthSettings settings;
+  {
+    std::lock_guard lock(settings_mutex_);
+    settings = settings_;
+  }
+  started_ = true;
+  if (!settings.enabled) return;
+  task_ = std::make_unique<PeriodicTask>(time_, settings.interval, [this] { check(); });
 }
 
-HealthModule::PortHealth HealthModule::read(PciPort port) {
+void HealthModule::reconfigure(const config::Config& /*before*/, const config::Config& after) {
+  reconfigure(after.health);
+}
+
+void HealthModule::reconfigure(const HealthSettings& settings) {
+  HealthSettings before;
+  {
+    std::lock_guard lock(settings_mutex_);
+    before = std::exchange(settings_, settings);
+  }
+  if (before.enabled == settings.enabled && before.interval == settings.interval) return;
+  task_.reset();
+  if (!settings.enabled) {
+    std::lock_guard lock(mutex_);
+    health_.clear();
+    spdlog::info("health: the NIC health checks are off (health.enabled: false)");
+  }
+  if (started_) start();
+}
+
+void HealthModule::stop() {
+  started_ = false;
+  task_.reset();
+}
+
+HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings) {
   PortHealth health{std::move(port), {}, {}, {}};
   const std::string& netdev = health.port.netdev;
   health.pcie = read_pcie_link(*system_.files, health.port.pci);
@@ -207,32 +243,59 @@ HealthModule::PortHealth HealthModule::read(PciPort port) {
     // applies made since the last it counted.
     history.last = health.port;
   }
-  if (auto flaps =
-          judge_link_flaps(netdev, health.phy.link_down_events.has_value(), history.link_downs)) {
+  if (auto flaps = judge_link_flaps(netdev, health.phy.link_down_events.has_value(),
+                                    history.link_downs, settings.link_flaps_per_10m)) {
     health.findings.push_back(std::move(*flaps));
   }
   for (auto& found :
-       judge_phy(netdev, health.phy.symbol_errors.has_value(), history.symbol_errors)) {
+       judge_phy(netdev, health.phy.symbol_errors.has_value(), history.symbol_errors, settings)) {
     health.findings.push_back(std::move(found));
   }
-  if (!health.port.rdma_device.empty() && reading && reading->names) {
-    const ClassSample sent = class_sample(*reading->names, reading->values,
-                                          read_xmit_words(*system_.files, health.port));
-    if (history.sent) {
-      if (auto lossy = judge_roce_class(netdev, health.port.lossless, *history.sent, sent)) {
-        health.findings.push_back(std::move(*lossy));
-      }
-    }
-    history.sent = sent;
-  }
+  if (!health.port.rdma_device.empty()) judge_class(health, history, settings);
   return health;
 }
 
+// The RDMA counter and the priorities' counters must cover the same span: each sample pairs the
+// RDMA counter read now with a statistics reading at most a twentieth of the interval old (the
+// watchdog's when it has one that fresh, else one read now). A reading of up to 4 s ago against
+// an RDMA counter of now would count RoCE that no priority had carried yet. The fresh reading is
+// taken only while RoCE moves: a sample is judged and replaced once at least kRoceClassMinBytes
+// went out since it, and kept until then.
+void HealthModule::judge_class(PortHealth& health, History& history,
+                               const HealthSettings& settings) {
+  const std::string& netdev = health.port.netdev;
+  const auto words = read_xmit_words(*system_.files, health.port);
+  const auto& before = history.sent;
+  const bool evidence = !before || !before->rdma_tx_bytes || !words ||
+                        *words < *before->rdma_tx_bytes / 4 ||
+                        *words - *before->rdma_tx_bytes / 4 >= kRoceClassMinBytes / 4;
+  if (!evidence) return;
+  const auto pairing =
+      std::min<std::chrono::milliseconds>(settings.interval / 20, std::chrono::milliseconds(500));
+  const auto reading = stats_.reading(netdev, pairing);
+  if (!reading || !reading->names) {
+    history.sent.reset();
+    return;
+  }
+  const ClassSample sent = class_sample(*reading->names, reading->values, words);
+  if (before) {
+    if (auto lossy = judge_roce_class(netdev, health.port.lossless, *before, sent)) {
+      health.findings.push_back(std::move(*lossy));
+    }
+  }
+  history.sent = sent;
+}
+
 void HealthModule::check() {
+  HealthSettings settings;
+  {
+    std::lock_guard lock(settings_mutex_);
+    settings = settings_;
+  }
   std::vector<PortHealth> now;
   std::map<std::string, History> kept;
   for (PciPort& port : ports_()) {
-    now.push_back(read(std::move(port)));
+    now.push_back(read(std::move(port), settings));
     const std::string& netdev = now.back().port.netdev;
     kept.emplace(netdev, std::move(history_.at(netdev)));
   }

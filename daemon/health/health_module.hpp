@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The NIC's own health as one of the service's modules: every kInterval it reads each managed
+// The NIC's own health as one of the service's modules: every health.interval it reads each managed
 // uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
 // latest reading, or one GSTATS when the watchdog is off), and judges them (health/), off the
-// scrape's path; a scrape serves the last reading as metric families and findings. It takes no
-// section: its ports follow the reconciler's.
+// scrape's path; a scrape serves the last reading as metric families and findings. It takes the
+// `health:` section; its ports follow the reconciler's.
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -21,6 +21,7 @@
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
 #include "health/roce_class.hpp"
+#include "health/settings.hpp"
 #include "os/system.hpp"
 #include "sampling/stats_poller.hpp"
 #include "util/periodic_task.hpp"
@@ -48,25 +49,25 @@ PcieLink read_pcie_link(const FileTree& files, const std::string& pci);
 
 class HealthModule final : public module::Module {
  public:
-  // A link retrained down stays so until a reset: a reading this often finds it well before a
-  // job's throughput graph does, at four small sysfs reads per port.
-  static constexpr std::chrono::seconds kInterval{10};
   using PortList = std::function<std::vector<PciPort>()>;
 
   // The managed uplinks, as the reconciler knows them now; the history kept in systemd's
   // StateDirectory ($STATE_DIRECTORY/health.json), none without one.
   HealthModule(System& system, reconcile::Reconciler& reconciler, sampling::StatsPoller& stats,
-               TimeSource& time = real_time());
+               const HealthSettings& settings, TimeSource& time = real_time());
   // `history`: the file the symbol errors of the last hour are kept in across restarts; empty:
   // none kept.
   HealthModule(System& system, PortList ports, sampling::StatsPoller& stats, TimeSource& time,
-               std::filesystem::path history = {});
+               std::filesystem::path history = {}, const HealthSettings& settings = {});
 
   std::string_view name() const override { return "health"; }
-  std::vector<module::Section> sections() const override { return {}; }
+  std::vector<module::Section> sections() const override { return {module::Section::Health}; }
   void start() override;
-  void stop() override { task_.reset(); }
-  void reconfigure(const config::Config&, const config::Config&) override {}
+  void stop() override;
+  // New thresholds are judged by from the next reading on; a new interval, or turning the checks
+  // off or on, restarts the task (off: no reading, no finding, no metric).
+  void reconfigure(const config::Config& before, const config::Config& after) override;
+  void reconfigure(const HealthSettings& settings);
   std::vector<finding::Finding> findings() const override;
   void collect(telemetry::ExpositionWriter& out) override;
 
@@ -80,7 +81,7 @@ class HealthModule final : public module::Module {
     PhyCounters phy;
     std::vector<finding::Finding> findings;
   };
-  PortHealth read(PciPort port);
+  PortHealth read(PciPort port, const HealthSettings& settings);
   void load_history();
   void save_history();
   void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
@@ -89,13 +90,17 @@ class HealthModule final : public module::Module {
   PortList ports_;
   sampling::StatsPoller& stats_;
   TimeSource& time_;
+  mutable std::mutex settings_mutex_;  // settings_: reconfigure writes, the task reads
+  HealthSettings settings_;
   // What the readings so far counted, per port: the task's only.
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
     CounterWindow link_downs = link_down_window();
     std::optional<PciPort> last;      // as of the last reading of its link-down counter
-    std::optional<ClassSample> sent;  // what it had sent as of the reading before
+    std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
   };
+  // RoCE's class, from the RDMA counter and a statistics reading of the same moment.
+  void judge_class(PortHealth& health, History& history, const HealthSettings& settings);
   std::map<std::string, History> history_;
   std::filesystem::path history_file_;
   // Kept until each port is first read, then restored into its window.
@@ -103,6 +108,7 @@ class HealthModule final : public module::Module {
   std::string saved_;         // what the file holds, so an unchanged history is not written again
   mutable std::mutex mutex_;  // health_: the task writes, scrapes and GetStatus read
   std::vector<PortHealth> health_;
+  bool started_ = false;  // start() and stop(), the service's thread's
   std::unique_ptr<PeriodicTask> task_;
 };
 

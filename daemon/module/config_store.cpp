@@ -29,6 +29,8 @@ bool section_differs(Section section, const config::Config& a, const config::Con
       return !(a.metrics == b.metrics);
     case Section::Watchdog:
       return !(a.watchdog == b.watchdog);
+    case Section::Health:
+      return !(a.health == b.health);
     case Section::Ports:
       return !(a.ports == b.ports);
     case Section::Profile:

@@ -85,6 +85,27 @@ watchdog:
   EXPECT_EQ(address->civetweb(), "[::1]:9900");
 }
 
+TEST(ConfigLoad, HealthKeysLandInTheirSection) {
+  const LoadResult defaults = load("");
+  ASSERT_TRUE(defaults.ok()) << test::all_text(defaults);
+  EXPECT_EQ(defaults.config->health, health::HealthSettings{});
+  const LoadResult result = load(R"(
+health:
+  enabled: false
+  interval: 30s
+  symbol_errors_per_second: 5
+  symbol_errors_per_hour: 60
+  link_flaps_per_10m: 4
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const health::HealthSettings& health = result.config->health;
+  EXPECT_FALSE(health.enabled);
+  EXPECT_EQ(health.interval, std::chrono::seconds(30));
+  EXPECT_EQ(health.symbol_errors_per_second, 5u);
+  EXPECT_EQ(health.symbol_errors_per_hour, 60u);
+  EXPECT_EQ(health.link_flaps_per_10m, 4u);
+}
+
 TEST(ConfigLoad, WatchdogActionsPerDirection) {
   const auto both = load(
       "watchdog: {action: {rx: disable-pfc, tx: stall-prevention},\n"

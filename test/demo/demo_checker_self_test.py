@@ -23,6 +23,7 @@ SUMMARY (measured in this run)
   restored             507 ms after the storm ended (read back: 3:on)
   switch mismatch      lan3's switch PFC on 4 named 3 ms after it changed (2 mismatches in rocectl status)
   NIC health           lan4's PCIe link at x8 of x16 named 4021 ms after it retrained (1 finding in rocectl status)
+  optic errors         lan5's 50 symbol errors a second named 3980 ms after they began (2 findings in rocectl status)
   metrics              700 series at http://127.0.0.1:19879/metrics
   roced                SIGTERM, exit 0
   demo time            6.6 s
@@ -85,6 +86,13 @@ class CheckerTest(unittest.TestCase):
     def test_a_pcie_finding_rocectl_status_did_not_show_fails(self):
         self.assertFlags(broken("(1 finding in rocectl status)", "(0 finding in rocectl status)"),
                          "not 1")
+
+    def test_symbol_error_findings_rocectl_status_did_not_show_fail(self):
+        self.assertFlags(broken("(2 findings in rocectl status)", "(1 findings in rocectl status)"),
+                         "not 2")
+
+    def test_a_missing_optic_line_fails(self):
+        self.assertFlags(broken("  optic errors", "  optic errorz"), "optic errors")
 
     def test_storm_over_before_the_read_passes(self):
         self.assertEqual(demo_test.check(broken("(read back: 3:off)", "(read back: over)"), PORT),

@@ -148,6 +148,13 @@ def check(output, port):
     if m and int(m[2]) != 1:
         problems.append("rocectl status shows %s PCIe findings for lan4, not 1" % m[2])
 
+    # 50 a second over a 2 s reading: above both the rate and, by the second reading, the hour.
+    m = field("optic errors",
+              r"lan5's 50 symbol errors a second named (-?\d+) ms after they began \((\d+) findings "
+              r"in rocectl status\)")
+    if m and int(m[2]) != 2:
+        problems.append("rocectl status shows %s symbol error findings for lan5, not 2" % m[2])
+
     url = (re.escape("http://127.0.0.1:%d/metrics" % port) if port
            else r"http://127\.0\.0\.1:\d+/metrics")
     m = field("metrics", r"(\d+) series at " + url)

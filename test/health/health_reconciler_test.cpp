@@ -29,7 +29,7 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
   reconcile::Reconciler reconciler(
       system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
   sampling::StatsPoller stats(system_, time_);
-  HealthModule health(system_, reconciler, stats, time_);
+  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
   reconciler.start();
   health.check();
 
@@ -45,7 +45,7 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
     const uint8_t mask = wide ? 0x18 : 0x08;
     ASSERT_TRUE(
         run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
-    time_.advance(HealthModule::kInterval);  // one step: the readings need only a new time
+    time_.advance(HealthSettings{}.interval);  // one step: the readings need only a new time
     health.check();
   }
   EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
@@ -59,7 +59,7 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
   for (int i = 0; i < 3; ++i) {
     node_->play(roce_sim::parse_scenario_yaml(
         "name: t\nevents:\n  - {at: 1s, kind: link_flap, port: lan3, down_for: 2s}\n", "t.yaml"));
-    time_.advance(HealthModule::kInterval);  // one step: the readings need only a new time
+    time_.advance(HealthSettings{}.interval);  // one step: the readings need only a new time
     health.check();
   }
   EXPECT_EQ(flapping(health), std::vector<std::string>{"lan3"})

@@ -65,8 +65,11 @@ TEST(JudgePhy, AtTheThresholdsIsHealthyAboveThemIsFound) {
   EXPECT_EQ(found[1].severity, finding::Severity::Critical);
   EXPECT_EQ(found[1].found, "above 120 an hour");
   EXPECT_NE(found[1].text.find("131 uncorrectable"), std::string::npos) << found[1].text;
-  // Thresholds are the caller's.
-  EXPECT_EQ(judge_phy("lan2", true, window, {20, 1000}).size(), 0u);
+  // Thresholds are the configuration's.
+  HealthSettings settings;
+  settings.symbol_errors_per_second = 20;
+  settings.symbol_errors_per_hour = 1000;
+  EXPECT_EQ(judge_phy("lan2", true, window, settings).size(), 0u);
 }
 
 TEST(JudgePhy, NoCounterCannotTell) {

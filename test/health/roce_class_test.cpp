@@ -60,5 +60,15 @@ TEST(JudgeRoceClass, TooLittleOrAMissingCounterOrNoLosslessPriorityIsNoEvidence)
   EXPECT_FALSE(judge_roce_class("lan2", 0, before, sample(10'000'000'000, {{0, 10'000'000'000}})));
 }
 
+// RoCE's bytes are some of the priorities' bytes: readings whose priorities carried less than
+// half of them in all were taken over different spans, and say nothing.
+TEST(JudgeRoceClass, PrioritiesThatCarriedLessThanRoceAllTogetherAreNoEvidence) {
+  const ClassSample before = sample(0, {});
+  const uint64_t sent = 10'000'000'000;
+  EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, sample(sent, {})));
+  EXPECT_FALSE(judge_roce_class("lan2", 0x08, before, sample(sent, {{3, 1}, {0, sent / 2 - 2}})));
+  EXPECT_TRUE(judge_roce_class("lan2", 0x08, before, sample(sent, {{3, 1}, {0, sent / 2}})));
+}
+
 }  // namespace
 }  // namespace roced::health

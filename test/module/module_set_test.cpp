@@ -129,10 +129,12 @@ TEST(ChangedSections, NameEachSectionThatDiffers) {
   EXPECT_TRUE(changed_sections(a, b).empty());
   b.daemon.log_level = "debug";
   b.watchdog.enabled = !a.watchdog.enabled;
+  b.health.link_flaps_per_10m = 5;
   b.ports.netdevs = {"lan3"};
   b.overrides.push_back({"lan4", a.profile});
-  EXPECT_EQ(changed_sections(a, b), (std::vector<Section>{Section::Daemon, Section::Watchdog,
-                                                          Section::Ports, Section::Overrides}));
+  EXPECT_EQ(changed_sections(a, b),
+            (std::vector<Section>{Section::Daemon, Section::Watchdog, Section::Health,
+                                  Section::Ports, Section::Overrides}));
 }
 
 }  // namespace
