@@ -49,15 +49,24 @@ inline constexpr Counter32 kMlx5Counters32[] = {
     // read by MLX5E_READ_CTR64_BE: 64-bit.
     {"rx_pci_signal_integrity", "pcie_perf_stats_desc, MLX5E_READ_CTR32_BE"},
     {"tx_pci_signal_integrity", "pcie_perf_stats_desc, MLX5E_READ_CTR32_BE"},
-    {"outbound_pci_stalled_rd", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
-    {"outbound_pci_stalled_wr", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
     {"outbound_pci_stalled_rd_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
     {"outbound_pci_stalled_wr_events", "pcie_perf_stall_stats_desc, MLX5E_READ_CTR32_BE"},
     // PPCNT's physical layer group: the one field that is no big-endian 64-bit pair.
     {"link_down_events_phy", "mlx5e_grp_phy_fill_stats, MLX5_GET of link_down_events"},
 };
 
+// The `ethtool -S` names mlx5 fills with a figure, not a count (kernel
+// Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst): the share (0-100)
+// of the last second in which the NIC had outbound PCIe reads or writes it could not issue for
+// lack of credits. They are 32-bit fields of MPCNT's PCIe group (pcie_perf_stall_stats_desc,
+// MLX5E_READ_CTR32_BE) that go down as often as up.
+inline constexpr std::string_view kMlx5Gauges[] = {"outbound_pci_stalled_rd",
+                                                   "outbound_pci_stalled_wr"};
+
 constexpr CounterWidth ethtool_counter_width(std::string_view name) {
+  for (const auto gauge : kMlx5Gauges) {
+    if (gauge == name) return CounterWidth::gauge;
+  }
   for (const auto& narrow : kMlx5Counters32) {
     if (narrow.name == name) return CounterWidth::bits32;
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "health/kinds.hpp"
 
+#include "health/pcie_errors.hpp"
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
 #include "health/roce_class.hpp"
@@ -8,9 +9,9 @@
 namespace roced::health {
 
 std::span<const finding::Kind* const> kinds() {
-  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded, &kLinkFlapping,
-                                              &kPhySymbolErrorRate, &kPhySymbolErrorsPerHour,
-                                              &kRoceOnLossyPriority};
+  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded,       &kPcieSignalIntegrity,
+                                              &kLinkFlapping,           &kPhySymbolErrorRate,
+                                              &kPhySymbolErrorsPerHour, &kRoceOnLossyPriority};
   return kAll;
 }
 

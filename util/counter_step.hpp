@@ -22,7 +22,10 @@
 
 namespace roced {
 
-enum class CounterWidth : uint8_t { bits32, bits64 };
+// `gauge`: no counter at all but the firmware's figure for a recent span (mlx5's
+// outbound_pci_stalled_{rd,wr}, the share of the last second stalled): it goes up and down and is
+// never differenced.
+enum class CounterWidth : uint8_t { bits32, bits64, gauge };
 enum class CounterChange : uint8_t { advanced, wrapped, reset };
 
 struct CounterStep {
@@ -36,6 +39,7 @@ constexpr CounterStep counter_step(uint64_t before, uint64_t after, CounterWidth
                                    bool reading_reset = false) {
   constexpr uint64_t kTwoTo32 = uint64_t{1} << 32;
   constexpr uint64_t kTwoTo31 = uint64_t{1} << 31;
+  if (width == CounterWidth::gauge) return {CounterChange::advanced, 0};
   if (after >= before) return {CounterChange::advanced, after - before};
   if (width == CounterWidth::bits32 && !reading_reset && before >= kTwoTo31 && before < kTwoTo32 &&
       after < kTwoTo32) {

@@ -40,6 +40,20 @@ constexpr FamilySpec kSymbolErrors{
 constexpr FamilySpec kCorrectedBits{
     "roce_phy_fec_corrected_errors_total", MetricType::counter,
     "Bits the port's FEC corrected (ethtool -S rx_corrected_bits_phy): the pre-FEC errors."};
+constexpr FamilySpec kPcieStalled{
+    "roce_pcie_outbound_stalled_ratio", MetricType::gauge,
+    "The share of the last second in which the NIC had outbound PCIe reads or writes it could not "
+    "issue for lack of credits (ethtool -S outbound_pci_stalled_rd, _wr, in percent / 100): the "
+    "host is slow to take the NIC's DMA."};
+constexpr FamilySpec kPcieStalledSeconds{
+    "roce_pcie_outbound_stalled_seconds_total", MetricType::counter,
+    "Seconds in which the NIC's outbound PCIe reads or writes stalled more than 30 % of the time "
+    "(ethtool -S outbound_pci_stalled_rd_events, _wr_events; 32-bit)."};
+constexpr FamilySpec kPcieRecoveries{
+    "roce_pcie_signal_integrity_errors_total", MetricType::counter,
+    "Times the NIC's PCIe link went into recovery for signal integrity errors: rx for framing and "
+    "CRC errors the NIC saw, tx for those the other end started (ethtool -S "
+    "rx_pci_signal_integrity, tx_pci_signal_integrity; 32-bit)."};
 constexpr FamilySpec kLinkDownEvents{
     "roce_link_down_events_total", MetricType::counter,
     "Times the port's link went down (ethtool -S link_down_events_phy), roced's own PFC changes "
@@ -217,7 +231,7 @@ void HealthModule::stop() {
 }
 
 HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings) {
-  PortHealth health{std::move(port), {}, {}, {}};
+  PortHealth health{std::move(port), {}, {}, {}, {}};
   const std::string& netdev = health.port.netdev;
   health.pcie = read_pcie_link(*system_.files, health.port.pci);
   if (auto pcie = judge(netdev, health.pcie)) health.findings.push_back(std::move(*pcie));
@@ -225,7 +239,10 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
   // The watchdog's reading, which its rounds keep at most kRestInterval old; when the watchdog is
   // off (or late), one read now on this task's thread: no scrape ever waits for it.
   const auto reading = stats_.reading(netdev, 2 * sampling::StatsPoller::kRestInterval);
-  if (reading && reading->names) health.phy = phy_counters(*reading->names, reading->values);
+  if (reading && reading->names) {
+    health.phy = phy_counters(*reading->names, reading->values);
+    health.pcie_counters = pcie_counters(*reading->names, reading->values);
+  }
   History& history = history_[netdev];
   if (auto kept = restored_.extract(netdev))
     history.symbol_errors.restore(std::move(kept.mapped()));
@@ -242,6 +259,15 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
     // Only with a reading: after one that failed (a port mid-reload), the next still sees the
     // applies made since the last it counted.
     history.last = health.port;
+  }
+  const PcieCounters& pcie = health.pcie_counters;
+  if (pcie.rx_signal_integrity)
+    history.recoveries_rx.add(reading->answered, *pcie.rx_signal_integrity);
+  if (pcie.tx_signal_integrity)
+    history.recoveries_tx.add(reading->answered, *pcie.tx_signal_integrity);
+  if (auto recovering =
+          judge_signal_integrity(netdev, history.recoveries_rx, history.recoveries_tx)) {
+    health.findings.push_back(std::move(*recovering));
   }
   if (auto flaps = judge_link_flaps(netdev, health.phy.link_down_events.has_value(),
                                     history.link_downs, settings.link_flaps_per_10m)) {
@@ -365,6 +391,20 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     if (port.pcie.width) out.add(kPcieWidth, labels, *port.pcie.width);
     if (port.pcie.max_width) out.add(kPcieMaxWidth, labels, *port.pcie.max_width);
     const LabelSet port_label = {{"netdev", port.port.netdev}};
+    const PcieCounters& pcie = port.pcie_counters;
+    const auto with = [&](const char* key, const char* value) {
+      return LabelSet{{"netdev", port.port.netdev}, {key, value}};
+    };
+    const auto add = [&](const FamilySpec& spec, const LabelSet& set,
+                         const std::optional<uint64_t>& value, double scale = 1) {
+      if (value) out.add(spec, set, static_cast<double>(*value) * scale);
+    };
+    add(kPcieStalled, with("direction", "read"), pcie.stalled_read_percent, 0.01);
+    add(kPcieStalled, with("direction", "write"), pcie.stalled_write_percent, 0.01);
+    add(kPcieStalledSeconds, with("direction", "read"), pcie.stalled_read_seconds);
+    add(kPcieStalledSeconds, with("direction", "write"), pcie.stalled_write_seconds);
+    add(kPcieRecoveries, with("direction", "rx"), pcie.rx_signal_integrity);
+    add(kPcieRecoveries, with("direction", "tx"), pcie.tx_signal_integrity);
     const auto counter = [&](const FamilySpec& spec, const std::optional<uint64_t>& value) {
       if (value) out.add(spec, port_label, static_cast<double>(*value));
     };

@@ -18,6 +18,7 @@
 
 #include "daemon/module/module.hpp"
 #include "daemon/reconcile/reconciler.hpp"
+#include "health/pcie_errors.hpp"
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
 #include "health/roce_class.hpp"
@@ -78,6 +79,7 @@ class HealthModule final : public module::Module {
   struct PortHealth {
     PciPort port;
     PcieLink pcie;
+    PcieCounters pcie_counters;
     PhyCounters phy;
     std::vector<finding::Finding> findings;
   };
@@ -96,6 +98,8 @@ class HealthModule final : public module::Module {
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
     CounterWindow link_downs = link_down_window();
+    CounterWindow recoveries_rx = signal_integrity_window();
+    CounterWindow recoveries_tx = signal_integrity_window();
     std::optional<PciPort> last;      // as of the last reading of its link-down counter
     std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
   };

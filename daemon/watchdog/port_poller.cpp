@@ -50,6 +50,7 @@ void PortPoller::note_decreases(const std::vector<std::string>& names,
     for (size_t i = 0; i < values.size(); ++i) {
       if (values[i] >= previous_[i]) continue;
       const CounterStep step = counter_step(previous_[i], values[i], widths_[i], reset);
+      if (step.change == CounterChange::advanced) continue;  // a gauge: it goes down too
       if (step.change == CounterChange::wrapped) {
         ++counter_wraps_;
         log::port(spdlog::level::debug, netdev_, std::vector<std::string>{},

@@ -35,7 +35,13 @@ struct PortCounters {
   uint64_t rx_discards_phy = 0, tx_discards_phy = 0;
   uint64_t rx_pause_ctrl_phy = 0, tx_pause_ctrl_phy = 0;
   uint64_t rx_buffer_passed_thres_phy = 0, rx_out_of_buffer = 0;
+  // MPCNT's PCIe group (mlx5 counters.rst): outbound_pci_stalled_{rd,wr} are gauges, the share
+  // of the last second (0-100) in which the NIC had outbound reads or writes it could not issue
+  // for lack of PCIe credits; the _events count the seconds in which that share was above 30 %.
+  // The signal integrity counters count the link's transitions to recovery.
   uint64_t outbound_pci_stalled_rd = 0, outbound_pci_stalled_wr = 0;
+  uint64_t outbound_pci_stalled_rd_events = 0, outbound_pci_stalled_wr_events = 0;
+  uint64_t rx_pci_signal_integrity = 0, tx_pci_signal_integrity = 0;
   uint64_t tx_pause_storm_warning_events = 0, tx_pause_storm_error_events = 0;
   uint64_t rx_packets = 0, rx_bytes = 0, tx_packets = 0,
            tx_bytes = 0;  // port totals (rx_packets_phy...)

@@ -164,13 +164,13 @@ void Port::list_stats(Sink&& add) const {
   // eth_ext
   add("rx_buffer_passed_thres_phy", c.rx_buffer_passed_thres_phy);
   // pcie
-  add("rx_pci_signal_integrity", 0);
-  add("tx_pci_signal_integrity", 0);
+  add("rx_pci_signal_integrity", c.rx_pci_signal_integrity);
+  add("tx_pci_signal_integrity", c.tx_pci_signal_integrity);
   add("outbound_pci_buffer_overflow", 0);
   add("outbound_pci_stalled_rd", c.outbound_pci_stalled_rd);
   add("outbound_pci_stalled_wr", c.outbound_pci_stalled_wr);
-  add("outbound_pci_stalled_rd_events", 0);
-  add("outbound_pci_stalled_wr_events", 0);
+  add("outbound_pci_stalled_rd_events", c.outbound_pci_stalled_rd_events);
+  add("outbound_pci_stalled_wr_events", c.outbound_pci_stalled_wr_events);
   // per_prio: traffic for every priority (mlx5e_grp_per_prio_traffic_fill_strings) ...
   for (int p = 0; p < 8; ++p) {
     const PriorityCounters& pc = c.prio[static_cast<size_t>(p)];
@@ -270,9 +270,16 @@ bool firmware_counter32(std::string_view head) {
   return false;
 }
 
+// Not counters but the firmware's figure for the last second (0-100 %): no start value, no
+// clear, no wrap.
+bool firmware_gauge(std::string_view head) {
+  return head == "outbound_pci_stalled_rd" || head == "outbound_pci_stalled_wr";
+}
+
 }  // namespace
 
 uint64_t Port::reported(const StatName& name, uint64_t value) const {
+  if (name.index < 0 && firmware_gauge(name.head)) return value;
   // The node description's counters_start; unsigned arithmetic wraps at 2^64 as the PPCNT
   // counters do. A cleared counter reads net of what it read at the clear.
   value += spec_.counters_start;

@@ -136,6 +136,25 @@ void TrafficEngine::advance(std::chrono::microseconds dt) {
   }
 }
 
+// The firmware's figures are per second (mlx5 counters.rst): each whole second sets
+// outbound_pci_stalled_wr to the share of it that was stalled, and counts it in _events when
+// that share was above 30 %.
+void TrafficEngine::count_pcie_stall(Port& port, uint64_t dt_us, bool stalled) {
+  constexpr uint64_t kSecondUs = 1'000'000;
+  PcieStallWindow& window = pcie_stalls_[port.netdev()];
+  PortCounters& counters = port.counters();
+  while (dt_us > 0) {
+    const uint64_t step = std::min(dt_us, kSecondUs - window.elapsed_us);
+    window.elapsed_us += step;
+    if (stalled) window.stalled_us += step;
+    dt_us -= step;
+    if (window.elapsed_us < kSecondUs) break;
+    counters.outbound_pci_stalled_wr = window.stalled_us * 100 / kSecondUs;
+    if (counters.outbound_pci_stalled_wr > 30) ++counters.outbound_pci_stalled_wr_events;
+    window = {};
+  }
+}
+
 void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
   if (!port.carrier()) return;
   PortCounters& counters = port.counters();
@@ -151,6 +170,7 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
   }
   const uint64_t refresh_ns = pause_refresh_interval_ns(port.speed_mbps());
   const uint64_t dt_ns = dt_us * 1000;
+  bool stalled = false;
 
   for (int priority = 0; priority < 8; ++priority) {
     auto found = states_.find({port.netdev(), priority});
@@ -230,10 +250,8 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
       prio.tx_pause_duration_us += tx_pausing_us;
       counters.tx_pause_ctrl_phy += frames;
     }
-    if (state.tx_storm) {
-      // The stuck receive pipeline back-pressures PCIe writes (counted here in microseconds).
-      counters.outbound_pci_stalled_wr += dt_us;
-    }
+    // The stuck receive pipeline back-pressures the NIC's PCIe writes into host memory.
+    stalled = stalled || state.tx_storm;
     // While we pause the peer nothing arrives; afterwards (or with PFC off) packets arrive into a
     // stalled pipeline and are dropped.
     const uint64_t rx_arriving_us = dt_us - tx_pausing_us;
@@ -292,6 +310,7 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
       }
     }
   }
+  count_pcie_stall(port, dt_us, stalled);
 }
 
 }  // namespace roce_sim

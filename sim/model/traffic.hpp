@@ -110,6 +110,13 @@ class TrafficEngine {
     PhyErrorSpec spec;
     double symbol_remainder = 0, corrected_remainder = 0;
   };
+  // The firmware's one-second window of PCIe write stalls (outbound_pci_stalled_wr and its
+  // _events): how far into the current second, and how much of it was stalled.
+  struct PcieStallWindow {
+    uint64_t elapsed_us = 0;
+    uint64_t stalled_us = 0;
+  };
+  void count_pcie_stall(Port& port, uint64_t dt_us, bool stalled);
 
   // Bytes and packets a flow moves in active_us at ppm/1e6 of its rate.
   std::pair<uint64_t, uint64_t> move(size_t flow_index, uint64_t active_us, uint64_t ppm);
@@ -120,6 +127,7 @@ class TrafficEngine {
   std::vector<FlowState> flow_states_;
   std::map<Key, PriorityState> states_;
   std::map<std::string, PhyErrorState> phy_errors_;
+  std::map<std::string, PcieStallWindow> pcie_stalls_;
   std::vector<std::string> notes_;
 };
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,45 @@ TEST_F(Health, TheIntervalAndTheSwitchAreTheConfigurations) {
   ASSERT_TRUE(time_.until_waiting(1));
   EXPECT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
   module_->stop();
+}
+
+// The NIC's own count of PCIe link recoveries: those before the first reading are history, one
+// seen within the hour is a finding until the hour has passed. The stall figures are gauges,
+// served as the share they are.
+TEST_F(Health, APcieRecoveryWithinTheHourIsFoundAndTheStallShareServed) {
+  const auto set = [&](const std::function<void(roce_sim::PortCounters&)>& change) {
+    node_->change([&](roce_sim::Node& node) { change(node.find("lan3")->counters()); });
+  };
+  set([](roce_sim::PortCounters& c) {
+    c.tx_pci_signal_integrity = 7;  // from before roced ran
+    c.outbound_pci_stalled_wr = 45;
+    c.outbound_pci_stalled_wr_events = 3;
+  });
+  check_across(std::chrono::seconds(10));
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_pcie_outbound_stalled_ratio{netdev=\"lan3\",direction=\"write\"} 0.45"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("roce_pcie_outbound_stalled_seconds_total{netdev=\"lan3\",direction=\"write\"} 3"),
+      std::string::npos)
+      << text;
+  set([](roce_sim::PortCounters& c) {
+    c.rx_pci_signal_integrity += 1;
+    c.tx_pci_signal_integrity += 1;
+  });
+  time_.advance(std::chrono::seconds(10));
+  module_->check();
+  ASSERT_EQ(finding_ids(), std::vector<std::string>{"lan3 pcie_signal_integrity_errors"});
+  EXPECT_NE(module_->findings().front().text.find("2 PCIe link recoveries"), std::string::npos)
+      << module_->findings().front().text;
+  EXPECT_NE(
+      scrape().find("roce_pcie_signal_integrity_errors_total{netdev=\"lan3\",direction=\"rx\"} 1"),
+      std::string::npos);
+  time_.advance(std::chrono::minutes(61));
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
 }
 
 // A slow trickle never reaches the rate but adds up within the hour; the hour forgets what is

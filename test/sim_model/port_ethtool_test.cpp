@@ -99,7 +99,9 @@ TEST(PortStats, CountersStartOffsetsEveryValueModulo2To64) {
   EXPECT_EQ(by_name["rx_prio0_packets"], spec.counters_start);
   EXPECT_EQ(by_name["tx_pause_storm_error_events"], spec.counters_start);
   // ... modulo 2^32 where the firmware's counter is 32-bit.
-  EXPECT_EQ(by_name["outbound_pci_stalled_wr"], 4'294'967'291u);  // 2^32 - 5
+  EXPECT_EQ(by_name["outbound_pci_stalled_wr_events"], 4'294'967'291u);  // 2^32 - 5
+  // ... but a gauge (the share of the last second stalled) reads as the firmware has it.
+  EXPECT_EQ(by_name["outbound_pci_stalled_wr"], 0u);
   EXPECT_EQ(by_name["outbound_pci_buffer_overflow"], spec.counters_start);
   // Only the ethtool view: the model's counters and the DCB PFC statistics are untouched.
   EXPECT_EQ(port.counters().prio[3].tx_bytes, 5u);
@@ -116,15 +118,15 @@ TEST(PortStats, ThirtyTwoBitFirmwareCountersWrapAt2To32) {
   Port port(test::cx7_port());
   constexpr uint64_t kTwoTo32 = uint64_t{1} << 32;
   port.counters().rx_out_of_buffer = kTwoTo32 - 3;
-  port.counters().outbound_pci_stalled_wr = kTwoTo32 + 7;
-  port.counters().outbound_pci_stalled_rd = kTwoTo32 - 1;
+  port.counters().outbound_pci_stalled_wr_events = kTwoTo32 + 7;
+  port.counters().tx_pci_signal_integrity = kTwoTo32 - 1;
   port.counters().rx_discards_phy = kTwoTo32 + 7;
   port.counters().rx_packets = kTwoTo32 + 7;
   std::map<std::string, uint64_t> by_name;
   for (const auto& [name, value] : port.stats()) by_name[name] = value;
   EXPECT_EQ(by_name["rx_out_of_buffer"], kTwoTo32 - 3);
-  EXPECT_EQ(by_name["outbound_pci_stalled_wr"], 7u);
-  EXPECT_EQ(by_name["outbound_pci_stalled_rd"], kTwoTo32 - 1);
+  EXPECT_EQ(by_name["outbound_pci_stalled_wr_events"], 7u);
+  EXPECT_EQ(by_name["tx_pci_signal_integrity"], kTwoTo32 - 1);
   EXPECT_EQ(by_name["rx_discards_phy"], kTwoTo32 + 7);
   EXPECT_EQ(by_name["rx_packets"], kTwoTo32 + 7);
   port.counters().rx_out_of_buffer += 10;  // passes 2^32

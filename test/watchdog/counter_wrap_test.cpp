@@ -50,12 +50,12 @@ TEST_F(CounterWrap, AThirtyTwoBitCounterPassing2To32IsAWrapNotAReset) {
   watchdog::PortPoller poller(system_, "lan2", time_);
   set([](roce_sim::PortCounters& c) {
     c.rx_out_of_buffer = kTwoTo32 - 100;
-    c.outbound_pci_stalled_wr = kTwoTo32 - 1;
+    c.tx_pci_signal_integrity = kTwoTo32 - 1;
   });
   ASSERT_TRUE(poller.read().ok());
   set([](roce_sim::PortCounters& c) {
     c.rx_out_of_buffer += 300;  // reads 200
-    c.outbound_pci_stalled_wr += 2;
+    c.tx_pci_signal_integrity += 2;
   });
   ASSERT_TRUE(poller.read().ok());
   EXPECT_EQ(lines_with("went backwards"), 0u);
@@ -63,6 +63,20 @@ TEST_F(CounterWrap, AThirtyTwoBitCounterPassing2To32IsAWrapNotAReset) {
             1u);
   EXPECT_EQ(poller.counter_wraps(), 2u);
   EXPECT_EQ(poller.counter_resets(), 0u);
+}
+
+// outbound_pci_stalled_wr is the share of the last second the NIC's PCIe writes stalled
+// (mlx5 counters.rst): it falls as often as it rises, and its fall is neither a wrap nor a reset
+// that would cost the watchdog a poll.
+TEST_F(CounterWrap, APcieStallGaugeFallingIsNoResetAndTheWatchdogJudgesThePoll) {
+  watchdog::PortPoller poller(system_, "lan2", time_);
+  set([](roce_sim::PortCounters& c) { c.outbound_pci_stalled_wr = 80; });
+  ASSERT_TRUE(poller.read().ok());
+  set([](roce_sim::PortCounters& c) { c.outbound_pci_stalled_wr = 5; });
+  ASSERT_TRUE(poller.read().ok());
+  EXPECT_EQ(lines_with("went backwards"), 0u);
+  EXPECT_EQ(poller.counter_resets(), 0u);
+  EXPECT_EQ(poller.counter_wraps(), 0u);
 }
 
 TEST_F(CounterWrap, ADroppingSixtyFourBitCounterMakesTheReadingAReset) {
