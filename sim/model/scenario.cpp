@@ -267,6 +267,15 @@ struct ScenarioRunner::EventStart {
     log(text);
   }
 
+  void operator()(const ev::PcieErrors& b) const {
+    runner.traffic_.start_pcie_errors(netdev, b.recoveries_per_second);
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the PCIe link recovers from signal integrity errors (%g/s) for %s",
+                  b.recoveries_per_second, yaml_reader::format_duration(b.duration).c_str());
+    log(text);
+  }
+
   void operator()(const ev::PfcStorm& b) const {
     runner.traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
     std::string note;
@@ -499,6 +508,7 @@ void ScenarioRunner::begin(const ScenarioEvent& event) {
                           !std::holds_alternative<ev::Congestion>(event.body) &&
                           !std::holds_alternative<ev::PfcStorm>(event.body) &&
                           !std::holds_alternative<ev::PhyErrors>(event.body) &&
+                          !std::holds_alternative<ev::PcieErrors>(event.body) &&
                           !std::holds_alternative<ev::UnreadableFile>(event.body);
   const size_t event_index = static_cast<size_t>(&event - scenario_.events.data());
   if (needs_port && port == nullptr) {
@@ -519,6 +529,9 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
         } else if constexpr (std::is_same_v<T, ev::PhyErrors>) {
           traffic_.stop_phy_errors(netdev);
           log(netdev, "the PHY's errors end");
+        } else if constexpr (std::is_same_v<T, ev::PcieErrors>) {
+          traffic_.stop_pcie_errors(netdev);
+          log(netdev, "the PCIe link's recoveries end");
         } else if constexpr (std::is_same_v<T, ev::PfcStorm>) {
           traffic_.stop_storm(netdev, b.priority, b.direction);
           log(netdev, "PFC storm (" + direction_name(b.direction) + ") on priority " +

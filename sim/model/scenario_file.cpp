@@ -335,6 +335,14 @@ Body parse_phy_errors(const YamlFile& reader, const Map& map) {
   return p;
 }
 
+// A link recovers in microseconds; a thousand a second is already a link that barely works.
+Body parse_pcie_errors(const YamlFile& reader, const Map& map) {
+  ev::PcieErrors p;
+  p.duration = positive_duration(reader, map.require("duration"));
+  p.recoveries_per_second = reader.number(map.require("recovery_rate"), 0.001, 1e6);
+  return p;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -400,6 +408,7 @@ const std::vector<EventKind>& event_kinds() {
       {"vfs", {"count"}, parse_vfs},
       {"pcie_retrain", {"speed", "width"}, parse_pcie_retrain},
       {"phy_errors", {"duration", "symbol_error_rate", "corrected_bit_rate"}, parse_phy_errors},
+      {"pcie_errors", {"duration", "recovery_rate"}, parse_pcie_errors},
   };
   return kinds;
 }
@@ -450,7 +459,7 @@ std::string ScenarioEvent::kind() const {
                                       "netlink_errors", "address",       "vanish_on_write",
                                       "hold_reply",     "counter_clear", "unreadable_file",
                                       "pods",           "vfs",           "switch",
-                                      "pcie_retrain",   "phy_errors"};
+                                      "pcie_retrain",   "phy_errors",    "pcie_errors"};
   return names[body.index()];
 }
 
@@ -459,7 +468,7 @@ microseconds ScenarioEvent::end() const {
       [&](const auto& b) -> microseconds {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, ev::Congestion> || std::is_same_v<T, ev::PfcStorm> ||
-                      std::is_same_v<T, ev::PhyErrors>) {
+                      std::is_same_v<T, ev::PhyErrors> || std::is_same_v<T, ev::PcieErrors>) {
           return at + b.duration;
         } else if constexpr (std::is_same_v<T, ev::LinkFlap> ||
                              std::is_same_v<T, ev::DriverReload>) {

@@ -154,6 +154,13 @@ struct PhyErrors {
   double symbol_errors_per_second = 0;
   double corrected_bits_per_second = 0;
 };
+
+// The NIC's PCIe link goes into recovery for signal integrity errors for a while (a marginal slot
+// or riser): recoveries per second, whether or not the port has carrier.
+struct PcieErrors {
+  std::chrono::microseconds duration{0};
+  double recoveries_per_second = 0;
+};
 }  // namespace scenario_event
 
 struct ScenarioEvent {
@@ -163,7 +170,7 @@ struct ScenarioEvent {
       scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
       scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange,
-      scenario_event::PcieRetrain, scenario_event::PhyErrors>;
+      scenario_event::PcieRetrain, scenario_event::PhyErrors, scenario_event::PcieErrors>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

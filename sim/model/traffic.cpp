@@ -98,6 +98,12 @@ void TrafficEngine::start_phy_errors(const std::string& port, PhyErrorSpec spec)
 
 void TrafficEngine::stop_phy_errors(const std::string& port) { phy_errors_.erase(port); }
 
+void TrafficEngine::start_pcie_errors(const std::string& port, double recoveries_per_second) {
+  pcie_errors_[port] = {recoveries_per_second, 0};
+}
+
+void TrafficEngine::stop_pcie_errors(const std::string& port) { pcie_errors_.erase(port); }
+
 void TrafficEngine::stop_congestion(const std::string& port, int priority) {
   states_[{port, priority}].congested = false;
 }
@@ -122,7 +128,15 @@ std::pair<uint64_t, uint64_t> TrafficEngine::move(size_t flow_index, uint64_t ac
 void TrafficEngine::advance(std::chrono::microseconds dt) {
   if (dt.count() <= 0) return;
   const auto dt_us = static_cast<uint64_t>(dt.count());
-  for (Port* port : node_.ports()) advance_port(*port, dt_us);
+  for (Port* port : node_.ports()) {
+    // The PCIe link is the function's, up whether or not the port has carrier.
+    if (auto errors = pcie_errors_.find(port->netdev()); errors != pcie_errors_.end()) {
+      PcieErrorState& state = errors->second;
+      port->counters().rx_pci_signal_integrity += take_whole(
+          state.remainder, state.recoveries_per_second * static_cast<double>(dt_us) / 1e6);
+    }
+    advance_port(*port, dt_us);
+  }
   // Ports that are absent (driver unbound) or down lose their transient state: a rebound driver
   // starts with no stall detected, and a dead link carries no pause.
   for (auto& [key, state] : states_) {

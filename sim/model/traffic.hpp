@@ -76,6 +76,10 @@ class TrafficEngine {
 
   void start_phy_errors(const std::string& port, PhyErrorSpec spec);
   void stop_phy_errors(const std::string& port);
+  // The port's PCIe link recovers this often for signal integrity errors (rx_pci_signal_integrity,
+  // carrier or not) until stopped.
+  void start_pcie_errors(const std::string& port, double recoveries_per_second);
+  void stop_pcie_errors(const std::string& port);
 
   // Advances every present port with carrier by dt of simulated time.
   void advance(std::chrono::microseconds dt);
@@ -128,6 +132,11 @@ class TrafficEngine {
   std::map<Key, PriorityState> states_;
   std::map<std::string, PhyErrorState> phy_errors_;
   std::map<std::string, PcieStallWindow> pcie_stalls_;
+  struct PcieErrorState {
+    double recoveries_per_second = 0;
+    double remainder = 0;
+  };
+  std::map<std::string, PcieErrorState> pcie_errors_;
   std::vector<std::string> notes_;
 };
 

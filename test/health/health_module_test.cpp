@@ -259,17 +259,15 @@ TEST_F(Health, APcieRecoveryWithinTheHourIsFoundAndTheStallShareServed) {
       text.find("roce_pcie_outbound_stalled_seconds_total{netdev=\"lan3\",direction=\"write\"} 3"),
       std::string::npos)
       << text;
-  set([](roce_sim::PortCounters& c) {
-    c.rx_pci_signal_integrity += 1;
-    c.tx_pci_signal_integrity += 1;
-  });
-  time_.advance(std::chrono::seconds(10));
+  play("  - {at: 0s, kind: pcie_errors, port: lan3, duration: 10s, recovery_rate: 0.5}\n");
+  set([](roce_sim::PortCounters& c) { c.tx_pci_signal_integrity += 1; });
+  time_.advance(std::chrono::seconds(20));  // 5 recoveries from the event, 1 the other end began
   module_->check();
   ASSERT_EQ(finding_ids(), std::vector<std::string>{"lan3 pcie_signal_integrity_errors"});
-  EXPECT_NE(module_->findings().front().text.find("2 PCIe link recoveries"), std::string::npos)
+  EXPECT_NE(module_->findings().front().text.find("6 PCIe link recoveries"), std::string::npos)
       << module_->findings().front().text;
   EXPECT_NE(
-      scrape().find("roce_pcie_signal_integrity_errors_total{netdev=\"lan3\",direction=\"rx\"} 1"),
+      scrape().find("roce_pcie_signal_integrity_errors_total{netdev=\"lan3\",direction=\"rx\"} 5"),
       std::string::npos);
   time_.advance(std::chrono::minutes(61));
   module_->check();

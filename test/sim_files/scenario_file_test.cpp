@@ -259,6 +259,24 @@ TEST(ScenarioFile, PhyErrorsNeedARateAndADuration) {
   EXPECT_EQ(e.field(), "events[0].duration");
 }
 
+TEST(ScenarioFile, PcieErrorsNeedARateAndADuration) {
+  const Scenario s = parse_scenario_yaml(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_errors, port: lan2, duration: 1m,"
+      " recovery_rate: 0.1}\n",
+      "s.yaml");
+  ASSERT_EQ(s.events.size(), 1u);
+  EXPECT_EQ(s.events[0].kind(), "pcie_errors");
+  EXPECT_EQ(s.events[0].end(), std::chrono::seconds(61));
+  EXPECT_EQ(std::get<scenario_event::PcieErrors>(s.events[0].body).recoveries_per_second, 0.1);
+  auto e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_errors, port: lan2, duration: 1m}\n");
+  EXPECT_EQ(e.field(), "events[0].recovery_rate");
+  e = scenario_parse_error(
+      "name: x\nevents:\n  - {at: 1s, kind: pcie_errors, port: lan2, duration: 1m,"
+      " recovery_rate: 0}\n");
+  EXPECT_EQ(e.field(), "events[0].recovery_rate");
+}
+
 TEST(ScenarioFile, PauseRatioMustLeaveProgress) {
   const auto e = scenario_parse_error(
       "name: x\nevents:\n"

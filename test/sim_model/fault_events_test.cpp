@@ -169,5 +169,24 @@ TEST(FaultEvents, PhyErrorsCountAtTheirRatesOnlyWhileTheLinkIsUp) {
   EXPECT_EQ(stat(*node.find("lan3"), "rx_pcs_symbol_err_phy"), 0u) << "only the port named";
 }
 
+// A marginal slot's recoveries count on the PCIe function's own counter, with carrier or not; the
+// stall figure stays the firmware's share of the last second, untouched.
+TEST(FaultEvents, PcieErrorsCountRecoveriesWhetherTheLinkIsUpOrNot) {
+  Node node = test::two_port_node();
+  ScenarioRunner runner(node,
+                        scenario("duration: 1h\nevents:\n"
+                                 "  - {at: 1s, kind: pcie_errors, port: lan2, duration: 10s,"
+                                 " recovery_rate: 0.5}\n"
+                                 "  - {at: 3s, kind: link_flap, port: lan2, down_for: 2s}\n"));
+  const Port& lan2 = *node.find("lan2");
+  runner.advance(5s);  // 1 s..5 s, the link down for half of it
+  EXPECT_EQ(stat(lan2, "rx_pci_signal_integrity"), 2u);
+  runner.advance(10s);  // until 11 s, then over
+  EXPECT_EQ(stat(lan2, "rx_pci_signal_integrity"), 5u);
+  EXPECT_EQ(stat(lan2, "tx_pci_signal_integrity"), 0u);
+  EXPECT_EQ(stat(lan2, "outbound_pci_stalled_wr"), 0u);
+  EXPECT_EQ(stat(*node.find("lan3"), "rx_pci_signal_integrity"), 0u) << "only the port named";
+}
+
 }  // namespace
 }  // namespace roce_sim
