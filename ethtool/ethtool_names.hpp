@@ -32,8 +32,8 @@ std::string_view direction_name(Direction direction);  // "rx" / "tx"
 
 // The `ethtool -S` names mlx5 reads as 32-bit firmware counters, which wrap at 2^32, by the group
 // of drivers/net/ethernet/mellanox/mlx5/core/en_stats.c that fills them (Debian's 6.1.192
-// source); every other mlx5 name is 64-bit. util/counter_step.hpp says how a difference of them
-// is taken.
+// source); the two gauges below are no counters, and every other mlx5 name is 64-bit.
+// util/counter_step.hpp says how a difference of them is taken.
 struct Counter32 {
   std::string_view name;
   std::string_view group;  // en_stats.c's descriptor table and the macro that reads it

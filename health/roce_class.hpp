@@ -26,10 +26,11 @@ struct ClassSample {
 ClassSample class_sample(std::span<const std::string> names, std::span<const uint64_t> values,
                          std::optional<uint64_t> port_xmit_data_words);
 
-// Less than this much RDMA traffic between two readings (0.8 Gbit/s over 10 s) is no evidence
-// either way. A port that only receives sends ACKs on the data's priority and CNPs on their own
-// (DSCP 48, priority 6 by default, without PFC); under heavy congestion the CNPs could outweigh
-// the ACKs, but never reach this.
+// Less than this much RDMA traffic between two samples (0.8 Gbit/s over 10 s) is no evidence
+// either way: the health module keeps its sample until this much went out since it. A port that
+// only receives sends ACKs on the data's priority and CNPs on their own (DSCP 48, priority 6 by
+// default, without PFC); under heavy congestion the CNPs could outweigh the ACKs, but never reach
+// this.
 inline constexpr uint64_t kRoceClassMinBytes = 1'000'000'000;
 
 // More RDMA bytes sent than the lossless priorities (`lossless`: bit p for priority p) carried

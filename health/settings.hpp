@@ -21,8 +21,9 @@ struct HealthSettings {
   bool enabled = true;
   // How often each managed uplink's PCIe link and PHY counters are read and judged. A link
   // retrained down stays so until a reset: 10 s finds it well before a job's throughput graph
-  // does, at four small sysfs reads per port and no firmware command of its own while the storm
-  // watchdog reads the counters anyway.
+  // does, at four small sysfs reads per port and, while the storm watchdog reads the counters
+  // anyway, no firmware command of its own but one statistics read per interval on a port whose
+  // RoCE moves (to pair the priorities' bytes with the RDMA counter of the same moment).
   std::chrono::milliseconds interval{std::chrono::seconds(10)};
   // NVIDIA NVSentinel's NIC health monitor defaults (its chart's values.yaml): symbol errors
   // above 10 a second are a degraded link, above 120 in an hour a fatal one.

@@ -218,6 +218,14 @@ void HealthModule::reconfigure(const HealthSettings& settings) {
   if (before.enabled == settings.enabled && before.interval == settings.interval) return;
   task_.reset();
   if (!settings.enabled) {
+    // What the counters do while nobody reads them must not land as one step at the next
+    // reading: every window starts afresh then, but for the hour of symbol errors already
+    // counted, kept as across a restart.
+    for (const auto& [netdev, history] : history_) {
+      const auto& steps = history.symbol_errors.steps();
+      if (!steps.empty()) restored_[netdev] = steps;
+    }
+    history_.clear();
     std::lock_guard lock(mutex_);
     health_.clear();
     spdlog::info("health: the NIC health checks are off (health.enabled: false)");
@@ -237,8 +245,11 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
   if (auto pcie = judge(netdev, health.pcie)) health.findings.push_back(std::move(*pcie));
 
   // The watchdog's reading, which its rounds keep at most kRestInterval old; when the watchdog is
-  // off (or late), one read now on this task's thread: no scrape ever waits for it.
-  const auto reading = stats_.reading(netdev, 2 * sampling::StatsPoller::kRestInterval);
+  // off (or late), one read now on this task's thread: no scrape ever waits for it. Never older
+  // than the interval, so that each reading's rate covers a span of its own.
+  const auto reading =
+      stats_.reading(netdev, std::min<std::chrono::milliseconds>(
+                                 2 * sampling::StatsPoller::kRestInterval, settings.interval));
   if (reading && reading->names) {
     health.phy = phy_counters(*reading->names, reading->values);
     health.pcie_counters = pcie_counters(*reading->names, reading->values);
@@ -282,34 +293,44 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
 }
 
 // The RDMA counter and the priorities' counters must cover the same span: each sample pairs the
-// RDMA counter read now with a statistics reading at most a twentieth of the interval old (the
-// watchdog's when it has one that fresh, else one read now). A reading of up to 4 s ago against
-// an RDMA counter of now would count RoCE that no priority had carried yet. The fresh reading is
-// taken only while RoCE moves: a sample is judged and replaced once at least kRoceClassMinBytes
-// went out since it, and kept until then.
+// RDMA counter read now with a statistics reading at most a twentieth of the interval (and at
+// most 500 ms) old: the watchdog's when it has one that fresh, else one read now. A reading of
+// up to 4 s ago against an RDMA counter of now would count RoCE that no priority had carried
+// yet. The fresh reading is taken only while RoCE moves: a sample is judged and replaced once
+// at least kRoceClassMinBytes went out since it, and kept until then (a failed reading keeps
+// it too). A verdict stands until the next one, so that RoCE sent slowly on a lossy priority,
+// judged every few readings, does not come and go; it lapses kClassVerdictLife after it was made.
 void HealthModule::judge_class(PortHealth& health, History& history,
                                const HealthSettings& settings) {
   const std::string& netdev = health.port.netdev;
   const auto words = read_xmit_words(*system_.files, health.port);
-  const auto& before = history.sent;
-  const bool evidence = !before || !before->rdma_tx_bytes || !words ||
-                        *words < *before->rdma_tx_bytes / 4 ||
-                        *words - *before->rdma_tx_bytes / 4 >= kRoceClassMinBytes / 4;
-  if (!evidence) return;
-  const auto pairing =
-      std::min<std::chrono::milliseconds>(settings.interval / 20, std::chrono::milliseconds(500));
-  const auto reading = stats_.reading(netdev, pairing);
-  if (!reading || !reading->names) {
+  if (!words) {  // no RDMA counter: nothing to judge, and no reading worth taking
     history.sent.reset();
+    history.verdict.reset();
     return;
   }
-  const ClassSample sent = class_sample(*reading->names, reading->values, words);
-  if (before) {
-    if (auto lossy = judge_roce_class(netdev, health.port.lossless, *before, sent)) {
-      health.findings.push_back(std::move(*lossy));
+  const auto& before = history.sent;
+  const bool moved = !before || !before->rdma_tx_bytes || *words < *before->rdma_tx_bytes / 4 ||
+                     *words - *before->rdma_tx_bytes / 4 >= kRoceClassMinBytes / 4;
+  if (moved) {
+    const auto pairing =
+        std::min<std::chrono::milliseconds>(settings.interval / 20, std::chrono::milliseconds(500));
+    const auto reading = stats_.reading(netdev, pairing);
+    if (reading && reading->names) {
+      const ClassSample sent = class_sample(*reading->names, reading->values, words);
+      if (before) {
+        history.verdict = History::ClassVerdict{
+            judge_roce_class(netdev, health.port.lossless, *before, sent), time_.now()};
+      }
+      history.sent = sent;
     }
   }
-  history.sent = sent;
+  if (history.verdict && time_.now() - history.verdict->at > kClassVerdictLife) {
+    history.verdict.reset();
+  }
+  if (history.verdict && history.verdict->lossy) {
+    health.findings.push_back(*history.verdict->lossy);
+  }
 }
 
 void HealthModule::check() {

@@ -102,7 +102,14 @@ class HealthModule final : public module::Module {
     CounterWindow recoveries_tx = signal_integrity_window();
     std::optional<PciPort> last;      // as of the last reading of its link-down counter
     std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
+    struct ClassVerdict {
+      std::optional<finding::Finding> lossy;
+      std::chrono::steady_clock::time_point at;
+    };
+    std::optional<ClassVerdict> verdict;  // the last judgment of RoCE's class
   };
+  // How long a judgment of RoCE's class stands without a new one (too little RoCE since).
+  static constexpr std::chrono::minutes kClassVerdictLife{10};
   // RoCE's class, from the RDMA counter and a statistics reading of the same moment.
   void judge_class(PortHealth& health, History& history, const HealthSettings& settings);
   std::map<std::string, History> history_;

@@ -260,8 +260,6 @@ bool firmware_counter32(std::string_view head) {
                                              "rx_oversize_pkts_buffer",
                                              "rx_pci_signal_integrity",
                                              "tx_pci_signal_integrity",
-                                             "outbound_pci_stalled_rd",
-                                             "outbound_pci_stalled_wr",
                                              "outbound_pci_stalled_rd_events",
                                              "outbound_pci_stalled_wr_events"};
   for (const auto name : k32) {

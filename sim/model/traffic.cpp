@@ -135,6 +135,8 @@ void TrafficEngine::advance(std::chrono::microseconds dt) {
       port->counters().rx_pci_signal_integrity += take_whole(
           state.remainder, state.recoveries_per_second * static_cast<double>(dt_us) / 1e6);
     }
+    // Without carrier nothing is sent or received: the NIC's DMA does not stall either.
+    if (!port->carrier()) count_pcie_stall(*port, dt_us, false);
     advance_port(*port, dt_us);
   }
   // Ports that are absent (driver unbound) or down lose their transient state: a rebound driver

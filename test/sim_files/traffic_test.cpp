@@ -296,6 +296,21 @@ TEST_F(Traffic, TxStormIgnoringRemediationPausesPastStallPreventionAndWithPfcOff
   EXPECT_EQ(lan2.counters().outbound_pci_stalled_wr_events, 3u);
 }
 
+// The stall share is the firmware's figure for the last second: once the link is down nothing
+// moves and nothing stalls, so it falls to 0 within a second.
+TEST_F(Traffic, ThePcieStallShareFallsToZeroOnceTheLinkIsDown) {
+  enable_pfc(lan2, 1 << 3);
+  engine.add_flow({"lan2", 3, Direction::Rx, 100'000'000'000, 4096});
+  engine.start_storm("lan2", 3, Direction::Tx, /*ignores_remediation=*/true);
+  engine.advance(2s);
+  EXPECT_EQ(lan2.counters().outbound_pci_stalled_wr, 100u);
+  lan2.set_peer_carrier(false);
+  ASSERT_FALSE(lan2.carrier());
+  engine.advance(2s);
+  EXPECT_EQ(lan2.counters().outbound_pci_stalled_wr, 0u);
+  EXPECT_EQ(lan2.counters().outbound_pci_stalled_wr_events, 2u);
+}
+
 TEST_F(Traffic, TxStormWithoutTheKeyStopsWhenStallPreventionIsTightened) {
   enable_pfc(lan2, 1 << 3);
   engine.add_flow({"lan2", 3, Direction::Rx, 100'000'000'000, 4096});
