@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ethtool/ethtool_genl.hpp"
 #include "os/system.hpp"
 
 namespace roced {
@@ -23,26 +24,19 @@ struct MacControlFrames {
   bool operator==(const MacControlFrames&) const = default;
 };
 
-// The generic netlink family is looked up once per socket; the socket is kept between reads and
-// opened again after a failure.
 class MacControlReader {
  public:
-  explicit MacControlReader(const System& system) : system_(system) {}
+  explicit MacControlReader(const System& system) : genl_(system) {}
 
   // False when the system has no NETLINK_GENERIC socket, or the kernel no ethtool family.
-  bool available() const { return system_.open_genl && !unavailable_; }
+  bool available() const { return genl_.available(); }
   // Each port's counts, all asked before the first answer is read; in the same order. A port
   // whose driver sets none (no get_eth_ctrl_stats: a bond, a representor) is EOPNOTSUPP.
   std::vector<Result<MacControlFrames>> read(std::span<const std::string> netdevs,
                                              std::chrono::milliseconds timeout);
 
  private:
-  Result<void> connect();
-
-  const System& system_;
-  std::unique_ptr<NetlinkSocket> socket_;
-  uint16_t family_ = 0;
-  bool unavailable_ = false;  // no ethtool family: a kernel without ethtool netlink
+  EthtoolGenl genl_;
 };
 
 }  // namespace roced

@@ -5,13 +5,14 @@
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
 #include "health/roce_class.hpp"
+#include "health/transceiver.hpp"
 
 namespace roced::health {
 
 std::span<const finding::Kind* const> kinds() {
-  static const finding::Kind* const kAll[] = {&kPcieLinkDegraded,       &kPcieSignalIntegrity,
-                                              &kLinkFlapping,           &kPhySymbolErrorRate,
-                                              &kPhySymbolErrorsPerHour, &kRoceOnLossyPriority};
+  static const finding::Kind* const kAll[] = {
+      &kPcieLinkDegraded,       &kPcieSignalIntegrity, &kLinkFlapping,     &kPhySymbolErrorRate,
+      &kPhySymbolErrorsPerHour, &kRoceOnLossyPriority, &kTransceiverAlarm, &kTransceiverWarning};
   return kAll;
 }
 

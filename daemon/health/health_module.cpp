@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -54,6 +55,33 @@ constexpr FamilySpec kPcieRecoveries{
     "Times the NIC's PCIe link went into recovery for signal integrity errors: rx for framing and "
     "CRC errors the NIC saw, tx for those the other end started (ethtool -S "
     "rx_pci_signal_integrity, tx_pci_signal_integrity; 32-bit)."};
+constexpr FamilySpec kModuleTemperature{
+    "roce_transceiver_temperature_celsius", MetricType::gauge,
+    "The port's optical module's temperature, as the module measures it (SFF-8636 bytes 22-23)."};
+constexpr FamilySpec kModuleVoltage{
+    "roce_transceiver_supply_voltage_volts", MetricType::gauge,
+    "The supply voltage the port's optical module measures (SFF-8636 bytes 26-27)."};
+constexpr FamilySpec kModuleRxPower{
+    "roce_transceiver_rx_power_watts", MetricType::gauge,
+    "The optical power each lane of the port's module receives (SFF-8636 bytes 34-41); in dBm: "
+    "10 * log10(value * 1000)."};
+constexpr FamilySpec kModuleTxPower{
+    "roce_transceiver_tx_power_watts", MetricType::gauge,
+    "The optical power each lane of the port's module transmits (SFF-8636 bytes 50-57), where "
+    "the module measures it."};
+constexpr FamilySpec kModuleTxBias{
+    "roce_transceiver_tx_bias_amperes", MetricType::gauge,
+    "Each lane's laser bias current in the port's module (SFF-8636 bytes 42-49): a laser that "
+    "needs ever more current to keep its power is ageing."};
+constexpr FamilySpec kModuleBeyond{
+    "roce_transceiver_readings_beyond_threshold", MetricType::gauge,
+    "The port's module's readings now beyond (or latched beyond since the last read) the alarm "
+    "or warning thresholds the module itself carries (SFF-8636 page 03h), by level."};
+constexpr FamilySpec kModuleReadable{
+    "roce_transceiver_diagnostics_readable", MetricType::gauge,
+    "1 when the port's module memory was read and decoded at the last reading (every 60 s); 0 "
+    "when it could not be (the reason is in roced's log): its readings are then unknown, not "
+    "healthy."};
 constexpr FamilySpec kLinkDownEvents{
     "roce_link_down_events_total", MetricType::counter,
     "Times the port's link went down (ethtool -S link_down_events_phy), roced's own PFC changes "
@@ -130,6 +158,29 @@ std::filesystem::path state_directory_file() {
   return std::filesystem::path(first) / "health.json";
 }
 
+// Answers a module read may get: none for a port without a module of its own.
+constexpr auto kModuleReadTimeout = std::chrono::seconds(5);
+
+template <class Reading>
+Reading decode_module(const Result<std::vector<uint8_t>>& lower,
+                      const Result<std::vector<uint8_t>>& upper,
+                      const Result<std::vector<uint8_t>>& page3) {
+  if (!lower) return {std::nullopt, lower.error().is_unsupported() ? "" : lower.error().message};
+  if (!upper) return {std::nullopt, upper.error().message};
+  if (lower->empty() || module_map((*lower)[0]) != ModuleMap::sff8636) {
+    char text[96];
+    std::snprintf(text, sizeof text,
+                  "module identifier 0x%02x: only SFF-8636 (QSFP28) diagnostics are decoded",
+                  lower->empty() ? 0 : (*lower)[0]);
+    return {std::nullopt, text};
+  }
+  // Without page 03h the module's flags still count; its thresholds are unknown.
+  const std::vector<uint8_t> none;
+  auto module = decode_sff8636(*lower, *upper, page3 ? *page3 : none);
+  if (!module) return {std::nullopt, "the module's pages do not decode as SFF-8636"};
+  return {std::move(module), ""};
+}
+
 }  // namespace
 
 HealthModule::HealthModule(System& system, reconcile::Reconciler& reconciler,
@@ -147,6 +198,7 @@ HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller
       stats_(stats),
       time_(time),
       settings_(settings),
+      eeprom_(system),
       history_file_(std::move(history)) {
   load_history();
 }
@@ -239,7 +291,7 @@ void HealthModule::stop() {
 }
 
 HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings) {
-  PortHealth health{std::move(port), {}, {}, {}, {}};
+  PortHealth health{std::move(port), {}, {}, {}};
   const std::string& netdev = health.port.netdev;
   health.pcie = read_pcie_link(*system_.files, health.port.pci);
   if (auto pcie = judge(netdev, health.pcie)) health.findings.push_back(std::move(*pcie));
@@ -333,6 +385,42 @@ void HealthModule::judge_class(PortHealth& health, History& history,
   }
 }
 
+void HealthModule::read_modules(std::vector<PortHealth>& now) {
+  const auto at = time_.now();
+  if (!modules_read_at_ || at - *modules_read_at_ >= kModuleInterval) {
+    modules_read_at_ = at;
+    std::vector<EepromRead> reads;
+    for (const PortHealth& port : now) {
+      reads.push_back({port.port.netdev, 0, 0, 128});
+      reads.push_back({port.port.netdev, 0, 128, 128});
+      reads.push_back({port.port.netdev, kThresholdPage, 128, 128});
+    }
+    const auto pages = eeprom_.read(reads, kModuleReadTimeout);
+    std::map<std::string, ModuleReading> fresh;
+    for (size_t i = 0; i < now.size(); ++i) {
+      const std::string& netdev = now[i].port.netdev;
+      fresh[netdev] =
+          decode_module<ModuleReading>(pages[3 * i], pages[3 * i + 1], pages[3 * i + 2]);
+      const auto before = modules_.find(netdev);
+      const std::string was = before == modules_.end() ? "" : before->second.unread;
+      if (fresh[netdev].unread != was && !fresh[netdev].unread.empty()) {
+        log::port(spdlog::level::warn, netdev, "health",
+                  "the optical module's diagnostics cannot be told: {}", fresh[netdev].unread);
+      }
+    }
+    modules_ = std::move(fresh);
+  }
+  for (PortHealth& port : now) {
+    const auto it = modules_.find(port.port.netdev);
+    if (it == modules_.end()) continue;  // managed since the last reading: read at the next
+    port.optic = it->second;
+    if (!port.optic.module) continue;
+    if (auto found = judge_transceiver(port.port.netdev, *port.optic.module)) {
+      port.findings.push_back(std::move(*found));
+    }
+  }
+}
+
 void HealthModule::check() {
   HealthSettings settings;
   {
@@ -347,6 +435,7 @@ void HealthModule::check() {
     kept.emplace(netdev, std::move(history_.at(netdev)));
   }
   history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
+  read_modules(now);
   save_history();
   std::lock_guard lock(mutex_);
   log_changes(now);
@@ -432,8 +521,44 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     counter(kSymbolErrors, port.phy.symbol_errors);
     counter(kCorrectedBits, port.phy.corrected_bits);
     counter(kLinkDownEvents, port.phy.link_down_events);
+    collect_module(out, port);
     if (!port.findings.empty()) telemetry::add_findings(out, port.port.netdev, port.findings);
   }
+}
+
+void HealthModule::collect_module(telemetry::ExpositionWriter& out, const PortHealth& port) {
+  const std::string& netdev = port.port.netdev;
+  const ModuleReading& optic = port.optic;
+  if (!optic.module && optic.unread.empty()) return;  // no module of its own, or not read yet
+  out.add(kModuleReadable, {{"netdev", netdev}}, optic.module ? 1 : 0);
+  if (!optic.module) return;
+  uint32_t alarms = 0, warnings = 0;
+  for (const Monitor& m : optic.module->monitors) {
+    const Excursion level = excursion(m);
+    alarms += level == Excursion::alarm ? 1 : 0;
+    warnings += level == Excursion::warning ? 1 : 0;
+    const LabelSet lane = {{"netdev", netdev}, {"lane", std::to_string(m.lane)}};
+    switch (m.quantity) {
+      case Quantity::temperature:
+        out.add(kModuleTemperature, {{"netdev", netdev}}, m.value);
+        break;
+      case Quantity::supply_voltage:
+        out.add(kModuleVoltage, {{"netdev", netdev}}, m.value);
+        break;
+      case Quantity::rx_power:
+        out.add(kModuleRxPower, lane, m.value);
+        break;
+      case Quantity::tx_power:
+        out.add(kModuleTxPower, lane, m.value);
+        break;
+      case Quantity::tx_bias:
+        out.add(kModuleTxBias, lane, m.value);
+        break;
+    }
+  }
+  if (!optic.module->monitors_implemented) return;
+  out.add(kModuleBeyond, {{"netdev", netdev}, {"level", "alarm"}}, alarms);
+  out.add(kModuleBeyond, {{"netdev", netdev}, {"level", "warning"}}, warnings);
 }
 
 }  // namespace roced::health

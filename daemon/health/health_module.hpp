@@ -3,9 +3,10 @@
 // The NIC's own health as one of the service's modules: every health.interval it reads each managed
 // uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
-// latest reading, or one GSTATS when the watchdog is off), and judges them (health/), off the
-// scrape's path; a scrape serves the last reading as metric families and findings. It takes the
-// `health:` section; its ports follow the reconciler's.
+// latest reading, or one GSTATS when the watchdog is off); every kModuleInterval its optical
+// module's diagnostics through ethtool netlink; and judges them (health/), off the scrape's path;
+// a scrape serves the last reading as metric families and findings. It takes the `health:`
+// section; its ports follow the reconciler's.
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -18,11 +19,13 @@
 
 #include "daemon/module/module.hpp"
 #include "daemon/reconcile/reconciler.hpp"
+#include "ethtool/module_eeprom.hpp"
 #include "health/pcie_errors.hpp"
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
 #include "health/roce_class.hpp"
 #include "health/settings.hpp"
+#include "health/transceiver.hpp"
 #include "os/system.hpp"
 #include "sampling/stats_poller.hpp"
 #include "util/periodic_task.hpp"
@@ -75,15 +78,29 @@ class HealthModule final : public module::Module {
   // One reading of every port (the task's; tests call it on their own clock).
   void check();
 
+  // How often each port's module memory is read: three half pages cost mlx5 some twenty firmware
+  // commands and the module's slow I2C bus, and what they tell moves over minutes.
+  static constexpr std::chrono::seconds kModuleInterval{60};
+
  private:
+  // A module's last reading: its diagnostics, or why there are none (empty: the port has no
+  // module of its own, or none was read yet).
+  struct ModuleReading {
+    std::optional<ModuleDiagnostics> module;
+    std::string unread;
+  };
   struct PortHealth {
     PciPort port;
     PcieLink pcie;
     PcieCounters pcie_counters;
     PhyCounters phy;
-    std::vector<finding::Finding> findings;
+    ModuleReading optic = {};
+    std::vector<finding::Finding> findings = {};
   };
   PortHealth read(PciPort port, const HealthSettings& settings);
+  // Every port's module, when kModuleInterval has passed since the last reading.
+  void read_modules(std::vector<PortHealth>& now);
+  static void collect_module(telemetry::ExpositionWriter& out, const PortHealth& port);
   void load_history();
   void save_history();
   void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
@@ -113,6 +130,9 @@ class HealthModule final : public module::Module {
   // RoCE's class, from the RDMA counter and a statistics reading of the same moment.
   void judge_class(PortHealth& health, History& history, const HealthSettings& settings);
   std::map<std::string, History> history_;
+  ModuleEepromReader eeprom_;                     // the task's
+  std::map<std::string, ModuleReading> modules_;  // the task's: each port's last reading
+  std::optional<std::chrono::steady_clock::time_point> modules_read_at_;
   std::filesystem::path history_file_;
   // Kept until each port is first read, then restored into its window.
   std::map<std::string, std::deque<CounterWindow::Step>> restored_;

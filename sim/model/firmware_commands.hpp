@@ -28,6 +28,13 @@ inline constexpr Commands kStatsQueries[] = {
 // group (mlx5e_stats_rmon_get): one ACCESS_REG per group, against a GSTATS' 30-odd.
 inline constexpr uint32_t kStatsGroupAccessRegs = 1;
 
+// A module EEPROM read (port.c mlx5_query_module_eeprom_by_page): per MCIA access of at most 48
+// bytes (mlx5_mcia_max_bytes without the mcia_32dwords capability), a PMLP query for the module
+// number first. The legacy ioctl's reads (mlx5_query_module_eeprom) query the module id too.
+inline constexpr uint32_t kMciaMaxBytes = 48;
+inline constexpr uint32_t kEepromChunkAccessRegs = 2;
+inline constexpr uint32_t kLegacyEepromChunkAccessRegs = 3;
+
 // A port's RDMA counters, read afresh on every RDMA_NLDEV_CMD_STAT_GET (hw/mlx5/counters.c
 // do_get_hw_stats): the q counters, the extended PPCNT group (rx_icrc_encapsulated_counter) and
 // the congestion counters (cc_query_allowed).

@@ -53,6 +53,9 @@ Port::Port(PortSpec spec)
   rdma_.set_uppers(spec_.uppers);
   rdma_.set_addresses(spec_.mac, spec_.ipv4, spec_.ipv6);
   start_pods(spec_.pods);
+  if (!spec_.is_vf() && !spec_.is_sf() && !spec_.is_representor() && !spec_.is_stacked()) {
+    transceiver_.emplace("MT2231FT" + spec_.netdev);
+  }
 }
 
 std::vector<std::string> Port::start_pods(uint32_t count) {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "sim/model/port_spec.hpp"
 #include "sim/model/rdma_device.hpp"
+#include "sim/model/transceiver.hpp"
 
 namespace roce_sim {
 
@@ -202,6 +204,9 @@ class Port {
   const PcieLink& pcie_link() const { return pcie_link_; }
   PcieLink pcie_capability() const { return roce_sim::pcie_capability(spec_.board); }
   void retrain_pcie(PcieLink link) { pcie_link_ = link; }
+  // The module in the port's cage: an uplink's only (a VF, SF, representor, bond or VLAN has no
+  // cage of its own). Null for those.
+  Transceiver* transceiver() { return transceiver_ ? &*transceiver_ : nullptr; }
   bool dcbx_host_mode() const { return dcbx_host_; }
   const std::array<uint8_t, 64>& dscp2prio() const { return dscp2prio_; }  // firmware QPDPM map
   uint16_t stall_minor_watermark_ms() const { return stall_minor_ms_; }
@@ -318,6 +323,7 @@ class Port {
   uint64_t carrier_changes_ = 0;
   uint64_t link_down_events_ = 0;
   PcieLink pcie_link_ = roce_sim::pcie_capability(spec_.board);
+  std::optional<Transceiver> transceiver_;
   // ethtool
   uint32_t channels_ = 1;
   // priv->stats_nch: channels whose statistics exist; it only grows until the driver reloads.

@@ -4,6 +4,7 @@
 #include "sim/model/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "sim/model/yaml_reader.hpp"
@@ -276,6 +277,24 @@ struct ScenarioRunner::EventStart {
     log(text);
   }
 
+  void operator()(const ev::OpticDegrade& b) const {
+    Transceiver* module = port->transceiver();
+    if (module == nullptr) return log("optic_degrade skipped: the port has no module of its own");
+    char text[160];
+    int used = std::snprintf(text, sizeof text, "the optic degrades:");
+    if (b.rx_power_dbm) {
+      module->set_rx_power_mw(b.lane - 1, std::pow(10.0, *b.rx_power_dbm / 10));
+      used += std::snprintf(text + used, sizeof text - static_cast<size_t>(used),
+                            " lane %d receives %g dBm", b.lane, *b.rx_power_dbm);
+    }
+    if (b.temperature_c) {
+      module->set_temperature_c(*b.temperature_c);
+      used += std::snprintf(text + used, sizeof text - static_cast<size_t>(used), " module at %g C",
+                            *b.temperature_c);
+    }
+    log(std::string(text) + " for " + yaml_reader::format_duration(b.duration));
+  }
+
   void operator()(const ev::PfcStorm& b) const {
     runner.traffic_.start_storm(netdev, b.priority, b.direction, b.ignores_remediation);
     std::string note;
@@ -529,6 +548,12 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
         } else if constexpr (std::is_same_v<T, ev::PhyErrors>) {
           traffic_.stop_phy_errors(netdev);
           log(netdev, "the PHY's errors end");
+        } else if constexpr (std::is_same_v<T, ev::OpticDegrade>) {
+          Port* port = node_.find(netdev);
+          if (Transceiver* module = port ? port->transceiver() : nullptr) {
+            module->restore();
+            log(netdev, "the optic reads healthy again");
+          }
         } else if constexpr (std::is_same_v<T, ev::PcieErrors>) {
           traffic_.stop_pcie_errors(netdev);
           log(netdev, "the PCIe link's recoveries end");

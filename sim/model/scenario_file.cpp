@@ -343,6 +343,22 @@ Body parse_pcie_errors(const YamlFile& reader, const Map& map) {
   return p;
 }
 
+// Receive power from no light at all (-40 dBm) to more than any module takes (+10 dBm).
+Body parse_optic_degrade(const YamlFile& reader, const Map& map) {
+  ev::OpticDegrade o;
+  o.duration = positive_duration(reader, map.require("duration"));
+  if (const auto f = map.get("rx_power_dbm")) {
+    o.rx_power_dbm = reader.number(*f, -40, 10);
+    o.lane = static_cast<int>(reader.integer(map.require("lane"), 1, 4));
+  }
+  if (const auto f = map.get("temperature_c")) o.temperature_c = reader.number(*f, -40, 125);
+  if (!o.rx_power_dbm && !o.temperature_c) {
+    reader.fail(map.self(),
+                "an optic_degrade event needs rx_power_dbm (with lane) or temperature_c");
+  }
+  return o;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -409,6 +425,7 @@ const std::vector<EventKind>& event_kinds() {
       {"pcie_retrain", {"speed", "width"}, parse_pcie_retrain},
       {"phy_errors", {"duration", "symbol_error_rate", "corrected_bit_rate"}, parse_phy_errors},
       {"pcie_errors", {"duration", "recovery_rate"}, parse_pcie_errors},
+      {"optic_degrade", {"duration", "lane", "rx_power_dbm", "temperature_c"}, parse_optic_degrade},
   };
   return kinds;
 }
@@ -459,7 +476,8 @@ std::string ScenarioEvent::kind() const {
                                       "netlink_errors", "address",       "vanish_on_write",
                                       "hold_reply",     "counter_clear", "unreadable_file",
                                       "pods",           "vfs",           "switch",
-                                      "pcie_retrain",   "phy_errors",    "pcie_errors"};
+                                      "pcie_retrain",   "phy_errors",    "pcie_errors",
+                                      "optic_degrade"};
   return names[body.index()];
 }
 
@@ -468,7 +486,8 @@ microseconds ScenarioEvent::end() const {
       [&](const auto& b) -> microseconds {
         using T = std::decay_t<decltype(b)>;
         if constexpr (std::is_same_v<T, ev::Congestion> || std::is_same_v<T, ev::PfcStorm> ||
-                      std::is_same_v<T, ev::PhyErrors> || std::is_same_v<T, ev::PcieErrors>) {
+                      std::is_same_v<T, ev::PhyErrors> || std::is_same_v<T, ev::PcieErrors> ||
+                      std::is_same_v<T, ev::OpticDegrade>) {
           return at + b.duration;
         } else if constexpr (std::is_same_v<T, ev::LinkFlap> ||
                              std::is_same_v<T, ev::DriverReload>) {

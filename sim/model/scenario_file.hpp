@@ -161,6 +161,15 @@ struct PcieErrors {
   std::chrono::microseconds duration{0};
   double recoveries_per_second = 0;
 };
+
+// The port's optical module degrades for a while: one lane's receive power drops to `rx_power_dbm`
+// (a dirty connector, a dying laser at the far end) and/or the module runs at `temperature_c`.
+struct OpticDegrade {
+  std::chrono::microseconds duration{0};
+  int lane = 0;  // 1-4; 0 when only the temperature changes
+  std::optional<double> rx_power_dbm;
+  std::optional<double> temperature_c;
+};
 }  // namespace scenario_event
 
 struct ScenarioEvent {
@@ -170,7 +179,8 @@ struct ScenarioEvent {
       scenario_event::NetlinkErrors, scenario_event::AddressChange, scenario_event::VanishOnWrite,
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
       scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange,
-      scenario_event::PcieRetrain, scenario_event::PhyErrors, scenario_event::PcieErrors>;
+      scenario_event::PcieRetrain, scenario_event::PhyErrors, scenario_event::PcieErrors,
+      scenario_event::OpticDegrade>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

@@ -139,11 +139,71 @@ int GenlService::dispatch(const NlRequest& request, const NlPeer& peer, Bytes& r
     return get_family(request, peer, reply);
   }
   if (request.header.nlmsg_type != kEthtoolFamily) return -ENOENT;
-  if (header.cmd != ETHTOOL_MSG_STATS_GET) {
-    request_log_.push_back("ethtool genl cmd " + std::to_string(header.cmd) + " (not modelled)");
-    return -EOPNOTSUPP;
+  if (header.cmd == ETHTOOL_MSG_STATS_GET) return get_stats(request, peer, reply);
+  if (header.cmd == ETHTOOL_MSG_MODULE_EEPROM_GET) return get_module_eeprom(request, peer, reply);
+  request_log_.push_back("ethtool genl cmd " + std::to_string(header.cmd) + " (not modelled)");
+  return -EOPNOTSUPP;
+}
+
+int GenlService::find_port(ByteView header, Port*& port) const {
+  const AttrTable device = parse_attrs(header);
+  int ifindex = 0;
+  if (attr_as(device, ETHTOOL_A_HEADER_DEV_INDEX, ifindex)) {
+    port = node_.find(ifindex);
+  } else if (auto name = device.find(ETHTOOL_A_HEADER_DEV_NAME); name != device.end()) {
+    port = node_.find(attr_string(name->second));
+  } else {
+    return -EINVAL;
   }
-  return get_stats(request, peer, reply);
+  return port == nullptr ? -ENODEV : 0;
+}
+
+// eeprom_parse_request and the policy (ethnl_module_eeprom_get_policy): offset, length, page and
+// I2C address are required; offset 0-255, length 1-128, address 0-0x7f; a page other than 0 only
+// from offset 128; no read across offset 128 or 256. eeprom_prepare_data then asks the driver
+// (mlx5e_get_module_eeprom_by_page: the i2c address must be 0x50 or 0x51, else -EINVAL), which
+// reads in MCIA chunks. A port without a module of its own has no such op: the fallback to the
+// legacy ops finds none either (-EOPNOTSUPP).
+int GenlService::get_module_eeprom(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
+  const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
+  const auto header = attrs.find(ETHTOOL_A_MODULE_EEPROM_HEADER);
+  if (header == attrs.end()) return -EINVAL;
+  Port* port = nullptr;
+  if (const int err = find_port(header->second, port); err != 0) return err;
+  uint32_t offset = 0, length = 0;
+  uint8_t page = 0, address = 0, bank = 0;
+  if (!attr_as(attrs, ETHTOOL_A_MODULE_EEPROM_OFFSET, offset) ||
+      !attr_as(attrs, ETHTOOL_A_MODULE_EEPROM_LENGTH, length) ||
+      !attr_as(attrs, ETHTOOL_A_MODULE_EEPROM_PAGE, page) ||
+      !attr_as(attrs, ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, address)) {
+    return -EINVAL;
+  }
+  attr_as(attrs, ETHTOOL_A_MODULE_EEPROM_BANK, bank);
+  constexpr uint32_t kHalf = 128;  // ETH_MODULE_EEPROM_PAGE_LEN (include/linux/ethtool.h)
+  if (offset > 2 * kHalf - 1 || length < 1 || length > kHalf || address > 0x7f) return -ERANGE;
+  if (page != 0 && offset < kHalf) return -EINVAL;
+  if (offset < kHalf && offset + length > kHalf) return -EINVAL;
+  if (offset + length > 2 * kHalf) return -EINVAL;
+  request_log_.push_back("ethtool module eeprom get " + port->netdev() + " page " +
+                         std::to_string(page) + " offset " + std::to_string(offset));
+  Transceiver* module = port->transceiver();
+  if (module == nullptr) return -EOPNOTSUPP;
+  if (address != 0x50 && address != 0x51) return -EINVAL;
+  const uint32_t chunks = (length + firmware::kMciaMaxBytes - 1) / firmware::kMciaMaxBytes;
+  port->issue("ACCESS_REG", chunks * firmware::kEepromChunkAccessRegs);
+  const std::vector<uint8_t> data = address == 0x50 && bank == 0
+                                        ? module->read(page, offset, length)
+                                        : std::vector<uint8_t>(length, 0);  // nothing answers there
+
+  NlMessage message = genl_reply(kEthtoolFamily, ETHTOOL_MSG_MODULE_EEPROM_GET_REPLY,
+                                 ETHTOOL_GENL_VERSION, request, peer);
+  const size_t reply_header = message.begin_nest(ETHTOOL_A_MODULE_EEPROM_HEADER);
+  message.put_u32(ETHTOOL_A_HEADER_DEV_INDEX, static_cast<uint32_t>(node_.ifindex(port->netdev())));
+  message.put_string(ETHTOOL_A_HEADER_DEV_NAME, port->netdev());
+  message.end_nest(reply_header);
+  message.put_attr(ETHTOOL_A_MODULE_EEPROM_DATA, data.data(), data.size());
+  message.append_to(reply);
+  return 0;
 }
 
 // ctrl_getfamily by CTRL_ATTR_FAMILY_NAME (ctrl_fill_info): the id, name, version, header size
@@ -173,17 +233,8 @@ int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& 
   const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
   const auto header = attrs.find(ETHTOOL_A_STATS_HEADER);
   if (header == attrs.end()) return -EINVAL;
-  const AttrTable device = parse_attrs(header->second);
   Port* port = nullptr;
-  int ifindex = 0;
-  if (attr_as(device, ETHTOOL_A_HEADER_DEV_INDEX, ifindex)) {
-    port = node_.find(ifindex);
-  } else if (auto name = device.find(ETHTOOL_A_HEADER_DEV_NAME); name != device.end()) {
-    port = node_.find(attr_string(name->second));
-  } else {
-    return -EINVAL;
-  }
-  if (port == nullptr) return -ENODEV;
+  if (const int err = find_port(header->second, port); err != 0) return err;
   StatGroups groups{};
   const auto bitset = attrs.find(ETHTOOL_A_STATS_GROUPS);
   if (bitset == attrs.end()) return -EINVAL;

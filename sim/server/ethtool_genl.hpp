@@ -3,8 +3,9 @@
 // Generic netlink (NETLINK_GENERIC) as the kernel answers it over the simulated sockets: the
 // controller's family lookup (net/netlink/genetlink.c ctrl_getfamily) and, of the ethtool family
 // (net/ethtool/netlink.c), ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c): the IEEE 802.3 MAC
-// control frame counts a watchdog can ask for at one firmware command a port. Other families and
-// ethtool messages are not modelled.
+// control frame counts a watchdog can ask for at one firmware command a port; and
+// ETHTOOL_MSG_MODULE_EEPROM_GET (net/ethtool/eeprom.c): a half page of the module's memory.
+// Other families and ethtool messages are not modelled.
 
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ class GenlService {
   int dispatch(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  int get_module_eeprom(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  // ethnl_parse_header_dev_get: the port the request's header nest names.
+  int find_port(ByteView header, Port*& port) const;
 
   Node& node_;
   std::vector<std::string> request_log_;

@@ -116,6 +116,33 @@ Bytes EthtoolService::handle(ByteView datagram) {
   return out;
 }
 
+// The legacy flat image (ethtool_get_any_eeprom checks the range against get_module_info's
+// length): bytes 0-255 are page 00h, then the upper halves of pages 01h-03h, 128 bytes each
+// (port.c mlx5_qsfp_eeprom_params_set), read in MCIA chunks that do not cross a page.
+int EthtoolService::get_module_eeprom(Port& port, ByteView in, Bytes& out) {
+  ethtool_eeprom request{};
+  if (!read_struct(in, request)) return -EFAULT;
+  Transceiver* module = port.transceiver();
+  if (module == nullptr) return -EOPNOTSUPP;
+  if (request.offset + request.len <= request.offset) return -EINVAL;
+  if (request.offset + request.len > Transceiver::kLegacyLength) return -EINVAL;
+  port.issue("ACCESS_REG", 2);  // ethtool_get_any_eeprom asks get_module_info first
+  std::vector<uint8_t> data;
+  for (uint32_t at = request.offset; at < request.offset + request.len;) {
+    const uint8_t page = at < 256 ? 0 : static_cast<uint8_t>(1 + (at - 256) / 128);
+    const uint32_t offset = page == 0 ? at : at - page * 128;
+    const uint32_t size =
+        std::min({request.offset + request.len - at, firmware::kMciaMaxBytes, 256 - offset});
+    port.issue("ACCESS_REG", firmware::kLegacyEepromChunkAccessRegs);
+    const std::vector<uint8_t> chunk = module->read(page, offset, size);
+    data.insert(data.end(), chunk.begin(), chunk.end());
+    at += size;
+  }
+  append(out, request);
+  out.insert(out.end(), data.begin(), data.end());
+  return 0;
+}
+
 // __dev_ethtool: the commands mlx5e_ethtool_ops answer that roced and the tools use.
 int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) {
   switch (cmd) {
@@ -186,6 +213,18 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       for (uint64_t value : values) append(out, value);
       return 0;
     }
+    case ETHTOOL_GMODULEINFO: {  // ethtool_get_module_info + mlx5e_get_module_info
+      ethtool_modinfo info{};
+      if (!read_struct(in, info)) return -EFAULT;
+      if (port.transceiver() == nullptr) return -EOPNOTSUPP;  // no module op, or no cage
+      port.issue("ACCESS_REG", 2);  // PMLP, then MCIA for the identifier and revision
+      info.type = ETH_MODULE_SFF_8636;
+      info.eeprom_len = Transceiver::kLegacyLength;
+      append(out, info);
+      return 0;
+    }
+    case ETHTOOL_GMODULEEEPROM:  // ethtool_get_any_eeprom + mlx5e_get_module_eeprom
+      return get_module_eeprom(port, in, out);
     case ETHTOOL_GTUNABLE:
     case ETHTOOL_STUNABLE: {  // ethtool_get_tunable / ethtool_set_tunable + ethtool_tunable_valid
       ethtool_tunable tunable{};

@@ -22,6 +22,7 @@ class EthtoolService {
 
  private:
   int dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out);
+  int get_module_eeprom(Port& port, ByteView in, Bytes& out);
   Node& node_;
   WriteCounter* writes_;
   std::vector<std::string> request_log_;

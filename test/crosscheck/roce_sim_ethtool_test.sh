@@ -41,4 +41,23 @@ sim ethtool --set-tunable lan2 pfc-prevention-tout 100 || fail "set-tunable 100"
 assert_eq "tunable after 100" "pfc-prevention-tout: 100" "$(sim ethtool --get-tunable lan2 pfc-prevention-tout)"
 sim ethtool --set-tunable lan2 pfc-prevention-tout 50 2>/dev/null && fail "set-tunable 50 accepted"
 assert_eq "tunable after refused 50" "pfc-prevention-tout: 100" "$(sim ethtool --get-tunable lan2 pfc-prevention-tout)"
+# The module's memory (SFF-8636) through the legacy ioctls ethtool 6.1 uses here
+# (ETHTOOL_GMODULEINFO, ETHTOOL_GMODULEEEPROM: mlx5e_get_module_info, mlx5e_get_module_eeprom):
+# ethtool's own decoder reads the pages roced decodes from ethtool netlink.
+out=$(sim ethtool -m lan3) || fail "ethtool -m lan3"
+assert_contains "ethtool -m identifier" "Identifier                                : 0x11 (QSFP28)" "$out"
+assert_contains "ethtool -m vendor" "Vendor PN                                 : MMA1B00-C100D" "$out"
+assert_contains "ethtool -m temperature" "Module temperature                        : 38.50 degrees C" "$out"
+assert_contains "ethtool -m lane 2 rx power" "Rcvr signal avg optical power(Channel 2)  : 0.7800 mW / -1.08 dBm" "$out"
+assert_contains "ethtool -m rx low alarm threshold" "Laser rx power low alarm threshold        : 0.0468 mW / -13.30 dBm" "$out"
+assert_not_contains "ethtool -m healthy flags" ": On" "$out"
+printf 'name: optic\nevents:\n  - {at: 0s, kind: optic_degrade, port: lan3, duration: 600s, lane: 2, rx_power_dbm: -14}\n' \
+  >"$SIM_DIR.optic.yaml"
+"$ROCE_SIM" inject "$SIM_DIR" "$SIM_DIR.optic.yaml" || fail "roce-sim inject optic_degrade"
+rm -f "$SIM_DIR.optic.yaml"
+out=$(sim ethtool -m lan3) || fail "ethtool -m lan3 degraded"
+assert_contains "ethtool -m degraded lane" "Rcvr signal avg optical power(Channel 2)  : 0.0398 mW / -14.00 dBm" "$out"
+assert_contains "ethtool -m low alarm flag" "Laser rx power low alarm    (Channel 2)   : On" "$out"
+assert_not_contains "ethtool -m other lanes" "(Channel 1)   : On" "$out"
+assert_not_contains "ethtool -m another port" ": On" "$(sim ethtool -m lan2)"
 echo PASS

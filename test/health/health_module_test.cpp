@@ -19,6 +19,7 @@
 #include "in_process_node.hpp"
 #include "sim/model/scenario.hpp"
 #include "telemetry/exposition.hpp"
+#include "test/support/build_paths.hpp"
 
 namespace roced::health {
 namespace {
@@ -420,6 +421,94 @@ TEST_F(Health, ChecksTurnedOffAndOnCountNothingOfTheGapAndKeepTheHour) {
 TEST_F(Health, APortThatSendsNothingHasNoClassToJudge) {
   check_across(HealthSettings{}.interval);
   EXPECT_TRUE(module_->findings().empty());
+}
+
+// A lane whose receive power falls below the module's low alarm is an alarm on its port alone,
+// read at most once a minute; the flag the module latched outlives the excursion by one reading.
+TEST_F(Health, ADegradingOpticIsAnAlarmOnItsPortAndItsLatchOutlivesItByOneReading) {
+  play(
+      "  - {at: 0s, kind: optic_degrade, port: lan3, duration: 90s, lane: 2, rx_power_dbm: -14}\n"
+      "  - {at: 10s, kind: optic_degrade, port: lan2, duration: 60s, lane: 1, rx_power_dbm: "
+      "-15}\n");
+  module_->check();
+  ASSERT_EQ(finding_ids(), std::vector<std::string>{"lan3 transceiver_alarm"});
+  EXPECT_NE(module_->findings().front().text.find("rx_power lane 2 -14.00 dBm"), std::string::npos)
+      << module_->findings().front().text;
+  const std::string text = scrape();
+  for (const char* line :
+       {"roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"2\"} 3.98",
+        "roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"1\"} 0.00081",
+        "roce_transceiver_temperature_celsius{netdev=\"lan2\"} 38.5",
+        "roce_transceiver_readings_beyond_threshold{netdev=\"lan3\",level=\"alarm\"} 1",
+        "roce_transceiver_readings_beyond_threshold{netdev=\"lan2\",level=\"alarm\"} 0",
+        "roce_transceiver_diagnostics_readable{netdev=\"lan2\"} 1"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  const auto reads = [&] {
+    uint64_t n = 0;
+    node_->inspect([&](roce_sim::Node& node) {
+      n = node.find("lan3")->firmware_commands().at("ACCESS_REG").n;
+    });
+    return n;
+  };
+  const uint64_t before = reads();
+  scrape();
+  scrape();
+  EXPECT_EQ(reads(), before) << "a scrape must not reach the firmware";
+  time_.advance(std::chrono::seconds(30));
+  module_->check();  // within the minute the last reading stands: lan2's optic is not read yet
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"lan3 transceiver_alarm"});
+  time_.advance(std::chrono::seconds(31));
+  module_->check();  // 61 s: both below
+  EXPECT_EQ(finding_ids(),
+            (std::vector<std::string>{"lan2 transceiver_alarm", "lan3 transceiver_alarm"}));
+  time_.advance(std::chrono::seconds(61));
+  module_->check();  // 122 s: both healthy again since 70 and 90 s, but the flags latched then
+  ASSERT_EQ(finding_ids(),
+            (std::vector<std::string>{"lan2 transceiver_alarm", "lan3 transceiver_alarm"}));
+  EXPECT_NE(scrape().find("roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"2\"} 0.00078"),
+            std::string::npos);
+  time_.advance(std::chrono::seconds(61));
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
+}
+
+TEST_F(Health, AModuleRunningWarmIsAWarning) {
+  play("  - {at: 0s, kind: optic_degrade, port: lan2, duration: 60s, temperature_c: 77}\n");
+  module_->check();
+  ASSERT_EQ(finding_ids(), std::vector<std::string>{"lan2 transceiver_warning"});
+  EXPECT_NE(module_->findings().front().text.find("temperature 77.0 C"), std::string::npos);
+}
+
+// A port without a module of its own (a VLAN here) has no diagnostics and no finding: nothing
+// to tell, not a fault; its neighbours are read as usual.
+class HealthOverUppers : public Health {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/host-uppers.yaml";
+  }
+};
+
+TEST_F(HealthOverUppers, APortWithoutAModuleServesNoDiagnostics) {
+  module_ = std::make_unique<HealthModule>(
+      system_,
+      [] {
+        auto ports = kUplinks;
+        ports.push_back({"lan2.100", "0000:17:00.0", 0, false, "", 0, 0});
+        return ports;
+      },
+      *stats_, time_);
+  module_->check();
+  const std::string text = scrape();
+  EXPECT_EQ(text.find("roce_transceiver_diagnostics_readable{netdev=\"lan2.100\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("roce_transceiver_diagnostics_readable{netdev=\"lan3\"} 1"),
+            std::string::npos)
+      << text;
+  for (const std::string& id : finding_ids()) {
+    EXPECT_EQ(id.find("transceiver"), std::string::npos) << id;  // a VLAN's PHY cannot tell
+  }
 }
 
 // A finding that lasts is said once, though its text carries each reading's figure, and its end

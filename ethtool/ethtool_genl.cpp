@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ethtool/ethtool_genl.hpp"
+
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "os/rtnl_request.hpp"
+
+namespace roced {
+
+namespace {
+
+constexpr auto kFamilyLookupTimeout = std::chrono::milliseconds(1000);
+
+NlMsgPtr new_genl_request(uint16_t family, uint8_t cmd, uint8_t version) {
+  genlmsghdr header{};
+  header.cmd = cmd;
+  header.version = version;
+  return new_request(family, 0, &header, sizeof header);
+}
+
+int reply_errno(int error) { return error < 0 && error >= -4095 ? -error : EPROTO; }
+
+// The error an NLMSG_ERROR carries (0: an acknowledgement).
+int error_of(const nlmsghdr* header) {
+  int error = -EBADMSG;
+  if (header->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+    std::memcpy(&error, NLMSG_DATA(header), sizeof error);
+  }
+  return error;
+}
+
+// ctrl_getfamily's answer: the family's id.
+Result<uint16_t> family_id(const std::vector<NlMessage>& messages) {
+  for (const NlMessage& message : messages) {
+    if (message.type() != GENL_ID_CTRL) continue;
+    nlattr* table[CTRL_ATTR_MAX + 1];
+    NlMessage copy = message;
+    if (nlmsg_parse(copy.header(), GENL_HDRLEN, table, CTRL_ATTR_MAX, nullptr) != 0 ||
+        table[CTRL_ATTR_FAMILY_ID] == nullptr) {
+      continue;
+    }
+    return nla_get_u16(table[CTRL_ATTR_FAMILY_ID]);
+  }
+  return Error{EBADMSG, "generic netlink: no family id in the controller's answer"};
+}
+
+}  // namespace
+
+Result<void> EthtoolGenl::connect() {
+  if (socket_) return ok();
+  if (!system_.open_genl) return Error{EOPNOTSUPP, "no generic netlink socket"};
+  auto socket = system_.open_genl();
+  if (!socket) return socket.error();
+  NlMsgPtr lookup = new_genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 2);
+  nla_put_string(lookup.get(), CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+  auto answer = rtnl_request(**socket, lookup.get(), "generic netlink: find family ethtool",
+                             kFamilyLookupTimeout);
+  if (!answer) {
+    if (answer.error().code == ENOENT) unavailable_ = true;  // no ethtool netlink in this kernel
+    return answer.error();
+  }
+  auto id = family_id(*answer);
+  if (!id) return id.error();
+  family_ = *id;
+  socket_ = std::move(*socket);
+  return ok();
+}
+
+Result<NlMsgPtr> EthtoolGenl::request(uint8_t cmd) {
+  if (auto connected = connect(); !connected) return connected.error();
+  return new_genl_request(family_, cmd, ETHTOOL_GENL_VERSION);
+}
+
+std::vector<Result<NlMessage>> EthtoolGenl::exchange(std::vector<NlMsgPtr> requests,
+                                                     const std::vector<std::string>& contexts,
+                                                     std::chrono::milliseconds timeout) {
+  const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : "ethtool"; };
+  std::vector<std::optional<Result<NlMessage>>> answers(requests.size());
+  std::map<uint32_t, size_t> pending;  // sequence number -> request
+  if (auto connected = connect(); !connected) {
+    return std::vector<Result<NlMessage>>(requests.size(), connected.error());
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    nlmsghdr* header = nlmsg_hdr(requests[i].get());
+    header->nlmsg_seq = next_sequence_number();
+    header->nlmsg_pid = socket_->port_id();
+    if (auto sent = socket_->send(message_bytes(requests[i].get())); !sent) {
+      answers[i] = sent.error();
+      continue;
+    }
+    pending.emplace(header->nlmsg_seq, i);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!pending.empty()) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    auto datagram = socket_->receive(left);
+    if (!datagram || datagram->empty()) break;
+    int remaining = static_cast<int>(datagram->size());
+    auto* header = reinterpret_cast<nlmsghdr*>(datagram->data());
+    for (; nlmsg_ok(header, remaining); header = nlmsg_next(header, &remaining)) {
+      const auto it = pending.find(header->nlmsg_seq);
+      if (it == pending.end()) continue;  // stale: an answer a timed-out exchange left behind
+      const size_t i = it->second;
+      if (header->nlmsg_type == NLMSG_ERROR) {
+        answers[i] =
+            Error::from_errno(reply_errno(error_of(header)), "ethtool netlink: " + context(i));
+      } else if (header->nlmsg_type == family_) {
+        answers[i] = NlMessage(
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(header), header->nlmsg_len));
+      } else {
+        continue;
+      }
+      pending.erase(it);
+    }
+  }
+  if (!pending.empty()) socket_.reset();  // a broken or slow socket: a fresh one next time
+  std::vector<Result<NlMessage>> results;
+  results.reserve(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (answers[i]) {
+      results.push_back(std::move(*answers[i]));
+    } else {
+      results.push_back(Error{ETIMEDOUT, "ethtool netlink: no answer for " + context(i)});
+    }
+  }
+  return results;
+}
+
+}  // namespace roced

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A generic netlink socket to the kernel's ethtool family (net/ethtool/netlink.c): the family's
+// id is looked up once per socket, the socket kept between exchanges and opened again after a
+// failure. Requests go out together and their answers are matched by sequence number, so a
+// read of many ports costs one round trip's wait, not one per port.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "os/netlink_message.hpp"
+#include "os/system.hpp"
+
+namespace roced {
+
+class EthtoolGenl {
+ public:
+  explicit EthtoolGenl(const System& system) : system_(system) {}
+
+  // False when the system has no NETLINK_GENERIC socket, or the kernel no ethtool family.
+  bool available() const { return system_.open_genl && !unavailable_; }
+
+  // A request of the ethtool family carrying `cmd`; attributes are then added to it.
+  Result<NlMsgPtr> request(uint8_t cmd);
+
+  // Each request's answer, in the requests' order: the family's reply message, or the error its
+  // NLMSG_ERROR carried (`contexts[i]` names the request in it), or ETIMEDOUT.
+  std::vector<Result<NlMessage>> exchange(std::vector<NlMsgPtr> requests,
+                                          const std::vector<std::string>& contexts,
+                                          std::chrono::milliseconds timeout);
+
+ private:
+  Result<void> connect();
+
+  const System& system_;
+  std::unique_ptr<NetlinkSocket> socket_;
+  uint16_t family_ = 0;
+  bool unavailable_ = false;  // no ethtool family: a kernel without ethtool netlink
+};
+
+}  // namespace roced
