@@ -114,6 +114,7 @@ DASHBOARD_MAY_BE_EMPTY = {
         "the lossless priority discards nothing (PFC holds the traffic back)",
     ("Drifts, corrections and applies", "B"):
         "drift_policy report: roced corrects nothing, so no correction series exists",
+    ("Optic: module temperature", "C"): "every simulated module's memory reads and decodes",
 }
 
 # The storm panels' "more than 99 % of the time" over this test's [5s] windows: a scrape serves
@@ -224,6 +225,35 @@ class Run:
         back = self.sel("roce_config_port_state", netdev=DRIFT_PORT, state="in-sync")
         wait_for(f"{back} == 1", lambda: True if self.api.scalar(back) == 1 else None)
         print(f"  ok  {back} == 1")
+
+    # --- each optic's diagnostics as roced decoded them from ethtool netlink, against what
+    # `ethtool -m` decodes from the same module through the legacy ioctls.
+    def optic(self):
+        port = DRIFT_PORT
+        rx = self.sel("roce_transceiver_rx_power_watts", netdev=port)
+        wait_for(f"{rx} for 4 lanes",
+                 lambda: True if len(self.api.values(rx)) == 4 else None)
+        shown = self.stack.sim_exec("ethtool", "-m", port).stdout
+        by_ethtool = {}
+        for lane, mw in re.findall(r"Rcvr signal avg optical power\s*\(Channel (\d)\)\s*:\s*"
+                                   r"([\d.]+) mW", shown):
+            by_ethtool[lane] = float(mw) / 1000
+        by_roced = {dict(k)["lane"]: v for k, v in self.api.values(rx).items()}
+        self.expect_equal(f"{port} lanes (roced, ethtool -m)", sorted(by_roced),
+                          sorted(by_ethtool))
+        for lane, watts in sorted(by_ethtool.items()):
+            # ethtool prints mW to four decimals: the module's own step of 0.1 uW, exactly.
+            self.expect(f"{port} lane {lane} rx power (roced vs ethtool -m)", by_roced.get(lane),
+                        watts, 1e-6)
+        temperature = re.search(r"Module temperature\s*:\s*([-\d.]+) degrees C", shown)
+        if not temperature:
+            raise Failure(f"ethtool -m {port} shows no module temperature:\n{shown}")
+        self.expect(f"{port} temperature (roced vs ethtool -m, which rounds to 0.01 C)",
+                    self.api.scalar(self.sel("roce_transceiver_temperature_celsius", netdev=port)),
+                    float(temperature.group(1)), 1e-3)
+        beyond = self.api.values(self.sel("roce_transceiver_readings_beyond_threshold"))
+        self.expect_equal("readings beyond a module's threshold on a healthy node",
+                          sorted(v for v in beyond.values() if v != 0), [])
 
     # --- the storm and the episode, once Prometheus has seen roced at rest.
     def inject(self):
@@ -735,7 +765,8 @@ def main():
             return 1
         test = Run(stack, PrometheusApi(stack.prometheus_port), numbers, storm, binaries,
                    args.dashboard, injection)
-        parts = [("ready", test.ready), ("drift", test.drift), ("inject", test.inject),
+        parts = [("ready", test.ready), ("drift", test.drift), ("optic", test.optic),
+                 ("inject", test.inject),
                  ("episode", test.episode), ("dashboard", test.dashboard),
                  ("totals", test.totals), ("storm", test.storm)]
         for name, part in parts:
