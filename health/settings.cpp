@@ -24,6 +24,10 @@ std::vector<HealthProblem> HealthSettings::validate() const {
   check_range(problems, "symbol_errors_per_second", symbol_errors_per_second, 1, 1'000'000'000);
   check_range(problems, "symbol_errors_per_hour", symbol_errors_per_hour, 1, 1'000'000'000'000);
   check_range(problems, "link_flaps_per_10m", link_flaps_per_10m, 1, 1000);
+  if (optics_interval < kMinOpticsInterval || optics_interval > kMaxOpticsInterval) {
+    problems.push_back({"optics_interval",
+                        std::to_string(optics_interval.count()) + " ms is out of range (1s-1h)"});
+  }
   // A per-second threshold above the hour's would never be reached before the hour's.
   if (symbol_errors_per_hour < symbol_errors_per_second) {
     problems.push_back({"symbol_errors_per_hour",

@@ -32,6 +32,10 @@ struct HealthSettings {
   // Link-down events roced did not cause within 10 minutes: NVSentinel raises on more than 2
   // carrier changes at a 1 s poll; at 10 s readings the count runs over 10 minutes instead.
   uint64_t link_flaps_per_10m = 2;
+  // How often each port's optical module is read (three half pages of its memory). On mlx5 that
+  // is some twenty firmware commands and the module's slow I2C bus per port, and an optic's
+  // readings move over minutes. Read at the first health reading at or after it is due.
+  std::chrono::milliseconds optics_interval{std::chrono::seconds(60)};
 
   // Every problem, in field order; empty when the settings are usable.
   std::vector<HealthProblem> validate() const;
@@ -40,5 +44,7 @@ struct HealthSettings {
 
 inline constexpr std::chrono::milliseconds kMinHealthInterval{std::chrono::seconds(1)};
 inline constexpr std::chrono::milliseconds kMaxHealthInterval{std::chrono::minutes(10)};
+inline constexpr std::chrono::milliseconds kMinOpticsInterval{std::chrono::seconds(1)};
+inline constexpr std::chrono::milliseconds kMaxOpticsInterval{std::chrono::hours(1)};
 
 }  // namespace roced::health

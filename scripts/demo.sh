@@ -319,7 +319,8 @@ export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$SIM_DIR/bus.sock"
 wait_until test -S "$SIM_DIR/bus.sock" || fail "dbus-daemon did not start"
 # The shipped configuration with the PFC storm watchdog acting (it only alerts by default): a 10 ms poll,
 # RX storms remediated by turning PFC off on the priority, TX storms by tighter stall prevention; the
-# NIC's health read every 2 s instead of 10 s, so that its step takes seconds.
+# NIC's health read every 2 s instead of 10 s and each optic every 2 s instead of a minute, so that
+# its step takes seconds.
 DEMO_CONFIG="$SIM_DIR/roced.yaml"
 cat "$CONFIG" - >"$DEMO_CONFIG" <<'WATCHDOG'
 watchdog:
@@ -330,8 +331,9 @@ watchdog:
   action: {rx: disable-pfc, tx: stall-prevention}
 health:
   interval: 2s
+  optics_interval: 2s
 WATCHDOG
-say "\$SIM/roced.yaml is packaging/roced.yaml with the storm watchdog (alerting only by default) set to act, and the NIC's health read every 2 s (10 s by default):"
+say "\$SIM/roced.yaml is packaging/roced.yaml with the storm watchdog (alerting only by default) set to act, and the NIC's health read every 2 s (10 s by default; each optic once a minute by default):"
 sed -n '/^watchdog:/,$p' "$DEMO_CONFIG" | sed 's/^/    /'
 cmd "roced --sim \$SIM --config \$SIM/roced.yaml --log-target console --metrics-listen $METRICS &"
 writes_before=$(writes)
@@ -479,13 +481,14 @@ MISMATCH_STATUS=$(grep -c '^  critical: switch_' "$SIM_DIR/out.txt" || true)
 ((RC == 0)) || fail "rocectl status exited $RC"
 say "Named $MISMATCH_MS ms after the switch changed; roced changed nothing on lan3 because of it (the alert RocePeerMismatch and the dashboard's switch row show it too)."
 
-step "The NIC's own health: a PCIe link that trained down, and an optic that errs"
-say "A NIC whose PCIe link trained at x8 instead of x16 carries half its line rate, and no error counter moves; an optic going bad loses frames that RoCE quietly retransmits. Every RoCE metric above reads healthy in both cases. roced reads each managed port's PCIe link from sysfs and its PHY counters from the watchdog's latest reading every health.interval (never on a scrape) and judges them by NVSentinel's thresholds (above 10 uncorrectable symbol errors a second, above 120 an hour). Now lan4's link retrains at x8 and lan5's optic starts to err:"
+step "The NIC's own health: a PCIe link that trained down, an optic that errs, one that dims"
+say "A NIC whose PCIe link trained at x8 instead of x16 carries half its line rate, and no error counter moves; an optic going bad loses frames that RoCE quietly retransmits. A lane of an optic whose light fades (a dirty fibre, a dying laser at the far end) still carries frames until it suddenly does not. Every RoCE metric above reads healthy in all three cases. roced reads each managed port's PCIe link from sysfs and its PHY counters from the watchdog's latest reading every health.interval, and its optic's memory (SFF-8636, through ethtool netlink) every health.optics_interval, never on a scrape, and judges them by NVSentinel's thresholds (above 10 uncorrectable symbol errors a second, above 120 an hour) and the optic's own alarm thresholds. Now lan4's link retrains at x8, lan5's optic starts to err and lane 2 of lan2's optic receives -14 dBm:"
 cat >"$SIM_DIR/health.yaml" <<'HEALTH'
 name: nic-health
 events:
   - {at: 0s, kind: pcie_retrain, port: lan4, width: 8}
   - {at: 0s, kind: phy_errors, port: lan5, duration: 10m, symbol_error_rate: 50, corrected_bit_rate: 1e7}
+  - {at: 0s, kind: optic_degrade, port: lan2, duration: 10m, lane: 2, rx_power_dbm: -14}
 HEALTH
 sed 's/^/    /' "$SIM_DIR/health.yaml"
 cmd "roce-sim inject \$SIM \$SIM/health.yaml"
@@ -498,9 +501,12 @@ wait_log 'lan5: phy_symbol_error_rate: ' "$from" "$PATIENCE_S" ||
   fail "roced did not name lan5's symbol errors within $PATIENCE_S s; its log: $(log_since "$from")"
 wait_log 'lan5: phy_symbol_errors_per_hour: ' "$from" "$PATIENCE_S" ||
   fail "roced did not name lan5's hour of symbol errors within $PATIENCE_S s; its log: $(log_since "$from")"
+wait_log 'lan2: transceiver_alarm: ' "$from" "$PATIENCE_S" ||
+  fail "roced did not name lan2's optic within $PATIENCE_S s; its log: $(log_since "$from")"
 log_since "$from" | show_log
 PCIE_MS=$(($(line_ms "$(log_find "$from" 'pcie_link_degraded')") - HEALTH_SET_MS))
 PHY_MS=$(($(line_ms "$(log_find "$from" 'phy_symbol_error_rate')") - HEALTH_SET_MS))
+OPTIC_MS=$(($(line_ms "$(log_find "$from" 'transceiver_alarm')") - HEALTH_SET_MS))
 cmd "rocectl status --port lan4"
 capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan4
 PCIE_STATUS=$(grep -c '^  warning: pcie_link_degraded' "$SIM_DIR/out.txt" || true)
@@ -509,7 +515,11 @@ cmd "rocectl status --port lan5"
 capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan5
 PHY_STATUS=$(grep -cE '^  (warning|critical): phy_symbol_error' "$SIM_DIR/out.txt" || true)
 ((RC == 0)) || fail "rocectl status exited $RC"
-say "Each named within two readings of its start, lan5 first for its rate and a reading later for the hour's count above 120 (the alerts RocePcieLinkDegraded, RocePhySymbolErrorRate and RocePhySymbolErrorsPerHour and the dashboard's health row show them too); lan2 and lan3 are as built. The hour's count is kept in \$STATE_DIRECTORY/health.json across a restart."
+cmd "rocectl status --port lan2"
+capture "$BIN/rocectl" --sim "$SIM_DIR" status --port lan2
+OPTIC_STATUS=$(grep -c '^  critical: transceiver_alarm' "$SIM_DIR/out.txt" || true)
+((RC == 0)) || fail "rocectl status exited $RC"
+say "Each named within two readings of its start, lan5 first for its rate and a reading later for the hour's count above 120, lan2's optic with the lane, its power and the module's serial (the alerts RocePcieLinkDegraded, RocePhySymbolErrorRate, RocePhySymbolErrorsPerHour and RoceTransceiverAlarm and the dashboard's health row show them too); lan3 is as built. The hour's count is kept in \$STATE_DIRECTORY/health.json across a restart."
 
 step "Metrics, D-Bus, and a clean stop"
 say "All of it is in Prometheus (docs/metrics.md; Grafana dashboard and alert rules in packaging/) and on D-Bus (docs/dbus.md). A scrape asks the NICs' firmware nothing: it serves the storm watchdog's latest reading of each port (at most metrics.max_sample_age old) and the RDMA counters roced reads every metrics.rdma_interval:"
@@ -575,6 +585,7 @@ summary() {
     "switch mismatch" "lan3's switch PFC on 4 named $MISMATCH_MS ms after it changed ($MISMATCH_STATUS mismatches in rocectl status)" \
     "NIC health" "lan4's PCIe link at x8 of x16 named $PCIE_MS ms after it retrained ($PCIE_STATUS finding in rocectl status)" \
     "optic errors" "lan5's 50 symbol errors a second named $PHY_MS ms after they began ($PHY_STATUS findings in rocectl status)" \
+    "optic fading" "lan2's lane 2 at -14 dBm named $OPTIC_MS ms after it dimmed ($OPTIC_STATUS finding in rocectl status)" \
     "metrics" "$SERIES series at $METRICS_URL" \
     "roced" "$STOP" \
     "demo time" "$(fmt_s $((now - T_TOUR)))$( ((BUILD)) && echo " (setup and build before it: $(fmt_s $((T_TOUR - T_START))))")" \

@@ -16,7 +16,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${ROCED_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
-TARGETS=(config dcb link nldev ethtool_stats ethtool_names sysfs scenario node_file lldp)
+TARGETS=(config dcb link nldev ethtool_stats ethtool_names sysfs scenario node_file lldp transceiver)
 
 configure_and_build() {
   if [[ ! -f $BUILD/build.ninja ]]; then

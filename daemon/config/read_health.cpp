@@ -12,8 +12,20 @@ namespace roced::config::detail {
 
 namespace {
 
-const std::vector<std::string> kHealthKeys = {"enabled", "interval", "symbol_errors_per_second",
-                                              "symbol_errors_per_hour", "link_flaps_per_10m"};
+const std::vector<std::string> kHealthKeys = {"enabled",
+                                              "interval",
+                                              "symbol_errors_per_second",
+                                              "symbol_errors_per_hour",
+                                              "link_flaps_per_10m",
+                                              "optics_interval"};
+
+// Each duration's field in the settings.
+std::chrono::milliseconds* duration_field(const std::string& key,
+                                          health::HealthSettings& settings) {
+  if (key == "interval") return &settings.interval;
+  if (key == "optics_interval") return &settings.optics_interval;
+  return nullptr;
+}
 
 // Each count's field in the settings, with the most the reader takes before validate()'s range
 // says more precisely why.
@@ -39,11 +51,11 @@ void read_health(Reader& reader, const YAML::Node& node, Location where,
         settings.enabled = *value == "true";
         ok = true;
       }
-    } else if (e.key == "interval") {
+    } else if (auto* duration = duration_field(e.key, settings)) {
       const std::string what = "a duration: an integer with a unit ms, s, m or h (10s, 1m)";
       const auto value = e.value.IsScalar() ? parse_duration(e.value.Scalar()) : std::nullopt;
       if (value) {
-        settings.interval = *value;
+        *duration = *value;
         ok = true;
       } else {
         reader.diagnostics().error(e.value_at, field,

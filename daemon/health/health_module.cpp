@@ -79,7 +79,8 @@ constexpr FamilySpec kModuleBeyond{
     "or warning thresholds the module itself carries (SFF-8636 page 03h), by level."};
 constexpr FamilySpec kModuleReadable{
     "roce_transceiver_diagnostics_readable", MetricType::gauge,
-    "1 when the port's module memory was read and decoded at the last reading (every 60 s); 0 "
+    "1 when the port's module memory was read and decoded at the last reading "
+    "(health.optics_interval); 0 "
     "when it could not be (the reason is in roced's log): its readings are then unknown, not "
     "healthy."};
 constexpr FamilySpec kLinkDownEvents{
@@ -385,9 +386,10 @@ void HealthModule::judge_class(PortHealth& health, History& history,
   }
 }
 
-void HealthModule::read_modules(std::vector<PortHealth>& now) {
+void HealthModule::read_modules(std::vector<PortHealth>& now,
+                                std::chrono::milliseconds optics_interval) {
   const auto at = time_.now();
-  if (!modules_read_at_ || at - *modules_read_at_ >= kModuleInterval) {
+  if (!modules_read_at_ || at - *modules_read_at_ >= optics_interval) {
     modules_read_at_ = at;
     std::vector<EepromRead> reads;
     for (const PortHealth& port : now) {
@@ -435,7 +437,7 @@ void HealthModule::check() {
     kept.emplace(netdev, std::move(history_.at(netdev)));
   }
   history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
-  read_modules(now);
+  read_modules(now, settings.optics_interval);
   save_history();
   std::lock_guard lock(mutex_);
   log_changes(now);

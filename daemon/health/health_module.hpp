@@ -3,9 +3,9 @@
 // The NIC's own health as one of the service's modules: every health.interval it reads each managed
 // uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
-// latest reading, or one GSTATS when the watchdog is off); every kModuleInterval its optical
-// module's diagnostics through ethtool netlink; and judges them (health/), off the scrape's path;
-// a scrape serves the last reading as metric families and findings. It takes the `health:`
+// latest reading, or one GSTATS when the watchdog is off); every health.optics_interval its
+// optical module's diagnostics through ethtool netlink; and judges them (health/), off the scrape's
+// path; a scrape serves the last reading as metric families and findings. It takes the `health:`
 // section; its ports follow the reconciler's.
 #include <chrono>
 #include <deque>
@@ -78,10 +78,6 @@ class HealthModule final : public module::Module {
   // One reading of every port (the task's; tests call it on their own clock).
   void check();
 
-  // How often each port's module memory is read: three half pages cost mlx5 some twenty firmware
-  // commands and the module's slow I2C bus, and what they tell moves over minutes.
-  static constexpr std::chrono::seconds kModuleInterval{60};
-
  private:
   // A module's last reading: its diagnostics, or why there are none (empty: the port has no
   // module of its own, or none was read yet).
@@ -98,8 +94,8 @@ class HealthModule final : public module::Module {
     std::vector<finding::Finding> findings = {};
   };
   PortHealth read(PciPort port, const HealthSettings& settings);
-  // Every port's module, when kModuleInterval has passed since the last reading.
-  void read_modules(std::vector<PortHealth>& now);
+  // Every port's module, when optics_interval has passed since the last reading.
+  void read_modules(std::vector<PortHealth>& now, std::chrono::milliseconds optics_interval);
   static void collect_module(telemetry::ExpositionWriter& out, const PortHealth& port);
   void load_history();
   void save_history();

@@ -24,6 +24,7 @@ SUMMARY (measured in this run)
   switch mismatch      lan3's switch PFC on 4 named 3 ms after it changed (2 mismatches in rocectl status)
   NIC health           lan4's PCIe link at x8 of x16 named 4021 ms after it retrained (1 finding in rocectl status)
   optic errors         lan5's 50 symbol errors a second named 3980 ms after they began (2 findings in rocectl status)
+  optic fading         lan2's lane 2 at -14 dBm named 1990 ms after it dimmed (1 finding in rocectl status)
   metrics              700 series at http://127.0.0.1:19879/metrics
   roced                SIGTERM, exit 0
   demo time            6.6 s
@@ -93,6 +94,10 @@ class CheckerTest(unittest.TestCase):
 
     def test_a_missing_optic_line_fails(self):
         self.assertFlags(broken("  optic errors", "  optic errorz"), "optic errors")
+
+    def test_an_optic_alarm_rocectl_status_did_not_show_fails(self):
+        self.assertFlags(broken("(1 finding in rocectl status)\n  metrics",
+                                "(0 finding in rocectl status)\n  metrics"), "not 1")
 
     def test_storm_over_before_the_read_passes(self):
         self.assertEqual(demo_test.check(broken("(read back: 3:off)", "(read back: over)"), PORT),

@@ -155,6 +155,13 @@ def check(output, port):
     if m and int(m[2]) != 2:
         problems.append("rocectl status shows %s symbol error findings for lan5, not 2" % m[2])
 
+    # Below the module's -13.3 dBm low alarm: one critical finding, within a reading or two.
+    m = field("optic fading",
+              r"lan2's lane 2 at -14 dBm named (-?\d+) ms after it dimmed \((\d+) finding in "
+              r"rocectl status\)")
+    if m and int(m[2]) != 1:
+        problems.append("rocectl status shows %s transceiver findings for lan2, not 1" % m[2])
+
     url = (re.escape("http://127.0.0.1:%d/metrics" % port) if port
            else r"http://127\.0\.0\.1:\d+/metrics")
     m = field("metrics", r"(\d+) series at " + url)
