@@ -85,6 +85,31 @@ TEST_F(Health, AFreshNodeIsAsBuilt) {
       << text;
 }
 
+// No false alarm at the default thresholds: an hour of readings of a healthy node (steady RoCE on
+// the lossless priority, every optic as built) raises nothing.
+TEST_F(Health, AHealthyNodeRaisesNothingOverAnHour) {
+  node_->play(
+      roce_sim::parse_scenario_yaml("name: t\ntraffic:\n"
+                                    "  - {port: lan2, priority: 3, direction: tx, rate: 50G}\n"
+                                    "  - {port: lan3, priority: 3, direction: tx, rate: 20G}\n",
+                                    "t.yaml"));
+  int readings = 0;
+  for (auto t = std::chrono::milliseconds(0); t <= std::chrono::hours(1);
+       t += HealthSettings{}.interval) {
+    module_->check();
+    ++readings;
+    ASSERT_TRUE(module_->findings().empty())
+        << "at " << t.count() << " ms: " << testing::PrintToString(finding_ids());
+    time_.advance(HealthSettings{}.interval);
+  }
+  EXPECT_EQ(readings, 361);
+  const std::string text = scrape();
+  EXPECT_NE(
+      text.find("roce_transceiver_readings_beyond_threshold{netdev=\"lan2\",level=\"warning\"} 0"),
+      std::string::npos)
+      << text;
+}
+
 TEST_F(Health, ALinkRetrainedAtEightLanesIsFoundAndClearsWhenItTrainsBack) {
   play("  - {at: 0s, kind: pcie_retrain, port: lan3, width: 8}\n");
   module_->check();

@@ -15,6 +15,9 @@
  *   debugfs roce_testdev/<if>/storm               "rx <prio>" or "tx <prio>": a PFC storm, whose
  *                                                 pause counters move with time from now on
  *                                                 (the duration covers all of it); "off" ends it
+ *   debugfs roce_testdev/<if>/optic               "rx <lane 1-4> <0.1 uW>": a lane's receive
+ *                                                 power in its QSFP28 module (SFF-8636 pages
+ *                                                 00h and 03h, read by get_module_eeprom_by_page)
  *   debugfs roce_testdev/<if>/fail                "<op> <errno>": the next call of that op
  *                                                 (setets, setpfc, setapp, delapp, setbuffer,
  *                                                 setmaxrate, set_tunable, set_pauseparam)
@@ -193,6 +196,8 @@ struct tdev {
 	bool manual_buffer; /* priv->dcbx.manual_buffer */
 	/* ethtool */
 	u32 channels, stats_nch;
+	u16 optic_rx[4];	 /* each lane's receive power, 0.1 uW */
+	u8 optic_latched[19];	 /* SFF-8636 bytes 3-21: flags latched since the last read */
 	u16 stall_ms, stall_minor_ms;
 	/* counters */
 	u64 fixed[N_FIXED];
@@ -1007,6 +1012,151 @@ static int tdev_set_pauseparam(struct net_device *dev, struct ethtool_pauseparam
 	return 0;
 }
 
+/* ---- the QSFP28 module (SFF-8636 Rev 2.10a), as roce-sim's sim/model/transceiver.cpp ---- */
+
+#define OPTIC_TEMPERATURE (38 * 256 + 128) /* 38.5 C in 1/256 C */
+#define OPTIC_VCC 32900			   /* 3.29 V in 100 uV */
+#define OPTIC_BIAS 3400			   /* 6.8 mA in 2 uA */
+#define OPTIC_TX 8900			   /* 0.89 mW in 0.1 uW */
+/* Receive power thresholds in 0.1 uW: high alarm, low alarm, high warning, low warning */
+static const u16 optic_rx_limits[4] = { 21878, 468, 17378, 933 };
+
+static void optic_put(u8 *page, unsigned int at, u16 value)
+{
+	page[at] = value >> 8;
+	page[at + 1] = value & 0xff;
+}
+
+/* The flags (bytes 6-14, a nibble per quantity) the readings raise now: only receive power moves. */
+static void optic_conditions(const struct tdev *t, u8 *flags)
+{
+	unsigned int lane;
+
+	memset(flags, 0, 19);
+	for (lane = 0; lane < 4; lane++) {
+		u16 v = t->optic_rx[lane];
+		u8 bits = (v > optic_rx_limits[0] ? 8 : 0) | (v < optic_rx_limits[1] ? 4 : 0) |
+			  (v > optic_rx_limits[2] ? 2 : 0) | (v < optic_rx_limits[3] ? 1 : 0);
+
+		flags[9 - 3 + lane / 2] |= lane % 2 ? bits : bits << 4;
+	}
+}
+
+static void optic_latch(struct tdev *t)
+{
+	u8 now[19];
+	unsigned int i;
+
+	optic_conditions(t, now);
+	for (i = 0; i < sizeof(now); i++)
+		t->optic_latched[i] |= now[i];
+}
+
+static void optic_page(struct tdev *t, u8 page, u8 *image)
+{
+	static const char vendor[] = "NVIDIA          ", part[] = "MMA1B00-C100D   ";
+	static const u16 limits[][4] = {
+		{ 80 * 256, (u16)(-10 * 256), 75 * 256, (u16)(-5 * 256) }, /* 128: temperature */
+		{ 36300, 29700, 34650, 31350 },				    /* 144: supply */
+	};
+	u8 now[19];
+	unsigned int i, lane;
+
+	memset(image, 0, 256);
+	if (page == 3) {
+		for (i = 0; i < 4; i++) {
+			optic_put(image, 128 + 2 * i, limits[0][i]);
+			optic_put(image, 144 + 2 * i, limits[1][i]);
+			optic_put(image, 176 + 2 * i, optic_rx_limits[i]);
+			optic_put(image, 184 + 2 * i, (u16[]){ 6000, 1000, 5250, 1500 }[i]);
+			optic_put(image, 192 + 2 * i, (u16[]){ 31623, 2291, 19953, 3631 }[i]);
+		}
+	}
+	/* The lower page is the same whatever page is selected. */
+	image[0] = 0x11; /* QSFP28 */
+	image[1] = 0x07;
+	optic_conditions(t, now);
+	for (i = 0; i < sizeof(now); i++)
+		image[3 + i] = t->optic_latched[i] | now[i];
+	optic_put(image, 22, OPTIC_TEMPERATURE);
+	optic_put(image, 26, OPTIC_VCC);
+	for (lane = 0; lane < 4; lane++) {
+		optic_put(image, 34 + 2 * lane, t->optic_rx[lane]);
+		optic_put(image, 42 + 2 * lane, OPTIC_BIAS);
+		optic_put(image, 50 + 2 * lane, OPTIC_TX);
+	}
+	if (page != 0)
+		return;
+	image[128] = 0x11;
+	image[130] = 0x0c; /* MPO */
+	image[131] = 0x80; /* extended compliance: byte 192 */
+	memcpy(&image[148], vendor, 16);
+	memcpy(&image[168], part, 16);
+	image[192] = 0x02; /* 100GBASE-SR4 */
+	snprintf((char *)&image[196], 17, "MT2231FT%-8s", netdev_name(t->netdev));
+	image[220] = 0x0c; /* average RX power; TX power measured */
+}
+
+/* mlx5e_get_module_eeprom_by_page: the kernel's eeprom_parse_request has checked the range; the
+ * driver checks the I2C address (port.c mlx5_query_module_eeprom_by_page) and reads what the
+ * module answers. Reading flags bytes 3-21 clears them (SFF-8636 clear-on-read); a condition that
+ * lasts sets its flag again. */
+static int tdev_get_module_eeprom_by_page(struct net_device *dev,
+					  const struct ethtool_module_eeprom *page_data,
+					  struct netlink_ext_ack *extack)
+{
+	struct tdev *t = netdev_priv(dev);
+	u8 image[256];
+	u32 at;
+
+	if (!page_data->length)
+		return -EINVAL;
+	if (page_data->i2c_address != 0x50 && page_data->i2c_address != 0x51) {
+		NL_SET_ERR_MSG_MOD(extack, "I2C address not recognized");
+		return -EINVAL;
+	}
+	if (page_data->offset + page_data->length > sizeof(image))
+		return -EINVAL;
+	if (page_data->i2c_address != 0x50 || page_data->bank ||
+	    (page_data->page != 0 && page_data->page != 3)) {
+		memset(page_data->data, 0, page_data->length);
+		return page_data->length;
+	}
+	optic_page(t, page_data->page, image);
+	memcpy(page_data->data, image + page_data->offset, page_data->length);
+	for (at = page_data->offset; at < page_data->offset + page_data->length; at++) {
+		if (at >= 3 && at <= 21)
+			t->optic_latched[at - 3] = 0;
+	}
+	optic_latch(t);
+	return page_data->length;
+}
+
+static ssize_t optic_write(struct file *file, const char __user *buf, size_t count, loff_t *ppos)
+{
+	struct tdev *t = file->private_data;
+	char text[32] = {};
+	unsigned int lane, power;
+
+	if (count >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buf, count))
+		return -EFAULT;
+	if (sscanf(text, "rx %u %u", &lane, &power) != 2 || lane < 1 || lane > 4 || power > 65535)
+		return -EINVAL;
+	rtnl_lock();
+	t->optic_rx[lane - 1] = power;
+	optic_latch(t);
+	rtnl_unlock();
+	return count;
+}
+
+static const struct file_operations optic_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = optic_write,
+};
+
 static const struct ethtool_ops tdev_ethtool_ops = {
 	.get_drvinfo = tdev_get_drvinfo,
 	.get_link = ethtool_op_get_link,
@@ -1020,6 +1170,7 @@ static const struct ethtool_ops tdev_ethtool_ops = {
 	.set_tunable = tdev_set_tunable,
 	.get_pauseparam = tdev_get_pauseparam,
 	.set_pauseparam = tdev_set_pauseparam,
+	.get_module_eeprom_by_page = tdev_get_module_eeprom_by_page,
 };
 
 /* ---- netdev ---- */
@@ -1304,6 +1455,7 @@ static void tdev_debugfs_add(struct tdev *t)
 	debugfs_create_file("state", 0400, t->dbg_dir, t, &state_fops);
 	debugfs_create_file("fail", 0200, t->dbg_dir, t, &fail_fops);
 	debugfs_create_file("storm", 0200, t->dbg_dir, t, &storm_fops);
+	debugfs_create_file("optic", 0200, t->dbg_dir, t, &optic_fops);
 }
 
 /* ---- the ports: mlx5e_dcbnl_initialize and mlx5e_ets_init at load ---- */
@@ -1331,6 +1483,8 @@ static void tdev_firmware_defaults(struct tdev *t)
 	ets.prio_tc[1] = 0;
 	tdev_setets_core(t, &ets);
 	t->channels = t->stats_nch = 1;
+	for (i = 0; i < 4; i++)
+		t->optic_rx[i] = (u16[]){ 8100, 7800, 8500, 7600 }[i]; /* about -1 dBm */
 	t->stall_ms = STALL_DEFAULT_MS;
 	t->stall_minor_ms = STALL_DEFAULT_MS * 85 / 100;
 	for (i = 0; i < N_CC; i++)

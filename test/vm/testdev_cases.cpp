@@ -20,6 +20,8 @@
 
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
+#include "ethtool/module_eeprom.hpp"
+#include "health/transceiver.hpp"
 #include "os/open_system.hpp"
 #include "vm_support.hpp"
 
@@ -322,6 +324,60 @@ TEST(TestDev, GlobalPauseIsOnUntilEthtoolOrAPfcWriteTurnsItOff) {
     return read_text("/sys/class/net/rtd1/carrier") == "1" &&
            read_text("/sys/class/net/rtd1/operstate") == "up";
   }));
+}
+
+// The optic of rtd1 through the kernel's ethtool netlink (net/ethtool/eeprom.c
+// eeprom_parse_request, eeprom_prepare_data) to the module's get_module_eeprom_by_page, as mlx5's:
+// roced's reader and decoder and ethtool 6.1's `-m` (netlink too, by page) read the same
+// readings; a lane dimmed below the module's low alarm is an alarm for both.
+TEST(TestDev, TheOpticReadsAsEthtoolShowsIt) {
+  System system = roced::real_system();
+  roced::ModuleEepromReader reader(system);
+  const auto decode = [&] {
+    const roced::EepromRead reads[] = {
+        {"rtd1", 0, 0, 128}, {"rtd1", 0, 128, 128}, {"rtd1", 3, 128, 128}};
+    auto pages = reader.read(reads, std::chrono::seconds(5));
+    for (const auto& page : pages) EXPECT_TRUE(page) << page.error().message;
+    std::optional<roced::health::ModuleDiagnostics> module;
+    if (pages[0] && pages[1] && pages[2]) {
+      module = roced::health::decode_sff8636(*pages[0], *pages[1], *pages[2]);
+    }
+    return module;
+  };
+  const auto rx = [](const roced::health::ModuleDiagnostics& module, int lane) {
+    for (const auto& m : module.monitors) {
+      if (m.quantity == roced::health::Quantity::rx_power && m.lane == lane) return m;
+    }
+    return roced::health::Monitor{roced::health::Quantity::rx_power, lane, -1};
+  };
+  auto module = decode();
+  ASSERT_TRUE(module);
+  EXPECT_EQ(module->part_number, "MMA1B00-C100D");
+  EXPECT_NEAR(rx(*module, 1).value, 0.81e-3, 1e-9);
+  EXPECT_FALSE(roced::health::judge_transceiver("rtd1", *module));
+  std::string text = shown({kEthtool, "-m", "rtd1"});
+  EXPECT_TRUE(contains(text, "Rcvr signal avg optical power(Channel 1)  : 0.8100 mW / -0.92 dBm"))
+      << text;
+  EXPECT_TRUE(contains(text, "Laser rx power low alarm threshold        : 0.0468 mW / -13.30 dBm"))
+      << text;
+
+  write_text(kModuleDir + "rtd1/optic", "rx 2 400");  // 40 uW: -13.98 dBm
+  text = shown({kEthtool, "-m", "rtd1"});
+  EXPECT_TRUE(contains(text, "Rcvr signal avg optical power(Channel 2)  : 0.0400 mW / -13.98 dBm"))
+      << text;
+  EXPECT_TRUE(contains(text, "Laser rx power low alarm    (Channel 2)   : On")) << text;
+  module = decode();
+  ASSERT_TRUE(module);
+  EXPECT_NEAR(rx(*module, 2).value, 40e-6, 1e-9);
+  EXPECT_EQ(roced::health::excursion(rx(*module, 2)), roced::health::Excursion::alarm);
+  const auto found = roced::health::judge_transceiver("rtd1", *module);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, roced::health::kTransceiverAlarm.id);
+
+  // The kernel's own checks refuse a read across the half page (eeprom_parse_request).
+  const roced::EepromRead across[] = {{"rtd1", 0, 64, 128}};
+  EXPECT_EQ(reader.read(across, std::chrono::seconds(5))[0].error().code, EINVAL);
+  write_text(kModuleDir + "rtd1/optic", "rx 2 7800");  // as the later cases found it
 }
 
 // ---- the daemon on rtd0 ----
