@@ -6,6 +6,8 @@
 // one firmware command (en_stats.c mlx5e_stats_eth_ctrl_get: the 802.3 PPCNT group) where an
 // ETHTOOL_GSTATS costs some thirty.
 
+#include <linux/ethtool_netlink.h>
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -13,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ethtool/ethtool_genl.hpp"
+#include "os/genl_family.hpp"
 #include "os/system.hpp"
 
 namespace roced {
@@ -26,7 +28,8 @@ struct MacControlFrames {
 
 class MacControlReader {
  public:
-  explicit MacControlReader(const System& system) : genl_(system) {}
+  explicit MacControlReader(const System& system)
+      : genl_(system, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION) {}
 
   // False when the system has no NETLINK_GENERIC socket, or the kernel no ethtool family.
   bool available() const { return genl_.available(); }
@@ -36,7 +39,7 @@ class MacControlReader {
                                              std::chrono::milliseconds timeout);
 
  private:
-  EthtoolGenl genl_;
+  GenlFamily genl_;
 };
 
 }  // namespace roced

@@ -5,13 +5,15 @@
 // half, at I2C address 0x50. On mlx5 every 48 bytes cost two firmware commands and the module's
 // own I2C time (port.c mlx5_query_module_eeprom_by_page), so the caller reads rarely and never
 // on a scrape's path.
+#include <linux/ethtool_netlink.h>
+
 #include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "ethtool/ethtool_genl.hpp"
+#include "os/genl_family.hpp"
 #include "os/system.hpp"
 
 namespace roced {
@@ -25,7 +27,8 @@ struct EepromRead {
 
 class ModuleEepromReader {
  public:
-  explicit ModuleEepromReader(const System& system) : genl_(system) {}
+  explicit ModuleEepromReader(const System& system)
+      : genl_(system, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION) {}
 
   bool available() const { return genl_.available(); }
   // Each read's bytes, in order. mlx5 before the fix of late 2025 answers a read the module
@@ -35,7 +38,7 @@ class ModuleEepromReader {
                                                  std::chrono::milliseconds timeout);
 
  private:
-  EthtoolGenl genl_;
+  GenlFamily genl_;
 };
 
 }  // namespace roced

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "health/kinds.hpp"
 
+#include "health/firmware.hpp"
 #include "health/pcie_errors.hpp"
 #include "health/pcie_link.hpp"
 #include "health/phy_errors.hpp"
@@ -12,7 +13,8 @@ namespace roced::health {
 std::span<const finding::Kind* const> kinds() {
   static const finding::Kind* const kAll[] = {
       &kPcieLinkDegraded,       &kPcieSignalIntegrity, &kLinkFlapping,     &kPhySymbolErrorRate,
-      &kPhySymbolErrorsPerHour, &kRoceOnLossyPriority, &kTransceiverAlarm, &kTransceiverWarning};
+      &kPhySymbolErrorsPerHour, &kRoceOnLossyPriority, &kTransceiverAlarm, &kTransceiverWarning,
+      &kFirmwareFatal,          &kFirmwareErrors};
   return kAll;
 }
 

@@ -11,7 +11,7 @@ namespace {
 constexpr size_t kHalfPage = 128;
 
 // Offsets in the lower page (0-127) and in an upper page (128-255), SFF-8636 Rev 2.10a.
-constexpr size_t kStatus = 2;  // bit 2: flat memory
+constexpr size_t kStatus = 2;  // bit 2: flat memory; bit 0: Data_Not_Ready
 constexpr size_t kTemperatureFlags = 6, kVoltageFlags = 7;
 constexpr size_t kRxPowerFlags = 9, kTxBiasFlags = 11, kTxPowerFlags = 13;  // two bytes each
 constexpr size_t kTemperature = 22, kVoltage = 26;
@@ -63,8 +63,14 @@ class Page {
 std::optional<Thresholds> limits(const Page& page3, size_t offset, Scale scale) {
   Thresholds t{page3.word(offset, scale), page3.word(offset + 2, scale),
                page3.word(offset + 4, scale), page3.word(offset + 6, scale)};
+  // All zero: the module sets none. Out of order (an erased page reads 0xff: a low alarm above
+  // the high one): none either, rather than every reading beyond them.
   if (t.high_alarm == 0 && t.low_alarm == 0 && t.high_warning == 0 && t.low_warning == 0) {
-    return std::nullopt;  // the module sets none
+    return std::nullopt;
+  }
+  if (!(t.low_alarm <= t.low_warning && t.low_warning <= t.high_warning &&
+        t.high_warning <= t.high_alarm && t.low_alarm < t.high_alarm)) {
+    return std::nullopt;
   }
   return t;
 }
@@ -151,6 +157,8 @@ std::optional<ModuleDiagnostics> decode_sff8636(std::span<const uint8_t> lower,
                                                 std::span<const uint8_t> page3) {
   if (lower.size() < kHalfPage || upper.size() < kHalfPage) return std::nullopt;
   if (module_map(lower[0]) != ModuleMap::sff8636) return std::nullopt;
+  // Just after insertion or a reset the monitors read 0 until the module is ready: no reading.
+  if ((lower[kStatus] & 0x01) != 0) return std::nullopt;
   const Page page0(lower, upper);
   const bool paged = has_threshold_page(lower) && page3.size() >= kHalfPage;
   const Page thresholds(lower, paged ? page3 : upper);  // only read when paged

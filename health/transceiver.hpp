@@ -55,7 +55,8 @@ inline constexpr uint8_t kThresholdPage = 3;
 bool has_threshold_page(std::span<const uint8_t> lower);
 
 // Decodes an SFF-8636 module from lower page 00h (128 bytes), upper page 00h (128 bytes) and
-// upper page 03h (128 bytes, or empty). Empty when a page is short or the module is not SFF-8636.
+// upper page 03h (128 bytes, or empty). Empty when a page is short, the module is not SFF-8636 or
+// not ready yet (byte 2 bit 0, Data_Not_Ready). Thresholds out of order are none.
 std::optional<ModuleDiagnostics> decode_sff8636(std::span<const uint8_t> lower,
                                                 std::span<const uint8_t> upper,
                                                 std::span<const uint8_t> page3);

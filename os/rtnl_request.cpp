@@ -66,16 +66,8 @@ class Exchange {
         case NLMSG_OVERRUN:
           return Error{ENOBUFS, context_ + ": netlink overrun"};
         case NLMSG_ERROR: {
-          if (header->nlmsg_len < NLMSG_LENGTH(sizeof(int))) {
-            return Error{EBADMSG, context_ + ": truncated NLMSG_ERROR"};
-          }
-          int error = 0;
-          std::memcpy(&error, NLMSG_DATA(header), sizeof(error));
-          if (error == 0) return finish();  // the ACK
-          Error failure = Error::from_errno(reply_errno(error), context_);
-          if (std::string reason = extack_message(header); !reason.empty()) {
-            failure.message += ": " + reason;
-          }
+          Error failure = netlink_error(header, context_);
+          if (failure.code == 0) return finish();  // the ACK
           return failure;
         }
         case NLMSG_DONE: {
@@ -108,6 +100,20 @@ class Exchange {
 };
 
 }  // namespace
+
+Error netlink_error(const nlmsghdr* header, const std::string& context) {
+  if (header->nlmsg_len < NLMSG_LENGTH(sizeof(int))) {
+    return Error{EBADMSG, context + ": truncated NLMSG_ERROR"};
+  }
+  int error = 0;
+  std::memcpy(&error, NLMSG_DATA(header), sizeof(error));
+  if (error == 0) return Error{0, {}};
+  Error failure = Error::from_errno(reply_errno(error), context);
+  if (std::string reason = extack_message(header); !reason.empty()) {
+    failure.message += ": " + reason;
+  }
+  return failure;
+}
 
 Result<std::vector<NlMessage>> rtnl_request(NetlinkSocket& socket, nl_msg* request,
                                             const std::string& context,

@@ -29,6 +29,11 @@ Result<std::vector<NlMessage>> rtnl_request(
     NetlinkSocket& socket, nl_msg* request, const std::string& context,
     std::chrono::milliseconds timeout = kDefaultNetlinkTimeout);
 
+// The error an NLMSG_ERROR message carries, with the kernel's reason from an extended ACK:
+// Error{errno, "<context>: <strerror>[: <extack>]"}; EBADMSG when it is truncated. Code 0 for an
+// acknowledgement.
+Error netlink_error(const nlmsghdr* header, const std::string& context);
+
 // The next sequence number (process-wide, starts at the time like libnl's so that numbers are not
 // reused across restarts of a daemon that keeps a socket in a sim server).
 uint32_t next_sequence_number();

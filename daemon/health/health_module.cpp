@@ -83,6 +83,18 @@ constexpr FamilySpec kModuleReadable{
     "(health.optics_interval); 0 "
     "when it could not be (the reason is in roced's log): its readings are then unknown, not "
     "healthy."};
+constexpr FamilySpec kReporterErrors{
+    "roce_devlink_health_errors_total", MetricType::counter,
+    "Errors the NIC's devlink health reporter counted (devlink health show): fw for the "
+    "firmware's syndromes, fw_fatal for its fatal errors, each a device reset."};
+constexpr FamilySpec kReporterRecoveries{
+    "roce_devlink_health_recoveries_total", MetricType::counter,
+    "Recoveries the NIC's devlink health reporter counted: the driver's device resets after a "
+    "fatal firmware error."};
+constexpr FamilySpec kReporterHealthy{
+    "roce_devlink_health_healthy", MetricType::gauge,
+    "1 while the NIC's devlink health reporter is healthy, 0 while it is in error (fw stays in "
+    "error after its first syndrome: it has no recovery)."};
 constexpr FamilySpec kLinkDownEvents{
     "roce_link_down_events_total", MetricType::counter,
     "Times the port's link went down (ethtool -S link_down_events_phy), roced's own PFC changes "
@@ -159,7 +171,7 @@ std::filesystem::path state_directory_file() {
   return std::filesystem::path(first) / "health.json";
 }
 
-// Answers a module read may get: none for a port without a module of its own.
+// How long a round of module or devlink reads may take before its socket is given up.
 constexpr auto kModuleReadTimeout = std::chrono::seconds(5);
 
 template <class Reading>
@@ -175,10 +187,18 @@ Reading decode_module(const Result<std::vector<uint8_t>>& lower,
                   lower->empty() ? 0 : (*lower)[0]);
     return {std::nullopt, text};
   }
-  // Without page 03h the module's flags still count; its thresholds are unknown.
+  // Without page 03h the module's flags still count; its thresholds are unknown, and said so.
   const std::vector<uint8_t> none;
   auto module = decode_sff8636(*lower, *upper, page3 ? *page3 : none);
-  if (!module) return {std::nullopt, "the module's pages do not decode as SFF-8636"};
+  if (!module) {
+    return {std::nullopt, ((*lower)[2] & 0x01) != 0
+                              ? "the module is not ready (SFF-8636 Data_Not_Ready)"
+                              : "the module's pages do not decode as SFF-8636"};
+  }
+  if (!page3 && has_threshold_page(*lower)) {
+    return {std::move(module),
+            "its thresholds (page 03h) are unreadable: " + page3.error().message};
+  }
   return {std::move(module), ""};
 }
 
@@ -200,6 +220,7 @@ HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller
       time_(time),
       settings_(settings),
       eeprom_(system),
+      reporters_(system),
       history_file_(std::move(history)) {
   load_history();
 }
@@ -279,6 +300,8 @@ void HealthModule::reconfigure(const HealthSettings& settings) {
       if (!steps.empty()) restored_[netdev] = steps;
     }
     history_.clear();
+    modules_.clear();  // the task is stopped: a module is read afresh, its old flags primed
+    modules_read_at_.reset();
     std::lock_guard lock(mutex_);
     health_.clear();
     spdlog::info("health: the NIC health checks are off (health.enabled: false)");
@@ -390,7 +413,9 @@ void HealthModule::read_modules(std::vector<PortHealth>& now,
                                 std::chrono::milliseconds optics_interval) {
   const auto at = time_.now();
   if (!modules_read_at_ || at - *modules_read_at_ >= optics_interval) {
-    modules_read_at_ = at;
+    // Due every interval from the first reading, not from whenever the last one ran late.
+    const bool on_time = modules_read_at_ && at - *modules_read_at_ < 2 * optics_interval;
+    modules_read_at_ = on_time ? *modules_read_at_ + optics_interval : at;
     std::vector<EepromRead> reads;
     for (const PortHealth& port : now) {
       reads.push_back({port.port.netdev, 0, 0, 128});
@@ -404,6 +429,13 @@ void HealthModule::read_modules(std::vector<PortHealth>& now,
       fresh[netdev] =
           decode_module<ModuleReading>(pages[3 * i], pages[3 * i + 1], pages[3 * i + 2]);
       const auto before = modules_.find(netdev);
+      // The first reading of a module takes the flags it latched since power-up (the link
+      // training, an insertion): history, not news.
+      if (fresh[netdev].module && (before == modules_.end() || !before->second.module)) {
+        for (Monitor& m : fresh[netdev].module->monitors) {
+          m.latched_alarm = m.latched_warning = false;
+        }
+      }
       const std::string was = before == modules_.end() ? "" : before->second.unread;
       if (fresh[netdev].unread != was && !fresh[netdev].unread.empty()) {
         log::port(spdlog::level::warn, netdev, "health",
@@ -423,6 +455,36 @@ void HealthModule::read_modules(std::vector<PortHealth>& now,
   }
 }
 
+void HealthModule::read_reporters(std::vector<PortHealth>& now) {
+  std::vector<HealthReporterQuery> queries;
+  for (const PortHealth& port : now) {
+    queries.push_back({port.port.pci, "fw"});
+    queries.push_back({port.port.pci, "fw_fatal"});
+  }
+  const auto states = reporters_.read(queries, kModuleReadTimeout);
+  const auto at = time_.now();
+  for (size_t i = 0; i < now.size(); ++i) {
+    PortHealth& port = now[i];
+    History& history = history_.at(port.port.netdev);
+    // A function without devlink or without mlx5's reporters (not an mlx5 PF): nothing to judge.
+    if (states[2 * i]) {
+      port.fw = *states[2 * i];
+      history.firmware_errors.add(at, port.fw->errors);
+      if (auto found = judge_firmware_errors(port.port.netdev, history.firmware_errors)) {
+        port.findings.push_back(std::move(*found));
+      }
+    }
+    if (states[2 * i + 1]) {
+      port.fw_fatal = *states[2 * i + 1];
+      history.firmware_fatal.add(at, port.fw_fatal->errors);
+      if (auto found = judge_firmware_fatal(port.port.netdev, history.firmware_fatal,
+                                            port.fw_fatal->healthy)) {
+        port.findings.push_back(std::move(*found));
+      }
+    }
+  }
+}
+
 void HealthModule::check() {
   HealthSettings settings;
   {
@@ -438,6 +500,7 @@ void HealthModule::check() {
   }
   history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
   read_modules(now, settings.optics_interval);
+  read_reporters(now);
   save_history();
   std::lock_guard lock(mutex_);
   log_changes(now);
@@ -471,10 +534,13 @@ void HealthModule::log_changes(const std::vector<PortHealth>& now) const {
       const bool gone = std::none_of(port.findings.begin(), port.findings.end(),
                                      [&](const finding::Finding& f) { return same_kind(f, old); });
       if (!gone) continue;
+      const bool optic = old.id == kTransceiverAlarm.id || old.id == kTransceiverWarning.id;
       log::port(spdlog::level::info, port.port.netdev, "health", "{} cleared: {}", old.id,
                 old.id == kPcieLinkDegraded.id
                     ? "PCIe link at " + describe(port.pcie.speed_tenths_gts, port.pcie.width) +
                           " again, as built"
+                : optic && !port.optic.module
+                    ? "the module cannot be read now (" + port.optic.unread + "): not a recovery"
                     : std::string("within its threshold again"));
     }
   }
@@ -524,6 +590,14 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     counter(kCorrectedBits, port.phy.corrected_bits);
     counter(kLinkDownEvents, port.phy.link_down_events);
     collect_module(out, port);
+    for (const auto& [name, state] :
+         {std::pair{"fw", &port.fw}, std::pair{"fw_fatal", &port.fw_fatal}}) {
+      if (!*state) continue;
+      const LabelSet reporter = {{"netdev", port.port.netdev}, {"reporter", name}};
+      out.add(kReporterErrors, reporter, static_cast<double>((*state)->errors));
+      out.add(kReporterRecoveries, reporter, static_cast<double>((*state)->recoveries));
+      out.add(kReporterHealthy, reporter, (*state)->healthy ? 1 : 0);
+    }
     if (!port.findings.empty()) telemetry::add_findings(out, port.port.netdev, port.findings);
   }
 }

@@ -55,6 +55,7 @@ Port::Port(PortSpec spec)
   start_pods(spec_.pods);
   if (!spec_.is_vf() && !spec_.is_sf() && !spec_.is_representor() && !spec_.is_stacked()) {
     transceiver_.emplace("MT2231FT" + spec_.netdev);
+    health_reporters_ = {{"fw", {}}, {"fw_fatal", {}}};
   }
 }
 

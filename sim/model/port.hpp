@@ -207,6 +207,16 @@ class Port {
   // The module in the port's cage: an uplink's only (a VF, SF, representor, bond or VLAN has no
   // cage of its own). Null for those.
   Transceiver* transceiver() { return transceiver_ ? &*transceiver_ : nullptr; }
+  // The devlink health reporters mlx5 registers on the PCI function's devlink (health.c
+  // mlx5_fw_reporters_create): "fw" for the firmware's syndromes, "fw_fatal" for a fatal error,
+  // which the driver recovers from by reloading the device. An uplink's only here.
+  struct HealthReporter {
+    bool healthy = true;
+    uint64_t errors = 0;
+    uint64_t recoveries = 0;
+    std::optional<std::chrono::microseconds> last_recovery;  // scenario time
+  };
+  std::map<std::string, HealthReporter>& health_reporters() { return health_reporters_; }
   bool dcbx_host_mode() const { return dcbx_host_; }
   const std::array<uint8_t, 64>& dscp2prio() const { return dscp2prio_; }  // firmware QPDPM map
   uint16_t stall_minor_watermark_ms() const { return stall_minor_ms_; }
@@ -324,6 +334,7 @@ class Port {
   uint64_t link_down_events_ = 0;
   PcieLink pcie_link_ = roce_sim::pcie_capability(spec_.board);
   std::optional<Transceiver> transceiver_;
+  std::map<std::string, HealthReporter> health_reporters_;
   // ethtool
   uint32_t channels_ = 1;
   // priv->stats_nch: channels whose statistics exist; it only grows until the driver reloads.

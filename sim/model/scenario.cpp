@@ -268,6 +268,35 @@ struct ScenarioRunner::EventStart {
     log(text);
   }
 
+  // devlink_health_report: the count, the state, and no recovery within the grace period after
+  // the last one (MLX5_REPORTER_FW_GRACEFUL_PERIOD, 20 minutes on mainline 6.1).
+  void operator()(const ev::FirmwareFatal& b) const {
+    auto reporter = port->health_reporters().find("fw_fatal");
+    if (reporter == port->health_reporters().end()) {
+      return log("firmware_fatal skipped: the port has no fw_fatal reporter");
+    }
+    Port::HealthReporter& fatal = reporter->second;
+    ++fatal.errors;
+    fatal.healthy = false;
+    constexpr auto kGracePeriod = std::chrono::minutes(20);
+    const bool aborted = fatal.last_recovery && runner.now() - *fatal.last_recovery < kGracePeriod;
+    runner.fatal_aborted_[event_index] = aborted;
+    log(aborted
+            ? "firmware fatal error; no recovery within 20 min of the last: the device stays down"
+            : "firmware fatal error; the driver recovers in " +
+                  yaml_reader::format_duration(b.recovery));
+  }
+
+  void operator()(const ev::FirmwareError& b) const {
+    auto reporter = port->health_reporters().find("fw");
+    if (reporter == port->health_reporters().end()) {
+      return log("firmware_error skipped: the port has no fw reporter");
+    }
+    reporter->second.errors += b.count;
+    reporter->second.healthy = false;  // a reporter without a recover op stays in error
+    log("firmware reports " + std::to_string(b.count) + " error(s) (fw health reporter)");
+  }
+
   void operator()(const ev::PcieErrors& b) const {
     runner.traffic_.start_pcie_errors(netdev, b.recoveries_per_second);
     char text[160];
@@ -548,6 +577,17 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
         } else if constexpr (std::is_same_v<T, ev::PhyErrors>) {
           traffic_.stop_phy_errors(netdev);
           log(netdev, "the PHY's errors end");
+        } else if constexpr (std::is_same_v<T, ev::FirmwareFatal>) {
+          const size_t index = static_cast<size_t>(&event - scenario_.events.data());
+          Port* port = node_.find(netdev);
+          auto reporter = port ? port->health_reporters().find("fw_fatal")
+                               : std::map<std::string, Port::HealthReporter>::iterator{};
+          if (port && reporter != port->health_reporters().end() && !fatal_aborted_[index]) {
+            ++reporter->second.recoveries;
+            reporter->second.healthy = true;
+            reporter->second.last_recovery = now_;
+            log(netdev, "the driver recovered from the firmware's fatal error");
+          }
         } else if constexpr (std::is_same_v<T, ev::OpticDegrade>) {
           Port* port = node_.find(netdev);
           if (Transceiver* module = port ? port->transceiver() : nullptr) {

@@ -4,6 +4,7 @@
 // for the users of both) against a Node.
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,7 @@ class ScenarioRunner {
   std::vector<Action> actions_;  // sorted
   size_t next_action_ = 0;
   std::chrono::microseconds now_{0};
+  std::map<size_t, bool> fatal_aborted_;  // per firmware_fatal event: its recovery was aborted
   std::vector<std::string> log_;
 };
 

@@ -359,6 +359,19 @@ Body parse_optic_degrade(const YamlFile& reader, const Map& map) {
   return o;
 }
 
+Body parse_firmware_fatal(const YamlFile& reader, const Map& map) {
+  ev::FirmwareFatal f;
+  f.recovery = positive_duration(reader, map.require("recovery"));
+  return f;
+}
+
+Body parse_firmware_error(const YamlFile& reader, const Map& map) {
+  ev::FirmwareError f;
+  if (const auto c = map.get("count"))
+    f.count = static_cast<uint32_t>(reader.integer(*c, 1, 1000000));
+  return f;
+}
+
 Body parse_vanish_on_write(const YamlFile& reader, const Map& map) {
   ev::VanishOnWrite v;
   if (const auto f = map.get("op")) v.op = set_op(reader, *f);
@@ -426,6 +439,8 @@ const std::vector<EventKind>& event_kinds() {
       {"phy_errors", {"duration", "symbol_error_rate", "corrected_bit_rate"}, parse_phy_errors},
       {"pcie_errors", {"duration", "recovery_rate"}, parse_pcie_errors},
       {"optic_degrade", {"duration", "lane", "rx_power_dbm", "temperature_c"}, parse_optic_degrade},
+      {"firmware_fatal", {"recovery"}, parse_firmware_fatal},
+      {"firmware_error", {"count"}, parse_firmware_error},
   };
   return kinds;
 }
@@ -471,13 +486,27 @@ ScenarioEvent parse_event(const YamlFile& reader, const Field& field) {
 }  // namespace
 
 std::string ScenarioEvent::kind() const {
-  static const char* const names[] = {"congestion",     "pfc_storm",     "link_flap",
-                                      "driver_reload",  "foreign_tool",  "dcbx_peer",
-                                      "netlink_errors", "address",       "vanish_on_write",
-                                      "hold_reply",     "counter_clear", "unreadable_file",
-                                      "pods",           "vfs",           "switch",
-                                      "pcie_retrain",   "phy_errors",    "pcie_errors",
-                                      "optic_degrade"};
+  static const char* const names[] = {"congestion",
+                                      "pfc_storm",
+                                      "link_flap",
+                                      "driver_reload",
+                                      "foreign_tool",
+                                      "dcbx_peer",
+                                      "netlink_errors",
+                                      "address",
+                                      "vanish_on_write",
+                                      "hold_reply",
+                                      "counter_clear",
+                                      "unreadable_file",
+                                      "pods",
+                                      "vfs",
+                                      "switch",
+                                      "pcie_retrain",
+                                      "phy_errors",
+                                      "pcie_errors",
+                                      "optic_degrade",
+                                      "firmware_fatal",
+                                      "firmware_error"};
   return names[body.index()];
 }
 
@@ -494,6 +523,8 @@ microseconds ScenarioEvent::end() const {
           return at + b.down_for;
         } else if constexpr (std::is_same_v<T, ev::UnreadableFile>) {
           return at + b.duration;
+        } else if constexpr (std::is_same_v<T, ev::FirmwareFatal>) {
+          return at + b.recovery;
         } else {
           return at;
         }

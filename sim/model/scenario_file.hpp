@@ -170,6 +170,18 @@ struct OpticDegrade {
   std::optional<double> rx_power_dbm;
   std::optional<double> temperature_c;
 };
+
+// The NIC's firmware reports a fatal error (mlx5's fw_fatal devlink health reporter); the driver
+// recovers from it after `recovery` (mlx5_fw_fatal_reporter_recover), unless the last recovery
+// was within the reporter's grace period (devlink_health_report aborts it: the device stays down).
+struct FirmwareFatal {
+  std::chrono::microseconds recovery{0};
+};
+
+// The firmware reports `count` errors that are not fatal (mlx5's fw reporter: health syndromes).
+struct FirmwareError {
+  uint32_t count = 1;
+};
 }  // namespace scenario_event
 
 struct ScenarioEvent {
@@ -180,7 +192,7 @@ struct ScenarioEvent {
       scenario_event::HoldReply, scenario_event::CounterClear, scenario_event::UnreadableFile,
       scenario_event::PodChange, scenario_event::VfChange, scenario_event::SwitchChange,
       scenario_event::PcieRetrain, scenario_event::PhyErrors, scenario_event::PcieErrors,
-      scenario_event::OpticDegrade>;
+      scenario_event::OpticDegrade, scenario_event::FirmwareFatal, scenario_event::FirmwareError>;
   std::chrono::microseconds at{0};
   std::string port;  // netdev; empty = all ports (driver_reload only)
   Body body;

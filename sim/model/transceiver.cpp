@@ -23,8 +23,12 @@ constexpr Limits kTxPowerLimits{3.1623, 0.2291, 1.9953, 0.3631};  // mW: 5, -6.4
 // Encodings (SFF-8636 6.2.4): 1/256 C signed, 100 uV, 0.1 uW, 2 uA; MSB first.
 uint16_t raw_temperature(double c) { return static_cast<uint16_t>(std::lround(c * 256)); }
 uint16_t raw_voltage(double v) { return static_cast<uint16_t>(std::lround(v * 1e4)); }
-uint16_t raw_power(double mw) { return static_cast<uint16_t>(std::clamp(mw * 1e4, 0.0, 65535.0)); }
-uint16_t raw_bias(double ma) { return static_cast<uint16_t>(std::clamp(ma * 500, 0.0, 65535.0)); }
+uint16_t raw_power(double mw) {
+  return static_cast<uint16_t>(std::lround(std::clamp(mw * 1e4, 0.0, 65535.0)));
+}
+uint16_t raw_bias(double ma) {
+  return static_cast<uint16_t>(std::lround(std::clamp(ma * 500, 0.0, 65535.0)));
+}
 
 void put(std::array<uint8_t, 256>& page, size_t at, uint16_t value) {
   page[at] = static_cast<uint8_t>(value >> 8);

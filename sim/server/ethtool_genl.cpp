@@ -4,6 +4,7 @@
 // ethnl_default_doit) for ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c).
 #include "sim/server/ethtool_genl.hpp"
 
+#include <linux/devlink.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 
 #include "sim/model/firmware_commands.hpp"
+#include "sim/server/genl_internal.hpp"
 #include "sim/server/rtnl_internal.hpp"
 
 namespace roce_sim::server {
@@ -25,26 +27,6 @@ using StatGroups = std::array<bool, __ETHTOOL_STATS_CNT>;
 // net/ethtool/stats.c stats_std_names: the groups' names in a verbose bitset.
 constexpr std::array<const char*, __ETHTOOL_STATS_CNT> kGroupNames = {"eth-phy", "eth-mac",
                                                                       "eth-ctrl", "rmon"};
-
-genlmsghdr genl_header(ByteView payload) {
-  genlmsghdr header{};
-  if (payload.size() >= GENL_HDRLEN) std::memcpy(&header, payload.data(), sizeof header);
-  return header;
-}
-
-ByteView genl_attrs(ByteView payload) {
-  return payload.size() >= GENL_HDRLEN ? payload.subspan(GENL_HDRLEN) : ByteView{};
-}
-
-NlMessage genl_reply(uint16_t family, uint8_t cmd, uint8_t version, const NlRequest& request,
-                     const NlPeer& peer) {
-  NlMessage message(family, 0, request.header.nlmsg_seq, peer.pid);
-  genlmsghdr header{};
-  header.cmd = cmd;
-  header.version = version;
-  message.put_header(header);
-  return message;
-}
 
 // One verbose bit (ETHTOOL_A_BITSET_BITS_BIT): by index or by name; -EINVAL when neither names
 // a group (ethnl_parse_bit).
@@ -138,6 +120,12 @@ int GenlService::dispatch(const NlRequest& request, const NlPeer& peer, Bytes& r
     if (header.cmd != CTRL_CMD_GETFAMILY) return -EOPNOTSUPP;
     return get_family(request, peer, reply);
   }
+  if (request.header.nlmsg_type == kDevlinkFamily) {
+    if (header.cmd == DEVLINK_CMD_HEALTH_REPORTER_GET)
+      return get_health_reporter(request, peer, reply);
+    request_log_.push_back("devlink cmd " + std::to_string(header.cmd) + " (not modelled)");
+    return -EOPNOTSUPP;
+  }
   if (request.header.nlmsg_type != kEthtoolFamily) return -ENOENT;
   if (header.cmd == ETHTOOL_MSG_STATS_GET) return get_stats(request, peer, reply);
   if (header.cmd == ETHTOOL_MSG_MODULE_EEPROM_GET) return get_module_eeprom(request, peer, reply);
@@ -212,12 +200,14 @@ int GenlService::get_family(const NlRequest& request, const NlPeer& peer, Bytes&
   const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
   const auto name = attrs.find(CTRL_ATTR_FAMILY_NAME);
   if (name == attrs.end()) return -EINVAL;
-  request_log_.push_back("genl family " + attr_string(name->second));
-  if (attr_string(name->second) != ETHTOOL_GENL_NAME) return -ENOENT;
+  const std::string family = attr_string(name->second);
+  request_log_.push_back("genl family " + family);
+  const bool devlink = family == DEVLINK_GENL_NAME;
+  if (!devlink && family != ETHTOOL_GENL_NAME) return -ENOENT;
   NlMessage message = genl_reply(GENL_ID_CTRL, CTRL_CMD_NEWFAMILY, 2, request, peer);
-  message.put_u16(CTRL_ATTR_FAMILY_ID, kEthtoolFamily);
-  message.put_string(CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
-  message.put_u32(CTRL_ATTR_VERSION, ETHTOOL_GENL_VERSION);
+  message.put_u16(CTRL_ATTR_FAMILY_ID, devlink ? kDevlinkFamily : kEthtoolFamily);
+  message.put_string(CTRL_ATTR_FAMILY_NAME, family);
+  message.put_u32(CTRL_ATTR_VERSION, devlink ? DEVLINK_GENL_VERSION : ETHTOOL_GENL_VERSION);
   message.put_u32(CTRL_ATTR_HDRSIZE, 0);
   message.put_u32(CTRL_ATTR_MAXATTR, 0);
   message.append_to(reply);

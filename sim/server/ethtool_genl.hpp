@@ -4,8 +4,9 @@
 // controller's family lookup (net/netlink/genetlink.c ctrl_getfamily) and, of the ethtool family
 // (net/ethtool/netlink.c), ETHTOOL_MSG_STATS_GET (net/ethtool/stats.c): the IEEE 802.3 MAC
 // control frame counts a watchdog can ask for at one firmware command a port; and
-// ETHTOOL_MSG_MODULE_EEPROM_GET (net/ethtool/eeprom.c): a half page of the module's memory.
-// Other families and ethtool messages are not modelled.
+// ETHTOOL_MSG_MODULE_EEPROM_GET (net/ethtool/eeprom.c): a half page of the module's memory; and
+// of the devlink family (net/core/devlink.c), DEVLINK_CMD_HEALTH_REPORTER_GET for one reporter
+// (devlink_genl.cpp). Other families and messages are not modelled.
 
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ class GenlService {
   // The id genl_register_family gives the ethtool family: allocated at registration
   // (idr_alloc_cyclic from GENL_START_ALLOC), so a client must look it up by name.
   static constexpr uint16_t kEthtoolFamily = 20;
+  static constexpr uint16_t kDevlinkFamily = 21;
 
   explicit GenlService(Node& node) : node_(node) {}
 
@@ -33,6 +35,7 @@ class GenlService {
   int get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_module_eeprom(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  int get_health_reporter(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   // ethnl_parse_header_dev_get: the port the request's header nest names.
   int find_port(ByteView header, Port*& port) const;
 

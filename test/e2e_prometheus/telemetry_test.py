@@ -115,6 +115,8 @@ DASHBOARD_MAY_BE_EMPTY = {
     ("Drifts, corrections and applies", "B"):
         "drift_policy report: roced corrects nothing, so no correction series exists",
     ("Optic: module temperature", "C"): "every simulated module's memory reads and decodes",
+    ("NIC firmware: devlink health errors and recoveries", "C"):
+        "no firmware error is played: every reporter is healthy",
 }
 
 # The storm panels' "more than 99 % of the time" over this test's [5s] windows: a scrape serves

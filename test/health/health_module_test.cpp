@@ -461,14 +461,17 @@ TEST_F(Health, ADegradingOpticIsAnAlarmOnItsPortAndItsLatchOutlivesItByOneReadin
       << module_->findings().front().text;
   const std::string text = scrape();
   for (const char* line :
-       {"roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"2\"} 3.98",
-        "roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"1\"} 0.00081",
+       {"roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"1\"} 0.00081\n",
         "roce_transceiver_temperature_celsius{netdev=\"lan2\"} 38.5",
         "roce_transceiver_readings_beyond_threshold{netdev=\"lan3\",level=\"alarm\"} 1",
         "roce_transceiver_readings_beyond_threshold{netdev=\"lan2\",level=\"alarm\"} 0",
         "roce_transceiver_diagnostics_readable{netdev=\"lan2\"} 1"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
+  const std::string lane2 = "roce_transceiver_rx_power_watts{netdev=\"lan3\",lane=\"2\"} ";
+  const size_t at = text.find(lane2);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + lane2.size())), 3.98e-5, 1e-9);  // -14 dBm: 398 x 0.1 uW
   const auto reads = [&] {
     uint64_t n = 0;
     node_->inspect([&](roce_sim::Node& node) {
@@ -534,6 +537,46 @@ TEST_F(HealthOverUppers, APortWithoutAModuleServesNoDiagnostics) {
   for (const std::string& id : finding_ids()) {
     EXPECT_EQ(id.find("transceiver"), std::string::npos) << id;  // a VLAN's PHY cannot tell
   }
+}
+
+// A fatal firmware error is critical from the reading after it until the hour is over, recovered
+// or not; a second one within the grace period is not recovered and says so. The fw reporter's
+// syndromes are a warning. Counts from before the first reading are the card's history.
+TEST_F(Health, AFatalFirmwareErrorIsCriticalForTheHourAndAnUnrecoveredOneSaysSo) {
+  node_->change([](roce_sim::Node& node) {
+    node.find("lan2")->health_reporters()["fw_fatal"].errors = 3;  // before roced ran
+  });
+  module_->check();
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
+  EXPECT_NE(
+      scrape().find("roce_devlink_health_errors_total{netdev=\"lan2\",reporter=\"fw_fatal\"} 3"),
+      std::string::npos);
+  play(
+      "  - {at: 0s, kind: firmware_fatal, port: lan3, recovery: 5s}\n"
+      "  - {at: 0s, kind: firmware_error, port: lan2, count: 2}\n");
+  time_.advance(HealthSettings{}.interval);  // the driver recovers within it
+  module_->check();
+  ASSERT_EQ(finding_ids(),
+            (std::vector<std::string>{"lan2 nic_firmware_errors", "lan3 nic_firmware_fatal"}));
+  const auto fatal = module_->findings().back();
+  EXPECT_EQ(fatal.severity, finding::Severity::Critical);
+  EXPECT_EQ(fatal.found, "recovered");
+  const std::string text = scrape();
+  for (const char* line :
+       {"roce_devlink_health_recoveries_total{netdev=\"lan3\",reporter=\"fw_fatal\"} 1",
+        "roce_devlink_health_healthy{netdev=\"lan3\",reporter=\"fw_fatal\"} 1",
+        "roce_devlink_health_errors_total{netdev=\"lan2\",reporter=\"fw\"} 2",
+        "roce_devlink_health_healthy{netdev=\"lan2\",reporter=\"fw\"} 0"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  play("  - {at: 0s, kind: firmware_fatal, port: lan3, recovery: 5s}\n");  // within 20 min
+  time_.advance(std::chrono::seconds(30));
+  module_->check();
+  ASSERT_EQ(module_->findings().back().id, kFirmwareFatal.id);
+  EXPECT_EQ(module_->findings().back().found, "error");
+  EXPECT_NE(module_->findings().back().text.find("2 fatal firmware error(s) in the last hour"),
+            std::string::npos)
+      << module_->findings().back().text;
 }
 
 // A finding that lasts is said once, though its text carries each reading's figure, and its end

@@ -136,6 +136,22 @@ TEST(Transceiver, FlatMemoryHasNoThresholdsAndZeroThresholdsAreNone) {
   EXPECT_FALSE(judge_transceiver("lan2", *unset.decode()));
 }
 
+TEST(Transceiver, ThresholdsOutOfOrderAreNoneAndAModuleNotReadyIsNoReading) {
+  Pages erased;
+  erased.page3.assign(128, 0xff);  // every limit 6.55 mW, 131 mA, -0.004 C: none at all
+  EXPECT_FALSE(find(*erased.decode(), Quantity::rx_power, 1).limits);
+  EXPECT_FALSE(find(*erased.decode(), Quantity::temperature).limits);
+  EXPECT_FALSE(judge_transceiver("lan2", *erased.decode()));
+  Pages swapped;
+  put16(swapped.page3, 50, 20000);  // RX low alarm 2 mW: above the high warning
+  EXPECT_FALSE(find(*swapped.decode(), Quantity::rx_power, 1).limits);
+  EXPECT_TRUE(find(*swapped.decode(), Quantity::tx_bias, 1).limits);
+  Pages starting;
+  starting.lower[2] = 0x01;  // Data_Not_Ready: every monitor still reads 0
+  put16(starting.lower, 34, 0);
+  EXPECT_FALSE(starting.decode());
+}
+
 TEST(Transceiver, TxPowerOnlyWhereTheModuleMeasuresIt) {
   Pages pages;
   pages.upper[220 - 128] = 0x08;

@@ -14,7 +14,7 @@ import sys
 RANKS = [
     ["util"],
     ["os", "finding"],
-    ["dcb", "driver", "ethtool", "link", "rdma"],
+    ["dcb", "devlink", "driver", "ethtool", "link", "rdma"],
     ["lldp"],
     ["port", "sampling"],
     ["health", "telemetry", "watchdog", "write"],

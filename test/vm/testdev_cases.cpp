@@ -376,8 +376,12 @@ TEST(TestDev, TheOpticReadsAsEthtoolShowsIt) {
 
   // The kernel's own checks refuse a read across the half page (eeprom_parse_request).
   const roced::EepromRead across[] = {{"rtd1", 0, 64, 128}};
-  EXPECT_EQ(reader.read(across, std::chrono::seconds(5))[0].error().code, EINVAL);
+  const auto refused = reader.read(across, std::chrono::seconds(5));
+  ASSERT_FALSE(refused[0]);
+  EXPECT_EQ(refused[0].error().code, EINVAL);
   write_text(kModuleDir + "rtd1/optic", "rx 2 7800");  // as the later cases found it
+  shown({kEthtool, "-m", "rtd1"});                     // and its latched flags read (cleared)
+  EXPECT_FALSE(roced::health::judge_transceiver("rtd1", decode().value()));
 }
 
 // ---- the daemon on rtd0 ----

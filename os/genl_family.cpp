@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ethtool/ethtool_genl.hpp"
+#include "os/genl_family.hpp"
 
-#include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 
 #include <cerrno>
@@ -24,17 +23,6 @@ NlMsgPtr new_genl_request(uint16_t family, uint8_t cmd, uint8_t version) {
   return new_request(family, 0, &header, sizeof header);
 }
 
-int reply_errno(int error) { return error < 0 && error >= -4095 ? -error : EPROTO; }
-
-// The error an NLMSG_ERROR carries (0: an acknowledgement).
-int error_of(const nlmsghdr* header) {
-  int error = -EBADMSG;
-  if (header->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
-    std::memcpy(&error, NLMSG_DATA(header), sizeof error);
-  }
-  return error;
-}
-
 // ctrl_getfamily's answer: the family's id.
 Result<uint16_t> family_id(const std::vector<NlMessage>& messages) {
   for (const NlMessage& message : messages) {
@@ -42,7 +30,8 @@ Result<uint16_t> family_id(const std::vector<NlMessage>& messages) {
     nlattr* table[CTRL_ATTR_MAX + 1];
     NlMessage copy = message;
     if (nlmsg_parse(copy.header(), GENL_HDRLEN, table, CTRL_ATTR_MAX, nullptr) != 0 ||
-        table[CTRL_ATTR_FAMILY_ID] == nullptr) {
+        table[CTRL_ATTR_FAMILY_ID] == nullptr ||
+        nla_len(table[CTRL_ATTR_FAMILY_ID]) < static_cast<int>(sizeof(uint16_t))) {
       continue;
     }
     return nla_get_u16(table[CTRL_ATTR_FAMILY_ID]);
@@ -52,17 +41,17 @@ Result<uint16_t> family_id(const std::vector<NlMessage>& messages) {
 
 }  // namespace
 
-Result<void> EthtoolGenl::connect() {
+Result<void> GenlFamily::connect() {
   if (socket_) return ok();
   if (!system_.open_genl) return Error{EOPNOTSUPP, "no generic netlink socket"};
   auto socket = system_.open_genl();
   if (!socket) return socket.error();
   NlMsgPtr lookup = new_genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 2);
-  nla_put_string(lookup.get(), CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
-  auto answer = rtnl_request(**socket, lookup.get(), "generic netlink: find family ethtool",
+  nla_put_string(lookup.get(), CTRL_ATTR_FAMILY_NAME, name_.c_str());
+  auto answer = rtnl_request(**socket, lookup.get(), "generic netlink: find family " + name_,
                              kFamilyLookupTimeout);
   if (!answer) {
-    if (answer.error().code == ENOENT) unavailable_ = true;  // no ethtool netlink in this kernel
+    if (answer.error().code == ENOENT) unavailable_ = true;  // not in this kernel
     return answer.error();
   }
   auto id = family_id(*answer);
@@ -72,15 +61,15 @@ Result<void> EthtoolGenl::connect() {
   return ok();
 }
 
-Result<NlMsgPtr> EthtoolGenl::request(uint8_t cmd) {
+Result<NlMsgPtr> GenlFamily::request(uint8_t cmd) {
   if (auto connected = connect(); !connected) return connected.error();
-  return new_genl_request(family_, cmd, ETHTOOL_GENL_VERSION);
+  return new_genl_request(family_, cmd, version_);
 }
 
-std::vector<Result<NlMessage>> EthtoolGenl::exchange(std::vector<NlMsgPtr> requests,
-                                                     const std::vector<std::string>& contexts,
-                                                     std::chrono::milliseconds timeout) {
-  const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : "ethtool"; };
+std::vector<Result<NlMessage>> GenlFamily::exchange(std::vector<NlMsgPtr> requests,
+                                                    const std::vector<std::string>& contexts,
+                                                    std::chrono::milliseconds timeout) {
+  const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : name_; };
   std::vector<std::optional<Result<NlMessage>>> answers(requests.size());
   std::map<uint32_t, size_t> pending;  // sequence number -> request
   if (auto connected = connect(); !connected) {
@@ -110,8 +99,9 @@ std::vector<Result<NlMessage>> EthtoolGenl::exchange(std::vector<NlMsgPtr> reque
       if (it == pending.end()) continue;  // stale: an answer a timed-out exchange left behind
       const size_t i = it->second;
       if (header->nlmsg_type == NLMSG_ERROR) {
-        answers[i] =
-            Error::from_errno(reply_errno(error_of(header)), "ethtool netlink: " + context(i));
+        Error failure = netlink_error(header, name_ + " netlink: " + context(i));
+        if (failure.code == 0 && failure.message.empty()) continue;  // an acknowledgement
+        answers[i] = std::move(failure);
       } else if (header->nlmsg_type == family_) {
         answers[i] = NlMessage(
             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(header), header->nlmsg_len));
@@ -128,7 +118,7 @@ std::vector<Result<NlMessage>> EthtoolGenl::exchange(std::vector<NlMsgPtr> reque
     if (answers[i]) {
       results.push_back(std::move(*answers[i]));
     } else {
-      results.push_back(Error{ETIMEDOUT, "ethtool netlink: no answer for " + context(i)});
+      results.push_back(Error{ETIMEDOUT, name_ + " netlink: no answer for " + context(i)});
     }
   }
   return results;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// A generic netlink socket to the kernel's ethtool family (net/ethtool/netlink.c): the family's
-// id is looked up once per socket, the socket kept between exchanges and opened again after a
-// failure. Requests go out together and their answers are matched by sequence number, so a
-// read of many ports costs one round trip's wait, not one per port.
+// A generic netlink socket to one of the kernel's families (ethtool's, net/ethtool/netlink.c;
+// devlink's, net/core/devlink.c): the family's id is looked up by name once per socket
+// (ctrl_getfamily), the socket kept between exchanges and opened again after a failure. Requests go
+// out together and their answers are matched by sequence number, so a read of many ports costs one
+// round trip's wait, not one per port.
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "os/netlink_message.hpp"
@@ -14,14 +16,15 @@
 
 namespace roced {
 
-class EthtoolGenl {
+class GenlFamily {
  public:
-  explicit EthtoolGenl(const System& system) : system_(system) {}
+  GenlFamily(const System& system, std::string name, uint8_t version)
+      : system_(system), name_(std::move(name)), version_(version) {}
 
-  // False when the system has no NETLINK_GENERIC socket, or the kernel no ethtool family.
+  // False when the system has no NETLINK_GENERIC socket, or the kernel no such family.
   bool available() const { return system_.open_genl && !unavailable_; }
 
-  // A request of the ethtool family carrying `cmd`; attributes are then added to it.
+  // A request of the family carrying `cmd`; attributes are then added to it.
   Result<NlMsgPtr> request(uint8_t cmd);
 
   // Each request's answer, in the requests' order: the family's reply message, or the error its
@@ -34,9 +37,11 @@ class EthtoolGenl {
   Result<void> connect();
 
   const System& system_;
+  std::string name_;
+  uint8_t version_;
   std::unique_ptr<NetlinkSocket> socket_;
   uint16_t family_ = 0;
-  bool unavailable_ = false;  // no ethtool family: a kernel without ethtool netlink
+  bool unavailable_ = false;  // no such family: a kernel without ethtool netlink, say
 };
 
 }  // namespace roced
