@@ -12,13 +12,13 @@ namespace roced {
 namespace {
 
 void add_query(nl_msg* message, const HealthReporterQuery& query) {
-  nla_put_string(message, DEVLINK_ATTR_BUS_NAME, "pci");
-  nla_put_string(message, DEVLINK_ATTR_DEV_NAME, query.pci.c_str());
+  nla_put_string(message, DEVLINK_ATTR_BUS_NAME, query.bus.c_str());
+  nla_put_string(message, DEVLINK_ATTR_DEV_NAME, query.device.c_str());
   nla_put_string(message, DEVLINK_ATTR_HEALTH_REPORTER_NAME, query.name.c_str());
 }
 
 std::string describe(const HealthReporterQuery& query) {
-  return "health reporter " + query.name + " of pci/" + query.pci;
+  return "health reporter " + query.name + " of " + query.bus + "/" + query.device;
 }
 
 // devlink_nl_health_reporter_fill: the reporter's nest with its state (u8) and counts (u64).

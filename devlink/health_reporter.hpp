@@ -20,8 +20,9 @@
 namespace roced {
 
 struct HealthReporterQuery {
-  std::string pci;   // the instance: pci/<address>
-  std::string name;  // "fw", "fw_fatal"
+  std::string device;  // the instance's device name: a PCI address for bus "pci"
+  std::string name;    // "fw", "fw_fatal"
+  std::string bus = "pci";
 };
 
 struct HealthReporterState {

@@ -18,6 +18,9 @@
  *   debugfs roce_testdev/<if>/optic               "rx <lane 1-4> <0.1 uW>": a lane's receive
  *                                                 power in its QSFP28 module (SFF-8636 pages
  *                                                 00h and 03h, read by get_module_eeprom_by_page)
+ *   debugfs roce_testdev/<if>/firmware            "fatal" or "error": the port's devlink
+ *                                                 (platform/mlx5_core.<n>) health reporter
+ *                                                 fw_fatal or fw reports, as mlx5's health.c
  *   debugfs roce_testdev/<if>/fail                "<op> <errno>": the next call of that op
  *                                                 (setets, setpfc, setapp, delapp, setbuffer,
  *                                                 setmaxrate, set_tunable, set_pauseparam)
@@ -38,6 +41,7 @@
 #include <linux/workqueue.h>
 #include <generated/utsrelease.h>
 #include <net/dcbnl.h>
+#include <net/devlink.h>
 
 #define DRV_NAME "mlx5_core"
 
@@ -197,6 +201,8 @@ struct tdev {
 	/* ethtool */
 	u32 channels, stats_nch;
 	u16 optic_rx[4];	 /* each lane's receive power, 0.1 uW */
+	struct devlink *devlink;
+	struct devlink_health_reporter *fw_reporter, *fw_fatal_reporter;
 	u8 optic_latched[19];	 /* SFF-8636 bytes 3-21: flags latched since the last read */
 	u16 stall_ms, stall_minor_ms;
 	/* counters */
@@ -1157,6 +1163,77 @@ static const struct file_operations optic_fops = {
 	.write = optic_write,
 };
 
+/* ---- devlink health: health.c mlx5_fw_reporters_create ---- */
+
+/* mlx5_fw_fatal_reporter_recover: the device is reset (here: nothing to reset) */
+static int tdev_fw_fatal_recover(struct devlink_health_reporter *reporter, void *priv_ctx,
+				 struct netlink_ext_ack *extack)
+{
+	return 0;
+}
+
+/* fw has no recover op: after its first report it stays in error, as mlx5's does */
+static const struct devlink_health_reporter_ops tdev_fw_reporter_ops = {
+	.name = "fw",
+};
+
+static const struct devlink_health_reporter_ops tdev_fw_fatal_reporter_ops = {
+	.name = "fw_fatal",
+	.recover = tdev_fw_fatal_recover,
+};
+
+#define TDEV_FW_GRACEFUL_PERIOD 1200000 /* MLX5_REPORTER_FW_GRACEFUL_PERIOD, mainline 6.1 */
+
+static const struct devlink_ops tdev_devlink_ops = {};
+
+static ssize_t firmware_write(struct file *file, const char __user *buf, size_t count,
+			      loff_t *ppos)
+{
+	struct tdev *t = file->private_data;
+	char text[16] = {};
+
+	if (count >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buf, count))
+		return -EFAULT;
+	if (!strncmp(text, "fatal", 5) && !IS_ERR_OR_NULL(t->fw_fatal_reporter))
+		devlink_health_report(t->fw_fatal_reporter, "FW fatal error reported", NULL);
+	else if (!strncmp(text, "error", 5) && !IS_ERR_OR_NULL(t->fw_reporter))
+		devlink_health_report(t->fw_reporter, "FW error reported", NULL);
+	else
+		return -EINVAL;
+	return count;
+}
+
+static const struct file_operations firmware_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = firmware_write,
+};
+
+static void tdev_devlink_add(struct tdev *t)
+{
+	t->devlink = devlink_alloc(&tdev_devlink_ops, 0, &t->pdev->dev);
+	if (!t->devlink)
+		return;
+	devlink_register(t->devlink);
+	t->fw_reporter = devlink_health_reporter_create(t->devlink, &tdev_fw_reporter_ops, 0, t);
+	t->fw_fatal_reporter = devlink_health_reporter_create(
+		t->devlink, &tdev_fw_fatal_reporter_ops, TDEV_FW_GRACEFUL_PERIOD, t);
+}
+
+static void tdev_devlink_remove(struct tdev *t)
+{
+	if (!t->devlink)
+		return;
+	if (!IS_ERR_OR_NULL(t->fw_fatal_reporter))
+		devlink_health_reporter_destroy(t->fw_fatal_reporter);
+	if (!IS_ERR_OR_NULL(t->fw_reporter))
+		devlink_health_reporter_destroy(t->fw_reporter);
+	devlink_unregister(t->devlink);
+	devlink_free(t->devlink);
+}
+
 static const struct ethtool_ops tdev_ethtool_ops = {
 	.get_drvinfo = tdev_get_drvinfo,
 	.get_link = ethtool_op_get_link,
@@ -1456,6 +1533,7 @@ static void tdev_debugfs_add(struct tdev *t)
 	debugfs_create_file("fail", 0200, t->dbg_dir, t, &fail_fops);
 	debugfs_create_file("storm", 0200, t->dbg_dir, t, &storm_fops);
 	debugfs_create_file("optic", 0200, t->dbg_dir, t, &optic_fops);
+	debugfs_create_file("firmware", 0200, t->dbg_dir, t, &firmware_fops);
 }
 
 /* ---- the ports: mlx5e_dcbnl_initialize and mlx5e_ets_init at load ---- */
@@ -1521,6 +1599,7 @@ static int tdev_probe(struct platform_device *pdev)
 		return err;
 	}
 	platform_set_drvdata(pdev, t);
+	tdev_devlink_add(t);
 	tdev_debugfs_add(t);
 	return 0;
 }
@@ -1531,6 +1610,7 @@ static void tdev_remove(struct platform_device *pdev)
 
 	debugfs_remove_recursive(t->dbg_dir);
 	debugfs_remove_recursive(t->dev_dir);
+	tdev_devlink_remove(t);
 	unregister_netdev(t->netdev);
 	cancel_delayed_work_sync(&t->link_work);
 	free_netdev(t->netdev);

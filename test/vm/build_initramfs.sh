@@ -56,7 +56,7 @@ for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff gre
   insmod rmmod readlink find uname; do
   ln -s busybox "$R/bin/$applet"
 done
-programs=(/usr/sbin/ip /usr/bin/rdma /usr/sbin/dcb /usr/sbin/ethtool
+programs=(/usr/sbin/ip /usr/bin/rdma /usr/sbin/dcb /usr/sbin/ethtool /usr/sbin/devlink
           /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong "$@")
 provider=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 for p in "${programs[@]}"; do

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "dcb/client.hpp"
+#include "devlink/health_reporter.hpp"
 #include "ethtool/ethtool.hpp"
 #include "ethtool/module_eeprom.hpp"
 #include "health/transceiver.hpp"
@@ -382,6 +383,56 @@ TEST(TestDev, TheOpticReadsAsEthtoolShowsIt) {
   write_text(kModuleDir + "rtd1/optic", "rx 2 7800");  // as the later cases found it
   shown({kEthtool, "-m", "rtd1"});                     // and its latched flags read (cleared)
   EXPECT_FALSE(roced::health::judge_transceiver("rtd1", decode().value()));
+}
+
+// The firmware's devlink health reporters of rtd1's device (platform/mlx5_core.1) through the
+// kernel's own devlink (devlink_health_report, its auto recovery and grace period,
+// devlink_nl_health_reporter_fill): roced's reader reads them as `devlink health show` does.
+TEST(TestDev, TheFirmwareReportersReadAsDevlinkShowsThem) {
+  System system = roced::real_system();
+  roced::HealthReporterReader reader(system);
+  const roced::HealthReporterQuery queries[] = {{"mlx5_core.1", "fw", "platform"},
+                                                {"mlx5_core.1", "fw_fatal", "platform"}};
+  const auto read = [&] {
+    auto states = reader.read(queries, std::chrono::seconds(5));
+    for (const auto& state : states) EXPECT_TRUE(state) << state.error().message;
+    return states;
+  };
+  const auto shown_json = [](const std::string& reporter) {
+    return json::parse(shown({"/usr/bin/devlink", "-j", "health", "show", "platform/mlx5_core.1",
+                              "reporter", reporter}))["health"]["platform/mlx5_core.1"][0];
+  };
+  auto states = read();
+  ASSERT_TRUE(states[0] && states[1]);
+  EXPECT_EQ(*states[1], (roced::HealthReporterState{true, 0, 0}));
+
+  write_text(kModuleDir + "rtd1/firmware", "fatal");  // recovered at once: the first
+  write_text(kModuleDir + "rtd1/firmware", "error");
+  states = read();
+  ASSERT_TRUE(states[0] && states[1]);
+  EXPECT_EQ(*states[0], (roced::HealthReporterState{false, 1, 0}));  // no recover op
+  EXPECT_EQ(*states[1], (roced::HealthReporterState{true, 1, 1}));
+  json fatal = shown_json("fw_fatal");
+  EXPECT_EQ(fatal["state"], "healthy") << fatal.dump();
+  EXPECT_EQ(fatal["error"], 1) << fatal.dump();
+  EXPECT_EQ(fatal["recover"], 1) << fatal.dump();
+  EXPECT_EQ(shown_json("fw")["state"], "error");
+
+  write_text(kModuleDir + "rtd1/firmware", "fatal");  // within the grace period: not recovered
+  states = read();
+  ASSERT_TRUE(states[1]);
+  EXPECT_EQ(*states[1], (roced::HealthReporterState{false, 2, 1}));
+  fatal = shown_json("fw_fatal");
+  EXPECT_EQ(fatal["state"], "error") << fatal.dump();
+  EXPECT_EQ(fatal["error"], 2) << fatal.dump();
+
+  const roced::HealthReporterQuery unknown[] = {{"mlx5_core.1", "tx", "platform"},
+                                                {"mlx5_core.9", "fw", "platform"}};
+  const auto refused = reader.read(unknown, std::chrono::seconds(5));
+  ASSERT_FALSE(refused[0]);
+  EXPECT_EQ(refused[0].error().code, EINVAL);
+  ASSERT_FALSE(refused[1]);
+  EXPECT_EQ(refused[1].error().code, ENODEV);
 }
 
 // ---- the daemon on rtd0 ----
