@@ -3,8 +3,9 @@
 // A generic netlink socket to one of the kernel's families (ethtool's, net/ethtool/netlink.c;
 // devlink's, net/core/devlink.c): the family's id is looked up by name once per socket
 // (ctrl_getfamily), the socket kept between exchanges and opened again after a failure. Requests go
-// out together and their answers are matched by sequence number, so a read of many ports costs one
-// round trip's wait, not one per port.
+// out together and their answers are matched by sequence number. The kernel answers each inside
+// its sendmsg (genl_rcv_msg runs in the sender's context), so the timeout bounds only the wait
+// for answers after the last send, not the driver's time in the sends themselves.
 #include <chrono>
 #include <memory>
 #include <string>
