@@ -28,6 +28,12 @@ inline constexpr Commands kStatsQueries[] = {
 // group (mlx5e_stats_rmon_get): one ACCESS_REG per group, against a GSTATS' 30-odd.
 inline constexpr uint32_t kStatsGroupAccessRegs = 1;
 
+// ETHTOOL_MSG_FEC_GET: get_fecparam queries PPLM (en/port.c mlx5e_get_fec_mode); with
+// ETHTOOL_FLAG_STATS mlx5e_stats_fec_get reads the corrected bits (PPCNT statistical group), the
+// active mode again (fec_active_mode: PPLM) and the codeword counters (PPCNT physical layer).
+inline constexpr uint32_t kFecParamAccessRegs = 1;
+inline constexpr uint32_t kFecStatsAccessRegs = 3;
+
 // A module EEPROM read (port.c mlx5_query_module_eeprom_by_page): per MCIA access of at most 48
 // bytes (mlx5_mcia_max_bytes without the mcia_32dwords capability), a PMLP query for the module
 // number first. The legacy ioctl's reads (mlx5_query_module_eeprom) query the module id too.

@@ -181,8 +181,14 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
         take_whole(state.symbol_remainder, state.spec.symbol_errors_per_second * seconds);
     counters.rx_pcs_symbol_err_phy += symbols;
     counters.rx_symbol_err_phy += symbols;
-    counters.rx_corrected_bits_phy +=
+    const uint64_t corrected =
         take_whole(state.corrected_remainder, state.spec.corrected_bits_per_second * seconds);
+    counters.rx_corrected_bits_phy += corrected;
+    // At the error rates of a working link a corrected codeword holds one bit error, and an
+    // uncorrectable codeword is marked in the PCS as errored blocks (IEEE 802.3 clause 91.5.3.3):
+    // one block per corrected bit, one symbol error per uncorrectable block.
+    counters.rs_fec_corrected_blocks += corrected;
+    counters.rs_fec_uncorrectable_blocks += symbols;
   }
   const uint64_t refresh_ns = pause_refresh_interval_ns(port.speed_mbps());
   const uint64_t dt_ns = dt_us * 1000;

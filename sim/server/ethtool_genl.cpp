@@ -129,6 +129,7 @@ int GenlService::dispatch(const NlRequest& request, const NlPeer& peer, Bytes& r
   if (request.header.nlmsg_type != kEthtoolFamily) return -ENOENT;
   if (header.cmd == ETHTOOL_MSG_STATS_GET) return get_stats(request, peer, reply);
   if (header.cmd == ETHTOOL_MSG_MODULE_EEPROM_GET) return get_module_eeprom(request, peer, reply);
+  if (header.cmd == ETHTOOL_MSG_FEC_GET) return get_fec(request, peer, reply);
   request_log_.push_back("ethtool genl cmd " + std::to_string(header.cmd) + " (not modelled)");
   return -EOPNOTSUPP;
 }
@@ -190,6 +191,60 @@ int GenlService::get_module_eeprom(const NlRequest& request, const NlPeer& peer,
   message.put_string(ETHTOOL_A_HEADER_DEV_NAME, port->netdev());
   message.end_nest(reply_header);
   message.put_attr(ETHTOOL_A_MODULE_EEPROM_DATA, data.data(), data.size());
+  message.append_to(reply);
+  return 0;
+}
+
+// net/ethtool/fec.c: fec_prepare_data asks get_fecparam (mlx5e_get_fecparam: RS-FEC at 100G and
+// above) and, with ETHTOOL_FLAG_STATS in the header, get_fec_stats; fec_fill_reply puts the
+// configured modes as a bitset, FEC_AUTO, FEC_ACTIVE (a link mode bit) and the statistics nest.
+// mlx5e_get_fecparam answers RS (PPLM: RS-FEC (544,514) at 400G, (528,514) at 100G).
+// Each statistic is an array of u64: the total, then one per lane where the driver counts per
+// lane (fec_stats_recalc); none the driver set gives an empty attribute. mlx5 gives totals in the
+// RS modes (en_stats.c fec_set_rs_stats). Representors, bonds and VLANs have no get_fecparam.
+int GenlService::get_fec(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
+  const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
+  const auto header = attrs.find(ETHTOOL_A_FEC_HEADER);
+  if (header == attrs.end()) return -EINVAL;
+  Port* port = nullptr;
+  if (const int err = find_port(header->second, port); err != 0) return err;
+  uint32_t flags = 0;
+  attr_as(parse_attrs(header->second), ETHTOOL_A_HEADER_FLAGS, flags);
+  if (flags & ~static_cast<uint32_t>(ETHTOOL_FLAG_ALL)) return -EOPNOTSUPP;
+  request_log_.push_back("ethtool fec get " + port->netdev());
+  if (port->spec().is_stacked() || port->spec().is_representor()) return -EOPNOTSUPP;
+  // mlx5e_get_fecparam: PPLM's active mode is empty while the link is down, and the op answers
+  // -EOPNOTSUPP then; fec_prepare_data stops there, before the statistics.
+  port->issue("ACCESS_REG", firmware::kFecParamAccessRegs);
+  if (!port->carrier()) return -EOPNOTSUPP;
+  const bool stats = (flags & ETHTOOL_FLAG_STATS) != 0;
+  if (stats) port->issue("ACCESS_REG", firmware::kFecStatsAccessRegs);
+
+  NlMessage message =
+      genl_reply(kEthtoolFamily, ETHTOOL_MSG_FEC_GET_REPLY, ETHTOOL_GENL_VERSION, request, peer);
+  const size_t reply_header = message.begin_nest(ETHTOOL_A_FEC_HEADER);
+  message.put_u32(ETHTOOL_A_HEADER_DEV_INDEX, static_cast<uint32_t>(node_.ifindex(port->netdev())));
+  message.put_string(ETHTOOL_A_HEADER_DEV_NAME, port->netdev());
+  message.end_nest(reply_header);
+  // ethnl_put_bitset without a mask: NOMASK, the size and the value words.
+  constexpr uint32_t kModeBits = __ETHTOOL_LINK_MODE_MASK_NBITS;
+  std::array<uint32_t, (kModeBits + 31) / 32> words{};
+  words[ETHTOOL_LINK_MODE_FEC_RS_BIT / 32] |= 1U << (ETHTOOL_LINK_MODE_FEC_RS_BIT % 32);
+  const size_t modes = message.begin_nest(ETHTOOL_A_FEC_MODES);
+  message.put_attr(ETHTOOL_A_BITSET_NOMASK, nullptr, 0);
+  message.put_u32(ETHTOOL_A_BITSET_SIZE, kModeBits);
+  message.put_attr(ETHTOOL_A_BITSET_VALUE, words.data(), sizeof(words));
+  message.end_nest(modes);
+  message.put_u8(ETHTOOL_A_FEC_AUTO, 0);
+  message.put_u32(ETHTOOL_A_FEC_ACTIVE, ETHTOOL_LINK_MODE_FEC_RS_BIT);
+  if (stats) {
+    const PortCounters& counters = port->counters();
+    const size_t nest = message.begin_nest(ETHTOOL_A_FEC_STATS);
+    message.put_u64(ETHTOOL_A_FEC_STAT_CORRECTED, counters.rs_fec_corrected_blocks);
+    message.put_u64(ETHTOOL_A_FEC_STAT_UNCORR, counters.rs_fec_uncorrectable_blocks);
+    message.put_u64(ETHTOOL_A_FEC_STAT_CORR_BITS, counters.rx_corrected_bits_phy);
+    message.end_nest(nest);
+  }
   message.append_to(reply);
   return 0;
 }

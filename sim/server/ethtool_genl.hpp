@@ -35,6 +35,7 @@ class GenlService {
   int get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_module_eeprom(const NlRequest& request, const NlPeer& peer, Bytes& reply);
+  int get_fec(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   int get_health_reporter(const NlRequest& request, const NlPeer& peer, Bytes& reply);
   // ethnl_parse_header_dev_get: the port the request's header nest names.
   int find_port(ByteView header, Port*& port) const;

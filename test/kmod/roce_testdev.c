@@ -18,6 +18,9 @@
  *   debugfs roce_testdev/<if>/optic               "rx <lane 1-4> <0.1 uW>": a lane's receive
  *                                                 power in its QSFP28 module (SFF-8636 pages
  *                                                 00h and 03h, read by get_module_eeprom_by_page)
+ *   debugfs roce_testdev/<if>/fec                 "<corrected> <uncorrectable>": the RS-FEC
+ *                                                 codeword counts get_fec_stats reports (its
+ *                                                 corrected bits are rx_corrected_bits_phy)
  *   debugfs roce_testdev/<if>/firmware            "fatal" or "error": the port's devlink
  *                                                 (platform/mlx5_core.<n>) health reporter
  *                                                 fw_fatal or fw reports, as mlx5's health.c
@@ -112,7 +115,7 @@ static const char *const fixed_names[] = {
 	"outbound_pci_buffer_overflow", "outbound_pci_stalled_rd", "outbound_pci_stalled_wr",
 };
 #define N_FIXED ARRAY_SIZE(fixed_names)
-enum { FIXED_LINK_DOWN_EVENTS = 33 };
+enum { FIXED_LINK_DOWN_EVENTS = 33, FIXED_CORRECTED_BITS = 35 };
 
 static const char *const prio_traffic[] = { "rx_prio%d_bytes", "rx_prio%d_packets",
 					    "rx_prio%d_discards", "tx_prio%d_bytes",
@@ -204,6 +207,7 @@ struct tdev {
 	struct devlink *devlink;
 	struct devlink_health_reporter *fw_reporter, *fw_fatal_reporter;
 	u8 optic_latched[19];	 /* SFF-8636 bytes 3-21: flags latched since the last read */
+	u64 fec_corrected_blocks, fec_uncorrectable_blocks; /* PPCNT rs_fec_*_blocks */
 	u16 stall_ms, stall_minor_ms;
 	/* counters */
 	u64 fixed[N_FIXED];
@@ -1163,6 +1167,54 @@ static const struct file_operations optic_fops = {
 	.write = optic_write,
 };
 
+/* ---- FEC: en_ethtool.c mlx5e_get_fecparam, en_stats.c mlx5e_stats_fec_get ---- */
+
+/* RS-FEC, as PPLM reports it at 100G and above; no active mode while the link is down, which
+ * mlx5e_get_fecparam answers with -EOPNOTSUPP. */
+static int tdev_get_fecparam(struct net_device *dev, struct ethtool_fecparam *fec)
+{
+	if (!netif_carrier_ok(dev))
+		return -EOPNOTSUPP;
+	fec->active_fec = ETHTOOL_FEC_RS;
+	fec->fec = ETHTOOL_FEC_RS;
+	return 0;
+}
+
+/* fec_set_rs_stats and fec_set_corrected_bits_total: totals only in the RS modes */
+static void tdev_get_fec_stats(struct net_device *dev, struct ethtool_fec_stats *fec_stats)
+{
+	struct tdev *t = netdev_priv(dev);
+
+	fec_stats->corrected_blocks.total = t->fec_corrected_blocks;
+	fec_stats->uncorrectable_blocks.total = t->fec_uncorrectable_blocks;
+	fec_stats->corrected_bits.total = t->fixed[FIXED_CORRECTED_BITS];
+}
+
+static ssize_t fec_write(struct file *file, const char __user *buf, size_t count, loff_t *ppos)
+{
+	struct tdev *t = file->private_data;
+	char text[48] = {};
+	unsigned long long corrected, uncorrectable;
+
+	if (count >= sizeof(text))
+		return -EINVAL;
+	if (copy_from_user(text, buf, count))
+		return -EFAULT;
+	if (sscanf(text, "%llu %llu", &corrected, &uncorrectable) != 2)
+		return -EINVAL;
+	rtnl_lock();
+	t->fec_corrected_blocks = corrected;
+	t->fec_uncorrectable_blocks = uncorrectable;
+	rtnl_unlock();
+	return count;
+}
+
+static const struct file_operations fec_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = fec_write,
+};
+
 /* ---- devlink health: health.c mlx5_fw_reporters_create ---- */
 
 /* mlx5_fw_fatal_reporter_recover: the device is reset (here: nothing to reset) */
@@ -1248,6 +1300,8 @@ static const struct ethtool_ops tdev_ethtool_ops = {
 	.get_pauseparam = tdev_get_pauseparam,
 	.set_pauseparam = tdev_set_pauseparam,
 	.get_module_eeprom_by_page = tdev_get_module_eeprom_by_page,
+	.get_fecparam = tdev_get_fecparam,
+	.get_fec_stats = tdev_get_fec_stats,
 };
 
 /* ---- netdev ---- */
@@ -1534,6 +1588,7 @@ static void tdev_debugfs_add(struct tdev *t)
 	debugfs_create_file("storm", 0200, t->dbg_dir, t, &storm_fops);
 	debugfs_create_file("optic", 0200, t->dbg_dir, t, &optic_fops);
 	debugfs_create_file("firmware", 0200, t->dbg_dir, t, &firmware_fops);
+	debugfs_create_file("fec", 0200, t->dbg_dir, t, &fec_fops);
 }
 
 /* ---- the ports: mlx5e_dcbnl_initialize and mlx5e_ets_init at load ---- */
