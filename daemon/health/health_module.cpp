@@ -13,6 +13,7 @@
 
 #include "daemon/log/log.hpp"
 #include "health/history.hpp"
+#include "port/status.hpp"
 #include "telemetry/finding_family.hpp"
 
 namespace roced::health {
@@ -95,6 +96,27 @@ constexpr FamilySpec kReporterHealthy{
     "roce_devlink_health_healthy", MetricType::gauge,
     "1 while the NIC's devlink health reporter is healthy, 0 while it is in error (fw stays in "
     "error after its first syndrome: it has no recovery)."};
+constexpr FamilySpec kFecMode{
+    "roce_fec_active_mode", MetricType::gauge,
+    "1 for the FEC mode the port's link runs (ethtool --show-fec: rs, baser, llrs or off)."};
+constexpr FamilySpec kFecCorrectedBlocks{
+    "roce_fec_corrected_blocks_total", MetricType::counter,
+    "Codewords the port's FEC corrected (ethtool -I --show-fec: Corrected Blocks)."};
+constexpr FamilySpec kFecUncorrectableBlocks{
+    "roce_fec_uncorrectable_blocks_total", MetricType::counter,
+    "Codewords the port's FEC could not correct (ethtool -I --show-fec: Uncorrectable Blocks): "
+    "each a frame lost on the wire."};
+constexpr FamilySpec kFecLaneCorrectedBlocks{
+    "roce_fec_lane_corrected_blocks_total", MetricType::counter,
+    "Codewords the FEC corrected on each lane, where the driver counts per lane (mlx5 in FireCode "
+    "(BASE-R) mode)."};
+constexpr FamilySpec kFecLaneUncorrectableBlocks{
+    "roce_fec_lane_uncorrectable_blocks_total", MetricType::counter,
+    "Codewords the FEC could not correct on each lane, where the driver counts per lane."};
+constexpr FamilySpec kPreFecBer{
+    "roce_phy_pre_fec_ber", MetricType::gauge,
+    "Bits the port's FEC corrected per bit of the link's data rate over the last reading "
+    "interval: the pre-FEC bit error rate (a few per cent above one against the serial rate)."};
 constexpr FamilySpec kLinkDownEvents{
     "roce_link_down_events_total", MetricType::counter,
     "Times the port's link went down (ethtool -S link_down_events_phy), roced's own PFC changes "
@@ -221,6 +243,7 @@ HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller
       settings_(settings),
       eeprom_(system),
       reporters_(system),
+      fec_(system),
       history_file_(std::move(history)) {
   load_history();
 }
@@ -485,6 +508,26 @@ void HealthModule::read_reporters(std::vector<PortHealth>& now) {
   }
 }
 
+void HealthModule::read_fec(std::vector<PortHealth>& now) {
+  std::vector<std::string> netdevs;
+  for (const PortHealth& port : now) netdevs.push_back(port.port.netdev);
+  const auto states = fec_.read(netdevs, kModuleReadTimeout);
+  const auto at = time_.now();
+  for (size_t i = 0; i < now.size(); ++i) {
+    PortHealth& port = now[i];
+    History& history = history_.at(port.port.netdev);
+    if (states[i]) port.fec = *states[i];
+    // The FEC's own count where the driver gives it, else ethtool -S's (the same PPCNT field on
+    // mlx5): a window keeps one source, so a port that switches starts it afresh.
+    const std::optional<uint64_t> bits = port.fec && port.fec->corrected_bits.total
+                                             ? port.fec->corrected_bits.total
+                                             : port.phy.corrected_bits;
+    if (!bits) continue;
+    history.corrected_bits.add(at, *bits);
+    port.pre_fec_ber = pre_fec_ber(history.corrected_bits, link_speed(system_, port.port.netdev));
+  }
+}
+
 void HealthModule::check() {
   HealthSettings settings;
   {
@@ -501,6 +544,7 @@ void HealthModule::check() {
   history_ = std::move(kept);  // a port no longer managed starts afresh if it returns
   read_modules(now, settings.optics_interval);
   read_reporters(now);
+  read_fec(now);
   save_history();
   std::lock_guard lock(mutex_);
   log_changes(now);
@@ -590,6 +634,7 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     counter(kCorrectedBits, port.phy.corrected_bits);
     counter(kLinkDownEvents, port.phy.link_down_events);
     collect_module(out, port);
+    collect_fec(out, port);
     for (const auto& [name, state] :
          {std::pair{"fw", &port.fw}, std::pair{"fw_fatal", &port.fw_fatal}}) {
       if (!*state) continue;
@@ -600,6 +645,25 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     }
     if (!port.findings.empty()) telemetry::add_findings(out, port.port.netdev, port.findings);
   }
+}
+
+void HealthModule::collect_fec(telemetry::ExpositionWriter& out, const PortHealth& port) {
+  const LabelSet labels = {{"netdev", port.port.netdev}};
+  if (port.pre_fec_ber) out.add(kPreFecBer, labels, *port.pre_fec_ber);
+  if (!port.fec) return;
+  const FecState& fec = *port.fec;
+  if (fec.active_mode && *fec_mode_name(*fec.active_mode) != '\0') {
+    out.add(kFecMode, {{"netdev", port.port.netdev}, {"mode", fec_mode_name(*fec.active_mode)}}, 1);
+  }
+  const auto counter = [&](const FamilySpec& total, const FamilySpec& lane, const FecCounter& c) {
+    if (c.total) out.add(total, labels, static_cast<double>(*c.total));
+    for (size_t i = 0; i < c.lanes.size(); ++i) {
+      out.add(lane, {{"netdev", port.port.netdev}, {"lane", std::to_string(i)}},
+              static_cast<double>(c.lanes[i]));
+    }
+  };
+  counter(kFecCorrectedBlocks, kFecLaneCorrectedBlocks, fec.corrected_blocks);
+  counter(kFecUncorrectableBlocks, kFecLaneUncorrectableBlocks, fec.uncorrectable_blocks);
 }
 
 void HealthModule::collect_module(telemetry::ExpositionWriter& out, const PortHealth& port) {

@@ -5,7 +5,8 @@
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
 // latest reading, or one GSTATS when the watchdog is off); every health.optics_interval its
 // optical module's diagnostics through ethtool netlink; every interval the firmware's devlink
-// health reporters (the kernel's own state: no firmware command); and judges them (health/), off
+// health reporters (the kernel's own state: no firmware command) and its FEC through ethtool
+// netlink (four firmware commands a port); and judges them (health/), off
 // the scrape's path; a scrape serves the last reading as metric families and findings. It takes the
 // `health:` section; its ports follow the reconciler's.
 #include <chrono>
@@ -21,7 +22,9 @@
 #include "daemon/module/module.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "devlink/health_reporter.hpp"
+#include "ethtool/fec.hpp"
 #include "ethtool/module_eeprom.hpp"
+#include "health/fec.hpp"
 #include "health/firmware.hpp"
 #include "health/pcie_errors.hpp"
 #include "health/pcie_link.hpp"
@@ -95,14 +98,19 @@ class HealthModule final : public module::Module {
     PhyCounters phy;
     ModuleReading optic = {};
     std::optional<HealthReporterState> fw = {}, fw_fatal = {};  // none: no such reporter
+    std::optional<FecState> fec = {};  // none: unread (no carrier, no such op)
+    std::optional<double> pre_fec_ber = {};
     std::vector<finding::Finding> findings = {};
   };
   PortHealth read(PciPort port, const HealthSettings& settings);
   // Every port's module, when optics_interval has passed since the last reading.
   void read_modules(std::vector<PortHealth>& now, std::chrono::milliseconds optics_interval);
   static void collect_module(telemetry::ExpositionWriter& out, const PortHealth& port);
+  static void collect_fec(telemetry::ExpositionWriter& out, const PortHealth& port);
   // Every port's fw and fw_fatal reporters, counted into their windows and judged.
   void read_reporters(std::vector<PortHealth>& now);
+  // Every port's FEC mode and counters, and its pre-FEC bit error rate from them.
+  void read_fec(std::vector<PortHealth>& now);
   void load_history();
   void save_history();
   void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
@@ -121,6 +129,7 @@ class HealthModule final : public module::Module {
     CounterWindow recoveries_tx = signal_integrity_window();
     CounterWindow firmware_fatal = firmware_error_window();
     CounterWindow firmware_errors = firmware_error_window();
+    CounterWindow corrected_bits = corrected_bits_window();
     std::optional<PciPort> last;      // as of the last reading of its link-down counter
     std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
     struct ClassVerdict {
@@ -136,6 +145,7 @@ class HealthModule final : public module::Module {
   std::map<std::string, History> history_;
   ModuleEepromReader eeprom_;                     // the task's
   HealthReporterReader reporters_;                // the task's
+  FecReader fec_;                                 // the task's
   std::map<std::string, ModuleReading> modules_;  // the task's: each port's last reading
   std::optional<std::chrono::steady_clock::time_point> modules_read_at_;
   std::filesystem::path history_file_;

@@ -18,7 +18,10 @@ import sys
 from harness import WATCHDOG_CONFIG, Failure, Stack, wait_for
 
 PORTS = ["lan2", "lan3", "lan4", "lan5"]
+# health.interval at its least, so that the families read as a rate between two of its readings
+# (the pre-FEC bit error rate) are served within the test's time.
 CONFIG = """daemon: {drift_policy: report, drift_check_interval: 5s}
+health: {interval: 1s}
 ports:
   netdevs: [lan2, lan3, lan4, lan5]
 profile:
@@ -53,6 +56,10 @@ MAY_BE_ABSENT = {
     # exposition's unit tests and through the real kernel's packet path (lldp_veth_test).
     "roced_lldp_peer_info": _NO_SWITCH,
     "roced_lldp_frames_dropped_total": "no frame is dropped where none is sent",
+    "roce_fec_lane_corrected_blocks_total": "mlx5 counts per lane only in FireCode (BASE-R) "
+                                            "mode; these links run RS-FEC",
+    "roce_fec_lane_uncorrectable_blocks_total": "mlx5 counts per lane only in FireCode (BASE-R) "
+                                                "mode; these links run RS-FEC",
 }
 
 _SAMPLE = re.compile(r"^(\w+)(\{[^}]*\})?\s+(\S+)")
@@ -115,6 +122,9 @@ def scrapes(stack):
     yield "after a drift on lan2", wait_for(
         "roce_config_in_sync{lan2,pfc.priorities} 0 in /metrics",
         lambda: (lambda t: t if drifted(t, "lan2", "pfc.priorities") else None)(stack.scrape()))
+    yield "after two health readings", wait_for(
+        "roce_phy_pre_fec_ber in /metrics",
+        lambda: (lambda t: t if "\nroce_phy_pre_fec_ber{" in t else None)(stack.scrape()))
 
 
 def lint(stack, args):

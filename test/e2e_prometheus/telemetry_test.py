@@ -117,6 +117,10 @@ DASHBOARD_MAY_BE_EMPTY = {
     ("Optic: module temperature", "C"): "every simulated module's memory reads and decodes",
     ("NIC firmware: devlink health errors and recoveries", "C"):
         "no firmware error is played: every reporter is healthy",
+    ("FEC: codewords corrected and uncorrectable per second", "C"):
+        "mlx5 counts per lane only in FireCode mode; the simulated links run RS-FEC",
+    ("FEC: codewords corrected and uncorrectable per second", "D"):
+        "mlx5 counts per lane only in FireCode mode; the simulated links run RS-FEC",
 }
 
 # The storm panels' "more than 99 % of the time" over this test's [5s] windows: a scrape serves

@@ -219,6 +219,43 @@ TEST_F(Health, ASymbolErrorRateAboveTenASecondIsDegradedAndAnHourAbove120Fatal) 
       << text;
 }
 
+// The FEC through ethtool netlink: the mode, its codeword counters, and the pre-FEC bit error rate
+// from the bits it corrected over the interval at the link's speed (400G on this node).
+TEST_F(Health, TheFecCountersAndThePreFecBitErrorRateAreServed) {
+  play(
+      "  - {at: 0s, kind: phy_errors, port: lan2, duration: 1h, symbol_error_rate: 2,"
+      " corrected_bit_rate: 4e5}\n");
+  module_->check();
+  EXPECT_EQ(scrape().find("roce_phy_pre_fec_ber"), std::string::npos);  // one reading: no rate
+  time_.advance(std::chrono::seconds(10));
+  module_->check();
+  const std::string text = scrape();
+  for (const char* line :
+       {"roce_fec_active_mode{netdev=\"lan2\",mode=\"rs\"} 1",
+        "roce_fec_corrected_blocks_total{netdev=\"lan2\"} 4000000",
+        "roce_fec_uncorrectable_blocks_total{netdev=\"lan2\"} 20",
+        "roce_phy_pre_fec_ber{netdev=\"lan2\"} 1e-06", "roce_phy_pre_fec_ber{netdev=\"lan3\"} 0",
+        "roce_fec_uncorrectable_blocks_total{netdev=\"lan3\"} 0"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  EXPECT_EQ(text.find("roce_fec_lane_"), std::string::npos) << text;  // RS-FEC: totals only
+}
+
+// A port whose link is down answers no FEC (mlx5e_get_fecparam: EOPNOTSUPP) and has no speed: no
+// mode, no counters and no error rate are served for it, rather than stale or zero ones.
+TEST_F(Health, APortWithoutCarrierServesNoFecFigures) {
+  check_across(std::chrono::seconds(10));
+  ASSERT_NE(scrape().find("roce_phy_pre_fec_ber{netdev=\"lan3\"}"), std::string::npos);
+  node_->change([](roce_sim::Node& node) { node.find("lan3")->set_peer_carrier(false); });
+  time_.advance(std::chrono::seconds(10));
+  module_->check();
+  const std::string text = scrape();
+  EXPECT_EQ(text.find("roce_fec_active_mode{netdev=\"lan3\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("roce_fec_corrected_blocks_total{netdev=\"lan3\"}"), std::string::npos);
+  EXPECT_EQ(text.find("roce_phy_pre_fec_ber{netdev=\"lan3\"}"), std::string::npos) << text;
+  EXPECT_NE(text.find("roce_fec_active_mode{netdev=\"lan2\",mode=\"rs\"} 1"), std::string::npos);
+}
+
 // The thresholds are the configuration's, taken by a reload from the next reading on.
 TEST_F(Health, AReloadedThresholdJudgesTheNextReading) {
   play("  - {at: 0s, kind: phy_errors, port: lan2, duration: 1h, symbol_error_rate: 5}\n");

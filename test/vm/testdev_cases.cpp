@@ -21,6 +21,7 @@
 #include "dcb/client.hpp"
 #include "devlink/health_reporter.hpp"
 #include "ethtool/ethtool.hpp"
+#include "ethtool/fec.hpp"
 #include "ethtool/module_eeprom.hpp"
 #include "health/transceiver.hpp"
 #include "os/open_system.hpp"
@@ -383,6 +384,41 @@ TEST(TestDev, TheOpticReadsAsEthtoolShowsIt) {
   write_text(kModuleDir + "rtd1/optic", "rx 2 7800");  // as the later cases found it
   shown({kEthtool, "-m", "rtd1"});                     // and its latched flags read (cleared)
   EXPECT_FALSE(roced::health::judge_transceiver("rtd1", decode().value()));
+}
+
+// rtd1's FEC through the kernel's net/ethtool/fec.c (fec_prepare_data, fec_stats_recalc,
+// fec_put_stats) from the test module's get_fecparam and get_fec_stats: roced's reader reads what
+// `ethtool -I --show-fec` shows, and a port without carrier answers EOPNOTSUPP as mlx5's does.
+TEST(TestDev, TheFecReadsAsEthtoolShowsIt) {
+  System system = roced::real_system();
+  roced::FecReader reader(system);
+  write_text(kModuleDir + "rtd1/counters", "rx_corrected_bits_phy 4000001");
+  write_text(kModuleDir + "rtd1/fec", "3999999 17");
+  const std::string names[] = {"rtd1"};
+  auto states = reader.read(names, std::chrono::seconds(5));
+  ASSERT_TRUE(states[0]) << states[0].error().message;
+  EXPECT_EQ(states[0]->active_mode, ETHTOOL_LINK_MODE_FEC_RS_BIT);
+  EXPECT_EQ(states[0]->corrected_blocks, (roced::FecCounter{3999999, {}}));
+  EXPECT_EQ(states[0]->uncorrectable_blocks, (roced::FecCounter{17, {}}));
+  EXPECT_EQ(states[0]->corrected_bits, (roced::FecCounter{4000001, {}}));
+  const std::string text = shown({kEthtool, "-I", "--show-fec", "rtd1"});
+  EXPECT_TRUE(contains(text, "Active FEC encoding: RS")) << text;
+  for (const char* line :
+       {"corrected_blocks: 3999999", "uncorrectable_blocks: 17", "corrected_bits: 4000001"}) {
+    EXPECT_TRUE(contains(text, line)) << line << "\n" << text;
+  }
+
+  write_text(kModuleDir + "rtd1/fec", "0 0");
+  write_text(kModuleDir + "rtd1/counters", "rx_corrected_bits_phy 0");
+  shown({kIp, "link", "set", "rtd1", "down"});
+  states = reader.read(names, std::chrono::seconds(5));
+  shown({kIp, "link", "set", "rtd1", "up"});
+  ASSERT_FALSE(states[0]);
+  EXPECT_EQ(states[0].error().code, EOPNOTSUPP) << states[0].error().message;
+  EXPECT_TRUE(eventually([] {
+    return read_text("/sys/class/net/rtd1/carrier") == "1" &&
+           read_text("/sys/class/net/rtd1/operstate") == "up";
+  }));
 }
 
 // The firmware's devlink health reporters of rtd1's device (platform/mlx5_core.1) through the
