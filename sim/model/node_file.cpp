@@ -490,10 +490,11 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       reader.fail(ports_field, "a NIC has 1 to 4 ports, not " + std::to_string(ports.size()));
     }
     for (size_t index = 0; index < ports.size(); ++index) {
-      const auto port = reader.map(
-          ports[index], {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu",
-                         "addresses", "firmware_defaults", "counters_start", "link_training",
-                         "channels", "vfs", "eswitch", "sfs", "pods", "uppers", "switch"});
+      const auto port =
+          reader.map(ports[index],
+                     {"netdev", "rdma_device", "rdma_port", "mac", "speed", "max_mtu", "addresses",
+                      "firmware_defaults", "counters_start", "link_training", "channels", "vfs",
+                      "eswitch", "sfs", "pods", "uppers", "switch", "module"});
       PortSpec spec;
       spec.board = model->name;
       spec.firmware = firmware;
@@ -552,6 +553,13 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
           reader.fail(*f, f->value.Scalar() + " is faster than a " + model->name + " port (" +
                               std::to_string(model->max_speed_gbps) + "G)");
         }
+      }
+      if (const auto f = port.get("module")) {
+        const std::string form = f->value.Scalar();
+        if (form != "qsfp28" && form != "osfp") {
+          reader.fail(*f, "module is qsfp28 or osfp, not " + form);
+        }
+        spec.module = form == "osfp" ? ModuleForm::osfp : ModuleForm::qsfp28;
       }
       if (const auto f = port.get("max_mtu")) {
         spec.max_mtu = static_cast<uint32_t>(reader.integer(*f, 1500, 9978));

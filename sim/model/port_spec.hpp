@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/model/switch_peer.hpp"
+#include "sim/model/transceiver.hpp"
 
 namespace roce_sim {
 
@@ -172,6 +173,7 @@ struct PortSpec {
   std::string pci_address;  // "0000:17:00.0"
   std::string mac;          // "b8:3f:d2:00:00:02"
   uint32_t speed_mbps = 400000;
+  ModuleForm module = ModuleForm::qsfp28;  // the optic in the cage (an uplink's only)
   std::string firmware = "28.39.1002";
   std::string board = "ConnectX-7";
   std::string driver_version = "6.1.0-27-amd64";  // what ETHTOOL_GDRVINFO reports as version

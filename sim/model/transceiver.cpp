@@ -61,7 +61,10 @@ uint8_t checksum(const std::array<uint8_t, 256>& page, size_t from, size_t to) {
 
 }  // namespace
 
-Transceiver::Transceiver(std::string serial) : serial_(std::move(serial)) { restore(); }
+Transceiver::Transceiver(std::string serial, ModuleForm form)
+    : serial_(std::move(serial)), form_(form) {
+  restore();
+}
 
 void Transceiver::restore() {
   const double rx[kLanes] = {0.81, 0.78, 0.85, 0.76};  // about -1 dBm
@@ -102,7 +105,7 @@ std::array<uint8_t, 19> Transceiver::conditions() const {
 }
 
 void Transceiver::latch() {
-  const auto now = conditions();
+  const auto now = form_ == ModuleForm::osfp ? cmis_conditions() : conditions();
   for (size_t i = 0; i < latched_.size(); ++i) latched_[i] |= now[i];
 }
 
@@ -154,6 +157,7 @@ std::array<uint8_t, 256> Transceiver::page3() const {
 }
 
 std::vector<uint8_t> Transceiver::read(uint8_t page, uint32_t offset, uint32_t length) {
+  if (form_ == ModuleForm::osfp) return cmis_read(page, offset, length);
   offset = std::min<uint32_t>(offset, 256);
   length = std::min<uint32_t>(length, 256 - offset);
   std::array<uint8_t, 256> image{};  // pages the module does not have read as zeros
@@ -168,6 +172,119 @@ std::vector<uint8_t> Transceiver::read(uint8_t page, uint32_t offset, uint32_t l
   }
   for (uint32_t at = offset; at < offset + length; ++at) {
     if (at >= 3 && at <= 21) latched_[at - 3] = 0;
+  }
+  latch();  // a condition that lasts past the read sets its flag again
+  return out;
+}
+
+// CMIS 5.0 (OIF-CMIS-05.0; the offsets of ethtool's cmis.h). Module flags, lower byte 9: bits
+// 0-3 temperature high alarm, low alarm, high warning, low warning; bits 4-7 the same for Vcc.
+// Lane flags, page 11h: one byte per flag kind with a bit per lane (bit 0 lane 1): TX power high
+// alarm to low warning 139-142, TX bias 143-146, RX LOS 147, RX power 149-152.
+namespace {
+
+uint8_t cmis_module_nibble(double value, const Limits& l) {
+  return static_cast<uint8_t>((value > l.high_alarm ? 1 : 0) | (value < l.low_alarm ? 2 : 0) |
+                              (value > l.high_warning ? 4 : 0) | (value < l.low_warning ? 8 : 0));
+}
+
+constexpr size_t kCmisLaneFlags = 135;  // page 11h: latched lane flags 135-152
+constexpr size_t kCmisModuleState = 3, kCmisModuleFlags = 9;
+
+}  // namespace
+
+std::array<uint8_t, 19> Transceiver::cmis_conditions() const {
+  std::array<uint8_t, 19> flags{};
+  flags[0] = static_cast<uint8_t>(cmis_module_nibble(temperature_c_, kTemperatureLimits) |
+                                  cmis_module_nibble(vcc_v_, kVoltageLimits) << 4);
+  const auto lanes = [&](size_t first, auto value, const Limits& l) {
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+      const double v = value(lanes_[lane]);
+      const bool bits[4] = {v > l.high_alarm, v<l.low_alarm, v> l.high_warning, v < l.low_warning};
+      for (size_t kind = 0; kind < 4; ++kind) {
+        if (bits[kind]) flags[1 + first - kCmisLaneFlags + kind] |= static_cast<uint8_t>(1 << lane);
+      }
+    }
+  };
+  lanes(
+      139, [](const Lane& l) { return l.tx_power_mw; }, kTxPowerLimits);
+  lanes(
+      143, [](const Lane& l) { return l.tx_bias_ma; }, kTxBiasLimits);
+  lanes(
+      149, [](const Lane& l) { return l.rx_power_mw; }, kRxPowerLimits);
+  for (size_t lane = 0; lane < kLanes; ++lane) {  // RX LOS below -20 dBm
+    if (lanes_[lane].rx_power_mw < 0.01) flags[1 + 147 - kCmisLaneFlags] |= 1 << lane;
+  }
+  return flags;
+}
+
+std::array<uint8_t, 256> Transceiver::cmis_page(uint8_t number) const {
+  std::array<uint8_t, 256> page{};
+  const auto now = cmis_conditions();
+  switch (number) {
+    case 0x00:
+      page[0] = identifier();
+      page[1] = 0x50;                      // CMIS 5.0
+      page[2] = 0x00;                      // paged memory
+      page[kCmisModuleState] = 0x03 << 1;  // ModuleReady
+      page[kCmisModuleFlags] = latched_[0] | now[0];
+      put(page, 14, raw_temperature(temperature_c_));
+      put(page, 16, raw_voltage(vcc_v_));
+      page[85] = 0x01;  // multimode fibre
+      // Application 1: its interface IDs left undefined here; 4 host lanes, 4 media lanes.
+      page[88] = 0x44;
+      page[90] = 0xFF;  // the next descriptor's host interface ID: the end of the list
+      page[128] = identifier();
+      put_text(page, 129, "NVIDIA");
+      page[145] = 0x00, page[146] = 0x02, page[147] = 0xC9;  // OUI
+      put_text(page, 148, "MMA4Z00-NS400");
+      page[164] = 'A', page[165] = '2';
+      put_text(page, 166, serial_);
+      std::memcpy(&page[182], "23031500", 8);
+      page[200] = 0x60;  // power class 4
+      page[201] = 0x30;  // 12 W in 0.25 W units
+      page[203] = 0x0C;  // MPO 1x12
+      page[212] = 0x00;  // 850 nm VCSEL
+      break;
+    case 0x01:
+      page[142] = 0x00;  // bank 0 only
+      page[151] = 0x10;  // RX power measured as average power
+      page[158] = 0x02;  // RX LOS flag implemented
+      page[159] = 0x03;  // temperature and Vcc monitors
+      page[160] = 0x07;  // TX bias, TX power and RX power monitors; bias multiplier 1
+      break;
+    case 0x02:
+      put_limits(page, 128, kTemperatureLimits, raw_temperature);
+      put_limits(page, 136, kVoltageLimits, raw_voltage);
+      put_limits(page, 176, kTxPowerLimits, raw_power);
+      put_limits(page, 184, kTxBiasLimits, raw_bias);
+      put_limits(page, 192, kRxPowerLimits, raw_power);
+      break;
+    case 0x11:
+      page[128] = 0x44, page[129] = 0x44;  // lanes 1-4 DPActivated
+      for (size_t i = 1; i < now.size(); ++i) {
+        page[kCmisLaneFlags + i - 1] = latched_[i] | now[i];
+      }
+      for (size_t lane = 0; lane < kLanes; ++lane) {
+        put(page, 154 + 2 * lane, raw_power(lanes_[lane].tx_power_mw));
+        put(page, 170 + 2 * lane, raw_bias(lanes_[lane].tx_bias_ma));
+        put(page, 186 + 2 * lane, raw_power(lanes_[lane].rx_power_mw));
+      }
+      break;
+    default:
+      break;  // pages the module does not have read as zeros
+  }
+  return page;
+}
+
+std::vector<uint8_t> Transceiver::cmis_read(uint8_t page, uint32_t offset, uint32_t length) {
+  offset = std::min<uint32_t>(offset, 256);
+  length = std::min<uint32_t>(length, 256 - offset);
+  const auto image = cmis_page(offset < 128 ? 0 : page);  // the lower page whatever is selected
+  std::vector<uint8_t> out(image.begin() + offset, image.begin() + offset + length);
+  for (uint32_t at = offset; at < offset + length; ++at) {
+    if (at == kCmisModuleFlags) latched_[0] = 0;
+    if (page == 0x11 && at >= kCmisLaneFlags && at <= 152) latched_[1 + at - kCmisLaneFlags] = 0;
   }
   latch();  // a condition that lasts past the read sets its flag again
   return out;

@@ -124,6 +124,7 @@ int EthtoolService::get_module_eeprom(Port& port, ByteView in, Bytes& out) {
   if (!read_struct(in, request)) return -EFAULT;
   Transceiver* module = port.transceiver();
   if (module == nullptr) return -EOPNOTSUPP;
+  if (module->form() != ModuleForm::qsfp28) return -EINVAL;  // get_module_info refuses it
   if (request.offset + request.len <= request.offset) return -EINVAL;
   if (request.offset + request.len > Transceiver::kLegacyLength) return -EINVAL;
   port.issue("ACCESS_REG", 2);  // ethtool_get_any_eeprom asks get_module_info first
@@ -218,6 +219,9 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       if (!read_struct(in, info)) return -EFAULT;
       if (port.transceiver() == nullptr) return -EOPNOTSUPP;  // no module op, or no cage
       port.issue("ACCESS_REG", 2);  // PMLP, then MCIA for the identifier and revision
+      // Only SFP, the QSFPs and DSFP (0x1b) have a legacy layout here; QSFP-DD and OSFP are
+      // "not supported" (-EINVAL) and readable through the netlink by-page op only.
+      if (port.transceiver()->form() != ModuleForm::qsfp28) return -EINVAL;
       info.type = ETH_MODULE_SFF_8636;
       info.eeprom_len = Transceiver::kLegacyLength;
       append(out, info);

@@ -17,7 +17,9 @@
  *                                                 (the duration covers all of it); "off" ends it
  *   debugfs roce_testdev/<if>/optic               "rx <lane 1-4> <0.1 uW>": a lane's receive
  *                                                 power in its QSFP28 module (SFF-8636 pages
- *                                                 00h and 03h, read by get_module_eeprom_by_page)
+ *                                                 00h and 03h, read by get_module_eeprom_by_page);
+ *                                                 "form osfp" or "form qsfp28": the module's
+ *                                                 memory map (an OSFP: CMIS pages 00h-02h, 11h)
  *   debugfs roce_testdev/<if>/fec                 "<corrected> <uncorrectable>": the RS-FEC
  *                                                 codeword counts get_fec_stats reports (its
  *                                                 corrected bits are rx_corrected_bits_phy)
@@ -207,6 +209,7 @@ struct tdev {
 	struct devlink *devlink;
 	struct devlink_health_reporter *fw_reporter, *fw_fatal_reporter;
 	u8 optic_latched[19];	 /* SFF-8636 bytes 3-21: flags latched since the last read */
+	bool optic_cmis;	 /* an OSFP module (CMIS 5.0) in the cage instead */
 	u64 fec_corrected_blocks, fec_uncorrectable_blocks; /* PPCNT rs_fec_*_blocks */
 	u16 stall_ms, stall_minor_ms;
 	/* counters */
@@ -1107,6 +1110,63 @@ static void optic_page(struct tdev *t, u8 page, u8 *image)
 	image[220] = 0x0c; /* average RX power; TX power measured */
 }
 
+/* An OSFP 400G SR4 module (CMIS 5.0, ethtool's cmis.h offsets), as roce-sim's: module monitors in
+ * lower page 00h, what it monitors in 01h, thresholds in 02h, each lane's flags and monitors in
+ * 11h. Its flags here are the live conditions (no latching): only receive power moves. */
+static void optic_cmis_page(const struct tdev *t, u8 page, u8 *image)
+{
+	static const char vendor[] = "NVIDIA          ", part[] = "MMA4Z00-NS400   ";
+	unsigned int i, lane;
+
+	memset(image, 0, 256);
+	image[0] = 0x19;     /* OSFP */
+	image[1] = 0x50;     /* CMIS 5.0 */
+	image[3] = 0x03 << 1; /* ModuleReady */
+	optic_put(image, 14, OPTIC_TEMPERATURE);
+	optic_put(image, 16, OPTIC_VCC);
+	image[85] = 0x01; /* multimode fibre */
+	image[88] = 0x44; /* application 1: 4 host lanes, 4 media lanes */
+	image[90] = 0xff; /* end of the application list */
+	switch (page) {
+	case 0x00:
+		image[128] = 0x19;
+		memcpy(&image[129], vendor, 16);
+		memcpy(&image[148], part, 16);
+		snprintf((char *)&image[166], 17, "MT2231FT%-8s", netdev_name(t->netdev));
+		image[203] = 0x0c; /* MPO */
+		break;
+	case 0x01:
+		image[151] = 0x10; /* average RX power */
+		image[160] = 0x07; /* bias, TX power and RX power monitors; bias multiplier 1 */
+		break;
+	case 0x02:
+		for (i = 0; i < 4; i++) {
+			optic_put(image, 128 + 2 * i,
+				  (u16[]){ 80 * 256, (u16)(-10 * 256), 75 * 256, (u16)(-5 * 256) }[i]);
+			optic_put(image, 136 + 2 * i, (u16[]){ 36300, 29700, 34650, 31350 }[i]);
+			optic_put(image, 176 + 2 * i, (u16[]){ 31623, 2291, 19953, 3631 }[i]);
+			optic_put(image, 184 + 2 * i, (u16[]){ 6000, 1000, 5250, 1500 }[i]);
+			optic_put(image, 192 + 2 * i, optic_rx_limits[i]);
+		}
+		break;
+	case 0x11:
+		for (lane = 0; lane < 4; lane++) {
+			u16 v = t->optic_rx[lane];
+
+			for (i = 0; i < 4; i++) {
+				bool beyond = i % 2 ? v < optic_rx_limits[i] : v > optic_rx_limits[i];
+
+				if (beyond)
+					image[149 + i] |= 1 << lane; /* RX power HA, LA, HW, LW */
+			}
+			optic_put(image, 154 + 2 * lane, OPTIC_TX);
+			optic_put(image, 170 + 2 * lane, OPTIC_BIAS);
+			optic_put(image, 186 + 2 * lane, v);
+		}
+		break;
+	}
+}
+
 /* mlx5e_get_module_eeprom_by_page: the kernel's eeprom_parse_request has checked the range; the
  * driver checks the I2C address (port.c mlx5_query_module_eeprom_by_page) and reads what the
  * module answers. Reading flags bytes 3-21 clears them (SFF-8636 clear-on-read); a condition that
@@ -1127,6 +1187,14 @@ static int tdev_get_module_eeprom_by_page(struct net_device *dev,
 	}
 	if (page_data->offset + page_data->length > sizeof(image))
 		return -EINVAL;
+	if (t->optic_cmis) {
+		if (page_data->i2c_address != 0x50 || page_data->bank)
+			memset(image, 0, sizeof(image));
+		else
+			optic_cmis_page(t, page_data->page, image);
+		memcpy(page_data->data, image + page_data->offset, page_data->length);
+		return page_data->length;
+	}
 	if (page_data->i2c_address != 0x50 || page_data->bank ||
 	    (page_data->page != 0 && page_data->page != 3)) {
 		memset(page_data->data, 0, page_data->length);
@@ -1152,6 +1220,14 @@ static ssize_t optic_write(struct file *file, const char __user *buf, size_t cou
 		return -EINVAL;
 	if (copy_from_user(text, buf, count))
 		return -EFAULT;
+	if (!strncmp(text, "form ", 5)) {
+		if (strncmp(text + 5, "osfp", 4) && strncmp(text + 5, "qsfp28", 6))
+			return -EINVAL;
+		rtnl_lock();
+		t->optic_cmis = !strncmp(text + 5, "osfp", 4);
+		rtnl_unlock();
+		return count;
+	}
 	if (sscanf(text, "rx %u %u", &lane, &power) != 2 || lane < 1 || lane > 4 || power > 65535)
 		return -EINVAL;
 	rtnl_lock();
