@@ -196,6 +196,122 @@ std::optional<ModuleDiagnostics> decode_sff8636(std::span<const uint8_t> lower,
   return module;
 }
 
+namespace {
+
+// CMIS offsets (ethtool cmis.h): lower page 00h, upper pages 00h, 01h, 02h, 11h.
+constexpr size_t kCmisFlatMemory = 2, kCmisModuleState = 3, kCmisModuleFlags = 9;
+constexpr size_t kCmisTemperature = 14, kCmisVoltage = 16, kCmisMediaType = 85;
+constexpr size_t kCmisFirstApplicationLanes = 88;  // bits 3-0: media lane count
+constexpr size_t kCmisVendorName = 129, kCmisPartNumber = 148, kCmisSerial = 166;
+constexpr size_t kCmisLaneMonitors = 160;  // page 01h: bit 0 bias, 1 TX power, 2 RX power; 4-3
+constexpr size_t kCmisTemperatureLimits = 128, kCmisVoltageLimits = 136, kCmisTxPowerLimits = 176,
+                 kCmisTxBiasLimits = 184, kCmisRxPowerLimits = 192;  // page 02h: HA, LA, HW, LW
+// Page 11h: one byte per flag, a bit per lane; high alarm, low alarm, high warning, low warning.
+constexpr size_t kCmisTxPowerFlags = 139, kCmisTxBiasFlags = 143, kCmisRxPowerFlags = 149;
+constexpr size_t kCmisTxPower = 154, kCmisTxBias = 170, kCmisRxPower = 186;
+constexpr uint8_t kCmisModuleReady = 3;
+constexpr uint8_t kCmisMultimode = 0x01, kCmisSinglemode = 0x02;  // media type (byte 85)
+
+void set_cmis_lane_flags(Monitor& monitor, const Page& page11, size_t flags, int lane) {
+  const auto bit = static_cast<uint8_t>(1u << (lane - 1));
+  monitor.latched_alarm = ((page11.byte(flags) | page11.byte(flags + 1)) & bit) != 0;
+  monitor.latched_warning = ((page11.byte(flags + 2) | page11.byte(flags + 3)) & bit) != 0;
+}
+
+}  // namespace
+
+bool cmis_flat_memory(std::span<const uint8_t> lower) {
+  return lower.size() > kCmisFlatMemory && (lower[kCmisFlatMemory] & 0x80) != 0;
+}
+
+const char* cmis_module_state(std::span<const uint8_t> lower) {
+  if (lower.size() <= kCmisModuleState) return "unknown";
+  switch ((lower[kCmisModuleState] >> 1) & 0x07) {
+    case 1:
+      return "ModuleLowPwr";
+    case 2:
+      return "ModulePwrUp";
+    case 3:
+      return "ModuleReady";
+    case 4:
+      return "ModulePwrDn";
+    case 5:
+      return "ModuleFault";
+    default:
+      return "reserved";
+  }
+}
+
+std::optional<ModuleDiagnostics> decode_cmis(std::span<const uint8_t> lower,
+                                             std::span<const uint8_t> upper,
+                                             std::span<const uint8_t> page01,
+                                             std::span<const uint8_t> page02,
+                                             std::span<const uint8_t> page11) {
+  if (lower.size() < kHalfPage || upper.size() < kHalfPage) return std::nullopt;
+  if (module_map(lower[0]) != ModuleMap::cmis) return std::nullopt;
+  const bool flat = cmis_flat_memory(lower);
+  // A flat-memory module has no state machine; a paged one monitors only once ready.
+  if (!flat && ((lower[kCmisModuleState] >> 1) & 0x07) != kCmisModuleReady) return std::nullopt;
+  const Page page0(lower, upper);
+  ModuleDiagnostics module;
+  module.identifier = lower[0];
+  module.vendor = page0.text(kCmisVendorName, 16);
+  module.part_number = page0.text(kCmisPartNumber, 16);
+  module.serial = page0.text(kCmisSerial, 16);
+  const uint8_t media = lower[kCmisMediaType];
+  module.monitors_implemented = !flat && (media == kCmisMultimode || media == kCmisSinglemode);
+  if (!module.monitors_implemented) return module;
+
+  const bool thresholds = page02.size() >= kHalfPage;
+  const Page limits_page(lower, thresholds ? page02 : upper);  // only read with thresholds
+  const auto add = [&](Quantity quantity, int lane, double value, size_t limit, Scale scale) {
+    Monitor monitor{quantity, lane, value};
+    if (thresholds) monitor.limits = limits(limits_page, limit, scale);
+    module.monitors.push_back(monitor);
+    return &module.monitors.back();
+  };
+  const uint8_t flags = page0.byte(kCmisModuleFlags);
+  Monitor* temperature =
+      add(Quantity::temperature, 0, page0.word(kCmisTemperature, kTemperatureScale),
+          kCmisTemperatureLimits, kTemperatureScale);
+  temperature->latched_alarm = (flags & 0x03) != 0;
+  temperature->latched_warning = (flags & 0x0C) != 0;
+  Monitor* voltage = add(Quantity::supply_voltage, 0, page0.word(kCmisVoltage, kVoltageScale),
+                         kCmisVoltageLimits, kVoltageScale);
+  voltage->latched_alarm = (flags & 0x30) != 0;
+  voltage->latched_warning = (flags & 0xC0) != 0;
+
+  if (page01.size() < kHalfPage || page11.size() < kHalfPage) return module;
+  const Page advertising(lower, page01), lanes_page(lower, page11);
+  const uint8_t monitored = advertising.byte(kCmisLaneMonitors);
+  // The bias multiplier (bits 4-3: 1, 2 or 4) scales the lane monitors and their thresholds.
+  const Scale bias{kBiasScale.per_count * static_cast<double>(1u << ((monitored >> 3) & 0x03)),
+                   false};
+  int lanes = lower[kCmisFirstApplicationLanes] & 0x0F;
+  if (lanes == 0 || lanes > 8) lanes = 8;
+  for (int lane = 1; lane <= lanes; ++lane) {
+    const size_t at = static_cast<size_t>(lane - 1) * 2;
+    if ((monitored & 0x04) != 0) {
+      set_cmis_lane_flags(
+          *add(Quantity::rx_power, lane, lanes_page.word(kCmisRxPower + at, kPowerScale),
+               kCmisRxPowerLimits, kPowerScale),
+          lanes_page, kCmisRxPowerFlags, lane);
+    }
+    if ((monitored & 0x01) != 0) {
+      set_cmis_lane_flags(*add(Quantity::tx_bias, lane, lanes_page.word(kCmisTxBias + at, bias),
+                               kCmisTxBiasLimits, bias),
+                          lanes_page, kCmisTxBiasFlags, lane);
+    }
+    if ((monitored & 0x02) != 0) {
+      set_cmis_lane_flags(
+          *add(Quantity::tx_power, lane, lanes_page.word(kCmisTxPower + at, kPowerScale),
+               kCmisTxPowerLimits, kPowerScale),
+          lanes_page, kCmisTxPowerFlags, lane);
+    }
+  }
+  return module;
+}
+
 Excursion excursion(const Monitor& m) {
   Excursion level = m.latched_alarm     ? Excursion::alarm
                     : m.latched_warning ? Excursion::warning

@@ -33,11 +33,11 @@ struct Thresholds {
 
 struct Monitor {
   Quantity quantity;
-  int lane = 0;  // 1-4 for a lane's, 0 for the module's own
+  int lane = 0;  // 1-4 (CMIS: 1-8) for a lane's, 0 for the module's own
   double value = 0;
   std::optional<Thresholds> limits = {};  // none: no page 03h, or the module sets none (all zero)
-  // The module's latched flags for it (bytes 6-14, cleared when read): set by any excursion since
-  // the last read, even one that is over.
+  // The module's latched flags for it (SFF-8636 bytes 6-14, CMIS lower byte 9 and page 11h,
+  // cleared when read): set by any excursion since the last read, even one that is over.
   bool latched_alarm = false;
   bool latched_warning = false;
 };
@@ -60,6 +60,27 @@ bool has_threshold_page(std::span<const uint8_t> lower);
 std::optional<ModuleDiagnostics> decode_sff8636(std::span<const uint8_t> lower,
                                                 std::span<const uint8_t> upper,
                                                 std::span<const uint8_t> page3);
+
+// CMIS (QSFP-DD, OSFP, QSFP112: OIF-CMIS 5.x, the offsets of ethtool's cmis.h). Module-level
+// readings and flags are in lower page 00h; what the module monitors and its bias multiplier in
+// upper page 01h; thresholds in upper page 02h; each lane's flags and monitors in upper page 11h
+// of bank 0. A flat-memory module (lower byte 2 bit 7: a passive copper cable) has page 00h only.
+inline constexpr uint8_t kCmisAdvertisingPage = 0x01, kCmisThresholdPage = 0x02,
+                         kCmisLanePage = 0x11;
+bool cmis_flat_memory(std::span<const uint8_t> lower);
+
+// Decodes a CMIS module from lower and upper page 00h and, on a paged module, upper pages 01h,
+// 02h and 11h (each 128 bytes, or empty when unread). Empty when a page 00h half is short, the
+// module is not CMIS, or it is not in ModuleReady (its lane monitors mean nothing before). The
+// lanes are the media lanes of the module's first application (byte 88); without page 01h or 11h
+// the lanes are not decoded, without page 02h there are no thresholds.
+std::optional<ModuleDiagnostics> decode_cmis(std::span<const uint8_t> lower,
+                                             std::span<const uint8_t> upper,
+                                             std::span<const uint8_t> page01,
+                                             std::span<const uint8_t> page02,
+                                             std::span<const uint8_t> page11);
+// The CMIS module state (lower byte 3 bits 3-1) as the specification names it.
+const char* cmis_module_state(std::span<const uint8_t> lower);
 
 enum class Excursion { none, warning, alarm };
 // The worse of the value against the module's thresholds and the flags it latched.

@@ -196,32 +196,76 @@ std::filesystem::path state_directory_file() {
 // How long a round of module or devlink reads may take before its socket is given up.
 constexpr auto kModuleReadTimeout = std::chrono::seconds(5);
 
-template <class Reading>
-Reading decode_module(const Result<std::vector<uint8_t>>& lower,
-                      const Result<std::vector<uint8_t>>& upper,
-                      const Result<std::vector<uint8_t>>& page3) {
-  if (!lower) return {std::nullopt, lower.error().is_unsupported() ? "" : lower.error().message};
-  if (!upper) return {std::nullopt, upper.error().message};
-  if (lower->empty() || module_map((*lower)[0]) != ModuleMap::sff8636) {
-    char text[96];
-    std::snprintf(text, sizeof text,
-                  "module identifier 0x%02x: only SFF-8636 (QSFP28) diagnostics are decoded",
-                  lower->empty() ? 0 : (*lower)[0]);
-    return {std::nullopt, text};
+// The upper pages a module's map needs beyond page 00h, once its lower page is known.
+std::vector<uint8_t> upper_pages(const Result<std::vector<uint8_t>>& lower) {
+  if (!lower || lower->empty()) return {};
+  switch (module_map((*lower)[0])) {
+    case ModuleMap::sff8636:
+      return has_threshold_page(*lower) ? std::vector<uint8_t>{kThresholdPage}
+                                        : std::vector<uint8_t>{};
+    case ModuleMap::cmis:
+      return cmis_flat_memory(*lower)
+                 ? std::vector<uint8_t>{}
+                 : std::vector<uint8_t>{kCmisAdvertisingPage, kCmisThresholdPage, kCmisLanePage};
+    default:
+      return {};
   }
+}
+
+template <class Reading>
+Reading decode_sff8636_reading(const std::vector<uint8_t>& lower, const std::vector<uint8_t>& upper,
+                               const Result<std::vector<uint8_t>>* page3) {
   // Without page 03h the module's flags still count; its thresholds are unknown, and said so.
   const std::vector<uint8_t> none;
-  auto module = decode_sff8636(*lower, *upper, page3 ? *page3 : none);
+  auto module = decode_sff8636(lower, upper, page3 && *page3 ? **page3 : none);
   if (!module) {
-    return {std::nullopt, ((*lower)[2] & 0x01) != 0
+    return {std::nullopt, (lower[2] & 0x01) != 0
                               ? "the module is not ready (SFF-8636 Data_Not_Ready)"
                               : "the module's pages do not decode as SFF-8636"};
   }
-  if (!page3 && has_threshold_page(*lower)) {
+  if (page3 && !*page3) {
     return {std::move(module),
-            "its thresholds (page 03h) are unreadable: " + page3.error().message};
+            "its thresholds (page 03h) are unreadable: " + page3->error().message};
   }
   return {std::move(module), ""};
+}
+
+template <class Reading>
+Reading decode_cmis_reading(const std::vector<uint8_t>& lower, const std::vector<uint8_t>& upper,
+                            std::span<const Result<std::vector<uint8_t>>> pages) {
+  const std::vector<uint8_t> none;
+  const auto page = [&](size_t i) -> const std::vector<uint8_t>& {
+    return i < pages.size() && pages[i] ? *pages[i] : none;
+  };
+  auto module = decode_cmis(lower, upper, page(0), page(1), page(2));
+  if (!module) {
+    return {std::nullopt, std::string("the module is not ready (CMIS module state ") +
+                              cmis_module_state(lower) + ")"};
+  }
+  for (const auto& read : pages) {
+    if (!read)
+      return {std::move(module), "its lanes or thresholds are unreadable: " + read.error().message};
+  }
+  return {std::move(module), ""};
+}
+
+template <class Reading>
+Reading decode_module(const Result<std::vector<uint8_t>>& lower,
+                      const Result<std::vector<uint8_t>>& upper,
+                      std::span<const Result<std::vector<uint8_t>>> pages) {
+  if (!lower) return {std::nullopt, lower.error().is_unsupported() ? "" : lower.error().message};
+  if (!upper) return {std::nullopt, upper.error().message};
+  const ModuleMap map = lower->empty() ? ModuleMap::unknown : module_map((*lower)[0]);
+  if (map == ModuleMap::sff8636) {
+    return decode_sff8636_reading<Reading>(*lower, *upper, pages.empty() ? nullptr : &pages[0]);
+  }
+  if (map == ModuleMap::cmis) return decode_cmis_reading<Reading>(*lower, *upper, pages);
+  char text[112];
+  std::snprintf(text, sizeof text,
+                "module identifier 0x%02x: only SFF-8636 (QSFP28) and CMIS (QSFP-DD, OSFP) "
+                "diagnostics are decoded",
+                lower->empty() ? 0 : (*lower)[0]);
+  return {std::nullopt, text};
 }
 
 }  // namespace
@@ -439,18 +483,30 @@ void HealthModule::read_modules(std::vector<PortHealth>& now,
     // Due every interval from the first reading, not from whenever the last one ran late.
     const bool on_time = modules_read_at_ && at - *modules_read_at_ < 2 * optics_interval;
     modules_read_at_ = on_time ? *modules_read_at_ + optics_interval : at;
+    // Page 00h of every module first: its identifier says which upper pages its map has.
     std::vector<EepromRead> reads;
     for (const PortHealth& port : now) {
       reads.push_back({port.port.netdev, 0, 0, 128});
       reads.push_back({port.port.netdev, 0, 128, 128});
-      reads.push_back({port.port.netdev, kThresholdPage, 128, 128});
     }
-    const auto pages = eeprom_.read(reads, kModuleReadTimeout);
+    const auto page0 = eeprom_.read(reads, kModuleReadTimeout);
+    reads.clear();
+    std::vector<size_t> first(now.size() + 1, 0);  // each port's pages in `more`
+    for (size_t i = 0; i < now.size(); ++i) {
+      first[i] = reads.size();
+      if (!page0[2 * i + 1]) continue;
+      for (uint8_t page : upper_pages(page0[2 * i])) {
+        reads.push_back({now[i].port.netdev, page, 128, 128});
+      }
+    }
+    first[now.size()] = reads.size();
+    const auto more = reads.empty() ? decltype(page0){} : eeprom_.read(reads, kModuleReadTimeout);
     std::map<std::string, ModuleReading> fresh;
     for (size_t i = 0; i < now.size(); ++i) {
       const std::string& netdev = now[i].port.netdev;
-      fresh[netdev] =
-          decode_module<ModuleReading>(pages[3 * i], pages[3 * i + 1], pages[3 * i + 2]);
+      const std::span<const Result<std::vector<uint8_t>>> pages(more.data() + first[i],
+                                                                first[i + 1] - first[i]);
+      fresh[netdev] = decode_module<ModuleReading>(page0[2 * i], page0[2 * i + 1], pages);
       const auto before = modules_.find(netdev);
       // The first reading of a module takes the flags it latched since power-up (the link
       // training, an insertion): history, not news.

@@ -576,6 +576,52 @@ TEST_F(HealthOverUppers, APortWithoutAModuleServesNoDiagnostics) {
   }
 }
 
+// 400G OSFP modules (CMIS): lower and upper page 00h, then pages 01h, 02h and 11h of bank 0,
+// decoded per media lane of the module's application (4 of 8), with the thresholds of page 02h.
+class HealthOnOsfp : public Health {
+ protected:
+  std::string node_file() const override {
+    return std::string(ROCED_SIM_NODES) + "/dual-port-debian-6.12.yaml";
+  }
+  void SetUp() override {
+    Health::SetUp();
+    module_ = std::make_unique<HealthModule>(
+        system_,
+        [] {
+          return std::vector<PciPort>{{"ens1f0np0", "0000:17:00.0", 0, false, "mlx5_0", 1, 0x08},
+                                      {"ens1f1np1", "0000:17:00.1", 0, false, "mlx5_1", 1, 0x08}};
+        },
+        *stats_, time_);
+  }
+};
+
+TEST_F(HealthOnOsfp, ACmisModuleIsReadPerLaneAndItsDimmedLaneIsAnAlarm) {
+  module_->check();
+  std::string text = scrape();
+  for (const char* line :
+       {"roce_transceiver_diagnostics_readable{netdev=\"ens1f0np0\"} 1",
+        "roce_transceiver_temperature_celsius{netdev=\"ens1f0np0\"} 38.5",
+        "roce_transceiver_rx_power_watts{netdev=\"ens1f0np0\",lane=\"2\"} 0.00078",
+        "roce_transceiver_tx_bias_amperes{netdev=\"ens1f0np0\",lane=\"4\"} 0.0068",
+        "roce_transceiver_readings_beyond_threshold{netdev=\"ens1f0np0\",level=\"alarm\"} 0"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+  EXPECT_EQ(text.find("lane=\"5\""), std::string::npos) << text;  // not the application's
+  EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
+
+  play(
+      "  - {at: 0s, kind: optic_degrade, port: ens1f1np1, duration: 10m, lane: 3,"
+      " rx_power_dbm: -14}\n");
+  time_.advance(HealthSettings{}.optics_interval);
+  module_->check();
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"ens1f1np1 transceiver_alarm"});
+  ASSERT_FALSE(module_->findings().empty());
+  EXPECT_NE(module_->findings().front().text.find("MMA4Z00-NS400"), std::string::npos)
+      << module_->findings().front().text;
+  EXPECT_NE(module_->findings().front().text.find("rx_power lane 3 -14.00 dBm"), std::string::npos)
+      << module_->findings().front().text;
+}
+
 // A fatal firmware error is critical from the reading after it until the hour is over, recovered
 // or not; a second one within the grace period is not recovered and says so. The fw reporter's
 // syndromes are a warning. Counts from before the first reading are the card's history.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The SFF-8636 decoder on pages built here byte by byte from the standard's offsets (not from
-// roce-sim's module, so that the two are checked against each other only in the cross-checks),
+// The SFF-8636 and CMIS decoders on pages built here byte by byte from the standard's offsets (not
+// from roce-sim's module, so that the two are checked against each other only in the cross-checks),
 // and the judgment of its readings against the module's own thresholds.
 #include "health/transceiver.hpp"
 
@@ -178,6 +178,98 @@ TEST(Transceiver, ShortPagesAndOtherMemoryMapsAreNotDecoded) {
   pages.lower[0] = 0x18;                                           // QSFP-DD: CMIS
   EXPECT_EQ(module_map(0x18), ModuleMap::cmis);
   EXPECT_FALSE(pages.decode());
+}
+
+// A CMIS 5 OSFP module in ModuleReady, built from ethtool cmis.h's offsets: 4 media lanes in its
+// first application, every lane monitor advertised, a bias multiplier of 2.
+struct CmisPages {
+  Bytes lower = Bytes(128, 0), upper = Bytes(128, 0), page01 = Bytes(128, 0),
+        page02 = Bytes(128, 0), page11 = Bytes(128, 0);
+
+  CmisPages() {
+    lower[0] = 0x19;           // OSFP
+    lower[3] = 0x03 << 1;      // ModuleReady
+    put16(lower, 14, 0x2680);  // 38.5 C
+    put16(lower, 16, 32900);   // 3.29 V
+    lower[85] = 0x02;          // single-mode fibre
+    lower[88] = 0x44;          // 4 host lanes, 4 media lanes
+    upper[0] = 0x19;
+    const std::string part = "OSFP-400G-DR4   ";
+    for (size_t i = 0; i < 16; ++i) upper[148 - 128 + i] = static_cast<uint8_t>(part[i]);
+    page01[160 - 128] = 0x07 | 0x08;  // bias, TX and RX power monitors; bias multiplier 2
+    put16(page02, 0, 80 * 256);       // temperature: 80, -10, 75, -5 C
+    put16(page02, 2, static_cast<uint16_t>(-10 * 256));
+    put16(page02, 4, 75 * 256);
+    put16(page02, 6, static_cast<uint16_t>(-5 * 256));
+    put16(page02, 64, 21878), put16(page02, 66, 468), put16(page02, 68, 17378),
+        put16(page02, 70, 933);                // RX: 3.4, -13.3, 2.4, -10.3 dBm (offsets 192-199)
+    for (size_t lane = 0; lane < 8; ++lane) {  // 0.8 mW, 6.8 mA (1700 x 2 uA x 2), 0.9 mW
+      put16(page11, 154 - 128 + 2 * lane, 9000);
+      put16(page11, 170 - 128 + 2 * lane, 1700);
+      put16(page11, 186 - 128 + 2 * lane, 8000);
+    }
+  }
+  std::optional<ModuleDiagnostics> decode() const {
+    return decode_cmis(lower, upper, page01, page02, page11);
+  }
+};
+
+TEST(Cmis, DecodesTheApplicationsLanesInSiUnits) {
+  const auto module = CmisPages().decode();
+  ASSERT_TRUE(module);
+  EXPECT_EQ(module->part_number, "OSFP-400G-DR4");
+  EXPECT_TRUE(module->monitors_implemented);
+  EXPECT_DOUBLE_EQ(find(*module, Quantity::temperature).value, 38.5);
+  EXPECT_NEAR(find(*module, Quantity::supply_voltage).value, 3.29, 1e-9);
+  EXPECT_NEAR(find(*module, Quantity::rx_power, 4).value, 0.8e-3, 1e-12);
+  EXPECT_NEAR(find(*module, Quantity::tx_bias, 1).value, 6.8e-3, 1e-12);  // the multiplier
+  EXPECT_NEAR(find(*module, Quantity::tx_power, 2).value, 0.9e-3, 1e-12);
+  EXPECT_THROW(find(*module, Quantity::rx_power, 5), std::runtime_error);  // not a media lane
+  EXPECT_EQ(module->monitors.size(), 2u + 3u * 4u);
+  EXPECT_FALSE(judge_transceiver("lan2", *module));
+}
+
+TEST(Cmis, ALaneBelowItsLowAlarmAndALatchedFlagAreAlarms) {
+  CmisPages pages;
+  put16(pages.page11, 186 - 128 + 2 * 2, 400);  // lane 3: 40 uW, below -13.3 dBm
+  auto found = judge_transceiver("lan2", pages.decode().value());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, kTransceiverAlarm.id);
+  EXPECT_NE(found->text.find("rx_power lane 3 -13.98 dBm"), std::string::npos) << found->text;
+
+  CmisPages latched;
+  latched.page11[150 - 128] = 0x02;  // RX power low alarm, lane 2, an excursion already over
+  latched.lower[9] = 0x04;           // temperature high warning
+  const auto module = latched.decode().value();
+  EXPECT_TRUE(find(module, Quantity::rx_power, 2).latched_alarm);
+  EXPECT_FALSE(find(module, Quantity::rx_power, 1).latched_alarm);
+  EXPECT_TRUE(find(module, Quantity::temperature).latched_warning);
+  EXPECT_FALSE(find(module, Quantity::temperature).latched_alarm);
+}
+
+TEST(Cmis, AModuleNotReadyIsNoReadingAndAFlatOneMonitorsNothing) {
+  CmisPages pages;
+  pages.lower[3] = 0x02 << 1;  // ModulePwrUp: the lane monitors mean nothing yet
+  EXPECT_FALSE(pages.decode());
+  EXPECT_STREQ(cmis_module_state(pages.lower), "ModulePwrUp");
+  CmisPages copper;
+  copper.lower[2] = 0x80;  // flat memory: a passive copper cable, no state machine
+  copper.lower[3] = 0;
+  ASSERT_TRUE(cmis_flat_memory(copper.lower));
+  const auto module = decode_cmis(copper.lower, copper.upper, {}, {}, {});
+  ASSERT_TRUE(module);
+  EXPECT_FALSE(module->monitors_implemented);
+  EXPECT_TRUE(module->monitors.empty());
+}
+
+TEST(Cmis, WithoutTheLanePagesOnlyTheModulesOwnReadingsAndWithoutPage02hNoThresholds) {
+  CmisPages pages;
+  const auto module = decode_cmis(pages.lower, pages.upper, pages.page01, {}, {});
+  ASSERT_TRUE(module);
+  EXPECT_EQ(module->monitors.size(), 2u);
+  EXPECT_FALSE(module->monitors[0].limits);
+  EXPECT_FALSE(decode_cmis(pages.lower, Bytes(64, 0), {}, {}, {}));  // a short half page
+  EXPECT_FALSE(decode_sff8636(pages.lower, pages.upper, {}));        // not SFF-8636
 }
 
 }  // namespace
