@@ -330,105 +330,17 @@ RestFigures measure_rest(pid_t pid, const fs::path& dir, std::chrono::millisecon
   return rest;
 }
 
-NodeRun run_node(const std::string& name, const std::string& node_file,
-                 const std::string& scenario_file, int scrapes, std::chrono::milliseconds idle,
-                 std::chrono::milliseconds rest_window, const std::string& node_exporter,
-                 bool smoke) {
-  NodeRun run;
-  run.name = name;
-  SimProcess sim(ROCE_SIM_BINARY, node_file, scenario_file);
-  const fs::path dir = sim.dir();
-  const std::vector<std::string> netdevs = list_dir(dir / "sys/class/net");
-  const std::vector<RdmaPort> rdma = rdma_ports(dir);
-  run.ports = netdevs.size();
-  const pid_t sim_pid = static_cast<pid_t>(std::atol(read_text(dir / "roce-sim.pid").c_str()));
-  if (sim_pid <= 0) throw std::runtime_error("no pid in " + (dir / "roce-sim.pid").string());
-
-  // roced first, to READY=1: the ports are configured (PFC on priority 3) before anything is read.
-  std::vector<Exporter> exporters;
-  {
-    NotifySocket notify(dir / "notify.sock");
-    const uint16_t port = bench::free_local_port();
-    Exporter roced{"roced", "roce_", nullptr, nullptr, dir / "roced.log", ""};
-    roced.process = std::make_unique<Child>(
-        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
-                                 ROCED_DEFAULT_CONFIG, "--no-dbus", "--metrics-listen",
-                                 "127.0.0.1:" + std::to_string(port)},
-        std::vector<std::string>{"NOTIFY_SOCKET=" + notify.path().string()}, roced.log);
-    roced.client = std::make_unique<HttpClient>("127.0.0.1", port);
-    const auto deadline = Clock::now() + kStartDeadline;
-    bool ready = false;
-    while (!ready && roced.process->running() && Clock::now() < deadline) {
-      ready = notify.ready_within(100ms);
-    }
-    if (!ready) {
-      run.problems.push_back("roced did not send READY=1; its log:\n" + read_text(roced.log));
-      return run;
-    }
-    // roced's PFC change flapped every link: at rest once they have trained again.
-    if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
-      run.problems.push_back("the links did not come back after roced configured them");
-      return run;
-    }
-    std::cerr << "scrape_bench: " << name << ": roced at rest for "
-              << std::chrono::duration<double>(rest_window).count() << " s...\n";
-    run.rest = measure_rest(roced.process->pid(), dir, rest_window);
-    exporters.push_back(std::move(roced));
-  }
-  // The old behaviour beside it: the same configuration, but every scrape reads the NICs
-  // (metrics.max_sample_age and rdma_interval 0) instead of serving the storm watchdog's
-  // readings and the background RDMA reading.
-  if (!smoke) {
-    std::string config = read_text(ROCED_DEFAULT_CONFIG);
-    const size_t metrics = config.find("\nmetrics:");
-    if (metrics == std::string::npos) throw std::runtime_error("no metrics: section to extend");
-    const size_t line_end = config.find('\n', metrics + 1);
-    config.insert(line_end + 1, "  max_sample_age: 0\n  rdma_interval: 0\n");
-    const fs::path fresh_config = dir / "roced-reads-afresh.yaml";
-    std::ofstream(fresh_config) << config;
-    const uint16_t port = bench::free_local_port();
-    Exporter fresh{"roced (reads afresh)", "roce_", nullptr, nullptr, dir / "roced-fresh.log", ""};
-    fresh.process = std::make_unique<Child>(
-        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
-                                 fresh_config.string(), "--no-dbus", "--metrics-listen",
-                                 "127.0.0.1:" + std::to_string(port)},
-        std::vector<std::string>{}, fresh.log);
-    fresh.client = std::make_unique<HttpClient>("127.0.0.1", port);
-    exporters.push_back(std::move(fresh));
-  }
-  // roced's PFC change flapped every link: scrape a node whose links have trained again.
-  if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
-    run.problems.push_back("the links did not come back after roced configured them");
-    return run;
-  }
-  struct NodeExporterVariant {
-    const char* name;
-    bool self_metrics;
-  };
-  std::vector<NodeExporterVariant> variants = {{"node_exporter", true}};
-  if (!smoke) variants.push_back({"node_exporter -self", false});
-  for (const NodeExporterVariant& variant : variants) {
-    const uint16_t port = bench::free_local_port();
-    std::vector<std::string> argv = {node_exporter, "--path.sysfs=" + (dir / "sys").string(),
-                                     "--collector.disable-defaults", "--collector.infiniband",
-                                     "--web.listen-address=127.0.0.1:" + std::to_string(port)};
-    if (!variant.self_metrics) argv.push_back("--web.disable-exporter-metrics");
-    Exporter exporter{variant.name,
-                      "node_infiniband_",
-                      nullptr,
-                      nullptr,
-                      dir / ("node_exporter-" + std::to_string(port) + ".log"),
-                      ""};
-    exporter.process = std::make_unique<Child>(argv, std::vector<std::string>{}, exporter.log);
-    exporter.client = std::make_unique<HttpClient>("127.0.0.1", port);
-    exporters.push_back(std::move(exporter));
-  }
+// Each exporter started (its first body read), then the idle rates of all (nobody scraping),
+// then each scraped in turn and stopped; problems go into `run`.
+void measure_all(std::vector<Exporter>& exporters, NodeRun& run, pid_t sim_pid, const fs::path& dir,
+                 const std::vector<std::string>& netdevs, const std::vector<RdmaPort>& rdma,
+                 int scrapes, std::chrono::milliseconds idle, const std::string& name) {
   for (Exporter& exporter : exporters) {
     std::string why;
     const auto body = wait_for_metrics(exporter, why);
     if (!body) {
       run.problems.push_back(why);
-      return run;
+      return;
     }
     exporter.first_body = *body;
     exporter.first_at = Clock::now();
@@ -486,6 +398,105 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     if (code != 0 && !(code == 128 + SIGTERM && exporter.name.rfind("roced", 0) != 0)) {
       run.problems.push_back(exporter.name + " exited " + std::to_string(code) + " on SIGTERM");
     }
+  }
+}
+
+NodeRun run_node(const std::string& name, const std::string& node_file,
+                 const std::string& scenario_file, int scrapes, std::chrono::milliseconds idle,
+                 std::chrono::milliseconds rest_window, const std::string& node_exporter,
+                 bool smoke) {
+  NodeRun run;
+  run.name = name;
+  SimProcess sim(ROCE_SIM_BINARY, node_file, scenario_file);
+  const fs::path dir = sim.dir();
+  const std::vector<std::string> netdevs = list_dir(dir / "sys/class/net");
+  const std::vector<RdmaPort> rdma = rdma_ports(dir);
+  run.ports = netdevs.size();
+  const pid_t sim_pid = static_cast<pid_t>(std::atol(read_text(dir / "roce-sim.pid").c_str()));
+  if (sim_pid <= 0) throw std::runtime_error("no pid in " + (dir / "roce-sim.pid").string());
+
+  // roced first, to READY=1: the ports are configured (PFC on priority 3) before anything is read.
+  std::vector<Exporter> exporters;
+  {
+    NotifySocket notify(dir / "notify.sock");
+    const uint16_t port = bench::free_local_port();
+    Exporter roced{"roced", "roce_", nullptr, nullptr, dir / "roced.log", ""};
+    roced.process = std::make_unique<Child>(
+        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
+                                 ROCED_DEFAULT_CONFIG, "--no-dbus", "--metrics-listen",
+                                 "127.0.0.1:" + std::to_string(port)},
+        std::vector<std::string>{"NOTIFY_SOCKET=" + notify.path().string()}, roced.log);
+    roced.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    const auto deadline = Clock::now() + kStartDeadline;
+    bool ready = false;
+    while (!ready && roced.process->running() && Clock::now() < deadline) {
+      ready = notify.ready_within(100ms);
+    }
+    if (!ready) {
+      run.problems.push_back("roced did not send READY=1; its log:\n" + read_text(roced.log));
+      return run;
+    }
+    // roced's PFC change flapped every link: at rest once they have trained again.
+    if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
+      run.problems.push_back("the links did not come back after roced configured them");
+      return run;
+    }
+    std::cerr << "scrape_bench: " << name << ": roced at rest for "
+              << std::chrono::duration<double>(rest_window).count() << " s...\n";
+    run.rest = measure_rest(roced.process->pid(), dir, rest_window);
+    exporters.push_back(std::move(roced));
+  }
+  // roced's PFC change flapped every link: scrape a node whose links have trained again.
+  if (!sim.wait_for_carrier(netdevs, std::chrono::seconds(15))) {
+    run.problems.push_back("the links did not come back after roced configured them");
+    return run;
+  }
+  struct NodeExporterVariant {
+    const char* name;
+    bool self_metrics;
+  };
+  std::vector<NodeExporterVariant> variants = {{"node_exporter", true}};
+  if (!smoke) variants.push_back({"node_exporter -self", false});
+  for (const NodeExporterVariant& variant : variants) {
+    const uint16_t port = bench::free_local_port();
+    std::vector<std::string> argv = {node_exporter, "--path.sysfs=" + (dir / "sys").string(),
+                                     "--collector.disable-defaults", "--collector.infiniband",
+                                     "--web.listen-address=127.0.0.1:" + std::to_string(port)};
+    if (!variant.self_metrics) argv.push_back("--web.disable-exporter-metrics");
+    Exporter exporter{variant.name,
+                      "node_infiniband_",
+                      nullptr,
+                      nullptr,
+                      dir / ("node_exporter-" + std::to_string(port) + ".log"),
+                      ""};
+    exporter.process = std::make_unique<Child>(argv, std::vector<std::string>{}, exporter.log);
+    exporter.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    exporters.push_back(std::move(exporter));
+  }
+  measure_all(exporters, run, sim_pid, dir, netdevs, rdma, scrapes, idle, name);
+  // The old behaviour after it, alone (two roceds on one node is refused: the node lock): the
+  // same configuration, but every scrape reads the NICs (metrics.max_sample_age and
+  // rdma_interval 0) instead of serving the storm watchdog's readings and the background RDMA
+  // reading. The node is as the first roced left it: configured, links up.
+  if (!smoke && run.problems.empty()) {
+    exporters.clear();
+    std::string config = read_text(ROCED_DEFAULT_CONFIG);
+    const size_t metrics = config.find("\nmetrics:");
+    if (metrics == std::string::npos) throw std::runtime_error("no metrics: section to extend");
+    const size_t line_end = config.find('\n', metrics + 1);
+    config.insert(line_end + 1, "  max_sample_age: 0\n  rdma_interval: 0\n");
+    const fs::path fresh_config = dir / "roced-reads-afresh.yaml";
+    std::ofstream(fresh_config) << config;
+    const uint16_t port = bench::free_local_port();
+    Exporter fresh{"roced (reads afresh)", "roce_", nullptr, nullptr, dir / "roced-fresh.log", ""};
+    fresh.process = std::make_unique<Child>(
+        std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
+                                 fresh_config.string(), "--no-dbus", "--metrics-listen",
+                                 "127.0.0.1:" + std::to_string(port)},
+        std::vector<std::string>{}, fresh.log);
+    fresh.client = std::make_unique<HttpClient>("127.0.0.1", port);
+    exporters.push_back(std::move(fresh));
+    measure_all(exporters, run, sim_pid, dir, netdevs, rdma, scrapes, idle, name);
   }
   return run;
 }
