@@ -19,11 +19,12 @@ struct HealthProblem {
 
 struct HealthSettings {
   bool enabled = true;
-  // How often each managed uplink's PCIe link and PHY counters are read and judged. A link
+  // How often each managed uplink's PCIe link, PHY counters and FEC are read and judged. A link
   // retrained down stays so until a reset: 10 s finds it well before a job's throughput graph
-  // does, at four small sysfs reads per port and, while the storm watchdog reads the counters
-  // anyway, no firmware command of its own but one statistics read per interval on a port whose
-  // RoCE moves (to pair the priorities' bytes with the RDMA counter of the same moment).
+  // does, at four small sysfs reads per port, the FEC's mode and counters (four firmware commands
+  // a port on mlx5) and, while the storm watchdog reads the counters anyway, one statistics read
+  // per interval on a port whose RoCE moves (to pair the priorities' bytes with the RDMA counter
+  // of the same moment).
   std::chrono::milliseconds interval{std::chrono::seconds(10)};
   // NVIDIA NVSentinel's NIC health monitor defaults (its chart's values.yaml): symbol errors
   // above 10 a second are a degraded link, above 120 in an hour a fatal one.
@@ -32,8 +33,9 @@ struct HealthSettings {
   // Link-down events roced did not cause within 10 minutes: NVSentinel raises on more than 2
   // carrier changes at a 1 s poll; at 10 s readings the count runs over 10 minutes instead.
   uint64_t link_flaps_per_10m = 2;
-  // How often each port's optical module is read (three half pages of its memory). On mlx5 that
-  // is some twenty firmware commands and the module's slow I2C bus per port, and an optic's
+  // How often each port's optical module is read (three half pages of its memory, five for a
+  // CMIS module). On mlx5 that is some twenty to thirty firmware commands and the module's slow
+  // I2C bus per port, and an optic's
   // readings move over minutes. Read at the first health reading at or after it is due.
   std::chrono::milliseconds optics_interval{std::chrono::seconds(60)};
 

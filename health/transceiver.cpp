@@ -210,7 +210,7 @@ constexpr size_t kCmisTemperatureLimits = 128, kCmisVoltageLimits = 136, kCmisTx
 constexpr size_t kCmisTxPowerFlags = 139, kCmisTxBiasFlags = 143, kCmisRxPowerFlags = 149;
 constexpr size_t kCmisTxPower = 154, kCmisTxBias = 170, kCmisRxPower = 186;
 constexpr uint8_t kCmisModuleReady = 3;
-constexpr uint8_t kCmisMultimode = 0x01, kCmisSinglemode = 0x02;  // media type (byte 85)
+constexpr uint8_t kCmisPassiveCopper = 0x03;  // media type (byte 85)
 
 void set_cmis_lane_flags(Monitor& monitor, const Page& page11, size_t flags, int lane) {
   const auto bit = static_cast<uint8_t>(1u << (lane - 1));
@@ -258,8 +258,9 @@ std::optional<ModuleDiagnostics> decode_cmis(std::span<const uint8_t> lower,
   module.vendor = page0.text(kCmisVendorName, 16);
   module.part_number = page0.text(kCmisPartNumber, 16);
   module.serial = page0.text(kCmisSerial, 16);
-  const uint8_t media = lower[kCmisMediaType];
-  module.monitors_implemented = !flat && (media == kCmisMultimode || media == kCmisSinglemode);
+  // Passive copper has no monitors; optical modules and active cables (AOCs among them) do, and
+  // page 01h says which lanes' monitors they implement.
+  module.monitors_implemented = !flat && lower[kCmisMediaType] != kCmisPassiveCopper;
   if (!module.monitors_implemented) return module;
 
   const bool thresholds = page02.size() >= kHalfPage;
@@ -284,9 +285,13 @@ std::optional<ModuleDiagnostics> decode_cmis(std::span<const uint8_t> lower,
   if (page01.size() < kHalfPage || page11.size() < kHalfPage) return module;
   const Page advertising(lower, page01), lanes_page(lower, page11);
   const uint8_t monitored = advertising.byte(kCmisLaneMonitors);
-  // The bias multiplier (bits 4-3: 1, 2 or 4) scales the lane monitors and their thresholds.
-  const Scale bias{kBiasScale.per_count * static_cast<double>(1u << ((monitored >> 3) & 0x03)),
-                   false};
+  // The bias monitor counts 2 uA times the multiplier of bits 4-3 (1, 2 or 4; CMIS 5.2 table
+  // 8-82), its thresholds likewise; 11b is reserved: no bias reading then. ethtool's cmis.c
+  // divides by the multiplier instead (`bias_cur >>= cmis_tx_bias_mul`): on a module with a
+  // multiplier above 1 its figure and roced's differ by its square.
+  const uint8_t multiplier_bits = (monitored >> 3) & 0x03;
+  const bool bias_known = multiplier_bits != 0x03;
+  const Scale bias{kBiasScale.per_count * static_cast<double>(1u << multiplier_bits), false};
   int lanes = lower[kCmisFirstApplicationLanes] & 0x0F;
   if (lanes == 0 || lanes > 8) lanes = 8;
   for (int lane = 1; lane <= lanes; ++lane) {
@@ -297,7 +302,7 @@ std::optional<ModuleDiagnostics> decode_cmis(std::span<const uint8_t> lower,
                kCmisRxPowerLimits, kPowerScale),
           lanes_page, kCmisRxPowerFlags, lane);
     }
-    if ((monitored & 0x01) != 0) {
+    if ((monitored & 0x01) != 0 && bias_known) {
       set_cmis_lane_flags(*add(Quantity::tx_bias, lane, lanes_page.word(kCmisTxBias + at, bias),
                                kCmisTxBiasLimits, bias),
                           lanes_page, kCmisTxBiasFlags, lane);

@@ -58,26 +58,28 @@ constexpr FamilySpec kPcieRecoveries{
     "rx_pci_signal_integrity, tx_pci_signal_integrity; 32-bit)."};
 constexpr FamilySpec kModuleTemperature{
     "roce_transceiver_temperature_celsius", MetricType::gauge,
-    "The port's optical module's temperature, as the module measures it (SFF-8636 bytes 22-23)."};
+    "The port's optical module's temperature, as the module measures it (SFF-8636 bytes 22-23, "
+    "CMIS lower page bytes 14-15)."};
 constexpr FamilySpec kModuleVoltage{
     "roce_transceiver_supply_voltage_volts", MetricType::gauge,
-    "The supply voltage the port's optical module measures (SFF-8636 bytes 26-27)."};
+    "The supply voltage the port's optical module measures (SFF-8636 bytes 26-27, CMIS 16-17)."};
 constexpr FamilySpec kModuleRxPower{
     "roce_transceiver_rx_power_watts", MetricType::gauge,
-    "The optical power each lane of the port's module receives (SFF-8636 bytes 34-41); in dBm: "
-    "10 * log10(value * 1000)."};
+    "The optical power each lane of the port's module receives (SFF-8636 bytes 34-41, CMIS page "
+    "11h); in dBm: 10 * log10(value * 1000)."};
 constexpr FamilySpec kModuleTxPower{
     "roce_transceiver_tx_power_watts", MetricType::gauge,
-    "The optical power each lane of the port's module transmits (SFF-8636 bytes 50-57), where "
-    "the module measures it."};
+    "The optical power each lane of the port's module transmits (SFF-8636 bytes 50-57, CMIS page "
+    "11h), where the module measures it."};
 constexpr FamilySpec kModuleTxBias{
     "roce_transceiver_tx_bias_amperes", MetricType::gauge,
-    "Each lane's laser bias current in the port's module (SFF-8636 bytes 42-49): a laser that "
-    "needs ever more current to keep its power is ageing."};
+    "Each lane's laser bias current in the port's module (SFF-8636 bytes 42-49, CMIS page 11h): "
+    "a laser that needs ever more current to keep its power is ageing."};
 constexpr FamilySpec kModuleBeyond{
     "roce_transceiver_readings_beyond_threshold", MetricType::gauge,
     "The port's module's readings now beyond (or latched beyond since the last read) the alarm "
-    "or warning thresholds the module itself carries (SFF-8636 page 03h), by level."};
+    "or warning thresholds the module itself carries (SFF-8636 page 03h, CMIS page 02h), by "
+    "level."};
 constexpr FamilySpec kModuleReadable{
     "roce_transceiver_diagnostics_readable", MetricType::gauge,
     "1 when the port's module memory was read and decoded at the last reading "
@@ -574,11 +576,16 @@ void HealthModule::read_fec(std::vector<PortHealth>& now) {
     History& history = history_.at(port.port.netdev);
     if (states[i]) port.fec = *states[i];
     // The FEC's own count where the driver gives it, else ethtool -S's (the same PPCNT field on
-    // mlx5): a window keeps one source, so a port that switches starts it afresh.
-    const std::optional<uint64_t> bits = port.fec && port.fec->corrected_bits.total
-                                             ? port.fec->corrected_bits.total
-                                             : port.phy.corrected_bits;
+    // mlx5, but read at another moment): a window keeps one source, so a port that switches
+    // starts it afresh rather than count the difference of two readings as errors.
+    const bool from_fec = port.fec && port.fec->corrected_bits.total;
+    const std::optional<uint64_t> bits =
+        from_fec ? port.fec->corrected_bits.total : port.phy.corrected_bits;
     if (!bits) continue;
+    if (history.corrected_bits_from_fec != from_fec) {
+      history.corrected_bits = corrected_bits_window();
+      history.corrected_bits_from_fec = from_fec;
+    }
     history.corrected_bits.add(at, *bits);
     port.pre_fec_ber = pre_fec_ber(history.corrected_bits, link_speed(system_, port.port.netdev));
   }

@@ -130,8 +130,9 @@ class HealthModule final : public module::Module {
     CounterWindow firmware_fatal = firmware_error_window();
     CounterWindow firmware_errors = firmware_error_window();
     CounterWindow corrected_bits = corrected_bits_window();
-    std::optional<PciPort> last;      // as of the last reading of its link-down counter
-    std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
+    bool corrected_bits_from_fec = false;  // the window's source: FEC_GET, else ethtool -S
+    std::optional<PciPort> last;           // as of the last reading of its link-down counter
+    std::optional<ClassSample> sent;       // what it had sent as of the last sample judged
     struct ClassVerdict {
       std::optional<finding::Finding> lossy;
       std::chrono::steady_clock::time_point at;

@@ -262,6 +262,26 @@ TEST(Cmis, AModuleNotReadyIsNoReadingAndAFlatOneMonitorsNothing) {
   EXPECT_TRUE(module->monitors.empty());
 }
 
+// Active optical cables (media type 04h) monitor what page 01h advertises; passive copper (03h)
+// monitors nothing; a reserved bias multiplier (11b) leaves the bias unread, not misread.
+TEST(Cmis, ActiveCablesAreMonitoredPassiveCopperIsNotAndAReservedMultiplierReadsNoBias) {
+  CmisPages active;
+  active.lower[85] = 0x04;
+  ASSERT_TRUE(active.decode());
+  EXPECT_TRUE(active.decode()->monitors_implemented);
+  EXPECT_EQ(active.decode()->monitors.size(), 2u + 3u * 4u);
+  CmisPages copper;
+  copper.lower[85] = 0x03;
+  ASSERT_TRUE(copper.decode());
+  EXPECT_FALSE(copper.decode()->monitors_implemented);
+  CmisPages reserved;
+  reserved.page01[160 - 128] = 0x07 | 0x18;
+  const auto module = reserved.decode().value();
+  EXPECT_EQ(module.monitors.size(), 2u + 2u * 4u);
+  EXPECT_THROW(find(module, Quantity::tx_bias, 1), std::runtime_error);
+  EXPECT_NEAR(find(module, Quantity::rx_power, 1).value, 0.8e-3, 1e-12);
+}
+
 TEST(Cmis, WithoutTheLanePagesOnlyTheModulesOwnReadingsAndWithoutPage02hNoThresholds) {
   CmisPages pages;
   const auto module = decode_cmis(pages.lower, pages.upper, pages.page01, {}, {});

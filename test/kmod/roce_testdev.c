@@ -1232,7 +1232,8 @@ static ssize_t optic_write(struct file *file, const char __user *buf, size_t cou
 		return -EINVAL;
 	rtnl_lock();
 	t->optic_rx[lane - 1] = power;
-	optic_latch(t);
+	if (!t->optic_cmis) /* the CMIS form's flags are live: nothing to latch */
+		optic_latch(t);
 	rtnl_unlock();
 	return count;
 }
