@@ -556,10 +556,12 @@ std::vector<PortSpec> parse_node_yaml(const std::string& text, const std::string
       }
       if (const auto f = port.get("module")) {
         const std::string form = f->value.Scalar();
-        if (form != "qsfp28" && form != "osfp") {
-          reader.fail(*f, "module is qsfp28 or osfp, not " + form);
+        if (form != "qsfp28" && form != "osfp" && form != "none") {
+          reader.fail(*f, "module is qsfp28, osfp or none, not " + form);
         }
-        spec.module = form == "osfp" ? ModuleForm::osfp : ModuleForm::qsfp28;
+        spec.module = form == "osfp"   ? ModuleForm::osfp
+                      : form == "none" ? ModuleForm::none
+                                       : ModuleForm::qsfp28;
       }
       if (const auto f = port.get("max_mtu")) {
         spec.max_mtu = static_cast<uint32_t>(reader.integer(*f, 1500, 9978));

@@ -54,7 +54,11 @@ Port::Port(PortSpec spec)
   rdma_.set_addresses(spec_.mac, spec_.ipv4, spec_.ipv6);
   start_pods(spec_.pods);
   if (!spec_.is_vf() && !spec_.is_sf() && !spec_.is_representor() && !spec_.is_stacked()) {
-    transceiver_.emplace("MT2231FT" + spec_.netdev, spec_.module);
+    if (spec_.module == ModuleForm::none) {
+      empty_cage_ = true;
+    } else {
+      transceiver_.emplace("MT2231FT" + spec_.netdev, spec_.module);
+    }
     health_reporters_ = {{"fw", {}}, {"fw_fatal", {}}};
   }
 }

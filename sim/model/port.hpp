@@ -210,6 +210,7 @@ class Port {
   // The module in the port's cage: an uplink's only (a VF, SF, representor, bond or VLAN has no
   // cage of its own). Null for those.
   Transceiver* transceiver() { return transceiver_ ? &*transceiver_ : nullptr; }
+  bool empty_cage() const { return empty_cage_; }  // a cage with no module in it
   // The devlink health reporters mlx5 registers on the PCI function's devlink (health.c
   // mlx5_fw_reporters_create): "fw" for the firmware's syndromes, "fw_fatal" for a fatal error,
   // which the driver recovers from by reloading the device. An uplink's only here.
@@ -337,6 +338,7 @@ class Port {
   uint64_t link_down_events_ = 0;
   PcieLink pcie_link_ = roce_sim::pcie_capability(spec_.board);
   std::optional<Transceiver> transceiver_;
+  bool empty_cage_ = false;
   std::map<std::string, HealthReporter> health_reporters_;
   // ethtool
   uint32_t channels_ = 1;

@@ -16,7 +16,8 @@
 
 namespace roce_sim {
 
-enum class ModuleForm { qsfp28, osfp };
+// none: an empty cage (the port has one, with nothing in it).
+enum class ModuleForm { qsfp28, osfp, none };
 
 class Transceiver {
  public:

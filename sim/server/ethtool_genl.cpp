@@ -176,11 +176,16 @@ int GenlService::get_module_eeprom(const NlRequest& request, const NlPeer& peer,
   request_log_.push_back("ethtool module eeprom get " + port->netdev() + " page " +
                          std::to_string(page) + " offset " + std::to_string(offset));
   Transceiver* module = port->transceiver();
-  if (module == nullptr) return -EOPNOTSUPP;
+  if (module == nullptr && !port->empty_cage()) return -EOPNOTSUPP;
   if (address != 0x50 && address != 0x51) return -EINVAL;
+  // An empty cage: MCIA reports no module, and mlx5e_get_module_eeprom_by_page returns the bytes
+  // read so far, none, with no error (as before the 2025 fix); the kernel replies with empty data.
+  const bool empty = module == nullptr;
+  if (empty) port->issue("ACCESS_REG", firmware::kEepromChunkAccessRegs);
   const uint32_t chunks = (length + firmware::kMciaMaxBytes - 1) / firmware::kMciaMaxBytes;
-  port->issue("ACCESS_REG", chunks * firmware::kEepromChunkAccessRegs);
-  const std::vector<uint8_t> data = address == 0x50 && bank == 0
+  if (!empty) port->issue("ACCESS_REG", chunks * firmware::kEepromChunkAccessRegs);
+  const std::vector<uint8_t> data = empty ? std::vector<uint8_t>{}
+                                    : address == 0x50 && bank == 0
                                         ? module->read(page, offset, length)
                                         : std::vector<uint8_t>(length, 0);  // nothing answers there
 

@@ -123,6 +123,10 @@ int EthtoolService::get_module_eeprom(Port& port, ByteView in, Bytes& out) {
   ethtool_eeprom request{};
   if (!read_struct(in, request)) return -EFAULT;
   Transceiver* module = port.transceiver();
+  if (port.empty_cage()) {
+    port.issue("ACCESS_REG", 2);
+    return -EIO;  // ethtool_get_any_eeprom asks get_module_info first, which fails
+  }
   if (module == nullptr) return -EOPNOTSUPP;
   if (module->form() != ModuleForm::qsfp28) return -EINVAL;  // get_module_info refuses it
   if (request.offset + request.len <= request.offset) return -EINVAL;
@@ -217,8 +221,9 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
     case ETHTOOL_GMODULEINFO: {  // ethtool_get_module_info + mlx5e_get_module_info
       ethtool_modinfo info{};
       if (!read_struct(in, info)) return -EFAULT;
-      if (port.transceiver() == nullptr) return -EOPNOTSUPP;  // no module op, or no cage
-      port.issue("ACCESS_REG", 2);  // PMLP, then MCIA for the identifier and revision
+      if (port.transceiver() == nullptr && !port.empty_cage()) return -EOPNOTSUPP;  // no cage
+      port.issue("ACCESS_REG", 2);         // PMLP, then MCIA for the identifier and revision
+      if (port.empty_cage()) return -EIO;  // fewer than 2 bytes read
       // Only SFP, the QSFPs and DSFP (0x1b) have a legacy layout here; QSFP-DD and OSFP are
       // "not supported" (-EINVAL) and readable through the netlink by-page op only.
       if (port.transceiver()->form() != ModuleForm::qsfp28) return -EINVAL;

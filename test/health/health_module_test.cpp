@@ -576,8 +576,9 @@ TEST_F(HealthOverUppers, APortWithoutAModuleServesNoDiagnostics) {
   }
 }
 
-// 400G OSFP modules (CMIS): lower and upper page 00h, then pages 01h, 02h and 11h of bank 0,
-// decoded per media lane of the module's application (4 of 8), with the thresholds of page 02h.
+// A 400G OSFP module (CMIS): lower and upper page 00h, then pages 01h, 02h and 11h of bank 0,
+// decoded per media lane of the module's application (4 of 8), with the thresholds of page 02h;
+// and an empty cage beside it.
 class HealthOnOsfp : public Health {
  protected:
   std::string node_file() const override {
@@ -610,16 +611,29 @@ TEST_F(HealthOnOsfp, ACmisModuleIsReadPerLaneAndItsDimmedLaneIsAnAlarm) {
   EXPECT_TRUE(module_->findings().empty()) << testing::PrintToString(finding_ids());
 
   play(
-      "  - {at: 0s, kind: optic_degrade, port: ens1f1np1, duration: 10m, lane: 3,"
+      "  - {at: 0s, kind: optic_degrade, port: ens1f0np0, duration: 10m, lane: 3,"
       " rx_power_dbm: -14}\n");
   time_.advance(HealthSettings{}.optics_interval);
   module_->check();
-  EXPECT_EQ(finding_ids(), std::vector<std::string>{"ens1f1np1 transceiver_alarm"});
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"ens1f0np0 transceiver_alarm"});
   ASSERT_FALSE(module_->findings().empty());
   EXPECT_NE(module_->findings().front().text.find("MMA4Z00-NS400"), std::string::npos)
       << module_->findings().front().text;
   EXPECT_NE(module_->findings().front().text.find("rx_power lane 3 -14.00 dBm"), std::string::npos)
       << module_->findings().front().text;
+}
+
+// An empty cage: mlx5 (before its 2025 fix) answers the read with no bytes and no error. That is
+// no reading, said as such, never a module read as all zeros ("no light" on every lane).
+TEST_F(HealthOnOsfp, AnEmptyCageIsUnreadableNotDark) {
+  module_->check();
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_transceiver_diagnostics_readable{netdev=\"ens1f1np1\"} 0"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("roce_transceiver_rx_power_watts{netdev=\"ens1f1np1\""), std::string::npos)
+      << text;
+  EXPECT_TRUE(finding_ids().empty()) << testing::PrintToString(finding_ids());
 }
 
 // A fatal firmware error is critical from the reading after it until the hour is over, recovered
