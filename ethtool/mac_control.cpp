@@ -1,92 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ethtool/mac_control.hpp"
 
-#include <linux/ethtool.h>
-#include <linux/ethtool_netlink.h>
-#include <linux/genetlink.h>
-
 #include <cerrno>
-#include <cstring>
-#include <map>
-#include <optional>
-
-#include "os/netlink_message.hpp"
-#include "os/rtnl_request.hpp"
 
 namespace roced {
 
-namespace {
-
-// ETHTOOL_MSG_STATS_GET for `netdev` asking for the eth-ctrl group only, as a compact bitset
-// without a mask (net/ethtool/bitset.c ethnl_update_bitset).
-void add_stats_request(nl_msg* message, const std::string& netdev) {
-  nlattr* header = nla_nest_start(message, ETHTOOL_A_STATS_HEADER);
-  nla_put_string(message, ETHTOOL_A_HEADER_DEV_NAME, netdev.c_str());
-  nla_nest_end(message, header);
-  nlattr* groups = nla_nest_start(message, ETHTOOL_A_STATS_GROUPS);
-  nla_put_flag(message, ETHTOOL_A_BITSET_NOMASK);
-  nla_put_u32(message, ETHTOOL_A_BITSET_SIZE, __ETHTOOL_STATS_CNT);
-  const uint32_t bits = 1u << ETHTOOL_STATS_ETH_CTRL;
-  nla_put(message, ETHTOOL_A_BITSET_VALUE, sizeof bits, &bits);
-  nla_nest_end(message, groups);
-}
-
-// stats_fill_reply: a group nest per group asked for, each counter in an ETHTOOL_A_STATS_GRP_STAT
-// nest whose one attribute's type is the counter's index in the group (stat_put). A counter the
-// driver did not set is left out.
-Result<MacControlFrames> parse_stats(nlmsghdr* header, const std::string& netdev) {
-  nlattr* table[ETHTOOL_A_STATS_MAX + 1];
-  if (nlmsg_parse(header, GENL_HDRLEN, table, ETHTOOL_A_STATS_MAX, nullptr) != 0) {
-    return Error{EBADMSG, netdev + ": malformed statistics answer"};
-  }
-  std::optional<uint64_t> transmitted, received;
-  nlattr* group = nullptr;
-  int remaining = 0;
-  nla_for_each_attr(group, nlmsg_attrdata(header, GENL_HDRLEN), nlmsg_attrlen(header, GENL_HDRLEN),
-                    remaining) {
-    if (nla_type(group) != ETHTOOL_A_STATS_GRP) continue;
-    nlattr* fields[ETHTOOL_A_STATS_GRP_MAX + 1];
-    if (nla_parse_nested(fields, ETHTOOL_A_STATS_GRP_MAX, group, nullptr) != 0) continue;
-    uint32_t id = 0;
-    if (!attr_u32(fields[ETHTOOL_A_STATS_GRP_ID], id) || id != ETHTOOL_STATS_ETH_CTRL) continue;
-    nlattr* stat = nullptr;
-    int left = 0;
-    nla_for_each_nested(stat, group, left) {
-      if (nla_type(stat) != ETHTOOL_A_STATS_GRP_STAT) continue;
-      nlattr* value = static_cast<nlattr*>(nla_data(stat));
-      uint64_t count = 0;
-      if (nla_len(stat) < static_cast<int>(NLA_HDRLEN) || !attr_u64(value, count)) continue;
-      if (nla_type(value) == ETHTOOL_A_STATS_ETH_CTRL_3_TX) transmitted = count;
-      if (nla_type(value) == ETHTOOL_A_STATS_ETH_CTRL_4_RX) received = count;
-    }
-  }
-  if (!transmitted || !received) {
-    return Error{EOPNOTSUPP, netdev + ": the driver reports no MAC control frame counts"};
-  }
-  return MacControlFrames{*transmitted, *received};
-}
-
-}  // namespace
-
 std::vector<Result<MacControlFrames>> MacControlReader::read(std::span<const std::string> netdevs,
                                                              std::chrono::milliseconds timeout) {
-  std::vector<NlMsgPtr> requests;
-  std::vector<std::string> contexts;
-  for (const std::string& netdev : netdevs) {
-    auto message = genl_.request(ETHTOOL_MSG_STATS_GET);
-    if (!message) return std::vector<Result<MacControlFrames>>(netdevs.size(), message.error());
-    add_stats_request(message->get(), netdev);
-    requests.push_back(std::move(*message));
-    contexts.push_back("statistics of " + netdev);
-  }
-  auto answers = genl_.exchange(std::move(requests), contexts, timeout);
+  auto groups = stats_.read(netdevs, timeout);
   std::vector<Result<MacControlFrames>> results;
-  results.reserve(netdevs.size());
-  for (size_t i = 0; i < netdevs.size(); ++i) {
-    if (!answers[i]) {
-      results.push_back(answers[i].error());
+  results.reserve(groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (!groups[i]) {
+      results.push_back(groups[i].error());
+      continue;
+    }
+    const auto transmitted = groups[i]->find(ETHTOOL_A_STATS_ETH_CTRL_3_TX);
+    const auto received = groups[i]->find(ETHTOOL_A_STATS_ETH_CTRL_4_RX);
+    if (transmitted == groups[i]->end() || received == groups[i]->end()) {
+      results.push_back(
+          Error{EOPNOTSUPP, netdevs[i] + ": the driver reports no MAC control frame counts"});
     } else {
-      results.push_back(parse_stats(answers[i]->header(), netdevs[i]));
+      results.push_back(MacControlFrames{transmitted->second, received->second});
     }
   }
   return results;

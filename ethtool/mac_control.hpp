@@ -10,12 +10,11 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "os/genl_family.hpp"
+#include "ethtool/standard_stats.hpp"
 #include "os/system.hpp"
 
 namespace roced {
@@ -28,18 +27,17 @@ struct MacControlFrames {
 
 class MacControlReader {
  public:
-  explicit MacControlReader(const System& system)
-      : genl_(system, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION) {}
+  explicit MacControlReader(const System& system) : stats_(system, ETHTOOL_STATS_ETH_CTRL) {}
 
   // False when the system has no NETLINK_GENERIC socket, or the kernel no ethtool family.
-  bool available() const { return genl_.available(); }
+  bool available() const { return stats_.available(); }
   // Each port's counts, all asked before the first answer is read; in the same order. A port
   // whose driver sets none (no get_eth_ctrl_stats: a bond, a representor) is EOPNOTSUPP.
   std::vector<Result<MacControlFrames>> read(std::span<const std::string> netdevs,
                                              std::chrono::milliseconds timeout);
 
  private:
-  GenlFamily genl_;
+  StandardStatsReader stats_;
 };
 
 }  // namespace roced

@@ -7,7 +7,7 @@ namespace roced::health {
 
 void CounterWindow::add(TimePoint at, uint64_t counter, bool own) {
   if (!counter_) {
-    first_at_ = at;
+    if (steps_.empty()) first_at_ = at;  // else restored or rebased: the span so far stands
   } else if (at > last_at_) {
     const CounterStep step = counter_step(*counter_, counter, width_);
     steps_.push_back({at, step.delta, std::chrono::duration<double>(at - last_at_).count(), own});

@@ -43,6 +43,9 @@ class CounterWindow {
   // Steps kept from before a restart, as if counted then; the next reading starts afresh, as
   // the counter's value at the restart is not known. Only into a window that has none yet.
   void restore(std::deque<Step> steps);
+  // The next reading is of another counter counting the same events (another interface to it):
+  // it starts afresh, and the steps so far stay.
+  void rebase() { counter_.reset(); }
 
  private:
   std::chrono::seconds span_;

@@ -33,7 +33,14 @@ PhyCounters phy_counters(std::span<const std::string> names, std::span<const uin
     }
   }
   if (!out.symbol_errors) out.symbol_errors = in_frames;
+  if (out.symbol_errors) out.symbol_errors_from = SymbolErrorSource::ethtool_stats;
   return out;
+}
+
+void prefer_standard(PhyCounters& counters, std::optional<uint64_t> symbol_errors_during_carrier) {
+  if (!symbol_errors_during_carrier) return;
+  counters.symbol_errors = symbol_errors_during_carrier;
+  counters.symbol_errors_from = SymbolErrorSource::standard;
 }
 
 // `found` says which side of the threshold, not the figure: it is a label of roced_finding, and a

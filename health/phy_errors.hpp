@@ -16,16 +16,25 @@
 
 namespace roced::health {
 
+// Where a port's symbol error count was read: the kernel's standard statistics (ethtool
+// netlink's eth-phy group, SymbolErrorDuringCarrier; on mlx5 the 802.3 PPCNT group's
+// a_symbol_error_during_carrier: en_stats.c mlx5e_stats_eth_phy_get), else `ethtool -S`.
+enum class SymbolErrorSource { none, standard, ethtool_stats };
+
 // The counters of one `ethtool -S` reading that speak of the PHY; empty where the driver has
 // none. Symbol errors are the physical layer group's rx_pcs_symbol_err_phy (post-FEC, present on
 // firmware with ppcnt_statistical_group), else the 802.3 group's rx_symbol_err_phy, which every
 // mlx5 port has (en_stats.c: mlx5e_grp_phy_fill_stats, pport_802_3_stats_desc).
 struct PhyCounters {
   std::optional<uint64_t> symbol_errors;
+  SymbolErrorSource symbol_errors_from = SymbolErrorSource::none;
   std::optional<uint64_t> corrected_bits;    // rx_corrected_bits_phy
   std::optional<uint64_t> link_down_events;  // link_down_events_phy, 32-bit
 };
 PhyCounters phy_counters(std::span<const std::string> names, std::span<const uint64_t> values);
+// The standard count, where the driver gives one, in place of `ethtool -S`'s: the one counter
+// every driver names alike, and what `ethtool -S <netdev> --groups eth-phy` shows.
+void prefer_standard(PhyCounters& counters, std::optional<uint64_t> symbol_errors_during_carrier);
 
 // Symbol errors over the last hour: the window judge_phy reads.
 inline CounterWindow symbol_error_window() {

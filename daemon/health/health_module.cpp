@@ -37,8 +37,9 @@ constexpr FamilySpec kPcieMaxWidth{
     "The most lanes the NIC's PCIe endpoint takes (sysfs max_link_width)."};
 constexpr FamilySpec kSymbolErrors{
     "roce_phy_symbol_errors_total", MetricType::counter,
-    "Symbol errors the port's FEC could not correct (ethtool -S rx_pcs_symbol_err_phy, else "
-    "rx_symbol_err_phy)."};
+    "Symbol errors the port's FEC could not correct: ethtool netlink's IEEE 802.3 PHY statistics "
+    "(SymbolErrorDuringCarrier) where the driver gives them, else ethtool -S "
+    "rx_pcs_symbol_err_phy or rx_symbol_err_phy."};
 constexpr FamilySpec kCorrectedBits{
     "roce_phy_fec_corrected_errors_total", MetricType::counter,
     "Bits the port's FEC corrected (ethtool -S rx_corrected_bits_phy): the pre-FEC errors."};
@@ -290,6 +291,7 @@ HealthModule::HealthModule(System& system, PortList ports, sampling::StatsPoller
       eeprom_(system),
       reporters_(system),
       fec_(system),
+      phy_stats_(system, ETHTOOL_STATS_ETH_PHY),
       history_file_(std::move(history)) {
   load_history();
 }
@@ -383,7 +385,8 @@ void HealthModule::stop() {
   task_.reset();
 }
 
-HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings) {
+HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings,
+                                            const StandardReading& standard) {
   PortHealth health{std::move(port), {}, {}, {}};
   const std::string& netdev = health.port.netdev;
   health.pcie = read_pcie_link(*system_.files, health.port.pci);
@@ -407,8 +410,17 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
   // apply, so a retrain lies within the interval that sees the count move or the apply under way.
   const bool own = history.last && (history.last->applies != health.port.applies ||
                                     history.last->applying || health.port.applying);
+  prefer_standard(health.phy, standard.symbol_errors);
   if (health.phy.symbol_errors) {
-    history.symbol_errors.add(reading->answered, *health.phy.symbol_errors);
+    // A window counts one counter: a port whose count moves to the other source (a reading
+    // that failed) starts it afresh, and keeps what it counted.
+    if (history.symbol_errors_from != health.phy.symbol_errors_from) {
+      history.symbol_errors.rebase();
+      history.symbol_errors_from = health.phy.symbol_errors_from;
+    }
+    const bool from_standard = health.phy.symbol_errors_from == SymbolErrorSource::standard;
+    history.symbol_errors.add(from_standard ? standard.at : reading->answered,
+                              *health.phy.symbol_errors);
   }
   if (health.phy.link_down_events) {
     history.link_downs.add(reading->answered, *health.phy.link_down_events, own);
@@ -566,6 +578,21 @@ void HealthModule::read_reporters(std::vector<PortHealth>& now) {
   }
 }
 
+std::vector<HealthModule::StandardReading> HealthModule::read_standard(
+    const std::vector<PciPort>& ports) {
+  std::vector<std::string> netdevs;
+  for (const PciPort& port : ports) netdevs.push_back(port.netdev);
+  const auto groups = phy_stats_.read(netdevs, kModuleReadTimeout);
+  const auto at = time_.now();
+  std::vector<StandardReading> readings(ports.size(), StandardReading{std::nullopt, at});
+  for (size_t i = 0; i < groups.size() && i < readings.size(); ++i) {
+    if (!groups[i]) continue;
+    if (auto found = groups[i]->find(ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR); found != groups[i]->end())
+      readings[i].symbol_errors = found->second;
+  }
+  return readings;
+}
+
 void HealthModule::read_fec(std::vector<PortHealth>& now) {
   std::vector<std::string> netdevs;
   for (const PortHealth& port : now) netdevs.push_back(port.port.netdev);
@@ -597,10 +624,12 @@ void HealthModule::check() {
     std::lock_guard lock(settings_mutex_);
     settings = settings_;
   }
+  std::vector<PciPort> ports = ports_();
+  const std::vector<StandardReading> standard = read_standard(ports);
   std::vector<PortHealth> now;
   std::map<std::string, History> kept;
-  for (PciPort& port : ports_()) {
-    now.push_back(read(std::move(port), settings));
+  for (size_t i = 0; i < ports.size(); ++i) {
+    now.push_back(read(std::move(ports[i]), settings, standard[i]));
     const std::string& netdev = now.back().port.netdev;
     kept.emplace(netdev, std::move(history_.at(netdev)));
   }

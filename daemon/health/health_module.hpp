@@ -5,10 +5,10 @@
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
 // latest reading, or one GSTATS when the watchdog is off); every health.optics_interval its
 // optical module's diagnostics through ethtool netlink; every interval the firmware's devlink
-// health reporters (the kernel's own state: no firmware command) and its FEC through ethtool
-// netlink (four firmware commands a port); and judges them (health/), off
-// the scrape's path; a scrape serves the last reading as metric families and findings. It takes the
-// `health:` section; its ports follow the reconciler's.
+// health reporters (the kernel's own state: no firmware command), its FEC and its IEEE 802.3 PHY
+// statistics through ethtool netlink (five firmware commands a port); and judges them (health/),
+// off the scrape's path; a scrape serves the last reading as metric families and findings. It takes
+// the `health:` section; its ports follow the reconciler's.
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -24,6 +24,7 @@
 #include "devlink/health_reporter.hpp"
 #include "ethtool/fec.hpp"
 #include "ethtool/module_eeprom.hpp"
+#include "ethtool/standard_stats.hpp"
 #include "health/fec.hpp"
 #include "health/firmware.hpp"
 #include "health/pcie_errors.hpp"
@@ -102,7 +103,14 @@ class HealthModule final : public module::Module {
     std::optional<double> pre_fec_ber = {};
     std::vector<finding::Finding> findings = {};
   };
-  PortHealth read(PciPort port, const HealthSettings& settings);
+  // A port's standard PHY statistics (ETHTOOL_MSG_STATS_GET, eth-phy) and when they were read.
+  struct StandardReading {
+    std::optional<uint64_t> symbol_errors;  // none: not read, or not set by the driver
+    std::chrono::steady_clock::time_point at;
+  };
+  // Every port's, asked together: one firmware command a port on mlx5.
+  std::vector<StandardReading> read_standard(const std::vector<PciPort>& ports);
+  PortHealth read(PciPort port, const HealthSettings& settings, const StandardReading& standard);
   // Every port's module, when optics_interval has passed since the last reading.
   void read_modules(std::vector<PortHealth>& now, std::chrono::milliseconds optics_interval);
   static void collect_module(telemetry::ExpositionWriter& out, const PortHealth& port);
@@ -124,6 +132,7 @@ class HealthModule final : public module::Module {
   // What the readings so far counted, per port: the task's only.
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
+    SymbolErrorSource symbol_errors_from = SymbolErrorSource::none;  // the window's counter
     CounterWindow link_downs = link_down_window();
     CounterWindow recoveries_rx = signal_integrity_window();
     CounterWindow recoveries_tx = signal_integrity_window();
@@ -147,6 +156,7 @@ class HealthModule final : public module::Module {
   ModuleEepromReader eeprom_;                     // the task's
   HealthReporterReader reporters_;                // the task's
   FecReader fec_;                                 // the task's
+  StandardStatsReader phy_stats_;                 // the task's: eth-phy
   std::map<std::string, ModuleReading> modules_;  // the task's: each port's last reading
   std::optional<std::chrono::steady_clock::time_point> modules_read_at_;
   std::filesystem::path history_file_;

@@ -262,6 +262,10 @@ class Port {
     uint64_t unsupported_opcodes = 0;
   };
   MacControlCounts mac_control_counts() const;
+  // The eth-phy group's SymbolErrorDuringCarrier: the 802.3 PPCNT group's
+  // a_symbol_error_during_carrier, which ethtool -S names rx_symbol_err_phy
+  // (en_stats.c mlx5e_stats_eth_phy_get).
+  uint64_t symbol_errors_during_carrier() const;
   // counter_clear: the ethtool -S counter `name` restarts from 0 now, without a driver reload.
   // False when the port does not list it now (a per-priority pause name with PFC off).
   bool clear_stat(const std::string& name);

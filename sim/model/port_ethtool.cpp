@@ -346,6 +346,10 @@ Port::MacControlCounts Port::mac_control_counts() const {
           reported("rx_unsupported_op_phy", 0)};
 }
 
+uint64_t Port::symbol_errors_during_carrier() const {
+  return reported("rx_symbol_err_phy", counters_.rx_symbol_err_phy);
+}
+
 int Port::set_channels(uint32_t channels) {
   // mlx5e_ethtool_set_channels: count 0 is -EINVAL (ethtool_set_channels), more than the port
   // has is -EINVAL; opening the new channels allocates their statistics (mlx5e_channel_stats_alloc

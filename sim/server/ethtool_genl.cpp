@@ -277,8 +277,9 @@ int GenlService::get_family(const NlRequest& request, const NlPeer& peer, Bytes&
 // ethnl_default_doit: the header names the device (ethnl_parse_header_dev_get: none is -EINVAL,
 // an unknown one -ENODEV); stats_parse_request wants a group (-EINVAL); stats_prepare_data runs
 // the driver op of each group asked for; stats_fill_reply puts each group asked for, with the
-// counters the driver set. Only eth-ctrl is modelled with values (mlx5e_stats_eth_ctrl_get); a
-// representor's ops have none (en_rep.c mlx5e_rep_ethtool_ops), nor a bond's or a VLAN's.
+// counters the driver set. eth-phy and eth-ctrl are modelled with values (mlx5e_stats_eth_phy_get,
+// mlx5e_stats_eth_ctrl_get); a representor's ops have none (en_rep.c mlx5e_rep_ethtool_ops), nor
+// a bond's or a VLAN's.
 int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
   const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
   const auto header = attrs.find(ETHTOOL_A_STATS_HEADER);
@@ -309,6 +310,9 @@ int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& 
     const size_t nest = message.begin_nest(ETHTOOL_A_STATS_GRP);
     message.put_u32(ETHTOOL_A_STATS_GRP_ID, group);
     message.put_u32(ETHTOOL_A_STATS_GRP_SS_ID, ETH_SS_STATS_ETH_PHY + group);
+    if (driver_ops && group == ETHTOOL_STATS_ETH_PHY) {
+      put_stat(message, ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR, port->symbol_errors_during_carrier());
+    }
     if (driver_ops && group == ETHTOOL_STATS_ETH_CTRL) {
       const Port::MacControlCounts counts = port->mac_control_counts();
       put_stat(message, ETHTOOL_A_STATS_ETH_CTRL_3_TX, counts.transmitted);

@@ -183,7 +183,9 @@ TEST_F(Health, AFunctionWithoutAPcieLinkHasNoFinding) {
 // found by the next one, not before.
 TEST_F(Health, TheTaskReadsAgainEveryInterval) {
   module_->start();
-  ASSERT_TRUE(time_.until_waiting(1));  // the first reading made, the task waiting on the clock
+  // The first reading served (the task's requests wait on the clock too, so a wait alone does
+  // not say the reading is done); the task then waits out its interval.
+  ASSERT_TRUE(time_.advance_until([&] { return !scrape().empty(); }, std::chrono::milliseconds(1)));
   play("  - {at: 1s, kind: pcie_retrain, port: lan2, width: 4}\n");
   time_.advance(HealthSettings{}.interval - std::chrono::seconds(1));
   EXPECT_TRUE(module_->findings().empty());  // retrained, not read again yet
@@ -191,6 +193,19 @@ TEST_F(Health, TheTaskReadsAgainEveryInterval) {
                                   std::chrono::milliseconds(100)));
   EXPECT_EQ(finding_ports(), std::vector<std::string>{"lan2"});
   module_->stop();
+}
+
+// The symbol error count is ethtool netlink's eth-phy SymbolErrorDuringCarrier (on mlx5 the 802.3
+// group's, ethtool -S rx_symbol_err_phy) where the driver gives it, not the PCS group's.
+TEST_F(Health, TheSymbolErrorCountIsTheKernelsStandardOne) {
+  node_->change([](roce_sim::Node& node) {
+    node.find("lan2")->counters().rx_symbol_err_phy = 500;
+    node.find("lan2")->counters().rx_pcs_symbol_err_phy = 3;
+  });
+  module_->check();
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan2\"} 500"), std::string::npos)
+      << text;
 }
 
 // NVSentinel's thresholds: above 10 uncorrectable symbol errors a second is degraded; above 120

@@ -32,6 +32,36 @@ TEST(PhyCounters, ThePcsCounterWinsAndThe8023OneStandsInWithoutIt) {
   EXPECT_FALSE(phy_counters(names, std::vector<uint64_t>{}).symbol_errors);
 }
 
+// The kernel's standard count stands in for ethtool -S's where the driver gives one, and says so.
+TEST(PhyCounters, TheStandardCountWinsWhereTheDriverGivesOne) {
+  const std::vector<std::string> names = {"rx_symbol_err_phy", "rx_pcs_symbol_err_phy"};
+  PhyCounters counters = phy_counters(names, std::vector<uint64_t>{7, 5});
+  EXPECT_EQ(counters.symbol_errors_from, SymbolErrorSource::ethtool_stats);
+  prefer_standard(counters, std::nullopt);  // not read, or not set by the driver
+  EXPECT_EQ(counters.symbol_errors, 5u);
+  prefer_standard(counters, 9u);
+  EXPECT_EQ(counters.symbol_errors, 9u);
+  EXPECT_EQ(counters.symbol_errors_from, SymbolErrorSource::standard);
+  PhyCounters none = phy_counters({}, {});
+  EXPECT_EQ(none.symbol_errors_from, SymbolErrorSource::none);
+}
+
+// Another counter of the same events (the other interface to it) follows: its first reading is
+// a new start, not a step, and what was counted stays, with the span it covers.
+TEST(CounterWindow, ARebasedWindowKeepsItsStepsAndCountsTheNewCounterFromItsNextReading) {
+  CounterWindow window = symbol_error_window();
+  const TimePoint t0{};
+  window.add(t0, 100);
+  window.add(t0 + 10s, 110);
+  window.rebase();
+  window.add(t0 + 20s, 5);  // lower, but no restart: another counter
+  EXPECT_EQ(window.total(), 10u);
+  EXPECT_FALSE(window.last_rate());
+  window.add(t0 + 30s, 8);
+  EXPECT_EQ(window.total(), 13u);
+  EXPECT_EQ(window.covered(), 30s);
+}
+
 TEST(CounterWindow, TheRateIsTheLastIntervalsAndAResetCountsFromZero) {
   CounterWindow window = symbol_error_window();
   const TimePoint t0{};

@@ -109,15 +109,16 @@ static const char *const fixed_names[] = {
 	"rx_wqe_err", "rx_buff_alloc_err", "rx_out_of_buffer", "rx_if_down_packets",
 	"rx_vport_unicast_packets", "rx_vport_unicast_bytes", "tx_vport_unicast_packets",
 	"tx_vport_unicast_bytes", "tx_packets_phy", "rx_packets_phy", "rx_crc_errors_phy",
-	"tx_bytes_phy", "rx_bytes_phy", "tx_mac_control_phy", "rx_mac_control_phy",
-	"rx_unsupported_op_phy", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy", "rx_discards_phy",
-	"tx_discards_phy", "tx_errors_phy", "rx_64_bytes_phy", "rx_1519_to_2047_bytes_phy",
+	"tx_bytes_phy", "rx_bytes_phy", "rx_symbol_err_phy", "tx_mac_control_phy",
+	"rx_mac_control_phy", "rx_unsupported_op_phy", "rx_pause_ctrl_phy", "tx_pause_ctrl_phy",
+	"rx_discards_phy", "tx_discards_phy", "tx_errors_phy", "rx_64_bytes_phy",
+	"rx_1519_to_2047_bytes_phy",
 	"link_down_events_phy", "rx_pcs_symbol_err_phy", "rx_corrected_bits_phy",
 	"rx_buffer_passed_thres_phy", "rx_pci_signal_integrity", "tx_pci_signal_integrity",
 	"outbound_pci_buffer_overflow", "outbound_pci_stalled_rd", "outbound_pci_stalled_wr",
 };
 #define N_FIXED ARRAY_SIZE(fixed_names)
-enum { FIXED_LINK_DOWN_EVENTS = 33, FIXED_CORRECTED_BITS = 35 };
+enum { FIXED_SYMBOL_ERRORS = 23, FIXED_LINK_DOWN_EVENTS = 34, FIXED_CORRECTED_BITS = 36 };
 
 static const char *const prio_traffic[] = { "rx_prio%d_bytes", "rx_prio%d_packets",
 					    "rx_prio%d_discards", "tx_prio%d_bytes",
@@ -1257,6 +1258,15 @@ static int tdev_get_fecparam(struct net_device *dev, struct ethtool_fecparam *fe
 	return 0;
 }
 
+/* en_stats.c mlx5e_stats_eth_phy_get: the 802.3 group's a_symbol_error_during_carrier, which
+ * ethtool -S names rx_symbol_err_phy */
+static void tdev_get_eth_phy_stats(struct net_device *dev, struct ethtool_eth_phy_stats *phy_stats)
+{
+	struct tdev *t = netdev_priv(dev);
+
+	phy_stats->SymbolErrorDuringCarrier = t->fixed[FIXED_SYMBOL_ERRORS];
+}
+
 /* fec_set_rs_stats and fec_set_corrected_bits_total: totals only in the RS modes */
 static void tdev_get_fec_stats(struct net_device *dev, struct ethtool_fec_stats *fec_stats)
 {
@@ -1379,6 +1389,7 @@ static const struct ethtool_ops tdev_ethtool_ops = {
 	.get_module_eeprom_by_page = tdev_get_module_eeprom_by_page,
 	.get_fecparam = tdev_get_fecparam,
 	.get_fec_stats = tdev_get_fec_stats,
+	.get_eth_phy_stats = tdev_get_eth_phy_stats,
 };
 
 /* ---- netdev ---- */

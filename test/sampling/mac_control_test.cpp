@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// ethtool netlink's MAC control frame counts (ETHTOOL_MSG_STATS_GET, eth-ctrl) against roce-sim's
-// node: the same hardware counters as ethtool -S tx/rx_mac_control_phy, at one firmware command.
+// ethtool netlink's standard statistics (ETHTOOL_MSG_STATS_GET) against roce-sim's node: the MAC
+// control frame counts (eth-ctrl) and the symbol errors (eth-phy) are the same hardware counters
+// as ethtool -S's, at one firmware command a group.
 #include "ethtool/mac_control.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ethtool/ethtool.hpp"
+#include "ethtool/standard_stats.hpp"
 #include "in_process_node.hpp"
 
 namespace roced {
@@ -75,6 +77,22 @@ TEST_F(MacControl, AnUnknownNetdevIsTheKernelsEnodev) {
   ASSERT_FALSE(counts[0].ok());
   EXPECT_EQ(counts[0].error().code, ENODEV);
   EXPECT_TRUE(counts[1].ok());
+}
+
+// The eth-phy group (en_stats.c mlx5e_stats_eth_phy_get): SymbolErrorDuringCarrier is the 802.3
+// PPCNT group's symbol error counter, which ethtool -S names rx_symbol_err_phy; one PPCNT a read.
+TEST_F(MacControl, TheEthPhyGroupIsTheSymbolErrorCounterOfEthtoolS) {
+  node_->change([](roce_sim::Node& node) { node.find("lan3")->counters().rx_symbol_err_phy = 77; });
+  StandardStatsReader reader(system_, ETHTOOL_STATS_ETH_PHY);
+  const std::vector<std::string> ports = {"lan3"};
+  ASSERT_TRUE(reader.read(ports, std::chrono::seconds(1))[0].ok());  // the family looked up
+  const uint64_t access_before = commands("lan3", "ACCESS_REG");
+  const auto groups = reader.read(ports, std::chrono::seconds(1));
+  ASSERT_TRUE(groups[0].ok()) << groups[0].error().message;
+  EXPECT_EQ(commands("lan3", "ACCESS_REG") - access_before, 1u);
+  EXPECT_EQ(*groups[0], (StandardCounters{{ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR, 77}}));
+  EXPECT_EQ(groups[0]->at(ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR),
+            ethtool_stat("lan3", "rx_symbol_err_phy"));
 }
 
 TEST_F(MacControl, WithoutGenericNetlinkTheReaderIsUnavailable) {

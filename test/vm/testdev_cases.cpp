@@ -23,6 +23,7 @@
 #include "ethtool/ethtool.hpp"
 #include "ethtool/fec.hpp"
 #include "ethtool/module_eeprom.hpp"
+#include "ethtool/standard_stats.hpp"
 #include "health/transceiver.hpp"
 #include "os/open_system.hpp"
 #include "vm_support.hpp"
@@ -476,6 +477,24 @@ TEST(TestDev, TheFecReadsAsEthtoolShowsIt) {
     return read_text("/sys/class/net/rtd1/carrier") == "1" &&
            read_text("/sys/class/net/rtd1/operstate") == "up";
   }));
+}
+
+// rtd1's IEEE 802.3 PHY statistics through the kernel's net/ethtool/stats.c (stats_prepare_data,
+// stats_put_phy_stats) from the test module's get_eth_phy_stats: roced's reader reads the symbol
+// errors `ethtool -S --groups eth-phy` shows, which are ethtool -S's rx_symbol_err_phy on mlx5.
+TEST(TestDev, TheSymbolErrorsReadAsEthtoolShowsThem) {
+  System system = roced::real_system();
+  roced::StandardStatsReader reader(system, ETHTOOL_STATS_ETH_PHY);
+  write_text(kModuleDir + "rtd1/counters", "rx_symbol_err_phy 321");
+  const std::string names[] = {"rtd1"};
+  const auto groups = reader.read(names, std::chrono::seconds(5));
+  write_text(kModuleDir + "rtd1/counters", "rx_symbol_err_phy 0");
+  ASSERT_TRUE(groups[0]) << groups[0].error().message;
+  EXPECT_EQ(*groups[0], (roced::StandardCounters{{ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR, 321}}));
+  write_text(kModuleDir + "rtd1/counters", "rx_symbol_err_phy 321");
+  const std::string text = shown({kEthtool, "-S", "rtd1", "--groups", "eth-phy"});
+  write_text(kModuleDir + "rtd1/counters", "rx_symbol_err_phy 0");
+  EXPECT_TRUE(contains(text, "SymbolErrorDuringCarrier: 321")) << text;
 }
 
 // The firmware's devlink health reporters of rtd1's device (platform/mlx5_core.1) through the
