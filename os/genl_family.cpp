@@ -39,17 +39,61 @@ Result<uint16_t> family_id(const std::vector<NlMessage>& messages) {
   return Error{EBADMSG, "generic netlink: no family id in the controller's answer"};
 }
 
+// ctrl_getfamily's answer: the id of the multicast group named `group` (ctrl_fill_info puts a
+// nest per group, each with its name and id).
+Result<uint32_t> group_id(const std::vector<NlMessage>& messages, const std::string& group) {
+  for (const NlMessage& message : messages) {
+    if (message.type() != GENL_ID_CTRL) continue;
+    nlattr* table[CTRL_ATTR_MAX + 1];
+    NlMessage copy = message;
+    if (nlmsg_parse(copy.header(), GENL_HDRLEN, table, CTRL_ATTR_MAX, nullptr) != 0 ||
+        table[CTRL_ATTR_MCAST_GROUPS] == nullptr) {
+      continue;
+    }
+    nlattr* entry = nullptr;
+    int left = 0;
+    nla_for_each_nested(entry, table[CTRL_ATTR_MCAST_GROUPS], left) {
+      nlattr* fields[CTRL_ATTR_MCAST_GRP_MAX + 1];
+      if (nla_parse_nested(fields, CTRL_ATTR_MCAST_GRP_MAX, entry, nullptr) != 0) continue;
+      uint32_t id = 0;
+      const nlattr* name = fields[CTRL_ATTR_MCAST_GRP_NAME];
+      if (name == nullptr || !attr_u32(fields[CTRL_ATTR_MCAST_GRP_ID], id)) continue;
+      if (attr_string(name) == group) return id;
+    }
+  }
+  return Error{ENOENT, "generic netlink: no multicast group " + group};
+}
+
+Result<std::vector<NlMessage>> lookup_family(NetlinkSocket& socket, const std::string& name) {
+  NlMsgPtr lookup = new_genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 2);
+  nla_put_string(lookup.get(), CTRL_ATTR_FAMILY_NAME, name.c_str());
+  return rtnl_request(socket, lookup.get(), "generic netlink: find family " + name,
+                      kFamilyLookupTimeout);
+}
+
 }  // namespace
+
+Result<GenlGroupSocket> open_genl_group(const System& system, const std::string& family,
+                                        const std::string& group) {
+  if (!system.open_genl) return Error{EOPNOTSUPP, "no generic netlink socket"};
+  auto socket = system.open_genl();
+  if (!socket) return socket.error();
+  auto answer = lookup_family(**socket, family);
+  if (!answer) return answer.error();
+  auto id = family_id(*answer);
+  if (!id) return id.error();
+  auto joined = group_id(*answer, group);
+  if (!joined) return Error{ENOENT, family + " netlink: " + joined.error().message};
+  if (auto done = (*socket)->join_group(*joined); !done) return done.error();
+  return GenlGroupSocket{std::move(*socket), *id};
+}
 
 Result<void> GenlFamily::connect() {
   if (socket_) return ok();
   if (!system_.open_genl) return Error{EOPNOTSUPP, "no generic netlink socket"};
   auto socket = system_.open_genl();
   if (!socket) return socket.error();
-  NlMsgPtr lookup = new_genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 2);
-  nla_put_string(lookup.get(), CTRL_ATTR_FAMILY_NAME, name_.c_str());
-  auto answer = rtnl_request(**socket, lookup.get(), "generic netlink: find family " + name_,
-                             kFamilyLookupTimeout);
+  auto answer = lookup_family(**socket, name_);
   if (!answer) {
     if (answer.error().code == ENOENT) unavailable_ = true;  // not in this kernel
     return answer.error();

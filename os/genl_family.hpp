@@ -17,6 +17,16 @@
 
 namespace roced {
 
+// A socket joined to one of a family's multicast groups (ctrl_getfamily's CTRL_ATTR_MCAST_GROUPS
+// names them; their ids are the kernel's to give), and the family's id its notifications carry.
+struct GenlGroupSocket {
+  std::unique_ptr<NetlinkSocket> socket;
+  uint16_t family = 0;
+};
+// ENOENT: no such family or group in this kernel.
+Result<GenlGroupSocket> open_genl_group(const System& system, const std::string& family,
+                                        const std::string& group);
+
 class GenlFamily {
  public:
   GenlFamily(const System& system, std::string name, uint8_t version)

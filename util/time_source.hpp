@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -35,7 +36,7 @@ class TimeSource {
                     const std::function<bool()>& ready) = 0;
   virtual void sleep_until(TimePoint deadline) = 0;
   // poll(2) until one of `fds` is ready or `deadline` on this clock: poll's answer (0 at the
-  // deadline, -1 with errno).
+  // deadline, -1 with errno). TimePoint::max() is no deadline.
   virtual int poll_until(std::span<pollfd> fds, TimePoint deadline) = 0;
   // The CPU time the calling thread has used (what a poll budget counts). A simulated clock
   // reports what the test charged, so that a busy machine changes nothing.
@@ -70,9 +71,12 @@ class RealTime final : public TimeSource {
     wake.wait(lock, ready);
   }
   void sleep_until(TimePoint deadline) override { std::this_thread::sleep_until(deadline); }
+  // TimePoint::max(): no deadline, as poll's -1.
   int poll_until(std::span<pollfd> fds, TimePoint deadline) override {
+    if (deadline == TimePoint::max()) return ::poll(fds.data(), fds.size(), -1);
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now()).count();
-    return ::poll(fds.data(), fds.size(), static_cast<int>(std::max<decltype(left)>(left, 0)));
+    const auto bounded = std::clamp<decltype(left)>(left, 0, std::numeric_limits<int>::max());
+    return ::poll(fds.data(), fds.size(), static_cast<int>(bounded));
   }
   std::chrono::nanoseconds thread_cpu_time() const override {
     timespec used{};

@@ -348,6 +348,26 @@ void HealthModule::start() {
   started_ = true;
   if (!settings.enabled) return;
   task_ = std::make_unique<PeriodicTask>(time_, settings.interval, [this] { check(); });
+  watch_ = std::make_unique<ReporterWatch>(
+      system_, time_, [this](const HealthReporterEvent& event) { reporter_changed(event); });
+}
+
+void HealthModule::reporter_changed(const HealthReporterEvent& event) {
+  // A function roced does not manage (a VF, another NIC) is not read; an empty event (some were
+  // lost) reads every port.
+  if (!event.device.empty()) {
+    std::lock_guard lock(mutex_);
+    const bool ours = std::any_of(health_.begin(), health_.end(), [&](const PortHealth& port) {
+      return event.bus == "pci" && port.port.pci == event.device;
+    });
+    if (!ours) return;
+  }
+  task_->trigger();
+}
+
+void HealthModule::stop_task() {
+  watch_.reset();  // first: it triggers the task
+  task_.reset();
 }
 
 void HealthModule::reconfigure(const config::Config& /*before*/, const config::Config& after) {
@@ -361,7 +381,7 @@ void HealthModule::reconfigure(const HealthSettings& settings) {
     before = std::exchange(settings_, settings);
   }
   if (before.enabled == settings.enabled && before.interval == settings.interval) return;
-  task_.reset();
+  stop_task();
   if (!settings.enabled) {
     // What the counters do while nobody reads them must not land as one step at the next
     // reading: every window starts afresh then, but for the hour of symbol errors already
@@ -382,7 +402,7 @@ void HealthModule::reconfigure(const HealthSettings& settings) {
 
 void HealthModule::stop() {
   started_ = false;
-  task_.reset();
+  stop_task();
 }
 
 HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& settings,

@@ -4,8 +4,9 @@
 // uplink's PCIe link from sysfs (no firmware command: the PCI core answers from the config space
 // it caches per read) and its PHY counters from the statistics poller (the storm watchdog's
 // latest reading, or one GSTATS when the watchdog is off); every health.optics_interval its
-// optical module's diagnostics through ethtool netlink; every interval the firmware's devlink
-// health reporters (the kernel's own state: no firmware command), its FEC and its IEEE 802.3 PHY
+// optical module's diagnostics through ethtool netlink; every interval, and at once when the
+// kernel notifies a change, the firmware's devlink health reporters (the kernel's own state: no
+// firmware command); every interval its FEC and its IEEE 802.3 PHY
 // statistics through ethtool netlink (five firmware commands a port); and judges them (health/),
 // off the scrape's path; a scrape serves the last reading as metric families and findings. It takes
 // the `health:` section; its ports follow the reconciler's.
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/health/reporter_watch.hpp"
 #include "daemon/module/module.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "devlink/health_reporter.hpp"
@@ -119,6 +121,9 @@ class HealthModule final : public module::Module {
   void read_reporters(std::vector<PortHealth>& now);
   // Every port's FEC mode and counters, and its pre-FEC bit error rate from them.
   void read_fec(std::vector<PortHealth>& now);
+  // A reporter's notification: a reading of every port at once, when it is a managed port's.
+  void reporter_changed(const HealthReporterEvent& event);
+  void stop_task();
   void load_history();
   void save_history();
   void log_changes(const std::vector<PortHealth>& now) const;  // under mutex_
@@ -167,6 +172,7 @@ class HealthModule final : public module::Module {
   std::vector<PortHealth> health_;
   bool started_ = false;  // start() and stop(), the service's thread's
   std::unique_ptr<PeriodicTask> task_;
+  std::unique_ptr<ReporterWatch> watch_;  // while task_ runs
 };
 
 }  // namespace roced::health

@@ -92,6 +92,7 @@ class InProcessSocket final : public roced::NetlinkSocket {
 
   // The node's mutex is held.
   bool member_of(uint32_t group) const { return peer_.groups.count(group) != 0; }
+  Protocol protocol() const { return protocol_; }
   void push(const server::Bytes& datagram) {
     {
       const std::lock_guard lock(queue_mutex_);
@@ -311,7 +312,7 @@ void InProcessNode::after_scenario_step() {
     for (std::string& line : runner_->take_log()) scenario_log_.push_back(std::move(line));
   }
   writes_.flush();
-  deliver(rtnl_.drain_events(), nullptr);
+  publish_events();
   mirror_.refresh();
 }
 
@@ -353,7 +354,7 @@ roced::System InProcessNode::system() {
 void InProcessNode::change(const std::function<void(Node&)>& change) {
   const std::lock_guard lock(mutex_);
   change(node_);
-  deliver(rtnl_.drain_events(), nullptr);
+  publish_events();
   deliver_lldp();
   mirror_.refresh();
 }
@@ -397,7 +398,7 @@ server::Bytes InProcessNode::ethtool_request(std::span<const uint8_t> datagram) 
   lock.unlock();
   wait_out(held);
   lock.lock();
-  deliver(rtnl_.drain_events(), nullptr);
+  publish_events();
   return answer;
 }
 
@@ -439,7 +440,7 @@ void InProcessNode::take_file_writes() {
   // A file closed by a write has queued its IN_CLOSE_WRITE before the writer's close returned.
   mirror_.on_inotify();
   writes_.flush();
-  deliver(rtnl_.drain_events(), nullptr);
+  publish_events();
 }
 
 void InProcessNode::refresh_files(uint64_t writes_before) {
@@ -451,6 +452,11 @@ void InProcessNode::refresh_files(uint64_t writes_before) {
   }
 }
 
+void InProcessNode::publish_events() {
+  deliver(rtnl_.drain_events(), nullptr);
+  deliver(genl_.drain_events(), nullptr);
+}
+
 void InProcessNode::deliver(const std::vector<server::Outgoing>& messages, InProcessSocket* self) {
   for (const server::Outgoing& message : messages) {
     if (!message.multicast) {
@@ -458,7 +464,10 @@ void InProcessNode::deliver(const std::vector<server::Outgoing>& messages, InPro
       continue;
     }
     for (InProcessSocket* socket : sockets_) {
-      if (socket->member_of(message.group)) socket->push(message.datagram);
+      const Protocol protocol = message.generic ? Protocol::generic : Protocol::route;
+      if (socket->protocol() == protocol && socket->member_of(message.group)) {
+        socket->push(message.datagram);
+      }
     }
   }
 }

@@ -87,6 +87,8 @@ class InProcessNode {
   // Callers hold mutex_.
   void take_file_writes();
   void refresh_files(uint64_t writes_before);
+  // The model's notifications since last asked, to the sockets of their groups (mutex_ held).
+  void publish_events();
   void deliver(const std::vector<server::Outgoing>& messages, InProcessSocket* self);
   void deliver_lldp();  // the switches' frames to the LLDP sockets bound to their netdevs
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/model/port.hpp"
@@ -148,6 +149,18 @@ class Node {
   // are never announced: mlx5 has no notification for them.
   void note_dcb_changed(const std::string& netdev, uint8_t dcb_cmd);
   std::vector<NodeEvent> take_events();
+  // A devlink health reporter of a port's function changed state (a report, a recovery): what
+  // devlink_recover_notify multicasts to devlink's "config" group.
+  struct ReporterChange {
+    std::string netdev;
+    std::string reporter;
+  };
+  void note_reporter_changed(const std::string& netdev, const std::string& reporter) {
+    reporter_changes_.push_back({netdev, reporter});
+  }
+  std::vector<ReporterChange> take_reporter_changes() {
+    return std::exchange(reporter_changes_, {});
+  }
 
   // The switch at the other end of a port's cable: it sends LLDP every interval while the carrier
   // is up (and at once when it comes up: 802.1AB's fast start), and a change at once. In host
@@ -196,6 +209,7 @@ class Node {
   int next_ifindex_ = 2;  // 1 is lo
   uint32_t next_rdma_index_ = 0;
   std::vector<NodeEvent> events_;
+  std::vector<ReporterChange> reporter_changes_;
   struct Injection {
     std::string netdev;
     SetOp op;

@@ -278,6 +278,7 @@ struct ScenarioRunner::EventStart {
     Port::HealthReporter& fatal = reporter->second;
     ++fatal.errors;
     fatal.healthy = false;
+    runner.node_.note_reporter_changed(netdev, "fw_fatal");
     constexpr auto kGracePeriod = std::chrono::minutes(20);
     const bool aborted = fatal.last_recovery && runner.now() - *fatal.last_recovery < kGracePeriod;
     runner.fatal_aborted_[event_index] = aborted;
@@ -294,6 +295,7 @@ struct ScenarioRunner::EventStart {
     }
     reporter->second.errors += b.count;
     reporter->second.healthy = false;  // a reporter without a recover op stays in error
+    runner.node_.note_reporter_changed(netdev, "fw");
     log("firmware reports " + std::to_string(b.count) + " error(s) (fw health reporter)");
   }
 
@@ -586,6 +588,7 @@ void ScenarioRunner::finish(const ScenarioEvent& event) {
             ++reporter->second.recoveries;
             reporter->second.healthy = true;
             reporter->second.last_recovery = now_;
+            node_.note_reporter_changed(netdev, "fw_fatal");
             log(netdev, "the driver recovered from the firmware's fatal error");
           }
         } else if constexpr (std::is_same_v<T, ev::OpticDegrade>) {

@@ -255,7 +255,8 @@ int GenlService::get_fec(const NlRequest& request, const NlPeer& peer, Bytes& re
 }
 
 // ctrl_getfamily by CTRL_ATTR_FAMILY_NAME (ctrl_fill_info): the id, name, version, header size
-// and highest attribute; the ops and multicast groups it also lists are left out here.
+// and highest attribute, and devlink's multicast group; the ops it also lists are left out, as
+// is ethtool's "monitor" group.
 int GenlService::get_family(const NlRequest& request, const NlPeer& peer, Bytes& reply) {
   const AttrTable attrs = parse_attrs(genl_attrs(request.payload));
   const auto name = attrs.find(CTRL_ATTR_FAMILY_NAME);
@@ -270,6 +271,14 @@ int GenlService::get_family(const NlRequest& request, const NlPeer& peer, Bytes&
   message.put_u32(CTRL_ATTR_VERSION, devlink ? DEVLINK_GENL_VERSION : ETHTOOL_GENL_VERSION);
   message.put_u32(CTRL_ATTR_HDRSIZE, 0);
   message.put_u32(CTRL_ATTR_MAXATTR, 0);
+  if (devlink) {
+    const size_t groups = message.begin_nest(CTRL_ATTR_MCAST_GROUPS);
+    const size_t group = message.begin_nest(1);
+    message.put_u32(CTRL_ATTR_MCAST_GRP_ID, kDevlinkConfigGroup);
+    message.put_string(CTRL_ATTR_MCAST_GRP_NAME, DEVLINK_GENL_MCGRP_CONFIG_NAME);
+    message.end_nest(group);
+    message.end_nest(groups);
+  }
   message.append_to(reply);
   return 0;
 }

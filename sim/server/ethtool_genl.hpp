@@ -23,12 +23,18 @@ class GenlService {
   // (idr_alloc_cyclic from GENL_START_ALLOC), so a client must look it up by name.
   static constexpr uint16_t kEthtoolFamily = 20;
   static constexpr uint16_t kDevlinkFamily = 21;
+  // The id genl_register_family gives devlink's "config" multicast group: allocated as well
+  // (genl_validate_assign_mc_groups), so a client looks it up with the family.
+  static constexpr uint32_t kDevlinkConfigGroup = 7;
 
   explicit GenlService(Node& node) : node_(node) {}
 
   // One datagram from a connection; the replies in the kernel's order (all unicast).
   std::vector<Outgoing> handle(ByteView datagram, NlPeer& peer);
   std::vector<std::string> take_request_log();
+  // The node's reporter changes as devlink's notifications (devlink_recover_notify), multicast to
+  // the "config" group.
+  std::vector<Outgoing> drain_events();
 
  private:
   int dispatch(const NlRequest& request, const NlPeer& peer, Bytes& reply);

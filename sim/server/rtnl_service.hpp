@@ -35,6 +35,7 @@ struct Outgoing {
   bool multicast = false;
   uint32_t group = 0;
   Bytes datagram;
+  bool generic = false;  // a generic netlink group's: for NETLINK_GENERIC sockets only
 };
 
 // A link as rtnl_fill_ifinfo reads it from a net_device.

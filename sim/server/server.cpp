@@ -284,7 +284,7 @@ class Server {
       case Kind::Inotify:
         verbose(mirror_.on_inotify());
         writes_.flush();
-        send_all(rtnl_.drain_events(), nullptr);
+        publish_events();
         break;
       case Kind::Inject:
         on_inject_events();
@@ -331,6 +331,13 @@ class Server {
     return false;
   }
 
+  // What the model did since it was last asked, to each socket joined to its group: rtnetlink's
+  // link and DCB notifications, devlink's reporter changes.
+  void publish_events() {
+    send_all(rtnl_.drain_events(), nullptr);
+    send_all(genl_.drain_events(), nullptr);
+  }
+
   void send_all(const std::vector<Outgoing>& messages, Client* self) {
     for (const Outgoing& message : messages) {
       if (!message.multicast) {
@@ -338,7 +345,8 @@ class Server {
         continue;
       }
       for (auto& [fd, client] : clients_) {
-        if (client->kind == Kind::Rtnl && client->peer.groups.count(message.group)) {
+        const Kind kind = message.generic ? Kind::Genl : Kind::Rtnl;
+        if (client->kind == kind && client->peer.groups.count(message.group)) {
           send_datagram(fd, message.datagram, false);
         }
       }
@@ -395,7 +403,7 @@ class Server {
       // asks, and a set takes effect then. Advance the world to now, and tell listeners what
       // happened in it, before this request.
       advance_to_now();
-      send_all(rtnl_.drain_events(), nullptr);
+      publish_events();
       // Writes to sysfs are synchronous in a kernel: file writes a client made before this
       // request take effect (and are counted) before it is answered.
       const uint64_t writes_before = writes_.total();
@@ -415,7 +423,7 @@ class Server {
         answers.push_back(ethtool_.handle(datagram));
         writes_.flush();
         verbose(ethtool_.take_request_log());
-        send_all(rtnl_.drain_events(), nullptr);
+        publish_events();
       }
       // The files follow the model before the next request. Only a set request (or a file
       // write) changes the model; reads skip the walk over every port's files.
@@ -537,13 +545,13 @@ class Server {
     while (::read(timer_.get(), &expirations, sizeof expirations) > 0) {
     }
     const Clock::time_point now = advance_to_now();
-    send_all(rtnl_.drain_events(), nullptr);
+    publish_events();
     release_due_holds(now);
     // Client writes made before the tick take effect before any file is refreshed: a refresh
     // never lands between a write and its store().
     verbose(mirror_.on_inotify());
     writes_.flush();
-    send_all(rtnl_.drain_events(), nullptr);
+    publish_events();
     mirror_.apply_file_modes();
     // Counters move every tick (and before every request); the files follow at 10 Hz (set
     // requests and writes refresh at once): a tenth of the ports each 10 ms tick, so no request
@@ -619,7 +627,7 @@ class Server {
       Scenario scenario =
           parse_scenario_yaml(request.document, request.source, ScenarioUse::Inject);
       advance_to_now();  // `at` counts from this instant
-      send_all(rtnl_.drain_events(), nullptr);
+      publish_events();
       const bool fresh = !runner_;
       if (fresh) {  // no scenario at start: an empty one, its clock at the node's
         runner_.emplace(node_, Scenario{});
@@ -638,7 +646,7 @@ class Server {
       answer = std::string("error: ") + error.what() + "\n";
       say("roce-sim: injection refused: " + std::string(error.what()));
     }
-    send_all(rtnl_.drain_events(), nullptr);
+    publish_events();
     const fs::path temp = inject_dir_ / ("." + stem + ".result.tmp");
     std::ofstream(temp) << answer;
     std::error_code ec;

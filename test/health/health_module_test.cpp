@@ -654,6 +654,20 @@ TEST_F(HealthOnOsfp, AnEmptyCageIsUnreadableNotDark) {
 // A fatal firmware error is critical from the reading after it until the hour is over, recovered
 // or not; a second one within the grace period is not recovered and says so. The fw reporter's
 // syndromes are a warning. Counts from before the first reading are the card's history.
+// devlink_recover_notify multicasts every report and recovery: the task reads at once on a
+// managed port's, not at its next interval; a function roced does not manage reads nothing.
+TEST_F(Health, AReporterNotificationIsReadAtOnce) {
+  module_->start();
+  ASSERT_TRUE(time_.advance_until([&] { return !scrape().empty(); }, std::chrono::milliseconds(1)));
+  const auto began = time_.now();
+  play("  - {at: 1s, kind: firmware_fatal, port: lan3, recovery: 1h}\n");
+  ASSERT_TRUE(time_.advance_until([&] { return !module_->findings().empty(); },
+                                  std::chrono::milliseconds(100)));
+  EXPECT_EQ(finding_ids(), std::vector<std::string>{"lan3 nic_firmware_fatal"});
+  EXPECT_LE(time_.now() - began, std::chrono::milliseconds(1500)) << "read at the notification";
+  module_->stop();
+}
+
 TEST_F(Health, AFatalFirmwareErrorIsCriticalForTheHourAndAnUnrecoveredOneSaysSo) {
   node_->change([](roce_sim::Node& node) {
     node.find("lan2")->health_reporters()["fw_fatal"].errors = 3;  // before roced ran

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // PeriodicTask on a simulated clock: a run at once, then one per interval counted from each
 // run's start; a run longer than the interval is followed at once, without the missed runs made
-// up; destroyed while waiting, it ends without the clock moving.
+// up; a trigger runs it at once and leaves the interval's times; destroyed while waiting, it
+// ends without the clock moving.
 #include "util/periodic_task.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "sim/inprocess/simulated_time.hpp"
@@ -58,6 +60,23 @@ TEST(PeriodicTask, ALongRunIsFollowedAtOnceWithoutMakingUpTheMissedOnes) {
   ASSERT_TRUE(time.until_waiting(1));
   ASSERT_TRUE(time.advance_until([&] { return runs.count() >= 4; }, 250ms));
   EXPECT_EQ(runs.at(), (std::vector<std::chrono::milliseconds>{0s, 1s, 3500ms, 4500ms}));
+}
+
+TEST(PeriodicTask, ATriggerRunsAtOnceAndTheIntervalsRunsKeepTheirTimes) {
+  roce_sim::SimulatedTime time;
+  Runs runs(time);
+  PeriodicTask task(time, 1s, [&] { runs.record(); });
+  ASSERT_TRUE(time.until_waiting(1));
+  time.advance(300ms);
+  task.trigger();
+  // The run comes without the clock moving: waited for in real time, with a hang's patience.
+  const auto patience = std::chrono::steady_clock::now() + roce_sim::SimulatedTime::kHangPatience;
+  while (runs.count() < 2 && std::chrono::steady_clock::now() < patience) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(runs.count(), 2u);
+  ASSERT_TRUE(time.advance_until([&] { return runs.count() >= 3; }, 100ms));
+  EXPECT_EQ(runs.at(), (std::vector<std::chrono::milliseconds>{0s, 300ms, 1s}));
 }
 
 TEST(PeriodicTask, DestroyedWhileWaitingEndsWithoutTheClockMoving) {

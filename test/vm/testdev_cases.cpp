@@ -9,6 +9,7 @@
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "dcb/client.hpp"
+#include "devlink/health_events.hpp"
 #include "devlink/health_reporter.hpp"
 #include "ethtool/ethtool.hpp"
 #include "ethtool/fec.hpp"
@@ -545,6 +547,25 @@ TEST(TestDev, TheFirmwareReportersReadAsDevlinkShowsThem) {
   EXPECT_EQ(refused[0].error().code, EINVAL);
   ASSERT_FALSE(refused[1]);
   EXPECT_EQ(refused[1].error().code, ENODEV);
+}
+
+// The kernel's own notification of a report (devlink_health_report -> devlink_recover_notify, to
+// devlink's "config" group): roced's listener hears which instance's reporter changed.
+TEST(TestDev, AReporterChangeIsNotified) {
+  System system = roced::real_system();
+  roced::HealthReporterEvents events(system);
+  auto joined = events.open();
+  ASSERT_TRUE(joined) << joined.error().message;
+  write_text(kModuleDir + "rtd1/firmware", "error");
+  std::vector<roced::HealthReporterEvent> heard;
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (heard.empty() && std::chrono::steady_clock::now() < patience) {
+    pollfd ready{events.fd(), POLLIN, 0};
+    ::poll(&ready, 1, 1000);
+    heard = events.drain();
+  }
+  ASSERT_FALSE(heard.empty());
+  EXPECT_EQ(heard.front(), (roced::HealthReporterEvent{"platform", "mlx5_core.1", "fw"}));
 }
 
 // ---- the daemon on rtd0 ----
