@@ -182,6 +182,8 @@ struct NodeRun {
   std::string name;
   size_t ports = 0;
   RestFigures rest;
+  // On the settled node, one after the other: the NIC health checks off, then on (shipped).
+  std::optional<RestFigures> rest_health_off, rest_health_on;
   std::vector<Result> results;
   std::vector<std::string> problems;
 };
@@ -328,6 +330,26 @@ RestFigures measure_rest(pid_t pid, const fs::path& dir, std::chrono::millisecon
   rest.cpu_percent = (rest.end.cpu_sched_ms - before.cpu_sched_ms) / (rest.seconds * 1000) * 100;
   rest.commands_per_s = (firmware_commands(dir) - commands_before) / (rest.seconds + 0.3);
   return rest;
+}
+
+// roced with `config` alone on the settled node (configured, links up: no retrain), at rest
+// after READY=1; stopped after the window. None when it would not start.
+std::optional<RestFigures> rest_with(const std::string& config, const std::string& tag,
+                                     const fs::path& dir, std::chrono::milliseconds window) {
+  const fs::path file = dir / ("roced-" + tag + ".yaml");
+  std::ofstream(file) << config;
+  NotifySocket notify(dir / ("notify-" + tag + ".sock"));
+  Child roced(std::vector<std::string>{ROCED_BINARY, "--sim", dir.string(), "--config",
+                                       file.string(), "--no-dbus", "--metrics-listen",
+                                       "127.0.0.1:" + std::to_string(bench::free_local_port())},
+              std::vector<std::string>{"NOTIFY_SOCKET=" + notify.path().string()},
+              dir / ("roced-" + tag + ".log"));
+  const auto deadline = Clock::now() + kStartDeadline;
+  bool ready = false;
+  while (!ready && roced.running() && Clock::now() < deadline) ready = notify.ready_within(100ms);
+  if (!ready) return std::nullopt;
+  std::cerr << "scrape_bench: roced (" << tag << ") at rest...\n";
+  return measure_rest(roced.pid(), dir, window);
 }
 
 // Each exporter started (its first body read), then the idle rates of all (nobody scraping),
@@ -497,6 +519,11 @@ NodeRun run_node(const std::string& name, const std::string& node_file,
     fresh.client = std::make_unique<HttpClient>("127.0.0.1", port);
     exporters.push_back(std::move(fresh));
     measure_all(exporters, run, sim_pid, dir, netdevs, rdma, scrapes, idle, name);
+    exporters.clear();
+    const std::string shipped = read_text(ROCED_DEFAULT_CONFIG);
+    run.rest_health_off =
+        rest_with(shipped + "health:\n  enabled: false\n", "health-off", dir, rest_window);
+    run.rest_health_on = rest_with(shipped, "health-on", dir, rest_window);
   }
   return run;
 }
@@ -562,6 +589,20 @@ void print_report(const std::vector<NodeRun>& runs, int scrapes, const std::stri
         "(%.1f s)\n",
         run.name.c_str(), run.rest.cpu_percent, run.rest.end.hwm_mib, run.rest.end.threads,
         run.rest.commands_per_s, run.rest.seconds);
+  }
+  std::printf(
+      "\nThe same on the settled node (configured, links up), one after the other: the NIC "
+      "health checks\noff (health.enabled: false), then on (shipped): what they cost at rest\n");
+  for (const NodeRun& run : runs) {
+    for (const auto& [label, rest] : {std::pair{"health off", &run.rest_health_off},
+                                      std::pair{"health on", &run.rest_health_on}}) {
+      if (!*rest) continue;
+      std::printf(
+          "  %-13s %-10s %.3f %% of a core, VmHWM %.1f MiB, %d threads, %.1f firmware "
+          "commands/s\n",
+          run.name.c_str(), label, (*rest)->cpu_percent, (*rest)->end.hwm_mib, (*rest)->end.threads,
+          (*rest)->commands_per_s);
+    }
   }
   std::printf(
       "\n\nFirmware commands per scrape, beyond the node's idle rate (the simulated node counts "

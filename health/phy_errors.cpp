@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 namespace roced::health {
 
 namespace {
+
+constexpr size_t kLanes = std::tuple_size_v<decltype(PhyCounters::lane_corrected_bits)>;
 
 // A rate as a person reads it: one decimal ("11.0").
 std::string one_decimal(double value) {
@@ -30,6 +33,9 @@ PhyCounters phy_counters(std::span<const std::string> names, std::span<const uin
       out.corrected_bits = values[i];
     } else if (name == "link_down_events_phy") {
       out.link_down_events = values[i];
+    } else if (name.size() == 17 && name.starts_with("rx_err_lane_") && name.ends_with("_phy") &&
+               name[12] >= '0' && name[12] < '0' + static_cast<char>(kLanes)) {
+      out.lane_corrected_bits[static_cast<size_t>(name[12] - '0')] = values[i];
     }
   }
   if (!out.symbol_errors) out.symbol_errors = in_frames;

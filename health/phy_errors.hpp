@@ -3,6 +3,7 @@
 // How a port's PHY is doing, from the counters mlx5 reads off the port (PPCNT): symbol errors FEC
 // could not correct, bits it corrected, link-down events. A dying optic or a marginal cable first
 // shows as a rising symbol error rate; the job sees only retransmissions and a slower step time.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -30,6 +31,9 @@ struct PhyCounters {
   SymbolErrorSource symbol_errors_from = SymbolErrorSource::none;
   std::optional<uint64_t> corrected_bits;    // rx_corrected_bits_phy
   std::optional<uint64_t> link_down_events;  // link_down_events_phy, 32-bit
+  // rx_err_lane_<n>_phy: the bits corrected on each lane (phy_corrected_bits_lane<n>, firmware
+  // with PCAM per_lane_error_counters): one lane far above the others is one bad fibre or laser.
+  std::array<std::optional<uint64_t>, 4> lane_corrected_bits = {};
 };
 PhyCounters phy_counters(std::span<const std::string> names, std::span<const uint64_t> values);
 // The standard count, where the driver gives one, in place of `ethtool -S`'s: the one counter

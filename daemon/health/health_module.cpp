@@ -116,6 +116,10 @@ constexpr FamilySpec kFecLaneCorrectedBlocks{
 constexpr FamilySpec kFecLaneUncorrectableBlocks{
     "roce_fec_lane_uncorrectable_blocks_total", MetricType::counter,
     "Codewords the FEC could not correct on each lane, where the driver counts per lane."};
+constexpr FamilySpec kLaneCorrectedBits{
+    "roce_phy_lane_fec_corrected_errors_total", MetricType::counter,
+    "Bits the port's FEC corrected on each lane, from 0 (ethtool -S rx_err_lane_<n>_phy, on "
+    "firmware that counts per lane): one lane far above the others is one bad fibre or laser."};
 constexpr FamilySpec kPreFecBer{
     "roce_phy_pre_fec_ber", MetricType::gauge,
     "Bits the port's FEC corrected per bit of the link's data rate over the last reading "
@@ -745,6 +749,10 @@ void HealthModule::collect(telemetry::ExpositionWriter& out) {
     counter(kSymbolErrors, port.phy.symbol_errors);
     counter(kCorrectedBits, port.phy.corrected_bits);
     counter(kLinkDownEvents, port.phy.link_down_events);
+    for (size_t lane = 0; lane < port.phy.lane_corrected_bits.size(); ++lane) {
+      add(kLaneCorrectedBits, with("lane", std::to_string(lane).c_str()),
+          port.phy.lane_corrected_bits[lane]);
+    }
     collect_module(out, port);
     collect_fec(out, port);
     for (const auto& [name, state] :

@@ -50,6 +50,7 @@ struct PortCounters {
   // The PHY's errors (PPCNT): symbol errors in received frames (the 802.3 group's
   // a_symbol_error_during_carrier), symbol errors FEC could not correct, and bits it corrected.
   uint64_t rx_symbol_err_phy = 0, rx_pcs_symbol_err_phy = 0, rx_corrected_bits_phy = 0;
+  std::array<uint64_t, 4> rx_corrected_bits_lane{};  // rx_err_lane_<n>_phy
   // The physical layer group's RS-FEC codeword counters (rs_fec_corrected_blocks,
   // rs_fec_uncorrectable_blocks), which ethtool netlink's FEC statistics carry.
   uint64_t rs_fec_corrected_blocks = 0, rs_fec_uncorrectable_blocks = 0;

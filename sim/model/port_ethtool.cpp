@@ -161,6 +161,12 @@ void Port::list_stats(Sink&& add) const {
   add("link_down_events_phy", static_cast<uint32_t>(link_down_events_));
   add("rx_pcs_symbol_err_phy", c.rx_pcs_symbol_err_phy);
   add("rx_corrected_bits_phy", c.rx_corrected_bits_phy);
+  // Firmware with PCAM per_lane_error_counters (ConnectX-6 Dx on): the corrected bits per lane
+  // (pport_phy_statistical_err_lanes_stats_desc, phy_corrected_bits_lane<n>).
+  for (size_t lane = 0; lane < c.rx_corrected_bits_lane.size(); ++lane) {
+    add(StatName("rx_err_lane_", static_cast<uint32_t>(lane), "phy"),
+        c.rx_corrected_bits_lane[lane]);
+  }
   // eth_ext
   add("rx_buffer_passed_thres_phy", c.rx_buffer_passed_thres_phy);
   // pcie

@@ -258,8 +258,8 @@ struct ScenarioRunner::EventStart {
   }
 
   void operator()(const ev::PhyErrors& b) const {
-    runner.traffic_.start_phy_errors(netdev,
-                                     {b.symbol_errors_per_second, b.corrected_bits_per_second});
+    runner.traffic_.start_phy_errors(
+        netdev, {b.symbol_errors_per_second, b.corrected_bits_per_second, b.lane});
     char text[160];
     std::snprintf(text, sizeof text,
                   "the PHY errs (%g uncorrectable symbol errors/s, %g corrected bits/s) for %s",

@@ -332,6 +332,7 @@ Body parse_phy_errors(const YamlFile& reader, const Map& map) {
   if (p.symbol_errors_per_second == 0 && p.corrected_bits_per_second == 0) {
     reader.fail(map.self(), "a phy_errors event needs symbol_error_rate or corrected_bit_rate");
   }
+  if (const auto f = map.get("lane")) p.lane = static_cast<int>(reader.number(*f, 0, 3));
   return p;
 }
 
@@ -436,7 +437,9 @@ const std::vector<EventKind>& event_kinds() {
       {"pods", {"start", "stop"}, parse_pods},
       {"vfs", {"count"}, parse_vfs},
       {"pcie_retrain", {"speed", "width"}, parse_pcie_retrain},
-      {"phy_errors", {"duration", "symbol_error_rate", "corrected_bit_rate"}, parse_phy_errors},
+      {"phy_errors",
+       {"duration", "symbol_error_rate", "corrected_bit_rate", "lane"},
+       parse_phy_errors},
       {"pcie_errors", {"duration", "recovery_rate"}, parse_pcie_errors},
       {"optic_degrade", {"duration", "lane", "rx_power_dbm", "temperature_c"}, parse_optic_degrade},
       {"firmware_fatal", {"recovery"}, parse_firmware_fatal},

@@ -153,6 +153,7 @@ struct PhyErrors {
   std::chrono::microseconds duration{0};
   double symbol_errors_per_second = 0;
   double corrected_bits_per_second = 0;
+  int lane = -1;  // the lane (0-3) whose bits are corrected; -1: spread over all four
 };
 
 // The NIC's PCIe link goes into recovery for signal integrity errors for a while (a marginal slot

@@ -43,6 +43,7 @@ struct CongestionSpec {
 struct PhyErrorSpec {
   double symbol_errors_per_second = 0;
   double corrected_bits_per_second = 0;
+  int lane = -1;  // the lane whose bits are corrected; -1: all four alike
 };
 
 class TrafficEngine {

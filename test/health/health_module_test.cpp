@@ -195,6 +195,21 @@ TEST_F(Health, TheTaskReadsAgainEveryInterval) {
   module_->stop();
 }
 
+// One lane's bad fibre: its corrected bits show on its lane alone (rx_err_lane_<n>_phy).
+TEST_F(Health, TheCorrectedBitsOfEachLaneAreServed) {
+  play(
+      "  - {at: 0s, kind: phy_errors, port: lan2, duration: 1h, corrected_bit_rate: 1000,"
+      " lane: 2}\n");
+  check_across(std::chrono::seconds(10));
+  const std::string text = scrape();
+  for (const char* line :
+       {"roce_phy_lane_fec_corrected_errors_total{netdev=\"lan2\",lane=\"2\"} 10000",
+        "roce_phy_lane_fec_corrected_errors_total{netdev=\"lan2\",lane=\"0\"} 0",
+        "roce_phy_lane_fec_corrected_errors_total{netdev=\"lan3\",lane=\"2\"} 0"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
 // The symbol error count is ethtool netlink's eth-phy SymbolErrorDuringCarrier (on mlx5 the 802.3
 // group's, ethtool -S rx_symbol_err_phy) where the driver gives it, not the PCS group's.
 TEST_F(Health, TheSymbolErrorCountIsTheKernelsStandardOne) {

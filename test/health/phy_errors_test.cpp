@@ -32,6 +32,18 @@ TEST(PhyCounters, ThePcsCounterWinsAndThe8023OneStandsInWithoutIt) {
   EXPECT_FALSE(phy_counters(names, std::vector<uint64_t>{}).symbol_errors);
 }
 
+// mlx5's per-lane counters (pport_phy_statistical_err_lanes_stats_desc) are corrected bits,
+// lane 0 to 3; a name past them, or not quite theirs, is not a lane.
+TEST(PhyCounters, TheLanesCorrectedBitsAreReadByTheirNames) {
+  const std::vector<std::string> names = {"rx_err_lane_0_phy", "rx_err_lane_3_phy",
+                                          "rx_err_lane_4_phy", "rx_err_lane_1_phyx"};
+  const PhyCounters counters = phy_counters(names, std::vector<uint64_t>{6, 17722623, 9, 9});
+  EXPECT_EQ(counters.lane_corrected_bits[0], 6u);
+  EXPECT_FALSE(counters.lane_corrected_bits[1]);
+  EXPECT_FALSE(counters.lane_corrected_bits[2]);
+  EXPECT_EQ(counters.lane_corrected_bits[3], 17722623u);
+}
+
 // The kernel's standard count stands in for ethtool -S's where the driver gives one, and says so.
 TEST(PhyCounters, TheStandardCountWinsWhereTheDriverGivesOne) {
   const std::vector<std::string> names = {"rx_symbol_err_phy", "rx_pcs_symbol_err_phy"};
