@@ -35,6 +35,7 @@ class HealthReporterEvents {
 
   // Joins the group; ENOENT on a kernel without devlink.
   Result<void> open();
+  void close() { socket_.reset(); }
   int fd() const { return socket_ ? socket_->fd() : -1; }
   // What arrived, without waiting. A socket that fails (its buffer overran: ENOBUFS) is closed,
   // and what was lost is said by `lost()` once; the caller reads every reporter then.

@@ -52,7 +52,7 @@ Result<StandardCounters> parse_stats(nlmsghdr* header, const std::string& netdev
       if (nla_type(stat) != ETHTOOL_A_STATS_GRP_STAT) continue;
       nlattr* value = static_cast<nlattr*>(nla_data(stat));
       uint64_t count = 0;
-      if (nla_len(stat) < static_cast<int>(NLA_HDRLEN) || !attr_u64(value, count)) continue;
+      if (!nla_ok(value, nla_len(stat)) || !attr_u64(value, count)) continue;
       counters[static_cast<uint16_t>(nla_type(value))] = count;
     }
   }

@@ -37,7 +37,10 @@ struct PhyCounters {
 };
 PhyCounters phy_counters(std::span<const std::string> names, std::span<const uint64_t> values);
 // The standard count, where the driver gives one, in place of `ethtool -S`'s: the one counter
-// every driver names alike, and what `ethtool -S <netdev> --groups eth-phy` shows.
+// every driver names and defines alike (IEEE 802.3 aSymbolErrorDuringCarrier), and what
+// `ethtool -S <netdev> --groups eth-phy` shows. On mlx5 it is the 802.3 group's
+// a_symbol_error_during_carrier (ethtool -S rx_symbol_err_phy) rather than the physical layer
+// group's rx_pcs_symbol_err_phy that ethtool -S also lists: the portable definition wins.
 void prefer_standard(PhyCounters& counters, std::optional<uint64_t> symbol_errors_during_carrier);
 
 // Symbol errors over the last hour: the window judge_phy reads.

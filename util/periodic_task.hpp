@@ -35,11 +35,10 @@ class PeriodicTask {
   PeriodicTask& operator=(const PeriodicTask&) = delete;
 
   // One run as soon as the thread is free: at once while it waits, after the run under way.
+  // The caller keeps the task alive until it returns: the notice is given under the lock.
   void trigger() {
-    {
-      const std::lock_guard lock(mutex_);
-      triggered_ = true;
-    }
+    const std::lock_guard lock(mutex_);
+    triggered_ = true;
     wake_.notify_all();
   }
 

@@ -202,6 +202,8 @@ std::filesystem::path state_directory_file() {
 
 // How long a round of module or devlink reads may take before its socket is given up.
 constexpr auto kModuleReadTimeout = std::chrono::seconds(5);
+// Readings in a row without the symbol error window's own counter before it takes the other.
+constexpr int kSymbolSourceMisses = 3;
 
 // The upper pages a module's map needs beyond page 00h, once its lower page is known.
 std::vector<uint8_t> upper_pages(const Result<std::vector<uint8_t>>& lower) {
@@ -351,7 +353,9 @@ void HealthModule::start() {
   }
   started_ = true;
   if (!settings.enabled) return;
-  task_ = std::make_unique<PeriodicTask>(time_, settings.interval, [this] { check(); });
+  last_check_.reset();
+  task_ = std::make_unique<PeriodicTask>(time_, settings.interval,
+                                         [this, interval = settings.interval] { run(interval); });
   watch_ = std::make_unique<ReporterWatch>(
       system_, time_, [this](const HealthReporterEvent& event) { reporter_changed(event); });
 }
@@ -366,7 +370,37 @@ void HealthModule::reporter_changed(const HealthReporterEvent& event) {
     });
     if (!ours) return;
   }
+  reporters_due_ = true;
   task_->trigger();
+}
+
+void HealthModule::run(std::chrono::milliseconds interval) {
+  // A notification's run reads the reporters alone: the counters' windows keep steps of about
+  // an interval, whose rates a fraction of a second would make noisy.
+  const bool reporters_only =
+      reporters_due_.exchange(false) && last_check_ && time_.now() - *last_check_ < interval / 2;
+  if (reporters_only) return check_reporters();
+  last_check_ = time_.now();
+  check();
+}
+
+void HealthModule::check_reporters() {
+  std::vector<PortHealth> now;
+  {
+    std::lock_guard lock(mutex_);
+    now = health_;
+  }
+  for (PortHealth& port : now) {
+    std::erase_if(port.findings, [](const finding::Finding& found) {
+      return found.id == kFirmwareFatal.id || found.id == kFirmwareErrors.id;
+    });
+    port.fw.reset();
+    port.fw_fatal.reset();
+  }
+  read_reporters(now);
+  std::lock_guard lock(mutex_);
+  log_changes(now);
+  health_ = std::move(now);
 }
 
 void HealthModule::stop_task() {
@@ -435,16 +469,25 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
   const bool own = history.last && (history.last->applies != health.port.applies ||
                                     history.last->applying || health.port.applying);
   prefer_standard(health.phy, standard.symbol_errors);
+  const bool symbol_errors_readable = health.phy.symbol_errors.has_value();
   if (health.phy.symbol_errors) {
-    // A window counts one counter: a port whose count moves to the other source (a reading
-    // that failed) starts it afresh, and keeps what it counted.
-    if (history.symbol_errors_from != health.phy.symbol_errors_from) {
-      history.symbol_errors.rebase();
+    // A window counts one counter. Through a reading or two that missed it (a request that
+    // timed out) it waits: the other counter counts differently, and served in its place it
+    // would read as a counter reset and a jump. A source gone for longer is replaced, the
+    // window rebased, what it counted kept.
+    const bool other = history.symbol_errors_from != SymbolErrorSource::none &&
+                       history.symbol_errors_from != health.phy.symbol_errors_from;
+    if (other && ++history.symbol_errors_missed < kSymbolSourceMisses) {
+      health.phy.symbol_errors.reset();
+      health.phy.symbol_errors_from = SymbolErrorSource::none;
+    } else {
+      if (other) history.symbol_errors.rebase();
       history.symbol_errors_from = health.phy.symbol_errors_from;
+      history.symbol_errors_missed = 0;
+      const bool from_standard = health.phy.symbol_errors_from == SymbolErrorSource::standard;
+      history.symbol_errors.add(from_standard ? standard.at : reading->answered,
+                                *health.phy.symbol_errors);
     }
-    const bool from_standard = health.phy.symbol_errors_from == SymbolErrorSource::standard;
-    history.symbol_errors.add(from_standard ? standard.at : reading->answered,
-                              *health.phy.symbol_errors);
   }
   if (health.phy.link_down_events) {
     history.link_downs.add(reading->answered, *health.phy.link_down_events, own);
@@ -465,8 +508,7 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
                                     history.link_downs, settings.link_flaps_per_10m)) {
     health.findings.push_back(std::move(*flaps));
   }
-  for (auto& found :
-       judge_phy(netdev, health.phy.symbol_errors.has_value(), history.symbol_errors, settings)) {
+  for (auto& found : judge_phy(netdev, symbol_errors_readable, history.symbol_errors, settings)) {
     health.findings.push_back(std::move(found));
   }
   if (!health.port.rdma_device.empty()) judge_class(health, history, settings);

@@ -10,6 +10,7 @@
 // statistics through ethtool netlink (five firmware commands a port); and judges them (health/),
 // off the scrape's path; a scrape serves the last reading as metric families and findings. It takes
 // the `health:` section; its ports follow the reconciler's.
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -123,6 +124,9 @@ class HealthModule final : public module::Module {
   void read_fec(std::vector<PortHealth>& now);
   // A reporter's notification: a reading of every port at once, when it is a managed port's.
   void reporter_changed(const HealthReporterEvent& event);
+  // The task's run: every port's reading, or the reporters' alone after a notification.
+  void run(std::chrono::milliseconds interval);
+  void check_reporters();
   void stop_task();
   void load_history();
   void save_history();
@@ -138,6 +142,7 @@ class HealthModule final : public module::Module {
   struct History {
     CounterWindow symbol_errors = symbol_error_window();
     SymbolErrorSource symbol_errors_from = SymbolErrorSource::none;  // the window's counter
+    int symbol_errors_missed = 0;  // readings in a row with the other counter only
     CounterWindow link_downs = link_down_window();
     CounterWindow recoveries_rx = signal_integrity_window();
     CounterWindow recoveries_tx = signal_integrity_window();
@@ -172,7 +177,9 @@ class HealthModule final : public module::Module {
   std::vector<PortHealth> health_;
   bool started_ = false;  // start() and stop(), the service's thread's
   std::unique_ptr<PeriodicTask> task_;
-  std::unique_ptr<ReporterWatch> watch_;  // while task_ runs
+  std::unique_ptr<ReporterWatch> watch_;    // while task_ runs
+  std::atomic<bool> reporters_due_{false};  // a notification asked for a reading of them
+  std::optional<std::chrono::steady_clock::time_point> last_check_;  // the task's: a full one
 };
 
 }  // namespace roced::health

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstring>
 
 #include "daemon/log/log.hpp"
 
@@ -26,7 +27,11 @@ ReporterWatch::ReporterWatch(const System& system, TimeSource& time, Changed cha
                  joined.error().message);
     return;
   }
-  if (stop_fd_ < 0) return;
+  if (stop_fd_ < 0) {
+    spdlog::warn("health: no eventfd ({}); devlink notifications not heard", std::strerror(errno));
+    events_.close();
+    return;
+  }
   thread_ = time_.start_thread([this] { run(); });
 }
 
@@ -42,14 +47,20 @@ ReporterWatch::~ReporterWatch() {
 void ReporterWatch::run() {
   while (events_.fd() >= 0) {
     std::array<pollfd, 2> fds = {pollfd{stop_fd_, POLLIN, 0}, pollfd{events_.fd(), POLLIN, 0}};
-    if (time_.poll_until(fds, TimeSource::TimePoint::max()) < 0 && errno != EINTR) return;
+    if (time_.poll_until(fds, TimeSource::TimePoint::max()) < 0 && errno != EINTR) {
+      spdlog::warn("health: devlink notifications no longer heard: poll: {}", std::strerror(errno));
+      return;
+    }
     if ((fds[0].revents & POLLIN) != 0) return;
     const auto events = events_.drain();
     for (const HealthReporterEvent& event : events) changed_(event);
     if (events_.lost()) {
       spdlog::warn("health: devlink notifications were lost; reading every reporter now");
       changed_(HealthReporterEvent{});
-      if (auto joined = events_.open(); !joined) return;  // the interval's readings stand
+      if (auto joined = events_.open(); !joined) {
+        spdlog::warn("health: devlink notifications no longer heard: {}", joined.error().message);
+        return;  // the interval's readings stand
+      }
     } else if (events.empty()) {
       continue;
     }

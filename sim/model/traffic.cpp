@@ -183,15 +183,19 @@ void TrafficEngine::advance_port(Port& port, uint64_t dt_us) {
     counters.rx_symbol_err_phy += symbols;
     const uint64_t corrected =
         take_whole(state.corrected_remainder, state.spec.corrected_bits_per_second * seconds);
-    counters.rx_corrected_bits_phy += corrected;
-    // rx_err_lane_<n>_phy: the bits corrected on each lane (phy_corrected_bits_lane<n>).
+    // rx_err_lane_<n>_phy: the bits corrected on each lane (phy_corrected_bits_lane<n>); spread,
+    // the odd bits go round the lanes from where the count stands, so that none is favoured.
+    auto& lanes = counters.rx_corrected_bits_lane;
     if (state.spec.lane >= 0) {
-      counters.rx_corrected_bits_lane[static_cast<size_t>(state.spec.lane)] += corrected;
+      lanes[static_cast<size_t>(state.spec.lane)] += corrected;
     } else {
-      for (size_t lane = 0; lane < counters.rx_corrected_bits_lane.size(); ++lane) {
-        counters.rx_corrected_bits_lane[lane] += corrected / 4 + (lane < corrected % 4 ? 1 : 0);
+      const uint64_t first = counters.rx_corrected_bits_phy % lanes.size();
+      for (size_t lane = 0; lane < lanes.size(); ++lane) {
+        const uint64_t turn = (lane + lanes.size() - first) % lanes.size();
+        lanes[lane] += corrected / lanes.size() + (turn < corrected % lanes.size() ? 1 : 0);
       }
     }
+    counters.rx_corrected_bits_phy += corrected;
     // At the error rates of a working link a corrected codeword holds one bit error, and an
     // uncorrectable codeword is marked in the PCS as errored blocks (IEEE 802.3 clause 91.5.3.3):
     // one block per corrected bit, one symbol error per uncorrectable block.
