@@ -58,7 +58,7 @@ std::vector<Result<HealthReporterState>> HealthReporterReader::read(
     requests.push_back(std::move(*message));
     contexts.push_back(describe(query));
   }
-  auto answers = genl_.exchange(std::move(requests), contexts, timeout);
+  auto answers = genl_.exchange(requests, contexts, timeout);
   std::vector<Result<HealthReporterState>> results;
   results.reserve(reporters.size());
   for (size_t i = 0; i < reporters.size(); ++i) {

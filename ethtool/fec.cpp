@@ -94,7 +94,7 @@ std::vector<Result<FecState>> FecReader::read(std::span<const std::string> netde
     requests.push_back(std::move(*message));
     contexts.push_back("FEC of " + netdev);
   }
-  auto answers = genl_.exchange(std::move(requests), contexts, timeout);
+  auto answers = genl_.exchange(requests, contexts, timeout);
   std::vector<Result<FecState>> results;
   results.reserve(netdevs.size());
   for (size_t i = 0; i < netdevs.size(); ++i) {

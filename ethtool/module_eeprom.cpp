@@ -60,7 +60,7 @@ std::vector<Result<std::vector<uint8_t>>> ModuleEepromReader::read(
     requests.push_back(std::move(*message));
     contexts.push_back(describe(read));
   }
-  auto answers = genl_.exchange(std::move(requests), contexts, timeout);
+  auto answers = genl_.exchange(requests, contexts, timeout);
   std::vector<Result<std::vector<uint8_t>>> results;
   results.reserve(reads.size());
   for (size_t i = 0; i < reads.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "os/netlink_message.hpp"
@@ -61,18 +62,36 @@ Result<StandardCounters> parse_stats(nlmsghdr* header, const std::string& netdev
 
 }  // namespace
 
-std::vector<Result<StandardCounters>> StandardStatsReader::read(
-    std::span<const std::string> netdevs, std::chrono::milliseconds timeout) {
-  std::vector<NlMsgPtr> requests;
-  std::vector<std::string> contexts;
+Result<void> StandardStatsReader::prepare(std::span<const std::string> netdevs) {
+  const bool reusable =
+      genl_.connected() && genl_.connection() == connection_ &&
+      std::equal(netdevs.begin(), netdevs.end(), netdevs_.begin(), netdevs_.end());
+  if (reusable) return ok();
+  requests_.clear();
+  contexts_.clear();
+  netdevs_.assign(netdevs.begin(), netdevs.end());
   for (const std::string& netdev : netdevs) {
     auto message = genl_.request(ETHTOOL_MSG_STATS_GET);
-    if (!message) return std::vector<Result<StandardCounters>>(netdevs.size(), message.error());
+    if (!message) {
+      netdevs_.clear();
+      return message.error();
+    }
     add_stats_request(message->get(), netdev, group_);
-    requests.push_back(std::move(*message));
-    contexts.push_back("statistics of " + netdev);
+    requests_.push_back(std::move(*message));
+    contexts_.push_back("statistics of " + netdev);
   }
-  auto answers = genl_.exchange(std::move(requests), contexts, timeout);
+  connection_ = genl_.connection();
+  return ok();
+}
+
+std::vector<Result<StandardCounters>> StandardStatsReader::read(
+    std::span<const std::string> netdevs, std::chrono::milliseconds timeout) {
+  // The same ports are asked every poll: their requests are kept and sent again (the exchange
+  // numbers them afresh), as long as the socket they were made for is.
+  if (auto prepared = prepare(netdevs); !prepared) {
+    return std::vector<Result<StandardCounters>>(netdevs.size(), prepared.error());
+  }
+  auto answers = genl_.exchange(requests_, contexts_, timeout);
   std::vector<Result<StandardCounters>> results;
   results.reserve(netdevs.size());
   for (size_t i = 0; i < netdevs.size(); ++i) {

@@ -37,8 +37,14 @@ class StandardStatsReader {
                                              std::chrono::milliseconds timeout);
 
  private:
+  Result<void> prepare(std::span<const std::string> netdevs);
+
   GenlFamily genl_;
   uint32_t group_;
+  std::vector<std::string> netdevs_;  // what requests_ ask, made on connection_
+  std::vector<NlMsgPtr> requests_;
+  std::vector<std::string> contexts_;
+  uint64_t connection_ = 0;
 };
 
 }  // namespace roced

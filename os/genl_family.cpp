@@ -16,6 +16,10 @@ namespace {
 
 constexpr auto kFamilyLookupTimeout = std::chrono::milliseconds(1000);
 
+// Well below a netlink socket's default send buffer (net.core.wmem_default), which bounds what
+// one sendmsg may carry (af_netlink.c netlink_sendmsg: -EMSGSIZE beyond sk_sndbuf - 32).
+constexpr size_t kBatchBytes = 16 * 1024;
+
 NlMsgPtr new_genl_request(uint16_t family, uint8_t cmd, uint8_t version) {
   genlmsghdr header{};
   header.cmd = cmd;
@@ -102,6 +106,7 @@ Result<void> GenlFamily::connect() {
   if (!id) return id.error();
   family_ = *id;
   socket_ = std::move(*socket);
+  ++connections_;
   return ok();
 }
 
@@ -110,7 +115,7 @@ Result<NlMsgPtr> GenlFamily::request(uint8_t cmd) {
   return new_genl_request(family_, cmd, version_);
 }
 
-std::vector<Result<NlMessage>> GenlFamily::exchange(std::vector<NlMsgPtr> requests,
+std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<const NlMsgPtr> requests,
                                                     const std::vector<std::string>& contexts,
                                                     std::chrono::milliseconds timeout) {
   const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : name_; };
@@ -119,16 +124,35 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::vector<NlMsgPtr> reques
   if (auto connected = connect(); !connected) {
     return std::vector<Result<NlMessage>>(requests.size(), connected.error());
   }
+  // The requests go out together, as many to a datagram as fit: the kernel handles every message
+  // of one (af_netlink.c netlink_rcv_skb, each answered or acknowledged on its own), so a round of
+  // ports costs one system call rather than one each.
+  std::vector<uint8_t> batch;
+  std::vector<size_t> in_batch;
+  const auto flush = [&]() {
+    if (batch.empty()) return;
+    const auto sent = socket_->send(batch);
+    for (const size_t i : in_batch) {
+      if (sent) {
+        pending.emplace(nlmsg_hdr(requests[i].get())->nlmsg_seq, i);
+      } else {
+        answers[i] = sent.error();
+      }
+    }
+    batch.clear();
+    in_batch.clear();
+  };
   for (size_t i = 0; i < requests.size(); ++i) {
     nlmsghdr* header = nlmsg_hdr(requests[i].get());
     header->nlmsg_seq = next_sequence_number();
     header->nlmsg_pid = socket_->port_id();
-    if (auto sent = socket_->send(message_bytes(requests[i].get())); !sent) {
-      answers[i] = sent.error();
-      continue;
-    }
-    pending.emplace(header->nlmsg_seq, i);
+    const std::span<const uint8_t> bytes = message_bytes(requests[i].get());
+    if (!batch.empty() && batch.size() + NLMSG_ALIGN(bytes.size()) > kBatchBytes) flush();
+    batch.insert(batch.end(), bytes.begin(), bytes.end());
+    batch.resize(NLMSG_ALIGN(batch.size()), 0);
+    in_batch.push_back(i);
   }
+  flush();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!pending.empty()) {
     const auto left =

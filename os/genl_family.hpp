@@ -8,6 +8,7 @@
 // for answers after the last send, not the driver's time in the sends themselves.
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,12 +36,16 @@ class GenlFamily {
   // False when the system has no NETLINK_GENERIC socket, or the kernel no such family.
   bool available() const { return system_.open_genl && !unavailable_; }
 
-  // A request of the family carrying `cmd`; attributes are then added to it.
+  // A request of the family carrying `cmd`; attributes are then added to it. It carries the
+  // family's id on the current socket: one kept for reuse is good while `connected()` and
+  // `connection()` stay as they were when it was made.
   Result<NlMsgPtr> request(uint8_t cmd);
+  bool connected() const { return socket_ != nullptr; }
+  uint64_t connection() const { return connections_; }
 
   // Each request's answer, in the requests' order: the family's reply message, or the error its
   // NLMSG_ERROR carried (`contexts[i]` names the request in it), or ETIMEDOUT.
-  std::vector<Result<NlMessage>> exchange(std::vector<NlMsgPtr> requests,
+  std::vector<Result<NlMessage>> exchange(std::span<const NlMsgPtr> requests,
                                           const std::vector<std::string>& contexts,
                                           std::chrono::milliseconds timeout);
 
@@ -52,6 +57,7 @@ class GenlFamily {
   uint8_t version_;
   std::unique_ptr<NetlinkSocket> socket_;
   uint16_t family_ = 0;
+  uint64_t connections_ = 0;
   bool unavailable_ = false;  // no such family: a kernel without ethtool netlink, say
 };
 

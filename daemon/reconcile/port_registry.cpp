@@ -272,6 +272,15 @@ std::vector<PortSnapshot> PortRegistry::snapshots() const {
   return out;
 }
 
+std::vector<ManagedPort> PortRegistry::ports() const {
+  std::vector<ManagedPort> out;
+  std::lock_guard lock(mutex_);
+  out.reserve(workers_.size() + vanished_.size());
+  for (const auto& [name, worker] : workers_) out.push_back(worker->managed_port());
+  for (const auto& [name, last] : vanished_) out.push_back({last.port, last.condition});
+  return out;
+}
+
 std::optional<std::future<apply::PortResult>> PortRegistry::request_remediation(
     const std::string& netdev, Remediation remediation) {
   std::lock_guard lock(mutex_);

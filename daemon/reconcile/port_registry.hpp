@@ -56,6 +56,7 @@ class PortRegistry {
   bool all_checked_or_at_gate() const;  // each port checked, or queued for a disruption slot
   bool all_alive(TimePoint now, std::chrono::milliseconds window) const;
   std::vector<PortSnapshot> snapshots() const;  // workers and vanished ports, unsorted
+  std::vector<ManagedPort> ports() const;       // the same, each port and condition alone
   // nullopt when no worker manages the netdev.
   std::optional<std::future<apply::PortResult>> request_remediation(const std::string& netdev,
                                                                     Remediation remediation);

@@ -203,6 +203,11 @@ PortSnapshot PortWorker::snapshot() const {
   return snapshot_;
 }
 
+ManagedPort PortWorker::managed_port() const {
+  std::lock_guard lock(mutex_);
+  return {snapshot_.port, snapshot_.condition};
+}
+
 void PortWorker::run() {
   // An earlier worker of this netdev may still be finishing an apply.
   while (predecessor_.valid() &&

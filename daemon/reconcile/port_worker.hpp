@@ -75,6 +75,7 @@ class PortWorker {
   bool at_gate() const { return at_gate_; }  // waiting for a disruption slot
   bool alive(std::chrono::steady_clock::time_point now, std::chrono::milliseconds window) const;
   PortSnapshot snapshot() const;
+  ManagedPort managed_port() const;
   std::shared_future<void> done() const { return done_future_; }
 
  private:

@@ -224,7 +224,13 @@ std::vector<PortSnapshot> Reconciler::snapshot() const {
   return out;
 }
 
+std::vector<ManagedPort> Reconciler::ports() const { return impl_->ports_.ports(); }
+
 config::Config Reconciler::config() const { return *impl_->current_config(); }
+
+std::shared_ptr<const config::Config> Reconciler::shared_config() const {
+  return impl_->current_config();
+}
 
 SelectionReport Reconciler::selection_report() const {
   constexpr std::chrono::seconds kOtherRdmaRefresh{30};

@@ -74,6 +74,13 @@ struct PortSnapshot {
   std::optional<Clock::time_point> next_retry;
 };
 
+// A port and its condition alone: what a caller that polls the port list needs, without the
+// copy of each port's plan and counters a snapshot makes.
+struct ManagedPort {
+  DiscoveredPort port;
+  PortCondition condition = PortCondition::Pending;
+};
+
 // What the daemon announces (D-Bus signals, log lines).
 struct PortEvent {
   enum class Kind { Appeared, Vanished, Drifted, Corrected, ApplyFailed } kind;
@@ -170,7 +177,9 @@ class Reconciler {
   void check_soon(const std::string& netdev);
 
   std::vector<PortSnapshot> snapshot() const;
+  std::vector<ManagedPort> ports() const;  // unsorted
   config::Config config() const;
+  std::shared_ptr<const config::Config> shared_config() const;
   // What the selection leaves out; lists /sys/class/net (reads no port).
   SelectionReport selection_report() const;
   // The loops are alive: the event thread and every worker made progress recently. Drives the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/watchdog/storm_watchdog.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "daemon/log/log.hpp"
@@ -18,9 +19,12 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
           system, settings,
           [&reconciler, told = std::set<std::string>()]() mutable {
             // Every lossless priority of the profile is watched, held by a remediation or not.
-            const config::Config config = reconciler.config();
+            const auto config = reconciler.shared_config();
             std::vector<WatchedPort> ports;
-            for (const auto& snapshot : reconciler.snapshot()) {
+            auto managed = reconciler.ports();
+            std::sort(managed.begin(), managed.end(),
+                      [](const auto& a, const auto& b) { return a.port.netdev < b.port.netdev; });
+            for (const auto& snapshot : managed) {
               if (snapshot.condition == reconcile::PortCondition::Vanished) continue;
               // A bond has no pause counters: its slaves are watched, each a port of its own.
               if (snapshot.port.role == PortRole::Bond) continue;
@@ -33,7 +37,7 @@ StormWatchdog::StormWatchdog(System& system, reconcile::Reconciler& reconciler,
                 continue;
               }
               ports.push_back(
-                  {snapshot.port, config.profile_for(snapshot.port.netdev).pfc_priorities});
+                  {snapshot.port, config->profile_for(snapshot.port.netdev).pfc_priorities});
             }
             return ports;
           },
