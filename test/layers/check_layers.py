@@ -17,7 +17,7 @@ RANKS = [
     ["dcb", "devlink", "driver", "ethtool", "link", "rdma"],
     ["lldp"],
     ["port", "sampling"],
-    ["health", "telemetry", "watchdog", "write"],
+    ["health", "probe", "telemetry", "watchdog", "write"],
     ["qualify"],
     ["daemon/yaml", "daemon/log"],
     ["daemon/settings"],
