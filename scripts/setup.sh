@@ -25,7 +25,7 @@ DEMO_PACKAGES=(
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   rdma-core libibverbs-dev
   libsdbus-c++-dev libsystemd-dev
-  libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libssl-dev
+  libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libssl-dev nettle-dev
   # civetweb: libcivetweb-dev's CMake targets check that its /usr/bin/civetweb exists
   civetweb
   # what the demo runs: dcb/ip (iproute2) and ethtool against the node, python3 for its

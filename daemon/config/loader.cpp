@@ -2,7 +2,7 @@
 // roced.yaml -> Config: parse with yaml-cpp, read each section over the defaults, then the
 // cross-setting rules (validate.cpp). Every problem is reported, in file order; any error leaves
 // LoadResult.config unset.
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
@@ -223,13 +223,17 @@ std::optional<Location> second_document(const std::string& text) {
 namespace {
 
 // As sha256sum prints it, so an operator can compare the file on disk with what roced runs.
+// nettle's SHA-256 rather than OpenSSL's EVP: the first EVP digest initialises OpenSSL's
+// providers, some 2 MiB of libcrypto paged in for one hash per load.
 std::string sha256_hex(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1) return {};
+  sha256_ctx context{};
+  sha256_init(&context);
+  sha256_update(&context, text.size(), reinterpret_cast<const uint8_t*>(text.data()));
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&context, sizeof digest, digest);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
+  for (unsigned int i = 0; i < sizeof digest; ++i) {
     out += kHex[digest[i] >> 4];
     out += kHex[digest[i] & 0xf];
   }

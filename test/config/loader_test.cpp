@@ -28,6 +28,14 @@ TEST(ConfigDefaults, EmptyFileAndEmptyMappingAreTheDefaultProfile) {
   }
 }
 
+TEST(ConfigDefaults, TheHashIsTheFilesAsSha256sumPrintsIt) {
+  // python3 -c "import hashlib; print(hashlib.sha256(b'daemon:\n  log_level: info\n').hexdigest())"
+  const LoadResult result = load_string("daemon:\n  log_level: info\n", "t.yaml");
+  ASSERT_TRUE(result.config);
+  EXPECT_EQ(result.config->sha256,
+            "d3ab488dfb64130666bfe7b08fec7a52cc033d9538d7b13c97958e8a681bc2b5");
+}
+
 TEST(ConfigDefaults, TheInstalledFileNamesNoPortAndSaysSo) {
   const std::string path = std::string(ROCED_SOURCE_DIR) + "/packaging/etc/roced.yaml";
   const LoadResult result = load_file(path);
