@@ -10,6 +10,7 @@
 
 #include "dcb/client.hpp"
 #include "ethtool/ethtool.hpp"
+#include "ethtool/standard_stats.hpp"
 #include "link/link.hpp"
 #include "os/open_system.hpp"
 
@@ -74,6 +75,53 @@ TEST(RealKernel, EthtoolOnLoopbackHasNoStatistics) {
   auto missing = ethtool.driver_info("roced-none0");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ENODEV);
+}
+
+// A socket that counts what goes out through it, around the real one.
+class CountingSocket : public NetlinkSocket {
+ public:
+  CountingSocket(std::unique_ptr<NetlinkSocket> real, int& sends)
+      : real_(std::move(real)), sends_(sends) {}
+  uint32_t port_id() const override { return real_->port_id(); }
+  Result<void> send(std::span<const uint8_t> datagram) override {
+    ++sends_;
+    return real_->send(datagram);
+  }
+  Result<std::vector<uint8_t>> receive(std::chrono::milliseconds timeout) override {
+    return real_->receive(timeout);
+  }
+  Result<void> join_group(uint32_t group) override { return real_->join_group(group); }
+  int fd() const override { return real_->fd(); }
+
+ private:
+  std::unique_ptr<NetlinkSocket> real_;
+  int& sends_;
+};
+
+// The kernel handles every message of one datagram, each answered on its own
+// (af_netlink.c netlink_rcv_skb): a round of ports costs one sendmsg, a missing port fails
+// alone, and the kept requests are good for the next round.
+TEST(RealKernel, ARoundOfStatisticsRequestsIsOneDatagram) {
+  System system = roced::real_system();
+  int sends = 0;
+  const auto open = system.open_genl;
+  system.open_genl = [&]() -> Result<std::unique_ptr<NetlinkSocket>> {
+    auto socket = open();
+    if (!socket) return socket.error();
+    return std::unique_ptr<NetlinkSocket>(new CountingSocket(std::move(*socket), sends));
+  };
+  StandardStatsReader reader(system, ETHTOOL_STATS_ETH_CTRL);
+  const std::vector<std::string> ports = {"lo", "roced-none0", "lo"};
+  for (int round = 1; round <= 2; ++round) {
+    const auto answers = reader.read(ports, std::chrono::milliseconds(2000));
+    ASSERT_EQ(answers.size(), 3u);
+    EXPECT_TRUE(answers[0].ok()) << answers[0].error().message;
+    ASSERT_FALSE(answers[1].ok());
+    EXPECT_EQ(answers[1].error().code, ENODEV) << answers[1].error().message;
+    EXPECT_TRUE(answers[2].ok()) << answers[2].error().message;
+    // The family's lookup, then one datagram a round.
+    EXPECT_EQ(sends, 1 + round);
+  }
 }
 
 // Changes happen on a veth pair in a network namespace of their own: unshare(CLONE_NEWNET) moves
