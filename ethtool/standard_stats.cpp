@@ -62,36 +62,43 @@ Result<StandardCounters> parse_stats(nlmsghdr* header, const std::string& netdev
 
 }  // namespace
 
-Result<void> StandardStatsReader::prepare(std::span<const std::string> netdevs) {
-  const bool reusable =
-      genl_.connected() && genl_.connection() == connection_ &&
-      std::equal(netdevs.begin(), netdevs.end(), netdevs_.begin(), netdevs_.end());
-  if (reusable) return ok();
-  requests_.clear();
-  contexts_.clear();
-  netdevs_.assign(netdevs.begin(), netdevs.end());
-  for (const std::string& netdev : netdevs) {
-    auto message = genl_.request(ETHTOOL_MSG_STATS_GET);
-    if (!message) {
-      netdevs_.clear();
-      return message.error();
+Result<std::vector<nl_msg*>> StandardStatsReader::prepare(std::span<const std::string> netdevs,
+                                                          std::vector<std::string>& contexts) {
+  // Ports that went away leave their requests behind: forgotten once they outnumber the asked.
+  const bool crowded = kept_.size() > 2 * netdevs.size() + 16;
+  if (!genl_.connected() || genl_.connection() != connection_ || crowded) {
+    kept_.clear();
+    if (!genl_.connected()) {
+      if (auto connected = genl_.request(ETHTOOL_MSG_STATS_GET); !connected) {
+        return connected.error();
+      }
     }
-    add_stats_request(message->get(), netdev, group_);
-    requests_.push_back(std::move(*message));
-    contexts_.push_back("statistics of " + netdev);
+    connection_ = genl_.connection();
   }
-  connection_ = genl_.connection();
-  return ok();
+  std::vector<nl_msg*> requests;
+  requests.reserve(netdevs.size());
+  for (const std::string& netdev : netdevs) {
+    auto it = kept_.find(netdev);
+    if (it == kept_.end()) {
+      auto message = genl_.request(ETHTOOL_MSG_STATS_GET);
+      if (!message) return message.error();
+      add_stats_request(message->get(), netdev, group_);
+      it = kept_.emplace(netdev, Kept{std::move(*message), "statistics of " + netdev}).first;
+    }
+    requests.push_back(it->second.request.get());
+    contexts.push_back(it->second.context);
+  }
+  return requests;
 }
 
 std::vector<Result<StandardCounters>> StandardStatsReader::read(
     std::span<const std::string> netdevs, std::chrono::milliseconds timeout) {
-  // The same ports are asked every poll: their requests are kept and sent again (the exchange
-  // numbers them afresh), as long as the socket they were made for is.
-  if (auto prepared = prepare(netdevs); !prepared) {
-    return std::vector<Result<StandardCounters>>(netdevs.size(), prepared.error());
-  }
-  auto answers = genl_.exchange(requests_, contexts_, timeout);
+  // The same ports are asked poll after poll: each port's request is kept and sent again (the
+  // exchange numbers it afresh), as long as the socket it was made for lasts.
+  std::vector<std::string> contexts;
+  auto requests = prepare(netdevs, contexts);
+  if (!requests) return std::vector<Result<StandardCounters>>(netdevs.size(), requests.error());
+  auto answers = genl_.exchange(*requests, contexts, timeout);
   std::vector<Result<StandardCounters>> results;
   results.reserve(netdevs.size());
   for (size_t i = 0; i < netdevs.size(); ++i) {

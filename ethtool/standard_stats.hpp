@@ -37,13 +37,17 @@ class StandardStatsReader {
                                              std::chrono::milliseconds timeout);
 
  private:
-  Result<void> prepare(std::span<const std::string> netdevs);
+  // Each port's kept request (made anew on a new socket), and its name for errors.
+  Result<std::vector<nl_msg*>> prepare(std::span<const std::string> netdevs,
+                                       std::vector<std::string>& contexts);
 
+  struct Kept {
+    NlMsgPtr request;
+    std::string context;
+  };
   GenlFamily genl_;
   uint32_t group_;
-  std::vector<std::string> netdevs_;  // what requests_ ask, made on connection_
-  std::vector<NlMsgPtr> requests_;
-  std::vector<std::string> contexts_;
+  std::map<std::string, Kept> kept_;  // made on connection_
   uint64_t connection_ = 0;
 };
 

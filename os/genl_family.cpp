@@ -118,6 +118,15 @@ Result<NlMsgPtr> GenlFamily::request(uint8_t cmd) {
 std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<const NlMsgPtr> requests,
                                                     const std::vector<std::string>& contexts,
                                                     std::chrono::milliseconds timeout) {
+  std::vector<nl_msg*> messages;
+  messages.reserve(requests.size());
+  for (const NlMsgPtr& request : requests) messages.push_back(request.get());
+  return exchange(std::span<nl_msg* const>(messages), contexts, timeout);
+}
+
+std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<nl_msg* const> requests,
+                                                    const std::vector<std::string>& contexts,
+                                                    std::chrono::milliseconds timeout) {
   const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : name_; };
   std::vector<std::optional<Result<NlMessage>>> answers(requests.size());
   std::map<uint32_t, size_t> pending;  // sequence number -> request
@@ -128,13 +137,15 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<const NlMsgPtr> re
   // of one (af_netlink.c netlink_rcv_skb, each answered or acknowledged on its own), so a round of
   // ports costs one system call rather than one each.
   std::vector<uint8_t> batch;
-  std::vector<size_t> in_batch;
+  // Each request with the sequence number its copy in the batch carries: one message may be
+  // asked twice in a round (the same port twice), numbered anew each time.
+  std::vector<std::pair<size_t, uint32_t>> in_batch;
   const auto flush = [&]() {
     if (batch.empty()) return;
     const auto sent = socket_->send(batch);
-    for (const size_t i : in_batch) {
+    for (const auto& [i, sequence] : in_batch) {
       if (sent) {
-        pending.emplace(nlmsg_hdr(requests[i].get())->nlmsg_seq, i);
+        pending.emplace(sequence, i);
       } else {
         answers[i] = sent.error();
       }
@@ -143,14 +154,14 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<const NlMsgPtr> re
     in_batch.clear();
   };
   for (size_t i = 0; i < requests.size(); ++i) {
-    nlmsghdr* header = nlmsg_hdr(requests[i].get());
+    nlmsghdr* header = nlmsg_hdr(requests[i]);
     header->nlmsg_seq = next_sequence_number();
     header->nlmsg_pid = socket_->port_id();
-    const std::span<const uint8_t> bytes = message_bytes(requests[i].get());
+    const std::span<const uint8_t> bytes = message_bytes(requests[i]);
     if (!batch.empty() && batch.size() + NLMSG_ALIGN(bytes.size()) > kBatchBytes) flush();
     batch.insert(batch.end(), bytes.begin(), bytes.end());
     batch.resize(NLMSG_ALIGN(batch.size()), 0);
-    in_batch.push_back(i);
+    in_batch.emplace_back(i, header->nlmsg_seq);
   }
   flush();
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -45,6 +45,9 @@ class GenlFamily {
 
   // Each request's answer, in the requests' order: the family's reply message, or the error its
   // NLMSG_ERROR carried (`contexts[i]` names the request in it), or ETIMEDOUT.
+  std::vector<Result<NlMessage>> exchange(std::span<nl_msg* const> requests,
+                                          const std::vector<std::string>& contexts,
+                                          std::chrono::milliseconds timeout);
   std::vector<Result<NlMessage>> exchange(std::span<const NlMsgPtr> requests,
                                           const std::vector<std::string>& contexts,
                                           std::chrono::milliseconds timeout);
