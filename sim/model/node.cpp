@@ -11,9 +11,9 @@ namespace roce_sim {
 
 const std::vector<std::string>& set_op_names() {
   static const std::vector<std::string> names = {
-      "any",          "dcbx",      "pfc", "ets",  "app",
-      "buffer",       "maxrate",   "mtu", "link", "stall_prevention",
-      "global_pause", "rdma_stats"};
+      "any",          "dcbx",       "pfc",      "ets",  "app",
+      "buffer",       "maxrate",    "mtu",      "link", "stall_prevention",
+      "global_pause", "rdma_stats", "phy_stats"};
   return names;
 }
 
@@ -23,7 +23,7 @@ namespace {
 
 // `op: link` stands for any link set, so it matches an MTU set too.
 bool op_matches(SetOp pending, SetOp operation) {
-  if (operation == SetOp::RdmaStats) return pending == SetOp::RdmaStats;
+  if (operation == SetOp::RdmaStats || operation == SetOp::PhyStats) return pending == operation;
   return pending == SetOp::Any || pending == operation ||
          (pending == SetOp::Link && operation == SetOp::Mtu);
 }

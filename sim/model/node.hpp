@@ -21,8 +21,8 @@ namespace roce_sim {
 
 // The set operations a `netlink_errors` injection can be limited to (docs/sim-formats.md, `op:`).
 // Link stands for any link set: it also matches an MTU set.
-// The operations a netlink_errors fault can fail: the sets, and one read (a port's RDMA counter
-// query, which "any" does not cover: it means any set).
+// The operations a netlink_errors fault can fail: the sets, and two reads (a port's RDMA counter
+// query, its IEEE 802.3 PHY statistics), which "any" does not cover: it means any set.
 enum class SetOp {
   Any,
   Dcbx,
@@ -35,7 +35,8 @@ enum class SetOp {
   Link,
   StallPrevention,
   GlobalPause,
-  RdmaStats
+  RdmaStats,
+  PhyStats
 };
 const std::vector<std::string>& set_op_names();  // "any", "dcbx", ... in enum order
 std::string set_op_name(SetOp op);

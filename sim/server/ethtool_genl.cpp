@@ -308,6 +308,10 @@ int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& 
       if (asked) port->issue("ACCESS_REG", firmware::kStatsGroupAccessRegs);
     }
   }
+  // A failed PPCNT read leaves the group's counters ETHTOOL_STAT_NOT_SET: mlx5e_stats_eth_phy_get
+  // returns nothing to fail with, so the answer comes, without them (stats.c stat_put).
+  const bool phy_read_failed = driver_ops && groups[ETHTOOL_STATS_ETH_PHY] &&
+                               node_.take_injected_error(port->netdev(), SetOp::PhyStats) != 0;
   NlMessage message =
       genl_reply(kEthtoolFamily, ETHTOOL_MSG_STATS_GET_REPLY, ETHTOOL_GENL_VERSION, request, peer);
   const size_t reply_header = message.begin_nest(ETHTOOL_A_STATS_HEADER);
@@ -319,7 +323,7 @@ int GenlService::get_stats(const NlRequest& request, const NlPeer& peer, Bytes& 
     const size_t nest = message.begin_nest(ETHTOOL_A_STATS_GRP);
     message.put_u32(ETHTOOL_A_STATS_GRP_ID, group);
     message.put_u32(ETHTOOL_A_STATS_GRP_SS_ID, ETH_SS_STATS_ETH_PHY + group);
-    if (driver_ops && group == ETHTOOL_STATS_ETH_PHY) {
+    if (driver_ops && group == ETHTOOL_STATS_ETH_PHY && !phy_read_failed) {
       put_stat(message, ETHTOOL_A_STATS_ETH_PHY_5_SYM_ERR, port->symbol_errors_during_carrier());
     }
     if (driver_ops && group == ETHTOOL_STATS_ETH_CTRL) {

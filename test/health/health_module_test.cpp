@@ -223,6 +223,44 @@ TEST_F(Health, TheSymbolErrorCountIsTheKernelsStandardOne) {
       << text;
 }
 
+// The window keeps to its counter: through two readings without the standard one (mlx5's PPCNT
+// read failed) it serves nothing rather than the other counter, which counts differently; from
+// the third it takes ethtool -S's, rebased, and no jump between the two reads as errors.
+TEST_F(Health, ASymbolErrorWindowWaitsForItsCounterThenTakesTheOther) {
+  node_->change([](roce_sim::Node& node) {
+    node.find("lan2")->counters().rx_symbol_err_phy = 500;
+    node.find("lan2")->counters().rx_pcs_symbol_err_phy = 3;
+  });
+  module_->check();
+  ASSERT_NE(scrape().find("roce_phy_symbol_errors_total{netdev=\"lan2\"} 500"), std::string::npos);
+
+  play("  - {at: 0s, kind: netlink_errors, port: lan2, errno: EIO, op: phy_stats, count: 2}\n");
+  for (int missed = 1; missed <= 2; ++missed) {
+    time_.advance(std::chrono::seconds(10));
+    module_->check();
+    const std::string text = scrape();
+    EXPECT_EQ(text.find("roce_phy_symbol_errors_total{netdev=\"lan2\"}"), std::string::npos)
+        << "reading " << missed << ":\n"
+        << text;
+  }
+  node_->change(
+      [](roce_sim::Node& node) { node.find("lan2")->counters().rx_symbol_err_phy = 520; });
+  time_.advance(std::chrono::seconds(10));
+  module_->check();
+  EXPECT_NE(scrape().find("roce_phy_symbol_errors_total{netdev=\"lan2\"} 520"), std::string::npos);
+  EXPECT_TRUE(finding_ids().empty()) << finding_ids().front();
+
+  play("  - {at: 0s, kind: netlink_errors, port: lan2, errno: EIO, op: phy_stats, count: 100}\n");
+  for (int missed = 1; missed <= 3; ++missed) {
+    time_.advance(std::chrono::seconds(10));
+    module_->check();
+  }
+  const std::string text = scrape();
+  EXPECT_NE(text.find("roce_phy_symbol_errors_total{netdev=\"lan2\"} 3"), std::string::npos)
+      << text;
+  EXPECT_TRUE(finding_ids().empty()) << finding_ids().front();
+}
+
 // NVSentinel's thresholds: above 10 uncorrectable symbol errors a second is degraded; above 120
 // within an hour is fatal. The counters are served as they read.
 TEST_F(Health, ASymbolErrorRateAboveTenASecondIsDegradedAndAnHourAbove120Fatal) {
