@@ -64,8 +64,10 @@ Result<StandardCounters> parse_stats(nlmsghdr* header, const std::string& netdev
 
 Result<std::vector<nl_msg*>> StandardStatsReader::prepare(std::span<const std::string> netdevs,
                                                           std::vector<std::string>& contexts) {
-  // Ports that went away leave their requests behind: forgotten once they outnumber the asked.
-  const bool crowded = kept_.size() > 2 * netdevs.size() + 16;
+  // Ports that went away leave their requests behind: forgotten once they outnumber the most
+  // ever asked at once (a caller may ask a different few each round).
+  largest_round_ = std::max(largest_round_, netdevs.size());
+  const bool crowded = kept_.size() > 2 * largest_round_ + 16;
   if (!genl_.connected() || genl_.connection() != connection_ || crowded) {
     kept_.clear();
     if (!genl_.connected()) {

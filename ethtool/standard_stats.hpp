@@ -49,6 +49,7 @@ class StandardStatsReader {
   uint32_t group_;
   std::map<std::string, Kept> kept_;  // made on connection_
   uint64_t connection_ = 0;
+  size_t largest_round_ = 0;
 };
 
 }  // namespace roced
