@@ -18,7 +18,7 @@ constexpr auto kFamilyLookupTimeout = std::chrono::milliseconds(1000);
 
 // Well below a netlink socket's default send buffer (net.core.wmem_default), which bounds what
 // one sendmsg may carry (af_netlink.c netlink_sendmsg: -EMSGSIZE beyond sk_sndbuf - 32).
-constexpr size_t kBatchBytes = 16 * 1024;
+constexpr size_t kBatchBytes = size_t{16} * 1024;
 
 NlMsgPtr new_genl_request(uint16_t family, uint8_t cmd, uint8_t version) {
   genlmsghdr header{};

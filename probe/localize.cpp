@@ -17,22 +17,6 @@ struct Tally {
 
 }  // namespace
 
-const char* place_name(Place place) {
-  switch (place) {
-    case Place::Host:
-      return "host";
-    case Place::Port:
-      return "port";
-    case Place::Switch:
-      return "switch";
-    case Place::Peer:
-      return "peer";
-    case Place::Path:
-      return "path";
-  }
-  return "path";
-}
-
 std::vector<Blame> localize(const std::vector<PathState>& paths) {
   std::map<std::string, Tally> by_port, by_peer, by_group;
   std::map<std::string, std::set<std::string>> group_peers;

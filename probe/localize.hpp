@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "util/enum_names.hpp"
+
 namespace roced::probe {
 
 struct PathState {
@@ -20,6 +22,12 @@ struct PathState {
 };
 
 enum class Place { Host, Port, Switch, Peer, Path };
+inline constexpr auto kPlaceNames = enum_names<Place>({{Place::Host, "host"},
+                                                       {Place::Port, "port"},
+                                                       {Place::Switch, "switch"},
+                                                       {Place::Peer, "peer"},
+                                                       {Place::Path, "path"}});
+static_assert(kPlaceNames.covers<Place::Path>(), "name every Place");
 
 struct Blame {
   Place place;
@@ -28,8 +36,6 @@ struct Blame {
   std::string group;  // Switch (and the peer's, for Peer and Path)
   bool operator==(const Blame&) const = default;
 };
-
-const char* place_name(Place place);  // "host", "port", "switch", "peer", "path"
 
 // One blame per place, each bad path explained by exactly one; none when nothing is bad.
 std::vector<Blame> localize(const std::vector<PathState>& paths);

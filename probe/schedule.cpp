@@ -17,7 +17,7 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-ProbeSchedule::ProbeSchedule(ScheduleSettings settings, std::vector<size_t> targets,
+ProbeSchedule::ProbeSchedule(ScheduleSettings settings, const std::vector<size_t>& targets,
                              TimePoint start, uint64_t seed)
     : settings_(settings), random_(seed), seed_(seed) {
   size_t probing = 0;

@@ -35,7 +35,7 @@ class ProbeSchedule {
 
   // `targets[p]`: how many targets port p has. `seed` makes the jitter and the labels
   // reproducible (a test's; the daemon seeds from the host).
-  ProbeSchedule(ScheduleSettings settings, std::vector<size_t> targets, TimePoint start,
+  ProbeSchedule(ScheduleSettings settings, const std::vector<size_t>& targets, TimePoint start,
                 uint64_t seed);
 
   // Each port's interval between probes.

@@ -72,7 +72,7 @@ TEST(ProbeLocalize, OneWitnessIsOnlyAPath) {
   std::vector<PathState> paths = {{"rail0", "10.0.0.1", "a", true},
                                   {"rail0", "10.0.0.2", "a", false}};
   EXPECT_EQ(localize(paths), (std::vector<Blame>{{Place::Path, "rail0", "10.0.0.1", "a"}}));
-  EXPECT_STREQ(place_name(Place::Switch), "switch");
+  EXPECT_EQ(kPlaceNames.name(Place::Switch), "switch");
 }
 
 }  // namespace
