@@ -2,6 +2,7 @@
 #include "probe/engine.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace roced::probe {
 
@@ -25,6 +26,7 @@ ScheduleSettings schedule_settings(const ProbeSettings& settings) {
 
 std::vector<size_t> target_counts(const std::vector<ProbePort>& ports) {
   std::vector<size_t> counts;
+  counts.reserve(ports.size());
   for (const ProbePort& port : ports) counts.push_back(port.targets.size());
   return counts;
 }
@@ -176,10 +178,13 @@ void ProbeEngine::send_due(TimePoint now) {
     flight.times.t1 = nanoseconds(now);
     const ProbeMessage probe{MessageKind::Probe, sequence, static_cast<uint64_t>(flight.times.t1),
                              0, 0};
+    auto posted = port.config.transport->post({path.peer.address, 0}, encode(probe), due.flow_label,
+                                              sequence);
+    // Its service still being resolved: not sent, so neither lost nor answered.
+    if (!posted && posted.error().code == EAGAIN) continue;
     ++path.totals.sent;
-    if (!port.config.transport->post({path.peer.address, 0}, encode(probe), due.flow_label,
-                                     sequence)) {
-      // Not reachable from here now (its service unresolved, no route): this port's failure.
+    if (!posted) {
+      // Not reachable from here (its service could not be resolved, no route): this port's.
       ++path.totals.send_failed;
       ++path.totals.lost;
       path.window.lost(now);

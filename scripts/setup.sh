@@ -23,7 +23,7 @@ DEMO_PACKAGES=(
   g++ cmake ninja-build pkg-config ccache
   # libraries roced links (Debian packages, found by CMake config or pkg-config)
   libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-  rdma-core libibverbs-dev
+  rdma-core libibverbs-dev librdmacm-dev
   libsdbus-c++-dev libsystemd-dev
   libyaml-cpp-dev libcivetweb-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libssl-dev nettle-dev
   # civetweb: libcivetweb-dev's CMake targets check that its /usr/bin/civetweb exists

@@ -26,7 +26,7 @@ RANKS = [
     ["daemon/plan"],
     ["daemon/apply"],
     ["daemon/reconcile"],
-    ["daemon/health", "daemon/watchdog", "daemon/lldp"],
+    ["daemon/health", "daemon/probe", "daemon/watchdog", "daemon/lldp"],
     ["daemon/dbus", "daemon/service"],
     ["daemon/telemetry", "daemon/findings"],
     ["daemon", "cli"],

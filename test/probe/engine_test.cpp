@@ -190,6 +190,23 @@ TEST(ProbeEngine, AnUnreachablePeerIsThisPortsLossAtOnce) {
   EXPECT_EQ(engine.in_flight(), 0u);
 }
 
+TEST(ProbeEngine, WhileThePeersServiceIsResolvedNothingIsSentOrLost) {
+  ProbeFabric fabric(kStart);
+  auto& a = fabric.add("10.0.0.1", 1);
+  auto& b = fabric.add("10.0.0.2", 2);
+  fabric.resolve_at("10.0.0.2", kStart + 2s);
+  ProbeEngine prober(settings(), {{"a0", &a, {{"10.0.0.2", "tor1"}}}}, kStart, 4);
+  ProbeEngine responder(settings(), {{"b0", &b, {}}}, kStart, 5);
+  std::vector<Node> nodes{{&prober, {&a}}, {&responder, {&b}}};
+  run_until(fabric, nodes, kStart + 1900ms);
+  EXPECT_EQ(path_of(prober.paths(fabric.now()), "a0", "10.0.0.2").totals, PathCounters{});
+  run_until(fabric, nodes, kStart + 5s);
+  const PathCounters totals = path_of(prober.paths(fabric.now()), "a0", "10.0.0.2").totals;
+  EXPECT_GE(totals.sent, 25u);
+  EXPECT_LE(totals.sent, 35u);  // three seconds' worth at ten a second
+  EXPECT_EQ(totals.lost, 0u);
+}
+
 TEST(ProbeEngine, ALostSecondAnswerLeavesTheProbeAnsweredWithoutATime) {
   ProbeFabric fabric(kStart);
   auto& a = fabric.add("10.0.0.1", 1);

@@ -4,6 +4,7 @@
 // probe::ProbeTransport; a message posted arrives at its remote one link delay after its send
 // completes, unless the link drops it. Every endpoint has a completion clock of its own (an
 // offset from the test's), as two NICs' clocks are unrelated.
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -44,6 +45,9 @@ class ProbeFabric {
                       uint32_t flow_label, uint64_t wr) override {
       if (!fabric_.reachable(to.address)) {
         return Error{EHOSTUNREACH, to.address + ": no probe service resolved"};
+      }
+      if (to.qpn == 0 && fabric_.now_ < fabric_.resolved_at(to.address)) {
+        return Error{EAGAIN, to.address + ": its probe service is being resolved"};
       }
       const TimePoint sent = fabric_.now_ + fabric_.send_time;
       queue_.push_back({sent, probe::Completion{probe::Completion::Kind::Sent, wr, 0, {}, {}}});
@@ -98,6 +102,8 @@ class ProbeFabric {
   void set_link(const std::string& from, const std::string& to, Link of_it) {
     links_[{from, to}] = LinkState{of_it, 0};
   }
+  // Probes to `address` find its service still being resolved until `at`.
+  void resolve_at(const std::string& address, TimePoint at) { resolved_at_[address] = at; }
   void advance_to(TimePoint at) { now_ = at; }
   TimePoint now() const { return now_; }
   const std::vector<Posted>& posted() const { return posted_; }
@@ -112,6 +118,10 @@ class ProbeFabric {
   };
 
   bool reachable(const std::string& address) const { return endpoints_.count(address) > 0; }
+  TimePoint resolved_at(const std::string& address) const {
+    const auto it = resolved_at_.find(address);
+    return it == resolved_at_.end() ? TimePoint{} : it->second;
+  }
 
   void carry(const Endpoint& from, const probe::Remote& to, const probe::MessageBytes& message,
              uint32_t flow_label, TimePoint sent) {
@@ -138,6 +148,7 @@ class ProbeFabric {
   std::map<std::string, std::unique_ptr<Endpoint>> endpoints_;
   std::map<std::pair<std::string, std::string>, LinkState> links_;
   std::vector<Posted> posted_;
+  std::map<std::string, TimePoint> resolved_at_;
 };
 
 }  // namespace roced::test

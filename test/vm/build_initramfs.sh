@@ -4,7 +4,8 @@
 # closure), iproute2's ip/rdma/dcb, ethtool, the verbs utilities and rxe's provider, roced,
 # rocectl and the case driver, every shared library they load (found with ldd), and init.
 #
-#   [TEST_MODULE=x.ko] build_initramfs.sh KERNEL_ROOT KVER INIT OUT.cpio.gz PROGRAM...
+#   [TEST_MODULE=x.ko] [EXTRA_MODULES="m ..."] [EXTRA_PROGRAMS="/path ..."] \
+#     build_initramfs.sh KERNEL_ROOT KVER INIT OUT.cpio.gz PROGRAM...
 #
 # KERNEL_ROOT is the extracted kernel package (fetch_kernel.sh), INIT becomes /init, the PROGRAMs
 # (roced, rocectl, vm_cases) go to /usr/bin. Takes ~2 s.
@@ -42,7 +43,7 @@ add_module() {
   fi
   ordered+=("$(basename "$file")")
 }
-for m in "${MODULES[@]}"; do add_module "$m"; done
+for m in "${MODULES[@]}" ${EXTRA_MODULES:-}; do add_module "$m"; done
 # The test module (TEST_MODULE, built by test/kmod/build.sh) goes last: it needs only built-ins.
 if [[ -n ${TEST_MODULE:-} ]]; then
   cp "$TEST_MODULE" "$R/modules/"
@@ -53,11 +54,11 @@ printf '%s\n' "${ordered[@]}" > "$R/modules/order"
 # Programs, and the libraries they load.
 cp /bin/busybox "$R/bin/busybox"
 for applet in timeout wget kill sh mount mkdir cat echo ls sleep dd poweroff grep sed head tr \
-  insmod rmmod readlink find uname; do
+  insmod rmmod readlink find uname ping; do
   ln -s busybox "$R/bin/$applet"
 done
 programs=(/usr/sbin/ip /usr/bin/rdma /usr/sbin/dcb /usr/sbin/ethtool /usr/sbin/devlink
-          /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong "$@")
+          /usr/bin/ibv_devinfo /usr/bin/ibv_rc_pingpong ${EXTRA_PROGRAMS:-} "$@")
 provider=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so)
 for p in "${programs[@]}"; do
   cp -L "$p" "$R/usr/bin/"
