@@ -17,6 +17,7 @@
 #include "daemon/health/health_module.hpp"
 #include "daemon/lldp/peer_module.hpp"
 #include "daemon/log/log.hpp"
+#include "daemon/probe/probe_module.hpp"
 #include "daemon/service/service.hpp"
 #include "daemon/telemetry/metrics_module.hpp"
 #include "daemon/watchdog/storm_module.hpp"
@@ -244,6 +245,10 @@ int main(int argc, char** argv) {
     service.add([](Service& s) {
       return std::make_unique<roced::health::HealthModule>(s.system(), s.reconciler(),
                                                            *s.stats_poller(), s.config().health);
+    });
+    service.add([](Service& s) {
+      return std::make_unique<roced::probe_module::ProbeModule>(s.system(), s.reconciler(),
+                                                                s.config().probe);
     });
     service.add([&arguments](Service& s) { return make_metrics(s, arguments.metrics); });
     if (arguments.dbus) service.add(make_dbus);

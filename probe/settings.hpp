@@ -42,6 +42,9 @@ struct ProbeSettings {
   uint32_t q_key = 0x524f4345;  // "ROCE"
   // Each port also probes the node's other ports: a host-side fault then shows as such.
   bool self_probe = true;
+  // The rdma_cm port (RDMA_PS_UDP's own space, not a UDP port) each node's probe service
+  // listens on; every node of a fleet uses the same.
+  uint16_t service_port = 7471;
 
   // Every problem, in field order; empty when the settings are usable.
   std::vector<ProbeProblem> validate() const;

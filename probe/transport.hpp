@@ -40,6 +40,8 @@ class ProbeTransport {
                             uint64_t wr) = 0;
   // What completed since the last call, without waiting.
   virtual void poll(std::vector<Completion>& out) = 0;
+  // What to wait on for completions (none: the caller's timer alone).
+  virtual std::vector<int> fds() const { return {}; }
 };
 
 }  // namespace roced::probe

@@ -18,6 +18,7 @@
 #include "dcb/types.hpp"
 #include "health/settings.hpp"
 #include "port/discovery.hpp"
+#include "probe/settings.hpp"
 #include "telemetry/exporter_settings.hpp"
 #include "util/enum_names.hpp"
 #include "watchdog/settings.hpp"
@@ -94,6 +95,7 @@ struct Config {
   MetricsSettings metrics;
   watchdog::WatchdogSettings watchdog;  // `watchdog:`
   health::HealthSettings health;        // `health:`
+  probe::ProbeSettings probe;           // `probe:`
   PortSelection ports;
   Profile profile;
   std::vector<PortOverride> overrides;  // in file order; the first match wins

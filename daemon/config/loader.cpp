@@ -16,6 +16,7 @@
 #include "daemon/config/read_daemon.hpp"
 #include "daemon/config/read_health.hpp"
 #include "daemon/config/read_metrics.hpp"
+#include "daemon/config/read_probe.hpp"
 #include "daemon/config/read_profile.hpp"
 #include "daemon/config/read_watchdog.hpp"
 #include "daemon/config/validate.hpp"
@@ -29,7 +30,7 @@ using detail::Entry;
 using detail::Location;
 
 const std::vector<std::string> kTopKeys = {"daemon", "metrics", "watchdog", "health",
-                                           "ports",  "profile", "overrides"};
+                                           "probe",  "ports",   "profile",  "overrides"};
 const std::vector<std::string> kPortKeys = {"drivers", "netdevs", "exclude"};
 
 // Whether `text` is well-formed UTF-8 (no overlong forms or surrogates needed to be caught here:
@@ -135,6 +136,8 @@ LoadResult load_document(const YAML::Node& root, const std::string& name) {
       detail::read_watchdog(reader, e.value, e.value_at, config.watchdog);
     } else if (e.key == "health") {
       detail::read_health(reader, e.value, e.value_at, config.health);
+    } else if (e.key == "probe") {
+      detail::read_probe(reader, e.value, e.value_at, config.probe);
     } else if (e.key == "ports") {
       read_ports(reader, e, config.ports, selection_at);
     } else if (e.key == "profile") {

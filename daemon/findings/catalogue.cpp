@@ -9,6 +9,7 @@
 #include "daemon/settings/findings.hpp"
 #include "health/kinds.hpp"
 #include "lldp/compare.hpp"
+#include "probe/kinds.hpp"
 #include "qualify/check_kinds.hpp"
 
 namespace roced::findings {
@@ -21,7 +22,7 @@ std::vector<const finding::Kind*> gather() {
   std::vector<const finding::Kind*> out;
   for (const std::span<const finding::Kind* const> room :
        {settings::kinds(), plan::kinds(), apply::kinds(),
-        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds(), health::kinds(),
+        std::span<const finding::Kind* const>(kWatchdogKinds), lldp::kinds(), health::kinds(), probe::kinds(),
         std::span<const finding::Kind* const>(qualify::kinds::kAll)}) {
     out.insert(out.end(), room.begin(), room.end());
   }

@@ -31,6 +31,8 @@ bool section_differs(Section section, const config::Config& a, const config::Con
       return !(a.watchdog == b.watchdog);
     case Section::Health:
       return !(a.health == b.health);
+    case Section::Probe:
+      return !(a.probe == b.probe);
     case Section::Ports:
       return !(a.ports == b.ports);
     case Section::Profile:

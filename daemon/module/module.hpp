@@ -21,11 +21,12 @@ namespace roced::module {
 using Snapshot = std::shared_ptr<const config::Config>;
 
 // The configuration's top-level sections, as a module names those it takes.
-enum class Section { Daemon, Metrics, Watchdog, Health, Ports, Profile, Overrides };
+enum class Section { Daemon, Metrics, Watchdog, Health, Probe, Ports, Profile, Overrides };
 inline constexpr auto kSectionNames = enum_names<Section>({{Section::Daemon, "daemon"},
                                                            {Section::Metrics, "metrics"},
                                                            {Section::Watchdog, "watchdog"},
                                                            {Section::Health, "health"},
+                                                           {Section::Probe, "probe"},
                                                            {Section::Ports, "ports"},
                                                            {Section::Profile, "profile"},
                                                            {Section::Overrides, "overrides"}});

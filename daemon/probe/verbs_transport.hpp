@@ -41,7 +41,7 @@ class VerbsTransport final : public probe::ProbeTransport {
   void poll(std::vector<probe::Completion>& out) override;
 
   // What to wait on for completions and rdma_cm events (both non-blocking).
-  std::vector<int> fds() const;
+  std::vector<int> fds() const override;
   // The RDMA device the address is on.
   std::string device() const;
 

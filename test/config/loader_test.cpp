@@ -114,6 +114,43 @@ health:
   EXPECT_EQ(health.link_flaps_per_10m, 4u);
 }
 
+TEST(ConfigLoad, ProbeKeysLandInTheirSectionAndProbingIsOffUnlessSwitchedOn) {
+  const LoadResult defaults = load("");
+  ASSERT_TRUE(defaults.ok()) << test::all_text(defaults);
+  EXPECT_EQ(defaults.config->probe, probe::ProbeSettings{});
+  EXPECT_FALSE(defaults.config->probe.enabled);
+  const LoadResult result = load(R"(
+probe:
+  enabled: true
+  peers:
+    - {address: 10.1.0.2, group: tor1}
+    - {address: "fd00::7", group: tor2}
+  rate: 20
+  budget: 400
+  loss_ratio: 0.05
+  rtt_p99: 300us
+  window: 1m
+  timeout: 500ms
+  q_key: 0x11223344
+  self_probe: false
+  service_port: 7000
+)");
+  ASSERT_TRUE(result.ok()) << test::all_text(result);
+  const probe::ProbeSettings& probe = result.config->probe;
+  EXPECT_TRUE(probe.enabled);
+  const std::vector<probe::ProbePeer> peers{{"10.1.0.2", "tor1"}, {"fd00::7", "tor2"}};
+  EXPECT_EQ(probe.peers, peers);
+  EXPECT_EQ(probe.rate, 20);
+  EXPECT_EQ(probe.budget, 400);
+  EXPECT_EQ(probe.loss_ratio, 0.05);
+  EXPECT_EQ(probe.rtt_p99, std::chrono::microseconds(300));
+  EXPECT_EQ(probe.window, std::chrono::seconds(60));
+  EXPECT_EQ(probe.timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(probe.q_key, 0x11223344u);
+  EXPECT_FALSE(probe.self_probe);
+  EXPECT_EQ(probe.service_port, 7000);
+}
+
 TEST(ConfigLoad, WatchdogActionsPerDirection) {
   const auto both = load(
       "watchdog: {action: {rx: disable-pfc, tx: stall-prevention},\n"

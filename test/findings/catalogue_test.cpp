@@ -23,7 +23,7 @@ std::string read_file(const std::string& path) {
 TEST(Catalogue, IdsAreUniqueWellFormedAndExplained) {
   std::set<std::string_view> ids;
   const std::set<std::string_view> sources = {"settings", "plan",    "apply", "watchdog",
-                                              "switch",   "qualify", "health"};
+                                              "switch",   "qualify", "health",  "probe"};
   ASSERT_FALSE(catalogue().empty());
   for (const finding::Kind* kind : catalogue()) {
     EXPECT_TRUE(ids.insert(kind->id).second) << kind->id << " twice";

@@ -4,8 +4,10 @@ names a PromQL expression reads (stdlib only, no PromQL parser packaged for Debi
 
 import re
 
-# The first two cells of a metrics table row: | `roce_link_up` | gauge | ... |
-_DOC_ROW = re.compile(r"^\|\s*`((?:roced?|process)_[a-z0-9_]+)`\s*\|\s*([a-z]*)")
+# The first two cells of a metrics table row: | `roce_link_up` | gauge | ... |; or a recording
+# rule's, level:metric:operations (| `roced:probe_loss_ratio:group` | `group` | ... |), typed
+# "recorded".
+_DOC_ROW = re.compile(r"^\|\s*`((?:roced?|process)_[a-z0-9_]+|roced:[a-z0-9_:]+)`\s*\|\s*([a-z]*)")
 
 # The series Prometheus stores for a histogram X: X_bucket{le=...}, X_sum, X_count. A query names
 # these, never X itself (which selects nothing).
@@ -27,7 +29,8 @@ def documented_types(doc_path):
         for line in doc:
             match = _DOC_ROW.match(line)
             if match:
-                types[match.group(1)] = match.group(2)
+                recorded = ":" in match.group(1)
+                types[match.group(1)] = "recorded" if recorded else match.group(2)
     if not types:
         raise ValueError(f"{doc_path}: no metric table rows found (| `roce_...` | ...)")
     return types
