@@ -239,7 +239,9 @@ void ProbeEngine::finish(uint64_t sequence, TimePoint now) {
 
 bool ProbeEngine::bad(const Path& path) const {
   if (path.window.probes() < kMinJudged) return false;
-  if (path.window.loss_ratio() > settings_.loss_ratio) return true;
+  if (path.window.losses() >= kMinLosses && path.window.loss_ratio() > settings_.loss_ratio) {
+    return true;
+  }
   const auto p99 = path.window.rtt_quantile(0.99);
   return p99 && *p99 > settings_.rtt_p99;
 }

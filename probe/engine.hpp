@@ -69,6 +69,9 @@ class ProbeEngine {
   // A path's window is judged once this many of its probes' fates are known: fewer say little
   // (one loss in five reads as 20 %).
   static constexpr size_t kMinJudged = 10;
+  // And one loss is never enough: a path probed a few times a second over a window sees too few
+  // probes for one loss to say 2 %.
+  static constexpr size_t kMinLosses = 2;
   // A port answers at most this many probes a second (a burst of a tenth of it): a peer, or
   // many, probing too fast cannot make it a traffic source.
   static constexpr double kAnswersPerSecond = 1000;

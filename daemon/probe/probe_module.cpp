@@ -10,6 +10,7 @@
 #include "daemon/probe/verbs_transport.hpp"
 #include "probe/kinds.hpp"
 #include "rdma/gid.hpp"
+#include "telemetry/finding_family.hpp"
 
 namespace roced::probe_module {
 
@@ -415,6 +416,10 @@ void ProbeModule::collect(telemetry::ExpositionWriter& out) {
             static_cast<double>(counters.over_rate));
   }
   for (const auto& [netdev, why] : unavailable_) out.add(kUp, {{"netdev", netdev}}, 0);
+  // roced_finding, one port at a time as the family takes them.
+  std::map<std::string, std::vector<finding::Finding>> by_port;
+  for (const finding::Finding& finding : findings_) by_port[finding.subject].push_back(finding);
+  for (const auto& [netdev, findings] : by_port) telemetry::add_findings(out, netdev, findings);
 }
 
 }  // namespace roced::probe_module

@@ -147,6 +147,26 @@ TEST(ProbeEngine, APeerBadFromEveryPortIsBlamed) {
   EXPECT_EQ(net.a.blame(net.fabric.now()), expected);
 }
 
+TEST(ProbeEngine, OneLossIsNeverABadPathTwoPastTheRatioAre) {
+  ProbeFabric fabric(kStart);
+  auto& a = fabric.add("10.0.0.1", 1);
+  auto& b = fabric.add("10.0.0.2", 2);
+  fabric.set_link("10.0.0.1", "10.0.0.2", {5us, 0.05});  // every twentieth probe
+  ProbeEngine prober(settings(), {{"a0", &a, {{"10.0.0.2", "tor1"}}}}, kStart, 4);
+  ProbeEngine responder(settings(), {{"b0", &b, {}}}, kStart, 5);
+  std::vector<Node> nodes{{&prober, {&a}}, {&responder, {&b}}};
+  run_until(fabric, nodes, kStart + 3500ms);
+  PathReport path = path_of(prober.paths(fabric.now()), "a0", "10.0.0.2");
+  ASSERT_EQ(path.totals.lost, 1u);
+  EXPECT_GE(path.judged, ProbeEngine::kMinJudged);
+  EXPECT_GT(path.loss_ratio, 0.02);
+  EXPECT_FALSE(path.bad);
+  run_until(fabric, nodes, kStart + 6s);
+  path = path_of(prober.paths(fabric.now()), "a0", "10.0.0.2");
+  ASSERT_EQ(path.totals.lost, 2u);
+  EXPECT_TRUE(path.bad);
+}
+
 TEST(ProbeEngine, TailLatencyPastTheThresholdMakesThePathBad) {
   TwoByTwo net;
   net.fabric.set_link("10.0.0.1", "10.0.0.3", {600us, 0});

@@ -167,6 +167,10 @@ TEST(ProbeModule, APeerLosingProbesFromEveryPortIsAFindingNamingIt) {
   const std::string text = scrape(*module);
   EXPECT_EQ(sample(text, "roce_probe_bad_paths{netdev=\"a0\",group=\"tor2\"}"), 1);
   EXPECT_EQ(sample(text, "roce_probe_bad_paths{netdev=\"a0\",group=\"tor1\"}"), 0);
+  EXPECT_NE(text.find("roced_finding{netdev=\"a1\",id=\"probe_path_loss\",severity=\"critical\","
+                      "source=\"probe\",about=\"peer 10.0.0.3\""),
+            std::string::npos)
+      << text;
   EXPECT_NEAR(sample(text, "roce_probe_lost_total{netdev=\"a0\",group=\"tor2\"}") /
                   sample(text, "roce_probe_sent_total{netdev=\"a0\",group=\"tor2\"}"),
               0.2, 0.03);

@@ -23,6 +23,7 @@
 
 #include "daemon/probe/verbs_transport.hpp"
 #include "probe/engine.hpp"
+#include "vm_support.hpp"
 
 namespace roced::probe_module {
 namespace {
@@ -192,6 +193,54 @@ TEST(ProbePair, NetemDelayAndLossAreFoundOnThePath) {
   // emulator adds tens of milliseconds).
   EXPECT_GE(figures.p50, 40ms);
   EXPECT_LT(figures.p50, 240ms);
+}
+
+// roced itself, probing the other VM through netem's loss: the series it exports (printed as
+// PROBE-PAIR-SERIES lines, which run_vm_pair.sh turns into the alert rules' test) and its
+// finding.
+TEST(ProbePair, RocedExportsTheLossyPathsProbesAndFindsThePath) {
+  const std::string config =
+      vm::config_file("probe.yaml", R"(ports: {drivers: [rxe], netdevs: [eth0]}
+daemon: {drift_check_interval: 1h}
+profile:
+  roce: {rdma_cm_mode: v2, tos: 106, gid_family: ipv4}
+probe:
+  enabled: true
+  peers: [{address: 10.7.0.2, group: pair}]
+  self_probe: false
+  rtt_p99: 10s  # emulation's round trips: only loss makes the path bad here
+)");
+  ASSERT_EQ(std::system("/usr/bin/tc qdisc add dev eth0 root netem loss 10%"), 0);
+  const pid_t daemon = vm::start_roced(config, "/tmp/roced.log", "127.0.0.1:9879");
+  const std::map<std::string, std::string> path = {{"netdev", "eth0"}, {"group", "pair"}};
+  const auto start = std::chrono::steady_clock::now();
+  std::string text;
+  bool found = false;
+  // A minute of series at least, for the alert rules' test; two at most, for the finding.
+  for (int i = 0; i < 24 && !(found && i >= 12); ++i) {
+    std::this_thread::sleep_for(5s);
+    text = vm::scrape_url("http://127.0.0.1:9879/metrics");
+    const auto sent = vm::metric(text, "roce_probe_sent_total", path);
+    const auto lost = vm::metric(text, "roce_probe_lost_total", path);
+    if (!sent || !lost) continue;
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start);
+    std::cout << "PROBE-PAIR-SERIES " << seconds.count() << " " << *sent << " " << *lost
+              << std::endl;
+    found = found || vm::metric(text, "roced_finding",
+                                {{"netdev", "eth0"}, {"id", "probe_path_loss"}}) == 1.0;
+  }
+  (void)std::system("/usr/bin/tc qdisc del dev eth0 root");
+  vm::stop_roced(daemon, "/tmp/roced.log");
+  EXPECT_TRUE(found) << text;
+  const double sent = vm::metric(text, "roce_probe_sent_total", path).value_or(0);
+  const double lost = vm::metric(text, "roce_probe_lost_total", path).value_or(0);
+  EXPECT_GE(sent, 100);
+  EXPECT_GT(lost / sent, 0.03);
+  EXPECT_LT(lost / sent, 0.25);
+  EXPECT_GT(vm::metric(text, "roce_probe_network_rtt_seconds_count", path).value_or(0), 50);
+  EXPECT_EQ(vm::metric(text, "roce_probe_up", {{"netdev", "eth0"}}), 1.0);
+  EXPECT_NE(text.find("about=\"path 10.7.0.2\""), std::string::npos) << text;
 }
 
 int respond(const std::string& address) {
