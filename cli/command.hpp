@@ -51,5 +51,6 @@ int nccl_env_command(const Context& context, Args args);  // rocectl nccl-env
 int reload_command(const Context& context, Args args);    // rocectl reload
 int runbook_command(const Context& context, Args args);   // rocectl runbook [ALERT|FINDING]
 int qualify_command(const Context& context, Args args);   // rocectl qualify [--write ...]
+int probe_command(const Context& context, Args args);     // rocectl probe PEER
 
 }  // namespace roced::cli

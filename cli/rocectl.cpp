@@ -26,6 +26,7 @@ constexpr const char* kRocectlUsage =
     "  reload     ask the running roced to read its configuration again\n"
     "  runbook    what an alert or a finding means and what to do: rocectl runbook [ID]\n"
     "  qualify    check roced's assumptions on this machine's NICs and capture it for roce-sim\n"
+    "  probe      a few probes to a peer port now, on the lossless class: rocectl probe PEER\n"
     "\n"
     "options:\n"
     "  --sim DIR   talk to the simulated node in DIR (roce-sim run --dir DIR) instead of this "
@@ -49,6 +50,7 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"status", status_command}, {"check", check_command},     {"validate", validate_command},
     {"plan", plan_command},     {"apply", apply_command},     {"nccl-env", nccl_env_command},
+    {"probe", probe_command},
     {"reload", reload_command}, {"runbook", runbook_command}, {"qualify", qualify_command},
 };
 

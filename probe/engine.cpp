@@ -50,7 +50,7 @@ ProbeEngine::ProbeEngine(const ProbeSettings& settings, std::vector<ProbePort> p
   }
 }
 
-ProbeEngine::TimePoint ProbeEngine::turn(TimePoint now) {
+ProbeEngine::TimePoint ProbeEngine::turn(TimePoint now, bool send) {
   std::vector<Completion> completions;
   for (size_t port = 0; port < ports_.size(); ++port) {
     completions.clear();
@@ -58,8 +58,11 @@ ProbeEngine::TimePoint ProbeEngine::turn(TimePoint now) {
     for (const Completion& completion : completions) handle(port, completion, now);
   }
   settle_timeouts(now);
-  send_due(now);
-  TimePoint next = schedule_.next_due();
+  TimePoint next = TimePoint::max();
+  if (send) {
+    send_due(now);
+    next = schedule_.next_due();
+  }
   for (const auto& [sequence, flight] : in_flight_) next = std::min(next, flight.deadline);
   return next;
 }

@@ -82,7 +82,8 @@ class ProbeEngine {
   // Handles each transport's completions, sends the probes due and settles those timed out.
   // Returns when it next has something to do by the clock (a transport's completions may come
   // sooner: the caller also waits on them).
-  TimePoint turn(TimePoint now);
+  // `send` false: completions and timeouts only (a one-shot prober that sent its count).
+  TimePoint turn(TimePoint now, bool send = true);
 
   // Every path, its window as of `now`.
   std::vector<PathReport> paths(TimePoint now);

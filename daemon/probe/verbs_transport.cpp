@@ -108,7 +108,7 @@ Result<void> VerbsTransport::open_listener() {
   if (rdma_create_id(events_, &listener_, nullptr, RDMA_PS_UDP) != 0) {
     return verbs_error(errno, "rdma_create_id");
   }
-  auto address = socket_address(options_.address, options_.service_port);
+  auto address = socket_address(options_.address, options_.answers ? options_.service_port : 0);
   if (!address) return address.error();
   if (rdma_bind_addr(listener_, reinterpret_cast<sockaddr*>(&*address)) != 0) {
     return verbs_error(errno, "bind the probe service to " + options_.address);
@@ -116,7 +116,9 @@ Result<void> VerbsTransport::open_listener() {
   if (listener_->verbs == nullptr) {
     return Error{ENODEV, "probe: " + options_.address + " is on no RDMA device"};
   }
-  if (rdma_listen(listener_, 64) != 0) return verbs_error(errno, "rdma_listen");
+  if (options_.answers && rdma_listen(listener_, 64) != 0) {
+    return verbs_error(errno, "rdma_listen");
+  }
   return ok();
 }
 

@@ -26,6 +26,9 @@ struct VerbsOptions {
   uint32_t q_key = 0;
   uint8_t traffic_class = 0;  // DSCP << 2, ECN-capable
   uint8_t priority = 0;
+  // Answers peers' probes and their service resolutions on service_port. A one-shot prober
+  // (rocectl probe) does not, and binds no port a running roced may hold.
+  bool answers = true;
 };
 
 class VerbsTransport final : public probe::ProbeTransport {

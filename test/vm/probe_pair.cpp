@@ -243,6 +243,21 @@ probe:
   EXPECT_NE(text.find("about=\"path 10.7.0.2\""), std::string::npos) << text;
 }
 
+// rocectl probe against the responder: every probe answered, on the clean path.
+TEST(ProbePair, RocectlProbeAnswersOnce) {
+  int exit_code = -1;
+  const auto out =
+      vm::run_json({"/usr/bin/rocectl", "probe", kPeer, "--count", "20", "--json"}, &exit_code);
+  EXPECT_EQ(exit_code, 0) << out.dump();
+  EXPECT_EQ(out.value("schema", ""), "roced.probe/v1");
+  EXPECT_EQ(out.value("from", ""), kSelf);
+  EXPECT_EQ(out.value("device", ""), "rxe0");
+  EXPECT_EQ(out.value("sent", 0), 20);
+  EXPECT_EQ(out.value("answered", 0), 20);
+  EXPECT_EQ(out.value("lost", -1), 0);
+  EXPECT_GT(out["network_rtt_us"].value("p50", -1.0), 0);
+}
+
 int respond(const std::string& address) {
   auto transport = VerbsTransport::open(options(address));
   if (!transport) {

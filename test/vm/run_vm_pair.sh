@@ -8,10 +8,10 @@
 # exported in the VM (PROBE-PAIR-SERIES) become a promtool test of the shipped alert rules
 # (RULES_DIR/roced-alerts.yml): RoceProbeLoss must fire on them.
 #
-#   run_vm_pair.sh CACHE_DIR PROBE_PAIR FIGURES ROCED RULES_DIR
+#   run_vm_pair.sh CACHE_DIR PROBE_PAIR FIGURES ROCED ROCECTL RULES_DIR
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CACHE=$1 PROGRAM=$2 FIGURES=$3 ROCED=$4 RULES=$5
+CACHE=$1 PROGRAM=$2 FIGURES=$3 ROCED=$4 ROCECTL=$5 RULES=$6
 BOOT_TIMEOUT=${ROCED_VM_TIMEOUT:-420}  # s: a hang, not a slow machine
 
 QEMU=$(command -v qemu-system-x86_64 || true)
@@ -41,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 EXTRA_MODULES="virtio_pci virtio_net sch_netem" EXTRA_PROGRAMS="$(command -v tc)" \
   "$HERE/build_initramfs.sh" "$KTREE" "$KVER" "$HERE/pair_init.sh" "$WORK/initramfs.cpio.gz" \
-  "$PROGRAM" "$ROCED"
+  "$PROGRAM" "$ROCED" "$ROCECTL"
 echo "initramfs: $(du -h "$WORK/initramfs.cpio.gz" | cut -f1), kernel $KVER; ready in ${SECONDS} s"
 
 # A free port on loopback for the network between the VMs (b listens, a connects).
