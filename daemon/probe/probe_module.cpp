@@ -153,6 +153,7 @@ void ProbeModule::start() {
   if (thread_.joinable()) return;
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   stopping_ = false;
+  idle_ = false;
   last_pass_ns_ = time_.now().time_since_epoch().count();
   thread_ = time_.start_thread([this] { loop(); });
 }
@@ -182,7 +183,8 @@ void ProbeModule::reconfigure(const config::Config& before, const config::Config
 }
 
 bool ProbeModule::healthy(std::chrono::steady_clock::time_point now) const {
-  if (!thread_.joinable()) return true;
+  // Off, the loop sleeps until a reload wakes it: no pass is due, so none is late.
+  if (!thread_.joinable() || idle_) return true;
   const auto last = TimeSource::TimePoint(TimeSource::TimePoint::duration(last_pass_ns_.load()));
   return now - last < std::chrono::seconds(30);
 }
@@ -223,6 +225,7 @@ TimeSource::TimePoint ProbeModule::run_once() {
     rebuild({}, now);  // the new settings' engine is made afresh below
     refresh_at_ = now;
   }
+  idle_ = !settings_.enabled;
   if (!settings_.enabled) {
     // Off: nothing to do until a reload switches it on (reconfigure wakes the loop).
     if (engine_ || !endpoints_.empty()) rebuild({}, now);

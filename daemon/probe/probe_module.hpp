@@ -105,6 +105,7 @@ class ProbeModule final : public module::Module {
   std::map<std::string, std::string> unavailable_;              // netdev -> why
   std::vector<finding::Finding> findings_;
   std::atomic<int64_t> last_pass_ns_{0};
+  std::atomic<bool> idle_{false};  // off: the loop waits for a reload, however long
 
   std::mutex settings_mutex_;  // pending_: reconfigure writes, the loop takes
   std::optional<probe::ProbeSettings> pending_;

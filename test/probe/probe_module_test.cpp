@@ -120,6 +120,28 @@ TEST(ProbeModule, OffByDefaultItOpensNothingAndServesNothing) {
   EXPECT_EQ(scrape(*module), "");
 }
 
+// Off, its thread sleeps until a reload: the service's watchdog must not take that for a hang.
+TEST(ProbeModule, OffItsSleepingLoopIsHealthyHoweverLong) {
+  probe::ProbeSettings off;
+  ProbeModule module(
+      [] { return std::vector<ProbeEndpoint>{}; },
+      [](const ProbeEndpoint&,
+         const probe::ProbeSettings&) -> Result<std::unique_ptr<probe::ProbeTransport>> {
+        return Error{ENODEV, "not used"};
+      },
+      off);
+  module.start();
+  const auto much_later = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  // Until its loop has made its first pass; the bound only stops a hang.
+  bool healthy = false;
+  for (int i = 0; i < 1000 && !healthy; ++i) {
+    healthy = module.healthy(much_later);
+    if (!healthy) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(healthy);
+  module.stop();
+}
+
 TEST(ProbeModule, ProbesThePeersAndTheNodesOwnPortsAndServesTheirGroups) {
   Fabric net;
   auto module = net.module();
