@@ -96,7 +96,17 @@ _RXE_ONLY = ("sent_pkts and rcvd_pkts are soft-RoCE (rxe) hw_counters; roce-sim'
 _NO_SWITCH = ("roce-sim's default node has no switch at the ports' other ends (every port reads "
               "no_peer); LLDP is tested on simulated time (test/lldp) and through the real "
               "kernel's packet path (lldp_veth)")
+_NO_PROBING = ("probing is off here: roce-sim has no RDMA data path; the probe series are checked "
+               "between two VMs (vm.probe_pair) and on a simulated fabric (probe.ProbeModule)")
 DASHBOARD_MAY_BE_EMPTY = {
+    **{(title, ref): _NO_PROBING for title, refs in (
+        ("Probes lost per group (share of those sent)", "A"),
+        ("Network round trip per group (p50, p99)", "AB"),
+        ("Probes sent and answered per second; bad paths", "ABCD"),
+        ("Peers' probes answered and refused per second", "AB"),
+        ("Fleet: probes lost per group, and per port", "AB"),
+        ("Fleet: nodes losing probes to each group", "A"),
+        ("Fleet: p99 network round trip per group", "A")) for ref in refs},
     ("Switch port per port", "A"): _NO_SWITCH,
     ("Host/switch differences (RocePeerMismatch)", "A"): _NO_SWITCH,
     ("Storm state now", "E"): _NO_SWITCH,
@@ -725,8 +735,10 @@ class Run:
         if not rules or bad:
             raise Failure(f"{len(rules)} alert rules, not healthy: {bad}")
         print(f"  ok  all {len(rules)} alert rules evaluate without error on roced's series")
-        # Each rule's runbook_url, as Prometheus loaded it, with this target for the instance:
-        # the roced that raised the alert serves the alert's own section there.
+        # Each alert's runbook_url, as Prometheus loaded it, with this target for the instance:
+        # the roced that raised the alert serves the alert's own section there. (Recording rules
+        # have none.)
+        rules = [rule for rule in rules if rule.get("type") == "alerting"]
         linked = 0
         for rule in rules:
             url = rule.get("annotations", {}).get("runbook_url")
