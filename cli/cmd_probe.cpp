@@ -105,7 +105,7 @@ std::optional<int> parse(Args& args, Options& options) {
                args.option("--config", options.config, error)) {
     } else if (!error.empty()) {
       return usage_error(error, kUsage);
-    } else if (args.peek().rfind("-", 0) == 0) {
+    } else if (args.peek().rfind('-', 0) == 0) {
       return usage_error("unknown option " + args.peek(), kUsage);
     } else if (options.peer.empty()) {
       options.peer = args.take();
@@ -173,6 +173,7 @@ int probe_command(const Context& context, Args args) {
   const probe::PathReport report = engine.paths(std::chrono::steady_clock::now()).at(0);
   const auto rtts = engine.take_rtts();
   std::vector<double> micros;
+  micros.reserve(rtts.size());
   for (const auto& sample : rtts) {
     micros.push_back(std::chrono::duration<double, std::micro>(sample.rtt.network).count());
   }

@@ -16,6 +16,9 @@ namespace {
 // header in its last 20) takes (IBTA 11.4.1.2, "Work Request Processing for UD QPs").
 constexpr size_t kGrhBytes = 40;
 constexpr size_t kSlotBytes = 128;
+// As an int: verbs.h's ibv_reg_mr macro masks the flags with an enum of another type, which
+// clang reports for an enum argument.
+constexpr int kLocalWrite = IBV_ACCESS_LOCAL_WRITE;
 // A peer's service is resolved within this (rdma_resolve_addr and rdma_resolve_route each).
 constexpr int kResolveTimeoutMs = 2000;
 
@@ -169,7 +172,7 @@ Result<void> VerbsTransport::open_queue_pair() {
   receive_buffers_.assign(kReceiveDepth * kSlotBytes, 0);
   send_buffers_.assign(kSendDepth * kSlotBytes, 0);
   receive_mr_ =
-      ibv_reg_mr(pd_, receive_buffers_.data(), receive_buffers_.size(), IBV_ACCESS_LOCAL_WRITE);
+      ibv_reg_mr(pd_, receive_buffers_.data(), receive_buffers_.size(), kLocalWrite);
   send_mr_ = ibv_reg_mr(pd_, send_buffers_.data(), send_buffers_.size(), 0);
   if (receive_mr_ == nullptr || send_mr_ == nullptr) return verbs_error(errno, "ibv_reg_mr");
   for (size_t slot = 0; slot < kReceiveDepth; ++slot) {
