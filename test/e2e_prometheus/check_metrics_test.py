@@ -41,7 +41,13 @@ _GLOBAL_PAUSE = ("mlx5 has the rx/tx_global_pause* counters only while 802.3x gl
 _RXE_ONLY = ("rxe's sent_pkts/rcvd_pkts hw_counters; mlx5 has no such hw_counters file and "
              "these ports are mlx5")
 _NO_SWITCH = "no switch at the default node's ports: nothing heard, nothing compared"
+_NO_PROBING = ("probing is off here: roce-sim has no RDMA data path; served and checked between "
+               "two VMs (vm.probe_pair) and on a simulated fabric (probe.ProbeModule)")
 MAY_BE_ABSENT = {
+    **{name: _NO_PROBING for name in (
+        "roce_probe_sent_total", "roce_probe_answered_total", "roce_probe_lost_total",
+        "roce_probe_network_rtt_seconds", "roce_probe_bad_paths", "roce_probe_answers_total",
+        "roce_probe_refused_total", "roce_probe_up")},
     "roce_global_pause_frames_total": _GLOBAL_PAUSE,
     "roce_global_pause_duration_seconds_total": _GLOBAL_PAUSE,
     "roce_global_pause_transitions_total": _GLOBAL_PAUSE,
