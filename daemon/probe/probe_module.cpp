@@ -191,7 +191,9 @@ bool ProbeModule::healthy(std::chrono::steady_clock::time_point now) const {
 
 void ProbeModule::loop() {
   while (!stopping_) {
-    const auto next = run_once();
+    auto next = run_once();
+    // Without its eventfd (none could be made), stop() cannot wake it: look every second.
+    if (wake_fd_ < 0) next = std::min(next, time_.now() + std::chrono::seconds(1));
     std::vector<pollfd> fds;
     for (const int fd : wait_fds()) fds.push_back({fd, POLLIN, 0});
     if (wake_fd_ >= 0) fds.push_back({wake_fd_, POLLIN, 0});
