@@ -33,6 +33,9 @@ WORK=$(mktemp -d "$CACHE/pair.XXXXXX")
 B_PID=
 cleanup() {
   if [[ -n $B_PID ]]; then
+    # VM b's qemu is a grandchild (the subshell, then timeout): stop it by its own initramfs,
+    # which names this run alone, or it would spin an emulated CPU until its timeout.
+    pkill -f "$WORK/initramfs.cpio.gz" 2>/dev/null || true
     kill "$B_PID" 2>/dev/null || true
     wait "$B_PID" 2>/dev/null || true
   fi
