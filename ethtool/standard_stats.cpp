@@ -79,7 +79,9 @@ Result<std::vector<nl_msg*>> StandardStatsReader::prepare(std::span<const std::s
   }
   std::vector<nl_msg*> requests;
   requests.reserve(netdevs.size());
-  for (const std::string& netdev : netdevs) {
+  contexts.resize(netdevs.size());  // assigned in place: the strings keep their buffers
+  for (size_t i = 0; i < netdevs.size(); ++i) {
+    const std::string& netdev = netdevs[i];
     auto it = kept_.find(netdev);
     if (it == kept_.end()) {
       auto message = genl_.request(ETHTOOL_MSG_STATS_GET);
@@ -88,7 +90,7 @@ Result<std::vector<nl_msg*>> StandardStatsReader::prepare(std::span<const std::s
       it = kept_.emplace(netdev, Kept{std::move(*message), "statistics of " + netdev}).first;
     }
     requests.push_back(it->second.request.get());
-    contexts.push_back(it->second.context);
+    contexts[i] = it->second.context;
   }
   return requests;
 }
@@ -97,10 +99,9 @@ std::vector<Result<StandardCounters>> StandardStatsReader::read(
     std::span<const std::string> netdevs, std::chrono::milliseconds timeout) {
   // The same ports are asked poll after poll: each port's request is kept and sent again (the
   // exchange numbers it afresh), as long as the socket it was made for lasts.
-  std::vector<std::string> contexts;
-  auto requests = prepare(netdevs, contexts);
+  auto requests = prepare(netdevs, contexts_);
   if (!requests) return std::vector<Result<StandardCounters>>(netdevs.size(), requests.error());
-  auto answers = genl_.exchange(*requests, contexts, timeout);
+  auto answers = genl_.exchange(*requests, contexts_, timeout);
   std::vector<Result<StandardCounters>> results;
   results.reserve(netdevs.size());
   for (size_t i = 0; i < netdevs.size(); ++i) {

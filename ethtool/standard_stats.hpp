@@ -47,7 +47,8 @@ class StandardStatsReader {
   };
   GenlFamily genl_;
   uint32_t group_;
-  std::map<std::string, Kept> kept_;  // made on connection_
+  std::map<std::string, Kept> kept_;   // made on connection_
+  std::vector<std::string> contexts_;  // the last round's, reused
   uint64_t connection_ = 0;
   size_t largest_round_ = 0;
 };

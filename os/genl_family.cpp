@@ -3,9 +3,9 @@
 
 #include <linux/genetlink.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <optional>
 
 #include "os/rtnl_request.hpp"
@@ -129,14 +129,17 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<nl_msg* const> req
                                                     std::chrono::milliseconds timeout) {
   const auto context = [&](size_t i) { return i < contexts.size() ? contexts[i] : name_; };
   std::vector<std::optional<Result<NlMessage>>> answers(requests.size());
-  std::map<uint32_t, size_t> pending;  // sequence number -> request
+  // Sequence number -> request; a round is a few dozen requests at most, searched in order.
+  std::vector<std::pair<uint32_t, size_t>> pending;
+  pending.reserve(requests.size());
   if (auto connected = connect(); !connected) {
     return std::vector<Result<NlMessage>>(requests.size(), connected.error());
   }
   // The requests go out together, as many to a datagram as fit: the kernel handles every message
   // of one (af_netlink.c netlink_rcv_skb, each answered or acknowledged on its own), so a round of
   // ports costs one system call rather than one each.
-  std::vector<uint8_t> batch;
+  std::vector<uint8_t>& batch = batch_;
+  batch.clear();
   // Each request with the sequence number its copy in the batch carries: one message may be
   // asked twice in a round (the same port twice), numbered anew each time.
   std::vector<std::pair<size_t, uint32_t>> in_batch;
@@ -145,7 +148,7 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<nl_msg* const> req
     const auto sent = socket_->send(batch);
     for (const auto& [i, sequence] : in_batch) {
       if (sent) {
-        pending.emplace(sequence, i);
+        pending.emplace_back(sequence, i);
       } else {
         answers[i] = sent.error();
       }
@@ -174,7 +177,9 @@ std::vector<Result<NlMessage>> GenlFamily::exchange(std::span<nl_msg* const> req
     int remaining = static_cast<int>(datagram->size());
     auto* header = reinterpret_cast<nlmsghdr*>(datagram->data());
     for (; nlmsg_ok(header, remaining); header = nlmsg_next(header, &remaining)) {
-      const auto it = pending.find(header->nlmsg_seq);
+      const auto it = std::find_if(pending.begin(), pending.end(), [&](const auto& entry) {
+        return entry.first == header->nlmsg_seq;
+      });
       if (it == pending.end()) continue;  // stale: an answer a timed-out exchange left behind
       const size_t i = it->second;
       if (header->nlmsg_type == NLMSG_ERROR) {

@@ -59,6 +59,7 @@ class GenlFamily {
   std::string name_;
   uint8_t version_;
   std::unique_ptr<NetlinkSocket> socket_;
+  std::vector<uint8_t> batch_;  // the requests' datagram, its capacity kept from round to round
   uint16_t family_ = 0;
   uint64_t connections_ = 0;
   bool unavailable_ = false;  // no such family: a kernel without ethtool netlink, say

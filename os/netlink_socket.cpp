@@ -18,23 +18,38 @@ uint32_t next_port_id() {
   return static_cast<uint32_t>(::getpid()) + (n << 22);
 }
 
-Result<std::vector<uint8_t>> receive_datagram(int fd, std::chrono::milliseconds timeout,
-                                              const char* what) {
-  pollfd pfd{fd, POLLIN, 0};
-  int ready = 0;
-  do {
-    ready = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
-  } while (ready < 0 && errno == EINTR);
-  if (ready < 0) return Error::from_errno(errno, std::string(what) + ": poll");
-  if (ready == 0) return std::vector<uint8_t>{};
-  if ((pfd.revents & POLLIN) == 0 && (pfd.revents & (POLLHUP | POLLERR)) != 0) {
-    return Error{ECONNRESET, std::string(what) + ": connection closed by peer"};
-  }
+namespace {
 
+// The length of the next datagram without taking it (MSG_TRUNC: the whole length, not the 0 bytes
+// asked for), or -1 with errno set.
+ssize_t peek_length(int fd, int flags) {
   ssize_t size = 0;
   do {
-    size = ::recv(fd, nullptr, 0, MSG_PEEK | MSG_TRUNC);
+    size = ::recv(fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | flags);
   } while (size < 0 && errno == EINTR);
+  return size;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> receive_datagram(int fd, std::chrono::milliseconds timeout,
+                                              const char* what) {
+  // An answer is often queued already (the kernel answers every message of a batch before sendmsg
+  // returns): ask without waiting first, and poll only when nothing is there.
+  ssize_t size = peek_length(fd, MSG_DONTWAIT);
+  if (size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    pollfd pfd{fd, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&pfd, 1, static_cast<int>(timeout.count()));
+    } while (ready < 0 && errno == EINTR);
+    if (ready < 0) return Error::from_errno(errno, std::string(what) + ": poll");
+    if (ready == 0) return std::vector<uint8_t>{};
+    if ((pfd.revents & POLLIN) == 0 && (pfd.revents & (POLLHUP | POLLERR)) != 0) {
+      return Error{ECONNRESET, std::string(what) + ": connection closed by peer"};
+    }
+    size = peek_length(fd, 0);
+  }
   if (size < 0) return Error::from_errno(errno, std::string(what) + ": recv");
   if (size == 0) return Error{ECONNRESET, std::string(what) + ": connection closed by peer"};
 
