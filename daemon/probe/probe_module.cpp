@@ -197,8 +197,16 @@ void ProbeModule::loop() {
     std::vector<pollfd> fds;
     for (const int fd : wait_fds()) fds.push_back({fd, POLLIN, 0});
     if (wake_fd_ >= 0) fds.push_back({wake_fd_, POLLIN, 0});
-    (void)time_.poll_until(fds, next);
-    if (wake_fd_ >= 0) {
+    const int ready = time_.poll_until(fds, next);
+    if (ready == 0) continue;
+    for (const auto& transport : transports_) {
+      if (ready < 0) {
+        transport->open();  // poll failed: look at every transport rather than miss one
+      } else {
+        transport->open_if_ready(fds);
+      }
+    }
+    if (wake_fd_ >= 0 && (ready < 0 || fds.back().revents != 0)) {
       uint64_t count = 0;
       (void)::read(wake_fd_, &count, sizeof count);
     }
@@ -283,7 +291,8 @@ void ProbeModule::rebuild(std::vector<ProbeEndpoint> endpoints, TimeSource::Time
       unavailable[endpoint.netdev] = transport.error().message;
       continue;
     }
-    probe::ProbePort port{endpoint.netdev, transport->get(), {}};
+    auto gated = std::make_unique<ReadyGate>(std::move(*transport));
+    probe::ProbePort port{endpoint.netdev, gated.get(), {}};
     for (const probe::ProbePeer& peer : settings_.peers) {
       if (peer.address != endpoint.address) port.targets.push_back(peer);
     }
@@ -294,7 +303,7 @@ void ProbeModule::rebuild(std::vector<ProbeEndpoint> endpoints, TimeSource::Time
         }
       }
     }
-    transports_.push_back(std::move(*transport));
+    transports_.push_back(std::move(gated));
     engine_ports_.push_back(endpoint.netdev);
     ports.push_back(std::move(port));
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "daemon/module/module.hpp"
+#include "daemon/probe/ready_gate.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "probe/engine.hpp"
 #include "probe/settings.hpp"
@@ -91,7 +92,7 @@ class ProbeModule final : public module::Module {
   // The loop's own (its thread, or run_once's caller).
   probe::ProbeSettings settings_;
   std::vector<ProbeEndpoint> endpoints_;
-  std::vector<std::unique_ptr<probe::ProbeTransport>> transports_;
+  std::vector<std::unique_ptr<ReadyGate>> transports_;
   std::unique_ptr<probe::ProbeEngine> engine_;
   std::vector<std::string> engine_ports_;             // the engine's ports' netdevs, in its order
   std::map<SeriesKey, probe::PathCounters> counted_;  // by earlier engines
