@@ -48,6 +48,8 @@ PACKAGES=(
   # node_exporter to benchmark against, openssl to make the TLS test's certificate (libssl-dev,
   # for civetweb's TLS, and curl are the demo's too)
   prometheus prometheus-node-exporter openssl
+  # probe_bench's baseline: one ping a port at the probes' rate
+  iputils-ping
   # the Debian package (dpkg-buildpackage, debhelper, lintian, man-db for the man pages) and the
   # Ansible role (ansible-core, ansible-lint; python3-apt for its apt module)
   dpkg-dev debhelper lintian man-db ansible-core ansible-lint python3-apt
