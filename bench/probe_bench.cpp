@@ -216,6 +216,7 @@ Counts counts(probe_module::ProbeModule& module) {
 double ping_cpu_ms(int ports, double rate, double seconds) {
   const std::string interval = std::to_string(1.0 / rate);
   std::vector<std::unique_ptr<Child>> pings;
+  pings.reserve(static_cast<size_t>(ports));
   const auto log = std::filesystem::temp_directory_path() / "probe_bench_ping.log";
   for (int i = 0; i < ports; ++i) {
     pings.push_back(
@@ -299,7 +300,7 @@ int run(const Options& options) {
 }  // namespace
 }  // namespace roced::bench
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   roced::bench::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -326,4 +327,7 @@ int main(int argc, char** argv) {
     }
   }
   return roced::bench::run(options);
+} catch (const std::exception& failure) {
+  std::fprintf(stderr, "probe_bench: %s\n", failure.what());
+  return 2;
 }

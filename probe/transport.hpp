@@ -42,6 +42,9 @@ class ProbeTransport {
   virtual void poll(std::vector<Completion>& out) = 0;
   // What to wait on for completions (none: the caller's timer alone).
   virtual std::vector<int> fds() const { return {}; }
+  // Whether completion times are the device's (its clock stamps each completion) rather than
+  // the time this host polled them.
+  virtual bool device_timestamps() const { return false; }
 };
 
 }  // namespace roced::probe

@@ -292,6 +292,10 @@ void ProbeModule::rebuild(std::vector<ProbeEndpoint> endpoints, TimeSource::Time
       continue;
     }
     auto gated = std::make_unique<ReadyGate>(std::move(*transport));
+    log::port(spdlog::level::info, endpoint.netdev, std::vector<std::string>{},
+              "probing from {}: completion times {}", endpoint.address,
+              gated->device_timestamps() ? "from the device's clock"
+                                         : "from this host's clock (the device stamps none)");
     probe::ProbePort port{endpoint.netdev, gated.get(), {}};
     for (const probe::ProbePeer& peer : settings_.peers) {
       if (peer.address != endpoint.address) port.targets.push_back(peer);

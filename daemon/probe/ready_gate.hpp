@@ -31,6 +31,7 @@ class ReadyGate final : public probe::ProbeTransport {
     inner_->poll(out);
   }
   std::vector<int> fds() const override { return fds_; }
+  bool device_timestamps() const override { return inner_->device_timestamps(); }
 
   void open() { ready_ = true; }
   // Opens the gate when poll(2) saw any of this transport's fds ready (or in error).

@@ -22,6 +22,20 @@ constexpr int kLocalWrite = IBV_ACCESS_LOCAL_WRITE;
 // A peer's service is resolved within this (rdma_resolve_addr and rdma_resolve_route each).
 constexpr int kResolveTimeoutMs = 2000;
 
+// What a receive's answer handle and a completion need: ibv_init_ah_from_wc reads the source
+// LID, SL, path bits and GRH flag (libibverbs verbs.c); rxe offers these and no more
+// (providers/rxe/rxe.c RXE_SUP_WC_FLAGS).
+constexpr uint64_t kCompletionFields = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM |
+                                       IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID |
+                                       IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS;
+
+// Device clock ticks as nanoseconds at `khz` (ibv_device_attr_ex hca_core_clock), without the
+// overflow ticks * 1e6 would reach after hours of a free-running counter.
+int64_t ticks_to_ns(uint64_t ticks, uint64_t khz) {
+  constexpr uint64_t kNsPerMs = 1000000;
+  return static_cast<int64_t>(ticks / khz * kNsPerMs + ticks % khz * kNsPerMs / khz);
+}
+
 int64_t monotonic_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -93,7 +107,7 @@ VerbsTransport::~VerbsTransport() {
   for (rdma_cm_id* id : finished_ids_) rdma_destroy_id(id);
   forget_answer_handles();
   if (qp_ != nullptr) ibv_destroy_qp(qp_);
-  if (cq_ != nullptr) ibv_destroy_cq(cq_);
+  if (cq_ != nullptr) ibv_destroy_cq(cq_);  // an extended one too
   if (completions_ != nullptr) ibv_destroy_comp_channel(completions_);
   if (receive_mr_ != nullptr) ibv_dereg_mr(receive_mr_);
   if (send_mr_ != nullptr) ibv_dereg_mr(send_mr_);
@@ -125,6 +139,32 @@ Result<void> VerbsTransport::open_listener() {
   return ok();
 }
 
+// The device's completion timestamps where it has a clock to give them (mlx5: the free-running
+// counter at hca_core_clock kHz), on an extended completion queue: the probe's RTT then leaves out
+// this host's scheduling. A device without a clock (rxe reports none) gets a plain queue and the
+// time of the poll stands for them; not an extended one without timestamps either, since
+// bookworm's rxe provider (rdma-core 44, providers/rxe/rxe.c cq_next_poll) releases the queue
+// itself when it runs dry and ibv_end_poll then skips an entry not yet written (fixed upstream).
+Result<void> VerbsTransport::create_completion_queue(ibv_context* context) {
+  const int depth = kSendDepth + kReceiveDepth;
+  ibv_device_attr_ex device{};
+  if (ibv_query_device_ex(context, nullptr, &device) == 0 && device.hca_core_clock > 0) {
+    ibv_cq_init_attr_ex attr{};
+    attr.cqe = depth;
+    attr.channel = completions_;
+    attr.wc_flags = kCompletionFields | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+    cq_ex_ = ibv_create_cq_ex(context, &attr);
+    if (cq_ex_ != nullptr) {
+      clock_khz_ = device.hca_core_clock;
+      cq_ = ibv_cq_ex_to_cq(cq_ex_);
+      return ok();
+    }
+  }
+  cq_ = ibv_create_cq(context, depth, nullptr, completions_, 0);
+  if (cq_ == nullptr) return verbs_error(errno, "ibv_create_cq");
+  return ok();
+}
+
 Result<void> VerbsTransport::open_queue_pair() {
   ibv_context* context = listener_->verbs;
   pd_ = ibv_alloc_pd(context);
@@ -134,8 +174,7 @@ Result<void> VerbsTransport::open_queue_pair() {
   if (auto set = non_blocking(completions_->fd, "the completion channel"); !set) {
     return set.error();
   }
-  cq_ = ibv_create_cq(context, kSendDepth + kReceiveDepth, nullptr, completions_, 0);
-  if (cq_ == nullptr) return verbs_error(errno, "ibv_create_cq");
+  if (auto created = create_completion_queue(context); !created) return created.error();
   if (const int err = ibv_req_notify_cq(cq_, 0); err != 0) {
     return verbs_error(err, "ibv_req_notify_cq");
   }
@@ -171,8 +210,7 @@ Result<void> VerbsTransport::open_queue_pair() {
   }
   receive_buffers_.assign(kReceiveDepth * kSlotBytes, 0);
   send_buffers_.assign(kSendDepth * kSlotBytes, 0);
-  receive_mr_ =
-      ibv_reg_mr(pd_, receive_buffers_.data(), receive_buffers_.size(), kLocalWrite);
+  receive_mr_ = ibv_reg_mr(pd_, receive_buffers_.data(), receive_buffers_.size(), kLocalWrite);
   send_mr_ = ibv_reg_mr(pd_, send_buffers_.data(), send_buffers_.size(), 0);
   if (receive_mr_ == nullptr || send_mr_ == nullptr) return verbs_error(errno, "ibv_reg_mr");
   for (size_t slot = 0; slot < kReceiveDepth; ++slot) {
@@ -369,26 +407,54 @@ void VerbsTransport::take_completions(std::vector<probe::Completion>& out) {
   void* context = nullptr;
   while (ibv_get_cq_event(completions_, &cq, &context) == 0) ibv_ack_cq_events(cq, 1);
   (void)ibv_req_notify_cq(cq_, 0);
+  if (cq_ex_ != nullptr) {
+    take_stamped_completions(out);
+    return;
+  }
   ibv_wc wcs[32];
   for (;;) {
     const int n = ibv_poll_cq(cq_, 32, wcs);
     if (n <= 0) break;
-    // Without completion timestamps from the device, the time of the poll stands for them.
+    // Without the device's timestamps, the time of the poll stands for them.
     const int64_t at_ns = monotonic_ns();
-    for (int i = 0; i < n; ++i) {
-      const ibv_wc& wc = wcs[i];
-      if (wc.opcode & IBV_WC_RECV) {
-        on_receive(wc, at_ns, out);
-        continue;
-      }
-      probe::Completion completion;
-      completion.kind = wc.status == IBV_WC_SUCCESS ? probe::Completion::Kind::Sent
-                                                    : probe::Completion::Kind::SendFailed;
-      completion.wr = wc.wr_id;
-      completion.at_ns = at_ns;
-      out.push_back(std::move(completion));
-    }
+    for (int i = 0; i < n; ++i) take_completion(wcs[i], at_ns, out);
   }
+}
+
+void VerbsTransport::take_stamped_completions(std::vector<probe::Completion>& out) {
+  ibv_poll_cq_attr attr{};
+  if (ibv_start_poll(cq_ex_, &attr) != 0) return;  // ENOENT: nothing, and no end_poll
+  do {
+    ibv_wc wc{};  // what ibv_init_ah_from_wc reads, from the extended completion's fields
+    wc.wr_id = cq_ex_->wr_id;
+    wc.status = cq_ex_->status;
+    wc.opcode = ibv_wc_read_opcode(cq_ex_);
+    if (wc.status == IBV_WC_SUCCESS) {  // else only the work request and status are valid
+      wc.byte_len = ibv_wc_read_byte_len(cq_ex_);
+      wc.qp_num = ibv_wc_read_qp_num(cq_ex_);
+      wc.src_qp = ibv_wc_read_src_qp(cq_ex_);
+      wc.wc_flags = ibv_wc_read_wc_flags(cq_ex_);
+      wc.slid = static_cast<uint16_t>(ibv_wc_read_slid(cq_ex_));
+      wc.sl = ibv_wc_read_sl(cq_ex_);
+      wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(cq_ex_);
+    }
+    take_completion(wc, ticks_to_ns(ibv_wc_read_completion_ts(cq_ex_), clock_khz_), out);
+  } while (ibv_next_poll(cq_ex_) == 0);
+  ibv_end_poll(cq_ex_);
+}
+
+void VerbsTransport::take_completion(const ibv_wc& wc, int64_t at_ns,
+                                     std::vector<probe::Completion>& out) {
+  if (wc.opcode & IBV_WC_RECV) {
+    on_receive(wc, at_ns, out);
+    return;
+  }
+  out.push_back({wc.status == IBV_WC_SUCCESS ? probe::Completion::Kind::Sent
+                                             : probe::Completion::Kind::SendFailed,
+                 wc.wr_id,
+                 at_ns,
+                 {},
+                 {}});
 }
 
 void VerbsTransport::on_receive(const ibv_wc& wc, int64_t at_ns,

@@ -45,6 +45,7 @@ class VerbsTransport final : public probe::ProbeTransport {
 
   // What to wait on for completions and rdma_cm events (both non-blocking).
   std::vector<int> fds() const override;
+  bool device_timestamps() const override { return clock_khz_ > 0; }
   // The RDMA device the address is on.
   std::string device() const;
 
@@ -68,6 +69,7 @@ class VerbsTransport final : public probe::ProbeTransport {
   explicit VerbsTransport(VerbsOptions options) : options_(std::move(options)) {}
   Result<void> open_listener();
   Result<void> open_queue_pair();
+  Result<void> create_completion_queue(ibv_context* context);
   Result<void> post_receive(size_t slot);
   Result<ibv_ah*> address_handle(const probe::Remote& to, uint32_t flow_label);
   Result<ibv_ah*> peer_handle(const std::string& address, uint32_t flow_label);
@@ -79,6 +81,8 @@ class VerbsTransport final : public probe::ProbeTransport {
   void unresolved(const std::string& address, const std::string& why);
   void forget_answer_handles();
   void take_completions(std::vector<probe::Completion>& out);
+  void take_stamped_completions(std::vector<probe::Completion>& out);
+  void take_completion(const ibv_wc& wc, int64_t at_ns, std::vector<probe::Completion>& out);
   void on_receive(const ibv_wc& wc, int64_t at_ns, std::vector<probe::Completion>& out);
 
   VerbsOptions options_;
@@ -86,7 +90,9 @@ class VerbsTransport final : public probe::ProbeTransport {
   rdma_cm_id* listener_ = nullptr;
   ibv_pd* pd_ = nullptr;
   ibv_comp_channel* completions_ = nullptr;
-  ibv_cq* cq_ = nullptr;
+  ibv_cq_ex* cq_ex_ = nullptr;
+  ibv_cq* cq_ = nullptr;    // cq_ex_ as a plain queue: the QP's, the notify request's
+  uint64_t clock_khz_ = 0;  // the device clock's, when completions carry its time
   ibv_qp* qp_ = nullptr;
   ibv_mr* receive_mr_ = nullptr;
   ibv_mr* send_mr_ = nullptr;
