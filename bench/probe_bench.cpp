@@ -11,6 +11,7 @@
 //   probe_bench [--ports N] [--rate R] [--seconds S] [--smoke]
 // --smoke: 4 ports for 3 s; exits 1 unless probes are sent and answered and next to none lost.
 // Speed is printed, never asserted.
+#include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -301,6 +302,7 @@ int run(const Options& options) {
 }  // namespace roced::bench
 
 int main(int argc, char** argv) try {
+  spdlog::set_level(spdlog::level::warn);  // the modules' start lines, two nodes' worth
   roced::bench::Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
