@@ -20,6 +20,7 @@
 #include "bench/metrics_text.hpp"
 #include "bench/sim_process.hpp"
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 #include "sim/server/clock_file.hpp"
 #include "test/dbus/private_bus.hpp"
 
@@ -172,8 +173,8 @@ void Run::scraper(uint16_t port) {
 
 void Run::dbus_client() {
   auto connection = sdbus::createSystemBusConnection();
-  auto proxy = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
-  proxy->finishRegistration();
+  auto proxy = dbus::make_proxy(*connection, dbus::kBusName, dbus::kObjectPath);
+  dbus::finish_signals(*proxy);
   const char* methods[] = {"GetStatus", "GetPlan", "GetStorms"};
   for (uint64_t n = 0; !stop_; ++n) {
     const std::string method = methods[n % 3];
@@ -253,7 +254,7 @@ LoadResult Run::go() {
 
   // The signals, on a connection of their own, stamped as they arrive.
   auto signals = sdbus::createSystemBusConnection();
-  auto listener = sdbus::createProxy(*signals, dbus::kBusName, dbus::kObjectPath);
+  auto listener = dbus::make_proxy(*signals, dbus::kBusName, dbus::kObjectPath);
   listener->uponSignal("StormDetected")
       .onInterface(dbus::kInterface)
       .call([this](const std::string& netdev, uint32_t, const std::string& direction,
@@ -277,7 +278,7 @@ LoadResult Run::go() {
       .call([this](const std::string&, uint32_t, const std::string&, const std::string& reason,
                    bool,
                    const std::string& message) { bad("escalated (" + reason + "): " + message); });
-  listener->finishRegistration();
+  dbus::finish_signals(*listener);
   signals->enterEventLoopAsync();
 
   const uint16_t metrics_port = free_local_port();
@@ -289,8 +290,8 @@ LoadResult Run::go() {
       std::vector<std::string>{"DBUS_SYSTEM_BUS_ADDRESS=" + bus.address()}, log);
 
   auto connection = sdbus::createSystemBusConnection();
-  auto proxy = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
-  proxy->finishRegistration();
+  auto proxy = dbus::make_proxy(*connection, dbus::kBusName, dbus::kObjectPath);
+  dbus::finish_signals(*proxy);
   const auto deadline = Clock::now() + kPatience;
   while (!all_in_sync(*proxy)) {
     if (!roced->running() || Clock::now() > deadline) {

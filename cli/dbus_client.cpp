@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 
 namespace roced::cli {
 
@@ -40,7 +41,7 @@ std::string string_property(sdbus::IProxy& proxy, const std::string& name) {
 
 DaemonClient::DaemonClient(std::unique_ptr<sdbus::IConnection> connection, Properties properties)
     : connection_(std::move(connection)),
-      proxy_(sdbus::createProxy(*connection_, dbus::kBusName, dbus::kObjectPath)),
+      proxy_(dbus::make_proxy(*connection_, dbus::kBusName, dbus::kObjectPath)),
       properties_(std::move(properties)) {}
 
 DaemonClient::~DaemonClient() = default;
@@ -98,7 +99,7 @@ DaemonChoice ask_bus(const std::function<std::string(const DaemonClient::Propert
   DaemonChoice choice;
   try {
     auto connection = sdbus::createSystemBusConnection();
-    auto bus = sdbus::createProxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
+    auto bus = dbus::make_proxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     bool owned = false;
     bus->callMethod("NameHasOwner")
         .onInterface("org.freedesktop.DBus")
@@ -110,7 +111,7 @@ DaemonChoice ask_bus(const std::function<std::string(const DaemonClient::Propert
       choice.owned_by_none = true;
       return choice;
     }
-    auto daemon = sdbus::createProxy(*connection, dbus::kBusName, dbus::kObjectPath);
+    auto daemon = dbus::make_proxy(*connection, dbus::kBusName, dbus::kObjectPath);
     DaemonClient::Properties properties{
         string_property(*daemon, "Version"), string_property(*daemon, "ConfigPath"),
         string_property(*daemon, "SimDir"), string_property(*daemon, "Source")};

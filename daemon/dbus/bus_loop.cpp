@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "daemon/dbus/sdbus_compat.hpp"
+
 namespace roced::dbus {
 
 BusLoop::BusLoop(sdbus::IConnection& connection) : connection_(connection) {
@@ -72,15 +74,17 @@ bool BusLoop::run_posted() {
 void BusLoop::run() {
   try {
     for (;;) {
-      while (connection_.processPendingRequest()) {
+      while (process_pending(connection_)) {
       }
       if (!run_posted()) break;
       // What the posted work sent is queued in sd-bus; the loop's next pass writes it out.
-      while (connection_.processPendingRequest()) {
+      while (process_pending(connection_)) {
       }
       const auto poll_data = connection_.getEventLoopPollData();
-      pollfd fds[2] = {{poll_data.fd, poll_data.events, 0}, {wake_fd_, POLLIN, 0}};
-      if (::poll(fds, 2, poll_data.getPollTimeout()) < 0 && errno != EINTR) {
+      pollfd fds[3] = {{poll_data.fd, poll_data.events, 0},
+                       {wake_fd_, POLLIN, 0},
+                       {wake_fd(poll_data), POLLIN, 0}};  // processing clears it
+      if (::poll(fds, 3, poll_data.getPollTimeout()) < 0 && errno != EINTR) {
         throw std::system_error(errno, std::generic_category(), "poll");
       }
       if (fds[1].revents & POLLIN) {

@@ -10,6 +10,7 @@
 
 #include "daemon/apply/applier.hpp"
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 #include "daemon/dbus/status_document.hpp"
 #include "daemon/lldp/peer_json.hpp"
 #include "daemon/plan/plan.hpp"
@@ -34,7 +35,7 @@ void defer(BusLoop& loop, WorkQueue& queue, sdbus::Result<Results...>&& result, 
       reply = [call, e] { call->returnError(e); };
     } catch (const std::exception& e) {
       reply = [call, message = std::string(e.what())] {
-        call->returnError(sdbus::Error(kErrorFailed, message));
+        call->returnError(bus_error(kErrorFailed, message));
       };
     }
     loop.post(std::move(reply));
@@ -49,45 +50,40 @@ DaemonObject::DaemonObject(sdbus::IConnection& connection, BusLoop& loop, WorkQu
       work_(work),
       reconciler_(reconciler),
       info_(std::move(info)),
-      object_(sdbus::createObject(connection, kObjectPath)) {
-  register_methods();
-  register_properties();
-  register_signals();
-  object_->finishRegistration();
+      object_(make_object(connection, kObjectPath)) {
+  VTable vtable(*object_, kInterface);
+  register_methods(vtable);
+  register_properties(vtable);
+  register_signals(vtable);
+  vtable.finish();
 }
 
 DaemonObject::~DaemonObject() { object_->unregister(); }
 
-void DaemonObject::register_methods() {
-  object_->registerMethod("GetStatus")
-      .onInterface(kInterface)
+void DaemonObject::register_methods(VTable& vtable) {
+  ROCED_DBUS_DECLARE(vtable, Method, "GetStatus")
       .withOutputParamNames("status_json")
       .implementedAs([this] { return get_status(); });
-  object_->registerMethod("GetStorms")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Method, "GetStorms")
       .withOutputParamNames("storms_json")
       .implementedAs([this] { return get_storms(); });
-  object_->registerMethod("GetPlan")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Method, "GetPlan")
       .withOutputParamNames("plan_json")
       .implementedAs([this](sdbus::Result<std::string>&& result) {
         defer(loop_, work_, std::move(result), [this] { return std::tuple(get_plan()); });
       });
-  object_->registerMethod("GetPendingPlan")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Method, "GetPendingPlan")
       .withOutputParamNames("plan_json", "changed_sections")
       .implementedAs([this](sdbus::Result<std::string, std::vector<std::string>>&& result) {
         defer(loop_, work_, std::move(result), [this] { return get_pending_plan(); });
       });
-  object_->registerMethod("Apply")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Method, "Apply")
       .withOutputParamNames("result_json")
       .implementedAs([this](sdbus::Result<std::string>&& result) {
         require_root();
         defer(loop_, work_, std::move(result), [this] { return std::tuple(apply()); });
       });
-  object_->registerMethod("Reload")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Method, "Reload")
       .withOutputParamNames("ok", "diagnostics")
       .implementedAs([this](sdbus::Result<bool, std::vector<std::string>>&& result) {
         require_root();
@@ -95,62 +91,46 @@ void DaemonObject::register_methods() {
       });
 }
 
-void DaemonObject::register_properties() {
+void DaemonObject::register_properties(VTable& vtable) {
   // Fixed for the daemon's life: a reload re-reads the same file.
   const auto fixed = sdbus::Flags::CONST_PROPERTY_VALUE;
-  object_->registerProperty("Version")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Property, "Version")
       .withGetter([this] { return info_.version; })
       .withUpdateBehavior(fixed);
-  object_->registerProperty("ConfigPath")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Property, "ConfigPath")
       .withGetter([this] { return info_.config_path; })
       .withUpdateBehavior(fixed);
-  object_->registerProperty("SimDir")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Property, "SimDir")
       .withGetter([this] { return info_.sim_dir; })
       .withUpdateBehavior(fixed);
-  object_->registerProperty("Source")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Property, "Source")
       .withGetter([this] { return info_.source; })
       .withUpdateBehavior(fixed);
   // Changes all the time; the Port* signals say when something worth knowing happened.
-  object_->registerProperty("StatusLine")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Property, "StatusLine")
       .withGetter([this] { return status_line(); })
       .withUpdateBehavior(sdbus::Flags::EMITS_NO_SIGNAL);
 }
 
-void DaemonObject::register_signals() {
-  object_->registerSignal("PortDrifted")
-      .onInterface(kInterface)
+void DaemonObject::register_signals(VTable& vtable) {
+  ROCED_DBUS_DECLARE(vtable, Signal, "PortDrifted")
       .withParameters<std::string, std::vector<std::string>>("netdev", "settings");
-  object_->registerSignal("PortCorrected")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "PortCorrected")
       .withParameters<std::string, std::vector<std::string>>("netdev", "settings");
-  object_->registerSignal("PortAppeared")
-      .onInterface(kInterface)
-      .withParameters<std::string>("netdev");
-  object_->registerSignal("PortVanished")
-      .onInterface(kInterface)
-      .withParameters<std::string>("netdev");
-  object_->registerSignal("ApplyFailed")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "PortAppeared").withParameters<std::string>("netdev");
+  ROCED_DBUS_DECLARE(vtable, Signal, "PortVanished").withParameters<std::string>("netdev");
+  ROCED_DBUS_DECLARE(vtable, Signal, "ApplyFailed")
       .withParameters<std::string, std::string>("netdev", "message");
-  object_->registerSignal("StormDetected")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "StormDetected")
       .withParameters<std::string, uint32_t, std::string, double, std::string>(
           "netdev", "priority", "direction", "latency_seconds", "message");
-  object_->registerSignal("StormRemediated")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "StormRemediated")
       .withParameters<std::string, uint32_t, std::string, std::string, std::string>(
           "netdev", "priority", "direction", "action", "message");
-  object_->registerSignal("StormRestored")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "StormRestored")
       .withParameters<std::string, uint32_t, std::string, double, std::string>(
           "netdev", "priority", "direction", "duration_seconds", "message");
-  object_->registerSignal("StormEscalated")
-      .onInterface(kInterface)
+  ROCED_DBUS_DECLARE(vtable, Signal, "StormEscalated")
       .withParameters<std::string, uint32_t, std::string, std::string, bool, std::string>(
           "netdev", "priority", "direction", "reason", "critical", "message");
 }
@@ -221,10 +201,10 @@ void DaemonObject::emit(const reconcile::PortEvent& event) {
 }
 
 void DaemonObject::require_root() const {
-  const sdbus::Message* message = object_->getCurrentlyProcessedMessage();
-  if (message == nullptr || message->getCredsUid() != 0) {
-    const std::string member = message ? message->getMemberName() : "this method";
-    throw sdbus::Error(kErrorAccessDenied, "only root may call " + member + " on " + kBusName);
+  const std::optional<CurrentCall> call = current_call(*object_);
+  if (!call || call->uid != 0) {
+    const std::string member = call ? call->member : "this method";
+    throw bus_error(kErrorAccessDenied, "only root may call " + member + " on " + kBusName);
   }
 }
 
@@ -265,7 +245,7 @@ std::tuple<std::string, std::vector<std::string>> DaemonObject::get_pending_plan
   if (!pending.valid) {
     std::string problems;
     for (const auto& line : pending.diagnostics) problems += (problems.empty() ? "" : "\n") + line;
-    throw sdbus::Error(kErrorInvalidConfig, problems);
+    throw bus_error(kErrorInvalidConfig, problems);
   }
   return {plan::plan_to_json(pending.plan).dump(), pending.changed_sections};
 }

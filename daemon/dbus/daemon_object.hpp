@@ -19,6 +19,8 @@
 
 namespace roced::dbus {
 
+class VTable;
+
 class DaemonObject {
  public:
   DaemonObject(sdbus::IConnection& connection, BusLoop& loop, WorkQueue& work,
@@ -35,9 +37,9 @@ class DaemonObject {
   void emit(const watchdog::StormNotice& notice);
 
  private:
-  void register_methods();
-  void register_properties();
-  void register_signals();
+  void register_methods(VTable& vtable);
+  void register_properties(VTable& vtable);
+  void register_signals(VTable& vtable);
   // Refuses a caller that is not root, whatever the bus policy let through: the policy file may
   // be missing or edited, the daemon's answer must not depend on it.
   void require_root() const;

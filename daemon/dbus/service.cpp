@@ -9,6 +9,7 @@
 #include "daemon/dbus/bus_loop.hpp"
 #include "daemon/dbus/daemon_object.hpp"
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 #include "daemon/dbus/work_queue.hpp"
 
 namespace roced::dbus {
@@ -76,7 +77,7 @@ void Service::start() {
         [sink = s.sink](const watchdog::StormNotice& notice) { sink->deliver(notice); });
   }
   try {
-    s.connection->requestName(kBusName);
+    s.connection->requestName(BusName(kBusName));
   } catch (...) {
     stop();
     throw;
@@ -94,7 +95,7 @@ void Service::stop() {
   s.object.reset();
   if (s.name_owned) {
     try {
-      s.connection->releaseName(kBusName);
+      s.connection->releaseName(BusName(kBusName));
     } catch (const sdbus::Error&) {
       // The bus is gone already; so is the name.
     }

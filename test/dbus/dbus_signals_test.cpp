@@ -14,6 +14,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 #include "daemon/dbus/service.hpp"
 #include "daemon/reconcile/reconciler.hpp"
 #include "dcb/client.hpp"
@@ -118,7 +119,7 @@ class DbusSignals : public test::InProcessNode {
   // Every port signal into log_, from before the reconciler starts.
   void subscribe() {
     connection_ = sdbus::createSystemBusConnection();
-    proxy_ = sdbus::createProxy(*connection_, dbus::kBusName, dbus::kObjectPath);
+    proxy_ = dbus::make_proxy(*connection_, dbus::kBusName, dbus::kObjectPath);
     for (const char* name : {"PortDrifted", "PortCorrected"}) {
       proxy_->uponSignal(name)
           .onInterface(dbus::kInterface)
@@ -138,7 +139,7 @@ class DbusSignals : public test::InProcessNode {
         .call([this](const std::string& netdev, const std::string& message) {
           log_.add("ApplyFailed " + netdev + " " + message);
         });
-    proxy_->finishRegistration();
+    dbus::finish_signals(*proxy_);
     connection_->enterEventLoopAsync();
   }
 

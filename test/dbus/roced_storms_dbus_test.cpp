@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "daemon/dbus/names.hpp"
+#include "daemon/dbus/sdbus_compat.hpp"
 #include "node_files.hpp"
 #include "private_bus.hpp"
 #include "run_command.hpp"
@@ -74,7 +75,7 @@ class RocedStormsOnTheBus : public test::SimNode {
     ::setenv("DBUS_SYSTEM_BUS_ADDRESS", bus_->address().c_str(), 1);
     // Listening before roced runs: the match on its well-known name holds once it owns it.
     connection_ = sdbus::createSystemBusConnection();
-    proxy_ = sdbus::createProxy(*connection_, dbus::kBusName, dbus::kObjectPath);
+    proxy_ = dbus::make_proxy(*connection_, dbus::kBusName, dbus::kObjectPath);
     proxy_->uponSignal("StormDetected")
         .onInterface(dbus::kInterface)
         .call([this](const std::string& netdev, uint32_t priority, const std::string& direction,
@@ -100,7 +101,7 @@ class RocedStormsOnTheBus : public test::SimNode {
           add({"StormEscalated", netdev, priority, direction, reason + (critical ? "!" : ""), 0,
                message});
         });
-    proxy_->finishRegistration();
+    dbus::finish_signals(*proxy_);
     connection_->enterEventLoopAsync();
 
     log_ = dir_ / "roced.log";

@@ -2,6 +2,8 @@
 // make_plan against roce-sim's node in this process: the default node (four ConnectX-7 ports
 // lan2..lan5, inbox driver, firmware defaults) and the OFED node.
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "daemon/plan/plan.hpp"
 #include "in_process_node.hpp"
@@ -15,11 +17,13 @@ using test::changes_of;
 using test::Lines;
 using test::unsupported_of;
 
-const PortPlan& port_plan(const Plan& plan, const std::string& netdev) {
+// A string_view, not a const std::string&: GCC 13+ -Wdangling-reference takes a reference
+// returned from a call given a temporary std::string for one into that temporary.
+const PortPlan& port_plan(const Plan& plan, std::string_view netdev) {
   for (const auto& port : plan.ports) {
     if (port.port.netdev == netdev) return port;
   }
-  throw std::runtime_error("no plan for " + netdev);
+  throw std::runtime_error("no plan for " + std::string(netdev));
 }
 
 config::Config default_config() {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "test/support/probe_fabric.hpp"
 
@@ -64,12 +66,13 @@ ProbeSettings settings() {
   return s;
 }
 
-const PathReport& path_of(const std::vector<PathReport>& paths, const std::string& port,
-                          const std::string& peer) {
+// string_views: see port_plan in test/plan/plan_model_test.cpp (GCC 13+ -Wdangling-reference).
+const PathReport& path_of(const std::vector<PathReport>& paths, std::string_view port,
+                          std::string_view peer) {
   for (const PathReport& path : paths) {
     if (path.port == port && path.peer.address == peer) return path;
   }
-  throw std::runtime_error("no path " + port + " -> " + peer);
+  throw std::runtime_error("no path " + std::string(port) + " -> " + std::string(peer));
 }
 
 TEST(ProbeEngine, TheNetworkRttIsTheLinksAloneHoweverSlowTheResponder) {

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "dcb/client.hpp"
@@ -64,12 +66,13 @@ class SimNode : public ::testing::Test {
     return json::parse(result.out);
   }
 
-  // What rocectl read of the port (the entry's "observed").
-  static const json& port(const json& report, const std::string& name) {
+  // What rocectl read of the port (the entry's "observed"). `name` a string_view: see port_plan in
+  // test/plan/plan_model_test.cpp (GCC 13+ -Wdangling-reference).
+  static const json& port(const json& report, std::string_view name) {
     for (const auto& p : report["ports"]) {
       if (p["netdev"] == name) return p["observed"];
     }
-    throw std::runtime_error("no port " + name + " in the report");
+    throw std::runtime_error("no port " + std::string(name) + " in the report");
   }
 
   // PFC priorities of each port, e.g. {"lan2": [3], "lan3": []}.
