@@ -138,7 +138,8 @@ std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
                    snapshot.counters.applies_ok + snapshot.counters.applies_failed,
                    snapshot.condition == reconcile::PortCondition::Applying,
                    snapshot.port.rdma_device, snapshot.port.rdma_port,
-                   snapshot.last_check ? snapshot.last_plan.desired.pfc_priorities : uint8_t{0}});
+                   snapshot.last_check ? snapshot.last_plan.desired.pfc_priorities : uint8_t{0},
+                   snapshot.last_apply_time});
   }
   return out;
 }
@@ -466,8 +467,14 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
   // Since the reading before, roced applied to the port (or was applying at either end): its
   // link-down events are roced's own. The applier waits for the carrier before it counts an
   // apply, so a retrain lies within the interval that sees the count move or the apply under way.
-  const bool own = history.last && (history.last->applies != health.port.applies ||
-                                    history.last->applying || health.port.applying);
+  // The counters may be older than the port's state read now (the watchdog's reading, up to two
+  // rest intervals old): an apply that ended after the device last read them (or at that
+  // instant) is in this delta, though the reading before already saw its count.
+  const bool applied_since_counted =
+      history.last && health.port.last_apply && *health.port.last_apply >= history.counted_at;
+  const bool own =
+      history.last && (history.last->applies != health.port.applies || history.last->applying ||
+                       health.port.applying || applied_since_counted);
   prefer_standard(health.phy, standard.symbol_errors);
   const bool symbol_errors_readable = health.phy.symbol_errors.has_value();
   if (health.phy.symbol_errors) {
@@ -494,6 +501,7 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
     // Only with a reading: after one that failed (a port mid-reload), the next still sees the
     // applies made since the last it counted.
     history.last = health.port;
+    history.counted_at = time_.to_wall(reading->issued);
   }
   const PcieCounters& pcie = health.pcie_counters;
   if (pcie.rx_signal_integrity)

@@ -55,6 +55,7 @@ struct PciPort {
   std::string rdma_device = {};
   int rdma_port = 0;
   uint8_t lossless = 0;
+  std::optional<std::chrono::system_clock::time_point> last_apply = {};  // when it ended
 };
 
 // /sys/bus/pci/devices/<pci>/{current,max}_link_{speed,width}, each parsed; what could not be
@@ -151,7 +152,8 @@ class HealthModule final : public module::Module {
     CounterWindow corrected_bits = corrected_bits_window();
     bool corrected_bits_from_fec = false;  // the window's source: FEC_GET, else ethtool -S
     std::optional<PciPort> last;           // as of the last reading of its link-down counter
-    std::optional<ClassSample> sent;       // what it had sent as of the last sample judged
+    std::chrono::system_clock::time_point counted_at;  // when the device read that counter
+    std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
     struct ClassVerdict {
       std::optional<finding::Finding> lossy;
       std::chrono::steady_clock::time_point at;

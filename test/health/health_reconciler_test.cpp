@@ -67,5 +67,37 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
   reconciler.stop();
 }
 
+// The health task's counters may be a reading older than the port's state: an apply that ends
+// between that reading and the state's read moves the counters only by the next reading, when
+// the apply count no longer changes. Still roced's own.
+TEST_F(HealthBesideReconciler, AnApplyTheCountersSawOnlyAReadingLaterIsStillOwn) {
+  reconcile::Reconciler reconciler(
+      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
+  sampling::StatsPoller stats(system_, time_);
+  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
+  reconciler.start();
+  health.check();
+
+  const std::string lossless = test::kConfigText;
+  std::string widened = lossless;
+  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
+  const auto path = dir_ / "roced.yaml";
+  for (int i = 0; i < 3; ++i) {
+    time_.advance(HealthSettings{}.interval);
+    health.check();  // a fresh reading, before the reload's retrain
+    const bool wide = i % 2 == 0;
+    test::write_file(path, wide ? widened : lossless);
+    ASSERT_TRUE(reconciler.reload(path.string()).ok);
+    const uint8_t mask = wide ? 0x18 : 0x08;
+    ASSERT_TRUE(
+        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+    health.check();  // the same reading (young enough), the apply's count already moved
+  }
+  time_.advance(HealthSettings{}.interval);
+  health.check();
+  EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
+  reconciler.stop();
+}
+
 }  // namespace
 }  // namespace roced::health
