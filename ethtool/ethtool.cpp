@@ -147,14 +147,16 @@ Result<EthtoolCall> StatsReader::values_call() {
   return stats_values_call(buffer_, ifname_, *count);
 }
 
-Result<std::span<const uint64_t>> StatsReader::values_answered(const EthtoolCall& call) {
+Result<std::span<const uint64_t>> StatsReader::values_answered(EthtoolCall& call) {
   auto values = stats_values_answered(call);
   if (values || values.error().code != EAGAIN) return values;
-  // The count grew between GSSET_INFO and GSTATS: count again and read once more.
+  // The count grew between GSSET_INFO and GSTATS: count again and read once more. The call
+  // becomes the second read, so its buffer and times are those of the values returned.
   auto again = values_call();
   if (!again) return again.error();
-  again->result = system_.ethtool->call(ifname_, again->buffer, again->in_len);
-  return stats_values_answered(*again);
+  call = *again;
+  system_.ethtool->call_batch(std::span(&call, 1));
+  return stats_values_answered(call);
 }
 
 Result<std::span<const uint64_t>> StatsReader::values() {

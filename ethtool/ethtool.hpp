@@ -41,9 +41,10 @@ class StatsReader {
   // at the guard) is counted again and read once more.
   Result<std::span<const uint64_t>> values();
   // The same in two halves, for EthtoolIoctl::call_batch: the GSTATS call to make (after its
-  // GSSET_INFO), then the values once it was made.
+  // GSSET_INFO), then the values once it was made. When the count grew in between, `call` is
+  // replaced by the second read's (its buffer and times describe the values returned).
   Result<EthtoolCall> values_call();
-  Result<std::span<const uint64_t>> values_answered(const EthtoolCall& call);
+  Result<std::span<const uint64_t>> values_answered(EthtoolCall& call);
 
  private:
   System& system_;

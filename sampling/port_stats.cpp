@@ -30,7 +30,7 @@ Result<EthtoolCall> PortStats::prepare() {
   return reader_.values_call();
 }
 
-Result<StatsReading> PortStats::finish(const EthtoolCall& call) {
+Result<StatsReading> PortStats::finish(EthtoolCall& call) {
   auto values = reader_.values_answered(call);
   if (!values) return values.error();
   if (values->size() == names_->size()) return reading(*values, call.issued, call.answered);

@@ -37,7 +37,7 @@ class PortStats {
   // (EthtoolIoctl::call_batch); then the reading from its answer. A count that differs from the
   // names' reads both again; EAGAIN when the string set changed twice meanwhile.
   Result<EthtoolCall> prepare();
-  Result<StatsReading> finish(const EthtoolCall& call);
+  Result<StatsReading> finish(EthtoolCall& call);
   // The string set may have changed (a DCB notification, our own PFC change): names next read.
   void names_stale() { names_stale_ = true; }
   bool names_are_stale() const { return names_stale_; }

@@ -8,6 +8,7 @@
 #include <linux/ethtool.h>
 #include <roce_sim.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -102,6 +103,31 @@ TEST_F(StatsGrowth, GrowthBetweenTheCountAndTheValuesIsCountedAgain) {
                                           ETHTOOL_GSSET_INFO, ETHTOOL_GSTATS,
                                           ETHTOOL_GSSET_INFO, ETHTOOL_GSTRINGS};
   EXPECT_EQ(seen.commands, expected);
+}
+
+// In two halves (the poller's batch), the call is the second read's afterwards: the values lie
+// in its buffer and its times bracket the GSTATS that brought them.
+TEST_F(StatsGrowth, AfterARereadTheCallDescribesTheReadItsValuesCameFrom) {
+  int gstats = 0;
+  std::chrono::steady_clock::time_point second_read;
+  system_.ethtool = std::make_unique<Interposed>(std::move(system_.ethtool), [&](uint32_t cmd) {
+    if (cmd != ETHTOOL_GSTATS) return;
+    if (++gstats == 1) open_channels(16);  // the buffer must grow: 510 more values
+    if (gstats == 2) second_read = std::chrono::steady_clock::now();
+  });
+  StatsReader reader(system_, "lan2");
+  auto call = reader.values_call();
+  ASSERT_TRUE(call.ok()) << call.error().message;
+  system_.ethtool->call_batch(std::span(&*call, 1));
+  auto values = reader.values_answered(*call);
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  ASSERT_EQ(gstats, 2);
+  EXPECT_EQ(values->size(), count_now());
+  const auto* first = reinterpret_cast<const uint64_t*>(call->buffer.data());
+  const auto* end = reinterpret_cast<const uint64_t*>(call->buffer.data() + call->buffer.size());
+  EXPECT_TRUE(values->data() >= first && values->data() + values->size() <= end);
+  EXPECT_LE(call->issued, second_read);
+  EXPECT_GE(call->answered, second_read);
 }
 
 TEST_F(StatsGrowth, GrowthOnEveryAttemptIsAnErrorNotAnOverrun) {
