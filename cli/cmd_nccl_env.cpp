@@ -2,6 +2,7 @@
 // rocectl nccl-env: the NCCL variables that point jobs at the ports roced manages, as shell
 // `export` lines (eval "$(rocectl nccl-env)").
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,7 +13,10 @@
 #include "cli/command.hpp"
 #include "cli/load_config.hpp"
 #include "cli/open_node.hpp"
+#include "cli/output_file.hpp"
+#include "cli/signals_to_stop.hpp"
 #include "daemon/config/config.hpp"
+#include "daemon/config/read_daemon.hpp"
 #include "daemon/plan/plan.hpp"
 #include "os/system.hpp"
 #include "port/gid_owners.hpp"
@@ -24,6 +28,7 @@ namespace {
 constexpr const char* kNcclUsage =
     "usage: rocectl [--sim DIR] nccl-env [--config FILE] [--pods] [--json | --format "
     "shell|env|json]\n"
+    "                                    [--output FILE [--every DURATION]]\n"
     "\n"
     "Prints the variables that point NCCL and UCX jobs at the ports the configuration selects:\n"
     "  NCCL_IB_HCA        the ports' RDMA devices and ports, \"=mlx5_0:1,mlx5_1:1,...\"; the "
@@ -51,7 +56,7 @@ constexpr const char* kNcclUsage =
     "one\n"
     "  range cannot name: its shell looks up its own RoCE v2 GID index on each rail instead and\n"
     "  sets NCCL_IB_GID_INDEX and UCX_IB_GID_INDEX when the rails agree.\n"
-    "Use: eval \"$(rocectl nccl-env)\".\n"
+    "Use: eval \"$(rocectl nccl-env)\". A file that jobs source (. FILE): --format shell.\n"
     "\n"
     "options:\n"
     "  --config FILE  the configuration (default /etc/roced/roced.yaml)\n"
@@ -60,13 +65,26 @@ constexpr const char* kNcclUsage =
     "                 EnvironmentFile= or a docker env file; not with --pods, whose values are\n"
     "                 read in the pod) or json (roced.nccl-env/v1, docs/status-json.md)\n"
     "  --json         the same as --format json\n"
+    "  --output FILE  write FILE instead of standard output, only when its content changes:\n"
+    "                 a temporary file beside it, mode 0644, renamed over it (a reader never\n"
+    "                 sees half a file)\n"
+    "  --every D      with --output: read the configuration and the node again every D (60s,\n"
+    "                 5m; 1s to 24h) until SIGTERM or SIGINT, since a port's RoCE v2 GID index\n"
+    "                 moves when addresses come and go; a line on stderr when the content\n"
+    "                 changes; a failed reading leaves FILE as it is until the next one\n"
     "  --sim DIR      read the simulated node in DIR instead of this machine\n"
     "  -h, --help     show this help\n"
     "\n"
-    "exit status: 0 ok, 1 error (invalid configuration, no selected port with an RDMA "
-    "device).\n";
+    "exit status: 0 ok (--every: stopped by SIGTERM or SIGINT), 1 error (invalid configuration,\n"
+    "no selected port with an RDMA device, FILE not written).\n";
 
 enum class Format { Shell, Env, JsonText };
+
+// --every's bounds: more often than a second reads the node for nothing (a GID index moves when
+// an address is added or removed, which takes a person or a CNI); less often than a day leaves a
+// moved index unseen for too long.
+constexpr std::chrono::seconds kMinEvery{1};
+constexpr std::chrono::hours kMaxEvery{24};
 
 // What nccl-env says, in order: variables with their value, notes, and for pods the shell lines
 // that compute a value inside the pod.
@@ -288,56 +306,18 @@ std::string render_json(const EnvDocument& doc, bool pods) {
   return out.dump(2) + "\n";
 }
 
-}  // namespace
-
-int nccl_env_command(const Context& context, Args cli_args) {
+struct NcclOptions {
   std::string config_path = "/etc/roced/roced.yaml";
   bool for_pods = false;
   Format format = Format::Shell;
-  while (!cli_args.done()) {
-    std::string value;
-    std::string error;
-    if (cli_args.flag("-h") || cli_args.flag("--help")) {
-      std::cout << kNcclUsage;
-      return kExitOk;
-    }
-    if (cli_args.flag("--pods")) {
-      for_pods = true;
-    } else if (cli_args.flag("--json")) {
-      format = Format::JsonText;
-    } else if (cli_args.option("--format", value, error)) {
-      if (value == "shell") {
-        format = Format::Shell;
-      } else if (value == "env") {
-        format = Format::Env;
-      } else if (value == "json") {
-        format = Format::JsonText;
-      } else {
-        return usage_error("--format takes shell, env or json", kNcclUsage);
-      }
-    } else if (cli_args.option("--config", value, error)) {
-      if (!error.empty() || value.empty()) return usage_error("--config needs a file", kNcclUsage);
-      config_path = value;
-    } else {
-      return usage_error("unknown argument \"" + cli_args.peek() + "\" for nccl-env", kNcclUsage);
-    }
-  }
-  if (for_pods && format == Format::Env) {
-    return usage_error(
-        "--pods has values only the pod's shell can read (its own address): --format env cannot "
-        "carry them",
-        kNcclUsage);
-  }
-  const auto config = load_config(config_path);
-  if (!config) return kExitError;
-  std::optional<System> node = open_node(context);
-  if (!node) return kExitError;
-  System& system = *node;
-  const plan::Plan plan = plan::make_plan(system, *config);
-  if (!plan.error.empty()) {
-    std::cerr << "rocectl: " << plan.error << "\n";
-    return kExitError;
-  }
+};
+
+// What nccl-env prints for `config` on `system`, or why it cannot say.
+Rendering render_nccl_env(System& system, const config::Config& config,
+                          const NcclOptions& options) {
+  const bool for_pods = options.for_pods;
+  const plan::Plan plan = plan::make_plan(system, config);
+  if (!plan.error.empty()) return {std::nullopt, plan.error};
 
   EnvDocument doc;
   std::vector<const plan::PortPlan*> rdma_ports;
@@ -349,9 +329,8 @@ int nccl_env_command(const Context& context, Args cli_args) {
     }
   }
   if (rdma_ports.empty()) {
-    std::cerr << "rocectl: " << config_path << " selects no port with an RDMA device on "
-              << system.description << "\n";
-    return kExitError;
+    return {std::nullopt,
+            options.config_path + " selects no port with an RDMA device on " + system.description};
   }
 
   std::string hca;
@@ -407,17 +386,119 @@ int nccl_env_command(const Context& context, Args cli_args) {
     doc.set("UCX_IB_TRAFFIC_CLASS", std::to_string(*tos.begin()));
   }
   if (!for_pods) pod_note(pods, doc);
-  switch (format) {
+  switch (options.format) {
     case Format::Shell:
-      std::cout << render_shell(doc);
-      break;
+      return {render_shell(doc), ""};
     case Format::Env:
-      std::cout << render_env(doc);
-      break;
+      return {render_env(doc), ""};
     case Format::JsonText:
-      std::cout << render_json(doc, for_pods);
       break;
   }
+  return {render_json(doc, for_pods), ""};
+}
+
+// The configuration read again for a run of --every: its diagnostics in the error, once, rather
+// than on stderr every run.
+std::optional<config::Config> reread_config(const std::string& path, std::string& error) {
+  config::LoadResult loaded = read_config(path);
+  if (loaded.ok()) return std::move(loaded.config);
+  error = path + " is not a valid configuration";
+  for (const auto& diagnostic : loaded.diagnostics) error += "; " + diagnostic.to_string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+int nccl_env_command(const Context& context, Args cli_args) {
+  NcclOptions options;
+  std::optional<std::string> output;
+  std::optional<std::chrono::milliseconds> every;
+  while (!cli_args.done()) {
+    std::string value;
+    std::string error;
+    if (cli_args.flag("-h") || cli_args.flag("--help")) {
+      std::cout << kNcclUsage;
+      return kExitOk;
+    }
+    if (cli_args.flag("--pods")) {
+      options.for_pods = true;
+    } else if (cli_args.flag("--json")) {
+      options.format = Format::JsonText;
+    } else if (cli_args.option("--format", value, error)) {
+      if (value == "shell") {
+        options.format = Format::Shell;
+      } else if (value == "env") {
+        options.format = Format::Env;
+      } else if (value == "json") {
+        options.format = Format::JsonText;
+      } else {
+        return usage_error("--format takes shell, env or json", kNcclUsage);
+      }
+    } else if (cli_args.option("--config", value, error)) {
+      if (!error.empty() || value.empty()) return usage_error("--config needs a file", kNcclUsage);
+      options.config_path = value;
+    } else if (cli_args.option("--output", value, error)) {
+      if (!error.empty() || value.empty()) return usage_error("--output needs a file", kNcclUsage);
+      output = value;
+    } else if (cli_args.option("--every", value, error)) {
+      every = error.empty() ? config::detail::parse_duration(value) : std::nullopt;
+      if (!every || *every < kMinEvery || *every > kMaxEvery) {
+        return usage_error("--every takes a duration from 1s to 24h, e.g. 60s or 5m", kNcclUsage);
+      }
+    } else {
+      return usage_error("unknown argument \"" + cli_args.peek() + "\" for nccl-env", kNcclUsage);
+    }
+  }
+  if (options.for_pods && options.format == Format::Env) {
+    return usage_error(
+        "--pods has values only the pod's shell can read (its own address): --format env cannot "
+        "carry them",
+        kNcclUsage);
+  }
+  if (every && !output) {
+    return usage_error("--every needs --output FILE: it keeps a file up to date", kNcclUsage);
+  }
+  if (every && options.config_path == "-") {
+    return usage_error("--every reads the configuration again each time: not from stdin",
+                       kNcclUsage);
+  }
+
+  if (every) {
+    std::optional<System> node = open_node(context);
+    if (!node) return kExitError;
+    StopSignal stop;
+    const SignalsToStop signals(stop, "stopping");
+    keep_written(
+        real_time(), stop, *every, *output,
+        [&]() -> Rendering {
+          std::string error;
+          const auto config = reread_config(options.config_path, error);
+          if (!config) return {std::nullopt, error};
+          return render_nccl_env(*node, *config, options);
+        },
+        std::cerr);
+    return kExitOk;
+  }
+
+  const auto config = load_config(options.config_path);
+  if (!config) return kExitError;
+  std::optional<System> node = open_node(context);
+  if (!node) return kExitError;
+  const Rendering rendering = render_nccl_env(*node, *config, options);
+  if (!rendering.text) {
+    std::cerr << "rocectl: " << rendering.error << "\n";
+    return kExitError;
+  }
+  if (!output) {
+    std::cout << *rendering.text;
+    return kExitOk;
+  }
+  const auto written = write_if_changed(*output, *rendering.text);
+  if (!written) {
+    std::cerr << "rocectl: " << written.error().message << "\n";
+    return kExitError;
+  }
+  if (*written == Written::Changed) std::cerr << "rocectl: wrote " << *output << "\n";
   return kExitOk;
 }
 

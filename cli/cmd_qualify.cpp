@@ -2,19 +2,17 @@
 // rocectl qualify: checks every assumption roced makes about this machine's mlx5 ports and
 // captures the node for roce-sim. Read-only unless --write --links-may-flap; SIGINT and SIGTERM
 // stop a write run after putting back what it changed.
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "cli/command.hpp"
 #include "cli/dbus_client.hpp"
 #include "cli/open_node.hpp"
+#include "cli/signals_to_stop.hpp"
 #include "dcb/client.hpp"
 #include "port/discovery.hpp"
 #include "port/status.hpp"
@@ -87,40 +85,6 @@ std::string flap_warning(System& system, const std::vector<DiscoveredPort>& port
   return text + "one port at a time, about " + std::to_string(total) +
          " s in all; the other ports keep their links meanwhile.\n";
 }
-
-// SIGINT and SIGTERM raise `stop` instead of ending the process: a write run puts the port back
-// first. Blocked in every thread; one thread waits for them.
-class SignalsToStop {
- public:
-  explicit SignalsToStop(StopSignal& stop) {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    waiter_ = std::thread([this, &stop] {
-      const timespec tick{0, 100 * 1000 * 1000};
-      while (!done_) {
-        if (sigtimedwait(&set_, nullptr, &tick) > 0) {
-          std::cerr << "rocectl: stopping: putting back what was changed first\n";
-          stop.raise();
-        }
-      }
-    });
-  }
-  ~SignalsToStop() {
-    done_ = true;
-    waiter_.join();
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  SignalsToStop(const SignalsToStop&) = delete;
-  SignalsToStop& operator=(const SignalsToStop&) = delete;
-
- private:
-  sigset_t set_{};
-  sigset_t old_{};
-  std::atomic<bool> done_{false};
-  std::thread waiter_;
-};
 
 bool write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -219,7 +183,9 @@ int qualify_command(const Context& context, Args cli_args) {
   // Only a run that waits (on links, on switches) takes SIGINT as "stop and report": a read-only
   // run ends as any program does.
   std::optional<SignalsToStop> signals;
-  if (args.write || args.listen_seconds > 0) signals.emplace(stop);
+  if (args.write || args.listen_seconds > 0) {
+    signals.emplace(stop, "stopping: putting back what was changed first");
+  }
   qualify::Options options;
   options.write = args.write;
   options.listen = std::chrono::seconds(args.listen_seconds);

@@ -2,10 +2,14 @@
 // `rocectl plan` and `rocectl nccl-env` against a running roce-sim (default node: lan2..lan5 on
 // mlx5_0..mlx5_3, firmware defaults, RoCE v2 IPv4 GID at index 3 on every port).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -151,6 +155,83 @@ TEST_F(PlanCli, NcclEnvLeavesOutWhatDiffersBetweenPorts) {
   EXPECT_TRUE(contains(env.out, "export NCCL_IB_GID_INDEX=3\n")) << env.out;
   EXPECT_TRUE(contains(env.out, "# NCCL_IB_TC left unset")) << env.out;
   EXPECT_FALSE(contains(env.out, "export NCCL_IB_TC=")) << env.out;
+}
+
+// --output: the file jobs source, written whole with mode 0644, rewritten only when it changes.
+TEST_F(PlanCli, NcclEnvOutputWritesTheFileOnlyWhenItChanges) {
+  const std::string file = config("ports: {netdevs: [lan2, lan3]}\n").string();
+  const std::string out = (dir_ / "nccl.env").string();
+  const auto first = rocectl({"nccl-env", "--config", file, "--output", out});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "");
+  EXPECT_EQ(first.err, "rocectl: wrote " + out + "\n");
+  std::ifstream written(out);
+  const std::string text{std::istreambuf_iterator<char>(written), {}};
+  EXPECT_EQ(text, rocectl({"nccl-env", "--config", file}).out);
+  EXPECT_EQ(fs::status(out).permissions(), fs::perms(0644));
+  const auto again = rocectl({"nccl-env", "--config", file, "--output", out});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err, "");  // unchanged: nothing written, nothing said
+
+  const auto nowhere =
+      rocectl({"nccl-env", "--config", file, "--output", (dir_ / "no/such/dir").string()});
+  EXPECT_EQ(nowhere.exit_code, 1);
+  EXPECT_TRUE(contains(nowhere.err, "cannot create a temporary file")) << nowhere.err;
+}
+
+TEST_F(PlanCli, NcclEnvEveryNeedsAnOutputAndADuration) {
+  const std::string file = config("ports: {netdevs: [lan2]}\n").string();
+  const std::string out = (dir_ / "nccl.env").string();
+  const auto alone = rocectl({"nccl-env", "--config", file, "--every", "60s"});
+  EXPECT_EQ(alone.exit_code, 1);
+  EXPECT_TRUE(contains(alone.err, "--every needs --output FILE")) << alone.err;
+  for (const std::string bad : {"", "60x", "0s", "500ms", "25h"}) {
+    const auto run = rocectl({"nccl-env", "--config", file, "--output", out, "--every=" + bad});
+    EXPECT_EQ(run.exit_code, 1) << bad;
+    EXPECT_TRUE(contains(run.err, "--every takes a duration")) << bad << ": " << run.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// --every as the sidecar runs it: the file at once, then SIGTERM ends it with status 0 (as a
+// container's PID 1 too, where a signal with no handler is ignored).
+TEST_F(PlanCli, NcclEnvEveryWritesAtOnceAndStopsOnSigterm) {
+  const std::string file = config("ports: {netdevs: [lan2, lan3]}\n").string();
+  const std::string out = (dir_ / "nccl.env").string();
+  int err_pipe[2];
+  ASSERT_EQ(::pipe(err_pipe), 0);
+  const test::ExecImage image({ROCECTL_BINARY, "--sim", dir_.string(), "nccl-env", "--config", file,
+                               "--output", out, "--every", "1h"});
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    image.exec();
+    ::_exit(127);
+  }
+  ::close(err_pipe[1]);
+  // Its first line comes once the file is written: no time to guess.
+  std::string err;
+  char c = 0;
+  while (::read(err_pipe[0], &c, 1) == 1 && c != '\n') err += c;
+  EXPECT_EQ(err,
+            "rocectl: " + out +
+                " written: NCCL_IB_GID_INDEX 3 (new), NCCL_IB_HCA =mlx5_0:1,mlx5_1:1 (new), "
+                "NCCL_IB_TC 106 (new), NCCL_SOCKET_IFNAME =lan2,lan3 (new), UCX_IB_GID_INDEX 3 "
+                "(new), UCX_IB_TRAFFIC_CLASS 106 (new), UCX_NET_DEVICES mlx5_0:1,mlx5_1:1 (new)");
+  EXPECT_TRUE(fs::exists(out));
+  ASSERT_EQ(::kill(child, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::string rest;
+  while (::read(err_pipe[0], &c, 1) == 1) rest += c;
+  ::close(err_pipe[0]);
+  EXPECT_EQ(rest, "rocectl: stopping\n");
+  EXPECT_TRUE(fs::exists(out));  // the jobs' file stays: the node's settings did not go away
 }
 
 // Eight rails, each with 63 pods on macvlan whose GID entries fill its table
