@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: roced [--config FILE] [--sim DIR] [--log-level LEVEL] [--log-target TARGET]\n"
-    "             [--no-dbus] [--metrics-listen ADDRESS | --no-metrics]\n"
+    "             [--no-dbus] [--metrics-listen ADDRESS | --no-metrics] [--watch-config]\n"
     "       roced --check-config FILE\n"
     "       roced --help | --version\n"
     "\n"
@@ -47,6 +47,8 @@ constexpr const char* kUsage =
     "                       serve Prometheus metrics there (HOST:PORT, [IPV6]:PORT or :PORT);\n"
     "                       wins over the file's metrics.listen (default :9879, docs/metrics.md)\n"
     "  --no-metrics         do not serve metrics, whatever the file says\n"
+    "  --watch-config       reload the configuration when the file changes, as on SIGHUP (for\n"
+    "                       a Kubernetes ConfigMap, whose update no signal announces)\n"
     "  --check-config FILE  check FILE and exit: 0 valid (warnings allowed), 1 invalid; every\n"
     "                       problem is printed as file:line:column: field: ...\n"
     "  -h, --help           show this help\n"
@@ -138,6 +140,8 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
       out.metrics.listen = value;
     } else if (args[i] == "--no-metrics") {
       out.metrics.disabled = true;
+    } else if (args[i] == "--watch-config") {
+      out.service.watch_config = true;
     } else if (args[i] == "--no-dbus") {
       out.dbus = false;
       out.service.on_bus = false;
@@ -148,7 +152,7 @@ std::optional<int> parse(const std::vector<std::string>& args, Arguments& out) {
   const bool service_options = out.service.config_path != roced::service::kDefaultConfigPath ||
                                out.service.sim_dir || out.service.log_level ||
                                out.log_target != "auto" || !out.dbus || out.metrics.listen ||
-                               out.metrics.disabled;
+                               out.metrics.disabled || out.service.watch_config;
   if (out.metrics.listen && out.metrics.disabled) {
     return usage_error("--metrics-listen and --no-metrics contradict each other");
   }

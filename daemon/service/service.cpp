@@ -119,6 +119,17 @@ void Service::apply_log_level(const config::Config& config) {
 }
 
 int Service::run() {
+  // Before the first read: a change made while it is read is then a change seen.
+  if (options_.watch_config) {
+    auto watch = ConfigWatch::open(options_.config_path);
+    if (!watch) {
+      spdlog::critical("--watch-config: {}; not starting", watch.error().message);
+      std::lock_guard lock(state_mutex_);
+      notifier_.status("--watch-config: " + watch.error().message);
+      return 1;
+    }
+    config_watch_.emplace(std::move(watch).value());
+  }
   const config::LoadResult loaded = store_.load();
   log_diagnostics(loaded.diagnostics);
   if (!loaded.ok()) {
@@ -222,8 +233,10 @@ void Service::serve(const std::function<bool()>& done) {
           next_systemd_watchdog_ - Clock::now());
       timeout = std::clamp(until_watchdog, std::chrono::milliseconds(0), timeout);
     }
-    pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(timeout.count())) < 0 && errno != EINTR) {
+    pollfd fds[3] = {{signals_.fd(), POLLIN, 0},
+                     {wake_fd_, POLLIN, 0},
+                     {config_watch_ ? config_watch_->fd() : -1, POLLIN, 0}};
+    if (::poll(fds, 3, static_cast<int>(timeout.count())) < 0 && errno != EINTR) {
       spdlog::critical("poll: {}; stopping", std::strerror(errno));
       stop_requested_ = true;
       break;
@@ -233,6 +246,10 @@ void Service::serve(const std::function<bool()>& done) {
       (void)::read(wake_fd_, &count, sizeof(count));
     }
     handle_signals();
+    if ((fds[2].revents & POLLIN) && config_watch_->changed()) {
+      spdlog::info("{} changed: reloading", options_.config_path);
+      reload_pending_ = true;
+    }
     if (running_ && reload_pending_ && !stop_requested_) {
       reload_pending_ = false;
       reload();

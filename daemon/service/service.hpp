@@ -22,6 +22,7 @@
 #include "daemon/module/config_store.hpp"
 #include "daemon/module/module_set.hpp"
 #include "daemon/reconcile/reconcile_module.hpp"
+#include "daemon/service/config_watch.hpp"
 #include "daemon/service/notifier.hpp"
 #include "daemon/service/signals.hpp"
 #include "os/node_lock.hpp"
@@ -37,6 +38,7 @@ struct ServiceOptions {
   std::optional<std::string> sim_dir;    // --sim DIR: the simulated node there
   std::optional<std::string> log_level;  // --log-level: wins over daemon.log_level
   bool on_bus = true;                    // serves io.roced.Daemon1 (said in the node's lock)
+  bool watch_config = false;             // --watch-config: a changed file is reloaded
 };
 
 class Service {
@@ -98,6 +100,7 @@ class Service {
 
   ServiceOptions options_;
   SignalFd signals_;
+  std::optional<ConfigWatch> config_watch_;
   int wake_fd_ = -1;  // eventfd: reconciler events and request_stop() end the poll early
 
   std::optional<NodeLock> node_lock_;  // held for roced's whole life (os/node_lock.hpp)

@@ -27,6 +27,7 @@
 #include "run_command.hpp"
 #include "sim_exec.hpp"
 #include "sim_node.hpp"
+#include "test/service/configmap_dir.hpp"
 #include "test/support/build_paths.hpp"
 
 namespace roced {
@@ -467,6 +468,28 @@ TEST_F(ServiceSim, ValidReloadAppliesTheChange) {
   EXPECT_TRUE(notify_->wait_for([](const auto& all) {
     return !all.empty() && all.back() == "STATUS=4 ports: 4 in sync";
   })) << notify_->all_text();
+
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
+// A Kubernetes ConfigMap's update, which no signal announces: --watch-config sees the file
+// change and reloads; no restart.
+TEST_F(ServiceSim, UnderWatchConfigAConfigMapUpdateIsReloadedWithoutASignal) {
+  test::ConfigMapDir configmap(dir_ / "configmap", "roced.yaml");
+  fs::create_directories(dir_ / "configmap");
+  configmap.publish(config_text(kDaemon));
+  auto roced = start({"--config", configmap.file().string(), "--watch-config"});
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  ASSERT_TRUE(contains(pfc(), "delay 10"));
+
+  configmap.publish(config_text(kDaemon, 25));
+  EXPECT_TRUE(eventually([&] { return contains(pfc("lan3"), "delay 25"); })) << roced->log();
+  EXPECT_TRUE(eventually([&] { return contains(pfc("lan5"), "delay 25"); })) << roced->log();
+  EXPECT_TRUE(contains(roced->log(), configmap.file().string() + " changed: reloading"))
+      << roced->log();
+  EXPECT_TRUE(notify_->wait_for_message("RELOADING=1")) << notify_->all_text();
+  EXPECT_TRUE(roced->running());
 
   roced->signal(SIGTERM);
   EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
