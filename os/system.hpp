@@ -108,6 +108,9 @@ struct System {
   // nothing can listen.
   std::function<Result<std::unique_ptr<FrameSocket>>(const std::string& netdev)> open_lldp;
   std::string description;  // "this machine" or "simulated node at DIR", for messages
+  // Whether a set needs CAP_NET_ADMIN here: the kernel always; a simulated node when told to
+  // check as the kernel does.
+  bool checks_capabilities = true;
 };
 
 }  // namespace roced

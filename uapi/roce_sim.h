@@ -40,6 +40,9 @@
 #define ROCE_SIM_LLDP_SOCKET "lldp.sock"
 #define ROCE_SIM_PIDFILE "roce-sim.pid"
 #define ROCE_SIM_CLOCKFILE "roce-sim.clock"
+/* Present while the server refuses a set to a client without CAP_NET_ADMIN, as the kernel does
+ * (roce-sim run --enforce-capabilities): a client then checks its capabilities as on a machine. */
+#define ROCE_SIM_CAPSFILE "roce-sim.capabilities"
 #define ROCE_SIM_INJECT_DIR "inject"
 #define ROCE_SIM_SYS_DIR "sys"
 #define ROCE_SIM_CONFIG_DIR "config"

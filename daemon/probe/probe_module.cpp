@@ -161,8 +161,7 @@ void ProbeModule::start() {
 void ProbeModule::stop() {
   if (!thread_.joinable()) return;
   stopping_ = true;
-  const uint64_t one = 1;
-  (void)::write(wake_fd_, &one, sizeof one);
+  (void)::eventfd_write(wake_fd_, 1);
   thread_.join();
   ::close(wake_fd_);
   wake_fd_ = -1;
@@ -177,8 +176,7 @@ void ProbeModule::reconfigure(const config::Config& before, const config::Config
   spdlog::info("path probing: {}",
                after.probe.enabled ? "settings changed, taken from now on" : "switched off");
   if (wake_fd_ >= 0) {
-    const uint64_t one = 1;
-    (void)::write(wake_fd_, &one, sizeof one);
+    (void)::eventfd_write(wake_fd_, 1);
   }
 }
 
@@ -207,8 +205,8 @@ void ProbeModule::loop() {
       }
     }
     if (wake_fd_ >= 0 && (ready < 0 || fds.back().revents != 0)) {
-      uint64_t count = 0;
-      (void)::read(wake_fd_, &count, sizeof count);
+      eventfd_t count = 0;
+      (void)::eventfd_read(wake_fd_, &count);
     }
   }
   rebuild({}, time_.now());

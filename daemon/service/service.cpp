@@ -14,6 +14,8 @@
 
 #include "daemon/config/summary.hpp"
 #include "daemon/log/log.hpp"
+#include "daemon/service/capability_check.hpp"
+#include "os/capabilities.hpp"
 #include "os/node_lock.hpp"
 #include "os/open_system.hpp"
 
@@ -162,6 +164,7 @@ int Service::run() {
     return 1;
   }
   system_ = std::move(system).value();
+  if (!capable()) return 1;
   spdlog::info("starting on {} with {} ({})", system_.description, options_.config_path,
                config::describe_selection(*loaded.config));
 
@@ -242,8 +245,8 @@ void Service::serve(const std::function<bool()>& done) {
       break;
     }
     if (fds[1].revents & POLLIN) {
-      uint64_t count = 0;
-      (void)::read(wake_fd_, &count, sizeof(count));
+      eventfd_t count = 0;
+      (void)::eventfd_read(wake_fd_, &count);
     }
     handle_signals();
     if ((fds[2].revents & POLLIN) && config_watch_->changed()) {
@@ -258,6 +261,22 @@ void Service::serve(const std::function<bool()>& done) {
     feed_systemd_watchdog();
     extend_start_timeout();
   }
+}
+
+bool Service::capable() {
+  if (!system_.checks_capabilities) return true;
+  const Result<uint64_t> effective = effective_capabilities();
+  if (!effective) {
+    spdlog::warn("{}: cannot tell which capabilities roced holds", effective.error().message);
+    return true;
+  }
+  const CapabilityCheck check = check_capabilities(*effective);
+  if (check.warning) spdlog::warn("{}", *check.warning);
+  if (!check.fatal) return true;
+  spdlog::critical("{}; not starting", *check.fatal);
+  std::lock_guard lock(state_mutex_);
+  notifier_.status(*check.fatal);
+  return false;
 }
 
 void Service::extend_start_timeout() {
@@ -325,10 +344,7 @@ void Service::request_stop() {
   wake();
 }
 
-void Service::wake() {
-  const uint64_t one = 1;
-  (void)::write(wake_fd_, &one, sizeof(one));
-}
+void Service::wake() { (void)::eventfd_write(wake_fd_, 1); }
 
 std::string Service::status_text() const {
   if (reconcile_ == nullptr) return "starting: reading the configuration";

@@ -91,6 +91,8 @@ class Service {
   // Waits on signals, wake-ups and the watchdog until `done()` or a stop is asked for.
   void serve(const std::function<bool()>& done);
   void handle_signals();
+  // False, said in the log and STATUS=, when roced lacks a capability it cannot run without.
+  bool capable();
   void update_status();
   void feed_systemd_watchdog();
   void extend_start_timeout();  // while starting, every 10 s: EXTEND_TIMEOUT_USEC=

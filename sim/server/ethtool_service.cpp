@@ -83,7 +83,7 @@ std::vector<std::string> EthtoolService::take_request_log() {
   return log;
 }
 
-Bytes EthtoolService::handle(ByteView datagram) {
+Bytes EthtoolService::handle(ByteView datagram, bool net_admin) {
   roce_sim_ethtool_req request{};
   Bytes payload;
   int error = 0;
@@ -102,6 +102,8 @@ Bytes EthtoolService::handle(ByteView datagram) {
       error = 0;  // the server took the file writes before this request: nothing left to do
     } else if (!port) {
       error = -ENODEV;  // dev_ioctl: __dev_get_by_name failed
+    } else if (!net_admin && is_set_command(request.cmd)) {
+      error = -EPERM;  // __dev_ethtool (net/ethtool/ioctl.c): ns_capable(CAP_NET_ADMIN)
     } else {
       error = dispatch(*port, request.cmd, datagram.subspan(sizeof request, request.len), payload);
     }

@@ -17,7 +17,7 @@ class EthtoolService {
   // `writes`, when given, counts the clients' set commands (ETHTOOL_STUNABLE, ...).
   explicit EthtoolService(Node& node, WriteCounter* writes = nullptr)
       : node_(node), writes_(writes) {}
-  Bytes handle(ByteView datagram);
+  Bytes handle(ByteView datagram, bool net_admin = true);
   std::vector<std::string> take_request_log();
 
  private:

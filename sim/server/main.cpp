@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: roce-sim run [--node FILE] [--scenario FILE] [--speed X] [--duration S] --dir DIR\n"
-    "                    [--link-training MS] [--quiet] [--verbose]\n"
+    "                    [--link-training MS] [--enforce-capabilities] [--quiet] [--verbose]\n"
     "       roce-sim exec DIR -- CMD [ARGS...]\n"
     "       roce-sim inject DIR FILE    play FILE's events (and traffic) into the node running\n"
     "                                   in DIR, their times from now; FILE - reads stdin\n";
@@ -54,7 +54,9 @@ int run_command(const std::vector<std::string>& args) {
       return true;
     };
     std::string text;
-    if (arg == "--quiet") {
+    if (arg == "--enforce-capabilities") {
+      options.enforce_capabilities = true;
+    } else if (arg == "--quiet") {
       options.quiet = true;
     } else if (arg == "--verbose") {
       options.verbose = true;

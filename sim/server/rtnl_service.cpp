@@ -103,7 +103,11 @@ std::vector<Outgoing> RtnlService::handle(ByteView datagram, NlPeer& peer) {
     }
     bool dumped = false;
     std::vector<Outgoing> replies;
-    const int err = dispatch(request, peer, replies, dumped);
+    // rtnetlink_rcv_msg (net/core/rtnetlink.c): every kind but RTNL_KIND_GET needs
+    // netlink_net_capable(skb, CAP_NET_ADMIN); dcbnl_rtnl checks RTM_SETDCB again.
+    constexpr uint16_t kRtnlKindMask = 0x3, kRtnlKindGet = 0x2;
+    const bool get = (request.header.nlmsg_type & kRtnlKindMask) == kRtnlKindGet;
+    const int err = (!get && !peer.net_admin) ? -EPERM : dispatch(request, peer, replies, dumped);
     events_to(out);  // notifications are sent while the request is processed, before its reply
     for (auto& reply : replies) out.push_back(std::move(reply));
     if (err != 0 || (!dumped && (request.header.nlmsg_flags & NLM_F_ACK))) {

@@ -24,6 +24,7 @@ namespace roce_sim::server {
 struct NlPeer {
   uint32_t pid = 0;
   std::set<uint32_t> groups;
+  bool net_admin = true;  // CAP_NET_ADMIN in the client's effective set when it connected
 };
 
 // A roce-sim control message (uapi/roce_sim.h ROCE_SIM_NLMSG_CTL) applied to the connection's

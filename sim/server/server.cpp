@@ -113,6 +113,24 @@ enum class Kind {
 // While a hold_reply fault holds a reply, this file names it: "<netdev> <op>" per held reply.
 constexpr const char* kHeldFile = "roce-sim.held";
 
+// Whether the process at the other end of a connection had CAP_NET_ADMIN in its effective set:
+// what the kernel asks of the sender of a set (netlink_net_capable, ns_capable). Read once, at
+// connect, from /proc/PID/status; a process whose status cannot be read has none.
+bool peer_has_net_admin(int fd) {
+  ucred peer{};
+  socklen_t length = sizeof peer;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return false;
+  std::ifstream status("/proc/" + std::to_string(peer.pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("CapEff:", 0) != 0) continue;
+    const uint64_t effective = std::strtoull(line.c_str() + 7, nullptr, 16);
+    constexpr int kCapNetAdmin = 12;  // include/uapi/linux/capability.h
+    return (effective >> kCapNetAdmin) & 1;
+  }
+  return false;
+}
+
 struct Client {
   Fd fd;
   Kind kind;
@@ -201,6 +219,8 @@ class Server {
       std::ofstream(temp) << ClockFile{epoch_, speed_}.text();
       fs::rename(temp, clock_path_);
     }
+    if (options_.enforce_capabilities)
+      std::ofstream(options_.dir / ROCE_SIM_CAPSFILE) << "enforced\n";
     {  // readiness marker last (uapi/roce_sim.h)
       const fs::path temp = options_.dir / ".roce-sim.pid.tmp";
       std::ofstream(temp) << ::getpid() << "\n";
@@ -309,6 +329,7 @@ class Server {
       auto client = std::make_unique<Client>();
       client->fd = Fd(fd);
       client->kind = kind;
+      if (options_.enforce_capabilities) client->peer.net_admin = peer_has_net_admin(fd);
       clients_[fd] = std::move(client);
       watch(fd, kind);
     }
@@ -420,7 +441,7 @@ class Server {
         replies = genl_.handle(datagram, client->peer);
         verbose(genl_.take_request_log());
       } else {
-        answers.push_back(ethtool_.handle(datagram));
+        answers.push_back(ethtool_.handle(datagram, client->peer.net_admin));
         writes_.flush();
         verbose(ethtool_.take_request_log());
         publish_events();
@@ -686,6 +707,7 @@ class Server {
     ::unlink(rdma_path_.c_str());
     ::unlink(genl_path_.c_str());
     ::unlink(pid_path_.c_str());
+    ::unlink((options_.dir / ROCE_SIM_CAPSFILE).c_str());
     ::unlink(clock_path_.c_str());
     ::unlink((options_.dir / kHeldFile).c_str());
   }

@@ -20,6 +20,9 @@ struct RunOptions {
   std::optional<uint32_t> link_training_ms;
   bool quiet = false;
   bool verbose = false;
+  // Sets from a client without CAP_NET_ADMIN in its effective set are refused with EPERM, as the
+  // kernel refuses them (a node's tests run as root, where every client has it).
+  bool enforce_capabilities = false;
 };
 
 // Runs until SIGTERM/SIGINT, or --duration (or, with --duration, the scenario's end).

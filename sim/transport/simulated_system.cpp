@@ -38,6 +38,8 @@ roced::System simulated_system(const std::filesystem::path& sim_dir) {
       },
       dir, dir / ROCE_SIM_ETHTOOL_SOCKET);
   system.description = "simulated node at " + dir.string();
+  std::error_code ec;
+  system.checks_capabilities = std::filesystem::exists(dir / ROCE_SIM_CAPSFILE, ec);
   return system;
 }
 

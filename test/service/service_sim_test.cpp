@@ -495,6 +495,38 @@ TEST_F(ServiceSim, UnderWatchConfigAConfigMapUpdateIsReloadedWithoutASignal) {
   EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
 }
 
+// A node that checks capabilities as the kernel does (roce-sim --enforce-capabilities).
+class ServiceSimCapabilities : public ServiceSim {
+ protected:
+  bool enforce_capabilities() const override { return true; }
+};
+
+TEST_F(ServiceSimCapabilities, WithoutCapNetAdminRocedNamesItAndTouchesNoPort) {
+  // setpriv (util-linux): this roced's bounding and inheritable sets lack CAP_NET_ADMIN, so the
+  // exec leaves it out of the effective set, as a container's --cap-drop does.
+  const auto refused =
+      test::run_command({"setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin",
+                         ROCED_BINARY, "--sim", dir_.string(), "--config", config_.string(),
+                         "--no-dbus", "--no-metrics", "--log-target", "console"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "roced needs CAP_NET_ADMIN")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "not starting")) << refused.err;
+  EXPECT_EQ(writes_after_barrier().at("total"), 0u);
+  // The node itself refuses such a client's set, as rtnetlink_rcv_msg does.
+  const auto mtu = test::run_command(
+      {"setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", ROCE_SIM_BINARY, "exec",
+       dir_.string(), "--", "ip", "link", "set", "lan3", "mtu", "4000"});
+  EXPECT_NE(mtu.exit_code, 0);
+  EXPECT_TRUE(contains(mtu.err, "Operation not permitted")) << mtu.err;
+
+  // With it, the same roced on the same node applies.
+  auto roced = start();
+  ASSERT_TRUE(notify_->wait_for_message("READY=1")) << notify_->all_text() << roced->log();
+  EXPECT_TRUE(contains(pfc(), "delay 10"));
+  roced->signal(SIGTERM);
+  EXPECT_EQ(roced->wait_exit(), 0) << roced->log();
+}
+
 TEST_F(ServiceSim, RestartOnANodeAlreadyRightWritesNothing) {
   {
     auto first = start({}, std::nullopt, "first.log");

@@ -30,6 +30,8 @@ class SimNode : public ::testing::Test {
   // by default: these tests run on real time, and roced waits for each flapped port's carrier
   // before it flaps the next; link training is modelled on virtual time (InProcessNode).
   virtual std::optional<uint32_t> link_training_ms() const { return 0; }
+  // Sets only from clients with CAP_NET_ADMIN, as the kernel takes them (--enforce-capabilities).
+  virtual bool enforce_capabilities() const { return false; }
 
   void SetUp() override {
     // In memory when there is a tmpfs, as sysfs is: on a disk the simulator's 10 Hz file refresh
@@ -53,6 +55,7 @@ class SimNode : public ::testing::Test {
       args.push_back("--link-training");
       args.push_back(std::to_string(*training));
     }
+    if (enforce_capabilities()) args.push_back("--enforce-capabilities");
     const ExecImage image(args);
     server_ = ::fork();
     ASSERT_GE(server_, 0);
