@@ -3,9 +3,15 @@
 // The D-Bus API as one of the service's modules: it claims io.roced.Daemon1 once the ports were
 // first checked (so a client ordered After=roced.service finds it at READY=1). Without a system
 // bus, or when another roced (or the policy) holds the name, roced keeps the ports right without
-// it and says why.
+// it, says why, and tries again now and then.
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
 
 #include "daemon/dbus/daemon_info.hpp"
 #include "daemon/module/module.hpp"
@@ -17,7 +23,8 @@ class Service;
 
 class DbusModule final : public module::Module {
  public:
-  DbusModule(reconcile::Reconciler& reconciler, DaemonInfo info);
+  DbusModule(reconcile::Reconciler& reconciler, DaemonInfo info,
+             std::chrono::milliseconds retry_every = std::chrono::seconds(5));
   ~DbusModule() override;
 
   std::string_view name() const override { return "dbus"; }
@@ -27,9 +34,16 @@ class DbusModule final : public module::Module {
   void reconfigure(const config::Config&, const config::Config&) override {}
 
  private:
+  std::optional<std::string> try_start();  // nullopt once the API is offered, else why not
+
   reconcile::Reconciler& reconciler_;
   DaemonInfo info_;
+  std::chrono::milliseconds retry_every_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
   std::unique_ptr<Service> bus_;
+  std::thread retrying_;
 };
 
 }  // namespace roced::dbus

@@ -23,12 +23,13 @@ class PrivateBus {
  public:
   // `policy_file` is <include>d; empty = none, and the default policy then lets anyone call
   // anything (to test the daemon's own check, without the bus's).
-  explicit PrivateBus(const std::string& policy_file) {
+  // `socket` is where it listens; empty = a folder of its own.
+  explicit PrivateBus(const std::string& policy_file, const std::string& socket = "") {
     char pattern[] = "/tmp/roced-dbus-test-XXXXXX";
     if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir_ = pattern;
     ::chmod(dir_.c_str(), 0755);
-    address_ = "unix:path=" + (dir_ / "bus").string();
+    address_ = "unix:path=" + (socket.empty() ? (dir_ / "bus").string() : socket);
     const auto config = dir_ / "bus.conf";
     std::ofstream(config) << config_text(policy_file);
 

@@ -166,6 +166,47 @@ TEST_F(RocedOnTheBus, ServesStatusReloadsThroughTheServiceAndLeavesOnSigterm) {
 // rocectl check, a health check's command, against the real daemon: OK while every port is in
 // sync, CRITICAL once a port drifts (under report nothing corrects it) and once roced is gone.
 // rocectl status, informational, still exits 0 with the drifted port and shows its link and PFC.
+// A bus that comes up after roced (a pod's bus container, a restarted dbus.service): roced keeps
+// the ports right meanwhile and offers its API once the bus is there, without a restart.
+TEST_F(RocedOnTheBus, ABusThatComesLaterIsFoundWithoutARestart) {
+  // This roced's bus is not there yet: the fixture's stays idle.
+  ::kill(pid_, SIGTERM);
+  ::waitpid(pid_, nullptr, 0);
+  const fs::path socket = dir_ / "late-bus";
+  const fs::path log = dir_ / "roced-late.log";
+  const test::ExecImage image({ROCED_BINARY, "--sim", dir_.string(), "--config", config_.string(),
+                               "--log-target", "console"},
+                              {"DBUS_SYSTEM_BUS_ADDRESS=unix:path=" + socket.string()});
+  pid_ = ::fork();
+  ASSERT_GE(pid_, 0);
+  if (pid_ == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    image.exec();
+    ::_exit(127);
+  }
+  const auto logged = [&](const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!contains(test::read_file(log), text)) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  };
+  ASSERT_TRUE(logged("ready: ")) << test::read_file(log);
+  EXPECT_TRUE(contains(test::read_file(log), "D-Bus API not offered")) << test::read_file(log);
+
+  test::PrivateBus late(std::string(ROCED_SOURCE_DIR) + "/packaging/dbus/io.roced.Daemon1.conf",
+                        socket.string());
+  ASSERT_TRUE(logged("on the system bus, now that it is there")) << test::read_file(log);
+  const auto status =
+      test::run_command({"busctl", "--address=" + late.address(), "get-property", dbus::kBusName,
+                         dbus::kObjectPath, dbus::kInterface, "StatusLine"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_TRUE(contains(status.out, "in sync")) << status.out;
+}
+
 TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
   ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
   const auto ok = rocectl("check");
