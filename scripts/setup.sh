@@ -62,6 +62,11 @@ PACKAGES=(
   # modules; the kernels themselves are downloaded by test/vm/fetch_kernel.sh. mmdebstrap makes
   # the trixie root the test module is built in for trixie's kernel (test/kmod/build_root.sh)
   qemu-system-x86 busybox-static ibverbs-utils kmod cpio xz-utils mmdebstrap
+  # the container image (packaging/container, test/container): umoci makes it from the packages;
+  # podman is tried first to run it, bubblewrap runs its root where podman cannot start one
+  umoci podman bubblewrap
+  # the Kubernetes manifests' checks (test/kubernetes): yamllint, the API's models
+  yamllint python3-kubernetes
 )
 
 ((DEMO)) && PACKAGES=("${DEMO_PACKAGES[@]}")
