@@ -186,8 +186,11 @@ TEST(ProbePair, NetemDelayAndLossAreFoundOnThePath) {
   (void)std::system("/usr/bin/tc qdisc del dev eth0 root");
   print("netem", figures);
   EXPECT_GE(figures.path.totals.sent, 150u);
+  // netem drops a tenth of the probes on the way out. An answer later than the probe's timeout
+  // counts as lost too, and a starved emulator (two VMs under TCG beside other work) makes some
+  // late: the upper bound only tells a lossy path from one where nothing comes back.
   EXPECT_GT(figures.path.loss_ratio, 0.03);
-  EXPECT_LT(figures.path.loss_ratio, 0.2);
+  EXPECT_LT(figures.path.loss_ratio, 0.6);
   EXPECT_TRUE(figures.path.bad);
   // The added 40 ms, and what emulation adds to a round trip (bounded loosely: a starved
   // emulator adds tens of milliseconds).

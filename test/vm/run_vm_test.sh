@@ -75,6 +75,14 @@ if [[ $status -eq 124 || $status -eq 137 ]]; then
   echo "FAIL: the VM did not finish within ${BOOT_TIMEOUT} s (ROCED_VM_TIMEOUT)"
   exit 1
 fi
+# init writes its result to isa-debug-exit right after the line: status 1 (passed) or 3 (failed)
+# comes only from there. The line itself can be lost when qemu exits before the emulated serial
+# port has sent it (a starved emulator); the status then still says how the cases ended.
+if [[ -z $result && ( $status -eq 1 || $status -eq 3 ) ]]; then
+  result=$(((status - 1) / 2))
+  echo "the ROCED-VM-RESULT line did not reach the console before qemu exited; its exit status" \
+    "$status carries the result ($result)"
+fi
 if [[ -z $result ]]; then
   echo "FAIL: the VM printed no ROCED-VM-RESULT line (qemu exit status $status): it did not boot" \
     "to the cases; see the console above"
