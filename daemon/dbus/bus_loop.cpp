@@ -94,8 +94,14 @@ void BusLoop::run() {
     }
   } catch (const std::exception& e) {
     // The bus went away (dbus-daemon restarted): the reconciler carries on without the API.
-    spdlog::error("D-Bus: the bus connection failed, the API is gone until roced restarts: {}",
-                  e.what());
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+      tasks_.clear();
+    }
+    spdlog::error("D-Bus: the bus connection failed: {}", e.what());
+    if (on_lost_) on_lost_(e.what());
+    return;
   }
   std::lock_guard lock(mutex_);
   stopped_ = true;

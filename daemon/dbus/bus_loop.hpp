@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace roced::dbus {
@@ -21,6 +22,11 @@ class BusLoop {
   BusLoop(const BusLoop&) = delete;
   BusLoop& operator=(const BusLoop&) = delete;
 
+  // Before start(): called on the loop's thread, once, when the connection fails (the bus went
+  // away), after the loop has stopped taking work.
+  void on_lost(std::function<void(const std::string& why)> callback) {
+    on_lost_ = std::move(callback);
+  }
   void start();
   // Runs what was posted before, dispatches what already arrived, then joins. Idempotent.
   void stop();
@@ -37,6 +43,7 @@ class BusLoop {
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
   bool stopped_ = false;  // the thread has ended (stop() or a broken bus): post() drops work
+  std::function<void(const std::string&)> on_lost_;
   std::thread thread_;
 };
 

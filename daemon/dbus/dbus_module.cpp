@@ -17,7 +17,11 @@ DbusModule::~DbusModule() { stop(); }
 std::optional<std::string> DbusModule::try_start() {
   try {
     auto bus = std::make_unique<Service>(reconciler_, info_);
-    bus->start();
+    bus->start([this](const std::string&) {
+      std::lock_guard lock(mutex_);
+      lost_ = true;
+      wake_.notify_all();
+    });
     std::lock_guard lock(mutex_);
     bus_ = std::move(bus);
     return std::nullopt;
@@ -27,28 +31,41 @@ std::optional<std::string> DbusModule::try_start() {
 }
 
 void DbusModule::start() {
-  const auto problem = try_start();
-  if (!problem) {
+  if (const auto problem = try_start()) {
+    spdlog::warn("D-Bus API not offered: {}; trying again every {} s", *problem,
+                 std::chrono::duration<double>(retry_every_).count());
+  } else {
     spdlog::info("D-Bus API: {} on the system bus", kBusName);
-    return;
   }
-  spdlog::warn("D-Bus API not offered: {}; trying again every {} s", *problem,
-               std::chrono::duration<double>(retry_every_).count());
-  // A bus that starts after roced (a pod's bus container, dbus.service restarted) is still
-  // found: the ports never wait for it.
-  retrying_ = std::thread([this] {
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-      if (wake_.wait_for(lock, retry_every_, [this] { return stopping_; })) return;
-      lock.unlock();
-      const auto again = try_start();
-      lock.lock();
-      if (!again) {
-        spdlog::info("D-Bus API: {} on the system bus, now that it is there", kBusName);
-        return;
-      }
+  // A bus that starts after roced (a pod's bus container) or comes back after it went away
+  // (dbus.service restarted, the bus container restarted) is found again: the ports never wait
+  // for it.
+  keeper_ = std::thread([this] { keep_offered(); });
+}
+
+void DbusModule::keep_offered() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (bus_ && !lost_) {
+      wake_.wait(lock, [this] { return stopping_ || lost_; });
+      continue;
     }
-  });
+    if (lost_) {
+      // Destroyed here, not on the bus's own thread, which the Service joins.
+      std::unique_ptr<Service> gone = std::move(bus_);
+      lost_ = false;
+      lock.unlock();
+      gone.reset();
+      spdlog::warn("D-Bus API gone with the bus; trying again every {} s",
+                   std::chrono::duration<double>(retry_every_).count());
+      lock.lock();
+    }
+    if (wake_.wait_for(lock, retry_every_, [this] { return stopping_; })) return;
+    lock.unlock();
+    const auto again = try_start();
+    lock.lock();
+    if (!again) spdlog::info("D-Bus API: {} on the system bus, now that it is there", kBusName);
+  }
 }
 
 void DbusModule::stop() {
@@ -57,9 +74,14 @@ void DbusModule::stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (retrying_.joinable()) retrying_.join();
-  std::lock_guard lock(mutex_);
-  bus_.reset();
+  if (keeper_.joinable()) keeper_.join();
+  // Out of the lock: the bus's thread may be on its way to on_lost, which takes it.
+  std::unique_ptr<Service> bus;
+  {
+    std::lock_guard lock(mutex_);
+    bus = std::move(bus_);
+  }
+  bus.reset();
 }
 
 }  // namespace roced::dbus

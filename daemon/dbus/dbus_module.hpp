@@ -3,7 +3,7 @@
 // The D-Bus API as one of the service's modules: it claims io.roced.Daemon1 once the ports were
 // first checked (so a client ordered After=roced.service finds it at READY=1). Without a system
 // bus, or when another roced (or the policy) holds the name, roced keeps the ports right without
-// it, says why, and tries again now and then.
+// it, says why, and tries again now and then; the same when the bus goes away later.
 
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +35,7 @@ class DbusModule final : public module::Module {
 
  private:
   std::optional<std::string> try_start();  // nullopt once the API is offered, else why not
+  void keep_offered();                     // the keeper thread: offers it again when lost
 
   reconcile::Reconciler& reconciler_;
   DaemonInfo info_;
@@ -42,8 +43,9 @@ class DbusModule final : public module::Module {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool lost_ = false;  // the bus's thread saw the connection fail
   std::unique_ptr<Service> bus_;
-  std::thread retrying_;
+  std::thread keeper_;
 };
 
 }  // namespace roced::dbus

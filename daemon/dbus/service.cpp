@@ -58,10 +58,11 @@ Service::Service(std::unique_ptr<sdbus::IConnection> connection, reconcile::Reco
 
 Service::~Service() { stop(); }
 
-void Service::start() {
+void Service::start(std::function<void(const std::string& why)> on_lost) {
   Impl& s = *impl_;
   if (s.object) return;
   s.loop = std::make_unique<BusLoop>(*s.connection);
+  s.loop->on_lost(std::move(on_lost));
   s.work = std::make_unique<WorkQueue>();
   // The object before the name: a call that arrives the moment the name is ours finds it.
   s.object = std::make_unique<DaemonObject>(*s.connection, *s.loop, *s.work, s.reconciler, s.info);

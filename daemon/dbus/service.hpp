@@ -12,7 +12,9 @@
 
 #include <sdbus-c++/IConnection.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "daemon/dbus/daemon_info.hpp"
 #include "daemon/reconcile/reconciler.hpp"
@@ -32,8 +34,9 @@ class Service {
   Service& operator=(const Service&) = delete;
 
   // Registers the object, claims the name, starts serving. Throws sdbus::Error when the name
-  // cannot be had (another roced, or not root under the shipped policy).
-  void start();
+  // cannot be had (another roced, or not root under the shipped policy). `on_lost` is called on
+  // the bus's thread if the connection fails later; the Service is then to be destroyed.
+  void start(std::function<void(const std::string& why)> on_lost = {});
   // Finishes the call in hand (an Apply runs to its end), releases the name, joins. Idempotent.
   void stop();
 

@@ -207,6 +207,34 @@ TEST_F(RocedOnTheBus, ABusThatComesLaterIsFoundWithoutARestart) {
   EXPECT_TRUE(contains(status.out, "in sync")) << status.out;
 }
 
+// The bus goes away under a running roced and comes back (dbus.service restarted, a pod's bus
+// container restarted): roced offers its API on the new one, without a restart.
+TEST_F(RocedOnTheBus, ABusThatComesBackIsFoundAgain) {
+  ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
+  const std::string policy =
+      std::string(ROCED_SOURCE_DIR) + "/packaging/dbus/io.roced.Daemon1.conf";
+  const std::string socket = bus_->address().substr(std::string("unix:path=").size());
+  bus_.reset();  // its folder goes with it; the new one listens at the same path
+  const auto logged = [&](const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!contains(test::read_file(log_), text)) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  };
+  ASSERT_TRUE(logged("D-Bus API gone with the bus")) << test::read_file(log_);
+  fs::create_directories(fs::path(socket).parent_path());
+  bus_ = std::make_unique<test::PrivateBus>(policy, socket);
+  ASSERT_TRUE(logged("on the system bus, now that it is there")) << test::read_file(log_);
+  EXPECT_TRUE(contains(status_line(), "in sync")) << status_line();
+  ::kill(pid_, SIGTERM);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  bus_.reset();
+  fs::remove_all(fs::path(socket).parent_path());
+}
+
 TEST_F(RocedOnTheBus, CheckSaysOkThenCriticalWhenAPortDriftsOrRocedStops) {
   ASSERT_FALSE(status_when_up().is_null()) << test::read_file(log_);
   const auto ok = rocectl("check");
