@@ -59,10 +59,12 @@ class RocedStormsOnTheBus : public test::SimNode {
   std::optional<uint32_t> link_training_ms() const override { return 0; }
 
  protected:
+  static std::string scenario_path() {
+    return "/tmp/roced-storms-dbus-" + std::to_string(::getpid()) + ".yaml";
+  }
   std::string scenario_file() const override {
-    const std::string path = "/tmp/roced-storms-dbus-" + std::to_string(::getpid()) + ".yaml";
-    test::write_file(path, kScenario);
-    return path;
+    test::write_file(scenario_path(), kScenario);
+    return scenario_path();
   }
 
   void SetUp() override {
@@ -126,6 +128,7 @@ class RocedStormsOnTheBus : public test::SimNode {
     proxy_.reset();
     connection_.reset();
     bus_.reset();
+    std::filesystem::remove(scenario_path());  // written for the node, in SimNode::SetUp
     ::unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
     test::SimNode::TearDown();
   }
