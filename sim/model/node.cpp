@@ -69,6 +69,17 @@ bool Node::Kernel::has_app_trust() const {
   return major > 6 || (major == 6 && minor >= 2);
 }
 
+bool Node::Kernel::checks_stats_count() const {
+  unsigned major = 0;
+  unsigned minor = 0;
+  unsigned patch = 0;
+  if (std::sscanf(package.c_str(), "Debian %u.%u.%u", &major, &minor, &patch) != 3) return false;
+  if (major > 6 || (major == 6 && minor >= 19)) return true;
+  if (major == 6 && minor == 1) return patch >= 192;
+  if (major == 6 && minor == 12) return patch >= 107;
+  return false;
+}
+
 Port* Node::find(const std::string& netdev) {
   for (auto& slot : slots_)
     if (slot.present && slot.port->netdev() == netdev) return slot.port.get();

@@ -74,6 +74,11 @@ class Node {
     std::string package = "Debian 6.1.115-1";
     // dcbnl knows DCB_ATTR_DCB_APP_TRUST_TABLE from 6.2 (include/uapi/linux/dcbnl.h).
     bool has_app_trust() const;
+    // ETHTOOL_GSTATS and GSTRINGS answer a caller's mismatched count with 0 and nothing else
+    // (mainline 7b07be1ff1cb, in 6.19 and the stable lines from January 2026; seen in Debian's
+    // 6.1.192 and 6.12.107 net/ethtool/ioctl.c). Older kernels write the driver's count whatever
+    // the caller asked. A kernel the model cannot place is the older kind.
+    bool checks_stats_count() const;
   };
   Kernel kernel();
   Port* find(const std::string& netdev);  // nullptr if absent

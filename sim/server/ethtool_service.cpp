@@ -191,6 +191,14 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       if (strings.string_set != kStringSetStats) return -EOPNOTSUPP;  // mlx5e_get_sset_count
       if (port.spec().is_stacked()) return -EOPNOTSUPP;  // __ethtool_get_sset_count: no op
       const auto names = port.stat_names();
+      // ethtool_get_strings, on a kernel that checks the count: a caller's nonzero len that is
+      // not the set's gets len 0 and no strings.
+      if (node_.kernel().checks_stats_count() && strings.len != 0 &&
+          strings.len != names.size()) {
+        strings.len = 0;
+        append(out, strings);
+        return 0;
+      }
       strings.len = static_cast<uint32_t>(names.size());
       append(out, strings);
       for (const std::string& name : names) {
@@ -206,6 +214,14 @@ int EthtoolService::dispatch(Port& port, uint32_t cmd, ByteView in, Bytes& out) 
       // net/ethtool/ioctl.c ethtool_get_stats: no get_ethtool_stats (a bond's, VLAN's or
       // macvlan's ops) is EOPNOTSUPP.
       if (port.spec().is_stacked()) return -EOPNOTSUPP;
+      // ethtool_get_stats, on a kernel that checks the count: a caller's nonzero n_stats that is
+      // not get_sset_count's answers n_stats 0 and no values, without the driver's read.
+      if (node_.kernel().checks_stats_count() && stats.n_stats != 0 &&
+          stats.n_stats != port.stat_count()) {
+        stats.n_stats = 0;
+        append(out, stats);
+        return 0;
+      }
       // mlx5e_stats_update: every group's counters from the firmware first.
       port.issue("ACCESS_REG", firmware::kStatsAccessRegs + (port.spec().caps.prio_discard_counters
                                                                  ? firmware::kStatsCongestAccessRegs

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <set>
 #include <string>
@@ -102,6 +103,59 @@ TEST_P(Mlx5Port, EtsReportsEightTrafficClassesOfKnownKinds) {
 // mlx5e_get_sset_count, mlx5e_get_strings and mlx5e_get_ethtool_stats walk the same groups.
 TEST_P(Mlx5Port, EveryStatisticHasOneNameAndAValue) {
   expect_read_check_passes(port(), "statistics_consistent");
+}
+
+// Whether the running kernel answers a mismatched statistics count with none: mainline
+// 7b07be1ff1cb, in 6.19 and the stable lines from January 2026 (Debian's 6.1.192 and 6.12.107
+// have it). Read from the package version Debian's /proc/version ends with; any other kernel is
+// taken for the older kind.
+bool kernel_checks_stats_count(PortUnderTest& port) {
+  auto version = port.system().files->read("/proc/version");
+  if (!version) return false;
+  const size_t at = version->rfind(" Debian ");
+  unsigned major = 0;
+  unsigned minor = 0;
+  unsigned patch = 0;
+  if (at == std::string::npos ||
+      std::sscanf(version->c_str() + at, " Debian %u.%u.%u", &major, &minor, &patch) != 3) {
+    return false;
+  }
+  if (major > 6 || (major == 6 && minor >= 19)) return true;
+  return major == 6 && ((minor == 1 && patch >= 192) || (minor == 12 && patch >= 107));
+}
+
+// net/ethtool/ioctl.c ethtool_get_stats and ethtool_get_strings: on a kernel that checks it, a
+// caller's nonzero count that is not the set's answers a count of 0 and nothing else (so a
+// reader that keeps its count learns of a change without overrunning its buffer); before, the
+// driver's count and all of its values. 0 asks for the whole set on both.
+TEST_P(Mlx5Port, AStatisticsReadOfAnotherCountAnswersNoneWhereTheKernelChecksIt) {
+  const bool checks = kernel_checks_stats_count(port());
+  const auto count = static_cast<uint32_t>(stat_names(port()).size());
+  ASSERT_GT(count, 0u);
+  EthtoolIoctl& ioctl = *port().system().ethtool;
+  const auto stats_with = [&](uint32_t asked) {
+    std::vector<uint8_t> bytes(sizeof(ethtool_stats) + (size_t{count} + 1) * sizeof(uint64_t));
+    ethtool_stats header{};
+    header.cmd = ETHTOOL_GSTATS;
+    header.n_stats = asked;
+    std::memcpy(bytes.data(), &header, sizeof header);
+    EXPECT_TRUE(ioctl.call(port().netdev(), bytes, sizeof header).ok()) << asked;
+    std::memcpy(&header, bytes.data(), sizeof header);
+    return header.n_stats;
+  };
+  EXPECT_EQ(stats_with(count + 1), checks ? 0u : count);
+  EXPECT_EQ(stats_with(count - 1), checks ? 0u : count);
+  EXPECT_EQ(stats_with(count), count);
+  EXPECT_EQ(stats_with(0), count);
+  std::vector<uint8_t> bytes(sizeof(ethtool_gstrings) + (size_t{count} + 1) * ETH_GSTRING_LEN);
+  ethtool_gstrings strings{};
+  strings.cmd = ETHTOOL_GSTRINGS;
+  strings.string_set = ETH_SS_STATS;
+  strings.len = count + 1;
+  std::memcpy(bytes.data(), &strings, sizeof strings);
+  ASSERT_TRUE(ioctl.call(port().netdev(), bytes, sizeof strings).ok());
+  std::memcpy(&strings, bytes.data(), sizeof strings);
+  EXPECT_EQ(strings.len, checks ? 0u : count);
 }
 
 // mlx5e_grp_per_prio_pfc_fill_strings: the per-priority pause counters exist only for the
