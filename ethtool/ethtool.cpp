@@ -104,6 +104,9 @@ Result<std::span<const uint64_t>> stats_values_answered(const EthtoolCall& call)
   const size_t count = reinterpret_cast<const ethtool_stats*>(call.buffer.data())->n_stats;
   const size_t room = (call.buffer.size() - sizeof(ethtool_stats)) / sizeof(uint64_t);
   if (count > room) return grew_while_read(std::string(call.ifname));
+  // The room is the count asked for: a kernel that checks it (net/ethtool/ioctl.c
+  // ethtool_get_stats, mainline 7b07be1ff1cb) answers a count that changed with none.
+  if (count == 0 && room > 0) return grew_while_read(std::string(call.ifname));
   return std::span<const uint64_t>(
       reinterpret_cast<const uint64_t*>(call.buffer.data() + sizeof(ethtool_stats)), count);
 }
@@ -136,22 +139,30 @@ StatsReader::StatsReader(System& system, std::string ifname)
 Result<std::vector<std::string>> StatsReader::names() {
   auto count = stats_count(*system_.ethtool, ifname_);
   if (!count) return count.error();
-  return stats_names(*system_.ethtool, ifname_, *count);
+  auto names = stats_names(*system_.ethtool, ifname_, *count);
+  if (names) count_ = static_cast<uint32_t>(names->size());
+  return names;
 }
 
 Result<EthtoolCall> StatsReader::values_call() {
-  // Sized from the count of this moment (GSSET_INFO costs no firmware command): a count kept
-  // from an earlier read is overrun when channels or PFC priorities were added since.
-  auto count = stats_count(*system_.ethtool, ifname_);
-  if (!count) return count.error();
-  return stats_values_call(buffer_, ifname_, *count);
+  // The count last answered, while it holds: a GSTATS of another count than the driver's now is
+  // caught either way (none answered, EFAULT at the guard page, or fewer values), and a
+  // GSSET_INFO before every read was a system call a port and round for nothing.
+  if (!count_) {
+    auto count = stats_count(*system_.ethtool, ifname_);
+    if (!count) return count.error();
+    count_ = *count;
+  }
+  return stats_values_call(buffer_, ifname_, *count_);
 }
 
 Result<std::span<const uint64_t>> StatsReader::values_answered(EthtoolCall& call) {
   auto values = stats_values_answered(call);
+  if (values) count_ = static_cast<uint32_t>(values->size());
   if (values || values.error().code != EAGAIN) return values;
-  // The count grew between GSSET_INFO and GSTATS: count again and read once more. The call
+  // The count changed since it was last read: count again and read once more. The call
   // becomes the second read, so its buffer and times are those of the values returned.
+  count_.reset();
   auto again = values_call();
   if (!again) return again.error();
   call = *again;

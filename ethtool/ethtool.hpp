@@ -4,6 +4,7 @@
 // parameters.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -37,12 +38,13 @@ class StatsReader {
 
   const std::string& ifname() const { return ifname_; }
   Result<std::vector<std::string>> names();  // ETHTOOL_GSSET_INFO + GSTRINGS
-  // ETHTOOL_GSSET_INFO + GSTATS; valid until the next call. A count that grew in between (EFAULT
-  // at the guard) is counted again and read once more.
+  // ETHTOOL_GSTATS of the count last read (GSSET_INFO first when none was); valid until the next
+  // call. A count that changed (none answered, or EFAULT at the guard) is counted again and read
+  // once more; one that shrank on an older kernel comes back as fewer values.
   Result<std::span<const uint64_t>> values();
-  // The same in two halves, for EthtoolIoctl::call_batch: the GSTATS call to make (after its
-  // GSSET_INFO), then the values once it was made. When the count grew in between, `call` is
-  // replaced by the second read's (its buffer and times describe the values returned).
+  // The same in two halves, for EthtoolIoctl::call_batch: the GSTATS call to make, then the
+  // values once it was made. When the count changed, `call` is replaced by the second read's
+  // (its buffer and times describe the values returned).
   Result<EthtoolCall> values_call();
   Result<std::span<const uint64_t>> values_answered(EthtoolCall& call);
 
@@ -50,6 +52,7 @@ class StatsReader {
   System& system_;
   std::string ifname_;
   GuardedBuffer buffer_;  // ethtool_stats, then its values
+  std::optional<uint32_t> count_;  // the string set's count as the driver last answered it
 };
 
 // struct ethtool_pauseparam: 802.3x global (link-level) pause in each direction, and whether it

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Memory for ioctl replies whose length the kernel decides. ETHTOOL_GSTRINGS and ETHTOOL_GSTATS
-// write as many entries as the driver has now (net/ethtool/ioctl.c: ethtool_get_strings,
-// ethtool_get_stats), whatever count the caller passed; mlx5 adds hundreds when channels grow.
-// The buffer ends where an inaccessible page begins, so a reply longer than it fails with EFAULT
-// in copy_to_user instead of overwriting whatever follows.
+// Memory for ioctl replies whose length the kernel decides. Before mainline 7b07be1ff1cb (6.19,
+// and the stable lines from January 2026), ETHTOOL_GSTRINGS and ETHTOOL_GSTATS write as many
+// entries as the driver has now (net/ethtool/ioctl.c: ethtool_get_strings, ethtool_get_stats),
+// whatever count the caller passed; mlx5 adds hundreds when channels grow. The buffer ends where
+// an inaccessible page begins, so a reply longer than it fails with EFAULT in copy_to_user
+// instead of overwriting whatever follows.
 
 #include <cstddef>
 #include <cstdint>

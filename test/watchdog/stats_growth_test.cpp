@@ -130,6 +130,55 @@ TEST_F(StatsGrowth, AfterARereadTheCallDescribesTheReadItsValuesCameFrom) {
   EXPECT_GE(call->answered, second_read);
 }
 
+// A count already read is the next GSTATS's: no GSSET_INFO a read while it holds. On this node's
+// kernel (Debian 6.1.115, before the count check) growth is EFAULT at the guard page.
+TEST_F(StatsGrowth, AKeptCountIsReadWithoutCountingAgainUntilItChanges) {
+  auto interposed = std::make_unique<Interposed>(std::move(system_.ethtool), [](uint32_t) {});
+  Interposed& seen = *interposed;
+  system_.ethtool = std::move(interposed);
+  StatsReader reader(system_, "lan2");
+  ASSERT_TRUE(reader.names().ok());
+  seen.commands.clear();
+  ASSERT_TRUE(reader.values().ok());
+  ASSERT_TRUE(reader.values().ok());
+  EXPECT_EQ(seen.commands, (std::vector<uint32_t>{ETHTOOL_GSTATS, ETHTOOL_GSTATS}));
+  open_channels(4);
+  seen.commands.clear();
+  auto values = reader.values();
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  EXPECT_EQ(seen.commands,
+            (std::vector<uint32_t>{ETHTOOL_GSTATS, ETHTOOL_GSSET_INFO, ETHTOOL_GSTATS}));
+  EXPECT_EQ(values->size(), count_now());
+}
+
+// A kernel that checks the caller's count (mainline 7b07be1ff1cb; the node's trixie kernel,
+// Debian 6.12.117) answers a changed one with none: counted again, not taken for no values.
+class StatsGrowthCheckedCount : public StatsGrowth {
+ protected:
+  void adjust(std::vector<roce_sim::PortSpec>& specs) const override {
+    for (auto& spec : specs) spec.kernel_package = "Debian 6.12.117-1";
+  }
+};
+
+TEST_F(StatsGrowthCheckedCount, AChangedCountAnsweredWithNoneIsCountedAgain) {
+  StatsReader reader(system_, "lan2");
+  ASSERT_TRUE(reader.names().ok());
+  ASSERT_TRUE(reader.values().ok());
+  open_channels(4);
+  auto values = reader.values();
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  EXPECT_EQ(values->size(), count_now());
+  open_channels(8);
+  auto call = reader.values_call();
+  ASSERT_TRUE(call.ok());
+  system_.ethtool->call_batch(std::span(&*call, 1));
+  ASSERT_TRUE(call->result.ok());
+  EXPECT_EQ(reinterpret_cast<const ethtool_stats*>(call->buffer.data())->n_stats, 0u);
+  values = reader.values_answered(*call);
+  ASSERT_TRUE(values.ok()) << values.error().message;
+  EXPECT_EQ(values->size(), count_now());
+}
+
 TEST_F(StatsGrowth, GrowthOnEveryAttemptIsAnErrorNotAnOverrun) {
   uint32_t channels = 1;
   system_.ethtool = std::make_unique<Interposed>(std::move(system_.ethtool), [&](uint32_t cmd) {
