@@ -139,7 +139,7 @@ std::vector<PciPort> managed_uplinks(const reconcile::Reconciler& reconciler) {
                    snapshot.condition == reconcile::PortCondition::Applying,
                    snapshot.port.rdma_device, snapshot.port.rdma_port,
                    snapshot.last_check ? snapshot.last_plan.desired.pfc_priorities : uint8_t{0},
-                   snapshot.last_apply_time});
+                   snapshot.last_apply_at});
   }
   return out;
 }
@@ -501,7 +501,7 @@ HealthModule::PortHealth HealthModule::read(PciPort port, const HealthSettings& 
     // Only with a reading: after one that failed (a port mid-reload), the next still sees the
     // applies made since the last it counted.
     history.last = health.port;
-    history.counted_at = time_.to_wall(reading->issued);
+    history.counted_at = reading->issued;
   }
   const PcieCounters& pcie = health.pcie_counters;
   if (pcie.rx_signal_integrity)

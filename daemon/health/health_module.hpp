@@ -55,7 +55,7 @@ struct PciPort {
   std::string rdma_device = {};
   int rdma_port = 0;
   uint8_t lossless = 0;
-  std::optional<std::chrono::system_clock::time_point> last_apply = {};  // when it ended
+  std::optional<TimeSource::TimePoint> last_apply = {};  // when it ended
 };
 
 // /sys/bus/pci/devices/<pci>/{current,max}_link_{speed,width}, each parsed; what could not be
@@ -152,7 +152,7 @@ class HealthModule final : public module::Module {
     CounterWindow corrected_bits = corrected_bits_window();
     bool corrected_bits_from_fec = false;  // the window's source: FEC_GET, else ethtool -S
     std::optional<PciPort> last;           // as of the last reading of its link-down counter
-    std::chrono::system_clock::time_point counted_at;  // when the device read that counter
+    TimeSource::TimePoint counted_at;  // when the device read that counter
     std::optional<ClassSample> sent;  // what it had sent as of the last sample judged
     struct ClassVerdict {
       std::optional<finding::Finding> lossy;

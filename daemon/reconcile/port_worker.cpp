@@ -372,7 +372,8 @@ void PortWorker::apply_remediation(plan::PortPlan plan, Requests& requests) {
   {
     std::lock_guard lock(mutex_);
     snapshot_.last_apply = std::make_shared<const apply::PortResult>(result);
-    snapshot_.last_apply_time = time().wall_now();
+    snapshot_.last_apply_at = time().now();
+    snapshot_.last_apply_time = time().to_wall(*snapshot_.last_apply_at);
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     // What the port is now (the hold applied, or rolled back): a routine check tells the rest.
     snapshot_.condition = applied ? settled_condition() : PortCondition::Failed;
@@ -660,7 +661,8 @@ void PortWorker::correct(const plan::PortPlan& planned, const std::vector<plan::
   {
     std::lock_guard lock(mutex_);
     snapshot_.last_apply = std::make_shared<const apply::PortResult>(result);
-    snapshot_.last_apply_time = time().wall_now();
+    snapshot_.last_apply_at = time().now();
+    snapshot_.last_apply_time = time().to_wall(*snapshot_.last_apply_at);
     const bool applied = result.outcome == apply::PortResult::Outcome::Applied;
     ++(applied ? snapshot_.counters.applies_ok : snapshot_.counters.applies_failed);
     if (applied && configured_once_) {

@@ -70,6 +70,8 @@ struct PortSnapshot {
   std::shared_ptr<const apply::PortResult> last_apply;
   std::optional<Clock::time_point> last_check;
   std::optional<Clock::time_point> last_apply_time;
+  // The same instant on the steady clock, which the counters' readings are stamped with.
+  std::optional<TimeSource::TimePoint> last_apply_at;
   int consecutive_failures = 0;
   std::optional<Clock::time_point> next_retry;
 };

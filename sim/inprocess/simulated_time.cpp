@@ -121,7 +121,12 @@ SimulatedTime::TimePoint SimulatedTime::now() const {
 
 SimulatedTime::WallTime SimulatedTime::wall_now() const {
   const std::lock_guard lock(mutex_);
-  return wall_start_ + std::chrono::duration_cast<WallTime::duration>(elapsed_);
+  return wall_start_ + std::chrono::duration_cast<WallTime::duration>(elapsed_ + wall_steps_);
+}
+
+void SimulatedTime::step_wall(std::chrono::nanoseconds step) {
+  const std::lock_guard lock(mutex_);
+  wall_steps_ += step;
 }
 
 bool SimulatedTime::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& wake,

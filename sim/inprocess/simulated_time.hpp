@@ -52,6 +52,8 @@ class SimulatedTime final : public roced::TimeSource {
   // deadline came is waiting again or has ended, however long that takes in real time (only
   // after kHangPatience, which only a hang exhausts, does the clock run ahead of it).
   void advance(std::chrono::nanoseconds step);
+  // The wall clock jumps by `step` (an NTP step, an operator's `date`); the monotonic one does not.
+  void step_wall(std::chrono::nanoseconds step);
   // Moves the clock on by `step` at a time until `done()`; before each step it lets every thread
   // that has waited on this clock finish what it is doing (a notification, a request: what no
   // timer drives) and wait again or end, so the clock runs at most a step ahead of the threads.
@@ -102,6 +104,7 @@ class SimulatedTime final : public roced::TimeSource {
   std::chrono::nanoseconds elapsed_{0};
   const TimePoint start_;
   const WallTime wall_start_;
+  std::chrono::nanoseconds wall_steps_{0};
   std::map<uint64_t, Waiter> waiters_;  // by registration, in order
   uint64_t next_registration_ = 1;
   std::set<std::thread::id> known_;  // threads that have waited on this clock, until they end

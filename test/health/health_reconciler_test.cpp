@@ -99,5 +99,38 @@ TEST_F(HealthBesideReconciler, AnApplyTheCountersSawOnlyAReadingLaterIsStillOwn)
   reconciler.stop();
 }
 
+// The same, with the wall clock stepped forward after each apply (an NTP correction): when an
+// apply ended and when the device read the counters are both monotonic times, so no step of the
+// wall clock makes roced's own retrains the link's.
+TEST_F(HealthBesideReconciler, AWallClockStepAfterAnApplyLeavesItsRetrainOwn) {
+  reconcile::Reconciler reconciler(
+      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
+  sampling::StatsPoller stats(system_, time_);
+  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
+  reconciler.start();
+  health.check();
+
+  const std::string lossless = test::kConfigText;
+  std::string widened = lossless;
+  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
+  const auto path = dir_ / "roced.yaml";
+  for (int i = 0; i < 3; ++i) {
+    time_.advance(HealthSettings{}.interval);
+    health.check();
+    const bool wide = i % 2 == 0;
+    test::write_file(path, wide ? widened : lossless);
+    ASSERT_TRUE(reconciler.reload(path.string()).ok);
+    const uint8_t mask = wide ? 0x18 : 0x08;
+    ASSERT_TRUE(
+        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+    time_.step_wall(std::chrono::hours(1));
+    health.check();
+  }
+  time_.advance(HealthSettings{}.interval);
+  health.check();
+  EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
+  reconciler.stop();
+}
+
 }  // namespace
 }  // namespace roced::health
