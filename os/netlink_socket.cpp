@@ -9,6 +9,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <span>
+#include <string>
 
 namespace roced {
 
@@ -20,12 +23,17 @@ uint32_t next_port_id() {
 
 namespace {
 
-// The length of the next datagram without taking it (MSG_TRUNC: the whole length, not the 0 bytes
-// asked for), or -1 with errno set.
-ssize_t peek_length(int fd, int flags) {
+// The largest datagram taken in one call. A netlink answer is one skb the kernel sized to its
+// messages (af_netlink.c: a dump's stays under 32 KiB, netlink_dump; a PF's RTM_NEWLINK with a
+// hundred VFs is some 40 KiB, rtnetlink.c if_nlmsg_size), roce-sim's are smaller: one recv an
+// answer, into memory only touched as far as the answers reach, instead of a peek for the length.
+constexpr size_t kLargestDatagram = size_t{1} << 20;
+
+// recv with MSG_TRUNC: the datagram's whole length, even where it did not fit; -1 with errno set.
+ssize_t receive_into(int fd, std::span<uint8_t> room, int flags) {
   ssize_t size = 0;
   do {
-    size = ::recv(fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | flags);
+    size = ::recv(fd, room.data(), room.size(), MSG_TRUNC | flags);
   } while (size < 0 && errno == EINTR);
   return size;
 }
@@ -34,9 +42,12 @@ ssize_t peek_length(int fd, int flags) {
 
 Result<std::vector<uint8_t>> receive_datagram(int fd, std::chrono::milliseconds timeout,
                                               const char* what) {
+  thread_local const std::unique_ptr<uint8_t[]> buffer =
+      std::make_unique_for_overwrite<uint8_t[]>(kLargestDatagram);
+  const std::span<uint8_t> room(buffer.get(), kLargestDatagram);
   // An answer is often queued already (the kernel answers every message of a batch before sendmsg
-  // returns): ask without waiting first, and poll only when nothing is there.
-  ssize_t size = peek_length(fd, MSG_DONTWAIT);
+  // returns): take it without waiting first, and poll only when nothing is there.
+  ssize_t size = receive_into(fd, room, MSG_DONTWAIT);
   if (size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     pollfd pfd{fd, POLLIN, 0};
     int ready = 0;
@@ -48,19 +59,16 @@ Result<std::vector<uint8_t>> receive_datagram(int fd, std::chrono::milliseconds 
     if ((pfd.revents & POLLIN) == 0 && (pfd.revents & (POLLHUP | POLLERR)) != 0) {
       return Error{ECONNRESET, std::string(what) + ": connection closed by peer"};
     }
-    size = peek_length(fd, 0);
+    size = receive_into(fd, room, 0);
   }
   if (size < 0) return Error::from_errno(errno, std::string(what) + ": recv");
   if (size == 0) return Error{ECONNRESET, std::string(what) + ": connection closed by peer"};
-
-  std::vector<uint8_t> datagram(static_cast<size_t>(size));
-  ssize_t got = 0;
-  do {
-    got = ::recv(fd, datagram.data(), datagram.size(), 0);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) return Error::from_errno(errno, std::string(what) + ": recv");
-  datagram.resize(static_cast<size_t>(got));
-  return datagram;
+  if (static_cast<size_t>(size) > room.size()) {
+    return Error{EMSGSIZE, std::string(what) + ": an answer of " + std::to_string(size) +
+                               " bytes, more than the " + std::to_string(room.size()) +
+                               " roced reads at once: dropped"};
+  }
+  return std::vector<uint8_t>(room.begin(), room.begin() + size);
 }
 
 Result<void> send_datagram(int fd, std::span<const uint8_t> datagram, const char* what) {
