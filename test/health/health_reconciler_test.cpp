@@ -4,6 +4,7 @@
 // must never read as a flapping link, while the link's own losses do.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "daemon/health/health_module.hpp"
@@ -22,6 +23,37 @@ class HealthBesideReconciler : public test::ReconcileNode {
       if (found.id == kLinkFlapping.id) ports.push_back(found.subject);
     }
     return ports;
+  }
+
+  // Three reloads that each change the PFC mask (a retrain each), a check right before each and
+  // one right after it (`after_apply` runs in between), then one more: no port is flapping.
+  void expect_no_flapping_over_three_reloads(const std::function<void()>& after_apply) {
+    reconcile::Reconciler reconciler(
+        system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
+    sampling::StatsPoller stats(system_, time_);
+    HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
+    reconciler.start();
+    health.check();
+    const std::string lossless = test::kConfigText;
+    std::string widened = lossless;
+    widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
+    const auto path = dir_ / "roced.yaml";
+    for (int i = 0; i < 3; ++i) {
+      time_.advance(HealthSettings{}.interval);
+      health.check();  // a fresh reading, before the reload's retrain
+      const bool wide = i % 2 == 0;
+      test::write_file(path, wide ? widened : lossless);
+      EXPECT_TRUE(reconciler.reload(path.string()).ok);
+      const uint8_t mask = wide ? 0x18 : 0x08;
+      EXPECT_TRUE(
+          run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+      after_apply();
+      health.check();  // the same reading (young enough), the apply's count already moved
+    }
+    time_.advance(HealthSettings{}.interval);
+    health.check();
+    reconciler.stop();
+    EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
   }
 };
 
@@ -71,65 +103,14 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
 // between that reading and the state's read moves the counters only by the next reading, when
 // the apply count no longer changes. Still roced's own.
 TEST_F(HealthBesideReconciler, AnApplyTheCountersSawOnlyAReadingLaterIsStillOwn) {
-  reconcile::Reconciler reconciler(
-      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
-  sampling::StatsPoller stats(system_, time_);
-  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
-  reconciler.start();
-  health.check();
-
-  const std::string lossless = test::kConfigText;
-  std::string widened = lossless;
-  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
-  const auto path = dir_ / "roced.yaml";
-  for (int i = 0; i < 3; ++i) {
-    time_.advance(HealthSettings{}.interval);
-    health.check();  // a fresh reading, before the reload's retrain
-    const bool wide = i % 2 == 0;
-    test::write_file(path, wide ? widened : lossless);
-    ASSERT_TRUE(reconciler.reload(path.string()).ok);
-    const uint8_t mask = wide ? 0x18 : 0x08;
-    ASSERT_TRUE(
-        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
-    health.check();  // the same reading (young enough), the apply's count already moved
-  }
-  time_.advance(HealthSettings{}.interval);
-  health.check();
-  EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
-  reconciler.stop();
+  expect_no_flapping_over_three_reloads([] {});
 }
 
 // The same, with the wall clock stepped forward after each apply (an NTP correction): when an
 // apply ended and when the device read the counters are both monotonic times, so no step of the
 // wall clock makes roced's own retrains the link's.
 TEST_F(HealthBesideReconciler, AWallClockStepAfterAnApplyLeavesItsRetrainOwn) {
-  reconcile::Reconciler reconciler(
-      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
-  sampling::StatsPoller stats(system_, time_);
-  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
-  reconciler.start();
-  health.check();
-
-  const std::string lossless = test::kConfigText;
-  std::string widened = lossless;
-  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
-  const auto path = dir_ / "roced.yaml";
-  for (int i = 0; i < 3; ++i) {
-    time_.advance(HealthSettings{}.interval);
-    health.check();
-    const bool wide = i % 2 == 0;
-    test::write_file(path, wide ? widened : lossless);
-    ASSERT_TRUE(reconciler.reload(path.string()).ok);
-    const uint8_t mask = wide ? 0x18 : 0x08;
-    ASSERT_TRUE(
-        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
-    time_.step_wall(std::chrono::hours(1));
-    health.check();
-  }
-  time_.advance(HealthSettings{}.interval);
-  health.check();
-  EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
-  reconciler.stop();
+  expect_no_flapping_over_three_reloads([this] { time_.step_wall(std::chrono::hours(1)); });
 }
 
 }  // namespace
