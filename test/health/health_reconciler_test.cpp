@@ -17,6 +17,25 @@ using test::DriftPolicy;
 
 class HealthBesideReconciler : public test::ReconcileNode {
  protected:
+  // The reconciler, the watchdog's statistics and the health task over the node, started and
+  // checked once.
+  struct Running {
+    explicit Running(HealthBesideReconciler& test)
+        : reconciler(test.system_, test.make_config(DriftPolicy::Enforce, std::chrono::hours(1)),
+                     test.test_options()),
+          stats(test.system_, test.time_),
+          health(test.system_, reconciler, stats, HealthSettings{}, test.time_) {
+      reconciler.start();
+      health.check();
+    }
+    ~Running() { reconciler.stop(); }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+    reconcile::Reconciler reconciler;
+    sampling::StatsPoller stats;
+    HealthModule health;
+  };
+
   std::vector<std::string> flapping(const HealthModule& health) {
     std::vector<std::string> ports;
     for (const auto& found : health.findings()) {
@@ -25,58 +44,46 @@ class HealthBesideReconciler : public test::ReconcileNode {
     return ports;
   }
 
-  // Three reloads that each change the PFC mask (a retrain each), a check right before each and
-  // one right after it (`after_apply` runs in between), then one more: no port is flapping.
-  void expect_no_flapping_over_three_reloads(const std::function<void()>& after_apply) {
-    reconcile::Reconciler reconciler(
-        system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
-    sampling::StatsPoller stats(system_, time_);
-    HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
-    reconciler.start();
-    health.check();
+  // The n-th of a run of reloads, each a PFC change on every port (a retrain roced made): the
+  // lossless priorities widened on even ones, back on odd ones; true once lan3 has the mask and
+  // the node is in sync.
+  bool reload_changing_pfc(Running& running, int n) {
     const std::string lossless = test::kConfigText;
     std::string widened = lossless;
     widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
+    const bool wide = n % 2 == 0;
     const auto path = dir_ / "roced.yaml";
+    test::write_file(path, wide ? widened : lossless);
+    if (!running.reconciler.reload(path.string()).ok) return false;
+    const uint8_t mask = wide ? 0x18 : 0x08;
+    return run_until(
+        [&] { return pfc_mask("lan3") == mask && node_in_sync(running.reconciler.config()); });
+  }
+
+  // Three such reloads, a check right before each and one right after it (`after_apply` runs in
+  // between), then one more: no port is flapping.
+  void expect_no_flapping_over_three_reloads(const std::function<void()>& after_apply) {
+    Running running(*this);
     for (int i = 0; i < 3; ++i) {
       time_.advance(HealthSettings{}.interval);
-      health.check();  // a fresh reading, before the reload's retrain
-      const bool wide = i % 2 == 0;
-      test::write_file(path, wide ? widened : lossless);
-      EXPECT_TRUE(reconciler.reload(path.string()).ok);
-      const uint8_t mask = wide ? 0x18 : 0x08;
-      EXPECT_TRUE(
-          run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+      running.health.check();  // a fresh reading, before the reload's retrain
+      EXPECT_TRUE(reload_changing_pfc(running, i));
       after_apply();
-      health.check();  // the same reading (young enough), the apply's count already moved
+      running.health.check();  // the same reading (young enough), the apply's count already moved
     }
     time_.advance(HealthSettings{}.interval);
-    health.check();
-    reconciler.stop();
-    EXPECT_TRUE(flapping(health).empty()) << testing::PrintToString(health.findings());
+    running.health.check();
+    EXPECT_TRUE(flapping(running.health).empty())
+        << testing::PrintToString(running.health.findings());
   }
 };
 
 TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLossesAre) {
-  reconcile::Reconciler reconciler(
-      system_, make_config(DriftPolicy::Enforce, std::chrono::hours(1)), test_options());
-  sampling::StatsPoller stats(system_, time_);
-  HealthModule health(system_, reconciler, stats, HealthSettings{}, time_);
-  reconciler.start();
-  health.check();
-
-  // Three reloads, each a PFC change on every port: three retrains roced made.
-  const std::string lossless = test::kConfigText;
-  std::string widened = lossless;
-  widened.replace(widened.find("priorities: [3]"), 15, "priorities: [3, 4]");
-  const auto path = dir_ / "roced.yaml";
+  Running running(*this);
+  HealthModule& health = running.health;
+  // Three reloads: three retrains roced made.
   for (int i = 0; i < 3; ++i) {
-    const bool wide = i % 2 == 0;
-    test::write_file(path, wide ? widened : lossless);
-    ASSERT_TRUE(reconciler.reload(path.string()).ok);
-    const uint8_t mask = wide ? 0x18 : 0x08;
-    ASSERT_TRUE(
-        run_until([&] { return pfc_mask("lan3") == mask && node_in_sync(reconciler.config()); }));
+    ASSERT_TRUE(reload_changing_pfc(running, i));
     time_.advance(HealthSettings{}.interval);  // one step: the readings need only a new time
     health.check();
   }
@@ -96,7 +103,6 @@ TEST_F(HealthBesideReconciler, RocedsOwnPfcChangesAreNoFlapsButTheLinksOwnLosses
   }
   EXPECT_EQ(flapping(health), std::vector<std::string>{"lan3"})
       << testing::PrintToString(health.findings());
-  reconciler.stop();
 }
 
 // The health task's counters may be a reading older than the port's state: an apply that ends
